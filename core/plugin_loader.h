@@ -25,10 +25,9 @@ struct cairn_registry {
 
 /*
  * NAME     cairn_registry_load - load every "*.so" in dir
- * RETURNS  0 when every file loaded; -EINVAL when some were refused (each
- *          reason is in reg->errors, the good ones are still loaded);
- *          another negative errno when dir itself cannot be used (reason in
- *          reg->errors too).
+ * RETURNS  0 when every file loaded; -EINVAL when the directory or some
+ *          files were refused (each reason is in reg->errors; the good ones
+ *          are still loaded); -ENOMEM.
  * NOTES    refuses a directory or file writable by group or others, a
  *          non-regular file, a dlopen failure, a missing entry symbol, a
  *          wrong ABI version, a malformed descriptor, and a duplicate name or

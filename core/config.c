@@ -1,0 +1,309 @@
+/*
+ * config.c - one table describes every key: its type, where it lives in
+ * struct cairn_config, its bounds.  Defaults, the file and the command
+ * line all go through it, so every key is checked the same way.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#ifndef CAIRN_PLUGIN_DIR
+#define CAIRN_PLUGIN_DIR "/usr/local/lib/cairn/plugins"
+#endif
+
+enum key_type { T_STRING, T_UINT, T_SECONDS, T_BOOL, T_LIMITS, T_LOG_LEVEL };
+
+struct key {
+    const char *name;
+    enum key_type type;
+    size_t offset;
+    const char *deflt; /* textual default, NULL for none */
+    uint64_t min;      /* T_UINT bounds */
+    uint64_t max;
+};
+
+#define KEY(name, type, deflt, min, max) \
+    {#name, type, offsetof(struct cairn_config, name), deflt, min, max}
+
+static const struct key keys[] = {
+    KEY(input_dir, T_STRING, NULL, 0, 0),
+    KEY(output_dir, T_STRING, NULL, 0, 0),
+    KEY(plugin_dir, T_STRING, CAIRN_PLUGIN_DIR, 0, 0),
+    KEY(threads, T_UINT, "0", 0, 1024),
+    KEY(min_age_ms, T_UINT, "1000", 0, 86400000),
+    KEY(rescan_interval_s, T_SECONDS, "30", 0, 0),
+    KEY(keep_inputs, T_BOOL, "true", 0, 0),
+    KEY(max_line_bytes, T_UINT, "16777216", 64, (uint64_t)1 << 40),
+    KEY(max_attempts, T_UINT, "3", 1, 1000),
+    KEY(metrics_file, T_STRING, "metrics.prom", 0, 0),
+    KEY(metrics_interval_s, T_SECONDS, "10", 0, 0),
+    KEY(shutdown_timeout_s, T_SECONDS, "30", 0, 0),
+    KEY(limits, T_LIMITS, "official", 0, 0),
+    KEY(default_variant, T_STRING, NULL, 0, 0),
+    KEY(log_level, T_LOG_LEVEL, "info", 0, 0),
+};
+#define N_KEYS (sizeof(keys) / sizeof(keys[0]))
+
+static const struct key *find_key(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < N_KEYS; i++)
+        if (strcmp(keys[i].name, name) == 0)
+            return &keys[i];
+    return NULL;
+}
+
+static char *known_keys(void)
+{
+    struct cairn_buf b = {0};
+    size_t i;
+
+    for (i = 0; i < N_KEYS; i++)
+        if (cairn_buf_puts(&b, i ? ", " : "") != 0 || cairn_buf_puts(&b, keys[i].name) != 0)
+            goto oom;
+    if (cairn_buf_append(&b, "", 1) != 0)
+        goto oom;
+    return b.data;
+oom:
+    cairn_buf_free(&b);
+    return NULL;
+}
+
+static const char *type_text(enum key_type t)
+{
+    switch (t) {
+    case T_STRING: return "a non-empty string";
+    case T_UINT: return "a non-negative integer";
+    case T_SECONDS: return "a non-negative number of seconds";
+    case T_BOOL: return "true or false";
+    case T_LIMITS: return "\"official\" or \"extended\"";
+    case T_LOG_LEVEL: return "\"error\", \"warning\", \"info\" or \"debug\"";
+    }
+    return "?";
+}
+
+/* Stores v (already a JSON value) into the field of k.  Returns 0, or
+ * -EINVAL with *why set to a static explanation. */
+static int store(struct cairn_config *cfg, const struct key *k, const json_t *v,
+                 const char **why)
+{
+    char *field = (char *)cfg + k->offset;
+
+    *why = NULL;
+    switch (k->type) {
+    case T_STRING: {
+        char *s;
+        if (json_is_null(v) && k->deflt == NULL) { /* optional keys may be unset */
+            free(*(char **)field);
+            *(char **)field = NULL;
+            return 0;
+        }
+        if (!json_is_string(v) || json_string_length(v) == 0 ||
+            strlen(json_string_value(v)) != json_string_length(v))
+            return -EINVAL;
+        if ((s = strdup(json_string_value(v))) == NULL)
+            return -ENOMEM;
+        free(*(char **)field);
+        *(char **)field = s;
+        return 0;
+    }
+    case T_UINT: {
+        json_int_t x;
+        if (!json_is_integer(v) || (x = json_integer_value(v)) < 0)
+            return -EINVAL;
+        if ((uint64_t)x < k->min || (uint64_t)x > k->max) {
+            *why = "out of range";
+            return -EINVAL;
+        }
+        *(uint64_t *)field = (uint64_t)x;
+        return 0;
+    }
+    case T_SECONDS: {
+        double x;
+        if (!json_is_number(v) || !isfinite(x = json_number_value(v)) || x < 0 || x > 1e9)
+            return -EINVAL;
+        *(double *)field = x;
+        return 0;
+    }
+    case T_BOOL:
+        if (!json_is_boolean(v))
+            return -EINVAL;
+        *(int *)field = json_is_true(v);
+        return 0;
+    case T_LIMITS: {
+        const char *s = json_string_value(v);
+        if (s != NULL && strcmp(s, "official") == 0)
+            *(enum cairn_limits *)field = CAIRN_LIMITS_OFFICIAL;
+        else if (s != NULL && strcmp(s, "extended") == 0)
+            *(enum cairn_limits *)field = CAIRN_LIMITS_EXTENDED;
+        else
+            return -EINVAL;
+        return 0;
+    }
+    case T_LOG_LEVEL: {
+        const char *s = json_string_value(v);
+        if (s == NULL || cairn_log_level_parse(s, (enum cairn_log_level *)field) != 0)
+            return -EINVAL;
+        return 0;
+    }
+    }
+    return -EINVAL;
+}
+
+static int store_or_explain(struct cairn_config *cfg, const struct key *k, const json_t *v,
+                            const char *where, char **err)
+{
+    const char *why;
+    int rc = store(cfg, k, v, &why);
+
+    if (rc == -EINVAL) {
+        if (why != NULL)
+            *err = cairn_asprintf("%s: key \"%s\": %s (allowed: %" PRIu64 "..%" PRIu64 ")",
+                                  where, k->name, why, k->min, k->max);
+        else
+            *err = cairn_asprintf("%s: key \"%s\": expected %s", where, k->name,
+                                  type_text(k->type));
+    }
+    return rc;
+}
+
+/* Defaults are written as text, parsed the way the command line is. */
+static json_t *text_to_json(const struct key *k, const char *text)
+{
+    json_error_t e;
+
+    switch (k->type) {
+    case T_UINT:
+    case T_SECONDS:
+    case T_BOOL:
+        return json_loads(text, JSON_DECODE_ANY, &e);
+    default:
+        return json_string(text);
+    }
+}
+
+int cairn_config_defaults(struct cairn_config *cfg)
+{
+    size_t i;
+
+    memset(cfg, 0, sizeof(*cfg));
+    for (i = 0; i < N_KEYS; i++) {
+        const char *why;
+        json_t *v;
+        int rc;
+
+        if (keys[i].deflt == NULL)
+            continue;
+        v = text_to_json(&keys[i], keys[i].deflt);
+        rc = v ? store(cfg, &keys[i], v, &why) : -ENOMEM;
+        json_decref(v);
+        if (rc != 0) {
+            cairn_config_free(cfg);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int cairn_config_set(struct cairn_config *cfg, const char *key, const char *value, char **err)
+{
+    const struct key *k = find_key(key);
+    json_t *v;
+    int rc;
+
+    *err = NULL;
+    if (k == NULL) {
+        *err = cairn_asprintf("unknown configuration key \"%s\"", key);
+        return -EINVAL;
+    }
+    v = text_to_json(k, value);
+    if (v == NULL) {
+        *err = cairn_asprintf("--%s: expected %s, got \"%s\"", key, type_text(k->type), value);
+        return -EINVAL;
+    }
+    rc = store_or_explain(cfg, k, v, "command line", err);
+    json_decref(v);
+    return rc;
+}
+
+int cairn_config_load_file(struct cairn_config *cfg, const char *path, char **err)
+{
+    json_error_t jerr;
+    json_t *root, *v;
+    const char *name;
+    int rc = 0;
+
+    *err = NULL;
+    root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (root == NULL) {
+        if (jerr.line < 0 || jerr.position == 0) /* could not read it at all */
+            *err = cairn_asprintf("%s: %s", path, jerr.text);
+        else
+            *err = cairn_asprintf("%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+        return -EINVAL;
+    }
+    if (!json_is_object(root)) {
+        *err = cairn_asprintf("%s: the configuration must be a JSON object", path);
+        json_decref(root);
+        return -EINVAL;
+    }
+    json_object_foreach(root, name, v) {
+        const struct key *k = find_key(name);
+        if (k == NULL) {
+            char *known = known_keys();
+            *err = cairn_asprintf("%s: unknown key \"%s\" (known keys: %s)", path, name,
+                                  known ? known : "?");
+            free(known);
+            rc = -EINVAL;
+            break;
+        }
+        if ((rc = store_or_explain(cfg, k, v, path, err)) != 0)
+            break;
+    }
+    json_decref(root);
+    return rc;
+}
+
+int cairn_config_copy(struct cairn_config *dst, const struct cairn_config *src)
+{
+    size_t i;
+
+    *dst = *src;
+    for (i = 0; i < N_KEYS; i++) {
+        char **f;
+        if (keys[i].type != T_STRING)
+            continue;
+        f = (char **)((char *)dst + keys[i].offset);
+        if (*f != NULL && (*f = strdup(*f)) == NULL) {
+            /* Leave dst freeable: later strings are still src's, drop them. */
+            for (; i < N_KEYS; i++)
+                if (keys[i].type == T_STRING)
+                    *(char **)((char *)dst + keys[i].offset) = NULL;
+            cairn_config_free(dst);
+            return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
+void cairn_config_free(struct cairn_config *cfg)
+{
+    size_t i;
+
+    for (i = 0; i < N_KEYS; i++)
+        if (keys[i].type == T_STRING) {
+            char **f = (char **)((char *)cfg + keys[i].offset);
+            free(*f);
+            *f = NULL;
+        }
+}

@@ -1,0 +1,49 @@
+/*
+ * config.h - the daemon's settings (SPEC section 7): built-in defaults,
+ * then a JSON file, then the command line.
+ */
+#ifndef CAIRN_CONFIG_H
+#define CAIRN_CONFIG_H
+
+#include <stdint.h>
+
+#include "cairn/plugin.h"
+#include "log.h"
+
+struct cairn_config {
+    char *input_dir;
+    char *output_dir;
+    char *plugin_dir;
+    uint64_t threads;            /* 0 = one per CPU */
+    uint64_t min_age_ms;
+    double rescan_interval_s;
+    int keep_inputs;
+    uint64_t max_line_bytes;
+    uint64_t max_attempts;
+    char *metrics_file;
+    double metrics_interval_s;
+    double shutdown_timeout_s;
+    enum cairn_limits limits;
+    char *default_variant;       /* NULL: none */
+    enum cairn_log_level log_level;
+};
+
+/* Fills cfg with the built-in defaults.  Returns 0 or -ENOMEM. */
+int cairn_config_defaults(struct cairn_config *cfg);
+
+/*
+ * NAME     cairn_config_load_file - apply a JSON configuration file
+ * RETURNS  0; or -EINVAL/-ENOENT/... with *err set to a message naming the
+ *          file, and the line or key at fault (free it).  cfg keeps its
+ *          previous values for keys the file does not set; on error it may
+ *          be partly updated, so load into a copy when the old one matters.
+ */
+int cairn_config_load_file(struct cairn_config *cfg, const char *path, char **err);
+
+/* Sets one key from its textual form (command line); same errors. */
+int cairn_config_set(struct cairn_config *cfg, const char *key, const char *value, char **err);
+
+int cairn_config_copy(struct cairn_config *dst, const struct cairn_config *src);
+void cairn_config_free(struct cairn_config *cfg);
+
+#endif /* CAIRN_CONFIG_H */

@@ -1,0 +1,508 @@
+/*
+ * engine.c - cut streams into batches of lines, answer them on the thread
+ * pool, hand the results back in order.  See engine.h for the shape.
+ */
+#include "engine.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A batch that once held a huge line gives the memory back on reuse. */
+#define SHRINK_FACTOR 4
+
+/* ---- the pool ---------------------------------------------------------- */
+
+int cairn_pool_init(struct cairn_pool *p, uv_loop_t *loop, size_t max_batches,
+                    size_t batch_bytes)
+{
+    memset(p, 0, sizeof(*p));
+    if (max_batches == 0 || batch_bytes < 64)
+        return -EINVAL;
+    p->loop = loop;
+    p->max_batches = max_batches;
+    p->batch_bytes = batch_bytes;
+    return 0;
+}
+
+static void batch_free(struct cairn_batch *b)
+{
+    free(b->in);
+    free(b->lines);
+    cairn_buf_free(&b->out);
+    cairn_tally_free(&b->tally);
+    cairn_scratch_free(&b->scratch);
+    free(b);
+}
+
+void cairn_pool_close(struct cairn_pool *p)
+{
+    while (p->free != NULL) {
+        struct cairn_batch *b = p->free;
+        p->free = b->next;
+        batch_free(b);
+        p->n_batches--;
+    }
+}
+
+/* Makes b ready for a stream: empty, tally sized for its registry. */
+static int batch_ready(struct cairn_batch *b, struct cairn_stream *s)
+{
+    size_t want = s->pool->batch_bytes;
+    size_t n_plugins = s->ctx->reg->n_plugins;
+
+    if (b->in_cap > want * SHRINK_FACTOR || b->in == NULL) {
+        char *in = realloc(b->in, want);
+        if (in == NULL)
+            return -ENOMEM;
+        b->in = in;
+        b->in_cap = want;
+    }
+    if (b->out.cap > want * SHRINK_FACTOR * 4)
+        cairn_buf_free(&b->out);
+    if (b->scratch.mem_cap > want * SHRINK_FACTOR * 16)
+        cairn_scratch_free(&b->scratch);
+    if (b->tally.n_variants != n_plugins + 1) {
+        cairn_tally_free(&b->tally);
+        if (cairn_tally_init(&b->tally, n_plugins) != 0)
+            return -ENOMEM;
+    } else {
+        cairn_tally_reset(&b->tally);
+    }
+    b->stream = s;
+    b->in_len = 0;
+    b->n_lines = 0;
+    b->out.len = 0;
+    b->failed = 0;
+    b->next = NULL;
+    return 0;
+}
+
+/* A batch for s, or NULL when the pool is spent (or memory is). */
+static struct cairn_batch *pool_take(struct cairn_pool *p, struct cairn_stream *s, int *err)
+{
+    struct cairn_batch *b = p->free;
+
+    *err = 0;
+    if (b != NULL) {
+        p->free = b->next;
+    } else if (p->n_batches < p->max_batches) {
+        b = calloc(1, sizeof(*b));
+        if (b == NULL) {
+            *err = -ENOMEM;
+            return NULL;
+        }
+        b->pool = p;
+        p->n_batches++;
+    } else {
+        return NULL;
+    }
+    if (batch_ready(b, s) != 0) {
+        b->next = p->free;
+        p->free = b;
+        *err = -ENOMEM;
+        return NULL;
+    }
+    return b;
+}
+
+static void begin_fill(struct cairn_stream *s, struct cairn_batch *b);
+static void enter(struct cairn_stream *s);
+static void leave(struct cairn_stream *s);
+
+static void pool_put(struct cairn_pool *p, struct cairn_batch *b)
+{
+    struct cairn_stream *w = p->waiters_head;
+
+    if (w != NULL) {
+        p->waiters_head = w->wait_next;
+        if (p->waiters_head == NULL)
+            p->waiters_tail = NULL;
+        w->waiting = 0;
+        enter(w);
+        if (batch_ready(b, w) == 0) {
+            begin_fill(w, b);
+            leave(w);
+            return;
+        }
+        w->status = w->status ? w->status : -ENOMEM;
+        w->eof = 1;
+        leave(w);
+    }
+    b->stream = NULL;
+    b->next = p->free;
+    p->free = b;
+}
+
+static void pool_wait(struct cairn_pool *p, struct cairn_stream *s)
+{
+    s->waiting = 1;
+    s->wait_next = NULL;
+    if (p->waiters_tail != NULL)
+        p->waiters_tail->wait_next = s;
+    else
+        p->waiters_head = s;
+    p->waiters_tail = s;
+}
+
+/* ---- workers ----------------------------------------------------------- */
+
+static void work_cb(uv_work_t *req)
+{
+    struct cairn_batch *b = req->data;
+    const struct cairn_stream *s = b->stream;
+    size_t i;
+
+    for (i = 0; i < b->n_lines; i++) {
+        const struct cairn_line *l = &b->lines[i];
+        int rc;
+
+        if (l->len == CAIRN_LINE_TOO_LONG) {
+            char msg[128];
+            snprintf(msg, sizeof(msg), "line is %zu bytes, over max_line_bytes (%zu)", l->off,
+                     s->max_line_bytes);
+            rc = cairn_record_error(l->no, CAIRN_CODE_TOO_LARGE, msg, &b->out, &b->tally);
+        } else {
+            rc = cairn_record_process(s->ctx, &b->scratch, l->no, b->in + l->off, l->len,
+                                      &b->out, &b->tally);
+        }
+        if (rc != 0) {
+            b->failed = rc;
+            return;
+        }
+    }
+}
+
+/* Public entry points nest (a sink's write() may release a batch, which
+ * may start another stream's read...).  The end callback, which may free
+ * the stream, only fires when the outermost one leaves. */
+static void maybe_end(struct cairn_stream *s)
+{
+    if (s->depth == 0 && s->eof && s->filling == NULL && !s->reading && s->in_flight == 0 && !s->waiting &&
+        !s->ended) {
+        s->ended = 1;
+        s->sink.end(s, s->status);
+    }
+}
+
+static void enter(struct cairn_stream *s)
+{
+    s->depth++;
+}
+
+/* Nothing may touch s after this: it may be gone. */
+static void leave(struct cairn_stream *s)
+{
+    if (--s->depth == 0)
+        maybe_end(s);
+}
+
+/* Hands finished batches to the sink in input order. */
+static void emit_ready(struct cairn_stream *s)
+{
+    while (s->done != NULL && s->done->seq == s->emit_seq) {
+        struct cairn_batch *b = s->done;
+
+        s->done = b->next;
+        s->emit_seq++;
+        if (b->failed != 0 && s->status == 0)
+            s->status = b->failed;
+        s->sink.write(s, b);
+    }
+}
+
+static void batch_finished(struct cairn_stream *s, struct cairn_batch *b)
+{
+    struct cairn_batch **pp = &s->done;
+
+    while (*pp != NULL && (*pp)->seq < b->seq)
+        pp = &(*pp)->next;
+    b->next = *pp;
+    *pp = b;
+    emit_ready(s);
+}
+
+static void after_work_cb(uv_work_t *req, int status)
+{
+    struct cairn_batch *b = req->data;
+
+    struct cairn_stream *s = b->stream;
+
+    if (status != 0 && b->failed == 0)
+        b->failed = status;
+    enter(s);
+    batch_finished(s, b);
+    leave(s);
+}
+
+void cairn_batch_release(struct cairn_batch *b)
+{
+    struct cairn_stream *s = b->stream;
+
+    enter(s);
+    cairn_tally_add(&s->tally, &b->tally);
+    s->in_flight--;
+    pool_put(b->pool, b);
+    leave(s);
+}
+
+/* ---- cutting lines ----------------------------------------------------- */
+
+static int is_blank(const char *p, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (p[i] != ' ' && p[i] != '\t')
+            return 0;
+    return 1;
+}
+
+static int push_line(struct cairn_batch *b, uint64_t no, size_t off, size_t len)
+{
+    if (b->n_lines == b->lines_cap) {
+        size_t cap = b->lines_cap ? b->lines_cap * 2 : 256;
+        struct cairn_line *l = realloc(b->lines, cap * sizeof(*l));
+        if (l == NULL)
+            return -ENOMEM;
+        b->lines = l;
+        b->lines_cap = cap;
+    }
+    b->lines[b->n_lines++] = (struct cairn_line){.no = no, .off = off, .len = len};
+    return 0;
+}
+
+/* Records the complete line [off, off+len) (terminator excluded). */
+static int take_line(struct cairn_stream *s, struct cairn_batch *b, size_t off, size_t len)
+{
+    const char *p = b->in + off;
+
+    s->line_no++;
+    if (!s->seen_first) {
+        s->seen_first = 1;
+        /* A UTF-8 byte order mark is an editor's artefact, not data. */
+        if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) {
+            off += 3;
+            len -= 3;
+            p += 3;
+        }
+    }
+    if (len > 0 && p[len - 1] == '\r')
+        len--;
+    if (is_blank(p, len))
+        return 0;
+    if (len > s->max_line_bytes)
+        return push_line(b, s->line_no, len, CAIRN_LINE_TOO_LONG);
+    return push_line(b, s->line_no, off, len);
+}
+
+/* Cuts b->in[from, in_len) at newlines; the unfinished line starts at
+ * s->line_start afterwards. */
+static int cut_lines(struct cairn_stream *s, struct cairn_batch *b, size_t from)
+{
+    const char *end = b->in + b->in_len;
+    const char *p = b->in + from;
+    const char *nl;
+
+    while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        int rc;
+
+        if (s->skipping) {
+            s->skipped += (size_t)(nl - p);
+            s->line_no++;
+            s->seen_first = 1;
+            s->skipping = 0;
+            rc = push_line(b, s->line_no, s->skipped, CAIRN_LINE_TOO_LONG);
+        } else {
+            rc = take_line(s, b, s->line_start, (size_t)(nl - (b->in + s->line_start)));
+        }
+        if (rc != 0)
+            return rc;
+        p = nl + 1;
+        s->line_start = (size_t)(p - b->in);
+    }
+    if (s->skipping) {
+        s->skipped += (size_t)(end - p);
+        b->in_len = s->line_start;
+    } else if (b->in_len - s->line_start > s->max_line_bytes + 1) {
+        /* +1 leaves room for a '\r' before the newline.  Past this the line
+         * can only be an error, so stop holding its bytes. */
+        s->skipping = 1;
+        s->skipped = b->in_len - s->line_start;
+        b->in_len = s->line_start;
+    }
+    return 0;
+}
+
+/* ---- the stream -------------------------------------------------------- */
+
+static void dispatch(struct cairn_stream *s)
+{
+    struct cairn_batch *b = s->filling;
+    size_t tail = b->in_len - s->line_start;
+    int err;
+
+    s->filling = NULL;
+    if (!s->eof && tail > 0 && cairn_buf_append(&s->carry, b->in + s->line_start, tail) != 0) {
+        s->status = -ENOMEM;
+        s->eof = 1;
+    }
+    b->seq = s->next_seq++;
+    s->in_flight++;
+    if (b->n_lines == 0) {
+        batch_finished(s, b);
+    } else {
+        b->work.data = b;
+        err = uv_queue_work(s->pool->loop, &b->work, work_cb, after_work_cb);
+        if (err != 0) {
+            b->failed = err;
+            batch_finished(s, b);
+        }
+    }
+    if (s->eof)
+        return;
+    b = pool_take(s->pool, s, &err);
+    if (b != NULL)
+        begin_fill(s, b);
+    else if (err != 0)
+        s->status = err, s->eof = 1;
+    else
+        pool_wait(s->pool, s);
+}
+
+/* Deals with nread new bytes in the filling batch. */
+static void handle_read(struct cairn_stream *s, ssize_t nread)
+{
+    struct cairn_batch *b = s->filling;
+    size_t from = b->in_len;
+
+    if (nread < 0) {
+        s->status = (int)nread;
+        s->eof = 1;
+    } else if (nread == 0) {
+        s->eof = 1;
+    } else {
+        s->bytes += (uint64_t)nread;
+        b->in_len += (size_t)nread;
+    }
+    if (cut_lines(s, b, from) != 0) {
+        s->status = -ENOMEM;
+        s->eof = 1;
+    }
+    if (s->eof) {
+        /* The last line may lack its newline; it still counts. */
+        if (s->status == 0 && s->skipping) {
+            s->line_no++;
+            s->skipping = 0;
+            if (push_line(b, s->line_no, s->skipped, CAIRN_LINE_TOO_LONG) != 0)
+                s->status = -ENOMEM;
+        } else if (s->status == 0 && b->in_len > s->line_start &&
+                   take_line(s, b, s->line_start, b->in_len - s->line_start) != 0) {
+            s->status = -ENOMEM;
+        }
+        s->line_start = b->in_len;
+        dispatch(s);
+        return;
+    }
+    if (b->n_lines > 0 &&
+        (s->source.prompt || b->in_cap - b->in_len < s->pool->batch_bytes / 8))
+        dispatch(s);
+}
+
+/* Makes room for at least a useful read in the filling batch. */
+static int ensure_room(struct cairn_batch *b)
+{
+    size_t room = b->in_cap - b->in_len;
+    size_t cap;
+    char *in;
+
+    if (room >= 4096 || room >= b->in_cap / 8)
+        return 0;
+    cap = b->in_cap * 2;
+    in = realloc(b->in, cap);
+    if (in == NULL)
+        return -ENOMEM;
+    b->in = in;
+    b->in_cap = cap;
+    return 0;
+}
+
+/* Reads while the source answers at once; returns when a read is pending,
+ * the pool is spent, or the input has ended. */
+static void pump(struct cairn_stream *s)
+{
+    while (s->filling != NULL && !s->reading && !s->eof) {
+        struct cairn_batch *b = s->filling;
+        ssize_t nread = 0;
+        int rc;
+
+        if (ensure_room(b) != 0) {
+            handle_read(s, -ENOMEM);
+            continue;
+        }
+        rc = s->source.read(&s->source, s, b->in + b->in_len, b->in_cap - b->in_len, &nread);
+        if (rc == CAIRN_SOURCE_PENDING) {
+            s->reading = 1;
+            return;
+        }
+        handle_read(s, rc < 0 ? rc : nread);
+    }
+}
+
+static void begin_fill(struct cairn_stream *s, struct cairn_batch *b)
+{
+    s->filling = b;
+    s->line_start = 0;
+    if (s->carry.len > 0) {
+        if (s->carry.len > b->in_cap) {
+            char *in = realloc(b->in, s->carry.len + s->pool->batch_bytes);
+            if (in == NULL) {
+                s->status = -ENOMEM;
+                s->eof = 1;
+                dispatch(s);
+                return;
+            }
+            b->in = in;
+            b->in_cap = s->carry.len + s->pool->batch_bytes;
+        }
+        memcpy(b->in, s->carry.data, s->carry.len);
+        b->in_len = s->carry.len;
+        s->carry.len = 0;
+    }
+    pump(s);
+}
+
+void cairn_stream_read_done(struct cairn_stream *s, ssize_t nread)
+{
+    enter(s);
+    s->reading = 0;
+    handle_read(s, nread);
+    pump(s);
+    leave(s);
+}
+
+int cairn_stream_start(struct cairn_stream *s)
+{
+    struct cairn_batch *b;
+    int err;
+
+    if (cairn_tally_init(&s->tally, s->ctx->reg->n_plugins) != 0)
+        return -ENOMEM;
+    b = pool_take(s->pool, s, &err);
+    if (err != 0)
+        return err;
+    enter(s);
+    if (b == NULL)
+        pool_wait(s->pool, s);
+    else
+        begin_fill(s, b);
+    leave(s);
+    return 0;
+}
+
+void cairn_stream_free(struct cairn_stream *s)
+{
+    cairn_buf_free(&s->carry);
+    cairn_tally_free(&s->tally);
+}

@@ -1,0 +1,88 @@
+/*
+ * filter.c - stdin to stdout through the engine.
+ */
+#include "filter.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "source.h"
+
+struct filter {
+    uv_file out_fd;
+    int write_error;
+    int done;
+    int status;
+};
+
+/* Blocking on the consumer is the back-pressure we want: while stdout is
+ * full, no batch is released, so no more input is read. */
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+            if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+                return -errno;
+            continue;
+        }
+        if (w < 0)
+            return -errno;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
+{
+    struct filter *f = s->sink.data;
+
+    if (f->write_error == 0 && b->out.len > 0)
+        f->write_error = write_all(f->out_fd, b->out.data, b->out.len);
+    cairn_batch_release(b);
+}
+
+static void sink_end(struct cairn_stream *s, int status)
+{
+    struct filter *f = s->sink.data;
+
+    f->done = 1;
+    f->status = status;
+}
+
+int cairn_filter_run(uv_loop_t *loop, struct cairn_pool *pool,
+                     const struct cairn_record_ctx *ctx, size_t max_line_bytes, uv_file in_fd,
+                     uv_file out_fd, struct cairn_tally *tally)
+{
+    struct filter f = {.out_fd = out_fd};
+    struct cairn_fd_source fs;
+    struct cairn_stream s;
+    int rc;
+
+    memset(&s, 0, sizeof(s));
+    s.pool = pool;
+    s.ctx = ctx;
+    s.max_line_bytes = max_line_bytes;
+    s.sink = (struct cairn_sink){.write = sink_write, .end = sink_end, .data = &f};
+    rc = cairn_fd_source_init(&fs, loop, in_fd, &s.source);
+    if (rc != 0)
+        return rc;
+    rc = cairn_stream_start(&s);
+    if (rc == 0)
+        uv_run(loop, UV_RUN_DEFAULT);
+    cairn_fd_source_close(&fs);
+    uv_run(loop, UV_RUN_DEFAULT);
+    if (rc == 0 && !f.done)
+        rc = -EIO; /* the loop ran dry before the stream ended: a bug */
+    if (rc == 0)
+        rc = f.status ? f.status : f.write_error;
+    cairn_tally_add(tally, &s.tally);
+    cairn_stream_free(&s);
+    return rc;
+}

@@ -1,0 +1,27 @@
+/*
+ * log.h - one line per event, to stderr.  With JOURNAL_STREAM set (we run
+ * under systemd) each line starts with a <N> syslog priority and carries no
+ * timestamp (journald adds its own); otherwise a human-readable time.
+ */
+#ifndef CAIRN_LOG_H
+#define CAIRN_LOG_H
+
+enum cairn_log_level {
+    CAIRN_LOG_ERROR = 3,   /* syslog priorities, so they print as <N> */
+    CAIRN_LOG_WARNING = 4,
+    CAIRN_LOG_INFO = 6,
+    CAIRN_LOG_DEBUG = 7
+};
+
+struct cairn_log {
+    enum cairn_log_level level; /* lines above this are dropped */
+    int journal;                /* stderr is connected to journald */
+};
+
+void cairn_log_init(struct cairn_log *log, enum cairn_log_level level);
+/* "error", "warning", "info", "debug" -> 0 and *out, else -EINVAL. */
+int cairn_log_level_parse(const char *s, enum cairn_log_level *out);
+void cairn_log(const struct cairn_log *log, enum cairn_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif /* CAIRN_LOG_H */

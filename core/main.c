@@ -1,0 +1,304 @@
+/*
+ * main.c - cairnd's command line: settle the configuration, load the
+ * plugins, run the chosen mode, turn the outcome into an exit code.  Only
+ * this file decides to exit.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <uv.h>
+
+#include "config.h"
+#include "engine.h"
+#include "filter.h"
+#include "log.h"
+#include "plugin_loader.h"
+#include "record.h"
+
+#ifndef CAIRN_VERSION
+#define CAIRN_VERSION "0.0.0"
+#endif
+#ifndef CAIRN_SYSCONF_FILE
+#define CAIRN_SYSCONF_FILE "/etc/cairn/cairn.json"
+#endif
+
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+enum mode { MODE_DAEMON, MODE_FILTER, MODE_CHECK, MODE_LIST, MODE_VERSION, MODE_HELP };
+
+/* Input bytes per batch: big enough to amortise a thread hop, small
+ * enough to stay in cache while a worker parses it. */
+#define BATCH_BYTES (256u * 1024u)
+
+static const char usage_text[] =
+    "usage: cairnd [-c FILE] [--input DIR] [--output DIR] [--plugins DIR] [--threads N]\n"
+    "              [--limits official|extended]\n"
+    "              [--filter | --check | --list-plugins | --version | --help]\n"
+    "\n"
+    "  -c, --config FILE    configuration file (default " CAIRN_SYSCONF_FILE " if present)\n"
+    "  --input DIR          spool directory to watch (input_dir)\n"
+    "  --output DIR         where results, summaries and metrics go (output_dir)\n"
+    "  --plugins DIR        solver plugin directory (plugin_dir)\n"
+    "  --threads N          worker threads, 0 = one per CPU (threads)\n"
+    "  --limits L           default limits for records: official or extended (limits)\n"
+    "  --filter             read records from stdin, write result lines to stdout\n"
+    "  --check              validate the configuration and load every plugin\n"
+    "  --list-plugins       name, aliases, version and file of each plugin\n"
+    "  --version            print the version\n"
+    "  --help               this text\n"
+    "\n"
+    "Exit status: 0 success; 1 a runtime failure; 2 usage, configuration or plugin error.\n";
+
+struct cli {
+    enum mode mode;
+    int mode_set;
+    const char *config_file;
+    /* key/value overrides, applied after the file */
+    const char *keys[8];
+    const char *values[8];
+    int n_overrides;
+};
+
+static int set_mode(struct cli *cli, enum mode m)
+{
+    if (cli->mode_set && cli->mode != m) {
+        fprintf(stderr, "cairnd: choose one of --filter, --check, --list-plugins\n");
+        return -EINVAL;
+    }
+    cli->mode = m;
+    cli->mode_set = 1;
+    return 0;
+}
+
+static int parse_cli(int argc, char **argv, struct cli *cli)
+{
+    enum { O_INPUT = 256, O_OUTPUT, O_PLUGINS, O_THREADS, O_LIMITS, O_FILTER, O_CHECK, O_LIST,
+           O_VERSION, O_HELP };
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, 'c'},
+        {"input", required_argument, NULL, O_INPUT},
+        {"output", required_argument, NULL, O_OUTPUT},
+        {"plugins", required_argument, NULL, O_PLUGINS},
+        {"threads", required_argument, NULL, O_THREADS},
+        {"limits", required_argument, NULL, O_LIMITS},
+        {"filter", no_argument, NULL, O_FILTER},
+        {"check", no_argument, NULL, O_CHECK},
+        {"list-plugins", no_argument, NULL, O_LIST},
+        {"version", no_argument, NULL, O_VERSION},
+        {"help", no_argument, NULL, O_HELP},
+        {NULL, 0, NULL, 0}};
+    static const char *const override_key[] = {
+        [O_INPUT - O_INPUT] = "input_dir",     [O_OUTPUT - O_INPUT] = "output_dir",
+        [O_PLUGINS - O_INPUT] = "plugin_dir", [O_THREADS - O_INPUT] = "threads",
+        [O_LIMITS - O_INPUT] = "limits"};
+    int c, rc = 0;
+
+    memset(cli, 0, sizeof(*cli));
+    while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c': cli->config_file = optarg; break;
+        case O_INPUT:
+        case O_OUTPUT:
+        case O_PLUGINS:
+        case O_THREADS:
+        case O_LIMITS:
+            cli->keys[cli->n_overrides] = override_key[c - O_INPUT];
+            cli->values[cli->n_overrides++] = optarg;
+            if (cli->n_overrides == 8)
+                cli->n_overrides--; /* repeated flags: the last one wins below */
+            break;
+        case O_FILTER: rc = set_mode(cli, MODE_FILTER); break;
+        case O_CHECK: rc = set_mode(cli, MODE_CHECK); break;
+        case O_LIST: rc = set_mode(cli, MODE_LIST); break;
+        case O_VERSION: rc = set_mode(cli, MODE_VERSION); break;
+        case 'h':
+        case O_HELP: rc = set_mode(cli, MODE_HELP); break;
+        default: return -EINVAL;
+        }
+        if (rc != 0)
+            return rc;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "cairnd: unexpected argument \"%s\"\n", argv[optind]);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int settle_config(const struct cli *cli, struct cairn_config *cfg)
+{
+    const char *file = cli->config_file;
+    char *err = NULL;
+    struct stat st;
+    int i;
+
+    if (cairn_config_defaults(cfg) != 0)
+        return -ENOMEM;
+    if (file == NULL && stat(CAIRN_SYSCONF_FILE, &st) == 0)
+        file = CAIRN_SYSCONF_FILE;
+    if (file != NULL && cairn_config_load_file(cfg, file, &err) != 0)
+        goto fail;
+    for (i = 0; i < cli->n_overrides; i++)
+        if (cairn_config_set(cfg, cli->keys[i], cli->values[i], &err) != 0)
+            goto fail;
+    return 0;
+fail:
+    fprintf(stderr, "cairnd: %s\n", err ? err : "out of memory");
+    free(err);
+    return -EINVAL;
+}
+
+static int load_plugins(const struct cairn_config *cfg, const struct cairn_log *log,
+                        struct cairn_registry *reg)
+{
+    size_t i;
+    int rc = cairn_registry_load(reg, cfg->plugin_dir);
+
+    for (i = 0; i < reg->n_errors; i++)
+        cairn_log(log, CAIRN_LOG_ERROR, "plugin refused: %s", reg->errors[i]);
+    if (rc == 0 && reg->n_plugins == 0) {
+        cairn_log(log, CAIRN_LOG_ERROR, "no plugins found in %s", cfg->plugin_dir);
+        return -ENOENT;
+    }
+    if (rc == 0 && cfg->default_variant != NULL &&
+        cairn_registry_find(reg, cfg->default_variant) == NULL) {
+        cairn_log(log, CAIRN_LOG_ERROR,
+                  "default_variant \"%s\" names no loaded plugin or alias",
+                  cfg->default_variant);
+        return -EINVAL;
+    }
+    return rc;
+}
+
+static void print_plugins(const struct cairn_registry *reg)
+{
+    size_t i, j;
+
+    for (i = 0; i < reg->n_plugins; i++) {
+        const struct cairn_plugin *d = reg->plugins[i].desc;
+        printf("%-16s aliases:", d->name);
+        for (j = 0; d->aliases != NULL && d->aliases[j] != NULL; j++)
+            printf("%s%s", j ? "," : " ", d->aliases[j]);
+        printf("  version: %s  file: %s\n", d->version, reg->plugins[i].path);
+        printf("%-16s %s\n", "", d->summary);
+    }
+}
+
+static void print_check(const struct cairn_config *cfg, const struct cairn_registry *reg)
+{
+    printf("configuration ok: input_dir=%s output_dir=%s plugin_dir=%s threads=%llu "
+           "limits=%s\n",
+           cfg->input_dir ? cfg->input_dir : "(unset)",
+           cfg->output_dir ? cfg->output_dir : "(unset)", cfg->plugin_dir,
+           (unsigned long long)cfg->threads,
+           cfg->limits == CAIRN_LIMITS_EXTENDED ? "extended" : "official");
+    printf("%zu plugin(s) loaded:\n", reg->n_plugins);
+    print_plugins(reg);
+}
+
+/* libuv sizes its pool from the environment, once, at first use. */
+static unsigned worker_threads(const struct cairn_config *cfg)
+{
+    char buf[16];
+    unsigned n = cfg->threads ? (unsigned)cfg->threads : uv_available_parallelism();
+
+    if (n == 0)
+        n = 1;
+    snprintf(buf, sizeof(buf), "%u", n);
+    setenv("UV_THREADPOOL_SIZE", buf, 1);
+    return n;
+}
+
+static int run_filter(const struct cairn_config *cfg, const struct cairn_log *log,
+                      const struct cairn_registry *reg)
+{
+    struct cairn_record_ctx ctx = {
+        .reg = reg, .default_limits = cfg->limits, .default_variant = cfg->default_variant};
+    unsigned threads = worker_threads(cfg);
+    struct cairn_tally tally;
+    struct cairn_pool pool;
+    uv_loop_t loop;
+    int rc;
+
+    if (uv_loop_init(&loop) != 0)
+        return -ENOMEM;
+    if (cairn_tally_init(&tally, reg->n_plugins) != 0) {
+        uv_loop_close(&loop);
+        return -ENOMEM;
+    }
+    /* Two batches per worker: one being solved, one waiting, so workers
+     * never idle while the loop thread reads. */
+    rc = cairn_pool_init(&pool, &loop, 2 * (size_t)threads + 2, BATCH_BYTES);
+    if (rc == 0)
+        rc = cairn_filter_run(&loop, &pool, &ctx, cfg->max_line_bytes, 0, 1, &tally);
+    if (rc != 0)
+        cairn_log(log, CAIRN_LOG_ERROR, "--filter stopped: %s", uv_strerror(rc));
+    cairn_log(log, CAIRN_LOG_DEBUG, "--filter: %llu records, %llu ok, %llu errors",
+              (unsigned long long)tally.records, (unsigned long long)tally.ok,
+              (unsigned long long)(tally.records - tally.ok));
+    cairn_pool_close(&pool);
+    cairn_tally_free(&tally);
+    uv_loop_close(&loop);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct cairn_registry reg = {0};
+    struct cairn_config cfg;
+    struct cairn_log log;
+    struct cli cli;
+    int status = EXIT_OK;
+
+    if (parse_cli(argc, argv, &cli) != 0) {
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
+    if (cli.mode == MODE_HELP) {
+        fputs(usage_text, stdout);
+        return EXIT_OK;
+    }
+    if (cli.mode == MODE_VERSION) {
+        printf("cairnd %s (plugin ABI %d.%d)\n", CAIRN_VERSION, CAIRN_PLUGIN_ABI_MAJOR,
+               CAIRN_PLUGIN_ABI_MINOR);
+        return EXIT_OK;
+    }
+    if (!cli.mode_set) {
+        fprintf(stderr, "cairnd: choose a mode: --filter, --check or --list-plugins\n");
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
+    if (settle_config(&cli, &cfg) != 0)
+        return EXIT_USAGE;
+    cairn_log_init(&log, cfg.log_level);
+    /* A vanished reader must surface as EPIPE, not kill us mid-write. */
+    signal(SIGPIPE, SIG_IGN);
+
+    if (load_plugins(&cfg, &log, &reg) != 0) {
+        status = EXIT_USAGE;
+        goto out;
+    }
+    switch (cli.mode) {
+    case MODE_CHECK:
+        print_check(&cfg, &reg);
+        break;
+    case MODE_LIST:
+        print_plugins(&reg);
+        break;
+    case MODE_FILTER:
+        status = run_filter(&cfg, &log, &reg) == 0 ? EXIT_OK : EXIT_RUNTIME;
+        break;
+    default:
+        fprintf(stderr, "cairnd: this mode is not available in this build\n");
+        status = EXIT_USAGE;
+        break;
+    }
+out:
+    cairn_registry_free(&reg);
+    cairn_config_free(&cfg);
+    return status;
+}

@@ -1,0 +1,145 @@
+/*
+ * util.c - formatted allocation and the growable buffer.
+ */
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *cairn_vasprintf(const char *fmt, va_list ap)
+{
+    char *s;
+
+    if (vasprintf(&s, fmt, ap) < 0)
+        return NULL;
+    return s;
+}
+
+char *cairn_asprintf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+
+    va_start(ap, fmt);
+    s = cairn_vasprintf(fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+int cairn_buf_reserve(struct cairn_buf *b, size_t extra)
+{
+    size_t need, cap;
+    char *p;
+
+    if (extra > SIZE_MAX - b->len)
+        return -ENOMEM;
+    need = b->len + extra;
+    if (need <= b->cap)
+        return 0;
+    cap = b->cap ? b->cap : 256;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    p = realloc(b->data, cap);
+    if (p == NULL)
+        return -ENOMEM;
+    b->data = p;
+    b->cap = cap;
+    return 0;
+}
+
+int cairn_buf_append(struct cairn_buf *b, const void *p, size_t n)
+{
+    if (cairn_buf_reserve(b, n) != 0)
+        return -ENOMEM;
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+int cairn_buf_puts(struct cairn_buf *b, const char *s)
+{
+    return cairn_buf_append(b, s, strlen(s));
+}
+
+int cairn_buf_printf(struct cairn_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || cairn_buf_reserve(b, (size_t)n + 1) != 0)
+        return -ENOMEM;
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+    return 0;
+}
+
+int cairn_buf_int(struct cairn_buf *b, int64_t v)
+{
+    char tmp[24];
+    char *end = tmp + sizeof(tmp), *p = end;
+    /* Work on the magnitude as unsigned so INT64_MIN is safe. */
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (v < 0)
+        *--p = '-';
+    return cairn_buf_append(b, p, (size_t)(end - p));
+}
+
+int cairn_buf_json_string(struct cairn_buf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t i, run = 0;
+
+    if (cairn_buf_reserve(b, n + 2) != 0)
+        return -ENOMEM;
+    b->data[b->len++] = '"';
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[6];
+        size_t elen = 2;
+
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        if (cairn_buf_append(b, s + run, i - run) != 0)
+            return -ENOMEM;
+        run = i + 1;
+        esc[0] = '\\';
+        switch (c) {
+        case '"': esc[1] = '"'; break;
+        case '\\': esc[1] = '\\'; break;
+        case '\n': esc[1] = 'n'; break;
+        case '\r': esc[1] = 'r'; break;
+        case '\t': esc[1] = 't'; break;
+        default:
+            esc[1] = 'u';
+            esc[2] = '0';
+            esc[3] = '0';
+            esc[4] = hex[c >> 4];
+            esc[5] = hex[c & 15];
+            elen = 6;
+        }
+        if (cairn_buf_append(b, esc, elen) != 0)
+            return -ENOMEM;
+    }
+    if (cairn_buf_append(b, s + run, n - run) != 0 || cairn_buf_append(b, "\"", 1) != 0)
+        return -ENOMEM;
+    return 0;
+}
+
+void cairn_buf_free(struct cairn_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}

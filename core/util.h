@@ -1,0 +1,33 @@
+/*
+ * util.h - small helpers every part of the core uses: formatted allocation
+ * and a growable byte buffer.
+ */
+#ifndef CAIRN_UTIL_H
+#define CAIRN_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+char *cairn_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *cairn_vasprintf(const char *fmt, va_list ap);
+
+/* A growable buffer.  Zero-initialise; functions return 0 or -ENOMEM and
+ * leave the contents intact on failure. */
+struct cairn_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+};
+
+int cairn_buf_reserve(struct cairn_buf *b, size_t extra);
+int cairn_buf_append(struct cairn_buf *b, const void *p, size_t n);
+int cairn_buf_puts(struct cairn_buf *b, const char *s);
+int cairn_buf_printf(struct cairn_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int cairn_buf_int(struct cairn_buf *b, int64_t v);
+/* Appends s (n bytes, assumed UTF-8) as a quoted JSON string. */
+int cairn_buf_json_string(struct cairn_buf *b, const char *s, size_t n);
+void cairn_buf_free(struct cairn_buf *b);
+
+#endif /* CAIRN_UTIL_H */
