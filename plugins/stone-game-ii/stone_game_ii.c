@@ -1,0 +1,234 @@
+/*
+ * stone-game-ii - LeetCode 1140.
+ *
+ * A row of piles and a number M, starting at 1.  On each turn the player to
+ * move takes the first X remaining piles, 1 <= X <= 2M, then M = max(M, X).
+ * Alice moves first; both maximise their own total (minimax on the
+ * difference).  The answer is Alice's total.
+ *
+ * Kernel: with suf[i] = piles[i] + ... + piles[n-1] and r = n - i,
+ *
+ *     f(i, m) = max_{x = 1 .. min(2m, r)} (suf[i] - suf[i+x]) - f(i+x, max(m, x))
+ *     f(n, m) = 0
+ *
+ * Every m >= ceil(r/2) allows all remaining x, and so does every state
+ * reachable from there, so f(i, m) = f(i, min(m, ceil(r/2))): the table is
+ * (n+1) x ceil(n/2) int64, filled bottom-up.  About n^3/12 inner steps, O(n^2)
+ * memory.  When no value is negative (always so under the official limits),
+ * f(i, ceil(r/2)) = suf[i] (take everything); with negative values that
+ * shortcut is wrong ([5, -10], M = 1: take 5 only), so it is not used.
+ */
+#include <cairn/plugin.h>
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define SG2_OFFICIAL_MAX_LEN 100
+#define SG2_OFFICIAL_MAX_VALUE 10000
+/* n * |v| <= 1e18 < 2^63; the table is at most 1000 x 500 int64 (4 MB). */
+#define SG2_EXTENDED_MAX_LEN 1000
+#define SG2_EXTENDED_MAX_VALUE INT64_C(1000000000000000) /* 1e15 */
+
+CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void);
+
+static const char *const sg2_aliases[] = {"1140", NULL};
+
+static const struct cairn_input_decl sg2_inputs[] = {
+    {
+        .name = "piles",
+        .kind = CAIRN_INPUT_INT_ARRAY,
+        .official = {.min_len = 1,
+                     .max_len = SG2_OFFICIAL_MAX_LEN,
+                     .min_value = 1,
+                     .max_value = SG2_OFFICIAL_MAX_VALUE},
+        .extended = {.min_len = 1,
+                     .max_len = SG2_EXTENDED_MAX_LEN,
+                     .min_value = -SG2_EXTENDED_MAX_VALUE,
+                     .max_value = SG2_EXTENDED_MAX_VALUE},
+    },
+};
+
+static void sg2_msg(char *msg, size_t msg_len, const char *text)
+{
+    if (msg && msg_len)
+        snprintf(msg, msg_len, "%s", text);
+}
+
+static int sg2_get(const struct cairn_problem *pb, const int64_t **p, size_t *n)
+{
+    if (!pb || pb->n_inputs != 1 || !pb->inputs)
+        return CAIRN_E_INTERNAL;
+    *p = pb->inputs[0].v;
+    *n = pb->inputs[0].n;
+    if (*n == 0 || !*p)
+        return CAIRN_E_INTERNAL;
+    if (*n > SG2_EXTENDED_MAX_LEN)
+        return CAIRN_E_TOO_LARGE;
+    return CAIRN_OK;
+}
+
+/* Columns of the table: m = 1 .. ceil(n/2). */
+static size_t sg2_width(size_t n)
+{
+    return (n + 1) / 2;
+}
+
+static size_t sg2_scratch_bytes(const struct cairn_problem *pb)
+{
+    const int64_t *p;
+    size_t n;
+    if (sg2_get(pb, &p, &n) != CAIRN_OK)
+        return 0; /* solve() refuses the problem before touching scratch */
+    /* n <= 1000: at most 1001 * 501 * 8 bytes (4 MB), no overflow. */
+    return (n + 1) * (1 + sg2_width(n)) * sizeof(int64_t);
+}
+
+static size_t sg2_max_moves(const struct cairn_problem *pb)
+{
+    if (!pb || pb->n_inputs != 1 || !pb->inputs)
+        return 0;
+    return pb->inputs[0].n;
+}
+
+/*
+ * The table, column-major: column m (1 .. w) is n + 1 entries, entry j is
+ * f(j, m), with f(n, m) = 0.  Every column is filled, m > ceil((n-j)/2)
+ * holding the clamped value, so a lookup only clamps m to w.  Column-major
+ * makes the x <= m half of the search a contiguous scan of one column.
+ */
+struct sg2_ctx {
+    const int64_t *suf; /* n + 1 suffix sums */
+    int64_t *t;         /* w columns of n + 1 */
+    size_t n, w;
+};
+
+static inline const int64_t *sg2_col(const struct sg2_ctx *c, size_t m)
+{
+    return c->t + ((m < c->w ? m : c->w) - 1) * (c->n + 1);
+}
+
+static inline int64_t sg2_f(const struct sg2_ctx *c, size_t j, size_t m)
+{
+    return sg2_col(c, m)[j];
+}
+
+/* Best difference over x = 1 .. min(2m, n-i). */
+static int64_t sg2_eval(const struct sg2_ctx *c, size_t i, size_t m)
+{
+    const int64_t *restrict suf = c->suf;
+    size_t r = c->n - i;
+    size_t xmax = 2 * m < r ? 2 * m : r;
+    size_t xa = m < xmax ? m : xmax;
+
+    /* x <= m: M stays m.  max of suf[i] - suf[i+x] - f(i+x, m) is
+     * suf[i] - min(suf[i+x] + f(i+x, m)); |each term| <= 1e18. */
+    const int64_t *restrict col = sg2_col(c, m);
+    int64_t lo = INT64_MAX;
+    for (size_t j = i + 1; j <= i + xa; j++) {
+        int64_t v = suf[j] + col[j];
+        lo = v < lo ? v : lo;
+    }
+    int64_t best = suf[i] - lo;
+
+    /* x > m: M becomes x. */
+    for (size_t x = xa + 1; x <= xmax; x++) {
+        int64_t v = (suf[i] - suf[i + x]) - sg2_f(c, i + x, x);
+        best = v > best ? v : best;
+    }
+    return best;
+}
+
+static int sg2_solve(const struct cairn_problem *pb, struct cairn_result *res, void *scratch,
+                     char *msg, size_t msg_len)
+{
+    const int64_t *p;
+    size_t n;
+    int rc = sg2_get(pb, &p, &n);
+    if (rc != CAIRN_OK) {
+        sg2_msg(msg, msg_len, rc == CAIRN_E_TOO_LARGE ? "input.piles: too long" : "input.piles: bad problem");
+        return rc;
+    }
+    if (!res || !scratch) {
+        sg2_msg(msg, msg_len, "stone-game-ii: no result or scratch buffer");
+        return CAIRN_E_INTERNAL;
+    }
+    if (pb->want_moves && (!res->moves || res->moves_cap < n)) {
+        sg2_msg(msg, msg_len, "stone-game-ii: moves buffer too small");
+        return CAIRN_E_INTERNAL;
+    }
+
+    int64_t *suf = scratch;
+    struct sg2_ctx c = {.suf = suf, .t = suf + (n + 1), .n = n, .w = sg2_width(n)};
+    const size_t stride = n + 1;
+
+    int nonneg = 1;
+    suf[n] = 0;
+    for (size_t i = n; i-- > 0;) {
+        suf[i] = suf[i + 1] + p[i];
+        nonneg &= p[i] >= 0;
+    }
+
+    for (size_t m = 1; m <= c.w; m++)
+        c.t[(m - 1) * stride + n] = 0;
+    for (size_t i = n; i-- > 0;) {
+        size_t cap = (n - i + 1) / 2; /* from here on all x are allowed */
+        for (size_t m = 1; m < cap; m++)
+            c.t[(m - 1) * stride + i] = sg2_eval(&c, i, m);
+        int64_t all = nonneg ? suf[i] : sg2_eval(&c, i, cap);
+        for (size_t m = cap; m <= c.w; m++)
+            c.t[(m - 1) * stride + i] = all;
+    }
+
+    int64_t diff = sg2_f(&c, 0, 1);
+    int64_t sum = suf[0];
+
+    if (pb->want_moves) {
+        size_t i = 0, m = 1, k = 0;
+        while (i < n) {
+            int64_t want = sg2_f(&c, i, m);
+            size_t r = n - i;
+            size_t xmax = 2 * m < r ? 2 * m : r;
+            size_t x = 1;
+            for (; x <= xmax; x++)
+                if ((suf[i] - suf[i + x]) - sg2_f(&c, i + x, x > m ? x : m) == want)
+                    break;
+            if (x > xmax || k >= n) {
+                sg2_msg(msg, msg_len, "stone-game-ii: no optimal move found");
+                return CAIRN_E_INTERNAL;
+            }
+            res->moves[k++] = (int32_t)x;
+            i += x;
+            if (x > m)
+                m = x;
+        }
+        res->n_moves = k;
+    }
+
+    res->alice = (sum + diff) / 2; /* |sum|, |diff| <= 1e18: no overflow */
+    res->bob = (sum - diff) / 2;
+    res->answer = res->alice;
+    return CAIRN_OK;
+}
+
+static const struct cairn_plugin sg2_plugin = {
+    .abi_major = CAIRN_PLUGIN_ABI_MAJOR,
+    .abi_minor = CAIRN_PLUGIN_ABI_MINOR,
+    .struct_size = sizeof(struct cairn_plugin),
+    .name = "stone-game-ii",
+    .aliases = sg2_aliases,
+    .version = "1.0.0",
+    .summary = "LeetCode 1140: take the first X piles, 1 <= X <= 2M; Alice's maximum total",
+    .inputs = sg2_inputs,
+    .n_inputs = sizeof sg2_inputs / sizeof sg2_inputs[0],
+    .answer_kind = CAIRN_ANSWER_INT,
+    .moves_kind = CAIRN_MOVES_COUNT,
+    .check = NULL,
+    .scratch_bytes = sg2_scratch_bytes,
+    .max_moves = sg2_max_moves,
+    .solve = sg2_solve,
+};
+
+CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void)
+{
+    return &sg2_plugin;
+}
