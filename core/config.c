@@ -246,7 +246,7 @@ int cairn_config_load_file(struct cairn_config *cfg, const char *path, char **er
     *err = NULL;
     root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
     if (root == NULL) {
-        if (jerr.line < 0 || jerr.position == 0) /* could not read it at all */
+        if (jerr.line < 0) /* could not read it at all */
             *err = cairn_asprintf("%s: %s", path, jerr.text);
         else
             *err = cairn_asprintf("%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);

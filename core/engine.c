@@ -290,11 +290,23 @@ static int take_line(struct cairn_stream *s, struct cairn_batch *b, size_t off, 
     }
     if (len > 0 && p[len - 1] == '\r')
         len--;
-    if (is_blank(p, len))
-        return 0;
+    /* Length first: a line too long to hold is an error whatever it holds,
+     * so the answer cannot depend on whether it arrived in one read. */
     if (len > s->max_line_bytes)
         return push_line(b, s->line_no, len, CAIRN_LINE_TOO_LONG);
+    if (is_blank(p, len))
+        return 0;
     return push_line(b, s->line_no, off, len);
+}
+
+/* Counts n bytes of a line too long to keep, remembering whether the last
+ * one was a '\r' so the reported size does not depend on read sizes. */
+static void skip_bytes(struct cairn_stream *s, const char *p, size_t n)
+{
+    if (n == 0)
+        return;
+    s->skipped += n;
+    s->skip_cr = p[n - 1] == '\r';
 }
 
 /* Cuts b->in[from, in_len) at newlines; the unfinished line starts at
@@ -309,7 +321,8 @@ static int cut_lines(struct cairn_stream *s, struct cairn_batch *b, size_t from)
         int rc;
 
         if (s->skipping) {
-            s->skipped += (size_t)(nl - p);
+            skip_bytes(s, p, (size_t)(nl - p));
+            s->skipped -= s->skip_cr; /* like take_line, a final '\r' is no data */
             s->line_no++;
             s->seen_first = 1;
             s->skipping = 0;
@@ -323,13 +336,23 @@ static int cut_lines(struct cairn_stream *s, struct cairn_batch *b, size_t from)
         s->line_start = (size_t)(p - b->in);
     }
     if (s->skipping) {
-        s->skipped += (size_t)(end - p);
+        skip_bytes(s, p, (size_t)(end - p));
         b->in_len = s->line_start;
-    } else if (b->in_len - s->line_start > s->max_line_bytes + 1) {
-        /* +1 leaves room for a '\r' before the newline.  Past this the line
-         * can only be an error, so stop holding its bytes. */
+    } else if (b->in_len - s->line_start > s->max_line_bytes + 1 + (s->seen_first ? 0 : 3)) {
+        /* Past max_line_bytes, a '\r' and a BOM (the first line only), the
+         * line can only be an error: stop holding its bytes, and count them
+         * the way take_line() would have. */
+        const char *start = b->in + s->line_start;
+        size_t n = b->in_len - s->line_start;
+
+        if (!s->seen_first && memcmp(start, "\xEF\xBB\xBF", 3) == 0) {
+            start += 3;
+            n -= 3;
+        }
+        s->seen_first = 1;
         s->skipping = 1;
-        s->skipped = b->in_len - s->line_start;
+        s->skipped = 0;
+        skip_bytes(s, start, n);
         b->in_len = s->line_start;
     }
     return 0;
@@ -393,6 +416,7 @@ static void handle_read(struct cairn_stream *s, ssize_t nread)
     if (s->eof) {
         /* The last line may lack its newline; it still counts. */
         if (s->status == 0 && s->skipping) {
+            s->skipped -= s->skip_cr;
             s->line_no++;
             s->skipping = 0;
             if (push_line(b, s->line_no, s->skipped, CAIRN_LINE_TOO_LONG) != 0)

@@ -99,6 +99,7 @@ struct cairn_stream {
     uint64_t line_no;             /* lines fully seen so far */
     int skipping;                 /* inside a line over max_line_bytes */
     size_t skipped;               /* its bytes so far */
+    int skip_cr;                  /* the last of them was '\r' */
     int seen_first;               /* BOM check done */
     int eof;
     int status;                   /* first error, or 0 */

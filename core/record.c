@@ -206,8 +206,9 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
     const char *name;
     char nb[72];
 
-    /* Duplicate keys make a record mean two things; refuse to guess. */
-    r->root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+    /* Duplicate keys make a record mean two things; refuse to guess.
+     * DECODE_ANY: a bare scalar is valid JSON, so it is a bad_record. */
+    r->root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (r->root == NULL)
         return fail(e, CAIRN_CODE_BAD_JSON, "column %d: %s", jerr.column, jerr.text);
     if (!json_is_object(r->root))
