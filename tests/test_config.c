@@ -1,0 +1,693 @@
+/*
+ * test_config.c - core/config.c (SPEC section 7) and how cairnd reports a
+ * bad configuration file.
+ *
+ * Files are written into one mkdtemp directory made by main() and removed
+ * at the end, whatever the forked cases did.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+
+static char root_dir[] = "/tmp/cairn-test-config-XXXXXX";
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    int n;
+
+    va_start(ap, fmt);
+    n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    ck_assert_msg(n >= 0, "out of memory");
+    return s;
+}
+
+static char *make_dir(void)
+{
+    char *dir = xasprintf("%s/case-XXXXXX", root_dir);
+
+    ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp %s: %s", dir, strerror(errno));
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    return dir;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void rm_tree(const char *dir)
+{
+    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Writes text to a new file named `name` in a new directory; returns the
+ * path.  Each call gets its own directory, so names never collide. */
+static char *write_file(const char *name, const char *text)
+{
+    char *dir = make_dir();
+    char *path = xasprintf("%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+
+    ck_assert_msg(f != NULL, "create %s: %s", path, strerror(errno));
+    ck_assert_int_ge(fputs(text, f), 0);
+    ck_assert_int_eq(fclose(f), 0);
+    free(dir);
+    return path;
+}
+
+static struct cairn_config defaults(void)
+{
+    struct cairn_config cfg;
+
+    ck_assert_int_eq(cairn_config_defaults(&cfg), 0);
+    return cfg;
+}
+
+/* Loads `json` from a file named cairn.json; returns the code, and the
+ * message and path through the out-parameters (caller frees). */
+static int load_text(struct cairn_config *cfg, const char *json, char **path, char **err)
+{
+    *path = write_file("cairn.json", json);
+    return cairn_config_load_file(cfg, *path, err);
+}
+
+/* ---- defaults --------------------------------------------------------- */
+
+START_TEST(defaults_match_the_spec)
+{
+    struct cairn_config cfg = defaults();
+
+    ck_assert_ptr_null(cfg.input_dir);
+    ck_assert_ptr_null(cfg.output_dir);
+    ck_assert_ptr_nonnull(cfg.plugin_dir);
+    ck_assert_int_gt(strlen(cfg.plugin_dir), 0);
+    ck_assert_uint_eq(cfg.threads, 0);
+    ck_assert_uint_eq(cfg.min_age_ms, 1000);
+    ck_assert_double_eq(cfg.rescan_interval_s, 30.0);
+    ck_assert_int_ne(cfg.keep_inputs, 0);
+    ck_assert_uint_eq(cfg.max_line_bytes, 16u * 1024u * 1024u);
+    ck_assert_uint_eq(cfg.max_attempts, 3);
+    ck_assert_ptr_nonnull(cfg.metrics_file);
+    ck_assert_str_eq(cfg.metrics_file, "metrics.prom");
+    ck_assert_double_eq(cfg.metrics_interval_s, 10.0);
+    ck_assert_double_eq(cfg.shutdown_timeout_s, 30.0);
+    ck_assert_int_eq(cfg.limits, CAIRN_LIMITS_OFFICIAL);
+    ck_assert_ptr_null(cfg.default_variant);
+    ck_assert_int_eq(cfg.log_level, CAIRN_LOG_INFO);
+    cairn_config_free(&cfg);
+    /* free leaves it freeable again */
+    cairn_config_free(&cfg);
+}
+END_TEST
+
+/* ---- a good file ------------------------------------------------------ */
+
+START_TEST(every_key_loads)
+{
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL;
+    int rc;
+
+    rc = load_text(&cfg,
+                   "{\n"
+                   "  \"input_dir\": \"/srv/cairn/in\",\n"
+                   "  \"output_dir\": \"/srv/cairn/out\",\n"
+                   "  \"plugin_dir\": \"/opt/cairn/plugins\",\n"
+                   "  \"threads\": 12,\n"
+                   "  \"min_age_ms\": 250,\n"
+                   "  \"rescan_interval_s\": 2.5,\n"
+                   "  \"keep_inputs\": false,\n"
+                   "  \"max_line_bytes\": 1048576,\n"
+                   "  \"max_attempts\": 7,\n"
+                   "  \"metrics_file\": \"node-a.prom\",\n"
+                   "  \"metrics_interval_s\": 1,\n"
+                   "  \"shutdown_timeout_s\": 0.5,\n"
+                   "  \"limits\": \"extended\",\n"
+                   "  \"default_variant\": \"877\",\n"
+                   "  \"log_level\": \"debug\"\n"
+                   "}\n",
+                   &path, &err);
+    ck_assert_msg(rc == 0, "rc %d: %s", rc, err ? err : "(no message)");
+    ck_assert_ptr_null(err);
+    ck_assert_str_eq(cfg.input_dir, "/srv/cairn/in");
+    ck_assert_str_eq(cfg.output_dir, "/srv/cairn/out");
+    ck_assert_str_eq(cfg.plugin_dir, "/opt/cairn/plugins");
+    ck_assert_uint_eq(cfg.threads, 12);
+    ck_assert_uint_eq(cfg.min_age_ms, 250);
+    ck_assert_double_eq(cfg.rescan_interval_s, 2.5);
+    ck_assert_int_eq(cfg.keep_inputs, 0);
+    ck_assert_uint_eq(cfg.max_line_bytes, 1048576);
+    ck_assert_uint_eq(cfg.max_attempts, 7);
+    ck_assert_str_eq(cfg.metrics_file, "node-a.prom");
+    ck_assert_double_eq(cfg.metrics_interval_s, 1.0);
+    ck_assert_double_eq(cfg.shutdown_timeout_s, 0.5);
+    ck_assert_int_eq(cfg.limits, CAIRN_LIMITS_EXTENDED);
+    ck_assert_str_eq(cfg.default_variant, "877");
+    ck_assert_int_eq(cfg.log_level, CAIRN_LOG_DEBUG);
+    cairn_config_free(&cfg);
+    free(path);
+}
+END_TEST
+
+START_TEST(unset_keys_keep_their_values)
+{
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL;
+
+    ck_assert_int_eq(load_text(&cfg, "{\"threads\": 3}", &path, &err), 0);
+    ck_assert_uint_eq(cfg.threads, 3);
+    ck_assert_uint_eq(cfg.min_age_ms, 1000);
+    ck_assert_uint_eq(cfg.max_attempts, 3);
+    ck_assert_str_eq(cfg.metrics_file, "metrics.prom");
+    ck_assert_int_eq(cfg.limits, CAIRN_LIMITS_OFFICIAL);
+    free(path);
+
+    /* An empty object changes nothing. */
+    ck_assert_int_eq(load_text(&cfg, "{}", &path, &err), 0);
+    ck_assert_uint_eq(cfg.threads, 3);
+    cairn_config_free(&cfg);
+    free(path);
+}
+END_TEST
+
+START_TEST(optional_string_may_be_null)
+{
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL;
+
+    ck_assert_int_eq(load_text(&cfg, "{\"default_variant\": \"1140\"}", &path, &err), 0);
+    ck_assert_str_eq(cfg.default_variant, "1140");
+    free(path);
+    ck_assert_int_eq(load_text(&cfg, "{\"default_variant\": null}", &path, &err), 0);
+    ck_assert_ptr_null(cfg.default_variant);
+    cairn_config_free(&cfg);
+    free(path);
+}
+END_TEST
+
+/* ---- refusals --------------------------------------------------------- */
+
+START_TEST(unknown_key_is_refused)
+{
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL;
+    int rc;
+
+    rc = load_text(&cfg, "{\"threads\": 2, \"thread_count\": 4}", &path, &err);
+    ck_assert_int_eq(rc, -EINVAL);
+    ck_assert_ptr_nonnull(err);
+    ck_assert_msg(strstr(err, path) != NULL, "no file name in: %s", err);
+    ck_assert_msg(strstr(err, "\"thread_count\"") != NULL, "no key in: %s", err);
+    free(err);
+    cairn_config_free(&cfg);
+    free(path);
+}
+END_TEST
+
+/* One wrong value per row; the message must name the file and the key. */
+static const struct {
+    const char *json;
+    const char *key;
+} wrong[] = {
+    {"{\"threads\": \"4\"}", "threads"},
+    {"{\"threads\": 1.5}", "threads"},
+    {"{\"threads\": -2}", "threads"},
+    {"{\"threads\": 100000}", "threads"},
+    {"{\"keep_inputs\": 1}", "keep_inputs"},
+    {"{\"keep_inputs\": \"true\"}", "keep_inputs"},
+    {"{\"limits\": \"fast\"}", "limits"},
+    {"{\"limits\": 1}", "limits"},
+    {"{\"log_level\": \"loud\"}", "log_level"},
+    {"{\"log_level\": null}", "log_level"},
+    {"{\"min_age_ms\": -1}", "min_age_ms"},
+    {"{\"min_age_ms\": true}", "min_age_ms"},
+    {"{\"max_attempts\": 0}", "max_attempts"},
+    {"{\"max_line_bytes\": 10}", "max_line_bytes"},
+    {"{\"rescan_interval_s\": \"30\"}", "rescan_interval_s"},
+    {"{\"rescan_interval_s\": -1}", "rescan_interval_s"},
+    {"{\"shutdown_timeout_s\": []}", "shutdown_timeout_s"},
+    {"{\"metrics_file\": \"\"}", "metrics_file"},
+    {"{\"metrics_file\": 5}", "metrics_file"},
+    {"{\"plugin_dir\": null}", "plugin_dir"},
+    {"{\"input_dir\": {}}", "input_dir"},
+    {"{\"default_variant\": 877}", "default_variant"},
+};
+
+START_TEST(wrong_type_is_refused)
+{
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL;
+    char *quoted = xasprintf("\"%s\"", wrong[_i].key);
+    int rc;
+
+    rc = load_text(&cfg, wrong[_i].json, &path, &err);
+    ck_assert_msg(rc == -EINVAL, "%s: rc %d", wrong[_i].json, rc);
+    ck_assert_msg(err != NULL, "%s: no message", wrong[_i].json);
+    ck_assert_msg(strstr(err, path) != NULL, "%s: no file name in: %s", wrong[_i].json, err);
+    ck_assert_msg(strstr(err, quoted) != NULL, "%s: no key in: %s", wrong[_i].json, err);
+    free(err);
+    cairn_config_free(&cfg);
+    free(quoted);
+    free(path);
+}
+END_TEST
+
+START_TEST(invalid_json_names_line_and_column)
+{
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL, *prefix;
+    int rc, line = 0, col = 0, n = 0;
+
+    rc = load_text(&cfg, "{\n  \"threads\": 4,\n  oops: 1\n}\n", &path, &err);
+    ck_assert_int_eq(rc, -EINVAL);
+    ck_assert_ptr_nonnull(err);
+    prefix = xasprintf("%s:", path);
+    ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0, "does not start with file: %s",
+                  err);
+    ck_assert_msg(sscanf(err + strlen(prefix), "%d:%d:%n", &line, &col, &n) == 2 && n > 0,
+                  "no line:column in: %s", err);
+    ck_assert_int_eq(line, 3);
+    ck_assert_int_ge(col, 1);
+    ck_assert_int_le(col, 8);
+    free(err);
+    free(prefix);
+    free(path);
+
+    /* Trailing garbage after the object, on line 2. */
+    rc = load_text(&cfg, "{\"threads\": 4}\n}\n", &path, &err);
+    ck_assert_int_eq(rc, -EINVAL);
+    prefix = xasprintf("%s:2:", path);
+    ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0, "expected %s...: %s", prefix, err);
+    free(err);
+    free(prefix);
+    cairn_config_free(&cfg);
+    free(path);
+}
+END_TEST
+
+START_TEST(non_object_is_refused)
+{
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL;
+
+    ck_assert_int_eq(load_text(&cfg, "[1, 2]\n", &path, &err), -EINVAL);
+    ck_assert_ptr_nonnull(err);
+    ck_assert_msg(strstr(err, path) != NULL, "no file name in: %s", err);
+    free(err);
+    cairn_config_free(&cfg);
+    free(path);
+}
+END_TEST
+
+START_TEST(missing_file_is_named)
+{
+    struct cairn_config cfg = defaults();
+    char *dir = make_dir();
+    char *path = xasprintf("%s/absent.json", dir);
+    char *err = NULL;
+    int rc;
+
+    rc = cairn_config_load_file(&cfg, path, &err);
+    ck_assert_int_lt(rc, 0);
+    ck_assert_ptr_nonnull(err);
+    ck_assert_msg(strstr(err, path) != NULL, "no file name in: %s", err);
+    /* Nothing was changed. */
+    ck_assert_uint_eq(cfg.min_age_ms, 1000);
+    free(err);
+    cairn_config_free(&cfg);
+    free(path);
+    free(dir);
+}
+END_TEST
+
+START_TEST(duplicate_key_is_refused)
+{
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL;
+
+    ck_assert_int_eq(load_text(&cfg, "{\"threads\": 1,\n \"threads\": 2}\n", &path, &err),
+                     -EINVAL);
+    ck_assert_ptr_nonnull(err);
+    ck_assert_msg(strstr(err, path) != NULL, "no file name in: %s", err);
+    ck_assert_msg(strstr(err, "threads") != NULL, "no key in: %s", err);
+    free(err);
+    cairn_config_free(&cfg);
+    free(path);
+}
+END_TEST
+
+/* ---- the command-line form -------------------------------------------- */
+
+START_TEST(set_from_text)
+{
+    struct cairn_config cfg = defaults();
+    char *err = NULL;
+
+    ck_assert_int_eq(cairn_config_set(&cfg, "threads", "8", &err), 0);
+    ck_assert_ptr_null(err);
+    ck_assert_uint_eq(cfg.threads, 8);
+    ck_assert_int_eq(cairn_config_set(&cfg, "threads", "0", &err), 0);
+    ck_assert_uint_eq(cfg.threads, 0);
+    ck_assert_int_eq(cairn_config_set(&cfg, "limits", "extended", &err), 0);
+    ck_assert_int_eq(cfg.limits, CAIRN_LIMITS_EXTENDED);
+    ck_assert_int_eq(cairn_config_set(&cfg, "limits", "official", &err), 0);
+    ck_assert_int_eq(cfg.limits, CAIRN_LIMITS_OFFICIAL);
+    ck_assert_int_eq(cairn_config_set(&cfg, "plugin_dir", "/tmp/p", &err), 0);
+    ck_assert_str_eq(cfg.plugin_dir, "/tmp/p");
+    /* A string that looks like a number stays a string. */
+    ck_assert_int_eq(cairn_config_set(&cfg, "default_variant", "877", &err), 0);
+    ck_assert_str_eq(cfg.default_variant, "877");
+    ck_assert_int_eq(cairn_config_set(&cfg, "keep_inputs", "false", &err), 0);
+    ck_assert_int_eq(cfg.keep_inputs, 0);
+    ck_assert_int_eq(cairn_config_set(&cfg, "log_level", "error", &err), 0);
+    ck_assert_int_eq(cfg.log_level, CAIRN_LOG_ERROR);
+    cairn_config_free(&cfg);
+}
+END_TEST
+
+static const struct {
+    const char *key, *value;
+} bad_set[] = {
+    {"threads", "four"}, {"threads", "-1"},     {"threads", "4x"},  {"threads", ""},
+    {"threads", "2.5"},  {"threads", "100000"}, {"limits", "fast"}, {"limits", "OFFICIAL"},
+    {"limits", ""},      {"max_attempts", "0"}, {"log_level", "loud"},
+};
+
+START_TEST(set_refuses_bad_values)
+{
+    struct cairn_config cfg = defaults();
+    char *err = NULL;
+    int rc;
+
+    ck_assert_int_eq(cairn_config_set(&cfg, "threads", "6", &err), 0);
+    rc = cairn_config_set(&cfg, bad_set[_i].key, bad_set[_i].value, &err);
+    ck_assert_msg(rc == -EINVAL, "%s=\"%s\": rc %d", bad_set[_i].key, bad_set[_i].value, rc);
+    ck_assert_msg(err != NULL, "%s=\"%s\": no message", bad_set[_i].key, bad_set[_i].value);
+    ck_assert_msg(strstr(err, bad_set[_i].key) != NULL, "no key in: %s", err);
+    /* The old value stands. */
+    ck_assert_uint_eq(cfg.threads, 6);
+    ck_assert_int_eq(cfg.limits, CAIRN_LIMITS_OFFICIAL);
+    free(err);
+    cairn_config_free(&cfg);
+}
+END_TEST
+
+START_TEST(set_refuses_unknown_key)
+{
+    struct cairn_config cfg = defaults();
+    char *err = NULL;
+
+    ck_assert_int_eq(cairn_config_set(&cfg, "bogus_key", "1", &err), -EINVAL);
+    ck_assert_ptr_nonnull(err);
+    ck_assert_msg(strstr(err, "bogus_key") != NULL, "no key in: %s", err);
+    free(err);
+    cairn_config_free(&cfg);
+}
+END_TEST
+
+/* ---- copies ----------------------------------------------------------- */
+
+START_TEST(copy_is_independent)
+{
+    struct cairn_config src = defaults(), dst;
+    char *err = NULL;
+
+    ck_assert_int_eq(cairn_config_set(&src, "input_dir", "/in", &err), 0);
+    ck_assert_int_eq(cairn_config_set(&src, "output_dir", "/out", &err), 0);
+    ck_assert_int_eq(cairn_config_set(&src, "default_variant", "stone-game", &err), 0);
+    ck_assert_int_eq(cairn_config_set(&src, "threads", "5", &err), 0);
+    ck_assert_int_eq(cairn_config_copy(&dst, &src), 0);
+
+    ck_assert_str_eq(dst.input_dir, "/in");
+    ck_assert_str_eq(dst.output_dir, "/out");
+    ck_assert_str_eq(dst.default_variant, "stone-game");
+    ck_assert_str_eq(dst.plugin_dir, src.plugin_dir);
+    ck_assert_str_eq(dst.metrics_file, "metrics.prom");
+    ck_assert_uint_eq(dst.threads, 5);
+    /* No string is shared. */
+    ck_assert_ptr_ne(dst.input_dir, src.input_dir);
+    ck_assert_ptr_ne(dst.output_dir, src.output_dir);
+    ck_assert_ptr_ne(dst.plugin_dir, src.plugin_dir);
+    ck_assert_ptr_ne(dst.metrics_file, src.metrics_file);
+    ck_assert_ptr_ne(dst.default_variant, src.default_variant);
+
+    /* Changing and freeing the source leaves the copy intact. */
+    ck_assert_int_eq(cairn_config_set(&src, "input_dir", "/elsewhere", &err), 0);
+    ck_assert_int_eq(cairn_config_set(&src, "threads", "9", &err), 0);
+    ck_assert_str_eq(dst.input_dir, "/in");
+    ck_assert_uint_eq(dst.threads, 5);
+    cairn_config_free(&src);
+    ck_assert_str_eq(dst.input_dir, "/in");
+    ck_assert_str_eq(dst.default_variant, "stone-game");
+    cairn_config_free(&dst);
+}
+END_TEST
+
+START_TEST(copy_of_defaults_keeps_nulls)
+{
+    struct cairn_config src = defaults(), dst;
+
+    ck_assert_int_eq(cairn_config_copy(&dst, &src), 0);
+    ck_assert_ptr_null(dst.input_dir);
+    ck_assert_ptr_null(dst.default_variant);
+    ck_assert_str_eq(dst.metrics_file, "metrics.prom");
+    cairn_config_free(&dst);
+    cairn_config_free(&src);
+}
+END_TEST
+
+/* ---- cairnd --------------------------------------------------------- */
+
+struct run {
+    int status;
+    char *out;
+    char *err;
+};
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *s = NULL;
+    size_t len = 0;
+    FILE *m;
+    int c;
+
+    ck_assert_msg(f != NULL, "open %s: %s", path, strerror(errno));
+    m = open_memstream(&s, &len);
+    ck_assert_ptr_nonnull(m);
+    while ((c = fgetc(f)) != EOF)
+        fputc(c, m);
+    fclose(m);
+    fclose(f);
+    return s;
+}
+
+static struct run run_cairnd(const char *const *args)
+{
+    const char *cairnd = getenv("CAIRN_TEST_CAIRND");
+    char *dir = make_dir();
+    char *out_path = xasprintf("%s/stdout.txt", dir);
+    char *err_path = xasprintf("%s/stderr.txt", dir);
+    char *argv[32];
+    struct run r = {0};
+    size_t n = 0;
+    int st;
+    pid_t pid;
+
+    ck_assert_msg(cairnd != NULL, "CAIRN_TEST_CAIRND is not set (run through meson test)");
+    argv[n++] = (char *)cairnd;
+    while (*args != NULL && n < 31)
+        argv[n++] = (char *)*args++;
+    argv[n] = NULL;
+    fflush(NULL);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int in = open("/dev/null", O_RDONLY);
+        int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
+            dup2(err, 2) < 0)
+            _exit(126);
+        unsetenv("JOURNAL_STREAM");
+        execv(cairnd, argv);
+        _exit(127);
+    }
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    ck_assert_msg(r.status != 126 && r.status != 127, "could not run %s", cairnd);
+    r.out = slurp(out_path);
+    r.err = slurp(err_path);
+    rm_tree(dir);
+    free(out_path);
+    free(err_path);
+    free(dir);
+    return r;
+}
+
+/* A 0755 directory holding a copy of the real stone-game.so. */
+static char *plugin_dir_copy(void)
+{
+    const char *src_dir = getenv("CAIRN_TEST_PLUGIN_DIR");
+    char *dir = make_dir();
+    char *src, *dst;
+    char buf[65536];
+    ssize_t n;
+    int in, out;
+
+    ck_assert_msg(src_dir != NULL, "CAIRN_TEST_PLUGIN_DIR is not set");
+    src = xasprintf("%s/stone-game.so", src_dir);
+    dst = xasprintf("%s/stone-game.so", dir);
+    in = open(src, O_RDONLY);
+    ck_assert_msg(in >= 0, "open %s: %s", src, strerror(errno));
+    out = open(dst, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    ck_assert_int_ge(out, 0);
+    while ((n = read(in, buf, sizeof(buf))) > 0)
+        ck_assert_int_eq(write(out, buf, (size_t)n), n);
+    ck_assert_int_eq(fchmod(out, 0755), 0);
+    close(out);
+    close(in);
+    free(src);
+    free(dst);
+    return dir;
+}
+
+START_TEST(cairnd_check_names_bad_key)
+{
+    static const struct {
+        const char *json, *key;
+    } bad[] = {
+        {"{\"threads\": \"4\"}", "threads"},
+        {"{\"thread_count\": 4}", "thread_count"},
+        {"{\"limits\": \"fast\"}", "limits"},
+    };
+    char *plugins = plugin_dir_copy();
+    size_t i;
+
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char *cfg = write_file("bad.json", bad[i].json);
+        struct run r = run_cairnd(
+            (const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
+
+        ck_assert_msg(r.status == 2, "%s: exit %d, stderr: %s", bad[i].json, r.status, r.err);
+        ck_assert_msg(strstr(r.err, bad[i].key) != NULL, "stderr lacks %s: %s", bad[i].key,
+                      r.err);
+        ck_assert_msg(strstr(r.err, cfg) != NULL, "stderr lacks %s: %s", cfg, r.err);
+        free(r.out);
+        free(r.err);
+        free(cfg);
+    }
+    free(plugins);
+}
+END_TEST
+
+START_TEST(cairnd_check_good_config)
+{
+    char *plugins = plugin_dir_copy();
+    char *cfg = write_file("good.json", "{\"threads\": 2, \"limits\": \"extended\"}\n");
+    struct run r;
+
+    r = run_cairnd((const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
+    ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.out, "stone-game") != NULL, "stdout: %s", r.out);
+    free(r.out);
+    free(r.err);
+
+    /* A bad command-line value is a usage error naming the key. */
+    r = run_cairnd((const char *const[]){"--check", "-c", cfg, "--plugins", plugins,
+                                         "--threads", "many", NULL});
+    ck_assert_msg(r.status == 2, "exit %d, stderr: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.err, "threads") != NULL, "stderr: %s", r.err);
+    free(r.out);
+    free(r.err);
+    free(cfg);
+    free(plugins);
+}
+END_TEST
+
+START_TEST(cairnd_missing_config_is_named)
+{
+    char *plugins = plugin_dir_copy();
+    char *missing = xasprintf("%s/absent.json", plugins);
+    struct run r;
+
+    r = run_cairnd((const char *const[]){"--check", "-c", missing, "--plugins", plugins, NULL});
+    ck_assert_msg(r.status == 2, "exit %d, stderr: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.err, missing) != NULL, "stderr: %s", r.err);
+    free(r.out);
+    free(r.err);
+    free(missing);
+    free(plugins);
+}
+END_TEST
+
+static Suite *config_suite(void)
+{
+    Suite *s = suite_create("config");
+    TCase *tc;
+
+#define CASE(name, fn)       \
+    tc = tcase_create(name); \
+    tcase_add_test(tc, fn);  \
+    suite_add_tcase(s, tc)
+
+    CASE("defaults match the spec", defaults_match_the_spec);
+    CASE("every key loads from a file", every_key_loads);
+    CASE("keys a file does not set keep their values", unset_keys_keep_their_values);
+    CASE("an optional string may be null", optional_string_may_be_null);
+    CASE("an unknown key is refused", unknown_key_is_refused);
+    tc = tcase_create("a wrong type or value is refused naming the key");
+    tcase_add_loop_test(tc, wrong_type_is_refused, 0, (int)(sizeof(wrong) / sizeof(wrong[0])));
+    suite_add_tcase(s, tc);
+    CASE("invalid JSON names file:line:column", invalid_json_names_line_and_column);
+    CASE("a non-object is refused", non_object_is_refused);
+    CASE("a missing file is named", missing_file_is_named);
+    CASE("a duplicate key is refused", duplicate_key_is_refused);
+    CASE("set from text", set_from_text);
+    tc = tcase_create("set refuses bad values");
+    tcase_add_loop_test(tc, set_refuses_bad_values, 0,
+                        (int)(sizeof(bad_set) / sizeof(bad_set[0])));
+    suite_add_tcase(s, tc);
+    CASE("set refuses an unknown key", set_refuses_unknown_key);
+    CASE("a copy is independent", copy_is_independent);
+    CASE("a copy of the defaults keeps the unset strings unset", copy_of_defaults_keeps_nulls);
+    CASE("cairnd --check names the bad key and exits 2", cairnd_check_names_bad_key);
+    CASE("cairnd --check accepts a good config", cairnd_check_good_config);
+    CASE("cairnd names a missing config file", cairnd_missing_config_is_named);
+#undef CASE
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr;
+    int failed;
+
+    if (mkdtemp(root_dir) == NULL) {
+        perror("mkdtemp");
+        return 1;
+    }
+    sr = srunner_create(config_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    rm_tree(root_dir);
+    return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,1075 @@
+/*
+ * test_filter.c - `cairnd --filter` end to end, through the real binary.
+ *
+ * cairnd ($CAIRN_TEST_CAIRND) runs with the plugins of the build
+ * ($CAIRN_TEST_PLUGIN_DIR) and -c pointing at a config file holding {}, so
+ * no system configuration interferes.  Its stdin is a regular file or a
+ * pipe fed by a separate writer process (the two code paths of source.c);
+ * its stdout is collected through a pipe and parsed line by line.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static const char *g_cairnd;
+static const char *g_plugins;
+static const char *g_source_dir;
+static char g_cfg[] = "/tmp/cairn-test-filter-cfg-XXXXXX";
+
+/* ------------------------------------------------------------------ */
+/* Running cairnd                                                      */
+/* ------------------------------------------------------------------ */
+
+enum in_mode { IN_FILE, IN_PIPE };
+
+struct run {
+    struct cairn_buf out;
+    struct cairn_buf err;
+    int exit_code; /* -1 when killed by a signal */
+};
+
+static void read_all(int fd, struct cairn_buf *b)
+{
+    char tmp[65536];
+    ssize_t n;
+
+    for (;;) {
+        n = read(fd, tmp, sizeof(tmp));
+        if (n < 0 && errno == EINTR)
+            continue;
+        ck_assert_msg(n >= 0, "read: %s", strerror(errno));
+        if (n == 0)
+            break;
+        ck_assert_int_eq(cairn_buf_append(b, tmp, (size_t)n), 0);
+    }
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -errno;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* A temporary file holding len bytes of data, open for reading at 0. */
+static int temp_input(const char *data, size_t len)
+{
+    char path[] = "/tmp/cairn-test-filter-in-XXXXXX";
+    int fd = mkstemp(path);
+
+    ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
+    unlink(path);
+    ck_assert_int_eq(write_all(fd, data, len), 0);
+    ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+    return fd;
+}
+
+/* Runs argv (argv[0] is the binary) with stdin from a file or a pipe. */
+static void run_argv(char *const *argv, const char *in, size_t len, enum in_mode mode,
+                     struct run *r)
+{
+    int out[2], inp[2] = {-1, -1}, in_fd = -1, status;
+    char errpath[] = "/tmp/cairn-test-filter-err-XXXXXX";
+    int err_fd = mkstemp(errpath);
+    pid_t pid, writer = -1;
+
+    memset(r, 0, sizeof(*r));
+    ck_assert_msg(err_fd >= 0, "mkstemp: %s", strerror(errno));
+    unlink(errpath);
+    ck_assert_int_eq(pipe(out), 0);
+    if (mode == IN_FILE) {
+        in_fd = temp_input(in, len);
+    } else {
+        ck_assert_int_eq(pipe(inp), 0);
+        writer = fork();
+        ck_assert_msg(writer >= 0, "fork: %s", strerror(errno));
+        if (writer == 0) {
+            close(inp[0]);
+            close(out[0]);
+            close(out[1]);
+            _exit(write_all(inp[1], in, len) == 0 ? 0 : 1);
+        }
+        close(inp[1]);
+        in_fd = inp[0];
+    }
+    fflush(NULL);
+    pid = fork();
+    ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        dup2(in_fd, 0);
+        dup2(out[1], 1);
+        dup2(err_fd, 2);
+        close(in_fd);
+        close(out[0]);
+        close(out[1]);
+        close(err_fd);
+        signal(SIGPIPE, SIG_DFL);
+        execv(argv[0], argv);
+        fprintf(stderr, "execv %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(in_fd);
+    close(out[1]);
+    read_all(out[0], &r->out);
+    close(out[0]);
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (writer > 0) {
+        int ws;
+        ck_assert_int_eq(waitpid(writer, &ws, 0), writer);
+    }
+    ck_assert_int_eq(lseek(err_fd, 0, SEEK_SET), 0);
+    read_all(err_fd, &r->err);
+    close(err_fd);
+    ck_assert_int_eq(cairn_buf_append(&r->err, "", 1), 0);
+}
+
+/* cairnd -c CFG --filter --plugins DIR [extra...] */
+static void run_filter(const char *const *extra, const char *in, size_t len, enum in_mode mode,
+                       struct run *r)
+{
+    char *argv[32];
+    size_t n = 0, i;
+
+    argv[n++] = (char *)g_cairnd;
+    argv[n++] = "-c";
+    argv[n++] = g_cfg;
+    argv[n++] = "--filter";
+    argv[n++] = "--plugins";
+    argv[n++] = (char *)g_plugins;
+    for (i = 0; extra != NULL && extra[i] != NULL && n < 31; i++)
+        argv[n++] = (char *)extra[i];
+    argv[n] = NULL;
+    run_argv(argv, in, len, mode, r);
+}
+
+static void run_free(struct run *r)
+{
+    cairn_buf_free(&r->out);
+    cairn_buf_free(&r->err);
+}
+
+static const char *mode_name(enum in_mode m)
+{
+    return m == IN_FILE ? "file" : "pipe";
+}
+
+/* Parses the output into lines; fails on a torn or non-JSON line. */
+static json_t **parse_lines(const struct run *r, size_t *n_out, const char *what)
+{
+    const char *p = r->out.data, *end = r->out.data + r->out.len;
+    size_t cap = 16, n = 0;
+    json_t **v = malloc(cap * sizeof(*v));
+
+    ck_assert_ptr_nonnull(v);
+    ck_assert_msg(r->out.len == 0 || end[-1] == '\n', "%s: output does not end in a newline",
+                  what);
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        json_error_t e;
+
+        if (n == cap) {
+            cap *= 2;
+            v = realloc(v, cap * sizeof(*v));
+            ck_assert_ptr_nonnull(v);
+        }
+        v[n] = json_loadb(p, (size_t)(nl - p), JSON_REJECT_DUPLICATES, &e);
+        ck_assert_msg(v[n] != NULL && json_is_object(v[n]),
+                      "%s: output line %zu is not a JSON object (%s): %.*s", what, n + 1, e.text,
+                      (int)((nl - p) > 300 ? 300 : (nl - p)), p);
+        n++;
+        p = nl + 1;
+    }
+    *n_out = n;
+    return v;
+}
+
+static void free_lines(json_t **v, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        json_decref(v[i]);
+    free(v);
+}
+
+static const char *status_of(const json_t *j)
+{
+    const char *s = json_string_value(json_object_get(j, "status"));
+    return s ? s : "(none)";
+}
+
+static const char *code_of(const json_t *j)
+{
+    const char *s = json_string_value(json_object_get(json_object_get(j, "error"), "code"));
+    return s ? s : "(none)";
+}
+
+static int64_t line_of(const json_t *j)
+{
+    return (int64_t)json_integer_value(json_object_get(j, "line"));
+}
+
+/* Physical numbers of the non-blank lines of in (SPEC section 2). */
+static size_t nonblank_lines(const char *in, size_t len, uint64_t *nos, size_t cap)
+{
+    size_t pos = 0, n = 0;
+    uint64_t no = 0;
+
+    while (pos < len) {
+        const char *p = in + pos, *nl = memchr(p, '\n', len - pos);
+        size_t k = nl ? (size_t)(nl - p) : len - pos, i;
+        int blank = 1;
+
+        pos += k + (nl != NULL);
+        no++;
+        if (no == 1 && k >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+            p += 3, k -= 3;
+        for (i = 0; i < k; i++)
+            if (p[i] != ' ' && p[i] != '\t' && !(p[i] == '\r' && i == k - 1))
+                blank = 0;
+        if (!blank) {
+            if (n < cap)
+                nos[n] = no;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Inputs                                                              */
+/* ------------------------------------------------------------------ */
+
+static uint64_t g_rng;
+
+static uint64_t rng_next(void)
+{
+    uint64_t z = (g_rng += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* n records of all three games, with ids, moves, expected answers and
+ * a sprinkling of broken lines, blank lines and CRLF. */
+static char *mixed_records(size_t n, uint64_t seed, size_t *len)
+{
+    struct cairn_buf b = {0};
+    size_t i, k;
+
+    g_rng = seed;
+    for (i = 0; i < n; i++) {
+        uint64_t r = rng_next();
+        size_t m = 1 + (size_t)(r % 16);
+        int rc = 0;
+
+        switch (r % 23) {
+        case 0:
+            rc |= cairn_buf_puts(&b, "{\"variant\":\"stone-game\",\"input\":");
+            break;
+        case 1:
+            rc |= cairn_buf_puts(&b, "  ");
+            break;
+        case 2:
+            rc |= cairn_buf_printf(&b, "{\"id\":%zu,\"variant\":\"nope\",\"input\":{}}", i);
+            break;
+        case 3:
+            rc |= cairn_buf_printf(&b, "{\"id\":%zu,\"variant\":\"stone-game\","
+                                       "\"input\":{\"piles\":[1,2,3]}}",
+                                   i);
+            break;
+        default: {
+            static const char *const v[] = {"stone-game", "stone-game-ii", "stone-game-iii",
+                                            "877", "1140", "1406"};
+            int g = (int)((r >> 8) % 6);
+            int sg1 = g % 3 == 0;
+            int64_t sum = 0;
+
+            if (sg1)
+                m = 2 * (m / 2 + 1);
+            rc |= cairn_buf_printf(&b, "{\"id\":\"m%zu\",\"variant\":\"%s\",\"input\":{\"%s\":[",
+                                   i, v[g], g % 3 == 2 ? "stoneValue" : "piles");
+            for (k = 0; k < m; k++) {
+                int64_t x = g % 3 == 2 ? (int64_t)(rng_next() % 2001) - 1000
+                                       : (int64_t)(rng_next() % 500) + 1;
+                if (sg1 && k == m - 1 && (sum + x) % 2 == 0)
+                    x = x == 500 ? 499 : x + 1;
+                sum += x;
+                rc |= cairn_buf_printf(&b, "%s%" PRId64, k ? "," : "", x);
+            }
+            rc |= cairn_buf_puts(&b, "]}");
+            if (r % 5 == 0)
+                rc |= cairn_buf_puts(&b, ",\"options\":{\"moves\":true}");
+            rc |= cairn_buf_puts(&b, "}");
+        }
+        }
+        rc |= cairn_buf_puts(&b, r % 11 == 0 ? "\r\n" : "\n");
+        ck_assert_int_eq(rc, 0);
+    }
+    *len = b.len;
+    return b.data;
+}
+
+/* The official examples of SPEC section 1, each with its answer. */
+static const struct {
+    const char *record;
+    const char *answer;
+} examples[] = {
+    {"{\"id\":\"e1\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":true}",
+     "true"},
+    {"{\"id\":\"e2\",\"variant\":\"stone-game\",\"input\":{\"piles\":[3,7,2,3]},\"expected\":true}",
+     "true"},
+    {"{\"id\":\"e3\",\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[2,7,9,4,4]},"
+     "\"expected\":10}",
+     "10"},
+    {"{\"id\":\"e4\",\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5,100]},"
+     "\"expected\":104}",
+     "104"},
+    {"{\"id\":\"e5\",\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5]},"
+     "\"expected\":8}",
+     "8"},
+    {"{\"id\":\"e6\",\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},"
+     "\"expected\":\"Bob\"}",
+     "\"Bob\""},
+    {"{\"id\":\"e7\",\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,-9]},"
+     "\"expected\":\"Alice\"}",
+     "\"Alice\""},
+    {"{\"id\":\"e8\",\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,6]},"
+     "\"expected\":\"Tie\"}",
+     "\"Tie\""},
+};
+#define N_EXAMPLES (sizeof(examples) / sizeof(examples[0]))
+
+/* ------------------------------------------------------------------ */
+/* Tests                                                               */
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_official_examples)
+{
+    struct cairn_buf in = {0};
+    size_t i, n;
+    int m;
+
+    for (i = 0; i < N_EXAMPLES; i++)
+        ck_assert_int_eq(cairn_buf_printf(&in, "%s\n", examples[i].record), 0);
+    for (m = IN_FILE; m <= IN_PIPE; m++) {
+        struct run r;
+        json_t **v;
+
+        run_filter(NULL, in.data, in.len, (enum in_mode)m, &r);
+        ck_assert_msg(r.exit_code == 0, "%s: exit %d, stderr: %s", mode_name(m), r.exit_code,
+                      r.err.data);
+        v = parse_lines(&r, &n, mode_name(m));
+        ck_assert_uint_eq(n, N_EXAMPLES);
+        for (i = 0; i < n; i++) {
+            json_t *want = json_loads(examples[i].answer, JSON_DECODE_ANY, NULL);
+            char id[8];
+
+            snprintf(id, sizeof(id), "e%zu", i + 1);
+            ck_assert_int_eq(line_of(v[i]), (int64_t)i + 1);
+            ck_assert_str_eq(status_of(v[i]), "ok");
+            ck_assert_str_eq(json_string_value(json_object_get(v[i], "id")), id);
+            ck_assert_msg(json_equal(json_object_get(v[i], "answer"), want),
+                          "%s: example %zu: answer is not %s", mode_name(m), i + 1,
+                          examples[i].answer);
+            ck_assert_msg(json_is_true(json_object_get(v[i], "match")),
+                          "%s: example %zu does not match", mode_name(m), i + 1);
+            json_decref(want);
+        }
+        free_lines(v, n);
+        run_free(&r);
+    }
+    cairn_buf_free(&in);
+}
+END_TEST
+
+START_TEST(test_line_numbers_and_errors)
+{
+    static const char in[] =
+        "\n"                                                                    /* 1 blank */
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n"          /* 2 ok */
+        "this is not json\n"                                                    /* 3 */
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]}}\n" /* 4 ok */
+        "   \r\n"                                                               /* 5 blank */
+        "[1,2]\r\n"                                                             /* 6 */
+        "{\"variant\":\"1140\",\"input\":{\"piles\":[1,2,3,4,5]}}\r\n"             /* 7 ok */
+        "{\"variant\":\"stone-game-v\",\"input\":{}}\n"                         /* 8 */
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]}}\n"                 /* 9 ok */
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,\"4\",5]}}\n"      /* 10 */
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n"          /* 11 ok */
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4]}}\n"            /* 12 */
+        "\t\n"                                                                  /* 13 blank */
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";           /* 14, no \n */
+    static const struct {
+        int line;
+        const char *status, *code;
+    } want[] = {{2, "ok", NULL},
+                {3, "error", "bad_json"},
+                {4, "ok", NULL},
+                {6, "error", "bad_record"},
+                {7, "ok", NULL},
+                {8, "error", "unknown_variant"},
+                {9, "ok", NULL},
+                {10, "error", "invalid_input"},
+                {11, "ok", NULL},
+                {12, "error", "constraint"},
+                {14, "ok", NULL}};
+    size_t nw = sizeof(want) / sizeof(want[0]), i, n;
+    int m;
+
+    for (m = IN_FILE; m <= IN_PIPE; m++) {
+        struct run r;
+        json_t **v;
+
+        run_filter(NULL, in, sizeof(in) - 1, (enum in_mode)m, &r);
+        ck_assert_msg(r.exit_code == 0, "%s: exit %d, stderr: %s", mode_name(m), r.exit_code,
+                      r.err.data);
+        v = parse_lines(&r, &n, mode_name(m));
+        ck_assert_uint_eq(n, nw);
+        for (i = 0; i < n; i++) {
+            ck_assert_msg(line_of(v[i]) == want[i].line, "%s: output %zu has line %" PRId64
+                          ", want %d", mode_name(m), i + 1, line_of(v[i]), want[i].line);
+            ck_assert_str_eq(status_of(v[i]), want[i].status);
+            if (want[i].code != NULL)
+                ck_assert_str_eq(code_of(v[i]), want[i].code);
+        }
+        free_lines(v, n);
+        run_free(&r);
+    }
+}
+END_TEST
+
+START_TEST(test_every_line_answered_in_order)
+{
+    size_t len, n, i, n_want;
+    char *in = mixed_records(3000, 5, &len);
+    uint64_t *nos = malloc(3000 * sizeof(*nos));
+    int m;
+
+    ck_assert_ptr_nonnull(nos);
+    n_want = nonblank_lines(in, len, nos, 3000);
+    for (m = IN_FILE; m <= IN_PIPE; m++) {
+        struct run r;
+        json_t **v;
+
+        run_filter(NULL, in, len, (enum in_mode)m, &r);
+        ck_assert_msg(r.exit_code == 0, "exit %d, stderr: %s", r.exit_code, r.err.data);
+        v = parse_lines(&r, &n, mode_name(m));
+        ck_assert_uint_eq(n, n_want);
+        for (i = 0; i < n; i++) {
+            const char *st = status_of(v[i]);
+            ck_assert_msg(line_of(v[i]) == (int64_t)nos[i],
+                          "%s: output %zu has line %" PRId64 ", want %" PRIu64, mode_name(m),
+                          i + 1, line_of(v[i]), nos[i]);
+            ck_assert_msg(strcmp(st, "ok") == 0 || strcmp(st, "error") == 0,
+                          "status %s on line %zu", st, i + 1);
+        }
+        free_lines(v, n);
+        run_free(&r);
+    }
+    free(nos);
+    free(in);
+}
+END_TEST
+
+START_TEST(test_threads_give_identical_output)
+{
+    size_t len;
+    char *in = mixed_records(4000, 77, &len);
+    static const char *const t1[] = {"--threads", "1", NULL};
+    static const char *const t2[] = {"--threads", "2", NULL};
+    static const char *const t4[] = {"--threads", "4", NULL};
+    struct run a, b, c, d;
+
+    run_filter(t1, in, len, IN_FILE, &a);
+    run_filter(t2, in, len, IN_FILE, &b);
+    run_filter(t2, in, len, IN_PIPE, &c);
+    run_filter(t4, in, len, IN_PIPE, &d);
+    ck_assert_int_eq(a.exit_code, 0);
+    ck_assert_int_eq(b.exit_code, 0);
+    ck_assert_int_eq(c.exit_code, 0);
+    ck_assert_int_eq(d.exit_code, 0);
+    ck_assert_uint_gt(a.out.len, 0);
+    ck_assert_msg(a.out.len == b.out.len && memcmp(a.out.data, b.out.data, a.out.len) == 0,
+                  "--threads 1 and --threads 2 differ (file)");
+    ck_assert_msg(a.out.len == c.out.len && memcmp(a.out.data, c.out.data, a.out.len) == 0,
+                  "--threads 1 (file) and --threads 2 (pipe) differ");
+    ck_assert_msg(a.out.len == d.out.len && memcmp(a.out.data, d.out.data, a.out.len) == 0,
+                  "--threads 1 (file) and --threads 4 (pipe) differ");
+    run_free(&a);
+    run_free(&b);
+    run_free(&c);
+    run_free(&d);
+    free(in);
+}
+END_TEST
+
+START_TEST(test_twenty_thousand_records_in_order)
+{
+    struct cairn_buf in = {0};
+    size_t i, n;
+    int m;
+
+    g_rng = 12345;
+    for (i = 0; i < 20000; i++) {
+        size_t k, len = 1 + (size_t)(rng_next() % 20);
+        ck_assert_int_eq(cairn_buf_printf(&in, "{\"id\":%zu,\"variant\":\"stone-game-iii\","
+                                               "\"input\":{\"stoneValue\":[",
+                                          i),
+                         0);
+        for (k = 0; k < len; k++)
+            ck_assert_int_eq(
+                cairn_buf_printf(&in, "%s%d", k ? "," : "", (int)(rng_next() % 2001) - 1000),
+                0);
+        ck_assert_int_eq(cairn_buf_puts(&in, "]}}\n"), 0);
+    }
+    for (m = IN_FILE; m <= IN_PIPE; m++) {
+        struct run r;
+        json_t **v;
+
+        run_filter(NULL, in.data, in.len, (enum in_mode)m, &r);
+        ck_assert_msg(r.exit_code == 0, "exit %d, stderr: %s", r.exit_code, r.err.data);
+        v = parse_lines(&r, &n, mode_name(m));
+        ck_assert_uint_eq(n, 20000);
+        for (i = 0; i < n; i++) {
+            ck_assert_msg(line_of(v[i]) == (int64_t)i + 1 &&
+                              json_integer_value(json_object_get(v[i], "id")) == (json_int_t)i,
+                          "%s: output %zu is out of order", mode_name(m), i + 1);
+            ck_assert_str_eq(status_of(v[i]), "ok");
+        }
+        free_lines(v, n);
+        run_free(&r);
+    }
+    cairn_buf_free(&in);
+}
+END_TEST
+
+START_TEST(test_limits_flag_changes_default)
+{
+    static const char in[] =
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[1,2,3]}}\n"
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[1,2,3]},"
+        "\"options\":{\"limits\":\"official\"}}\n"
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[5000,-2000,0]}}\n";
+    static const char *const ext[] = {"--limits", "extended", NULL};
+    static const char *const off[] = {"--limits", "official", NULL};
+    struct run r;
+    json_t **v;
+    size_t n;
+
+    run_filter(NULL, in, sizeof(in) - 1, IN_FILE, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    v = parse_lines(&r, &n, "default limits");
+    ck_assert_uint_eq(n, 3);
+    ck_assert_str_eq(code_of(v[0]), "constraint");
+    ck_assert_str_eq(code_of(v[1]), "constraint");
+    ck_assert_str_eq(code_of(v[2]), "constraint");
+    free_lines(v, n);
+    run_free(&r);
+
+    run_filter(ext, in, sizeof(in) - 1, IN_PIPE, &r);
+    ck_assert_msg(r.exit_code == 0, "exit %d, stderr: %s", r.exit_code, r.err.data);
+    v = parse_lines(&r, &n, "--limits extended");
+    ck_assert_uint_eq(n, 3);
+    ck_assert_str_eq(status_of(v[0]), "ok");
+    ck_assert(json_is_true(json_object_get(v[0], "answer")));
+    ck_assert_int_eq(json_integer_value(json_object_get(v[0], "alice")), 4);
+    ck_assert_int_eq(json_integer_value(json_object_get(v[0], "bob")), 2);
+    ck_assert_str_eq(code_of(v[1]), "constraint"); /* the record's own option wins */
+    ck_assert_str_eq(status_of(v[2]), "ok");
+    ck_assert_str_eq(json_string_value(json_object_get(v[2], "answer")), "Alice");
+    free_lines(v, n);
+    run_free(&r);
+
+    run_filter(off, in, sizeof(in) - 1, IN_FILE, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    v = parse_lines(&r, &n, "--limits official");
+    ck_assert_uint_eq(n, 3);
+    ck_assert_str_eq(code_of(v[0]), "constraint");
+    free_lines(v, n);
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(test_empty_input)
+{
+    static const char *const inputs[] = {"", "\n\n", "  \r\n"};
+    size_t i;
+    int m;
+
+    for (i = 0; i < 3; i++)
+        for (m = IN_FILE; m <= IN_PIPE; m++) {
+            struct run r;
+            run_filter(NULL, inputs[i], strlen(inputs[i]), (enum in_mode)m, &r);
+            ck_assert_int_eq(r.exit_code, 0);
+            ck_assert_uint_eq(r.out.len, 0);
+            run_free(&r);
+        }
+}
+END_TEST
+
+START_TEST(test_usage_errors_exit_2)
+{
+    static const char *const bogus[] = {"--bogus", NULL};
+    static const char *const extra[] = {"stray-argument", NULL};
+    static const char *const threads[] = {"--threads", "many", NULL};
+    static const char *const limits[] = {"--limits", "huge", NULL};
+    struct run r;
+
+    run_filter(bogus, "", 0, IN_FILE, &r);
+    ck_assert_msg(r.exit_code == 2, "--bogus: exit %d", r.exit_code);
+    ck_assert_uint_eq(r.out.len, 0);
+    run_free(&r);
+    run_filter(extra, "", 0, IN_FILE, &r);
+    ck_assert_msg(r.exit_code == 2, "stray argument: exit %d", r.exit_code);
+    run_free(&r);
+    run_filter(threads, "", 0, IN_FILE, &r);
+    ck_assert_msg(r.exit_code == 2, "--threads many: exit %d", r.exit_code);
+    ck_assert_msg(strstr(r.err.data, "threads") != NULL, "stderr does not name threads: %s",
+                  r.err.data);
+    run_free(&r);
+    run_filter(limits, "", 0, IN_FILE, &r);
+    ck_assert_msg(r.exit_code == 2, "--limits huge: exit %d", r.exit_code);
+    ck_assert_msg(strstr(r.err.data, "limits") != NULL, "stderr does not name limits: %s",
+                  r.err.data);
+    run_free(&r);
+    {
+        /* No mode at all. */
+        char *argv[] = {(char *)g_cairnd, "-c", g_cfg, "--plugins", (char *)g_plugins, NULL};
+        run_argv(argv, "", 0, IN_FILE, &r);
+        ck_assert_msg(r.exit_code == 2, "no mode: exit %d", r.exit_code);
+        run_free(&r);
+    }
+}
+END_TEST
+
+START_TEST(test_config_and_plugin_errors_exit_2)
+{
+    char dir[] = "/tmp/cairn-test-filter-empty-XXXXXX";
+    struct run r;
+
+    {
+        char *argv[] = {(char *)g_cairnd, "-c", "/nonexistent/cairn.json", "--filter",
+                        "--plugins", (char *)g_plugins, NULL};
+        run_argv(argv, "", 0, IN_FILE, &r);
+        ck_assert_msg(r.exit_code == 2, "missing config: exit %d", r.exit_code);
+        ck_assert_msg(strstr(r.err.data, "/nonexistent/cairn.json") != NULL,
+                      "stderr does not name the file: %s", r.err.data);
+        run_free(&r);
+    }
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    chmod(dir, 0755);
+    {
+        char *argv[] = {(char *)g_cairnd, "-c", g_cfg, "--filter", "--plugins", dir, NULL};
+        run_argv(argv, "{}\n", 3, IN_FILE, &r);
+        ck_assert_msg(r.exit_code == 2, "empty plugin dir: exit %d", r.exit_code);
+        ck_assert_uint_eq(r.out.len, 0);
+        run_free(&r);
+    }
+    rmdir(dir);
+}
+END_TEST
+
+/* A config file holding text; the caller frees the path. */
+static char *temp_config(const char *text)
+{
+    char *path = strdup("/tmp/cairn-test-filter-cfg2-XXXXXX");
+    int fd;
+
+    ck_assert_ptr_nonnull(path);
+    fd = mkstemp(path);
+    ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
+    ck_assert_int_eq(write_all(fd, text, strlen(text)), 0);
+    close(fd);
+    chmod(path, 0644);
+    return path;
+}
+
+START_TEST(test_config_max_line_and_default_variant)
+{
+    char *cfg = temp_config("{\"max_line_bytes\": 200, \"default_variant\": \"1406\"}\n");
+    struct cairn_buf in = {0};
+    size_t i, n;
+    int m;
+
+    ck_assert_int_eq(cairn_buf_puts(&in, "{\"input\":{\"stoneValue\":[1,2,3,7]}}\n"), 0);
+    ck_assert_int_eq(cairn_buf_puts(&in, "{\"id\":\"long\",\"input\":{\"stoneValue\":["), 0);
+    for (i = 0; i < 50000; i++)
+        ck_assert_int_eq(cairn_buf_puts(&in, i ? ",1" : "1"), 0);
+    ck_assert_int_eq(cairn_buf_puts(&in, "]}}\n"), 0);
+    ck_assert_int_eq(cairn_buf_puts(&in, "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]}}"),
+                     0);
+    for (m = IN_FILE; m <= IN_PIPE; m++) {
+        char *argv[] = {(char *)g_cairnd, "-c", cfg, "--filter", "--plugins", (char *)g_plugins,
+                        NULL};
+        struct run r;
+        json_t **v;
+
+        run_argv(argv, in.data, in.len, (enum in_mode)m, &r);
+        ck_assert_msg(r.exit_code == 0, "%s: exit %d, stderr: %s", mode_name(m), r.exit_code,
+                      r.err.data);
+        v = parse_lines(&r, &n, mode_name(m));
+        ck_assert_uint_eq(n, 3);
+        ck_assert_str_eq(status_of(v[0]), "ok");
+        ck_assert_str_eq(json_string_value(json_object_get(v[0], "variant")), "stone-game-iii");
+        ck_assert_int_eq(line_of(v[1]), 2);
+        ck_assert_str_eq(code_of(v[1]), "too_large");
+        ck_assert_int_eq(line_of(v[2]), 3);
+        ck_assert_str_eq(status_of(v[2]), "ok");
+        ck_assert_str_eq(json_string_value(json_object_get(v[2], "variant")), "stone-game");
+        free_lines(v, n);
+        run_free(&r);
+    }
+    unlink(cfg);
+    free(cfg);
+    cairn_buf_free(&in);
+
+    /* A default_variant that names no plugin is a start-up error. */
+    cfg = temp_config("{\"default_variant\": \"stone-game-xl\"}\n");
+    {
+        char *argv[] = {(char *)g_cairnd, "-c", cfg, "--filter", "--plugins", (char *)g_plugins,
+                        NULL};
+        struct run r;
+        run_argv(argv, "", 0, IN_FILE, &r);
+        ck_assert_msg(r.exit_code == 2, "bad default_variant: exit %d", r.exit_code);
+        ck_assert_msg(strstr(r.err.data, "stone-game-xl") != NULL,
+                      "stderr does not name the variant: %s", r.err.data);
+        run_free(&r);
+    }
+    unlink(cfg);
+    free(cfg);
+}
+END_TEST
+
+/* Wait up to ms for fd to be readable. */
+static int wait_readable(int fd, int ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int rc;
+
+    do
+        rc = poll(&p, 1, ms);
+    while (rc < 0 && errno == EINTR);
+    return rc > 0;
+}
+
+START_TEST(test_pipe_answers_before_eof)
+{
+    /* Fit for a co-process (Spark pipe(), an interactive shell): a line
+     * written to the pipe is answered while stdin stays open. */
+    static const char l1[] = "{\"id\":1,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n";
+    static const char l2[] = "{\"id\":2,\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,6]}}\n";
+    int in[2], out[2], status;
+    char buf[4096];
+    ssize_t n;
+    size_t got = 0;
+    pid_t pid;
+
+    ck_assert_int_eq(pipe(in), 0);
+    ck_assert_int_eq(pipe(out), 0);
+    pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        dup2(devnull, 2);
+        close(in[0]);
+        close(in[1]);
+        close(out[0]);
+        close(out[1]);
+        execl(g_cairnd, g_cairnd, "-c", g_cfg, "--filter", "--plugins", g_plugins,
+              (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    ck_assert_int_eq(write_all(in[1], l1, sizeof(l1) - 1), 0);
+    while (got == 0 || buf[got - 1] != '\n') {
+        ck_assert_msg(wait_readable(out[0], 10000),
+                      "no answer to the first line within 10 s while stdin stays open");
+        n = read(out[0], buf + got, sizeof(buf) - 1 - got);
+        ck_assert_msg(n > 0, "cairnd closed stdout early");
+        got += (size_t)n;
+    }
+    buf[got] = '\0';
+    ck_assert_msg(strstr(buf, "\"line\":1") != NULL && strstr(buf, "\"answer\":true") != NULL,
+                  "first answer: %s", buf);
+    ck_assert_int_eq(write_all(in[1], l2, sizeof(l2) - 1), 0);
+    close(in[1]);
+    got = 0;
+    for (;;) {
+        n = read(out[0], buf + got, sizeof(buf) - 1 - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    buf[got] = '\0';
+    ck_assert_msg(strstr(buf, "\"line\":2") != NULL && strstr(buf, "\"answer\":\"Tie\"") != NULL,
+                  "second answer: %s", buf);
+    close(out[0]);
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+END_TEST
+
+START_TEST(test_closed_stdout_exits_1)
+{
+    /* A reader that goes away is a runtime failure (exit 1), not a hang or
+     * a death by SIGPIPE. */
+    struct cairn_buf in = {0};
+    int out[2], in_fd, status;
+    char buf[128];
+    pid_t pid;
+    size_t i;
+
+    for (i = 0; i < 50000; i++)
+        ck_assert_int_eq(cairn_buf_printf(&in, "{\"id\":%zu,\"variant\":\"1406\",\"input\":"
+                                               "{\"stoneValue\":[1,2,3,7]}}\n",
+                                          i),
+                         0);
+    in_fd = temp_input(in.data, in.len);
+    ck_assert_int_eq(pipe(out), 0);
+    pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(in_fd, 0);
+        dup2(out[1], 1);
+        dup2(devnull, 2);
+        close(out[0]);
+        close(out[1]);
+        signal(SIGPIPE, SIG_DFL);
+        execl(g_cairnd, g_cairnd, "-c", g_cfg, "--filter", "--plugins", g_plugins,
+              (char *)NULL);
+        _exit(127);
+    }
+    close(in_fd);
+    close(out[1]);
+    ck_assert_int_gt(read(out[0], buf, sizeof(buf)), 0);
+    close(out[0]);
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status), "cairnd died of signal %d", WTERMSIG(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 1);
+    cairn_buf_free(&in);
+}
+END_TEST
+
+/* ---- the examples folder (*.jsonl) ---------------------------------- */
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    struct cairn_buf b = {0};
+    int fd = open(path, O_RDONLY);
+
+    if (fd < 0)
+        return NULL;
+    read_all(fd, &b);
+    close(fd);
+    ck_assert_int_eq(cairn_buf_append(&b, "", 1), 0);
+    *len = b.len - 1;
+    return b.data;
+}
+
+/* Checks one example file: with NAME.results.jsonl (or NAME.expected.jsonl)
+ * beside it the output must equal it; otherwise every record must be ok
+ * (and match, when it says what it expects), except in files whose name
+ * says they hold errors (error, bad, invalid), where error lines with a
+ * SPEC code are expected too. */
+static void check_example_file(const char *dir, const char *name)
+{
+    static const char *const codes[] = {"bad_json", "bad_record", "unknown_variant",
+                                        "invalid_input", "constraint", "too_large", NULL};
+    size_t len, n, n_want, i, ref_len = 0;
+    char *path, *ref, *in, *want = NULL;
+    uint64_t *nos;
+    int errors_ok = strstr(name, "error") != NULL || strstr(name, "bad") != NULL ||
+                    strstr(name, "invalid") != NULL;
+    int base = (int)(strlen(name) - strlen(".jsonl"));
+    struct run r;
+    json_t **v;
+
+    path = cairn_asprintf("%s/%s", dir, name);
+    ck_assert_ptr_nonnull(path);
+    in = slurp(path, &len);
+    ck_assert_msg(in != NULL, "cannot read %s", path);
+    ref = cairn_asprintf("%s/%.*s.results.jsonl", dir, base, name);
+    ck_assert_ptr_nonnull(ref);
+    want = slurp(ref, &ref_len);
+    if (want == NULL) {
+        free(ref);
+        ref = cairn_asprintf("%s/%.*s.expected.jsonl", dir, base, name);
+        ck_assert_ptr_nonnull(ref);
+        want = slurp(ref, &ref_len);
+    }
+    run_filter(NULL, in, len, IN_FILE, &r);
+    ck_assert_msg(r.exit_code == 0, "%s: exit %d, stderr: %s", path, r.exit_code, r.err.data);
+    if (want != NULL) {
+        ck_assert_msg(r.out.len == ref_len && memcmp(r.out.data, want, ref_len) == 0,
+                      "%s: output differs from %s:\n%s", path, ref, r.out.data);
+    }
+    nos = malloc((len + 1) * sizeof(*nos));
+    ck_assert_ptr_nonnull(nos);
+    n_want = nonblank_lines(in, len, nos, len + 1);
+    v = parse_lines(&r, &n, path);
+    ck_assert_msg(n == n_want, "%s: %zu result lines for %zu records", path, n, n_want);
+    for (i = 0; i < n; i++) {
+        const char *st = status_of(v[i]);
+
+        ck_assert_msg(line_of(v[i]) == (int64_t)nos[i], "%s: result %zu has line %" PRId64
+                      ", want %" PRIu64, path, i + 1, line_of(v[i]), nos[i]);
+        if (strcmp(st, "ok") == 0) {
+            const json_t *match = json_object_get(v[i], "match");
+            ck_assert_msg(match == NULL || json_is_true(match),
+                          "%s line %" PRIu64 ": the answer does not match \"expected\"", path,
+                          nos[i]);
+        } else {
+            const char *code = code_of(v[i]);
+            size_t c;
+            int known = 0;
+
+            for (c = 0; codes[c] != NULL; c++)
+                known |= strcmp(code, codes[c]) == 0;
+            ck_assert_msg(strcmp(st, "error") == 0 && known,
+                          "%s line %" PRIu64 ": status %s, code %s", path, nos[i], st, code);
+            ck_assert_msg(errors_ok || want != NULL,
+                          "%s line %" PRIu64 ": unexpected error %s: %s", path, nos[i], code,
+                          json_string_value(
+                              json_object_get(json_object_get(v[i], "error"), "message")));
+        }
+    }
+    free_lines(v, n);
+    free(nos);
+    free(want);
+    free(in);
+    free(ref);
+    free(path);
+    run_free(&r);
+}
+
+START_TEST(test_examples_directory)
+{
+    struct dirent *e;
+    size_t files = 0;
+    char *dir;
+    DIR *d;
+
+    if (g_source_dir == NULL) {
+        fprintf(stderr, "test_examples_directory: CAIRN_TEST_SOURCE_DIR unset, skipped\n");
+        return;
+    }
+    dir = cairn_asprintf("%s/examples", g_source_dir);
+    ck_assert_ptr_nonnull(dir);
+    d = opendir(dir);
+    if (d == NULL) {
+        fprintf(stderr, "test_examples_directory: %s does not exist yet, skipped\n", dir);
+        free(dir);
+        return;
+    }
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || !ends_with(e->d_name, ".jsonl") ||
+            ends_with(e->d_name, ".results.jsonl") || ends_with(e->d_name, ".expected.jsonl"))
+            continue;
+        check_example_file(dir, e->d_name);
+        files++;
+    }
+    closedir(d);
+    if (files == 0)
+        fprintf(stderr, "test_examples_directory: no *.jsonl in %s, skipped\n", dir);
+    free(dir);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+
+static Suite *filter_suite(void)
+{
+    Suite *s = suite_create("filter");
+    TCase *tc;
+
+    tc = tcase_create("answers");
+    tcase_add_test(tc, test_official_examples);
+    tcase_add_test(tc, test_line_numbers_and_errors);
+    tcase_add_test(tc, test_limits_flag_changes_default);
+    tcase_add_test(tc, test_empty_input);
+    tcase_add_test(tc, test_config_max_line_and_default_variant);
+    tcase_add_test(tc, test_examples_directory);
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("order_and_volume");
+    tcase_add_test(tc, test_every_line_answered_in_order);
+    tcase_add_test(tc, test_threads_give_identical_output);
+    tcase_add_test(tc, test_twenty_thousand_records_in_order);
+    tcase_add_test(tc, test_pipe_answers_before_eof);
+    tcase_set_timeout(tc, 120);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("exit_codes");
+    tcase_add_test(tc, test_usage_errors_exit_2);
+    tcase_add_test(tc, test_config_and_plugin_errors_exit_2);
+    tcase_add_test(tc, test_closed_stdout_exits_1);
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr;
+    int failed, fd;
+
+    g_cairnd = getenv("CAIRN_TEST_CAIRND");
+    g_plugins = getenv("CAIRN_TEST_PLUGIN_DIR");
+    g_source_dir = getenv("CAIRN_TEST_SOURCE_DIR");
+    if (g_cairnd == NULL || g_plugins == NULL || access(g_cairnd, X_OK) != 0) {
+        fprintf(stderr, "test_filter: CAIRN_TEST_CAIRND (the cairnd binary) and "
+                        "CAIRN_TEST_PLUGIN_DIR must be set (meson test sets them)\n");
+        return EXIT_FAILURE;
+    }
+    fd = mkstemp(g_cfg);
+    if (fd < 0 || write_all(fd, "{}\n", 3) != 0) {
+        perror("test_filter: config file");
+        return EXIT_FAILURE;
+    }
+    close(fd);
+    chmod(g_cfg, 0644);
+
+    sr = srunner_create(filter_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    unlink(g_cfg);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,939 @@
+/*
+ * test_loader.c - core/plugin_loader.c and cairnd's --check/--list-plugins.
+ *
+ * Every case builds its own plugin directory: a fresh mkdtemp directory
+ * holding copies (never symlinks, unless the case is about symlinks) of the
+ * real plugins from CAIRN_TEST_PLUGIN_DIR and of the deliberately broken ones
+ * from CAIRN_TEST_BAD_PLUGIN_DIR (tests/bad_plugins/, one defect each).  All
+ * case directories live under one root made by main(), removed at the end
+ * even when a forked case died half-way.
+ */
+#include <check.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "plugin_loader.h"
+
+static char root_dir[] = "/tmp/cairn-test-loader-XXXXXX";
+
+static const char *env_or_die(const char *name)
+{
+    const char *v = getenv(name);
+
+    ck_assert_msg(v != NULL && *v != '\0', "%s is not set (run through meson test)", name);
+    return v;
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    int n;
+
+    va_start(ap, fmt);
+    n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    ck_assert_msg(n >= 0, "out of memory");
+    return s;
+}
+
+/* A fresh, empty directory with mode 0755 (mkdtemp makes 0700). */
+static char *make_dir(void)
+{
+    char *dir = xasprintf("%s/case-XXXXXX", root_dir);
+
+    ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp %s: %s", dir, strerror(errno));
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    return dir;
+}
+
+/* Copies the bytes of src to dir/name and gives the copy exactly `mode`. */
+static void copy_file(const char *src, const char *dir, const char *name, mode_t mode)
+{
+    char *dst = xasprintf("%s/%s", dir, name);
+    char buf[65536];
+    ssize_t n;
+    int in, out;
+
+    in = open(src, O_RDONLY | O_CLOEXEC);
+    ck_assert_msg(in >= 0, "open %s: %s (was it built?)", src, strerror(errno));
+    out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    ck_assert_msg(out >= 0, "create %s: %s", dst, strerror(errno));
+    while ((n = read(in, buf, sizeof(buf))) > 0)
+        ck_assert_msg(write(out, buf, (size_t)n) == n, "write %s: %s", dst, strerror(errno));
+    ck_assert_msg(n == 0, "read %s: %s", src, strerror(errno));
+    /* fchmod, not the open mode: the umask must not decide the test. */
+    ck_assert_int_eq(fchmod(out, mode), 0);
+    ck_assert_int_eq(close(out), 0);
+    close(in);
+    free(dst);
+}
+
+/* The real plugin `name` ("stone-game.so"), copied into dir. */
+static void add_real(const char *dir, const char *name)
+{
+    char *src = xasprintf("%s/%s", env_or_die("CAIRN_TEST_PLUGIN_DIR"), name);
+
+    copy_file(src, dir, name, 0755);
+    free(src);
+}
+
+/* A plugin from tests/bad_plugins/ ("bad_abi.so"), copied into dir. */
+static void add_bad(const char *dir, const char *name)
+{
+    char *src = xasprintf("%s/%s", env_or_die("CAIRN_TEST_BAD_PLUGIN_DIR"), name);
+
+    copy_file(src, dir, name, 0755);
+    free(src);
+}
+
+static void add_all_real(const char *dir)
+{
+    add_real(dir, "stone-game.so");
+    add_real(dir, "stone-game-ii.so");
+    add_real(dir, "stone-game-iii.so");
+}
+
+static void write_text(const char *path, const char *text, mode_t mode)
+{
+    FILE *f = fopen(path, "w");
+
+    ck_assert_msg(f != NULL, "create %s: %s", path, strerror(errno));
+    ck_assert_int_eq(fputs(text, f) >= 0, 1);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(chmod(path, mode), 0);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void rm_tree(const char *dir)
+{
+    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The first error message containing every one of the NULL-terminated
+ * needles, or NULL. */
+static const char *find_error(const struct cairn_registry *reg, ...)
+{
+    size_t i;
+
+    for (i = 0; i < reg->n_errors; i++) {
+        const char *needle;
+        int all = 1;
+        va_list ap;
+
+        va_start(ap, reg);
+        while ((needle = va_arg(ap, const char *)) != NULL)
+            if (strstr(reg->errors[i], needle) == NULL)
+                all = 0;
+        va_end(ap);
+        if (all)
+            return reg->errors[i];
+    }
+    return NULL;
+}
+
+/* All errors on one line each, for failure messages. */
+static char *all_errors(const struct cairn_registry *reg)
+{
+    char *out = xasprintf("%zu error(s):", reg->n_errors);
+    size_t i;
+
+    for (i = 0; i < reg->n_errors; i++) {
+        char *next = xasprintf("%s\n  %s", out, reg->errors[i]);
+        free(out);
+        out = next;
+    }
+    return out;
+}
+
+#define ASSERT_ERROR(reg, ...)                                                        \
+    do {                                                                              \
+        if (find_error((reg), __VA_ARGS__, (const char *)NULL) == NULL) {             \
+            char *list_ = all_errors(reg);                                            \
+            ck_abort_msg("no error mentions all of [%s]; %s", #__VA_ARGS__, list_);  \
+        }                                                                             \
+    } while (0)
+
+/* The plugin found under `key` must be the one named `name`. */
+static void assert_finds(const struct cairn_registry *reg, const char *key, const char *name)
+{
+    const struct cairn_plugin_handle *h = cairn_registry_find(reg, key);
+
+    ck_assert_msg(h != NULL, "\"%s\" not found", key);
+    ck_assert_str_eq(h->desc->name, name);
+}
+
+/* ---- the real plugins ---------------------------------------------- */
+
+START_TEST(real_plugins_load_and_resolve)
+{
+    struct cairn_registry reg = {0};
+    char *dir = make_dir();
+    char *path;
+    int rc;
+
+    add_all_real(dir);
+    rc = cairn_registry_load(&reg, dir);
+    ck_assert_msg(rc == 0, "rc %d, %s", rc, all_errors(&reg));
+    ck_assert_uint_eq(reg.n_plugins, 3);
+    ck_assert_uint_eq(reg.n_errors, 0);
+
+    assert_finds(&reg, "stone-game", "stone-game");
+    assert_finds(&reg, "stone-game-ii", "stone-game-ii");
+    assert_finds(&reg, "stone-game-iii", "stone-game-iii");
+    assert_finds(&reg, "877", "stone-game");
+    assert_finds(&reg, "1140", "stone-game-ii");
+    assert_finds(&reg, "1406", "stone-game-iii");
+
+    /* Exact matches only: no prefixes, no case folding. */
+    ck_assert_ptr_null(cairn_registry_find(&reg, "no-such-game"));
+    ck_assert_ptr_null(cairn_registry_find(&reg, "stone"));
+    ck_assert_ptr_null(cairn_registry_find(&reg, "Stone-Game"));
+    ck_assert_ptr_null(cairn_registry_find(&reg, "87"));
+    ck_assert_ptr_null(cairn_registry_find(&reg, ""));
+
+    /* Each handle remembers the file it came from. */
+    path = xasprintf("%s/stone-game-ii.so", dir);
+    ck_assert_str_eq(cairn_registry_find(&reg, "1140")->path, path);
+    ck_assert_uint_eq(cairn_registry_find(&reg, "1140")->desc->abi_major, CAIRN_PLUGIN_ABI_MAJOR);
+
+    free(path);
+    cairn_registry_free(&reg);
+    rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(empty_directory_loads_nothing)
+{
+    struct cairn_registry reg = {0};
+    char *dir = make_dir();
+
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), 0);
+    ck_assert_uint_eq(reg.n_plugins, 0);
+    ck_assert_uint_eq(reg.n_errors, 0);
+    ck_assert_ptr_null(cairn_registry_find(&reg, "stone-game"));
+    cairn_registry_free(&reg);
+    rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(files_not_named_so_are_ignored)
+{
+    struct cairn_registry reg = {0};
+    char *dir = make_dir();
+    char *txt = xasprintf("%s/README.txt", dir);
+    char *soish = xasprintf("%s/stone-game.so.bak", dir);
+
+    add_real(dir, "stone-game.so");
+    write_text(txt, "not a plugin\n", 0644);
+    write_text(soish, "not a plugin either\n", 0644);
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), 0);
+    ck_assert_uint_eq(reg.n_plugins, 1);
+    ck_assert_uint_eq(reg.n_errors, 0);
+    cairn_registry_free(&reg);
+    rm_tree(dir);
+    free(txt);
+    free(soish);
+    free(dir);
+}
+END_TEST
+
+/* ---- one refusal per broken plugin ----------------------------------- */
+
+START_TEST(wrong_abi_version_is_refused)
+{
+    struct cairn_registry reg = {0};
+    char *dir = make_dir();
+    char *bad = xasprintf("%s/bad_abi.so", dir);
+
+    add_all_real(dir);
+    add_bad(dir, "bad_abi.so");
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 1);
+    ASSERT_ERROR(&reg, bad, "ABI version");
+    ck_assert_uint_eq(reg.n_plugins, 3);
+    ck_assert_ptr_null(cairn_registry_find(&reg, "bad-abi"));
+    ck_assert_ptr_null(cairn_registry_find(&reg, "bad-abi-alias"));
+    cairn_registry_free(&reg);
+    rm_tree(dir);
+    free(bad);
+    free(dir);
+}
+END_TEST
+
+START_TEST(duplicate_alias_names_both_files)
+{
+    struct cairn_registry reg = {0};
+    char *dir = make_dir();
+    char *dup = xasprintf("%s/dup_alias.so", dir);
+    char *sg = xasprintf("%s/stone-game.so", dir);
+    const struct cairn_plugin_handle *h;
+
+    add_real(dir, "stone-game.so");
+    add_bad(dir, "dup_alias.so");
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 1);
+    ASSERT_ERROR(&reg, dup, sg, "\"877\"", "already taken by");
+    /* One of the two won; "877" is unambiguous. */
+    ck_assert_uint_eq(reg.n_plugins, 1);
+    h = cairn_registry_find(&reg, "877");
+    ck_assert_ptr_nonnull(h);
+    ck_assert_ptr_eq(h, &reg.plugins[0]);
+    cairn_registry_free(&reg);
+    rm_tree(dir);
+    free(dup);
+    free(sg);
+    free(dir);
+}
+END_TEST
+
+START_TEST(duplicate_name_names_both_files)
+{
+    struct cairn_registry reg = {0};
+    char *dir = make_dir();
+    char *a = xasprintf("%s/stone-game.so", dir);
+    char *b = xasprintf("%s/stone-game-copy.so", dir);
+
+    add_real(dir, "stone-game.so");
+    copy_file(a, dir, "stone-game-copy.so", 0755);
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 1);
+    ASSERT_ERROR(&reg, a, b, "\"stone-game\"", "already taken by");
+    ck_assert_uint_eq(reg.n_plugins, 1);
+    cairn_registry_free(&reg);
+    rm_tree(dir);
+    free(a);
+    free(b);
+    free(dir);
+}
+END_TEST
+
+START_TEST(writable_directory_is_refused)
+{
+    static const mode_t modes[] = {0775, 0757, 0777};
+    size_t i;
+
+    for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+        struct cairn_registry reg = {0};
+        char *dir = make_dir();
+
+        add_all_real(dir);
+        ck_assert_int_eq(chmod(dir, modes[i]), 0);
+        ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+        ASSERT_ERROR(&reg, dir, "writable by group or others");
+        /* Nothing in it is trusted. */
+        ck_assert_uint_eq(reg.n_plugins, 0);
+        cairn_registry_free(&reg);
+        rm_tree(dir);
+        free(dir);
+    }
+}
+END_TEST
+
+START_TEST(writable_file_is_refused)
+{
+    static const mode_t modes[] = {0666, 0775, 0757};
+    size_t i;
+
+    for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+        struct cairn_registry reg = {0};
+        char *dir = make_dir();
+        char *path = xasprintf("%s/stone-game.so", dir);
+
+        add_all_real(dir);
+        ck_assert_int_eq(chmod(path, modes[i]), 0);
+        ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+        ck_assert_uint_eq(reg.n_errors, 1);
+        ASSERT_ERROR(&reg, path, "writable by group or others");
+        ck_assert_uint_eq(reg.n_plugins, 2);
+        ck_assert_ptr_null(cairn_registry_find(&reg, "877"));
+        cairn_registry_free(&reg);
+        rm_tree(dir);
+        free(path);
+        free(dir);
+    }
+}
+END_TEST
+
+START_TEST(read_only_file_is_accepted)
+{
+    struct cairn_registry reg = {0};
+    char *dir = make_dir();
+    char *path = xasprintf("%s/stone-game.so", dir);
+
+    add_real(dir, "stone-game.so");
+    ck_assert_int_eq(chmod(path, 0444), 0);
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), 0);
+    ck_assert_uint_eq(reg.n_plugins, 1);
+    cairn_registry_free(&reg);
+    rm_tree(dir);
+    free(path);
+    free(dir);
+}
+END_TEST
+
+START_TEST(missing_entry_symbol_is_refused)
+{
+    struct cairn_registry reg = {0};
+    char *dir = make_dir();
+    char *bad = xasprintf("%s/no_entry.so", dir);
+
+    add_bad(dir, "no_entry.so");
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 1);
+    ASSERT_ERROR(&reg, bad, "no symbol cairn_plugin_entry");
+    ck_assert_uint_eq(reg.n_plugins, 0);
+    cairn_registry_free(&reg);
+    rm_tree(dir);
+    free(bad);
+    free(dir);
+}
+END_TEST
+
+START_TEST(unresolved_symbol_is_refused_at_load)
+{
+    struct cairn_registry reg = {0};
+    char *dir = make_dir();
+    char *bad = xasprintf("%s/undefined_symbol.so", dir);
+    char *expected;
+    void *dl;
+
+    add_bad(dir, "undefined_symbol.so");
+    /* What dlopen itself says about this file is what the operator must see. */
+    dl = dlopen(bad, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(dl == NULL, "undefined_symbol.so loaded: the fixture is not broken");
+    expected = strdup(dlerror());
+    ck_assert_ptr_nonnull(expected);
+    ck_assert_ptr_nonnull(strstr(expected, "cairn_test_symbol_that_exists_nowhere"));
+
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 1);
+    ASSERT_ERROR(&reg, bad, "cannot load", expected);
+    ck_assert_uint_eq(reg.n_plugins, 0);
+    cairn_registry_free(&reg);
+    rm_tree(dir);
+    free(expected);
+    free(bad);
+    free(dir);
+}
+END_TEST
+
+START_TEST(malformed_descriptor_is_refused)
+{
+    struct cairn_registry reg = {0};
+    char *dir = make_dir();
+    char *bad = xasprintf("%s/bad_descriptor.so", dir);
+
+    add_bad(dir, "bad_descriptor.so");
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 1);
+    ASSERT_ERROR(&reg, bad, "descriptor", "solve");
+    ck_assert_uint_eq(reg.n_plugins, 0);
+    ck_assert_ptr_null(cairn_registry_find(&reg, "bad-descriptor"));
+    cairn_registry_free(&reg);
+    rm_tree(dir);
+    free(bad);
+    free(dir);
+}
+END_TEST
+
+START_TEST(symlink_is_refused)
+{
+    struct cairn_registry reg = {0};
+    char *dir = make_dir();
+    char *target = xasprintf("%s/stone-game.so", dir);
+    char *link = xasprintf("%s/x.so", dir);
+
+    add_real(dir, "stone-game.so");
+    ck_assert_int_eq(symlink(target, link), 0);
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 1);
+    ASSERT_ERROR(&reg, link, "not a regular file");
+    /* The real file it points at still loads, once. */
+    ck_assert_uint_eq(reg.n_plugins, 1);
+    ck_assert_str_eq(reg.plugins[0].path, target);
+    cairn_registry_free(&reg);
+    rm_tree(dir);
+    free(target);
+    free(link);
+    free(dir);
+}
+END_TEST
+
+START_TEST(directory_named_so_is_refused)
+{
+    struct cairn_registry reg = {0};
+    char *dir = make_dir();
+    char *sub = xasprintf("%s/sub.so", dir);
+
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ASSERT_ERROR(&reg, sub, "not a regular file");
+    cairn_registry_free(&reg);
+    rm_tree(dir);
+    free(sub);
+    free(dir);
+}
+END_TEST
+
+START_TEST(non_elf_file_is_refused)
+{
+    struct cairn_registry reg = {0};
+    char *dir = make_dir();
+    char *bad = xasprintf("%s/notelf.so", dir);
+
+    write_text(bad, "this is plain text, not an ELF shared object\n", 0644);
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 1);
+    ASSERT_ERROR(&reg, bad, "cannot load");
+    ck_assert_uint_eq(reg.n_plugins, 0);
+    cairn_registry_free(&reg);
+    rm_tree(dir);
+    free(bad);
+    free(dir);
+}
+END_TEST
+
+/* ---- good plugins survive bad neighbours ----------------------------- */
+
+START_TEST(good_plugins_load_beside_bad_ones)
+{
+    static const char *const bad_files[] = {"bad_abi.so", "no_entry.so", "undefined_symbol.so",
+                                            "bad_descriptor.so"};
+    struct cairn_registry reg = {0};
+    char *dir = make_dir();
+    const struct cairn_plugin_handle *h;
+    const int64_t values[] = {1, 2, 3, 40};
+    struct cairn_array in = {.v = values, .n = 4};
+    struct cairn_problem pb = {.inputs = &in, .n_inputs = 1};
+    struct cairn_result res = {0};
+    char msg[128] = "";
+    size_t i;
+
+    add_all_real(dir);
+    add_bad(dir, "good_extra.so");
+    for (i = 0; i < sizeof(bad_files) / sizeof(bad_files[0]); i++)
+        add_bad(dir, bad_files[i]);
+
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 4);
+    for (i = 0; i < sizeof(bad_files) / sizeof(bad_files[0]); i++) {
+        char *path = xasprintf("%s/%s", dir, bad_files[i]);
+        ASSERT_ERROR(&reg, path);
+        free(path);
+    }
+    ck_assert_uint_eq(reg.n_plugins, 4);
+    assert_finds(&reg, "877", "stone-game");
+    assert_finds(&reg, "1140", "stone-game-ii");
+    assert_finds(&reg, "1406", "stone-game-iii");
+    assert_finds(&reg, "good-extra", "good-extra");
+    h = cairn_registry_find(&reg, "9999");
+    ck_assert_ptr_nonnull(h);
+    ck_assert_str_eq(h->desc->name, "good-extra");
+    ck_assert_uint_eq(h->desc->n_inputs, 1);
+    ck_assert_str_eq(h->desc->inputs[0].name, "values");
+
+    /* And it is callable. */
+    ck_assert_int_eq(h->desc->solve(&pb, &res, NULL, msg, sizeof(msg)), CAIRN_OK);
+    ck_assert_int_eq(res.answer, 46);
+
+    cairn_registry_free(&reg);
+    rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
+/* ---- life cycle ------------------------------------------------------- */
+
+START_TEST(free_then_reload_works)
+{
+    struct cairn_registry reg = {0};
+    char *good = make_dir();
+    char *bad = make_dir();
+    int round;
+
+    add_all_real(good);
+    add_bad(bad, "bad_abi.so");
+    add_bad(bad, "good_extra.so");
+
+    for (round = 0; round < 3; round++) {
+        ck_assert_int_eq(cairn_registry_load(&reg, good), 0);
+        ck_assert_uint_eq(reg.n_plugins, 3);
+        ck_assert_uint_eq(reg.n_errors, 0);
+        assert_finds(&reg, "1406", "stone-game-iii");
+        cairn_registry_free(&reg);
+        ck_assert_uint_eq(reg.n_plugins, 0);
+        ck_assert_uint_eq(reg.n_errors, 0);
+        ck_assert_ptr_null(reg.plugins);
+        ck_assert_ptr_null(reg.errors);
+        ck_assert_ptr_null(cairn_registry_find(&reg, "1406"));
+
+        /* Errors from one load do not leak into the next. */
+        ck_assert_int_eq(cairn_registry_load(&reg, bad), -EINVAL);
+        ck_assert_uint_eq(reg.n_errors, 1);
+        ck_assert_uint_eq(reg.n_plugins, 1);
+        assert_finds(&reg, "9999", "good-extra");
+        ck_assert_ptr_null(cairn_registry_find(&reg, "877"));
+        cairn_registry_free(&reg);
+    }
+    rm_tree(good);
+    rm_tree(bad);
+    free(good);
+    free(bad);
+}
+END_TEST
+
+START_TEST(missing_directory_is_named)
+{
+    struct cairn_registry reg = {0};
+    char *dir = make_dir();
+    char *missing = xasprintf("%s/no-such-dir", dir);
+    int rc;
+
+    rc = cairn_registry_load(&reg, missing);
+    ck_assert_int_lt(rc, 0);
+    ck_assert_uint_ge(reg.n_errors, 1);
+    ASSERT_ERROR(&reg, missing);
+    ck_assert_uint_eq(reg.n_plugins, 0);
+    cairn_registry_free(&reg);
+    rm_tree(dir);
+    free(missing);
+    free(dir);
+}
+END_TEST
+
+/* ---- the cairnd binary ------------------------------------------------ */
+
+struct run {
+    int status; /* exit code, or -1 when killed */
+    char *out;
+    char *err;
+};
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *s = NULL;
+    size_t len = 0;
+    FILE *m;
+    int c;
+
+    ck_assert_msg(f != NULL, "open %s: %s", path, strerror(errno));
+    m = open_memstream(&s, &len);
+    ck_assert_ptr_nonnull(m);
+    while ((c = fgetc(f)) != EOF)
+        fputc(c, m);
+    fclose(m);
+    fclose(f);
+    return s;
+}
+
+/* Runs cairnd with argv[1..] (NULL-terminated), stdout/stderr captured in
+ * files inside scratch_dir, stdin from /dev/null, no journald prefixes. */
+static struct run run_cairnd(const char *scratch_dir, const char *const *args)
+{
+    const char *cairnd = env_or_die("CAIRN_TEST_CAIRND");
+    char *out_path = xasprintf("%s/stdout.txt", scratch_dir);
+    char *err_path = xasprintf("%s/stderr.txt", scratch_dir);
+    char *argv[32];
+    struct run r = {0};
+    size_t n = 0;
+    int st;
+    pid_t pid;
+
+    argv[n++] = (char *)cairnd;
+    while (*args != NULL && n < 31)
+        argv[n++] = (char *)*args++;
+    argv[n] = NULL;
+
+    fflush(NULL);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int in = open("/dev/null", O_RDONLY);
+        int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
+            dup2(err, 2) < 0)
+            _exit(126);
+        unsetenv("JOURNAL_STREAM");
+        execv(cairnd, argv);
+        _exit(127);
+    }
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    ck_assert_msg(r.status != 127 && r.status != 126, "could not run %s", cairnd);
+    r.out = slurp(out_path);
+    r.err = slurp(err_path);
+    unlink(out_path);
+    unlink(err_path);
+    free(out_path);
+    free(err_path);
+    return r;
+}
+
+static void run_free(struct run *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* A config file in its own directory, so /etc/cairn/cairn.json never
+ * takes part. */
+static char *write_config(const char *scratch, const char *json)
+{
+    char *path = xasprintf("%s/cairn.json", scratch);
+
+    write_text(path, json, 0644);
+    return path;
+}
+
+/* The output line containing `needle`, copied, or NULL. */
+static char *line_with(const char *text, const char *needle)
+{
+    const char *hit = strstr(text, needle);
+    const char *start, *end;
+
+    if (hit == NULL)
+        return NULL;
+    for (start = hit; start > text && start[-1] != '\n'; start--)
+        ;
+    end = strchr(hit, '\n');
+    if (end == NULL)
+        end = hit + strlen(hit);
+    return strndup(start, (size_t)(end - start));
+}
+
+START_TEST(cairnd_check_good_directory)
+{
+    char *scratch = make_dir();
+    char *plugins = make_dir();
+    char *cfg = write_config(scratch, "{}\n");
+    struct run r;
+
+    add_all_real(plugins);
+    r = run_cairnd(scratch,
+                   (const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
+    ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.out, "stone-game") != NULL, "stdout: %s", r.out);
+    ck_assert_msg(strstr(r.out, "stone-game-ii") != NULL, "stdout: %s", r.out);
+    ck_assert_msg(strstr(r.out, "stone-game-iii") != NULL, "stdout: %s", r.out);
+    run_free(&r);
+
+    /* The same directory given through the file's plugin_dir. */
+    free(cfg);
+    {
+        char *json = xasprintf("{\"plugin_dir\": \"%s\"}\n", plugins);
+        cfg = write_config(scratch, json);
+        free(json);
+    }
+    r = run_cairnd(scratch, (const char *const[]){"--check", "-c", cfg, NULL});
+    ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.out, "stone-game-iii") != NULL, "stdout: %s", r.out);
+    run_free(&r);
+
+    rm_tree(scratch);
+    rm_tree(plugins);
+    free(cfg);
+    free(scratch);
+    free(plugins);
+}
+END_TEST
+
+START_TEST(cairnd_check_bad_plugin_exits_2)
+{
+    static const char *const bad_files[] = {"bad_abi.so", "dup_alias.so", "no_entry.so",
+                                            "undefined_symbol.so", "bad_descriptor.so"};
+    size_t i;
+
+    for (i = 0; i < sizeof(bad_files) / sizeof(bad_files[0]); i++) {
+        char *scratch = make_dir();
+        char *plugins = make_dir();
+        char *cfg = write_config(scratch, "{}\n");
+        char *bad = xasprintf("%s/%s", plugins, bad_files[i]);
+        struct run r;
+
+        add_all_real(plugins);
+        add_bad(plugins, bad_files[i]);
+        r = run_cairnd(scratch,
+                       (const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
+        ck_assert_msg(r.status == 2, "%s: exit %d, stderr: %s", bad_files[i], r.status, r.err);
+        ck_assert_msg(strstr(r.err, bad) != NULL, "stderr does not name %s: %s", bad, r.err);
+        run_free(&r);
+        rm_tree(scratch);
+        rm_tree(plugins);
+        free(bad);
+        free(cfg);
+        free(scratch);
+        free(plugins);
+    }
+}
+END_TEST
+
+START_TEST(cairnd_check_writable_directory_exits_2)
+{
+    char *scratch = make_dir();
+    char *plugins = make_dir();
+    char *cfg = write_config(scratch, "{}\n");
+    struct run r;
+
+    add_all_real(plugins);
+    ck_assert_int_eq(chmod(plugins, 0777), 0);
+    r = run_cairnd(scratch,
+                   (const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
+    ck_assert_msg(r.status == 2, "exit %d, stderr: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.err, plugins) != NULL, "stderr: %s", r.err);
+    ck_assert_msg(strstr(r.err, "writable by group or others") != NULL, "stderr: %s", r.err);
+    run_free(&r);
+    rm_tree(scratch);
+    rm_tree(plugins);
+    free(cfg);
+    free(scratch);
+    free(plugins);
+}
+END_TEST
+
+START_TEST(cairnd_check_missing_directory_exits_2)
+{
+    char *scratch = make_dir();
+    char *cfg = write_config(scratch, "{}\n");
+    char *missing = xasprintf("%s/no-plugins-here", scratch);
+    struct run r;
+
+    r = run_cairnd(scratch,
+                   (const char *const[]){"--check", "-c", cfg, "--plugins", missing, NULL});
+    ck_assert_msg(r.status == 2, "exit %d, stderr: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.err, missing) != NULL, "stderr: %s", r.err);
+    run_free(&r);
+    rm_tree(scratch);
+    free(missing);
+    free(cfg);
+    free(scratch);
+}
+END_TEST
+
+START_TEST(cairnd_list_plugins_shows_name_aliases_version_file)
+{
+    static const struct {
+        const char *file, *name, *alias;
+    } want[] = {{"stone-game.so", "stone-game", "877"},
+                {"stone-game-ii.so", "stone-game-ii", "1140"},
+                {"stone-game-iii.so", "stone-game-iii", "1406"},
+                {"good_extra.so", "good-extra", "9999"}};
+    struct cairn_registry reg = {0};
+    char *scratch = make_dir();
+    char *plugins = make_dir();
+    char *cfg = write_config(scratch, "{}\n");
+    struct run r;
+    size_t i;
+
+    add_all_real(plugins);
+    add_bad(plugins, "good_extra.so");
+    /* The versions to expect come from the descriptors themselves. */
+    ck_assert_int_eq(cairn_registry_load(&reg, plugins), 0);
+
+    r = run_cairnd(scratch, (const char *const[]){"--list-plugins", "-c", cfg, "--plugins",
+                                                  plugins, NULL});
+    ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
+    for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        char *file = xasprintf("%s/%s", plugins, want[i].file);
+        const struct cairn_plugin_handle *h = cairn_registry_find(&reg, want[i].name);
+        char *line = line_with(r.out, file);
+        char *name = xasprintf("%s ", want[i].name);
+
+        ck_assert_ptr_nonnull(h);
+        ck_assert_msg(line != NULL, "no line names %s:\n%s", file, r.out);
+        ck_assert_msg(strstr(line, name) != NULL,
+                      "line for %s lacks the name %s: %s", file, want[i].name, line);
+        ck_assert_msg(strstr(line, want[i].alias) != NULL, "line lacks alias %s: %s",
+                      want[i].alias, line);
+        ck_assert_msg(strstr(line, h->desc->version) != NULL, "line lacks version %s: %s",
+                      h->desc->version, line);
+        free(name);
+        free(line);
+        free(file);
+    }
+    run_free(&r);
+    cairn_registry_free(&reg);
+    rm_tree(scratch);
+    rm_tree(plugins);
+    free(cfg);
+    free(scratch);
+    free(plugins);
+}
+END_TEST
+
+static Suite *loader_suite(void)
+{
+    Suite *s = suite_create("loader");
+    TCase *tc;
+
+#define CASE(name, fn)              \
+    tc = tcase_create(name);        \
+    tcase_add_test(tc, fn);         \
+    suite_add_tcase(s, tc)
+
+    CASE("real plugins load and resolve by name and alias", real_plugins_load_and_resolve);
+    CASE("an empty directory loads nothing", empty_directory_loads_nothing);
+    CASE("files not named .so are ignored", files_not_named_so_are_ignored);
+    CASE("a wrong ABI version is refused", wrong_abi_version_is_refused);
+    CASE("a duplicate alias names both files", duplicate_alias_names_both_files);
+    CASE("a duplicate name names both files", duplicate_name_names_both_files);
+    CASE("a writable directory is refused", writable_directory_is_refused);
+    CASE("a writable file is refused", writable_file_is_refused);
+    CASE("a read-only file is accepted", read_only_file_is_accepted);
+    CASE("a missing entry symbol is refused", missing_entry_symbol_is_refused);
+    CASE("an unresolved symbol is refused at load", unresolved_symbol_is_refused_at_load);
+    CASE("a malformed descriptor is refused", malformed_descriptor_is_refused);
+    CASE("a symlink is refused", symlink_is_refused);
+    CASE("a directory named .so is refused", directory_named_so_is_refused);
+    CASE("a non-ELF file is refused", non_elf_file_is_refused);
+    CASE("good plugins load beside bad ones", good_plugins_load_beside_bad_ones);
+    CASE("free then reload works", free_then_reload_works);
+    CASE("a missing directory is named", missing_directory_is_named);
+    CASE("cairnd --check on a good directory", cairnd_check_good_directory);
+    CASE("cairnd --check with a bad plugin exits 2", cairnd_check_bad_plugin_exits_2);
+    CASE("cairnd --check on a writable directory exits 2",
+         cairnd_check_writable_directory_exits_2);
+    CASE("cairnd --check on a missing directory exits 2", cairnd_check_missing_directory_exits_2);
+    CASE("cairnd --list-plugins shows name, aliases, version, file",
+         cairnd_list_plugins_shows_name_aliases_version_file);
+#undef CASE
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr;
+    int failed;
+
+    if (mkdtemp(root_dir) == NULL) {
+        perror("mkdtemp");
+        return 1;
+    }
+    sr = srunner_create(loader_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    rm_tree(root_dir);
+    return failed == 0 ? 0 : 1;
+}

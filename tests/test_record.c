@@ -1,0 +1,1371 @@
+/*
+ * test_record.c - cairn_record_process(): one job line in, one result line
+ * out (SPEC sections 1-3).
+ *
+ * The real plugins are loaded from $CAIRN_TEST_PLUGIN_DIR.  Every result
+ * line is parsed back with jansson and its fields are compared exactly, so
+ * a test fails on a missing or extra key as well as on a wrong value.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin_loader.h"
+#include "record.h"
+#include "util.h"
+
+static struct cairn_registry g_reg;
+static const char *g_plugin_dir;
+
+/* The last input and output, for failure messages. */
+static char g_in[256];
+static char g_out[1024];
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+static struct cairn_record_ctx ctx_make(enum cairn_limits limits, const char *def_variant)
+{
+    struct cairn_record_ctx c = {
+        .reg = &g_reg, .default_limits = limits, .default_variant = def_variant};
+    return c;
+}
+
+static void remember(char *dst, size_t cap, const char *p, size_t n)
+{
+    size_t i, k = 0;
+
+    for (i = 0; i < n && k + 5 < cap; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c >= 0x20 && c < 0x7f) {
+            dst[k++] = (char)c;
+        } else {
+            snprintf(dst + k, cap - k, "\\x%02x", c);
+            k += 4;
+        }
+    }
+    if (i < n && k + 4 < cap) {
+        memcpy(dst + k, "...", 3);
+        k += 3;
+    }
+    dst[k] = '\0';
+}
+
+/* Runs one line and returns the parsed result line, after checking what
+ * every result line must satisfy: exactly one '\n'-terminated line, a JSON
+ * object, "line" echoed, "status" ok or error.  tally may be NULL. */
+static json_t *run_ctx(const struct cairn_record_ctx *ctx, uint64_t line_no, const char *line,
+                       size_t len, struct cairn_tally *tally)
+{
+    struct cairn_buf out = {0};
+    struct cairn_scratch s = {0};
+    struct cairn_tally own;
+    json_error_t jerr;
+    json_t *j;
+    int rc;
+
+    remember(g_in, sizeof(g_in), line, len);
+    ck_assert_int_eq(cairn_tally_init(&own, g_reg.n_plugins), 0);
+    rc = cairn_record_process(ctx, &s, line_no, line, len, &out, tally ? tally : &own);
+    ck_assert_msg(rc == 0, "cairn_record_process returned %d for %s", rc, g_in);
+    ck_assert_msg(out.len > 0 && out.data[out.len - 1] == '\n',
+                  "result for %s does not end in a newline", g_in);
+    remember(g_out, sizeof(g_out), out.data, out.len - 1);
+    ck_assert_msg(memchr(out.data, '\n', out.len - 1) == NULL,
+                  "result for %s is more than one line: %s", g_in, g_out);
+    j = json_loadb(out.data, out.len - 1, JSON_REJECT_DUPLICATES, &jerr);
+    ck_assert_msg(j != NULL, "result for %s is not JSON (%s): %s", g_in, jerr.text, g_out);
+    ck_assert_msg(json_is_object(j), "result for %s is not an object: %s", g_in, g_out);
+    ck_assert_msg(json_is_integer(json_object_get(j, "line")) &&
+                      (uint64_t)json_integer_value(json_object_get(j, "line")) == line_no,
+                  "result for %s: \"line\" is not %" PRIu64 ": %s", g_in, line_no, g_out);
+    cairn_buf_free(&out);
+    cairn_scratch_free(&s);
+    cairn_tally_free(&own);
+    return j;
+}
+
+static json_t *run(const char *line)
+{
+    struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
+    return run_ctx(&c, 1, line, strlen(line), NULL);
+}
+
+static json_t *runf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static json_t *runf(const char *fmt, ...)
+{
+    va_list ap;
+    char *line;
+    json_t *j;
+
+    va_start(ap, fmt);
+    line = cairn_vasprintf(fmt, ap);
+    va_end(ap);
+    ck_assert_ptr_nonnull(line);
+    j = run(line);
+    free(line);
+    return j;
+}
+
+/* Only these keys may appear; a NULL-terminated list. */
+static void only_keys(const json_t *j, const char *const *allowed)
+{
+    const char *key;
+    json_t *val;
+
+    json_object_foreach((json_t *)j, key, val) {
+        size_t i;
+        int found = 0;
+        for (i = 0; allowed[i] != NULL; i++)
+            if (strcmp(key, allowed[i]) == 0)
+                found = 1;
+        ck_assert_msg(found, "unexpected key \"%s\" in %s (input %s)", key, g_out, g_in);
+    }
+}
+
+static void expect_json(const json_t *got, const char *want_text, const char *what)
+{
+    json_error_t e;
+    json_t *want = json_loads(want_text, JSON_DECODE_ANY, &e);
+
+    ck_assert_msg(want != NULL, "bad test literal %s", want_text);
+    ck_assert_msg(got != NULL && json_equal((json_t *)got, want),
+                  "%s: want %s in %s (input %s)", what, want_text, g_out, g_in);
+    json_decref(want);
+}
+
+static int64_t int_field(const json_t *j, const char *key)
+{
+    const json_t *v = json_object_get(j, key);
+
+    ck_assert_msg(json_is_integer(v), "\"%s\" is not an integer in %s (input %s)", key, g_out,
+                  g_in);
+    return (int64_t)json_integer_value(v);
+}
+
+/* status ok with the given variant, answer (JSON text), totals; margin is
+ * checked against alice - bob. */
+static void expect_ok(const json_t *j, const char *variant, const char *answer, int64_t alice,
+                      int64_t bob)
+{
+    static const char *const keys[] = {"line", "id", "variant", "status", "answer", "alice",
+                                       "bob", "margin", "match", "moves", NULL};
+
+    ck_assert_msg(json_is_string(json_object_get(j, "status")) &&
+                      strcmp(json_string_value(json_object_get(j, "status")), "ok") == 0,
+                  "status is not ok: %s (input %s)", g_out, g_in);
+    only_keys(j, keys);
+    ck_assert_msg(json_is_string(json_object_get(j, "variant")) &&
+                      strcmp(json_string_value(json_object_get(j, "variant")), variant) == 0,
+                  "variant is not \"%s\": %s (input %s)", variant, g_out, g_in);
+    expect_json(json_object_get(j, "answer"), answer, "answer");
+    ck_assert_msg(int_field(j, "alice") == alice, "alice: want %" PRId64 " in %s (input %s)",
+                  alice, g_out, g_in);
+    ck_assert_msg(int_field(j, "bob") == bob, "bob: want %" PRId64 " in %s (input %s)", bob,
+                  g_out, g_in);
+    ck_assert_msg(int_field(j, "margin") == alice - bob,
+                  "margin: want %" PRId64 " in %s (input %s)", alice - bob, g_out, g_in);
+}
+
+/* status error with this code, and a message containing every string of
+ * the NULL-terminated list. */
+static void expect_error(const json_t *j, const char *code, ...)
+{
+    static const char *const keys[] = {"line", "id", "variant", "status", "error", NULL};
+    static const char *const ekeys[] = {"code", "message", NULL};
+    const json_t *err = json_object_get(j, "error");
+    const char *msg, *want;
+    va_list ap;
+
+    ck_assert_msg(json_is_string(json_object_get(j, "status")) &&
+                      strcmp(json_string_value(json_object_get(j, "status")), "error") == 0,
+                  "status is not error: %s (input %s)", g_out, g_in);
+    only_keys(j, keys);
+    ck_assert_msg(json_is_object(err), "no error object: %s (input %s)", g_out, g_in);
+    only_keys(err, ekeys);
+    ck_assert_msg(json_is_string(json_object_get(err, "code")) &&
+                      strcmp(json_string_value(json_object_get(err, "code")), code) == 0,
+                  "error code is not %s: %s (input %s)", code, g_out, g_in);
+    msg = json_string_value(json_object_get(err, "message"));
+    ck_assert_msg(msg != NULL && msg[0] != '\0', "no message: %s (input %s)", g_out, g_in);
+    va_start(ap, code);
+    while ((want = va_arg(ap, const char *)) != NULL)
+        ck_assert_msg(strstr(msg, want) != NULL, "message lacks \"%s\": %s (input %s)", want,
+                      g_out, g_in);
+    va_end(ap);
+}
+
+static void expect_id(const json_t *j, const char *id_json)
+{
+    if (id_json == NULL)
+        ck_assert_msg(json_object_get(j, "id") == NULL, "unexpected id in %s (input %s)", g_out,
+                      g_in);
+    else
+        expect_json(json_object_get(j, "id"), id_json, "id");
+}
+
+static void expect_no(const json_t *j, const char *key)
+{
+    ck_assert_msg(json_object_get(j, key) == NULL, "unexpected \"%s\" in %s (input %s)", key,
+                  g_out, g_in);
+}
+
+static const struct cairn_plugin_handle *plugin(const char *name)
+{
+    const struct cairn_plugin_handle *h = cairn_registry_find(&g_reg, name);
+
+    ck_assert_msg(h != NULL, "plugin %s not loaded from %s", name, g_plugin_dir);
+    return h;
+}
+
+static size_t plugin_index(const char *name)
+{
+    return (size_t)(plugin(name) - g_reg.plugins);
+}
+
+/* A record whose one input array is n copies of value (with a different
+ * first value when first != value). */
+static char *array_record(const char *variant, const char *key, size_t n, int64_t first,
+                          int64_t value, const char *options)
+{
+    struct cairn_buf b = {0};
+    size_t i;
+    int rc = cairn_buf_printf(&b, "{\"variant\":\"%s\",\"input\":{\"%s\":[", variant, key);
+
+    for (i = 0; i < n; i++) {
+        if (i > 0)
+            rc |= cairn_buf_puts(&b, ",");
+        rc |= cairn_buf_int(&b, i == 0 ? first : value);
+    }
+    rc |= cairn_buf_puts(&b, "]}");
+    if (options != NULL)
+        rc |= cairn_buf_printf(&b, ",\"options\":%s", options);
+    rc |= cairn_buf_puts(&b, "}");
+    rc |= cairn_buf_append(&b, "", 1);
+    ck_assert_int_eq(rc, 0);
+    return b.data;
+}
+
+/* ------------------------------------------------------------------ */
+/* Official examples                                                   */
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_examples_stone_game)
+{
+    json_t *j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}");
+    expect_ok(j, "stone-game", "true", 9, 8);
+    expect_no(j, "match");
+    expect_no(j, "moves");
+    expect_no(j, "id");
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[3,7,2,3]}}");
+    expect_ok(j, "stone-game", "true", 10, 5);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_examples_stone_game_ii)
+{
+    json_t *j = run("{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[2,7,9,4,4]}}");
+    expect_ok(j, "stone-game-ii", "10", 10, 16);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5,100]}}");
+    expect_ok(j, "stone-game-ii", "104", 104, 11);
+    json_decref(j);
+    /* Under the rules it is 8, not the 9 some write-ups claim. */
+    j = run("{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5]}}");
+    expect_ok(j, "stone-game-ii", "8", 8, 7);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_examples_stone_game_iii)
+{
+    json_t *j = run("{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]}}");
+    expect_ok(j, "stone-game-iii", "\"Bob\"", 6, 7);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,-9]}}");
+    expect_ok(j, "stone-game-iii", "\"Alice\"", 6, -9);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,6]}}");
+    expect_ok(j, "stone-game-iii", "\"Tie\"", 6, 6);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_spec_result_line_example)
+{
+    /* SPEC section 3's own example line, field for field. */
+    struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
+    const char *in =
+        "{\"id\":\"r3\",\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]}}";
+    json_t *j = run_ctx(&c, 3, in, strlen(in), NULL);
+    json_t *want = json_loads("{\"line\":3,\"id\":\"r3\",\"variant\":\"stone-game-iii\","
+                              "\"status\":\"ok\",\"answer\":\"Bob\",\"alice\":6,\"bob\":7,"
+                              "\"margin\":-1}",
+                              0, NULL);
+
+    ck_assert_msg(json_equal(j, want), "got %s", g_out);
+    json_decref(want);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_aliases_resolve_to_canonical_name)
+{
+    json_t *j = run("{\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]}}");
+    expect_ok(j, "stone-game-iii", "\"Bob\"", 6, 7);
+    json_decref(j);
+    j = run("{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]}}");
+    expect_ok(j, "stone-game", "true", 9, 8);
+    json_decref(j);
+    j = run("{\"variant\":\"1140\",\"input\":{\"piles\":[2,7,9,4,4]}}");
+    expect_ok(j, "stone-game-ii", "10", 10, 16);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_line_number_echoed)
+{
+    struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
+    const char *in = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
+    const char *bad = "nope";
+    uint64_t nos[] = {1, 2, 77, 4294967297ull, 9007199254740993ull};
+    size_t i;
+
+    for (i = 0; i < sizeof(nos) / sizeof(nos[0]); i++) {
+        json_decref(run_ctx(&c, nos[i], in, strlen(in), NULL));
+        json_decref(run_ctx(&c, nos[i], bad, strlen(bad), NULL));
+    }
+}
+END_TEST
+
+START_TEST(test_output_is_appended)
+{
+    struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
+    struct cairn_buf out = {0};
+    struct cairn_scratch s = {0};
+    struct cairn_tally t;
+    const char *in = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
+    const char *want = "PREFIX\n{\"line\":1,\"variant\":\"stone-game\",\"status\":\"ok\","
+                       "\"answer\":true,\"alice\":9,\"bob\":8,\"margin\":1}\n";
+
+    ck_assert_int_eq(cairn_tally_init(&t, g_reg.n_plugins), 0);
+    ck_assert_int_eq(cairn_buf_puts(&out, "PREFIX\n"), 0);
+    ck_assert_int_eq(cairn_record_process(&c, &s, 1, in, strlen(in), &out, &t), 0);
+    ck_assert_uint_eq(out.len, strlen(want));
+    ck_assert(memcmp(out.data, want, out.len) == 0);
+    /* An error line after a good one leaves the good one alone. */
+    ck_assert_int_eq(cairn_record_process(&c, &s, 2, "{", 1, &out, &t), 0);
+    ck_assert(memcmp(out.data, want, strlen(want)) == 0);
+    ck_assert(out.data[out.len - 1] == '\n');
+    cairn_buf_free(&out);
+    cairn_scratch_free(&s);
+    cairn_tally_free(&t);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* id, variant, expected                                               */
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_id_echo)
+{
+    static const char *const ids[] = {"\"r3\"", "42", "-9223372036854775808", "null", "true",
+                                      "false", "2.5", "\"a\\\"b\\u00e9\\n\"", "\"\"", NULL};
+    size_t i;
+
+    for (i = 0; ids[i] != NULL; i++) {
+        json_t *j = runf("{\"id\":%s,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}",
+                         ids[i]);
+        expect_ok(j, "stone-game", "true", 9, 8);
+        expect_id(j, ids[i]);
+        json_decref(j);
+        /* Echoed on error lines too. */
+        j = runf("{\"id\":%s,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4]}}", ids[i]);
+        expect_error(j, "constraint", NULL);
+        expect_id(j, ids[i]);
+        json_decref(j);
+    }
+}
+END_TEST
+
+START_TEST(test_id_absent_not_echoed)
+{
+    json_t *j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}");
+    expect_id(j, NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{}}");
+    expect_error(j, "invalid_input", NULL);
+    expect_id(j, NULL);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_variant_is_canonical_name)
+{
+    json_t *j = run("{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]}}");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "variant")), "stone-game");
+    json_decref(j);
+    /* Errors found after the variant is known name it the same way. */
+    j = run("{\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,\"x\"]}}");
+    expect_error(j, "invalid_input", NULL);
+    if (json_object_get(j, "variant") != NULL)
+        ck_assert_str_eq(json_string_value(json_object_get(j, "variant")), "stone-game-iii");
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_expected_match_bool)
+{
+    json_t *j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},"
+                    "\"expected\":true}");
+    expect_ok(j, "stone-game", "true", 9, 8);
+    expect_json(json_object_get(j, "match"), "true", "match");
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":false}");
+    expect_ok(j, "stone-game", "true", 9, 8);
+    expect_json(json_object_get(j, "match"), "false", "match");
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_expected_match_int)
+{
+    json_t *j = run("{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5]},"
+                    "\"expected\":8}");
+    expect_ok(j, "stone-game-ii", "8", 8, 7);
+    expect_json(json_object_get(j, "match"), "true", "match");
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5]},\"expected\":9}");
+    expect_ok(j, "stone-game-ii", "8", 8, 7);
+    expect_json(json_object_get(j, "match"), "false", "match");
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_expected_match_winner)
+{
+    static const char *const w[] = {"Alice", "Bob", "Tie"};
+    size_t i;
+
+    for (i = 0; i < 3; i++) {
+        json_t *j = runf("{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},"
+                         "\"expected\":\"%s\"}",
+                         w[i]);
+        expect_ok(j, "stone-game-iii", "\"Bob\"", 6, 7);
+        expect_json(json_object_get(j, "match"), i == 1 ? "true" : "false", "match");
+        json_decref(j);
+    }
+}
+END_TEST
+
+START_TEST(test_expected_wrong_type)
+{
+    json_t *j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},"
+                    "\"expected\":\"true\"}");
+    expect_error(j, "bad_record", "expected", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":1}");
+    expect_error(j, "bad_record", "expected", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5]},"
+            "\"expected\":8.0}");
+    expect_error(j, "bad_record", "expected", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5]},"
+            "\"expected\":\"8\"}");
+    expect_error(j, "bad_record", "expected", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},"
+            "\"expected\":\"bob\"}");
+    expect_error(j, "bad_record", "expected", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},"
+            "\"expected\":1}");
+    expect_error(j, "bad_record", "expected", NULL);
+    json_decref(j);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* options                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Replays a line of play and returns Alice's and Bob's totals. */
+static void replay(const char *variant, const int64_t *p, size_t n, const json_t *moves,
+                   int64_t *alice, int64_t *bob)
+{
+    size_t lo = 0, hi = n, k, m = 1;
+    int64_t tot[2] = {0, 0};
+
+    ck_assert_msg(json_is_array(moves), "moves is not an array: %s", g_out);
+    for (k = 0; k < json_array_size(moves); k++) {
+        const json_t *mv = json_array_get(moves, k);
+        int who = (int)(k % 2);
+
+        ck_assert_msg(lo < hi, "moves go on after the row is empty: %s", g_out);
+        if (strcmp(variant, "stone-game") == 0) {
+            const char *side = json_string_value(mv);
+            ck_assert_msg(side != NULL && (strcmp(side, "L") == 0 || strcmp(side, "R") == 0),
+                          "move %zu is not \"L\" or \"R\": %s", k, g_out);
+            tot[who] += side[0] == 'L' ? p[lo++] : p[--hi];
+        } else {
+            int64_t x;
+            size_t limit = strcmp(variant, "stone-game-ii") == 0 ? 2 * m : 3, t;
+            ck_assert_msg(json_is_integer(mv), "move %zu is not an integer: %s", k, g_out);
+            x = (int64_t)json_integer_value(mv);
+            ck_assert_msg(x >= 1 && (size_t)x <= limit && (size_t)x <= hi - lo,
+                          "move %zu takes %" PRId64 ", not allowed: %s", k, x, g_out);
+            for (t = 0; t < (size_t)x; t++)
+                tot[who] += p[lo++];
+            if ((size_t)x > m)
+                m = (size_t)x;
+        }
+    }
+    ck_assert_msg(lo == hi, "moves leave stones on the table: %s", g_out);
+    *alice = tot[0];
+    *bob = tot[1];
+}
+
+static void check_moves(const char *variant, const char *key, const int64_t *p, size_t n,
+                        const char *answer, int64_t alice, int64_t bob)
+{
+    struct cairn_buf b = {0};
+    json_t *j;
+    int64_t a, o;
+    size_t i;
+
+    ck_assert_int_eq(cairn_buf_printf(&b, "{\"variant\":\"%s\",\"input\":{\"%s\":[", variant, key),
+                     0);
+    for (i = 0; i < n; i++)
+        ck_assert_int_eq(cairn_buf_printf(&b, "%s%" PRId64, i ? "," : "", p[i]), 0);
+    ck_assert_int_eq(cairn_buf_puts(&b, "]},\"options\":{\"moves\":true}}"), 0);
+    ck_assert_int_eq(cairn_buf_append(&b, "", 1), 0);
+    j = run(b.data);
+    expect_ok(j, variant, answer, alice, bob);
+    replay(variant, p, n, json_object_get(j, "moves"), &a, &o);
+    ck_assert_msg(a == alice && o == bob,
+                  "the line of play gives %" PRId64 "/%" PRId64 ", not the optimal %" PRId64
+                  "/%" PRId64 ": %s",
+                  a, o, alice, bob, g_out);
+    json_decref(j);
+    cairn_buf_free(&b);
+}
+
+START_TEST(test_options_moves)
+{
+    static const int64_t sg[] = {5, 3, 4, 5}, sg2[] = {2, 7, 9, 4, 4},
+                         sg3[] = {1, 2, 3, 7}, sg3b[] = {1, 2, 3, -9};
+    json_t *j;
+
+    check_moves("stone-game", "piles", sg, 4, "true", 9, 8);
+    check_moves("stone-game-ii", "piles", sg2, 5, "10", 10, 16);
+    check_moves("stone-game-iii", "stoneValue", sg3, 4, "\"Bob\"", 6, 7);
+    check_moves("stone-game-iii", "stoneValue", sg3b, 4, "\"Alice\"", 6, -9);
+
+    /* stone-game moves are strings, the others numbers. */
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},"
+            "\"options\":{\"moves\":true}}");
+    ck_assert_uint_eq(json_array_size(json_object_get(j, "moves")), 4);
+    ck_assert(json_is_string(json_array_get(json_object_get(j, "moves"), 0)));
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[2,7,9,4,4]},"
+            "\"options\":{\"moves\":true}}");
+    ck_assert(json_is_integer(json_array_get(json_object_get(j, "moves"), 0)));
+    json_decref(j);
+
+    /* moves false (or absent): no "moves" key. */
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},"
+            "\"options\":{\"moves\":false}}");
+    expect_ok(j, "stone-game", "true", 9, 8);
+    expect_no(j, "moves");
+    json_decref(j);
+
+    /* moves together with expected and id. */
+    j = run("{\"id\":7,\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,6]},"
+            "\"expected\":\"Tie\",\"options\":{\"moves\":true,\"limits\":\"official\"}}");
+    expect_ok(j, "stone-game-iii", "\"Tie\"", 6, 6);
+    expect_id(j, "7");
+    expect_json(json_object_get(j, "match"), "true", "match");
+    ck_assert(json_is_array(json_object_get(j, "moves")));
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_options_moves_longer_rows)
+{
+    int64_t p[40];
+    size_t i;
+    json_t *j;
+
+    /* Moves must be one optimal line: replaying them reproduces alice/bob. */
+    for (i = 0; i < 40; i++)
+        p[i] = (int64_t)((i * 37 + 11) % 23) + 1;
+    p[39] += (p[0] % 2 == 0); /* keep stone-game's sum odd below */
+    {
+        int64_t s = 0;
+        for (i = 0; i < 40; i++)
+            s += p[i];
+        if (s % 2 == 0)
+            p[0]++;
+    }
+    for (i = 0; i < 3; i++) {
+        static const char *const v[] = {"stone-game", "stone-game-ii", "stone-game-iii"};
+        static const char *const k[] = {"piles", "piles", "stoneValue"};
+        struct cairn_buf b = {0};
+        int64_t a, o;
+        size_t x;
+
+        ck_assert_int_eq(cairn_buf_printf(&b, "{\"variant\":\"%s\",\"input\":{\"%s\":[", v[i],
+                                          k[i]),
+                         0);
+        for (x = 0; x < 40; x++)
+            ck_assert_int_eq(cairn_buf_printf(&b, "%s%" PRId64, x ? "," : "", p[x]), 0);
+        ck_assert_int_eq(cairn_buf_puts(&b, "]},\"options\":{\"moves\":true}}"), 0);
+        ck_assert_int_eq(cairn_buf_append(&b, "", 1), 0);
+        j = run(b.data);
+        ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "ok");
+        replay(v[i], p, 40, json_object_get(j, "moves"), &a, &o);
+        ck_assert_msg(a == int_field(j, "alice") && o == int_field(j, "bob"),
+                      "replayed %" PRId64 "/%" PRId64 " differs from %s", a, o, g_out);
+        json_decref(j);
+        cairn_buf_free(&b);
+    }
+}
+END_TEST
+
+START_TEST(test_options_limits_extended)
+{
+    json_t *j;
+
+    /* stone-game: odd length, zeros and negatives, a single pile, a tie. */
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[1,2,3]},"
+            "\"options\":{\"limits\":\"extended\"}}");
+    expect_ok(j, "stone-game", "true", 4, 2);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[0,-5,3,0]},"
+            "\"options\":{\"limits\":\"extended\"}}");
+    expect_ok(j, "stone-game", "true", 3, -5);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[7]},"
+            "\"options\":{\"limits\":\"extended\"}}");
+    expect_ok(j, "stone-game", "true", 7, 0);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[2,2]},"
+            "\"options\":{\"limits\":\"extended\"}}");
+    expect_ok(j, "stone-game", "false", 2, 2); /* a tie is not "strictly ahead" */
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[-1,-2,-3]},"
+            "\"options\":{\"limits\":\"extended\"}}");
+    expect_ok(j, "stone-game", "false", -4, -2);
+    json_decref(j);
+
+    /* stone-game-ii: zero and negatives, n = 1. */
+    j = run("{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[-3,0,5]},"
+            "\"options\":{\"limits\":\"extended\"}}");
+    expect_ok(j, "stone-game-ii", "-3", -3, 5);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[0]},"
+            "\"options\":{\"limits\":\"extended\"}}");
+    expect_ok(j, "stone-game-ii", "0", 0, 0);
+    json_decref(j);
+
+    /* stone-game-iii: values past the official 1000, n = 1. */
+    j = run("{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[5000,-2000,0]},"
+            "\"options\":{\"limits\":\"extended\"}}");
+    expect_ok(j, "stone-game-iii", "\"Alice\"", 5000, -2000);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[-7]},"
+            "\"options\":{\"limits\":\"extended\"}}");
+    expect_ok(j, "stone-game-iii", "\"Bob\"", -7, 0);
+    json_decref(j);
+
+    /* The same records under the official limits are refused. */
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[1,2,3]}}");
+    expect_error(j, "constraint", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[7]},"
+            "\"options\":{\"limits\":\"official\"}}");
+    expect_error(j, "constraint", "piles", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[-3,0,5]}}");
+    expect_error(j, "constraint", "piles[0]", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[5000,-2000,0]}}");
+    expect_error(j, "constraint", "stoneValue[0]", "1000", NULL);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_default_limits_from_ctx)
+{
+    struct cairn_record_ctx ext = ctx_make(CAIRN_LIMITS_EXTENDED, NULL);
+    const char *odd = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[1,2,3]}}";
+    const char *odd_off = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[1,2,3]},"
+                          "\"options\":{\"limits\":\"official\"}}";
+    json_t *j = run_ctx(&ext, 1, odd, strlen(odd), NULL);
+
+    expect_ok(j, "stone-game", "true", 4, 2);
+    json_decref(j);
+    j = run_ctx(&ext, 2, odd_off, strlen(odd_off), NULL);
+    expect_error(j, "constraint", NULL);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_default_variant)
+{
+    struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, "stone-game-iii");
+    struct cairn_record_ctx a = ctx_make(CAIRN_LIMITS_OFFICIAL, "1406");
+    const char *in = "{\"input\":{\"stoneValue\":[1,2,3,7]}}";
+    const char *named = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
+    json_t *j = run_ctx(&c, 1, in, strlen(in), NULL);
+
+    expect_ok(j, "stone-game-iii", "\"Bob\"", 6, 7);
+    json_decref(j);
+    j = run_ctx(&a, 1, in, strlen(in), NULL);
+    expect_ok(j, "stone-game-iii", "\"Bob\"", 6, 7);
+    json_decref(j);
+    /* A record's own variant wins over the default. */
+    j = run_ctx(&c, 1, named, strlen(named), NULL);
+    expect_ok(j, "stone-game", "true", 9, 8);
+    json_decref(j);
+    /* No default: the variant is required. */
+    j = run(in);
+    expect_error(j, "bad_record", "variant", NULL);
+    json_decref(j);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Error codes                                                         */
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_bad_json_not_json)
+{
+    json_t *j = run("this is not json");
+    expect_error(j, "bad_json", "column", NULL);
+    expect_no(j, "variant");
+    expect_no(j, "id");
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}");
+    expect_error(j, "bad_json", "column", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}} trailing");
+    expect_error(j, "bad_json", "column", NULL);
+    json_decref(j);
+    j = run("{'variant':'stone-game'}");
+    expect_error(j, "bad_json", "column", NULL);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_bad_json_invalid_utf8)
+{
+    json_t *j = run("{\"id\":\"\xff\xfe\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}");
+    expect_error(j, "bad_json", NULL);
+    json_decref(j);
+    /* An overlong encoding and a lone continuation byte. */
+    j = run("{\"variant\":\"stone-game\xc0\xaf\",\"input\":{}}");
+    expect_error(j, "bad_json", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"pil\x80\":[1]}}");
+    expect_error(j, "bad_json", NULL);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_bad_json_nul_byte)
+{
+    struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
+    static const char in1[] = "{\"variant\":\"stone-game\",\0\"input\":{\"piles\":[5,3,4,5]}}";
+    static const char in2[] = "{\"id\":\"a\0b\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
+    static const char in3[] = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\0";
+    static const char in4[] = "{\"id\":\"a\\u0000b\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
+    json_t *j;
+
+    j = run_ctx(&c, 1, in1, sizeof(in1) - 1, NULL);
+    expect_error(j, "bad_json", NULL);
+    json_decref(j);
+    j = run_ctx(&c, 1, in2, sizeof(in2) - 1, NULL);
+    expect_error(j, "bad_json", NULL);
+    json_decref(j);
+    j = run_ctx(&c, 1, in3, sizeof(in3) - 1, NULL);
+    expect_error(j, "bad_json", NULL);
+    json_decref(j);
+    /* An escaped NUL is valid JSON, but not a string the core can hold. */
+    j = run_ctx(&c, 1, in4, sizeof(in4) - 1, NULL);
+    expect_error(j, "bad_json", NULL);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_bad_json_nan_and_big_numbers)
+{
+    json_t *j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,NaN,5]}}");
+    expect_error(j, "bad_json", "column", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,Infinity,5]}}");
+    expect_error(j, "bad_json", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,99999999999999999999]}}");
+    expect_error(j, "bad_json", "column", NULL);
+    json_decref(j);
+    /* 2^63 is one past the largest int64. */
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[9223372036854775808,1]}}");
+    expect_error(j, "bad_json", NULL);
+    json_decref(j);
+    j = run("{\"id\":9223372036854775808,\"variant\":\"stone-game\",\"input\":{\"piles\":[1,2]}}");
+    expect_error(j, "bad_json", NULL);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_bad_json_deep_nesting)
+{
+    struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
+    size_t n = 100000;
+    char *line = malloc(n + 64);
+    json_t *j;
+
+    ck_assert_ptr_nonnull(line);
+    memset(line, '[', n);
+    j = run_ctx(&c, 5, line, n, NULL);
+    expect_error(j, "bad_json", NULL);
+    json_decref(j);
+    /* The same inside a record. */
+    memcpy(line, "{\"id\":", 6);
+    j = run_ctx(&c, 6, line, n, NULL);
+    expect_error(j, "bad_json", NULL);
+    json_decref(j);
+    free(line);
+}
+END_TEST
+
+START_TEST(test_bad_json_duplicate_key)
+{
+    json_t *j = run("{\"variant\":\"stone-game\",\"variant\":\"stone-game-iii\","
+                    "\"input\":{\"piles\":[5,3,4,5]}}");
+    expect_error(j, "bad_json", "variant", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5],\"piles\":[1,2]}}");
+    expect_error(j, "bad_json", NULL);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_bad_record)
+{
+    json_t *j;
+
+    j = run("[1,2,3]");
+    expect_error(j, "bad_record", "object", NULL);
+    json_decref(j);
+    j = run("\"a string\"");
+    expect_error(j, "bad_record", "object", NULL);
+    json_decref(j);
+    j = run("42");
+    expect_error(j, "bad_record", "object", NULL);
+    json_decref(j);
+    j = run("null");
+    expect_error(j, "bad_record", "object", NULL);
+    json_decref(j);
+    j = run("{\"variant\":877,\"input\":{\"piles\":[5,3,4,5]}}");
+    expect_error(j, "bad_record", "variant", NULL);
+    json_decref(j);
+    j = run("{\"variant\":null,\"input\":{\"piles\":[5,3,4,5]}}");
+    expect_error(j, "bad_record", "variant", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\"}");
+    expect_error(j, "bad_record", "input", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":[5,3,4,5]}");
+    expect_error(j, "bad_record", "input", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":\"piles\"}");
+    expect_error(j, "bad_record", "input", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":5}");
+    expect_error(j, "bad_record", "options", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":[]}");
+    expect_error(j, "bad_record", "options", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},"
+            "\"options\":{\"limits\":\"huge\"}}");
+    expect_error(j, "bad_record", "options.limits", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},"
+            "\"options\":{\"limits\":1}}");
+    expect_error(j, "bad_record", "options.limits", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},"
+            "\"options\":{\"moves\":\"yes\"}}");
+    expect_error(j, "bad_record", "options.moves", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},"
+            "\"options\":{\"moves\":1}}");
+    expect_error(j, "bad_record", "options.moves", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},"
+            "\"options\":{\"fast\":true}}");
+    expect_error(j, "bad_record", "fast", NULL);
+    json_decref(j);
+    j = run("{\"id\":{\"a\":1},\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}");
+    expect_error(j, "bad_record", "id", NULL);
+    expect_no(j, "id");
+    json_decref(j);
+    j = run("{\"id\":[1],\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}");
+    expect_error(j, "bad_record", "id", NULL);
+    expect_no(j, "id");
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_unknown_variant)
+{
+    json_t *j = run("{\"id\":\"u\",\"variant\":\"stone-game-iv\",\"input\":{\"piles\":[1]}}");
+    expect_error(j, "unknown_variant", "stone-game-iv", NULL);
+    expect_id(j, "\"u\"");
+    expect_no(j, "variant");
+    json_decref(j);
+    j = run("{\"variant\":\"9999\",\"input\":{\"piles\":[1]}}");
+    expect_error(j, "unknown_variant", "9999", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"\",\"input\":{\"piles\":[1]}}");
+    expect_error(j, "unknown_variant", NULL);
+    json_decref(j);
+    /* Names are exact: no case folding. */
+    j = run("{\"variant\":\"Stone-Game\",\"input\":{\"piles\":[5,3,4,5]}}");
+    expect_error(j, "unknown_variant", "Stone-Game", NULL);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_unknown_variant_long_name)
+{
+    char name[400];
+    json_t *j;
+    const char *msg;
+
+    memset(name, 'x', sizeof(name) - 1);
+    name[sizeof(name) - 1] = '\0';
+    j = runf("{\"variant\":\"%s\",\"input\":{}}", name);
+    expect_error(j, "unknown_variant", "xxxxxxxxxxxxxxxx", NULL);
+    msg = json_string_value(json_object_get(json_object_get(j, "error"), "message"));
+    /* The message names it, but need not repeat all of it. */
+    ck_assert_uint_lt(strlen(msg), 1024);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_invalid_input)
+{
+    json_t *j;
+
+    j = run("{\"variant\":\"stone-game\",\"input\":{}}");
+    expect_error(j, "invalid_input", "input.piles", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-iii\",\"input\":{}}");
+    expect_error(j, "invalid_input", "input.stoneValue", NULL);
+    json_decref(j);
+    /* The other game's field name. */
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"stoneValue\":[5,3,4,5]}}");
+    expect_error(j, "invalid_input", "stoneValue", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-iii\",\"input\":{\"piles\":[1,2,3,7]}}");
+    expect_error(j, "invalid_input", "piles", NULL);
+    json_decref(j);
+    /* An extra field beside the right one. */
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5],\"extra\":1}}");
+    expect_error(j, "invalid_input", "extra", NULL);
+    json_decref(j);
+    /* Elements that are not integers. */
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,\"4\",5]}}");
+    expect_error(j, "invalid_input", "input.piles[2]", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,2.5,5]}}");
+    expect_error(j, "invalid_input", "input.piles[2]", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4.0,5]}}");
+    expect_error(j, "invalid_input", "input.piles[2]", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,null]}}");
+    expect_error(j, "invalid_input", "input.stoneValue[2]", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[[1],2]}}");
+    expect_error(j, "invalid_input", "input.piles[0]", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,true]}}");
+    expect_error(j, "invalid_input", "input.piles[1]", NULL);
+    json_decref(j);
+    /* The array is not an array. */
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":\"5,3,4,5\"}}");
+    expect_error(j, "invalid_input", "input.piles", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":{\"0\":5}}}");
+    expect_error(j, "invalid_input", "input.piles", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":7}}");
+    expect_error(j, "invalid_input", "input.stoneValue", NULL);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_constraint)
+{
+    char *line;
+    json_t *j;
+
+    /* Official length over the maximum, which the message names. */
+    line = array_record("stone-game", "piles", 502, 2, 1, NULL);
+    j = run(line);
+    expect_error(j, "constraint", "input.piles", "500", NULL);
+    json_decref(j);
+    free(line);
+    line = array_record("stone-game-ii", "piles", 101, 1, 1, NULL);
+    j = run(line);
+    expect_error(j, "constraint", "input.piles", "100", NULL);
+    json_decref(j);
+    free(line);
+    line = array_record("stone-game-iii", "stoneValue", 50001, 1, 1, NULL);
+    j = run(line);
+    expect_error(j, "constraint", "input.stoneValue", "50000", NULL);
+    json_decref(j);
+    free(line);
+
+    /* Values out of the official range name the index. */
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,0]}}");
+    expect_error(j, "constraint", "input.piles[3]", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,501,6]}}");
+    expect_error(j, "constraint", "input.piles[2]", "500", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,10001]}}");
+    expect_error(j, "constraint", "input.piles[1]", "10000", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,-1001]}}");
+    expect_error(j, "constraint", "input.stoneValue[2]", "1000", NULL);
+    json_decref(j);
+
+    /* Empty arrays are under every minimum length. */
+    j = run("{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[]}}");
+    expect_error(j, "constraint", "input.piles", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[]},"
+            "\"options\":{\"limits\":\"extended\"}}");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "error");
+    json_decref(j);
+
+    /* stone-game's cross-field rules. */
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4]}}");
+    expect_error(j, "constraint", "piles", "odd", NULL);
+    json_decref(j);
+    j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,4]}}");
+    expect_error(j, "constraint", "piles", "sum", NULL);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_too_large)
+{
+    static const char *const v[] = {"stone-game", "stone-game-ii", "stone-game-iii"};
+    static const char *const k[] = {"piles", "piles", "stoneValue"};
+    size_t i;
+
+    for (i = 0; i < 3; i++) {
+        const struct cairn_input_decl *d = &plugin(v[i])->desc->inputs[0];
+        char want_max[32], want_idx[64];
+        char *line;
+        json_t *j;
+
+        ck_assert_str_eq(d->name, k[i]);
+        /* Over the extended maximum length (a line of max_len + 1 values;
+         * skipped when that line would be too big for a unit test). */
+        if (d->extended.max_len < 200000) {
+            snprintf(want_max, sizeof(want_max), "%zu", d->extended.max_len);
+            line = array_record(v[i], k[i], d->extended.max_len + 1, 1, 1,
+                                "{\"limits\":\"extended\"}");
+            j = run(line);
+            expect_error(j, "too_large", k[i], want_max, NULL);
+            json_decref(j);
+            free(line);
+        }
+        /* Over the extended maximum value, at index 1. */
+        if (d->extended.max_value < INT64_MAX) {
+            snprintf(want_idx, sizeof(want_idx), "input.%s[1]", k[i]);
+            line = array_record(v[i], k[i], 2, 1, d->extended.max_value + 1,
+                                "{\"limits\":\"extended\"}");
+            j = run(line);
+            expect_error(j, "too_large", want_idx, NULL);
+            json_decref(j);
+            free(line);
+            /* ... and the maximum itself is fine. */
+            line = array_record(v[i], k[i], 2, 1, d->extended.max_value,
+                                "{\"limits\":\"extended\"}");
+            j = run(line);
+            ck_assert_msg(strcmp(json_string_value(json_object_get(j, "status")), "ok") == 0,
+                          "extended max value refused: %s", g_out);
+            json_decref(j);
+            free(line);
+        }
+        if (d->extended.min_value > INT64_MIN) {
+            snprintf(want_idx, sizeof(want_idx), "input.%s[1]", k[i]);
+            line = array_record(v[i], k[i], 2, 1, d->extended.min_value - 1,
+                                "{\"limits\":\"extended\"}");
+            j = run(line);
+            expect_error(j, "too_large", want_idx, NULL);
+            json_decref(j);
+            free(line);
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_record_error_too_large_line)
+{
+    struct cairn_buf out = {0};
+    struct cairn_tally t;
+    json_t *j;
+
+    ck_assert_int_eq(cairn_tally_init(&t, g_reg.n_plugins), 0);
+    ck_assert_int_eq(cairn_record_error(12, CAIRN_CODE_TOO_LARGE,
+                                        "line is 999 bytes, over max_line_bytes (100)", &out, &t),
+                     0);
+    ck_assert(out.len > 0 && out.data[out.len - 1] == '\n');
+    remember(g_out, sizeof(g_out), out.data, out.len - 1);
+    g_in[0] = '\0';
+    j = json_loadb(out.data, out.len - 1, JSON_REJECT_DUPLICATES, NULL);
+    ck_assert_msg(j != NULL, "not JSON: %s", g_out);
+    expect_json(json_object_get(j, "line"), "12", "line");
+    expect_error(j, "too_large", "max_line_bytes", "999", NULL);
+    expect_no(j, "variant");
+    expect_no(j, "id");
+    json_decref(j);
+    ck_assert_uint_eq(t.records, 1);
+    ck_assert_uint_eq(t.ok, 0);
+    ck_assert_uint_eq(t.errors[CAIRN_CODE_TOO_LARGE], 1);
+    ck_assert_uint_eq(t.variant_err[t.n_variants - 1], 1);
+    cairn_buf_free(&out);
+    cairn_tally_free(&t);
+}
+END_TEST
+
+START_TEST(test_code_names)
+{
+    ck_assert_str_eq(cairn_code_name(CAIRN_CODE_BAD_JSON), "bad_json");
+    ck_assert_str_eq(cairn_code_name(CAIRN_CODE_BAD_RECORD), "bad_record");
+    ck_assert_str_eq(cairn_code_name(CAIRN_CODE_UNKNOWN_VARIANT), "unknown_variant");
+    ck_assert_str_eq(cairn_code_name(CAIRN_CODE_INVALID_INPUT), "invalid_input");
+    ck_assert_str_eq(cairn_code_name(CAIRN_CODE_CONSTRAINT), "constraint");
+    ck_assert_str_eq(cairn_code_name(CAIRN_CODE_TOO_LARGE), "too_large");
+    ck_assert_str_eq(cairn_code_name(CAIRN_CODE_INTERNAL), "internal");
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Tallies                                                             */
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_tally_counts_a_mix)
+{
+    struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
+    static const char *const lines[] = {
+        /* ok, match */
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":true}",
+        /* ok, mismatch */
+        "{\"variant\":\"877\",\"input\":{\"piles\":[3,7,2,3]},\"expected\":false}",
+        /* ok */
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]}}",
+        /* ok, match */
+        "{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[2,7,9,4,4]},\"expected\":10}",
+        "not json",                                                            /* bad_json */
+        "{\"a\":",                                                             /* bad_json */
+        "[]",                                                                  /* bad_record */
+        "{\"variant\":\"nope\",\"input\":{}}",                                 /* unknown */
+        "{\"variant\":\"stone-game\",\"input\":{}}",                           /* invalid */
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[1,2,3]}}",          /* constraint */
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},"
+        "\"expected\":7}", /* bad_record after solving */
+        NULL};
+    struct cairn_tally t, sum;
+    struct cairn_buf out = {0};
+    struct cairn_scratch s = {0};
+    size_t sg = plugin_index("stone-game"), sg2 = plugin_index("stone-game-ii"),
+           sg3 = plugin_index("stone-game-iii"), none = g_reg.n_plugins;
+    size_t i;
+
+    ck_assert_int_eq(cairn_tally_init(&t, g_reg.n_plugins), 0);
+    ck_assert_uint_eq(t.n_variants, g_reg.n_plugins + 1);
+    for (i = 0; lines[i] != NULL; i++)
+        ck_assert_int_eq(
+            cairn_record_process(&c, &s, i + 1, lines[i], strlen(lines[i]), &out, &t), 0);
+    ck_assert_int_eq(cairn_record_error(99, CAIRN_CODE_TOO_LARGE, "too long", &out, &t), 0);
+
+    ck_assert_uint_eq(t.records, 12);
+    ck_assert_uint_eq(t.ok, 4);
+    ck_assert_uint_eq(t.errors[CAIRN_CODE_BAD_JSON], 2);
+    ck_assert_uint_eq(t.errors[CAIRN_CODE_BAD_RECORD], 2);
+    ck_assert_uint_eq(t.errors[CAIRN_CODE_UNKNOWN_VARIANT], 1);
+    ck_assert_uint_eq(t.errors[CAIRN_CODE_INVALID_INPUT], 1);
+    ck_assert_uint_eq(t.errors[CAIRN_CODE_CONSTRAINT], 1);
+    ck_assert_uint_eq(t.errors[CAIRN_CODE_TOO_LARGE], 1);
+    ck_assert_uint_eq(t.errors[CAIRN_CODE_INTERNAL], 0);
+    ck_assert_uint_eq(t.matches, 2);
+    ck_assert_uint_eq(t.mismatches, 1);
+    ck_assert_uint_eq(t.variant_ok[sg], 2);
+    ck_assert_uint_eq(t.variant_ok[sg2], 1);
+    ck_assert_uint_eq(t.variant_ok[sg3], 1);
+    ck_assert_uint_eq(t.variant_ok[none], 0);
+    ck_assert_uint_eq(t.variant_err[sg], 2);
+    ck_assert_uint_eq(t.variant_err[sg2], 0);
+    ck_assert_uint_eq(t.variant_err[sg3], 1);
+    ck_assert_uint_eq(t.variant_err[none], 5); /* 2 bad_json, bad_record, unknown, too_large */
+    {
+        uint64_t errs = 0;
+        for (i = 0; i < CAIRN_CODE_COUNT; i++)
+            errs += t.errors[i];
+        ck_assert_uint_eq(t.ok + errs, t.records);
+    }
+
+    /* Adding and resetting. */
+    ck_assert_int_eq(cairn_tally_init(&sum, g_reg.n_plugins), 0);
+    cairn_tally_add(&sum, &t);
+    cairn_tally_add(&sum, &t);
+    ck_assert_uint_eq(sum.records, 24);
+    ck_assert_uint_eq(sum.errors[CAIRN_CODE_BAD_JSON], 4);
+    ck_assert_uint_eq(sum.variant_ok[sg], 4);
+    ck_assert_uint_eq(sum.variant_err[none], 10);
+    ck_assert_uint_eq(sum.matches, 4);
+    cairn_tally_reset(&t);
+    ck_assert_uint_eq(t.records, 0);
+    ck_assert_uint_eq(t.variant_ok[sg], 0);
+    ck_assert_uint_eq(t.n_variants, g_reg.n_plugins + 1);
+
+    cairn_tally_free(&sum);
+    cairn_tally_free(&t);
+    cairn_buf_free(&out);
+    cairn_scratch_free(&s);
+}
+END_TEST
+
+START_TEST(test_scratch_reused_across_sizes)
+{
+    /* One scratch for a big record then small ones, as a worker does. */
+    struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
+    struct cairn_scratch s = {0};
+    struct cairn_buf out = {0};
+    struct cairn_tally t;
+    char *big = array_record("stone-game-iii", "stoneValue", 50000, 1000, -3,
+                             "{\"moves\":true}");
+    const char *small = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
+    size_t k;
+
+    ck_assert_int_eq(cairn_tally_init(&t, g_reg.n_plugins), 0);
+    for (k = 0; k < 3; k++) {
+        ck_assert_int_eq(cairn_record_process(&c, &s, 1, big, strlen(big), &out, &t), 0);
+        ck_assert_int_eq(cairn_record_process(&c, &s, 2, small, strlen(small), &out, &t), 0);
+    }
+    ck_assert_uint_eq(t.ok, 6);
+    free(big);
+    cairn_tally_free(&t);
+    cairn_buf_free(&out);
+    cairn_scratch_free(&s);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+
+static Suite *record_suite(void)
+{
+    Suite *s = suite_create("record");
+    TCase *tc;
+
+    tc = tcase_create("official_examples");
+    tcase_add_test(tc, test_examples_stone_game);
+    tcase_add_test(tc, test_examples_stone_game_ii);
+    tcase_add_test(tc, test_examples_stone_game_iii);
+    tcase_add_test(tc, test_spec_result_line_example);
+    tcase_add_test(tc, test_aliases_resolve_to_canonical_name);
+    tcase_add_test(tc, test_line_number_echoed);
+    tcase_add_test(tc, test_output_is_appended);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("id_variant_expected");
+    tcase_add_test(tc, test_id_echo);
+    tcase_add_test(tc, test_id_absent_not_echoed);
+    tcase_add_test(tc, test_variant_is_canonical_name);
+    tcase_add_test(tc, test_expected_match_bool);
+    tcase_add_test(tc, test_expected_match_int);
+    tcase_add_test(tc, test_expected_match_winner);
+    tcase_add_test(tc, test_expected_wrong_type);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("options");
+    tcase_add_test(tc, test_options_moves);
+    tcase_add_test(tc, test_options_moves_longer_rows);
+    tcase_add_test(tc, test_options_limits_extended);
+    tcase_add_test(tc, test_default_limits_from_ctx);
+    tcase_add_test(tc, test_default_variant);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("error_codes");
+    tcase_add_test(tc, test_bad_json_not_json);
+    tcase_add_test(tc, test_bad_json_invalid_utf8);
+    tcase_add_test(tc, test_bad_json_nul_byte);
+    tcase_add_test(tc, test_bad_json_nan_and_big_numbers);
+    tcase_add_test(tc, test_bad_json_deep_nesting);
+    tcase_add_test(tc, test_bad_json_duplicate_key);
+    tcase_add_test(tc, test_bad_record);
+    tcase_add_test(tc, test_unknown_variant);
+    tcase_add_test(tc, test_unknown_variant_long_name);
+    tcase_add_test(tc, test_invalid_input);
+    tcase_add_test(tc, test_constraint);
+    tcase_add_test(tc, test_too_large);
+    tcase_add_test(tc, test_record_error_too_large_line);
+    tcase_add_test(tc, test_code_names);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("tally");
+    tcase_add_test(tc, test_tally_counts_a_mix);
+    tcase_add_test(tc, test_scratch_reused_across_sizes);
+    suite_add_tcase(s, tc);
+
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr;
+    int failed, rc;
+
+    g_plugin_dir = getenv("CAIRN_TEST_PLUGIN_DIR");
+    if (g_plugin_dir == NULL || g_plugin_dir[0] == '\0') {
+        fprintf(stderr, "test_record: CAIRN_TEST_PLUGIN_DIR is not set: it must name the "
+                        "folder holding the plugins (meson test sets it)\n");
+        return EXIT_FAILURE;
+    }
+    rc = cairn_registry_load(&g_reg, g_plugin_dir);
+    if (rc != 0 || g_reg.n_plugins < 3) {
+        size_t i;
+        fprintf(stderr, "test_record: cairn_registry_load(%s) returned %d, %zu plugin(s):\n",
+                g_plugin_dir, rc, g_reg.n_plugins);
+        for (i = 0; i < g_reg.n_errors; i++)
+            fprintf(stderr, "  %s\n", g_reg.errors[i]);
+        return EXIT_FAILURE;
+    }
+
+    sr = srunner_create(record_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    cairn_registry_free(&g_reg);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
