@@ -149,6 +149,7 @@ static int settle_config(const struct cli *cli, struct cairn_config *cfg)
 fail:
     fprintf(stderr, "cairnd: %s\n", err ? err : "out of memory");
     free(err);
+    cairn_config_free(cfg);
     return -EINVAL;
 }
 

@@ -233,7 +233,8 @@ static int list_candidates(DIR *d, char ***names_out, size_t *n_out)
             goto oom;
         n++;
     }
-    qsort(names, n, sizeof(*names), cmp_names);
+    if (n > 1)
+        qsort(names, n, sizeof(*names), cmp_names);
     *names_out = names;
     *n_out = n;
     return 0;

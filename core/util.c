@@ -51,6 +51,8 @@ int cairn_buf_reserve(struct cairn_buf *b, size_t extra)
 
 int cairn_buf_append(struct cairn_buf *b, const void *p, size_t n)
 {
+    if (n == 0)
+        return 0;
     if (cairn_buf_reserve(b, n) != 0)
         return -ENOMEM;
     memcpy(b->data + b->len, p, n);

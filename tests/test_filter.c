@@ -387,7 +387,7 @@ START_TEST(test_official_examples)
         ck_assert_uint_eq(n, N_EXAMPLES);
         for (i = 0; i < n; i++) {
             json_t *want = json_loads(examples[i].answer, JSON_DECODE_ANY, NULL);
-            char id[8];
+            char id[24];
 
             snprintf(id, sizeof(id), "e%zu", i + 1);
             ck_assert_int_eq(line_of(v[i]), (int64_t)i + 1);
