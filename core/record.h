@@ -48,6 +48,11 @@ struct cairn_scratch {
 
 void cairn_scratch_free(struct cairn_scratch *s);
 
+/* Solve-time histogram buckets (seconds, upper bounds); the last bucket
+ * is +Inf.  Shared by the tallies and the metrics. */
+#define CAIRN_SOLVE_BUCKETS 12
+extern const double cairn_solve_bucket_le[CAIRN_SOLVE_BUCKETS - 1];
+
 /* What happened to records, for summaries and metrics.  Index by_variant
  * with the plugin's index in the registry; the extra last slot counts
  * records whose variant was never resolved. */
@@ -62,6 +67,7 @@ struct cairn_tally {
     uint64_t *variant_ok;  /* [n_variants] */
     uint64_t *variant_err; /* [n_variants] */
     uint64_t *variant_ns;  /* [n_variants] solve time */
+    uint64_t *variant_hist; /* [n_variants * CAIRN_SOLVE_BUCKETS] solves per bucket */
 };
 
 int cairn_tally_init(struct cairn_tally *t, size_t n_plugins);
