@@ -4,11 +4,10 @@
 #include "filter.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "source.h"
+#include "util.h"
 
 struct filter {
     uv_file out_fd;
@@ -19,32 +18,12 @@ struct filter {
 
 /* Blocking on the consumer is the back-pressure we want: while stdout is
  * full, no batch is released, so no more input is read. */
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            struct pollfd pfd = {.fd = fd, .events = POLLOUT};
-            if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
-                return -errno;
-            continue;
-        }
-        if (w < 0)
-            return -errno;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
 {
     struct filter *f = s->sink.data;
 
     if (f->write_error == 0 && b->out.len > 0)
-        f->write_error = write_all(f->out_fd, b->out.data, b->out.len);
+        f->write_error = cairn_write_all(f->out_fd, b->out.data, b->out.len);
     cairn_batch_release(b);
 }
 

@@ -13,6 +13,7 @@
 #include <uv.h>
 
 #include "config.h"
+#include "daemon.h"
 #include "engine.h"
 #include "filter.h"
 #include "log.h"
@@ -28,16 +29,13 @@
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
-enum mode { MODE_DAEMON, MODE_FILTER, MODE_CHECK, MODE_LIST, MODE_VERSION, MODE_HELP };
+enum mode { MODE_DAEMON, MODE_ONCE, MODE_FILTER, MODE_CHECK, MODE_LIST, MODE_VERSION, MODE_HELP };
 
-/* Input bytes per batch: big enough to amortise a thread hop, small
- * enough to stay in cache while a worker parses it. */
-#define BATCH_BYTES (256u * 1024u)
 
 static const char usage_text[] =
     "usage: cairnd [-c FILE] [--input DIR] [--output DIR] [--plugins DIR] [--threads N]\n"
     "              [--limits official|extended]\n"
-    "              [--filter | --check | --list-plugins | --version | --help]\n"
+    "              [--once | --filter | --check | --list-plugins | --version | --help]\n"
     "\n"
     "  -c, --config FILE    configuration file (default " CAIRN_SYSCONF_FILE " if present)\n"
     "  --input DIR          spool directory to watch (input_dir)\n"
@@ -45,13 +43,16 @@ static const char usage_text[] =
     "  --plugins DIR        solver plugin directory (plugin_dir)\n"
     "  --threads N          worker threads, 0 = one per CPU (threads)\n"
     "  --limits L           default limits for records: official or extended (limits)\n"
+    "  (no mode)            run as a daemon in the foreground, watching the input directory\n"
+    "  --once               process every job present in the input directory, then exit\n"
     "  --filter             read records from stdin, write result lines to stdout\n"
     "  --check              validate the configuration and load every plugin\n"
     "  --list-plugins       name, aliases, version and file of each plugin\n"
     "  --version            print the version\n"
     "  --help               this text\n"
     "\n"
-    "Exit status: 0 success; 1 a runtime failure; 2 usage, configuration or plugin error.\n";
+    "Exit status: 0 success; 1 a job failed (--once) or a runtime failure;\n"
+    "2 usage, configuration or plugin error.\n";
 
 struct cli {
     enum mode mode;
@@ -66,7 +67,7 @@ struct cli {
 static int set_mode(struct cli *cli, enum mode m)
 {
     if (cli->mode_set && cli->mode != m) {
-        fprintf(stderr, "cairnd: choose one of --filter, --check, --list-plugins\n");
+        fprintf(stderr, "cairnd: choose one of --once, --filter, --check, --list-plugins\n");
         return -EINVAL;
     }
     cli->mode = m;
@@ -76,8 +77,8 @@ static int set_mode(struct cli *cli, enum mode m)
 
 static int parse_cli(int argc, char **argv, struct cli *cli)
 {
-    enum { O_INPUT = 256, O_OUTPUT, O_PLUGINS, O_THREADS, O_LIMITS, O_FILTER, O_CHECK, O_LIST,
-           O_VERSION, O_HELP };
+    enum { O_INPUT = 256, O_OUTPUT, O_PLUGINS, O_THREADS, O_LIMITS, O_ONCE, O_FILTER, O_CHECK,
+           O_LIST, O_VERSION, O_HELP };
     static const struct option opts[] = {
         {"config", required_argument, NULL, 'c'},
         {"input", required_argument, NULL, O_INPUT},
@@ -85,6 +86,7 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
         {"plugins", required_argument, NULL, O_PLUGINS},
         {"threads", required_argument, NULL, O_THREADS},
         {"limits", required_argument, NULL, O_LIMITS},
+        {"once", no_argument, NULL, O_ONCE},
         {"filter", no_argument, NULL, O_FILTER},
         {"check", no_argument, NULL, O_CHECK},
         {"list-plugins", no_argument, NULL, O_LIST},
@@ -111,6 +113,7 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
             if (cli->n_overrides == 8)
                 cli->n_overrides--; /* repeated flags: the last one wins below */
             break;
+        case O_ONCE: rc = set_mode(cli, MODE_ONCE); break;
         case O_FILTER: rc = set_mode(cli, MODE_FILTER); break;
         case O_CHECK: rc = set_mode(cli, MODE_CHECK); break;
         case O_LIST: rc = set_mode(cli, MODE_LIST); break;
@@ -129,12 +132,24 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
     return 0;
 }
 
-static int settle_config(const struct cli *cli, struct cairn_config *cfg)
+static int apply_overrides(struct cairn_config *cfg, char **err, void *data)
+{
+    const struct cli *cli = data;
+    int i;
+
+    for (i = 0; i < cli->n_overrides; i++)
+        if (cairn_config_set(cfg, cli->keys[i], cli->values[i], err) != 0)
+            return -EINVAL;
+    return 0;
+}
+
+/* Defaults, then the file, then the command line.  *file_out is the file
+ * that was read (NULL for none), for SIGHUP to read again. */
+static int settle_config(const struct cli *cli, struct cairn_config *cfg, const char **file_out)
 {
     const char *file = cli->config_file;
     char *err = NULL;
     struct stat st;
-    int i;
 
     if (cairn_config_defaults(cfg) != 0)
         return -ENOMEM;
@@ -142,9 +157,9 @@ static int settle_config(const struct cli *cli, struct cairn_config *cfg)
         file = CAIRN_SYSCONF_FILE;
     if (file != NULL && cairn_config_load_file(cfg, file, &err) != 0)
         goto fail;
-    for (i = 0; i < cli->n_overrides; i++)
-        if (cairn_config_set(cfg, cli->keys[i], cli->values[i], &err) != 0)
-            goto fail;
+    if (apply_overrides(cfg, &err, (void *)cli) != 0)
+        goto fail;
+    *file_out = file;
     return 0;
 fail:
     fprintf(stderr, "cairnd: %s\n", err ? err : "out of memory");
@@ -215,11 +230,10 @@ static unsigned worker_threads(const struct cairn_config *cfg)
 }
 
 static int run_filter(const struct cairn_config *cfg, const struct cairn_log *log,
-                      const struct cairn_registry *reg)
+                      const struct cairn_registry *reg, unsigned threads)
 {
     struct cairn_record_ctx ctx = {
         .reg = reg, .default_limits = cfg->limits, .default_variant = cfg->default_variant};
-    unsigned threads = worker_threads(cfg);
     struct cairn_tally tally;
     struct cairn_pool pool;
     uv_loop_t loop;
@@ -233,7 +247,7 @@ static int run_filter(const struct cairn_config *cfg, const struct cairn_log *lo
     }
     /* Two batches per worker: one being solved, one waiting, so workers
      * never idle while the loop thread reads. */
-    rc = cairn_pool_init(&pool, &loop, 2 * (size_t)threads + 2, BATCH_BYTES);
+    rc = cairn_pool_init(&pool, &loop, 2 * (size_t)threads + 2, CAIRN_BATCH_BYTES);
     if (rc == 0)
         rc = cairn_filter_run(&loop, &pool, &ctx, cfg->max_line_bytes, 0, 1, &tally);
     if (rc != 0)
@@ -247,11 +261,52 @@ static int run_filter(const struct cairn_config *cfg, const struct cairn_log *lo
     return rc;
 }
 
+static int run_daemon(struct cairn_config *cfg, const struct cairn_log *log,
+                      struct cairn_registry *reg, const struct cli *cli, const char *file,
+                      unsigned threads)
+{
+    struct cairn_daemon *d;
+    int rc;
+
+    if (cfg->input_dir == NULL || cfg->output_dir == NULL) {
+        fprintf(stderr, "cairnd: %s is not set (use --input/--output or the configuration "
+                        "file)\n", cfg->input_dir == NULL ? "input_dir" : "output_dir");
+        return EXIT_USAGE;
+    }
+    d = calloc(1, sizeof(*d));
+    if (d == NULL || (d->plugins = calloc(1, sizeof(*d->plugins))) == NULL) {
+        free(d);
+        return EXIT_RUNTIME;
+    }
+    /* The daemon owns the configuration and plugins from here on. */
+    d->cfg = *cfg;
+    memset(cfg, 0, sizeof(*cfg));
+    d->plugins->reg = *reg;
+    d->plugins->refs = 1;
+    memset(reg, 0, sizeof(*reg));
+    d->log = *log;
+    d->config_file = file;
+    d->apply_overrides = apply_overrides;
+    d->overrides_data = (void *)cli;
+    d->once = cli->mode == MODE_ONCE;
+    d->threads = threads;
+    rc = cairn_daemon_run(d);
+    if (d->abandoned)
+        return EXIT_OK; /* workers may still run: skip the cleanup */
+    cairn_plugin_set_unref(d->plugins);
+    cairn_config_free(&d->cfg);
+    free(d);
+    if (rc < 0)
+        return rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+    return rc == 0 ? EXIT_OK : EXIT_RUNTIME;
+}
+
 int main(int argc, char **argv)
 {
     struct cairn_registry reg = {0};
     struct cairn_config cfg;
     struct cairn_log log;
+    const char *file = NULL;
     struct cli cli;
     int status = EXIT_OK;
 
@@ -268,12 +323,7 @@ int main(int argc, char **argv)
                CAIRN_PLUGIN_ABI_MINOR);
         return EXIT_OK;
     }
-    if (!cli.mode_set) {
-        fprintf(stderr, "cairnd: choose a mode: --filter, --check or --list-plugins\n");
-        fputs(usage_text, stderr);
-        return EXIT_USAGE;
-    }
-    if (settle_config(&cli, &cfg) != 0)
+    if (settle_config(&cli, &cfg, &file) != 0)
         return EXIT_USAGE;
     cairn_log_init(&log, cfg.log_level);
     /* A vanished reader must surface as EPIPE, not kill us mid-write. */
@@ -291,11 +341,11 @@ int main(int argc, char **argv)
         print_plugins(&reg);
         break;
     case MODE_FILTER:
-        status = run_filter(&cfg, &log, &reg) == 0 ? EXIT_OK : EXIT_RUNTIME;
+        status = run_filter(&cfg, &log, &reg, worker_threads(&cfg)) == 0 ? EXIT_OK
+                                                                          : EXIT_RUNTIME;
         break;
     default:
-        fprintf(stderr, "cairnd: this mode is not available in this build\n");
-        status = EXIT_USAGE;
+        status = run_daemon(&cfg, &log, &reg, &cli, file, worker_threads(&cfg));
         break;
     }
 out:

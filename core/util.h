@@ -30,4 +30,8 @@ int cairn_buf_int(struct cairn_buf *b, int64_t v);
 int cairn_buf_json_string(struct cairn_buf *b, const char *s, size_t n);
 void cairn_buf_free(struct cairn_buf *b);
 
+/* write(2) until all n bytes are out (EINTR and EAGAIN handled).
+ * Returns 0 or a negative errno. */
+int cairn_write_all(int fd, const void *buf, size_t n);
+
 #endif /* CAIRN_UTIL_H */

@@ -1,0 +1,435 @@
+/*
+ * daemon.c - the spool daemon: notice jobs, claim them, run a bounded
+ * number at once, keep metrics, react to signals.
+ *
+ * Sources of work, in order of speed: inotify (a rename-in or a writer's
+ * close is acted on at once), a scan when a file found too young comes of
+ * age, and the full rescan every rescan_interval_s, which is the source of
+ * truth if anything was missed.
+ */
+#include "daemon.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "job.h"
+
+#ifndef CAIRN_VERSION
+#define CAIRN_VERSION "0.0.0"
+#endif
+
+/* A job whose outputs could not be written waits this long before its
+ * next try, so a full disk is not hammered. */
+#define RETRY_DELAY_MS 5000
+
+struct cairn_plugin_set *cairn_plugin_set_ref(struct cairn_plugin_set *ps)
+{
+    ps->refs++;
+    return ps;
+}
+
+void cairn_plugin_set_unref(struct cairn_plugin_set *ps)
+{
+    if (ps != NULL && --ps->refs == 0) {
+        cairn_registry_free(&ps->reg);
+        free(ps);
+    }
+}
+
+static uint64_t ms(double seconds)
+{
+    return seconds <= 0 ? 0 : (uint64_t)(seconds * 1000.0 + 0.5);
+}
+
+/* ---- stopping ---------------------------------------------------------- */
+
+static void close_handle(uv_handle_t *h)
+{
+    if (h->loop != NULL && !uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+/* Closing every handle lets uv_run() return on its own. */
+static void close_all(struct cairn_daemon *d)
+{
+    if (d->watching) {
+        cairn_watch_stop(&d->watch);
+        d->watching = 0;
+    }
+    close_handle((uv_handle_t *)&d->rescan_timer);
+    close_handle((uv_handle_t *)&d->young_timer);
+    close_handle((uv_handle_t *)&d->retry_timer);
+    close_handle((uv_handle_t *)&d->metrics_timer);
+    close_handle((uv_handle_t *)&d->stop_timer);
+    close_handle((uv_handle_t *)&d->sig_term);
+    close_handle((uv_handle_t *)&d->sig_int);
+    close_handle((uv_handle_t *)&d->sig_hup);
+}
+
+static void write_metrics(struct cairn_daemon *d)
+{
+    int rc;
+
+    cairn_metrics_set_gauges(&d->metrics, d->active, d->queued);
+    rc = cairn_metrics_write(&d->metrics, d->cfg.output_dir, d->cfg.metrics_file);
+    if (rc != 0)
+        cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot write %s/%s: %s", d->cfg.output_dir,
+                  d->cfg.metrics_file, uv_strerror(rc));
+}
+
+static void drop_queue(struct cairn_daemon *d)
+{
+    while (d->queue_head != NULL) {
+        struct cairn_pending *p = d->queue_head;
+        d->queue_head = p->next;
+        cairn_nameset_remove(&d->known, p->name);
+        free(p);
+    }
+    d->queue_tail = NULL;
+    d->queued = 0;
+}
+
+/* Ends the run once nothing is left to wait for. */
+static void check_done(struct cairn_daemon *d)
+{
+    if (d->finished)
+        return;
+    if (d->stopping ? d->active == 0
+                    : d->once && d->active == 0 && d->queued == 0 && d->young_wait_ms == 0) {
+        d->finished = 1;
+        write_metrics(d);
+        close_all(d);
+    }
+}
+
+static void on_stop_timeout(uv_timer_t *t)
+{
+    struct cairn_daemon *d = t->data;
+    struct cairn_job *job;
+
+    /* Workers may still hold these jobs' batches: leave the memory to the
+     * process exit, but remove temporary files so nothing stray remains. */
+    for (job = d->jobs; job != NULL; job = job->next)
+        cairn_job_abandon(job);
+    d->abandoned = 1;
+    d->finished = 1;
+    write_metrics(d);
+    close_all(d);
+    uv_stop(&d->loop);
+}
+
+static void begin_stop(struct cairn_daemon *d, const char *why)
+{
+    if (d->stopping)
+        return;
+    d->stopping = 1;
+    cairn_log(&d->log, CAIRN_LOG_INFO, "%s: no new jobs; waiting for %zu active job(s), "
+              "at most %.0f s", why, d->active, d->cfg.shutdown_timeout_s);
+    if (d->watching) {
+        cairn_watch_stop(&d->watch);
+        d->watching = 0;
+    }
+    uv_timer_stop(&d->rescan_timer);
+    uv_timer_stop(&d->young_timer);
+    uv_timer_stop(&d->retry_timer);
+    drop_queue(d);
+    if (d->active > 0)
+        uv_timer_start(&d->stop_timer, on_stop_timeout, ms(d->cfg.shutdown_timeout_s), 0);
+    check_done(d);
+}
+
+/* ---- the queue --------------------------------------------------------- */
+
+static void schedule(struct cairn_daemon *d);
+
+static void enqueue(struct cairn_daemon *d, const char *name, int recovered)
+{
+    struct cairn_pending *p;
+    size_t n = strlen(name);
+
+    if (d->stopping || cairn_nameset_has(&d->known, name) ||
+        cairn_nameset_has(&d->retry, name))
+        return;
+    p = malloc(sizeof(*p) + n + 1);
+    if (p == NULL || cairn_nameset_add(&d->known, name) < 0) {
+        free(p);
+        return; /* out of memory: the next rescan tries again */
+    }
+    memcpy(p->name, name, n + 1);
+    p->recovered = recovered;
+    p->next = NULL;
+    if (d->queue_tail != NULL)
+        d->queue_tail->next = p;
+    else
+        d->queue_head = p;
+    d->queue_tail = p;
+    d->queued++;
+}
+
+static void on_retry_timer(uv_timer_t *t);
+
+static void retry_later(struct cairn_daemon *d, const char *name)
+{
+    if (cairn_nameset_add(&d->retry, name) >= 0 && !uv_is_active((uv_handle_t *)&d->retry_timer))
+        uv_timer_start(&d->retry_timer, on_retry_timer, RETRY_DELAY_MS, 0);
+}
+
+/* Claims and starts queued jobs while there is room. */
+static void schedule(struct cairn_daemon *d)
+{
+    while (!d->stopping && d->active < d->max_active && d->queue_head != NULL) {
+        struct cairn_pending *p = d->queue_head;
+        int rc;
+
+        d->queue_head = p->next;
+        if (d->queue_head == NULL)
+            d->queue_tail = NULL;
+        d->queued--;
+        rc = p->recovered ? 0 : cairn_spool_claim(&d->spool, p->name);
+        if (rc == 0)
+            rc = cairn_job_start(d, p->name);
+        if (rc != 0) {
+            cairn_nameset_remove(&d->known, p->name);
+            if (rc == -EEXIST)
+                d->name_busy = 1; /* same name still active: look again when it ends */
+            else if (rc != -ENOENT && rc != -EAGAIN) {
+                cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot start job %s: %s", p->name,
+                          uv_strerror(rc));
+                retry_later(d, p->name);
+            }
+        }
+        free(p);
+    }
+    check_done(d);
+}
+
+/* ---- scanning ---------------------------------------------------------- */
+
+static void on_found(void *data, const char *name, uint64_t age_ms)
+{
+    struct cairn_daemon *d = data;
+
+    if (d->watching && cairn_watch_is_writing(&d->watch, name))
+        return; /* its writer has not closed it: IN_CLOSE_WRITE will tell */
+    if (age_ms >= d->cfg.min_age_ms) {
+        enqueue(d, name, 0);
+    } else {
+        uint64_t wait = d->cfg.min_age_ms - age_ms;
+        if (d->young_wait_ms == 0 || wait < d->young_wait_ms)
+            d->young_wait_ms = wait;
+    }
+}
+
+static void on_young_timer(uv_timer_t *t);
+
+static void scan(struct cairn_daemon *d)
+{
+    int rc;
+
+    if (d->stopping)
+        return;
+    d->young_wait_ms = 0;
+    rc = cairn_spool_scan(&d->spool, 0, on_found, d);
+    if (rc != 0)
+        cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot scan %s: %s", d->cfg.input_dir,
+                  uv_strerror(rc));
+    if (d->young_wait_ms > 0)
+        uv_timer_start(&d->young_timer, on_young_timer, d->young_wait_ms + 5, 0);
+    schedule(d);
+}
+
+static void on_young_timer(uv_timer_t *t)
+{
+    scan(t->data);
+}
+
+static void on_rescan_timer(uv_timer_t *t)
+{
+    scan(t->data);
+}
+
+static void on_retry_timer(uv_timer_t *t)
+{
+    struct cairn_daemon *d = t->data;
+
+    cairn_nameset_free(&d->retry);
+    scan(d);
+}
+
+static void on_recovered(void *data, const char *name, uint64_t age_ms)
+{
+    (void)age_ms;
+    enqueue(data, name, 1);
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+static void on_watch(struct cairn_watch *w, enum cairn_watch_event ev, const char *name)
+{
+    struct cairn_daemon *d = w->data;
+
+    switch (ev) {
+    case CAIRN_WATCH_READY:
+        enqueue(d, name, 0);
+        schedule(d);
+        break;
+    case CAIRN_WATCH_OVERFLOW:
+        cairn_log(&d->log, CAIRN_LOG_WARNING, "inotify queue overflowed: rescanning");
+        scan(d);
+        break;
+    case CAIRN_WATCH_GONE:
+        cairn_log(&d->log, CAIRN_LOG_ERROR, "input directory %s was removed or moved",
+                  d->cfg.input_dir);
+        d->runtime_error = 1;
+        begin_stop(d, "input directory gone");
+        break;
+    }
+}
+
+void cairn_daemon_job_ended(struct cairn_daemon *d, struct cairn_job *job, int ok)
+{
+    struct stat st;
+
+    if (job->prev != NULL)
+        job->prev->next = job->next;
+    else
+        d->jobs = job->next;
+    if (job->next != NULL)
+        job->next->prev = job->prev;
+    d->active--;
+    cairn_nameset_remove(&d->known, job->name);
+    if (ok < 0) {
+        retry_later(d, job->name);
+    } else if (!d->stopping && fstatat(d->spool.in_fd, job->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+               !(d->watching && cairn_watch_is_writing(&d->watch, job->name))) {
+        /* A new file of the same name arrived while this one ran. */
+        enqueue(d, job->name, 0);
+    }
+    if (d->name_busy) {
+        d->name_busy = 0;
+        scan(d);
+    }
+    schedule(d);
+}
+
+static void on_metrics_timer(uv_timer_t *t)
+{
+    write_metrics(t->data);
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+    struct cairn_daemon *d = s->data;
+
+    if (signum == SIGHUP)
+        cairn_daemon_reload(d);
+    else
+        begin_stop(d, signum == SIGTERM ? "SIGTERM" : "SIGINT");
+}
+
+/* ---- start ------------------------------------------------------------- */
+
+static int init_handles(struct cairn_daemon *d)
+{
+    uv_timer_t *timers[] = {&d->rescan_timer, &d->young_timer, &d->retry_timer,
+                            &d->metrics_timer, &d->stop_timer};
+    uv_signal_t *signals[] = {&d->sig_term, &d->sig_int, &d->sig_hup};
+    int nums[] = {SIGTERM, SIGINT, SIGHUP};
+    size_t i;
+    int rc;
+
+    for (i = 0; i < sizeof(timers) / sizeof(timers[0]); i++) {
+        if ((rc = uv_timer_init(&d->loop, timers[i])) != 0)
+            return rc;
+        timers[i]->data = d;
+    }
+    for (i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
+        if ((rc = uv_signal_init(&d->loop, signals[i])) != 0)
+            return rc;
+        signals[i]->data = d;
+        if ((rc = uv_signal_start(signals[i], on_signal, nums[i])) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+void cairn_daemon_start_timers(struct cairn_daemon *d)
+{
+    uint64_t rescan = ms(d->cfg.rescan_interval_s), metrics = ms(d->cfg.metrics_interval_s);
+
+    uv_timer_stop(&d->rescan_timer);
+    uv_timer_stop(&d->metrics_timer);
+    if (!d->once && rescan > 0)
+        uv_timer_start(&d->rescan_timer, on_rescan_timer, rescan, rescan);
+    if (metrics > 0)
+        uv_timer_start(&d->metrics_timer, on_metrics_timer, metrics, metrics);
+}
+
+int cairn_daemon_run(struct cairn_daemon *d)
+{
+    const char *what;
+    unsigned threads;
+    int rc;
+
+    threads = d->threads;
+    d->max_active = 4 * (size_t)threads;
+    if ((rc = uv_loop_init(&d->loop)) != 0)
+        return rc;
+    rc = cairn_spool_open(&d->spool, d->cfg.input_dir, d->cfg.output_dir, &what);
+    if (rc != 0) {
+        cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot use %s: %s", what, uv_strerror(rc));
+        uv_loop_close(&d->loop);
+        return rc;
+    }
+    rc = cairn_metrics_init(&d->metrics, CAIRN_VERSION);
+    if (rc == 0)
+        rc = cairn_metrics_set_plugins(&d->metrics, &d->plugins->reg);
+    /* Two batches per worker: one being solved, one waiting. */
+    if (rc == 0)
+        rc = cairn_pool_init(&d->pool, &d->loop, 2 * (size_t)threads + 2, CAIRN_BATCH_BYTES);
+    if (rc == 0)
+        rc = init_handles(d);
+    if (rc == 0 && !d->once) {
+        rc = cairn_watch_start(&d->watch, &d->loop, d->cfg.input_dir, d->spool.in_fd, on_watch,
+                               d);
+        d->watching = rc == 0;
+        if (rc != 0)
+            cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot watch %s: %s", d->cfg.input_dir,
+                      uv_strerror(rc));
+    }
+    if (rc != 0) {
+        close_all(d);
+        uv_run(&d->loop, UV_RUN_DEFAULT);
+        goto out;
+    }
+    cairn_log(&d->log, CAIRN_LOG_INFO, "%s %s: %zu plugin(s), %u worker thread(s), input %s, "
+              "output %s",
+              d->once ? "processing" : "watching", d->cfg.input_dir, d->plugins->reg.n_plugins,
+              threads, d->cfg.input_dir, d->cfg.output_dir);
+
+    /* Jobs a crash left in active/ first: they were claimed before anything
+     * new.  Another live daemon's jobs are skipped by their lock. */
+    cairn_spool_scan(&d->spool, 1, on_recovered, d);
+    scan(d);
+    cairn_daemon_start_timers(d);
+    check_done(d);
+    uv_run(&d->loop, UV_RUN_DEFAULT);
+    rc = 0;
+    if (d->abandoned)
+        return d->runtime_error ? 1 : 0; /* workers still run: no cleanup */
+    cairn_log(&d->log, CAIRN_LOG_INFO, "stopped: %llu job(s) ok, %llu failed",
+              (unsigned long long)d->jobs_ok, (unsigned long long)d->jobs_failed);
+out:
+    drop_queue(d);
+    cairn_nameset_free(&d->known);
+    cairn_nameset_free(&d->retry);
+    cairn_pool_close(&d->pool);
+    cairn_metrics_free(&d->metrics);
+    cairn_spool_close(&d->spool);
+    uv_loop_close(&d->loop);
+    if (rc != 0)
+        return rc;
+    return d->runtime_error || (d->once && d->jobs_failed > 0) ? 1 : 0;
+}

@@ -1,0 +1,112 @@
+/*
+ * daemon.h - the spool daemon's one owned context, and its entry point.
+ *
+ * Everything the daemon knows lives in struct cairn_daemon, reached from
+ * every callback; all of it is touched on the loop thread only (workers
+ * see batches and finishing jobs, never the daemon).
+ */
+#ifndef CAIRN_DAEMON_H
+#define CAIRN_DAEMON_H
+
+#include <stdint.h>
+#include <uv.h>
+
+#include "config.h"
+#include "engine.h"
+#include "log.h"
+#include "metrics.h"
+#include "nameset.h"
+#include "plugin_loader.h"
+#include "spool.h"
+#include "watch.h"
+
+/* A loaded plugin set; jobs hold a reference, so a reload never unloads
+ * code a job in flight is still using. */
+struct cairn_plugin_set {
+    struct cairn_registry reg;
+    unsigned refs;
+};
+
+struct cairn_plugin_set *cairn_plugin_set_ref(struct cairn_plugin_set *ps);
+void cairn_plugin_set_unref(struct cairn_plugin_set *ps);
+
+struct cairn_job;
+
+/* A name waiting to be claimed. */
+struct cairn_pending {
+    struct cairn_pending *next;
+    int recovered;  /* already in active/ (left by a crash): no claim */
+    char name[];
+};
+
+/* Input bytes per batch: big enough to amortise a thread hop, small
+ * enough to stay in cache while a worker parses it. */
+#define CAIRN_BATCH_BYTES (256u * 1024u)
+
+struct cairn_daemon {
+    uv_loop_t loop;
+    struct cairn_config cfg;
+    struct cairn_log log;
+    const char *config_file;      /* re-read on SIGHUP; NULL = none */
+    int (*apply_overrides)(struct cairn_config *cfg, char **err, void *data);
+    void *overrides_data;         /* the command line, re-applied on SIGHUP */
+
+    unsigned threads;             /* the libuv pool size, fixed at start */
+    struct cairn_plugin_set *plugins;
+    struct cairn_pool pool;
+    struct cairn_spool spool;
+    struct cairn_watch watch;
+    struct cairn_metrics metrics;
+
+    struct cairn_pending *queue_head; /* ready to claim, oldest first */
+    struct cairn_pending *queue_tail;
+    size_t queued;
+    struct cairn_nameset known;   /* queued or active: never twice */
+    struct cairn_nameset retry;   /* outputs failed: wait for retry_timer */
+    struct cairn_job *jobs;       /* active jobs */
+    size_t active;
+    size_t max_active;
+
+    uv_timer_t rescan_timer;      /* every rescan_interval_s */
+    uv_timer_t young_timer;       /* when a too-young file comes of age */
+    uv_timer_t retry_timer;       /* RETRY_DELAY_MS after an output failure */
+    uv_timer_t metrics_timer;
+    uv_timer_t stop_timer;        /* shutdown_timeout_s */
+    uv_signal_t sig_term;
+    uv_signal_t sig_int;
+    uv_signal_t sig_hup;
+
+    int once;                     /* --once: exit when the spool is empty */
+    int stopping;
+    int finished;                 /* handles are closing; the loop ends */
+    int abandoned;                /* shutdown timed out with jobs running */
+    int watching;
+    int name_busy;                /* a claim met a same-named active job */
+    uint64_t young_wait_ms;       /* shortest wait a scan found, or 0 */
+    uint64_t jobs_ok;
+    uint64_t jobs_failed;
+    int runtime_error;            /* e.g. the input directory vanished */
+};
+
+/*
+ * NAME     cairn_daemon_run - the daemon, or --once
+ * ARGUMENTS d has cfg, log, config_file, apply_overrides and once set;
+ *          plugins loaded
+ * RETURNS  0 when it stopped cleanly (and, with once, every job was ok);
+ *          1 when a job failed (once) or the daemon hit a runtime error;
+ *          negative errno when it could not start.
+ */
+int cairn_daemon_run(struct cairn_daemon *d);
+
+/* Called by jobs (job.c) when they end (ok: 1 done, 0 failed, -1 handed
+ * back for a retry), to schedule more work. */
+void cairn_daemon_job_ended(struct cairn_daemon *d, struct cairn_job *job, int ok);
+
+/* (Re)starts the rescan and metrics timers from d->cfg. */
+void cairn_daemon_start_timers(struct cairn_daemon *d);
+
+/* SIGHUP (reload.c): re-read the configuration and the plugin directory;
+ * keep the old ones, and say why, when the new ones are bad. */
+void cairn_daemon_reload(struct cairn_daemon *d);
+
+#endif /* CAIRN_DAEMON_H */

@@ -1,0 +1,537 @@
+/*
+ * job.c - one job's life: open and lock, stream, publish, move the input.
+ */
+#include "job.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define RESULTS_SUFFIX ".results.jsonl"
+#define SUMMARY_SUFFIX ".summary.json"
+#define REASON_SUFFIX ".reason.json"
+
+static uint64_t now_ns(void)
+{
+    return uv_hrtime();
+}
+
+static void rfc3339(const struct timespec *ts, char out[32])
+{
+    struct tm tm;
+    size_t n;
+
+    gmtime_r(&ts->tv_sec, &tm);
+    n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + n, 32 - n, ".%03ldZ", ts->tv_nsec / 1000000);
+}
+
+static const char *file_kind(mode_t m)
+{
+    if (S_ISLNK(m))
+        return "a symbolic link";
+    if (S_ISFIFO(m))
+        return "a FIFO";
+    if (S_ISDIR(m))
+        return "a directory";
+    if (S_ISSOCK(m))
+        return "a socket";
+    if (S_ISCHR(m) || S_ISBLK(m))
+        return "a device";
+    return "not a regular file";
+}
+
+/* dir/.name.tmp, fsync'd, renamed to dir/name: readers see all or nothing. */
+static int publish(int dir_fd, const char *name, const struct cairn_buf *content)
+{
+    char tmp[NAME_MAX + 1];
+    int fd, rc = 0;
+
+    if ((size_t)snprintf(tmp, sizeof(tmp), ".%s.tmp", name) >= sizeof(tmp))
+        return -ENAMETOOLONG;
+    fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -errno;
+    rc = cairn_write_all(fd, content->data, content->len);
+    if (rc == 0 && fsync(fd) != 0)
+        rc = -errno;
+    if (close(fd) != 0 && rc == 0)
+        rc = -errno;
+    if (rc == 0 && renameat(dir_fd, tmp, dir_fd, name) != 0)
+        rc = -errno;
+    if (rc != 0)
+        unlinkat(dir_fd, tmp, 0);
+    return rc;
+}
+
+static char *output_name(const struct cairn_job *job, const char *suffix, int tmp)
+{
+    return cairn_asprintf("%s%s%s%s", tmp ? "." : "", job->base, suffix, tmp ? ".tmp" : "");
+}
+
+/* ---- summary ----------------------------------------------------------- */
+
+static int render_summary(struct cairn_job *job, const char *status)
+{
+    const struct cairn_tally *t = &job->stream.tally;
+    const struct cairn_registry *reg = &job->plugins->reg;
+    json_t *root = json_object(), *errors = json_object(), *by_variant = json_object();
+    struct timespec finished;
+    char started_s[32], finished_s[32];
+    char *results = output_name(job, RESULTS_SUFFIX, 0);
+    size_t i, need;
+    int rc = -ENOMEM;
+
+    clock_gettime(CLOCK_REALTIME, &finished);
+    rfc3339(&job->started, started_s);
+    rfc3339(&finished, finished_s);
+    if (root == NULL || errors == NULL || by_variant == NULL || results == NULL)
+        goto out;
+    for (i = 0; i < CAIRN_CODE_COUNT; i++)
+        json_object_set_new(errors, cairn_code_name(i), json_integer((json_int_t)t->errors[i]));
+    for (i = 0; i < t->n_variants; i++) {
+        const char *name = i < reg->n_plugins ? reg->plugins[i].desc->name : "none";
+        if (t->variant_ok[i] + t->variant_err[i] == 0)
+            continue;
+        json_object_set_new(
+            by_variant, name,
+            json_pack("{s:I,s:I,s:I,s:f}", "records",
+                      (json_int_t)(t->variant_ok[i] + t->variant_err[i]), "ok",
+                      (json_int_t)t->variant_ok[i], "errors", (json_int_t)t->variant_err[i],
+                      "solve_seconds", (double)t->variant_ns[i] / 1e9));
+    }
+    json_object_set_new(root, "job", json_string(job->base));
+    json_object_set_new(root, "status", json_string(status));
+    if (job->fail_reason != NULL)
+        json_object_set_new(root, "reason", json_string(job->fail_reason));
+    json_object_set_new(root, "input", json_string(job->name));
+    if (job->fail_reason == NULL)
+        json_object_set_new(root, "results", json_string(results));
+    json_object_set_new(root, "records", json_integer((json_int_t)t->records));
+    json_object_set_new(root, "ok", json_integer((json_int_t)t->ok));
+    json_object_set_new(root, "errors", errors);
+    json_object_set_new(root, "by_variant", by_variant);
+    errors = by_variant = NULL;
+    json_object_set_new(root, "matches", json_integer((json_int_t)t->matches));
+    json_object_set_new(root, "mismatches", json_integer((json_int_t)t->mismatches));
+    json_object_set_new(root, "bytes", json_integer((json_int_t)job->stream.bytes));
+    json_object_set_new(root, "started", json_string(started_s));
+    json_object_set_new(root, "finished", json_string(finished_s));
+    job->wall_seconds = (double)(now_ns() - job->t0_ns) / 1e9;
+    json_object_set_new(root, "wall_seconds", json_real(job->wall_seconds));
+    json_object_set_new(root, "solve_seconds", json_real((double)t->solve_ns / 1e9));
+    json_object_set_new(root, "pid", json_integer((json_int_t)getpid()));
+
+    need = json_dumpb(root, NULL, 0, JSON_COMPACT | JSON_REAL_PRECISION(9));
+    job->summary.len = 0;
+    if (need == 0 || cairn_buf_reserve(&job->summary, need + 1) != 0)
+        goto out;
+    job->summary.len =
+        json_dumpb(root, job->summary.data, need, JSON_COMPACT | JSON_REAL_PRECISION(9));
+    job->summary.data[job->summary.len++] = '\n';
+    rc = 0;
+out:
+    json_decref(errors);
+    json_decref(by_variant);
+    json_decref(root);
+    free(results);
+    return rc;
+}
+
+static int render_reason(struct cairn_job *job)
+{
+    struct timespec now;
+    char when[32];
+    json_t *root;
+    char *text;
+    int rc;
+
+    clock_gettime(CLOCK_REALTIME, &now);
+    rfc3339(&now, when);
+    root = json_pack("{s:s,s:s,s:s,s:I}", "job", job->base, "reason", job->fail_reason, "time",
+                     when, "pid", (json_int_t)getpid());
+    text = root ? json_dumps(root, JSON_COMPACT) : NULL;
+    json_decref(root);
+    if (text == NULL)
+        return -ENOMEM;
+    job->reason.len = 0;
+    rc = cairn_buf_puts(&job->reason, text) || cairn_buf_puts(&job->reason, "\n") ? -ENOMEM : 0;
+    free(text);
+    return rc;
+}
+
+/* ---- finishing, on a worker ------------------------------------------- */
+
+#define STEP(what, expr)                 \
+    do {                                 \
+        job->finish_step = (what);       \
+        if ((rc = (expr)) != 0)          \
+            goto fail;                   \
+    } while (0)
+
+static int errno_of(int ok)
+{
+    return ok == 0 ? 0 : -errno;
+}
+
+static void finish_ok(struct cairn_job *job)
+{
+    const struct cairn_spool *sp = &job->d->spool;
+    char *tmp = output_name(job, RESULTS_SUFFIX, 1);
+    char *res = output_name(job, RESULTS_SUFFIX, 0);
+    char *sum = output_name(job, SUMMARY_SUFFIX, 0);
+    int rc = -ENOMEM;
+
+    job->finish_step = "name outputs";
+    if (tmp == NULL || res == NULL || sum == NULL)
+        goto fail;
+    STEP("fsync results", errno_of(fsync(job->res_fd)));
+    STEP("close results", errno_of(close(job->res_fd)));
+    job->res_fd = -1;
+    STEP("publish results", errno_of(renameat(sp->out_fd, tmp, sp->out_fd, res)));
+    /* The summary goes last: its presence means the job is finished. */
+    STEP("publish summary", publish(sp->out_fd, sum, &job->summary));
+    STEP("fsync output directory", errno_of(fsync(sp->out_fd)));
+    if (job->keep_inputs)
+        STEP("move input to done", errno_of(renameat(sp->active_fd, job->name, sp->done_fd,
+                                                      job->name)));
+    else
+        STEP("delete input", errno_of(unlinkat(sp->active_fd, job->name, 0)));
+    job->finish_rc = 0;
+    goto out;
+fail:
+    job->finish_rc = rc;
+    if (tmp != NULL)
+        unlinkat(sp->out_fd, tmp, 0);
+out:
+    free(tmp);
+    free(res);
+    free(sum);
+}
+
+static void finish_failed(struct cairn_job *job)
+{
+    const struct cairn_spool *sp = &job->d->spool;
+    char *reason = output_name(job, REASON_SUFFIX, 0);
+    char *sum = output_name(job, SUMMARY_SUFFIX, 0);
+    char *tmp = output_name(job, RESULTS_SUFFIX, 1);
+    int rc = -ENOMEM;
+
+    job->finish_step = "name outputs";
+    if (reason == NULL || sum == NULL || tmp == NULL)
+        goto fail;
+    if (job->res_fd >= 0) {
+        close(job->res_fd);
+        job->res_fd = -1;
+        unlinkat(sp->out_fd, tmp, 0);
+    }
+    STEP("write reason", publish(sp->failed_fd, reason, &job->reason));
+    STEP("publish summary", publish(sp->out_fd, sum, &job->summary));
+    STEP("fsync output directory", errno_of(fsync(sp->out_fd)));
+    /* rename(2) moves a symlink or FIFO itself: nothing is followed. */
+    STEP("move input to failed", errno_of(renameat(sp->active_fd, job->name, sp->failed_fd,
+                                                    job->name)));
+    job->finish_rc = 0;
+    goto out;
+fail:
+    job->finish_rc = rc;
+out:
+    free(reason);
+    free(sum);
+    free(tmp);
+}
+
+static void finish_work(uv_work_t *req)
+{
+    struct cairn_job *job = req->data;
+
+    if (job->fail_reason != NULL)
+        finish_failed(job);
+    else
+        finish_ok(job);
+}
+
+static void job_free(struct cairn_job *job)
+{
+    if (job->res_fd >= 0)
+        close(job->res_fd);
+    if (job->in_fd >= 0)
+        close(job->in_fd); /* releases the lock */
+    if (job->plugins != NULL)
+        cairn_plugin_set_unref(job->plugins);
+    cairn_stream_free(&job->stream);
+    cairn_buf_free(&job->summary);
+    cairn_buf_free(&job->reason);
+    free(job->default_variant);
+    free(job->fail_reason);
+    free(job->name);
+    free(job->base);
+    free(job);
+}
+
+/* Outputs could not be written: nothing partial is visible (temp files are
+ * gone), and the input goes back to the spool to be tried again. */
+static void hand_back(struct cairn_job *job, const char *step, int err)
+{
+    struct cairn_daemon *d = job->d;
+    char *tmp = output_name(job, RESULTS_SUFFIX, 1);
+    int rc;
+
+    if (job->res_fd >= 0) {
+        close(job->res_fd);
+        job->res_fd = -1;
+    }
+    if (tmp != NULL)
+        unlinkat(d->spool.out_fd, tmp, 0);
+    free(tmp);
+    rc = cairn_spool_unclaim(&d->spool, job->name);
+    cairn_log(&d->log, CAIRN_LOG_ERROR, "job %s: cannot %s: %s; %s", job->base, step,
+              uv_strerror(err),
+              rc == 0 ? "handed back to the spool for another try"
+                      : "left in .cairn/active/ for the next start");
+}
+
+static void after_finish(uv_work_t *req, int status)
+{
+    struct cairn_job *job = req->data;
+    struct cairn_daemon *d = job->d;
+    const struct cairn_tally *t = &job->stream.tally;
+    int ok = 0;
+
+    if (status != 0 && job->finish_rc == 0)
+        job->finish_rc = status;
+    if (job->finish_rc != 0) {
+        hand_back(job, job->finish_step, job->finish_rc);
+    } else if (job->fail_reason != NULL) {
+        cairn_log(&d->log, CAIRN_LOG_ERROR, "job %s failed: %s (moved to .cairn/failed/)",
+                  job->base, job->fail_reason);
+        cairn_metrics_job_done(&d->metrics, 0, job->wall_seconds);
+        d->jobs_failed++;
+    } else {
+        cairn_log(&d->log, CAIRN_LOG_INFO,
+                  "job %s finished: %llu records, %llu ok, %llu errors, %llu bytes in %.3f s",
+                  job->base, (unsigned long long)t->records, (unsigned long long)t->ok,
+                  (unsigned long long)(t->records - t->ok),
+                  (unsigned long long)job->stream.bytes, job->wall_seconds);
+        cairn_metrics_job_done(&d->metrics, 1, job->wall_seconds);
+        d->jobs_ok++;
+        ok = 1;
+    }
+    cairn_daemon_job_ended(d, job, job->finish_rc == 0 ? ok : -1);
+    job_free(job);
+}
+
+static void finish(struct cairn_job *job)
+{
+    int rc;
+
+    rc = job->fail_reason != NULL ? render_reason(job) : 0;
+    if (rc == 0)
+        rc = render_summary(job, job->fail_reason != NULL ? "failed" : "ok");
+    job->finish.data = job;
+    if (rc == 0)
+        rc = uv_queue_work(&job->d->loop, &job->finish, finish_work, after_finish);
+    if (rc != 0) {
+        job->finish_rc = rc;
+        job->finish_step = "prepare the summary";
+        after_finish(&job->finish, 0);
+    }
+}
+
+/* ---- streaming --------------------------------------------------------- */
+
+static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
+{
+    struct cairn_job *job = s->sink.data;
+
+    if (job->write_error == 0 && b->out.len > 0)
+        job->write_error = cairn_write_all(job->res_fd, b->out.data, b->out.len);
+    cairn_metrics_add_tally(&job->d->metrics, &job->plugins->reg, &b->tally);
+    cairn_batch_release(b);
+}
+
+static void sink_end(struct cairn_stream *s, int status)
+{
+    struct cairn_job *job = s->sink.data;
+
+    job->streaming = 0;
+    cairn_fd_source_close(&job->src);
+    cairn_metrics_add_bytes(&job->d->metrics, s->bytes);
+    if (job->write_error != 0) {
+        job->finish_rc = job->write_error;
+        job->finish_step = "write results";
+        after_finish(&job->finish, 0);
+        return;
+    }
+    if (status == -ENOMEM) {
+        job->finish_rc = status;
+        job->finish_step = "process the job (out of memory)";
+        after_finish(&job->finish, 0);
+        return;
+    }
+    if (status != 0)
+        job->fail_reason = cairn_asprintf("read error: %s", uv_strerror(status));
+    finish(job);
+}
+
+/* ---- start ------------------------------------------------------------- */
+
+static int fail_job(struct cairn_job *job, const char *fmt, const char *detail)
+{
+    job->fail_reason = cairn_asprintf(fmt, detail);
+    if (job->fail_reason == NULL)
+        return -ENOMEM;
+    finish(job);
+    return 0;
+}
+
+/* Opens and locks active/NAME.  0 when this daemon now owns it; 1 when the
+ * job is bad and fail_reason is set; negative errno otherwise. */
+static int open_input(struct cairn_job *job)
+{
+    const struct cairn_spool *sp = &job->d->spool;
+    struct stat st, now;
+
+    if (fstatat(sp->active_fd, job->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return -errno;
+    if (!S_ISREG(st.st_mode)) {
+        job->fail_reason = cairn_asprintf("%s is %s; job files must be regular files "
+                                          "(it was not opened or followed)",
+                                          job->name, file_kind(st.st_mode));
+        return job->fail_reason ? 1 : -ENOMEM;
+    }
+    /* O_NOFOLLOW and O_NONBLOCK: if it was swapped for a link or a FIFO
+     * since the lstat, we neither follow nor hang. */
+    job->in_fd = openat(sp->active_fd, job->name,
+                        O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (job->in_fd < 0) {
+        int err = errno;
+        if (err == ENOENT)
+            return -ENOENT;
+        job->fail_reason = cairn_asprintf("cannot open %s: %s", job->name, strerror(err));
+        return job->fail_reason ? 1 : -ENOMEM;
+    }
+    /* The lock says "a live daemon works on this"; it dies with us, so a
+     * crash leaves the job free for whoever starts next. */
+    if (flock(job->in_fd, LOCK_EX | LOCK_NB) != 0)
+        return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+    /* Still ours at that name?  Another daemon may have finished and moved
+     * it between our rename and our lock. */
+    if (fstat(job->in_fd, &st) != 0 ||
+        fstatat(sp->active_fd, job->name, &now, AT_SYMLINK_NOFOLLOW) != 0 ||
+        st.st_ino != now.st_ino || st.st_dev != now.st_dev)
+        return -ENOENT;
+    if (!S_ISREG(st.st_mode)) {
+        job->fail_reason = cairn_asprintf("%s is %s; job files must be regular files",
+                                          job->name, file_kind(st.st_mode));
+        return job->fail_reason ? 1 : -ENOMEM;
+    }
+    return 0;
+}
+
+static int open_results(struct cairn_job *job)
+{
+    char *tmp = output_name(job, RESULTS_SUFFIX, 1);
+
+    if (tmp == NULL)
+        return -ENOMEM;
+    job->res_fd = openat(job->d->spool.out_fd, tmp,
+                         O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    free(tmp);
+    return job->res_fd < 0 ? -errno : 0;
+}
+
+static void link_job(struct cairn_daemon *d, struct cairn_job *job)
+{
+    job->next = d->jobs;
+    if (d->jobs != NULL)
+        d->jobs->prev = job;
+    d->jobs = job;
+    d->active++;
+}
+
+int cairn_job_start(struct cairn_daemon *d, const char *name)
+{
+    struct cairn_job *job = calloc(1, sizeof(*job));
+    size_t base_len = strlen(name) - strlen(".jsonl");
+    int rc;
+
+    if (job == NULL)
+        return -ENOMEM;
+    job->d = d;
+    job->in_fd = job->res_fd = -1;
+    job->name = strdup(name);
+    job->base = strndup(name, base_len);
+    job->plugins = cairn_plugin_set_ref(d->plugins);
+    job->keep_inputs = d->cfg.keep_inputs;
+    job->t0_ns = now_ns();
+    clock_gettime(CLOCK_REALTIME, &job->started);
+    if (job->name == NULL || job->base == NULL ||
+        cairn_tally_init(&job->stream.tally, job->plugins->reg.n_plugins) != 0) {
+        job_free(job);
+        return -ENOMEM;
+    }
+    rc = open_input(job);
+    if (rc < 0) {
+        job_free(job);
+        return rc;
+    }
+    if (rc == 1) {
+        link_job(d, job);
+        cairn_log(&d->log, CAIRN_LOG_INFO, "job %s claimed", job->base);
+        finish(job);
+        return 0;
+    }
+    /* .NAME.results.jsonl.tmp must fit in a file name. */
+    if (base_len + sizeof("..results.jsonl.tmp") > NAME_MAX) {
+        link_job(d, job);
+        return fail_job(job, "the name %s is too long for its output files", job->name);
+    }
+    rc = open_results(job);
+    if (rc != 0) {
+        hand_back(job, "create the results file", rc);
+        job_free(job);
+        return rc;
+    }
+    link_job(d, job);
+    if (d->cfg.default_variant != NULL &&
+        (job->default_variant = strdup(d->cfg.default_variant)) == NULL)
+        return fail_job(job, "%s", "out of memory");
+    /* A job keeps the settings it began with, whatever a reload brings. */
+    job->ctx = (struct cairn_record_ctx){.reg = &job->plugins->reg,
+                                         .default_limits = d->cfg.limits,
+                                         .default_variant = job->default_variant};
+    cairn_tally_free(&job->stream.tally); /* the stream sizes its own */
+    job->stream.pool = &d->pool;
+    job->stream.ctx = &job->ctx;
+    job->stream.max_line_bytes = d->cfg.max_line_bytes;
+    job->stream.sink = (struct cairn_sink){.write = sink_write, .end = sink_end, .data = job};
+    rc = cairn_fd_source_init(&job->src, &d->loop, job->in_fd, &job->stream.source);
+    if (rc == 0)
+        rc = cairn_stream_start(&job->stream);
+    if (rc != 0)
+        return fail_job(job, "cannot stream the job: %s", uv_strerror(rc));
+    job->streaming = 1;
+    cairn_log(&d->log, CAIRN_LOG_INFO, "job %s claimed", job->base);
+    return 0;
+}
+
+void cairn_job_abandon(struct cairn_job *job)
+{
+    char *tmp = output_name(job, RESULTS_SUFFIX, 1);
+
+    if (tmp != NULL)
+        unlinkat(job->d->spool.out_fd, tmp, 0);
+    free(tmp);
+    cairn_log(&job->d->log, CAIRN_LOG_WARNING,
+              "job %s not finished within shutdown_timeout_s: left in .cairn/active/ for the "
+              "next start",
+              job->base);
+}

@@ -1,0 +1,67 @@
+/*
+ * job.h - one claimed job file, from active/ to its results and summary.
+ *
+ *   open active/NAME.jsonl (never following a link, never blocking on a
+ *   FIFO) and lock it -> stream it through the engine into
+ *   OUTPUT/.NAME.results.jsonl.tmp -> on a worker: fsync, rename to
+ *   NAME.results.jsonl, write NAME.summary.json the same way, then move the
+ *   input to done/ (or delete it).
+ *
+ * A job that cannot be read at all goes to failed/ with NAME.reason.json
+ * and a "failed" summary.  A job whose outputs cannot be written is handed
+ * back to the input directory untouched, to be tried again.
+ */
+#ifndef CAIRN_JOB_H
+#define CAIRN_JOB_H
+
+#include <stdint.h>
+#include <time.h>
+#include <uv.h>
+
+#include "daemon.h"
+#include "engine.h"
+#include "source.h"
+#include "util.h"
+
+struct cairn_job {
+    struct cairn_daemon *d;
+    struct cairn_job *prev;
+    struct cairn_job *next;
+    char *name;          /* NAME.jsonl, as in active/ */
+    char *base;          /* NAME */
+    int in_fd;
+    int res_fd;
+    struct cairn_plugin_set *plugins;
+    struct cairn_record_ctx ctx;
+    char *default_variant;
+    int keep_inputs;
+    struct cairn_stream stream;
+    struct cairn_fd_source src;
+    int streaming;
+    uint64_t t0_ns;
+    struct timespec started;
+    int write_error;     /* first failure writing results */
+    char *fail_reason;   /* set: the job itself is bad, it goes to failed/ */
+    /* Finishing, on a worker thread. */
+    uv_work_t finish;
+    struct cairn_buf summary;
+    struct cairn_buf reason;
+    int finish_rc;
+    const char *finish_step;
+    double wall_seconds;
+};
+
+/*
+ * NAME     cairn_job_start - run active/name
+ * RETURNS  0 when the job is running (it ends through
+ *          cairn_daemon_job_ended), -EAGAIN when another daemon holds it,
+ *          -ENOENT when it vanished, or another negative errno when it
+ *          could not start (it was handed back to the input directory)
+ */
+int cairn_job_start(struct cairn_daemon *d, const char *name);
+
+/* Shutdown past its deadline: remove this job's temporary files and
+ * leave its input in active/ for the next start. */
+void cairn_job_abandon(struct cairn_job *job);
+
+#endif /* CAIRN_JOB_H */

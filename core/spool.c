@@ -1,0 +1,150 @@
+/*
+ * spool.c - directory descriptors, job names, claiming, scanning.
+ */
+#include "spool.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
+/* Opens dir below at (creating it), refusing to follow a symlink. */
+static int open_dir_at(int at, const char *name, mode_t mode)
+{
+    int fd;
+
+    if (mkdirat(at, name, mode) != 0 && errno != EEXIST)
+        return -errno;
+    fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+int cairn_spool_open(struct cairn_spool *sp, const char *input_dir, const char *output_dir,
+                     const char **what)
+{
+    int state;
+
+    sp->in_fd = sp->active_fd = sp->done_fd = sp->failed_fd = sp->out_fd = -1;
+    *what = input_dir;
+    sp->in_fd = open(input_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (sp->in_fd < 0)
+        goto fail_errno;
+    *what = ".cairn";
+    state = open_dir_at(sp->in_fd, ".cairn", 0755);
+    if (state < 0)
+        goto fail_rc;
+    *what = ".cairn/active";
+    sp->active_fd = open_dir_at(state, "active", 0755);
+    if (sp->active_fd >= 0) {
+        *what = ".cairn/done";
+        sp->done_fd = open_dir_at(state, "done", 0755);
+    }
+    if (sp->done_fd >= 0) {
+        *what = ".cairn/failed";
+        sp->failed_fd = open_dir_at(state, "failed", 0755);
+    }
+    close(state);
+    if (sp->active_fd < 0 || sp->done_fd < 0 || sp->failed_fd < 0) {
+        int rc = sp->active_fd < 0 ? sp->active_fd
+                 : sp->done_fd < 0 ? sp->done_fd
+                                   : sp->failed_fd;
+        cairn_spool_close(sp);
+        return rc;
+    }
+    *what = output_dir;
+    if (mkdir(output_dir, 0755) != 0 && errno != EEXIST)
+        goto fail_errno;
+    sp->out_fd = open(output_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (sp->out_fd < 0)
+        goto fail_errno;
+    return 0;
+fail_errno:
+    state = -errno;
+fail_rc:
+    cairn_spool_close(sp);
+    return state;
+}
+
+void cairn_spool_close(struct cairn_spool *sp)
+{
+    int *fds[] = {&sp->in_fd, &sp->active_fd, &sp->done_fd, &sp->failed_fd, &sp->out_fd};
+    size_t i;
+
+    for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+        if (*fds[i] >= 0)
+            close(*fds[i]);
+        *fds[i] = -1;
+    }
+}
+
+int cairn_spool_is_job_name(const char *name)
+{
+    size_t n = strlen(name);
+
+    return n > 6 && name[0] != '.' && strcmp(name + n - 6, ".jsonl") == 0 &&
+           strchr(name, '/') == NULL;
+}
+
+int cairn_spool_claim(const struct cairn_spool *sp, const char *name)
+{
+    if (renameat2(sp->in_fd, name, sp->active_fd, name, RENAME_NOREPLACE) != 0)
+        return -errno;
+    return 0;
+}
+
+int cairn_spool_unclaim(const struct cairn_spool *sp, const char *name)
+{
+    if (renameat2(sp->active_fd, name, sp->in_fd, name, RENAME_NOREPLACE) != 0)
+        return -errno;
+    return 0;
+}
+
+static uint64_t age_ms(const struct stat *st)
+{
+    struct timespec now;
+    int64_t ms;
+
+    clock_gettime(CLOCK_REALTIME, &now);
+    ms = ((int64_t)now.tv_sec - (int64_t)st->st_mtim.tv_sec) * 1000 +
+         ((int64_t)now.tv_nsec - (int64_t)st->st_mtim.tv_nsec) / 1000000;
+    return ms > 0 ? (uint64_t)ms : 0; /* a future mtime counts as new */
+}
+
+int cairn_spool_scan(const struct cairn_spool *sp, int active, cairn_spool_found_fn found,
+                     void *data)
+{
+    int dfd = active ? sp->active_fd : sp->in_fd;
+    struct dirent *e;
+    DIR *d;
+    int fd;
+
+    /* A DIR stream owns its fd: scan through a duplicate, from the start. */
+    fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    d = fdopendir(fd);
+    if (d == NULL) {
+        int rc = -errno;
+        close(fd);
+        return rc;
+    }
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+
+        if (!cairn_spool_is_job_name(e->d_name))
+            continue;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue; /* gone since readdir: nothing to do */
+        found(data, e->d_name, age_ms(&st));
+    }
+    closedir(d);
+    return 0;
+}

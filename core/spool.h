@@ -1,0 +1,57 @@
+/*
+ * spool.h - the input directory and its state folders (SPEC section 4).
+ *
+ *   INPUT/NAME.jsonl            waiting
+ *   INPUT/.cairn/active/        claimed by one rename(2), being processed
+ *   INPUT/.cairn/done/          finished inputs (keep_inputs)
+ *   INPUT/.cairn/failed/        inputs that could not be processed, with
+ *                               NAME.reason.json
+ *
+ * Everything is reached through directory descriptors and plain names
+ * (never paths built from job names), so a job name cannot point anywhere
+ * else, and no symbolic link in the spool is ever followed.
+ */
+#ifndef CAIRN_SPOOL_H
+#define CAIRN_SPOOL_H
+
+#include <stdint.h>
+
+struct cairn_spool {
+    int in_fd;
+    int active_fd;
+    int done_fd;
+    int failed_fd;
+    int out_fd;
+};
+
+/* Opens (creating as needed) the spool folders and the output directory.
+ * Returns 0, or a negative errno with *what naming the directory. */
+int cairn_spool_open(struct cairn_spool *sp, const char *input_dir, const char *output_dir,
+                     const char **what);
+void cairn_spool_close(struct cairn_spool *sp);
+
+/* 1 when name is a job file we may claim: "NAME.jsonl", not a dot-file. */
+int cairn_spool_is_job_name(const char *name);
+
+/*
+ * NAME     cairn_spool_claim - take INPUT/name for this daemon
+ * RETURNS  0; -ENOENT when it is gone (another daemon took it, or its
+ *          producer removed it); -EEXIST when a job of the same name is
+ *          still active (try again once it ends)
+ * NOTES    one renameat2(RENAME_NOREPLACE): atomic, and never overwrites
+ *          a job in progress.
+ */
+int cairn_spool_claim(const struct cairn_spool *sp, const char *name);
+
+/* Gives a claimed job back to the input directory (RENAME_NOREPLACE). */
+int cairn_spool_unclaim(const struct cairn_spool *sp, const char *name);
+
+/* Callback for scans: a candidate name and its age in milliseconds. */
+typedef void (*cairn_spool_found_fn)(void *data, const char *name, uint64_t age_ms);
+
+/* Lists job names in the input directory (or, with active != 0, in
+ * active/), calling found() for each.  Returns 0 or a negative errno. */
+int cairn_spool_scan(const struct cairn_spool *sp, int active, cairn_spool_found_fn found,
+                     void *data);
+
+#endif /* CAIRN_SPOOL_H */
