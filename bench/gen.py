@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Deterministic job corpora for the benchmarks.
+
+usage: gen.py KIND MEGABYTES OUT
+  KIND: small  - official-size random records of every variant, a few dozen values each
+        max    - maximum official sizes, a third each: stone-game n=500,
+                 stone-game-ii n=100, stone-game-iii n=50 000
+        mixed  - both, interleaved
+The same KIND and size always give the same bytes (seeded PRNG).
+"""
+import random
+import sys
+
+
+def stone_game(rng, n):
+    piles = [rng.randint(1, 500) for _ in range(n)]
+    if sum(piles) % 2 == 0:
+        piles[0] += 1 if piles[0] < 500 else -1
+    return '{"variant":"stone-game","input":{"piles":[%s]}}\n' % ",".join(map(str, piles))
+
+
+def stone_game_ii(rng, n):
+    piles = [rng.randint(1, 10000) for _ in range(n)]
+    return '{"variant":"stone-game-ii","input":{"piles":[%s]}}\n' % ",".join(map(str, piles))
+
+
+def stone_game_iii(rng, n):
+    vals = [rng.randint(-1000, 1000) for _ in range(n)]
+    return '{"variant":"stone-game-iii","input":{"stoneValue":[%s]}}\n' % ",".join(map(str, vals))
+
+
+def small(rng, i):
+    kind = i % 3
+    if kind == 0:
+        return stone_game(rng, 2 * rng.randint(1, 20))
+    if kind == 1:
+        return stone_game_ii(rng, rng.randint(1, 40))
+    return stone_game_iii(rng, rng.randint(1, 60))
+
+
+def maximal(rng, i):
+    return (stone_game(rng, 500), stone_game_ii(rng, 100), stone_game_iii(rng, 50000))[i % 3]
+
+
+def main():
+    kind, megabytes, out = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+    make = {"small": small, "max": maximal,
+            "mixed": lambda rng, i: maximal(rng, i // 2) if i % 2 else small(rng, i // 2)}[kind]
+    rng = random.Random(877 + 1140 + 1406)
+    limit = int(megabytes * 1024 * 1024)
+    size = 0
+    i = 0
+    # A max-size corpus repeats a few distinct lines: generating 50 000
+    # random values per line in Python would dominate the benchmark's time.
+    cache = [make(rng, j) for j in range(30 if kind != "small" else 3000)]
+    with open(out, "w") as f:
+        while size < limit:
+            line = cache[i % len(cache)]
+            f.write(line)
+            size += len(line)
+            i += 1
+    print(f"{out}: {i} records, {size / 1048576:.1f} MiB", file=sys.stderr)
+
+
+main()
