@@ -172,6 +172,12 @@ static void on_retry_timer(uv_timer_t *t);
 
 static void retry_later(struct cairn_daemon *d, const char *name)
 {
+    if (d->once) {
+        /* --once does not wait for a disk to free up: the job stays in the
+         * spool for the next run, and the exit status says so. */
+        d->runtime_error = 1;
+        return;
+    }
     if (cairn_nameset_add(&d->retry, name) >= 0 && !uv_is_active((uv_handle_t *)&d->retry_timer))
         uv_timer_start(&d->retry_timer, on_retry_timer, RETRY_DELAY_MS, 0);
 }
@@ -331,6 +337,16 @@ static void on_signal(uv_signal_t *s, int signum)
 
 /* ---- start ------------------------------------------------------------- */
 
+void cairn_daemon_log_plugins(const struct cairn_daemon *d)
+{
+    size_t i;
+
+    for (i = 0; i < d->plugins->reg.n_plugins; i++)
+        cairn_log(&d->log, CAIRN_LOG_INFO, "plugin %s %s loaded from %s",
+                  d->plugins->reg.plugins[i].desc->name,
+                  d->plugins->reg.plugins[i].desc->version, d->plugins->reg.plugins[i].path);
+}
+
 static int init_handles(struct cairn_daemon *d)
 {
     uv_timer_t *timers[] = {&d->rescan_timer, &d->young_timer, &d->retry_timer,
@@ -404,10 +420,10 @@ int cairn_daemon_run(struct cairn_daemon *d)
         uv_run(&d->loop, UV_RUN_DEFAULT);
         goto out;
     }
-    cairn_log(&d->log, CAIRN_LOG_INFO, "%s %s: %zu plugin(s), %u worker thread(s), input %s, "
-              "output %s",
-              d->once ? "processing" : "watching", d->cfg.input_dir, d->plugins->reg.n_plugins,
-              threads, d->cfg.input_dir, d->cfg.output_dir);
+    cairn_daemon_log_plugins(d);
+    cairn_log(&d->log, CAIRN_LOG_INFO, "%s %s: %u worker thread(s), output %s",
+              d->once ? "processing" : "watching", d->cfg.input_dir, threads,
+              d->cfg.output_dir);
 
     /* Jobs a crash left in active/ first: they were claimed before anything
      * new.  Another live daemon's jobs are skipped by their lock. */

@@ -102,6 +102,9 @@ int cairn_daemon_run(struct cairn_daemon *d);
  * back for a retry), to schedule more work. */
 void cairn_daemon_job_ended(struct cairn_daemon *d, struct cairn_job *job, int ok);
 
+/* One log line per loaded plugin. */
+void cairn_daemon_log_plugins(const struct cairn_daemon *d);
+
 /* (Re)starts the rescan and metrics timers from d->cfg. */
 void cairn_daemon_start_timers(struct cairn_daemon *d);
 

@@ -115,6 +115,7 @@ void cairn_daemon_reload(struct cairn_daemon *d)
     d->cfg = nc;
     d->log.level = d->cfg.log_level;
     cairn_daemon_start_timers(d);
+    cairn_daemon_log_plugins(d);
     cairn_log(&d->log, CAIRN_LOG_INFO, "reloaded: %zu plugin(s) from %s", ps->reg.n_plugins,
               d->cfg.plugin_dir);
 }
