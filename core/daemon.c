@@ -10,15 +10,20 @@
 #include "daemon.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "job.h"
+#include "notify.h"
 
 #ifndef CAIRN_VERSION
 #define CAIRN_VERSION "0.0.0"
 #endif
+
+/* How often systemd's STATUS= line is refreshed. */
+#define STATUS_INTERVAL_MS 2000
 
 /* A job whose outputs could not be written waits this long before its
  * next try, so a full disk is not hammered. */
@@ -63,9 +68,39 @@ static void close_all(struct cairn_daemon *d)
     close_handle((uv_handle_t *)&d->retry_timer);
     close_handle((uv_handle_t *)&d->metrics_timer);
     close_handle((uv_handle_t *)&d->stop_timer);
+    close_handle((uv_handle_t *)&d->status_timer);
+    close_handle((uv_handle_t *)&d->watchdog_timer);
     close_handle((uv_handle_t *)&d->sig_term);
     close_handle((uv_handle_t *)&d->sig_int);
     close_handle((uv_handle_t *)&d->sig_hup);
+}
+
+/* STATUS= for systemctl status: the live counts an operator asks first. */
+static void notify_status(struct cairn_daemon *d, const char *extra)
+{
+    uint64_t now = uv_hrtime();
+    double dt = (double)(now - d->status_ns) / 1e9;
+    double rate = d->status_ns && dt > 0 ? (double)(d->records - d->status_records) / dt : 0;
+    char msg[256];
+
+    d->status_ns = now;
+    d->status_records = d->records;
+    snprintf(msg, sizeof(msg),
+             "%sSTATUS=%s%zu queued, %zu active, %llu done, %llu failed; %.0f records/s",
+             extra ? extra : "", d->stopping ? "stopping: " : "", d->queued, d->active,
+             (unsigned long long)d->jobs_ok, (unsigned long long)d->jobs_failed, rate);
+    cairn_notify(msg);
+}
+
+static void on_status_timer(uv_timer_t *t)
+{
+    notify_status(t->data, NULL);
+}
+
+static void on_watchdog_timer(uv_timer_t *t)
+{
+    (void)t;
+    cairn_notify("WATCHDOG=1");
 }
 
 static void write_metrics(struct cairn_daemon *d)
@@ -125,6 +160,7 @@ static void begin_stop(struct cairn_daemon *d, const char *why)
     if (d->stopping)
         return;
     d->stopping = 1;
+    notify_status(d, "STOPPING=1\n");
     cairn_log(&d->log, CAIRN_LOG_INFO, "%s: no new jobs; waiting for %zu active job(s), "
               "at most %.0f s", why, d->active, d->cfg.shutdown_timeout_s);
     if (d->watching) {
@@ -329,8 +365,11 @@ static void on_signal(uv_signal_t *s, int signum)
 {
     struct cairn_daemon *d = s->data;
 
-    if (signum == SIGHUP)
+    if (signum == SIGHUP) {
+        cairn_notify_reloading();
         cairn_daemon_reload(d);
+        notify_status(d, "READY=1\n");
+    }
     else
         begin_stop(d, signum == SIGTERM ? "SIGTERM" : "SIGINT");
 }
@@ -349,8 +388,9 @@ void cairn_daemon_log_plugins(const struct cairn_daemon *d)
 
 static int init_handles(struct cairn_daemon *d)
 {
-    uv_timer_t *timers[] = {&d->rescan_timer, &d->young_timer, &d->retry_timer,
-                            &d->metrics_timer, &d->stop_timer};
+    uv_timer_t *timers[] = {&d->rescan_timer,  &d->young_timer,  &d->retry_timer,
+                            &d->metrics_timer, &d->stop_timer,   &d->status_timer,
+                            &d->watchdog_timer};
     uv_signal_t *signals[] = {&d->sig_term, &d->sig_int, &d->sig_hup};
     int nums[] = {SIGTERM, SIGINT, SIGHUP};
     size_t i;
@@ -381,6 +421,22 @@ void cairn_daemon_start_timers(struct cairn_daemon *d)
         uv_timer_start(&d->rescan_timer, on_rescan_timer, rescan, rescan);
     if (metrics > 0)
         uv_timer_start(&d->metrics_timer, on_metrics_timer, metrics, metrics);
+}
+
+/* READY=1 once plugins are loaded and the first scan has begun. */
+static void start_notify(struct cairn_daemon *d)
+{
+    uint64_t wd = cairn_notify_watchdog_usec();
+
+    if (getenv("NOTIFY_SOCKET") == NULL)
+        return;
+    notify_status(d, "READY=1\n");
+    uv_timer_start(&d->status_timer, on_status_timer, STATUS_INTERVAL_MS, STATUS_INTERVAL_MS);
+    if (wd > 0) {
+        uint64_t half = wd / 2000 ? wd / 2000 : 1; /* half the period, in ms */
+        cairn_notify("WATCHDOG=1");
+        uv_timer_start(&d->watchdog_timer, on_watchdog_timer, half, half);
+    }
 }
 
 int cairn_daemon_run(struct cairn_daemon *d)
@@ -430,6 +486,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
     cairn_spool_scan(&d->spool, 1, on_recovered, d);
     scan(d);
     cairn_daemon_start_timers(d);
+    start_notify(d);
     check_done(d);
     uv_run(&d->loop, UV_RUN_DEFAULT);
     rc = 0;

@@ -72,6 +72,8 @@ struct cairn_daemon {
     uv_timer_t retry_timer;       /* RETRY_DELAY_MS after an output failure */
     uv_timer_t metrics_timer;
     uv_timer_t stop_timer;        /* shutdown_timeout_s */
+    uv_timer_t status_timer;      /* systemd STATUS= refresh */
+    uv_timer_t watchdog_timer;    /* WATCHDOG=1 at half of WATCHDOG_USEC */
     uv_signal_t sig_term;
     uv_signal_t sig_int;
     uv_signal_t sig_hup;
@@ -83,6 +85,9 @@ struct cairn_daemon {
     int watching;
     int name_busy;                /* a claim met a same-named active job */
     uint64_t young_wait_ms;       /* shortest wait a scan found, or 0 */
+    uint64_t records;             /* answered since start, for records/s */
+    uint64_t status_records;      /* ... at the last STATUS= */
+    uint64_t status_ns;
     uint64_t jobs_ok;
     uint64_t jobs_failed;
     int runtime_error;            /* e.g. the input directory vanished */

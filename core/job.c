@@ -354,6 +354,7 @@ static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
     if (job->write_error == 0 && b->out.len > 0)
         job->write_error = cairn_write_all(job->res_fd, b->out.data, b->out.len);
     cairn_metrics_add_tally(&job->d->metrics, &job->plugins->reg, &b->tally);
+    job->d->records += b->tally.records;
     cairn_batch_release(b);
 }
 
