@@ -70,6 +70,7 @@ static void close_all(struct cairn_daemon *d)
     close_handle((uv_handle_t *)&d->stop_timer);
     close_handle((uv_handle_t *)&d->status_timer);
     close_handle((uv_handle_t *)&d->watchdog_timer);
+    close_handle((uv_handle_t *)&d->progress_timer);
     close_handle((uv_handle_t *)&d->sig_term);
     close_handle((uv_handle_t *)&d->sig_int);
     close_handle((uv_handle_t *)&d->sig_hup);
@@ -134,6 +135,7 @@ static void check_done(struct cairn_daemon *d)
     if (d->stopping ? d->active == 0
                     : d->once && d->active == 0 && d->queued == 0 && d->young_wait_ms == 0) {
         d->finished = 1;
+        cairn_progress_stop(d);
         write_metrics(d);
         close_all(d);
     }
@@ -180,7 +182,7 @@ static void begin_stop(struct cairn_daemon *d, const char *why)
 
 static void schedule(struct cairn_daemon *d);
 
-static void enqueue(struct cairn_daemon *d, const char *name, int recovered)
+static void enqueue(struct cairn_daemon *d, const char *name, int recovered, uint64_t size)
 {
     struct cairn_pending *p;
     size_t n = strlen(name);
@@ -195,6 +197,8 @@ static void enqueue(struct cairn_daemon *d, const char *name, int recovered)
     }
     memcpy(p->name, name, n + 1);
     p->recovered = recovered;
+    d->jobs_seen++;
+    d->bytes_seen += size;
     p->next = NULL;
     if (d->queue_tail != NULL)
         d->queue_tail->next = p;
@@ -249,14 +253,14 @@ static void schedule(struct cairn_daemon *d)
 
 /* ---- scanning ---------------------------------------------------------- */
 
-static void on_found(void *data, const char *name, uint64_t age_ms)
+static void on_found(void *data, const char *name, uint64_t age_ms, uint64_t size)
 {
     struct cairn_daemon *d = data;
 
     if (d->watching && cairn_watch_is_writing(&d->watch, name))
         return; /* its writer has not closed it: IN_CLOSE_WRITE will tell */
     if (age_ms >= d->cfg.min_age_ms) {
-        enqueue(d, name, 0);
+        enqueue(d, name, 0, size);
     } else {
         uint64_t wait = d->cfg.min_age_ms - age_ms;
         if (d->young_wait_ms == 0 || wait < d->young_wait_ms)
@@ -300,10 +304,10 @@ static void on_retry_timer(uv_timer_t *t)
     scan(d);
 }
 
-static void on_recovered(void *data, const char *name, uint64_t age_ms)
+static void on_recovered(void *data, const char *name, uint64_t age_ms, uint64_t size)
 {
     (void)age_ms;
-    enqueue(data, name, 1);
+    enqueue(data, name, 1, size);
 }
 
 /* ---- events ------------------------------------------------------------ */
@@ -314,7 +318,7 @@ static void on_watch(struct cairn_watch *w, enum cairn_watch_event ev, const cha
 
     switch (ev) {
     case CAIRN_WATCH_READY:
-        enqueue(d, name, 0);
+        enqueue(d, name, 0, 0);
         schedule(d);
         break;
     case CAIRN_WATCH_OVERFLOW:
@@ -341,13 +345,14 @@ void cairn_daemon_job_ended(struct cairn_daemon *d, struct cairn_job *job, int o
     if (job->next != NULL)
         job->next->prev = job->prev;
     d->active--;
+    d->bytes_ended += job->size;
     cairn_nameset_remove(&d->known, job->name);
     if (ok < 0) {
         retry_later(d, job->name);
     } else if (!d->stopping && fstatat(d->spool.in_fd, job->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
                !(d->watching && cairn_watch_is_writing(&d->watch, job->name))) {
         /* A new file of the same name arrived while this one ran. */
-        enqueue(d, job->name, 0);
+        enqueue(d, job->name, 0, (uint64_t)st.st_size);
     }
     if (d->name_busy) {
         d->name_busy = 0;
@@ -390,7 +395,7 @@ static int init_handles(struct cairn_daemon *d)
 {
     uv_timer_t *timers[] = {&d->rescan_timer,  &d->young_timer,  &d->retry_timer,
                             &d->metrics_timer, &d->stop_timer,   &d->status_timer,
-                            &d->watchdog_timer};
+                            &d->watchdog_timer, &d->progress_timer};
     uv_signal_t *signals[] = {&d->sig_term, &d->sig_int, &d->sig_hup};
     int nums[] = {SIGTERM, SIGINT, SIGHUP};
     size_t i;
@@ -446,6 +451,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
     int rc;
 
     threads = d->threads;
+    d->start_ns = uv_hrtime();
     d->max_active = 4 * (size_t)threads;
     if ((rc = uv_loop_init(&d->loop)) != 0)
         return rc;
@@ -487,6 +493,8 @@ int cairn_daemon_run(struct cairn_daemon *d)
     scan(d);
     cairn_daemon_start_timers(d);
     start_notify(d);
+    if (d->once)
+        cairn_progress_start(d);
     check_done(d);
     uv_run(&d->loop, UV_RUN_DEFAULT);
     rc = 0;

@@ -74,6 +74,7 @@ struct cairn_daemon {
     uv_timer_t stop_timer;        /* shutdown_timeout_s */
     uv_timer_t status_timer;      /* systemd STATUS= refresh */
     uv_timer_t watchdog_timer;    /* WATCHDOG=1 at half of WATCHDOG_USEC */
+    uv_timer_t progress_timer;    /* --once on a terminal: the progress line */
     uv_signal_t sig_term;
     uv_signal_t sig_int;
     uv_signal_t sig_hup;
@@ -88,6 +89,10 @@ struct cairn_daemon {
     uint64_t records;             /* answered since start, for records/s */
     uint64_t status_records;      /* ... at the last STATUS= */
     uint64_t status_ns;
+    uint64_t jobs_seen;           /* enqueued since start */
+    uint64_t bytes_seen;          /* their sizes when found */
+    uint64_t bytes_ended;         /* the sizes of jobs that ended */
+    uint64_t start_ns;
     uint64_t jobs_ok;
     uint64_t jobs_failed;
     int runtime_error;            /* e.g. the input directory vanished */
@@ -106,6 +111,10 @@ int cairn_daemon_run(struct cairn_daemon *d);
 /* Called by jobs (job.c) when they end (ok: 1 done, 0 failed, -1 handed
  * back for a retry), to schedule more work. */
 void cairn_daemon_job_ended(struct cairn_daemon *d, struct cairn_job *job, int ok);
+
+/* progress.c: --once on a terminal draws one live line on stderr. */
+void cairn_progress_start(struct cairn_daemon *d);
+void cairn_progress_stop(struct cairn_daemon *d);
 
 /* One log line per loaded plugin. */
 void cairn_daemon_log_plugins(const struct cairn_daemon *d);

@@ -434,6 +434,7 @@ static int open_input(struct cairn_job *job)
                                           job->name, file_kind(st.st_mode));
         return job->fail_reason ? 1 : -ENOMEM;
     }
+    job->size = (uint64_t)st.st_size;
     return 0;
 }
 

@@ -31,6 +31,7 @@ struct cairn_job {
     char *base;          /* NAME */
     int in_fd;
     int res_fd;
+    uint64_t size;       /* of the input when opened, for progress */
     struct cairn_plugin_set *plugins;
     struct cairn_record_ctx ctx;
     char *default_variant;

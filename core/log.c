@@ -30,6 +30,7 @@ void cairn_log_init(struct cairn_log *log, enum cairn_log_level level)
 {
     log->level = level;
     log->journal = stderr_is_journal();
+    log->progress = 0;
 }
 
 int cairn_log_level_parse(const char *s, enum cairn_log_level *out)
@@ -60,14 +61,16 @@ void cairn_log(const struct cairn_log *log, enum cairn_log_level level, const ch
 
     if (level > log->level)
         return;
+    if (log->progress)
+        n = snprintf(line, sizeof(line), "\r\033[K");
     if (log->journal) {
-        n = snprintf(line, sizeof(line), "<%d>", (int)level);
+        n += snprintf(line + n, sizeof(line) - (size_t)n, "<%d>", (int)level);
     } else {
         struct timespec ts;
         struct tm tm;
         clock_gettime(CLOCK_REALTIME, &ts);
         gmtime_r(&ts.tv_sec, &tm);
-        n = (int)strftime(line, sizeof(line), "%Y-%m-%dT%H:%M:%S", &tm);
+        n += (int)strftime(line + n, sizeof(line) - (size_t)n, "%Y-%m-%dT%H:%M:%S", &tm);
         n += snprintf(line + n, sizeof(line) - (size_t)n, ".%03ldZ cairnd %s: ",
                       ts.tv_nsec / 1000000, tags[level & 7]);
     }

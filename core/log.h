@@ -16,6 +16,7 @@ enum cairn_log_level {
 struct cairn_log {
     enum cairn_log_level level; /* lines above this are dropped */
     int journal;                /* stderr is connected to journald */
+    int progress;               /* a progress line is on the terminal: clear it first */
 };
 
 void cairn_log_init(struct cairn_log *log, enum cairn_log_level level);

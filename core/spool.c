@@ -143,7 +143,7 @@ int cairn_spool_scan(const struct cairn_spool *sp, int active, cairn_spool_found
             continue;
         if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue; /* gone since readdir: nothing to do */
-        found(data, e->d_name, age_ms(&st));
+        found(data, e->d_name, age_ms(&st), (uint64_t)st.st_size);
     }
     closedir(d);
     return 0;
