@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "render.h"
+
 static const char *const code_names[CAIRN_CODE_COUNT] = {
     [CAIRN_CODE_BAD_JSON] = "bad_json",
     [CAIRN_CODE_BAD_RECORD] = "bad_record",
@@ -27,93 +29,6 @@ static const char *const code_names[CAIRN_CODE_COUNT] = {
 const char *cairn_code_name(enum cairn_code code)
 {
     return (unsigned)code < CAIRN_CODE_COUNT ? code_names[code] : "internal";
-}
-
-/* ---- tallies ---------------------------------------------------------- */
-
-const double cairn_solve_bucket_le[CAIRN_SOLVE_BUCKETS - 1] = {
-    1e-6, 1e-5, 1e-4, 5e-4, 1e-3, 5e-3, 0.01, 0.05, 0.1, 0.5, 1.0};
-
-static size_t solve_bucket(uint64_t ns)
-{
-    double s = (double)ns / 1e9;
-    size_t i = 0;
-
-    while (i < CAIRN_SOLVE_BUCKETS - 1 && s > cairn_solve_bucket_le[i])
-        i++;
-    return i;
-}
-
-int cairn_tally_init(struct cairn_tally *t, size_t n_plugins)
-{
-    memset(t, 0, sizeof(*t));
-    t->n_variants = n_plugins + 1;
-    t->variant_ok = calloc(t->n_variants, sizeof(uint64_t));
-    t->variant_err = calloc(t->n_variants, sizeof(uint64_t));
-    t->variant_ns = calloc(t->n_variants, sizeof(uint64_t));
-    t->variant_hist = calloc(t->n_variants * CAIRN_SOLVE_BUCKETS, sizeof(uint64_t));
-    if (t->variant_ok == NULL || t->variant_err == NULL || t->variant_ns == NULL ||
-        t->variant_hist == NULL) {
-        cairn_tally_free(t);
-        return -ENOMEM;
-    }
-    return 0;
-}
-
-void cairn_tally_reset(struct cairn_tally *t)
-{
-    size_t n = t->n_variants;
-    uint64_t *ok = t->variant_ok, *err = t->variant_err, *ns = t->variant_ns;
-    uint64_t *hist = t->variant_hist;
-
-    memset(t, 0, sizeof(*t));
-    t->n_variants = n;
-    t->variant_ok = ok;
-    t->variant_err = err;
-    t->variant_ns = ns;
-    t->variant_hist = hist;
-    memset(hist, 0, n * CAIRN_SOLVE_BUCKETS * sizeof(*hist));
-    memset(ok, 0, n * sizeof(*ok));
-    memset(err, 0, n * sizeof(*err));
-    memset(ns, 0, n * sizeof(*ns));
-}
-
-void cairn_tally_add(struct cairn_tally *into, const struct cairn_tally *from)
-{
-    size_t i;
-
-    into->records += from->records;
-    into->ok += from->ok;
-    for (i = 0; i < CAIRN_CODE_COUNT; i++)
-        into->errors[i] += from->errors[i];
-    into->matches += from->matches;
-    into->mismatches += from->mismatches;
-    into->solve_ns += from->solve_ns;
-    for (i = 0; i < into->n_variants && i < from->n_variants; i++) {
-        into->variant_ok[i] += from->variant_ok[i];
-        into->variant_err[i] += from->variant_err[i];
-        into->variant_ns[i] += from->variant_ns[i];
-    }
-    if (into->n_variants == from->n_variants)
-        for (i = 0; i < into->n_variants * CAIRN_SOLVE_BUCKETS; i++)
-            into->variant_hist[i] += from->variant_hist[i];
-}
-
-void cairn_tally_free(struct cairn_tally *t)
-{
-    free(t->variant_ok);
-    free(t->variant_err);
-    free(t->variant_ns);
-    free(t->variant_hist);
-    memset(t, 0, sizeof(*t));
-}
-
-void cairn_scratch_free(struct cairn_scratch *s)
-{
-    free(s->mem);
-    free(s->values);
-    free(s->moves);
-    memset(s, 0, sizeof(*s));
 }
 
 /* ---- one record ------------------------------------------------------- */
@@ -428,99 +343,6 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- rendering -------------------------------------------------------- */
-
-static int put_id(struct cairn_buf *out, const json_t *id)
-{
-    char tmp[64];
-    size_t n;
-
-    switch (json_typeof(id)) {
-    case JSON_STRING:
-        return cairn_buf_json_string(out, json_string_value(id), json_string_length(id));
-    case JSON_INTEGER:
-        return cairn_buf_int(out, (int64_t)json_integer_value(id));
-    case JSON_TRUE: return cairn_buf_puts(out, "true");
-    case JSON_FALSE: return cairn_buf_puts(out, "false");
-    case JSON_NULL: return cairn_buf_puts(out, "null");
-    default:
-        n = json_dumpb(id, tmp, sizeof(tmp), JSON_ENCODE_ANY | JSON_COMPACT);
-        if (n == 0 || n > sizeof(tmp))
-            return cairn_buf_puts(out, "null");
-        return cairn_buf_append(out, tmp, n);
-    }
-}
-
-/* {"line":N[,"id":X][,"variant":"V"] -- the head every result line shares. */
-static int put_head(struct cairn_buf *out, uint64_t line_no, const json_t *id,
-                    const struct cairn_plugin_handle *plugin)
-{
-    int rc = cairn_buf_puts(out, "{\"line\":");
-    rc |= cairn_buf_int(out, (int64_t)line_no);
-    if (id != NULL) {
-        rc |= cairn_buf_puts(out, ",\"id\":");
-        rc |= put_id(out, id);
-    }
-    if (plugin != NULL) {
-        rc |= cairn_buf_puts(out, ",\"variant\":");
-        rc |= cairn_buf_json_string(out, plugin->desc->name, strlen(plugin->desc->name));
-    }
-    return rc ? -ENOMEM : 0;
-}
-
-static int put_error_tail(struct cairn_buf *out, enum cairn_code code, const char *msg)
-{
-    int rc = cairn_buf_puts(out, ",\"status\":\"error\",\"error\":{\"code\":\"");
-    rc |= cairn_buf_puts(out, cairn_code_name(code));
-    rc |= cairn_buf_puts(out, "\",\"message\":");
-    rc |= cairn_buf_json_string(out, msg, strlen(msg));
-    rc |= cairn_buf_puts(out, "}}\n");
-    return rc ? -ENOMEM : 0;
-}
-
-static int put_ok(struct cairn_buf *out, const struct cairn_plugin *d,
-                  const struct cairn_result *res, const struct rec *r, int has_match,
-                  int match)
-{
-    static const char *const winners[] = {"\"Alice\"", "\"Bob\"", "\"Tie\""};
-    int rc = cairn_buf_puts(out, ",\"status\":\"ok\",\"answer\":");
-    size_t i;
-
-    switch (d->answer_kind) {
-    case CAIRN_ANSWER_BOOL:
-        rc |= cairn_buf_puts(out, res->answer ? "true" : "false");
-        break;
-    case CAIRN_ANSWER_INT:
-        rc |= cairn_buf_int(out, res->answer);
-        break;
-    case CAIRN_ANSWER_WINNER:
-        rc |= cairn_buf_puts(out, winners[res->answer]);
-        break;
-    }
-    rc |= cairn_buf_puts(out, ",\"alice\":");
-    rc |= cairn_buf_int(out, res->alice);
-    rc |= cairn_buf_puts(out, ",\"bob\":");
-    rc |= cairn_buf_int(out, res->bob);
-    rc |= cairn_buf_puts(out, ",\"margin\":");
-    rc |= cairn_buf_int(out, res->alice - res->bob);
-    if (has_match)
-        rc |= cairn_buf_puts(out, match ? ",\"match\":true" : ",\"match\":false");
-    if (r->want_moves) {
-        rc |= cairn_buf_puts(out, ",\"moves\":[");
-        for (i = 0; i < res->n_moves; i++) {
-            if (i > 0)
-                rc |= cairn_buf_puts(out, ",");
-            if (d->moves_kind == CAIRN_MOVES_SIDE)
-                rc |= cairn_buf_puts(out, res->moves[i] ? "\"R\"" : "\"L\"");
-            else
-                rc |= cairn_buf_int(out, res->moves[i]);
-        }
-        rc |= cairn_buf_puts(out, "]");
-    }
-    rc |= cairn_buf_puts(out, "}\n");
-    return rc ? -ENOMEM : 0;
-}
-
 /* Validates, solves and renders a parsed record. */
 static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cairn_buf *out,
                         struct cairn_tally *tally, struct rec_error *e)
@@ -561,7 +383,7 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
     dt = now_ns() - t0;
     tally->solve_ns += dt;
     tally->variant_ns[r->plugin_index] += dt;
-    tally->variant_hist[r->plugin_index * CAIRN_SOLVE_BUCKETS + solve_bucket(dt)]++;
+    tally->variant_hist[r->plugin_index * CAIRN_SOLVE_BUCKETS + cairn_solve_bucket(dt)]++;
     if (rc != CAIRN_OK)
         return fail(e, rc == CAIRN_E_TOO_LARGE ? CAIRN_CODE_TOO_LARGE
                      : rc == CAIRN_E_CONSTRAINT ? CAIRN_CODE_CONSTRAINT
@@ -574,8 +396,8 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
 
     if (r->expected != NULL && expected_matches(d, r->expected, res.answer, &match, e) != 0)
         return -1;
-    if (put_head(out, r->line_no, r->id, r->plugin) != 0 ||
-        put_ok(out, d, &res, r, r->expected != NULL, match) != 0)
+    if (cairn_render_head(out, r->line_no, r->id, r->plugin) != 0 ||
+        cairn_render_ok(out, d, &res, r->want_moves, r->expected != NULL, match) != 0)
         return fail(e, CAIRN_CODE_INTERNAL, "out of memory rendering the result");
 
     tally->ok++;
@@ -606,7 +428,7 @@ int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratc
     out->len = mark;
     tally->errors[e.code]++;
     tally->variant_err[r.plugin_index]++;
-    if (put_head(out, line_no, r.id, r.plugin) != 0 || put_error_tail(out, e.code, e.msg) != 0)
+    if (cairn_render_head(out, line_no, r.id, r.plugin) != 0 || cairn_render_error_tail(out, e.code, e.msg) != 0)
         rc = -ENOMEM;
 done:
     json_decref(r.root);
@@ -619,7 +441,7 @@ int cairn_record_error(uint64_t line_no, enum cairn_code code, const char *messa
     tally->records++;
     tally->errors[code]++;
     tally->variant_err[tally->n_variants - 1]++;
-    if (put_head(out, line_no, NULL, NULL) != 0 || put_error_tail(out, code, message) != 0)
+    if (cairn_render_head(out, line_no, NULL, NULL) != 0 || cairn_render_error_tail(out, code, message) != 0)
         return -ENOMEM;
     return 0;
 }

@@ -70,6 +70,9 @@ struct cairn_tally {
     uint64_t *variant_hist; /* [n_variants * CAIRN_SOLVE_BUCKETS] solves per bucket */
 };
 
+/* The histogram bucket of a solve that took ns nanoseconds. */
+size_t cairn_solve_bucket(uint64_t ns);
+
 int cairn_tally_init(struct cairn_tally *t, size_t n_plugins);
 void cairn_tally_reset(struct cairn_tally *t);
 void cairn_tally_add(struct cairn_tally *into, const struct cairn_tally *from);

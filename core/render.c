@@ -1,0 +1,99 @@
+/*
+ * render.c - result lines, written by hand into a buffer: the key order of
+ * SPEC section 3, no intermediate JSON tree, one pass.
+ */
+#include "render.h"
+
+#include <errno.h>
+#include <string.h>
+
+
+static int put_id(struct cairn_buf *out, const json_t *id)
+{
+    char tmp[64];
+    size_t n;
+
+    switch (json_typeof(id)) {
+    case JSON_STRING:
+        return cairn_buf_json_string(out, json_string_value(id), json_string_length(id));
+    case JSON_INTEGER:
+        return cairn_buf_int(out, (int64_t)json_integer_value(id));
+    case JSON_TRUE: return cairn_buf_puts(out, "true");
+    case JSON_FALSE: return cairn_buf_puts(out, "false");
+    case JSON_NULL: return cairn_buf_puts(out, "null");
+    default:
+        n = json_dumpb(id, tmp, sizeof(tmp), JSON_ENCODE_ANY | JSON_COMPACT);
+        if (n == 0 || n > sizeof(tmp))
+            return cairn_buf_puts(out, "null");
+        return cairn_buf_append(out, tmp, n);
+    }
+}
+
+/* {"line":N[,"id":X][,"variant":"V"] -- the head every result line shares. */
+int cairn_render_head(struct cairn_buf *out, uint64_t line_no, const json_t *id,
+                    const struct cairn_plugin_handle *plugin)
+{
+    int rc = cairn_buf_puts(out, "{\"line\":");
+    rc |= cairn_buf_int(out, (int64_t)line_no);
+    if (id != NULL) {
+        rc |= cairn_buf_puts(out, ",\"id\":");
+        rc |= put_id(out, id);
+    }
+    if (plugin != NULL) {
+        rc |= cairn_buf_puts(out, ",\"variant\":");
+        rc |= cairn_buf_json_string(out, plugin->desc->name, strlen(plugin->desc->name));
+    }
+    return rc ? -ENOMEM : 0;
+}
+
+int cairn_render_error_tail(struct cairn_buf *out, enum cairn_code code, const char *msg)
+{
+    int rc = cairn_buf_puts(out, ",\"status\":\"error\",\"error\":{\"code\":\"");
+    rc |= cairn_buf_puts(out, cairn_code_name(code));
+    rc |= cairn_buf_puts(out, "\",\"message\":");
+    rc |= cairn_buf_json_string(out, msg, strlen(msg));
+    rc |= cairn_buf_puts(out, "}}\n");
+    return rc ? -ENOMEM : 0;
+}
+
+int cairn_render_ok(struct cairn_buf *out, const struct cairn_plugin *d,
+                    const struct cairn_result *res, int want_moves, int has_match, int match)
+{
+    static const char *const winners[] = {"\"Alice\"", "\"Bob\"", "\"Tie\""};
+    int rc = cairn_buf_puts(out, ",\"status\":\"ok\",\"answer\":");
+    size_t i;
+
+    switch (d->answer_kind) {
+    case CAIRN_ANSWER_BOOL:
+        rc |= cairn_buf_puts(out, res->answer ? "true" : "false");
+        break;
+    case CAIRN_ANSWER_INT:
+        rc |= cairn_buf_int(out, res->answer);
+        break;
+    case CAIRN_ANSWER_WINNER:
+        rc |= cairn_buf_puts(out, winners[res->answer]);
+        break;
+    }
+    rc |= cairn_buf_puts(out, ",\"alice\":");
+    rc |= cairn_buf_int(out, res->alice);
+    rc |= cairn_buf_puts(out, ",\"bob\":");
+    rc |= cairn_buf_int(out, res->bob);
+    rc |= cairn_buf_puts(out, ",\"margin\":");
+    rc |= cairn_buf_int(out, res->alice - res->bob);
+    if (has_match)
+        rc |= cairn_buf_puts(out, match ? ",\"match\":true" : ",\"match\":false");
+    if (want_moves) {
+        rc |= cairn_buf_puts(out, ",\"moves\":[");
+        for (i = 0; i < res->n_moves; i++) {
+            if (i > 0)
+                rc |= cairn_buf_puts(out, ",");
+            if (d->moves_kind == CAIRN_MOVES_SIDE)
+                rc |= cairn_buf_puts(out, res->moves[i] ? "\"R\"" : "\"L\"");
+            else
+                rc |= cairn_buf_int(out, res->moves[i]);
+        }
+        rc |= cairn_buf_puts(out, "]");
+    }
+    rc |= cairn_buf_puts(out, "}\n");
+    return rc ? -ENOMEM : 0;
+}
