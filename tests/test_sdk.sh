@@ -1,0 +1,174 @@
+#!/bin/sh
+# test_sdk.sh BUILD_DIR SOURCE_DIR - the out-of-tree plugin SDK, end to end.
+#
+# Installs cairn with `meson install --destdir` into a temporary tree,
+# builds examples/plugin/ there with nothing but its Makefile and the
+# installed cairn-plugin.pc, and runs the installed cairnd on the result.
+# Exit 0 pass, 77 skip (a tool is missing), 1 fail.
+#
+# `meson install` rebuilds first, like a plain `meson install` does; set
+# CAIRN_SDK_NO_REBUILD=1 to pass --no-rebuild (the build must be current).
+
+if [ $# -ne 2 ] || [ ! -f "$1/build.ninja" ] || [ ! -d "$2/examples/plugin" ]; then
+    echo "usage: sh tests/test_sdk.sh BUILD_DIR SOURCE_DIR (a configured meson build dir and the source tree)" >&2
+    exit 1
+fi
+build=$(cd "$1" && pwd) || exit 1
+src=$(cd "$2" && pwd) || exit 1
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+ok() { echo "ok: $*"; }
+
+meson=${MESON:-meson}
+for tool in "$meson" make pkg-config nm cc; do
+    command -v "$tool" >/dev/null 2>&1 || skip "$tool not found"
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-test-sdk-XXXXXX") || fail "mktemp -d"
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+# Files this script makes (plugin directory and file) must not depend on
+# the caller's umask; the `make install` check sets its own on purpose.
+umask 022
+# The Makefile's own defaults are under test, not the caller's.
+unset CFLAGS CPPFLAGS LDFLAGS MAKEFLAGS MFLAGS MAKELEVEL PKG_CONFIG
+
+# 1. Install into a temporary tree.
+echo "# meson install -C $build --destdir $tmp/dest"
+no_rebuild=
+[ -n "${CAIRN_SDK_NO_REBUILD:-}" ] && no_rebuild=--no-rebuild
+if ! "$meson" install -C "$build" --destdir "$tmp/dest" --quiet $no_rebuild >"$tmp/install.log" 2>&1; then
+    cat "$tmp/install.log"
+    fail "meson install failed"
+fi
+ok "meson install --destdir"
+
+pc=$(find "$tmp/dest" -type f -name cairn-plugin.pc -path '*/pkgconfig/*' | head -n 1)
+[ -n "$pc" ] || fail "no cairn-plugin.pc under $tmp/dest"
+ok "installed ${pc#"$tmp/dest"}"
+# The rest of the install tree, where a Debian admin looks for it.
+for want in '*/bin/cairnd' '*/cairn/plugins/stone-game.so' '*/cairn/plugins/stone-game-ii.so' \
+    '*/cairn/plugins/stone-game-iii.so' '*/etc/cairn/cairn.json' '*/man8/cairnd.8' \
+    '*/systemd/system/cairn.service' '*/sysusers.d/cairn.conf' '*/tmpfiles.d/cairn.conf'; do
+    got=$(find "$tmp/dest" -path "$want" | head -n 1)
+    [ -n "$got" ] || fail "nothing installed matches $want"
+    ok "installed ${got#"$tmp/dest"}"
+done
+hdr=$(find "$tmp/dest" -type f -path '*/include/cairn/plugin.h' | head -n 1)
+[ -n "$hdr" ] || fail "no include/cairn/plugin.h under $tmp/dest"
+ok "installed ${hdr#"$tmp/dest"}"
+
+# 2. Point pkg-config at the installed .pc, and only at it.  The .pc says
+# prefix=/usr/local (the configured prefix), so its -I would name the real
+# /usr/local/include.  PKG_CONFIG_SYSROOT_DIR makes pkg-config (pkgconf
+# 1.8 on Debian 12) prefix -I paths and variables with the destdir.
+# --define-prefix does not work here: it derives the prefix by stripping
+# "lib/pkgconfig" from the .pc's directory, and this one is in
+# lib/<multiarch>/pkgconfig, so it yields prefix=.../usr/local/lib.
+PKG_CONFIG_PATH=$(dirname "$pc")
+PKG_CONFIG_LIBDIR=$PKG_CONFIG_PATH
+PKG_CONFIG_SYSROOT_DIR=$tmp/dest
+export PKG_CONFIG_PATH PKG_CONFIG_LIBDIR PKG_CONFIG_SYSROOT_DIR
+
+flags=$(pkg-config --cflags --libs cairn-plugin) || fail "pkg-config --cflags --libs cairn-plugin failed"
+echo "# pkg-config --cflags --libs cairn-plugin: $flags"
+case " $flags " in
+    *" -I$tmp/dest/"*) ;;
+    *) fail "the -I flag does not point inside the destdir: $flags" ;;
+esac
+case " $flags " in
+    *" -fvisibility=hidden "*) ;;
+    *) fail "-fvisibility=hidden missing from the flags: $flags" ;;
+esac
+incdir=$(echo " $flags " | sed -n 's/.* -I\([^ ]*\) .*/\1/p')
+[ -f "$incdir/cairn/plugin.h" ] || fail "$incdir/cairn/plugin.h does not exist"
+ok "pkg-config gives -I$incdir (holds cairn/plugin.h) and -fvisibility=hidden"
+
+# 3. Build the example out of tree, with only its Makefile.
+cp -R "$src/examples/plugin" "$tmp/work" || fail "cannot copy examples/plugin"
+rm -f "$tmp/work"/*.so # a stale build from the source tree must not count
+if ! make -C "$tmp/work" >"$tmp/make.log" 2>&1; then
+    cat "$tmp/make.log"
+    fail "make failed"
+fi
+cat "$tmp/make.log"
+if grep -i 'warning:' "$tmp/make.log" >/dev/null; then
+    fail "the example does not compile warning-free"
+fi
+so=$tmp/work/predict-the-winner.so
+[ -f "$so" ] || fail "make did not produce predict-the-winner.so"
+ok "make builds predict-the-winner.so without warnings"
+
+syms=$(nm -D --defined-only "$so" | awk '{ printf "%s%s", sep, $NF; sep = " " }')
+echo "# nm -D --defined-only: $syms"
+[ "$syms" = "cairn_plugin_entry" ] || fail "exported symbols are not exactly cairn_plugin_entry: $syms"
+ok "the only exported symbol is cairn_plugin_entry"
+
+# 4. A fresh plugin directory holding only the new plugin.
+plugins=$tmp/plugins
+mkdir "$plugins" || fail "cannot make $plugins"
+chmod 0755 "$plugins" || fail "cannot chmod $plugins"
+cp "$so" "$plugins/" || fail "cannot copy the plugin"
+chmod 0644 "$plugins/predict-the-winner.so" || fail "cannot chmod the plugin"
+[ "$(ls -A "$plugins")" = "predict-the-winner.so" ] || fail "$plugins holds more than the plugin"
+
+cairnd=$(find "$tmp/dest" -type f -path '*/bin/cairnd' | head -n 1)
+if [ -n "$cairnd" ]; then
+    echo "# using the installed ${cairnd#"$tmp/dest"} (from the destdir)"
+else
+    cairnd=$build/core/cairnd
+    echo "# no installed cairnd; using $cairnd"
+fi
+[ -x "$cairnd" ] || fail "$cairnd is not executable"
+conf=$tmp/empty.json
+echo '{}' >"$conf"
+
+# 5. --list-plugins names it and its alias.
+if ! "$cairnd" --list-plugins --plugins "$plugins" -c "$conf" >"$tmp/list.out" 2>&1; then
+    cat "$tmp/list.out"
+    fail "cairnd --list-plugins failed"
+fi
+cat "$tmp/list.out"
+grep -F 'predict-the-winner' "$tmp/list.out" >/dev/null || fail "--list-plugins does not name predict-the-winner"
+grep -F 'aliases: 486' "$tmp/list.out" >/dev/null || fail "--list-plugins does not show alias 486"
+ok "cairnd --list-plugins lists predict-the-winner, alias 486"
+
+# 6. --filter solves LeetCode 486's two examples, by alias and by name.
+printf '%s\n' \
+    '{"variant":"486","input":{"nums":[1,5,2]}}' \
+    '{"variant":"predict-the-winner","input":{"nums":[1,5,233,7]}}' |
+    "$cairnd" --filter --plugins "$plugins" -c "$conf" >"$tmp/filter.out" 2>"$tmp/filter.err"
+rc=$?
+cat "$tmp/filter.out" "$tmp/filter.err"
+[ $rc -eq 0 ] || fail "cairnd --filter exited $rc"
+[ "$(wc -l <"$tmp/filter.out")" -eq 2 ] || fail "expected 2 result lines"
+sed -n 1p "$tmp/filter.out" | grep -F '"variant":"predict-the-winner","status":"ok","answer":false,"alice":3,"bob":5' >/dev/null ||
+    fail "[1,5,2] should answer false (alice 3, bob 5)"
+ok "[1,5,2] via alias 486: false"
+sed -n 2p "$tmp/filter.out" | grep -F '"variant":"predict-the-winner","status":"ok","answer":true,"alice":234,"bob":12' >/dev/null ||
+    fail "[1,5,233,7] should answer true (alice 234, bob 12)"
+ok "[1,5,233,7] via predict-the-winner: true"
+
+# 7. make install: into DESTDIR + plugindir, mode 0644, and a directory
+# cairnd accepts even under a group-writable umask.  Without the sysroot,
+# so plugindir is the real one and DESTDIR alone relocates it.
+pdir=$(unset PKG_CONFIG_SYSROOT_DIR; pkg-config --variable=plugindir cairn-plugin)
+[ -n "$pdir" ] || fail "pkg-config --variable=plugindir cairn-plugin is empty"
+if ! (unset PKG_CONFIG_SYSROOT_DIR; umask 002; make -C "$tmp/work" install DESTDIR="$tmp/inst") >"$tmp/install2.log" 2>&1; then
+    cat "$tmp/install2.log"
+    fail "make install failed"
+fi
+cat "$tmp/install2.log"
+inst=$tmp/inst$pdir
+[ -n "$(find "$inst/predict-the-winner.so" -prune -type f -perm 644)" ] ||
+    fail "$inst/predict-the-winner.so missing or not mode 0644"
+[ -z "$(find "$inst" -prune \( -perm -020 -o -perm -002 \))" ] ||
+    fail "$inst is writable by group or others"
+[ "$(ls -A "$inst")" = "predict-the-winner.so" ] || fail "make install left other files in $inst"
+"$cairnd" --list-plugins --plugins "$inst" -c "$conf" >"$tmp/list2.out" 2>&1 ||
+    { cat "$tmp/list2.out"; fail "cairnd refuses the directory make install made"; }
+ok "make install DESTDIR=... puts it in ${pdir} (0644, directory not group/world-writable)"
+
+echo "PASS: plugin SDK"
+exit 0
