@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "attempts.h"
+
 #define RESULTS_SUFFIX ".results.jsonl"
 #define SUMMARY_SUFFIX ".summary.json"
 #define REASON_SUFFIX ".reason.json"
@@ -324,6 +326,7 @@ static void after_finish(uv_work_t *req, int status)
         d->jobs_ok++;
         ok = 1;
     }
+    cairn_attempts_forget(job->d->spool.active_fd, job->name);
     cairn_daemon_job_ended(d, job, job->finish_rc == 0 ? ok : -1);
     job_free(job);
 }
@@ -435,6 +438,7 @@ static int open_input(struct cairn_job *job)
         return job->fail_reason ? 1 : -ENOMEM;
     }
     job->size = (uint64_t)st.st_size;
+    job->ino = st.st_ino;
     return 0;
 }
 
@@ -463,6 +467,7 @@ int cairn_job_start(struct cairn_daemon *d, const char *name)
 {
     struct cairn_job *job = calloc(1, sizeof(*job));
     size_t base_len = strlen(name) - strlen(".jsonl");
+    unsigned attempts;
     int rc;
 
     if (job == NULL)
@@ -496,8 +501,20 @@ int cairn_job_start(struct cairn_daemon *d, const char *name)
         link_job(d, job);
         return fail_job(job, "the name %s is too long for its output files", job->name);
     }
+    attempts = cairn_attempts_count(d->spool.active_fd, job->name, job->ino);
+    if (attempts >= d->cfg.max_attempts) {
+        link_job(d, job);
+        job->fail_reason = cairn_asprintf(
+            "%u earlier run(s) never finished: the job crashed or killed the daemon "
+            "(max_attempts %llu)", attempts, (unsigned long long)d->cfg.max_attempts);
+        if (job->fail_reason == NULL)
+            return fail_job(job, "%s", "out of memory");
+        finish(job);
+        return 0;
+    }
     rc = open_results(job);
     if (rc != 0) {
+        cairn_attempts_forget(job->d->spool.active_fd, job->name);
         hand_back(job, "create the results file", rc);
         job_free(job);
         return rc;
@@ -532,6 +549,7 @@ void cairn_job_abandon(struct cairn_job *job)
     if (tmp != NULL)
         unlinkat(job->d->spool.out_fd, tmp, 0);
     free(tmp);
+    cairn_attempts_forget(job->d->spool.active_fd, job->name); /* a shutdown is not a crash */
     cairn_log(&job->d->log, CAIRN_LOG_WARNING,
               "job %s not finished within shutdown_timeout_s: left in .cairn/active/ for the "
               "next start",

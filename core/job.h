@@ -15,6 +15,7 @@
 #define CAIRN_JOB_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 #include <uv.h>
 
@@ -32,6 +33,7 @@ struct cairn_job {
     int in_fd;
     int res_fd;
     uint64_t size;       /* of the input when opened, for progress */
+    ino_t ino;           /* of the input, to tie the attempts count to it */
     struct cairn_plugin_set *plugins;
     struct cairn_record_ctx ctx;
     char *default_variant;

@@ -1,0 +1,56 @@
+/*
+ * attempts.c - the on-disk run counter of a claimed job.
+ *
+ * No fsync: a crashed process loses nothing from the page cache, and a
+ * power loss costs at most one extra attempt; an fsync per job would cost
+ * more than the rest of a small job's hand-off.
+ */
+#include "attempts.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static char *attempts_name(const char *name)
+{
+    return cairn_asprintf(".%s.attempts", name);
+}
+
+unsigned cairn_attempts_count(int active_fd, const char *name, ino_t ino)
+{
+    char *file = attempts_name(name);
+    unsigned long long old_ino = 0;
+    unsigned before = 0;
+    char buf[64];
+    ssize_t n;
+    int fd;
+
+    if (file == NULL)
+        return 0;
+    fd = openat(active_fd, file, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    free(file);
+    if (fd < 0)
+        return 0;
+    n = pread(fd, buf, sizeof(buf) - 1, 0);
+    buf[n > 0 ? n : 0] = '\0';
+    if (sscanf(buf, "%llu %u", &old_ino, &before) != 2 || old_ino != (unsigned long long)ino)
+        before = 0;
+    n = snprintf(buf, sizeof(buf), "%llu %u\n", (unsigned long long)ino, before + 1);
+    /* Best effort: if this write fails, the worst case is one more run. */
+    if (ftruncate(fd, 0) == 0 && pwrite(fd, buf, (size_t)n, 0) != n)
+        (void)ftruncate(fd, 0);
+    close(fd);
+    return before;
+}
+
+void cairn_attempts_forget(int active_fd, const char *name)
+{
+    char *file = attempts_name(name);
+
+    if (file != NULL)
+        unlinkat(active_fd, file, 0);
+    free(file);
+}
