@@ -20,7 +20,7 @@
 #define CAIRN_PLUGIN_DIR "/usr/local/lib/cairn/plugins"
 #endif
 
-enum key_type { T_STRING, T_UINT, T_SECONDS, T_BOOL, T_LIMITS, T_LOG_LEVEL };
+enum key_type { T_STRING, T_UINT, T_SECONDS, T_BOOL, T_LIMITS, T_LOG_LEVEL, T_UMASK };
 
 struct key {
     const char *name;
@@ -50,6 +50,7 @@ static const struct key keys[] = {
     KEY(limits, T_LIMITS, "official", 0, 0),
     KEY(default_variant, T_STRING, NULL, 0, 0),
     KEY(log_level, T_LOG_LEVEL, "info", 0, 0),
+    KEY(umask, T_UMASK, NULL, 0, 0777),
 };
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -88,6 +89,7 @@ static const char *type_text(enum key_type t)
     case T_BOOL: return "true or false";
     case T_LIMITS: return "\"official\" or \"extended\"";
     case T_LOG_LEVEL: return "\"error\", \"warning\", \"info\" or \"debug\"";
+    case T_UMASK: return "an octal mode string such as \"0027\", or null";
     }
     return "?";
 }
@@ -156,6 +158,23 @@ static int store(struct cairn_config *cfg, const struct key *k, const json_t *v,
             return -EINVAL;
         return 0;
     }
+    case T_UMASK: {
+        /* A string, since JSON has no octal: "0027". */
+        const char *s = json_string_value(v);
+        char *end;
+        long m;
+        if (json_is_null(v)) {
+            *(int *)field = -1;
+            return 0;
+        }
+        if (s == NULL || *s == '\0' || strspn(s, "01234567") != strlen(s))
+            return -EINVAL;
+        m = strtol(s, &end, 8);
+        if (m < 0 || (uint64_t)m > k->max)
+            return -EINVAL;
+        *(int *)field = (int)m;
+        return 0;
+    }
     }
     return -EINVAL;
 }
@@ -197,6 +216,7 @@ int cairn_config_defaults(struct cairn_config *cfg)
     size_t i;
 
     memset(cfg, 0, sizeof(*cfg));
+    cfg->umask = -1;
     for (i = 0; i < N_KEYS; i++) {
         const char *why;
         json_t *v;

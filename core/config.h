@@ -26,6 +26,7 @@ struct cairn_config {
     enum cairn_limits limits;
     char *default_variant;       /* NULL: none */
     enum cairn_log_level log_level;
+    int umask;                   /* -1: keep the inherited umask */
 };
 
 /* Fills cfg with the built-in defaults.  Returns 0 or -ENOMEM. */

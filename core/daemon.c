@@ -25,9 +25,11 @@
 /* How often systemd's STATUS= line is refreshed. */
 #define STATUS_INTERVAL_MS 2000
 
-/* A job whose outputs could not be written waits this long before its
- * next try, so a full disk is not hammered. */
-#define RETRY_DELAY_MS 5000
+/* A job whose outputs could not be written waits before its next try,
+ * twice as long after each failure in a row, so a full disk is not
+ * hammered but a freed one is noticed soon. */
+#define RETRY_FIRST_MS 1000
+#define RETRY_MAX_MS 60000
 
 struct cairn_plugin_set *cairn_plugin_set_ref(struct cairn_plugin_set *ps)
 {
@@ -218,8 +220,14 @@ static void retry_later(struct cairn_daemon *d, const char *name)
         d->runtime_error = 1;
         return;
     }
-    if (cairn_nameset_add(&d->retry, name) >= 0 && !uv_is_active((uv_handle_t *)&d->retry_timer))
-        uv_timer_start(&d->retry_timer, on_retry_timer, RETRY_DELAY_MS, 0);
+    if (cairn_nameset_add(&d->retry, name) >= 0 &&
+        !uv_is_active((uv_handle_t *)&d->retry_timer)) {
+        if (d->retry_ms == 0)
+            d->retry_ms = RETRY_FIRST_MS;
+        cairn_log(&d->log, CAIRN_LOG_WARNING, "next try in %.0f s", d->retry_ms / 1000.0);
+        uv_timer_start(&d->retry_timer, on_retry_timer, d->retry_ms, 0);
+        d->retry_ms = d->retry_ms * 2 > RETRY_MAX_MS ? RETRY_MAX_MS : d->retry_ms * 2;
+    }
 }
 
 /* Claims and starts queued jobs while there is room. */
@@ -347,6 +355,8 @@ void cairn_daemon_job_ended(struct cairn_daemon *d, struct cairn_job *job, int o
     d->active--;
     d->bytes_ended += job->size;
     cairn_nameset_remove(&d->known, job->name);
+    if (ok >= 0)
+        d->retry_ms = 0; /* outputs work again: back-off starts over */
     if (ok < 0) {
         retry_later(d, job->name);
     } else if (!d->stopping && fstatat(d->spool.in_fd, job->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&

@@ -86,6 +86,7 @@ struct cairn_daemon {
     int watching;
     int name_busy;                /* a claim met a same-named active job */
     uint64_t young_wait_ms;       /* shortest wait a scan found, or 0 */
+    uint64_t retry_ms;            /* the next output-failure back-off, or 0 */
     uint64_t records;             /* answered since start, for records/s */
     uint64_t status_records;      /* ... at the last STATUS= */
     uint64_t status_ns;

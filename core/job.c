@@ -50,8 +50,8 @@ static const char *file_kind(mode_t m)
     return "not a regular file";
 }
 
-/* dir/.name.tmp, fsync'd, renamed to dir/name: readers see all or nothing. */
-static int publish(int dir_fd, const char *name, const struct cairn_buf *content)
+/* Writes dir/.name.tmp and fsyncs it, ready to be renamed into place. */
+static int stage(int dir_fd, const char *name, const struct cairn_buf *content)
 {
     char tmp[NAME_MAX + 1];
     int fd, rc = 0;
@@ -66,11 +66,29 @@ static int publish(int dir_fd, const char *name, const struct cairn_buf *content
         rc = -errno;
     if (close(fd) != 0 && rc == 0)
         rc = -errno;
-    if (rc == 0 && renameat(dir_fd, tmp, dir_fd, name) != 0)
-        rc = -errno;
     if (rc != 0)
         unlinkat(dir_fd, tmp, 0);
     return rc;
+}
+
+/* Renames a staged dir/.name.tmp to dir/name (or removes it, on error). */
+static int commit(int dir_fd, const char *name, int ok)
+{
+    char tmp[NAME_MAX + 1];
+
+    if ((size_t)snprintf(tmp, sizeof(tmp), ".%s.tmp", name) >= sizeof(tmp))
+        return -ENAMETOOLONG;
+    if (ok && renameat(dir_fd, tmp, dir_fd, name) == 0)
+        return 0;
+    unlinkat(dir_fd, tmp, 0);
+    return ok ? -errno : 0;
+}
+
+/* dir/.name.tmp, fsync'd, renamed to dir/name: readers see all or nothing. */
+static int publish(int dir_fd, const char *name, const struct cairn_buf *content)
+{
+    int rc = stage(dir_fd, name, content);
+    return rc != 0 ? rc : commit(dir_fd, name, 1);
 }
 
 static char *output_name(const struct cairn_job *job, const char *suffix, int tmp)
@@ -197,9 +215,16 @@ static void finish_ok(struct cairn_job *job)
     STEP("fsync results", errno_of(fsync(job->res_fd)));
     STEP("close results", errno_of(close(job->res_fd)));
     job->res_fd = -1;
-    STEP("publish results", errno_of(renameat(sp->out_fd, tmp, sp->out_fd, res)));
-    /* The summary goes last: its presence means the job is finished. */
-    STEP("publish summary", publish(sp->out_fd, sum, &job->summary));
+    /* Everything that needs disk space is written before anything becomes
+     * visible, so a full disk leaves nothing behind; then two renames, the
+     * summary last: its presence means the job is finished. */
+    STEP("write summary", stage(sp->out_fd, sum, &job->summary));
+    job->finish_step = "publish results";
+    if ((rc = errno_of(renameat(sp->out_fd, tmp, sp->out_fd, res))) != 0) {
+        commit(sp->out_fd, sum, 0);
+        goto fail;
+    }
+    STEP("publish summary", commit(sp->out_fd, sum, 1));
     STEP("fsync output directory", errno_of(fsync(sp->out_fd)));
     if (job->keep_inputs)
         STEP("move input to done", errno_of(renameat(sp->active_fd, job->name, sp->done_fd,
@@ -473,6 +498,7 @@ int cairn_job_start(struct cairn_daemon *d, const char *name)
     if (job == NULL)
         return -ENOMEM;
     job->d = d;
+    job->finish.data = job; /* after_finish() is also called directly */
     job->in_fd = job->res_fd = -1;
     job->name = strdup(name);
     job->base = strndup(name, base_len);

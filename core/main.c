@@ -290,6 +290,8 @@ static int run_daemon(struct cairn_config *cfg, const struct cairn_log *log,
     d->overrides_data = (void *)cli;
     d->once = cli->mode == MODE_ONCE;
     d->threads = threads;
+    if (d->cfg.umask >= 0)
+        umask((mode_t)d->cfg.umask);
     rc = cairn_daemon_run(d);
     if (d->abandoned)
         return EXIT_OK; /* workers may still run: skip the cleanup */

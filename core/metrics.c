@@ -427,22 +427,6 @@ int cairn_metrics_render(const struct cairn_metrics *m, struct cairn_buf *out)
 
 /* ---- publishing ------------------------------------------------------- */
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 int cairn_metrics_write(const struct cairn_metrics *m, const char *dir, const char *file)
 {
     struct cairn_buf text = {0};
@@ -467,7 +451,7 @@ int cairn_metrics_write(const struct cairn_metrics *m, const char *dir, const ch
         goto out;
     }
     /* The collector may run as another user: 0644 whatever our umask. */
-    if (fchmod(fd, 0644) != 0 || (rc = write_all(fd, text.data, text.len)) != 0 ||
+    if (fchmod(fd, 0644) != 0 || (rc = cairn_write_all(fd, text.data, text.len)) != 0 ||
         fsync(fd) != 0) {
         rc = rc != 0 ? rc : -errno;
         goto out_unlink;

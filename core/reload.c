@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "daemon.h"
 
@@ -114,6 +115,8 @@ void cairn_daemon_reload(struct cairn_daemon *d)
     cairn_config_free(&d->cfg);
     d->cfg = nc;
     d->log.level = d->cfg.log_level;
+    if (d->cfg.umask >= 0)
+        umask((mode_t)d->cfg.umask);
     cairn_daemon_start_timers(d);
     cairn_daemon_log_plugins(d);
     cairn_log(&d->log, CAIRN_LOG_INFO, "reloaded: %zu plugin(s) from %s", ps->reg.n_plugins,
