@@ -499,6 +499,9 @@ int cairn_daemon_run(struct cairn_daemon *d)
 
     /* Jobs a crash left in active/ first: they were claimed before anything
      * new.  Another live daemon's jobs are skipped by their lock. */
+    if ((rc = cairn_spool_clean_stale(d->spool.out_fd)) > 0)
+        cairn_log(&d->log, CAIRN_LOG_INFO, "removed %d temporary file(s) left by a crash", rc);
+    cairn_spool_clean_stale(d->spool.failed_fd);
     cairn_spool_scan(&d->spool, 1, on_recovered, d);
     scan(d);
     cairn_daemon_start_timers(d);

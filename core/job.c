@@ -50,14 +50,24 @@ static const char *file_kind(mode_t m)
     return "not a regular file";
 }
 
-/* Writes dir/.name.tmp and fsyncs it, ready to be renamed into place. */
+/* The temporary name of an output: a dot-file (never a job, never read as
+ * a result) carrying our pid, so daemons sharing an output directory never
+ * write into each other's temporary files. */
+static int tmp_name(char out[NAME_MAX + 1], const char *name)
+{
+    if ((size_t)snprintf(out, NAME_MAX + 1, ".%s.%ld.tmp", name, (long)getpid()) > NAME_MAX)
+        return -ENAMETOOLONG;
+    return 0;
+}
+
+/* Writes dir/<tmp name> and fsyncs it, ready to be renamed into place. */
 static int stage(int dir_fd, const char *name, const struct cairn_buf *content)
 {
     char tmp[NAME_MAX + 1];
-    int fd, rc = 0;
+    int fd, rc;
 
-    if ((size_t)snprintf(tmp, sizeof(tmp), ".%s.tmp", name) >= sizeof(tmp))
-        return -ENAMETOOLONG;
+    if ((rc = tmp_name(tmp, name)) != 0)
+        return rc;
     fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         return -errno;
@@ -71,29 +81,38 @@ static int stage(int dir_fd, const char *name, const struct cairn_buf *content)
     return rc;
 }
 
-/* Renames a staged dir/.name.tmp to dir/name (or removes it, on error). */
+/* Renames a staged file to dir/name (ok), or removes it (!ok). */
 static int commit(int dir_fd, const char *name, int ok)
 {
     char tmp[NAME_MAX + 1];
+    int rc;
 
-    if ((size_t)snprintf(tmp, sizeof(tmp), ".%s.tmp", name) >= sizeof(tmp))
-        return -ENAMETOOLONG;
+    if ((rc = tmp_name(tmp, name)) != 0)
+        return rc;
     if (ok && renameat(dir_fd, tmp, dir_fd, name) == 0)
         return 0;
+    rc = ok ? -errno : 0;
     unlinkat(dir_fd, tmp, 0);
-    return ok ? -errno : 0;
+    return rc;
 }
 
-/* dir/.name.tmp, fsync'd, renamed to dir/name: readers see all or nothing. */
+/* Staged, fsync'd, renamed into place: readers see all or nothing. */
 static int publish(int dir_fd, const char *name, const struct cairn_buf *content)
 {
     int rc = stage(dir_fd, name, content);
     return rc != 0 ? rc : commit(dir_fd, name, 1);
 }
 
+/* NAME<suffix>, or its temporary name. */
 static char *output_name(const struct cairn_job *job, const char *suffix, int tmp)
 {
-    return cairn_asprintf("%s%s%s%s", tmp ? "." : "", job->base, suffix, tmp ? ".tmp" : "");
+    char name[NAME_MAX + 1], t[NAME_MAX + 1];
+
+    if ((size_t)snprintf(name, sizeof(name), "%s%s", job->base, suffix) >= sizeof(name))
+        return NULL;
+    if (!tmp)
+        return strdup(name);
+    return tmp_name(t, name) == 0 ? strdup(t) : NULL;
 }
 
 /* ---- summary ----------------------------------------------------------- */
@@ -219,13 +238,24 @@ static void finish_ok(struct cairn_job *job)
      * visible, so a full disk leaves nothing behind; then two renames, the
      * summary last: its presence means the job is finished. */
     STEP("write summary", stage(sp->out_fd, sum, &job->summary));
+    /* Daemons sharing this output directory publish one pair at a time, so
+     * NAME.results.jsonl and NAME.summary.json always describe one run. */
+    flock(sp->out_fd, LOCK_EX);
     job->finish_step = "publish results";
-    if ((rc = errno_of(renameat(sp->out_fd, tmp, sp->out_fd, res))) != 0) {
+    rc = errno_of(renameat(sp->out_fd, tmp, sp->out_fd, res));
+    if (rc == 0)
+        rc = commit(sp->out_fd, sum, 1);
+    else
         commit(sp->out_fd, sum, 0);
+    flock(sp->out_fd, LOCK_UN);
+    if (rc != 0) {
+        job->finish_step = "publish summary";
         goto fail;
     }
-    STEP("publish summary", commit(sp->out_fd, sum, 1));
     STEP("fsync output directory", errno_of(fsync(sp->out_fd)));
+    /* Before the input leaves active/: a new job of the same name may be
+     * claimed the moment it does, and its count must not be ours. */
+    cairn_attempts_forget(sp->active_fd, job->name);
     if (job->keep_inputs)
         STEP("move input to done", errno_of(renameat(sp->active_fd, job->name, sp->done_fd,
                                                       job->name)));
@@ -262,6 +292,7 @@ static void finish_failed(struct cairn_job *job)
     STEP("write reason", publish(sp->failed_fd, reason, &job->reason));
     STEP("publish summary", publish(sp->out_fd, sum, &job->summary));
     STEP("fsync output directory", errno_of(fsync(sp->out_fd)));
+    cairn_attempts_forget(sp->active_fd, job->name);
     /* rename(2) moves a symlink or FIFO itself: nothing is followed. */
     STEP("move input to failed", errno_of(renameat(sp->active_fd, job->name, sp->failed_fd,
                                                     job->name)));
@@ -318,6 +349,7 @@ static void hand_back(struct cairn_job *job, const char *step, int err)
     if (tmp != NULL)
         unlinkat(d->spool.out_fd, tmp, 0);
     free(tmp);
+    cairn_attempts_forget(d->spool.active_fd, job->name);
     rc = cairn_spool_unclaim(&d->spool, job->name);
     cairn_log(&d->log, CAIRN_LOG_ERROR, "job %s: cannot %s: %s; %s", job->base, step,
               uv_strerror(err),
@@ -351,7 +383,6 @@ static void after_finish(uv_work_t *req, int status)
         d->jobs_ok++;
         ok = 1;
     }
-    cairn_attempts_forget(job->d->spool.active_fd, job->name);
     cairn_daemon_job_ended(d, job, job->finish_rc == 0 ? ok : -1);
     job_free(job);
 }
@@ -540,7 +571,6 @@ int cairn_job_start(struct cairn_daemon *d, const char *name)
     }
     rc = open_results(job);
     if (rc != 0) {
-        cairn_attempts_forget(job->d->spool.active_fd, job->name);
         hand_back(job, "create the results file", rc);
         job_free(job);
         return rc;

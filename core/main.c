@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <uv.h>
 
+#include "arena.h"
 #include "config.h"
 #include "daemon.h"
 #include "engine.h"
@@ -293,8 +295,13 @@ static int run_daemon(struct cairn_config *cfg, const struct cairn_log *log,
     if (d->cfg.umask >= 0)
         umask((mode_t)d->cfg.umask);
     rc = cairn_daemon_run(d);
-    if (d->abandoned)
-        return EXIT_OK; /* workers may still run: skip the cleanup */
+    if (d->abandoned) {
+        /* Workers still solve the abandoned jobs' batches, and libuv's
+         * exit-time destructor would join them: leave without waiting.
+         * The inputs are back in .cairn/active/ for the next start. */
+        fflush(NULL);
+        _exit(rc == 0 ? EXIT_OK : EXIT_RUNTIME);
+    }
     cairn_plugin_set_unref(d->plugins);
     cairn_config_free(&d->cfg);
     free(d);
@@ -325,6 +332,8 @@ int main(int argc, char **argv)
                CAIRN_PLUGIN_ABI_MINOR);
         return EXIT_OK;
     }
+    /* Before any thread exists: jansson's allocator is process-wide. */
+    cairn_arena_install();
     if (settle_config(&cli, &cfg, &file) != 0)
         return EXIT_USAGE;
     cairn_log_init(&log, cfg.log_level);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arena.h"
 #include "cairn/plugin.h"
 #include "plugin_loader.h"
 #include "util.h"
@@ -44,6 +45,7 @@ struct cairn_scratch {
     size_t values_cap;
     int32_t *moves;
     size_t moves_cap;
+    struct cairn_arena arena; /* jansson's memory while a record is parsed */
 };
 
 void cairn_scratch_free(struct cairn_scratch *s);

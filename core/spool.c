@@ -5,6 +5,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -147,4 +149,48 @@ int cairn_spool_scan(const struct cairn_spool *sp, int active, cairn_spool_found
     }
     closedir(d);
     return 0;
+}
+
+/* ".NAME.PID.tmp" -> PID, or 0 when the name has another shape. */
+static long stale_pid(const char *name)
+{
+    size_t n = strlen(name);
+    const char *dot;
+    long pid = 0;
+
+    if (name[0] != '.' || n < 7 || strcmp(name + n - 4, ".tmp") != 0)
+        return 0;
+    dot = name + n - 5; /* the last digit of the pid */
+    while (dot > name && *dot >= '0' && *dot <= '9')
+        dot--;
+    if (*dot != '.' || dot == name + n - 5)
+        return 0;
+    pid = strtol(dot + 1, NULL, 10);
+    return pid > 0 ? pid : 0;
+}
+
+int cairn_spool_clean_stale(int dir_fd)
+{
+    struct dirent *e;
+    int fd, removed = 0;
+    DIR *d;
+
+    fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    d = fdopendir(fd);
+    if (d == NULL) {
+        close(fd);
+        return -errno;
+    }
+    while ((e = readdir(d)) != NULL) {
+        long pid = stale_pid(e->d_name);
+        /* Our own pid at start-up can only be a dead namesake's. */
+        if (pid == 0 || (pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno != ESRCH)))
+            continue;
+        if (unlinkat(dir_fd, e->d_name, 0) == 0)
+            removed++;
+    }
+    closedir(d);
+    return removed;
 }

@@ -90,6 +90,7 @@ void cairn_scratch_free(struct cairn_scratch *s)
     free(s->mem);
     free(s->values);
     free(s->moves);
+    cairn_arena_free(&s->arena);
     memset(s, 0, sizeof(*s));
 }
 
