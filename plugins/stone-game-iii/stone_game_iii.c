@@ -83,17 +83,42 @@ static size_t sg3_max_moves(const struct cairn_problem *pb)
  * The DP; choice (n bytes) receives the chosen k per position when not NULL.
  * Ties take the smallest k.  Returns dp[0].
  */
+/* Without moves: with S[j] = v[j] + ... + v[n-1] and g[j] = S[j] + dp[j],
+ *     dp[i] = max_k (S[i] - S[i+k] - dp[i+k]) = S[i] - min_k g[i+k]
+ *     g[i]  = 2 S[i] - min(g[i+1], g[i+2], g[i+3])
+ * min(g[i+2], g[i+3]) is ready a step early, so the loop-carried chain is
+ * one compare-and-select and one subtraction.  g past the end is +inf
+ * (fewer than three stones left); |g| <= 4e18 with the extended bounds. */
+static int64_t sg3_margin(const int64_t *v, size_t n, int64_t *sum)
+{
+    /* g1 = g[i+1], g2 = g[i+2], m23 = min(g[i+2], g[i+3]) */
+    int64_t s = 0, g1 = 0, g2 = INT64_MAX, m23 = INT64_MAX;
+    size_t i = n;
+
+    while (i > 0) {
+        int64_t m, next_m23;
+        i--;
+        s += v[i];
+        m = g1 < m23 ? g1 : m23;        /* on the loop-carried chain */
+        next_m23 = g1 < g2 ? g1 : g2;   /* off it: next step's min(g[i+2], g[i+3]) */
+        g2 = g1;
+        g1 = 2 * s - m;
+        m23 = next_m23;
+    }
+    *sum = s; /* S[0]: the total comes for free */
+    return g1 - s;
+}
+
+/* With moves: the plain rolling form, which names the move it takes. */
 static int64_t sg3_kernel(const int64_t *v, size_t n, uint8_t *choice)
 {
     int64_t d1 = 0, d2 = 0, d3 = 0; /* dp[i+1], dp[i+2], dp[i+3] */
     size_t i = n;
-
     /* The last two positions, where fewer than three stones remain. */
     if (i > 0) {
         i--; /* r = 1 */
         d1 = v[i];
-        if (choice)
-            choice[i] = 1;
+        choice[i] = 1;
     }
     if (i > 0) {
         i--; /* r = 2 */
@@ -102,41 +127,25 @@ static int64_t sg3_kernel(const int64_t *v, size_t n, uint8_t *choice)
         int k = b > a ? 2 : 1;
         d2 = d1;
         d1 = b > a ? b : a;
-        if (choice)
-            choice[i] = (uint8_t)k;
+        choice[i] = (uint8_t)k;
     }
-    /* Three stones or more: the hot loops, written branch-free (random
-     * signs make the comparisons unpredictable). */
-    if (!choice) {
-        while (i > 0) {
-            i--;
-            int64_t s1 = v[i];
-            int64_t s2 = s1 + v[i + 1];
-            int64_t s3 = s2 + v[i + 2];
-            int64_t c1 = s1 - d1, c2 = s2 - d2, c3 = s3 - d3;
-            int64_t best = c2 > c1 ? c2 : c1;
-            best = c3 > best ? c3 : best;
-            d3 = d2;
-            d2 = d1;
-            d1 = best;
-        }
-    } else {
-        while (i > 0) {
-            i--;
-            int64_t s1 = v[i];
-            int64_t s2 = s1 + v[i + 1];
-            int64_t s3 = s2 + v[i + 2];
-            int64_t c1 = s1 - d1, c2 = s2 - d2, c3 = s3 - d3;
-            int take2 = c2 > c1;
-            int64_t best = take2 ? c2 : c1;
-            int take3 = c3 > best;
-            best = take3 ? c3 : best;
-            /* take3 ? 3 : 1 + take2, as arithmetic (gcc branches on the ternary) */
-            choice[i] = (uint8_t)(1 + take2 + take3 * (2 - take2));
-            d3 = d2;
-            d2 = d1;
-            d1 = best;
-        }
+    /* Three stones or more, branch-free (random signs make the comparisons
+     * unpredictable). */
+    while (i > 0) {
+        i--;
+        int64_t s1 = v[i];
+        int64_t s2 = s1 + v[i + 1];
+        int64_t s3 = s2 + v[i + 2];
+        int64_t c1 = s1 - d1, c2 = s2 - d2, c3 = s3 - d3;
+        int take2 = c2 > c1;
+        int64_t best = take2 ? c2 : c1;
+        int take3 = c3 > best;
+        best = take3 ? c3 : best;
+        /* take3 ? 3 : 1 + take2, as arithmetic (gcc branches on the ternary) */
+        choice[i] = (uint8_t)(1 + take2 + take3 * (2 - take2));
+        d3 = d2;
+        d2 = d1;
+        d1 = best;
     }
     return d1;
 }
@@ -162,14 +171,13 @@ static int sg3_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     }
 
     int64_t sum = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += v[i];
-
     int64_t diff;
     if (!pb->want_moves) {
-        diff = sg3_kernel(v, n, NULL);
+        diff = sg3_margin(v, n, &sum);
     } else {
         uint8_t *choice = scratch;
+        for (size_t i = 0; i < n; i++)
+            sum += v[i];
         diff = sg3_kernel(v, n, choice);
         size_t k = 0;
         for (size_t i = 0; i < n; i += choice[i])
