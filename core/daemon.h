@@ -66,6 +66,7 @@ struct cairn_daemon {
     struct cairn_job *jobs;       /* active jobs */
     size_t active;
     size_t max_active;
+    uint64_t job_counter;         /* numbers jobs for their temporary names */
 
     uv_timer_t rescan_timer;      /* every rescan_interval_s */
     uv_timer_t young_timer;       /* when a too-young file comes of age */

@@ -50,24 +50,25 @@ static const char *file_kind(mode_t m)
     return "not a regular file";
 }
 
-/* The temporary name of an output: a dot-file (never a job, never read as
- * a result) carrying our pid, so daemons sharing an output directory never
- * write into each other's temporary files. */
-static int tmp_name(char out[NAME_MAX + 1], const char *name)
+/* The temporary name of an output: a dot-file (never taken for a job or a
+ * result) carrying our pid and the job's number, so daemons sharing an
+ * output directory never touch each other's temporary files, and short, so
+ * any job whose final outputs can be named can also be staged.  A crashed
+ * daemon's leftovers are recognised by the pid (cairn_spool_clean_stale). */
+static void tmp_name(char out[64], const struct cairn_job *job, char kind)
 {
-    if ((size_t)snprintf(out, NAME_MAX + 1, ".%s.%ld.tmp", name, (long)getpid()) > NAME_MAX)
-        return -ENAMETOOLONG;
-    return 0;
+    snprintf(out, 64, ".cairn.%ld.%llu.%c.tmp", (long)getpid(), (unsigned long long)job->id,
+             kind);
 }
 
 /* Writes dir/<tmp name> and fsyncs it, ready to be renamed into place. */
-static int stage(int dir_fd, const char *name, const struct cairn_buf *content)
+static int stage(const struct cairn_job *job, int dir_fd, char kind,
+                 const struct cairn_buf *content)
 {
-    char tmp[NAME_MAX + 1];
+    char tmp[64];
     int fd, rc;
 
-    if ((rc = tmp_name(tmp, name)) != 0)
-        return rc;
+    tmp_name(tmp, job, kind);
     fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         return -errno;
@@ -82,13 +83,12 @@ static int stage(int dir_fd, const char *name, const struct cairn_buf *content)
 }
 
 /* Renames a staged file to dir/name (ok), or removes it (!ok). */
-static int commit(int dir_fd, const char *name, int ok)
+static int commit(const struct cairn_job *job, int dir_fd, char kind, const char *name, int ok)
 {
-    char tmp[NAME_MAX + 1];
+    char tmp[64];
     int rc;
 
-    if ((rc = tmp_name(tmp, name)) != 0)
-        return rc;
+    tmp_name(tmp, job, kind);
     if (ok && renameat(dir_fd, tmp, dir_fd, name) == 0)
         return 0;
     rc = ok ? -errno : 0;
@@ -97,22 +97,22 @@ static int commit(int dir_fd, const char *name, int ok)
 }
 
 /* Staged, fsync'd, renamed into place: readers see all or nothing. */
-static int publish(int dir_fd, const char *name, const struct cairn_buf *content)
+static int publish(const struct cairn_job *job, int dir_fd, char kind, const char *name,
+                   const struct cairn_buf *content)
 {
-    int rc = stage(dir_fd, name, content);
-    return rc != 0 ? rc : commit(dir_fd, name, 1);
+    int rc = stage(job, dir_fd, kind, content);
+    return rc != 0 ? rc : commit(job, dir_fd, kind, name, 1);
 }
 
-/* NAME<suffix>, or its temporary name. */
+/* NAME<suffix>, or the temporary name of the results (tmp). */
 static char *output_name(const struct cairn_job *job, const char *suffix, int tmp)
 {
-    char name[NAME_MAX + 1], t[NAME_MAX + 1];
+    char t[64];
 
-    if ((size_t)snprintf(name, sizeof(name), "%s%s", job->base, suffix) >= sizeof(name))
-        return NULL;
     if (!tmp)
-        return strdup(name);
-    return tmp_name(t, name) == 0 ? strdup(t) : NULL;
+        return cairn_asprintf("%s%s", job->base, suffix);
+    tmp_name(t, job, 'r');
+    return strdup(t);
 }
 
 /* ---- summary ----------------------------------------------------------- */
@@ -237,16 +237,16 @@ static void finish_ok(struct cairn_job *job)
     /* Everything that needs disk space is written before anything becomes
      * visible, so a full disk leaves nothing behind; then two renames, the
      * summary last: its presence means the job is finished. */
-    STEP("write summary", stage(sp->out_fd, sum, &job->summary));
+    STEP("write summary", stage(job, sp->out_fd, 's', &job->summary));
     /* Daemons sharing this output directory publish one pair at a time, so
      * NAME.results.jsonl and NAME.summary.json always describe one run. */
     flock(sp->out_fd, LOCK_EX);
     job->finish_step = "publish results";
     rc = errno_of(renameat(sp->out_fd, tmp, sp->out_fd, res));
     if (rc == 0)
-        rc = commit(sp->out_fd, sum, 1);
+        rc = commit(job, sp->out_fd, 's', sum, 1);
     else
-        commit(sp->out_fd, sum, 0);
+        commit(job, sp->out_fd, 's', sum, 0);
     flock(sp->out_fd, LOCK_UN);
     if (rc != 0) {
         job->finish_step = "publish summary";
@@ -289,8 +289,12 @@ static void finish_failed(struct cairn_job *job)
         job->res_fd = -1;
         unlinkat(sp->out_fd, tmp, 0);
     }
-    STEP("write reason", publish(sp->failed_fd, reason, &job->reason));
-    STEP("publish summary", publish(sp->out_fd, sum, &job->summary));
+    /* A name a few bytes short of NAME_MAX leaves no room for these: the
+     * input still goes to failed/, and the log says why. */
+    if (strlen(reason) <= NAME_MAX)
+        STEP("write reason", publish(job, sp->failed_fd, 'x', reason, &job->reason));
+    if (strlen(sum) <= NAME_MAX)
+        STEP("publish summary", publish(job, sp->out_fd, 's', sum, &job->summary));
     STEP("fsync output directory", errno_of(fsync(sp->out_fd)));
     cairn_attempts_forget(sp->active_fd, job->name);
     /* rename(2) moves a symlink or FIFO itself: nothing is followed. */
@@ -529,6 +533,7 @@ int cairn_job_start(struct cairn_daemon *d, const char *name)
     if (job == NULL)
         return -ENOMEM;
     job->d = d;
+    job->id = ++d->job_counter;
     job->finish.data = job; /* after_finish() is also called directly */
     job->in_fd = job->res_fd = -1;
     job->name = strdup(name);
@@ -553,8 +558,8 @@ int cairn_job_start(struct cairn_daemon *d, const char *name)
         finish(job);
         return 0;
     }
-    /* .NAME.results.jsonl.tmp must fit in a file name. */
-    if (base_len + sizeof("..results.jsonl.tmp") > NAME_MAX) {
+    /* NAME.results.jsonl, the longest output name, must fit. */
+    if (base_len + strlen(RESULTS_SUFFIX) > NAME_MAX) {
         link_job(d, job);
         return fail_job(job, "the name %s is too long for its output files", job->name);
     }

@@ -26,6 +26,7 @@
 
 struct cairn_job {
     struct cairn_daemon *d;
+    uint64_t id;         /* this daemon's job number, for temporary names */
     struct cairn_job *prev;
     struct cairn_job *next;
     char *name;          /* NAME.jsonl, as in active/ */

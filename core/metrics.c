@@ -438,7 +438,7 @@ int cairn_metrics_write(const struct cairn_metrics *m, const char *dir, const ch
     rc = cairn_metrics_render(m, &text);
     if (rc != 0)
         goto out;
-    tmp = cairn_asprintf("%s/.%s.tmp.%ld", dir, file, (long)getpid());
+    tmp = cairn_asprintf("%s/.cairn.%ld.%s.tmp", dir, (long)getpid(), file);
     dst = cairn_asprintf("%s/%s", dir, file);
     if (tmp == NULL || dst == NULL) {
         rc = -ENOMEM;

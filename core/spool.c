@@ -151,22 +151,17 @@ int cairn_spool_scan(const struct cairn_spool *sp, int active, cairn_spool_found
     return 0;
 }
 
-/* ".NAME.PID.tmp" -> PID, or 0 when the name has another shape. */
+/* ".cairn.PID.<anything>.tmp" -> PID, or 0 when the name has another shape. */
 static long stale_pid(const char *name)
 {
     size_t n = strlen(name);
-    const char *dot;
-    long pid = 0;
+    char *end;
+    long pid;
 
-    if (name[0] != '.' || n < 7 || strcmp(name + n - 4, ".tmp") != 0)
+    if (strncmp(name, ".cairn.", 7) != 0 || n < 12 || strcmp(name + n - 4, ".tmp") != 0)
         return 0;
-    dot = name + n - 5; /* the last digit of the pid */
-    while (dot > name && *dot >= '0' && *dot <= '9')
-        dot--;
-    if (*dot != '.' || dot == name + n - 5)
-        return 0;
-    pid = strtol(dot + 1, NULL, 10);
-    return pid > 0 ? pid : 0;
+    pid = strtol(name + 7, &end, 10);
+    return pid > 0 && *end == '.' ? pid : 0;
 }
 
 int cairn_spool_clean_stale(int dir_fd)

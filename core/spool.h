@@ -56,7 +56,7 @@ typedef void (*cairn_spool_found_fn)(void *data, const char *name, uint64_t age_
 int cairn_spool_scan(const struct cairn_spool *sp, int active, cairn_spool_found_fn found,
                      void *data);
 
-/* Removes temporary output files (".NAME.PID.tmp") left in dir_fd by
+/* Removes temporary output files (".cairn.PID.*.tmp") left in dir_fd by
  * processes of this host that no longer run.  Returns how many. */
 int cairn_spool_clean_stale(int dir_fd);
 

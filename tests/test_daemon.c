@@ -1127,7 +1127,7 @@ START_TEST(job_left_in_active_runs_again)
         if (dead == 0)
             _exit(0);
         waitpid(dead, NULL, 0);
-        snprintf(tmpname, sizeof(tmpname), ".rec.results.jsonl.%ld.tmp", (long)dead);
+        snprintf(tmpname, sizeof(tmpname), ".cairn.%ld.1.r.tmp", (long)dead);
         OUT(path, &e, tmpname);
     }
     write_text(path, "{\"line\":1,\"status\":\"ok\"}\n{\"line\":2,\"sta");
