@@ -1183,44 +1183,31 @@ START_TEST(long_and_unusual_names)
 }
 END_TEST
 
-/* Names from 231 to NAME_MAX (255) bytes, around the point where the
- * outputs' (temporary) names stop fitting in NAME_MAX.  What must hold
- * whatever the length: the daemon lives and serves, and no input is lost
- * (it is in the spool, active/, done/ or failed/).  SPEC section 3 also
- * promises every job a summary, possible while NAME.summary.json fits
- * (base <= 242 bytes): cairn hands such jobs back and retries them for
- * ever instead (see the report), so that part is only demanded with
- * CAIRN_TEST_KNOWN_BUGS=1. */
+/* Names up to NAME_MAX (255) bytes, around the point where the outputs'
+ * names stop fitting in NAME_MAX.  Whatever the length: the daemon lives
+ * and serves, and no job is retried for ever.  A job whose
+ * NAME.results.jsonl fits is processed (ok summary, input in done/); one
+ * whose results name does not fit is failed as "too long" (input in
+ * failed/), with a failed summary as long as NAME.summary.json fits; past
+ * that no summary can be named at all, and the input still goes to
+ * failed/. */
 #define LONG_MIN_BASE 225
 #define LONG_MAX_BASE (NAME_MAX - 6)
+#define RESULTS_MAX_BASE (NAME_MAX - 14)
 #define SUMMARY_MAX_BASE (NAME_MAX - 13)
 
 static void long_name(char *name, size_t base_len)
 {
     memset(name, 'a' + (int)(base_len % 26), base_len);
-    memcpy(name, "L", 1);
+    name[0] = 'L';
     strcpy(name + base_len, ".jsonl");
-}
-
-static int somewhere(const char *name)
-{
-    const char *dirs[] = {g_sp.in, g_sp.active, g_sp.done, g_sp.failed};
-    char path[PATH_MAX];
-    size_t i;
-
-    for (i = 0; i < 4; i++) {
-        pathf(path, "%s/%s", dirs[i], name);
-        if (exists(path))
-            return 1;
-    }
-    return 0;
 }
 
 START_TEST(names_up_to_name_max)
 {
-    char name[NAME_MAX + 1], base[NAME_MAX + 1], path[PATH_MAX];
+    char name[NAME_MAX + 1], base[NAME_MAX + 1], path[PATH_MAX], in_path[PATH_MAX];
     size_t len;
-    int ok, strict = getenv("CAIRN_TEST_KNOWN_BUGS") != NULL;
+    int ok;
 
     for (len = LONG_MIN_BASE; len <= LONG_MAX_BASE; len++) {
         long_name(name, len);
@@ -1230,21 +1217,38 @@ START_TEST(names_up_to_name_max)
     for (len = LONG_MIN_BASE; len <= LONG_MAX_BASE; len++) {
         long_name(name, len);
         snprintf(base, sizeof(base), "%.*s", (int)len, name);
-        POLL(ok, somewhere(name), DEADLINE_MS);
-        REQUIRE(ok, "the job with a %zu-byte name was lost", strlen(name));
-        if (strict && len <= SUMMARY_MAX_BASE) {
-            json_t *sum;
+        pathf(path, "%s/%s", len <= RESULTS_MAX_BASE ? g_sp.done : g_sp.failed, name);
+        pathf(in_path, "%s/%s", g_sp.in, name);
+        POLL(ok, exists(path), DEADLINE_MS);
+        REQUIRE(ok, "the job with a %zu-byte name is not in .cairn/%s/", strlen(name),
+                len <= RESULTS_MAX_BASE ? "done" : "failed");
+        REQUIRE(!exists(in_path), "the job with a %zu-byte name is back in the spool",
+                strlen(name));
+        if (len <= RESULTS_MAX_BASE) {
+            static const struct want want[] = {{1, NULL}};
+            json_t *sum = wait_summary(base, DEADLINE_MS), *res;
 
-            out_path(path, base, ".summary.json");
-            POLL(ok, exists(path), 3000);
-            REQUIRE(ok, "no summary for a %zu-byte job name", strlen(name));
-            sum = wait_summary(base, 0);
-            REQUIRE(strcmp(str_field(sum, "status"), "ok") == 0 ||
+            REQUIRE(strcmp(str_field(sum, "status"), "ok") == 0,
+                    "%zu-byte name: status %s", strlen(name), str_field(sum, "status"));
+            json_decref(sum);
+            res = load_results(base);
+            REQUIRE(json_array_size(res) == 1 &&
+                        strcmp(str_field(json_array_get(res, 0), "status"), "ok") == 0 &&
+                        int_field(json_array_get(res, 0), "line") == want[0].line,
+                    "%zu-byte name: wrong results", strlen(name));
+            json_decref(res);
+        } else if (len <= SUMMARY_MAX_BASE) {
+            json_t *sum = wait_summary(base, DEADLINE_MS);
+
+            REQUIRE(strcmp(str_field(sum, "status"), "failed") == 0 &&
                         strstr(str_field(sum, "reason"), "too long") != NULL,
-                    "%zu-byte name: failed for another reason", strlen(name));
+                    "%zu-byte name: not failed as too long", strlen(name));
             json_decref(sum);
         }
     }
+    REQUIRE(count_entries(g_sp.out, "L") ==
+                2 * (RESULTS_MAX_BASE - LONG_MIN_BASE + 1) + (SUMMARY_MAX_BASE - RESULTS_MAX_BASE),
+            "unexpected outputs for the long names");
     still_serving();
 }
 END_TEST
@@ -1489,7 +1493,6 @@ static Suite *hostile_suite(void)
     tcase_add_test(tc, fifo_symlink_directory);
     tcase_add_test(tc, vanishing_files);
 
-    /* Some of its jobs are retried for ever (a bug): a daemon of its own. */
     tc = tcase(s, "long_names", setup_small_lines);
     tcase_add_test(tc, names_up_to_name_max);
     return s;
