@@ -100,24 +100,70 @@ int cairn_buf_int(struct cairn_buf *b, int64_t v)
     return cairn_buf_append(b, p, (size_t)(end - p));
 }
 
+/* Length of the valid UTF-8 sequence at s (n bytes left), or 0 when the
+ * bytes there are not one (bad lead, missing continuation, overlong form,
+ * surrogate, past U+10FFFF). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    size_t len, i;
+    uint32_t cp;
+
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        len = 2, cp = s[0] & 0x1F;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+        len = 3, cp = s[0] & 0x0F;
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+        len = 4, cp = s[0] & 0x07;
+    else
+        return 0;
+    if (len > n)
+        return 0;
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return len;
+}
+
 int cairn_buf_json_string(struct cairn_buf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
-    size_t i, run = 0;
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0, run = 0;
 
     if (cairn_buf_reserve(b, n + 2) != 0)
         return -ENOMEM;
     b->data[b->len++] = '"';
-    for (i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
+    while (i < n) {
+        unsigned char c = u[i];
         char esc[6];
-        size_t elen = 2;
+        size_t elen = 2, seq;
 
-        if (c >= 0x20 && c != '"' && c != '\\')
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+            i++;
             continue;
+        }
+        if (c >= 0x80 && (seq = utf8_len(u + i, n - i)) > 0) {
+            i += seq;
+            continue;
+        }
         if (cairn_buf_append(b, s + run, i - run) != 0)
             return -ENOMEM;
-        run = i + 1;
+        if (c >= 0x80) {
+            /* Messages quote input (jansson's "near '...'" may cut a
+             * character in two): never let a stray byte out unescaped. */
+            if (cairn_buf_append(b, "\\ufffd", 6) != 0)
+                return -ENOMEM;
+            run = ++i;
+            continue;
+        }
+        run = ++i;
         esc[0] = '\\';
         switch (c) {
         case '"': esc[1] = '"'; break;

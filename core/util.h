@@ -26,7 +26,8 @@ int cairn_buf_puts(struct cairn_buf *b, const char *s);
 int cairn_buf_printf(struct cairn_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int cairn_buf_int(struct cairn_buf *b, int64_t v);
-/* Appends s (n bytes, assumed UTF-8) as a quoted JSON string. */
+/* Appends s (n bytes) as a quoted JSON string; bytes that are not valid
+ * UTF-8 become U+FFFD, so the output is always valid JSON. */
 int cairn_buf_json_string(struct cairn_buf *b, const char *s, size_t n);
 void cairn_buf_free(struct cairn_buf *b);
 
