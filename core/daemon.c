@@ -477,6 +477,9 @@ int cairn_daemon_run(struct cairn_daemon *d)
     /* Two batches per worker: one being solved, one waiting. */
     if (rc == 0)
         rc = cairn_pool_init(&d->pool, &d->loop, 2 * (size_t)threads + 2, CAIRN_BATCH_BYTES);
+    /* The pool has CAIRN_IO_THREADS more threads: keep solving to threads. */
+    if (rc == 0)
+        cairn_pool_set_max_running(&d->pool, threads);
     if (rc == 0)
         rc = init_handles(d);
     if (rc == 0 && !d->once) {

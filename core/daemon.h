@@ -43,6 +43,10 @@ struct cairn_pending {
  * enough to stay in cache while a worker parses it. */
 #define CAIRN_BATCH_BYTES (256u * 1024u)
 
+/* Pool threads beyond the solvers, for the blocking file work of finishing
+ * jobs (fsync, rename): durable outputs cost waits, not CPU. */
+#define CAIRN_IO_THREADS 4
+
 struct cairn_daemon {
     uv_loop_t loop;
     struct cairn_config cfg;

@@ -223,11 +223,55 @@ static void batch_finished(struct cairn_stream *s, struct cairn_batch *b)
     emit_ready(s);
 }
 
+void cairn_pool_set_max_running(struct cairn_pool *p, size_t n)
+{
+    p->max_running = n;
+}
+
+static void after_work_cb(uv_work_t *req, int status);
+
+/* Hands b to a worker, or queues it until one of ours is free. */
+static int run_batch(struct cairn_pool *p, struct cairn_batch *b)
+{
+    int err;
+
+    if (p->max_running != 0 && p->running >= p->max_running) {
+        b->next = NULL;
+        if (p->ready_tail != NULL)
+            p->ready_tail->next = b;
+        else
+            p->ready_head = b;
+        p->ready_tail = b;
+        return 0;
+    }
+    b->work.data = b;
+    err = uv_queue_work(p->loop, &b->work, work_cb, after_work_cb);
+    if (err == 0)
+        p->running++;
+    return err;
+}
+
 static void after_work_cb(uv_work_t *req, int status)
 {
     struct cairn_batch *b = req->data;
-
     struct cairn_stream *s = b->stream;
+    struct cairn_pool *p = b->pool;
+
+    p->running--;
+    while (p->ready_head != NULL) {
+        struct cairn_batch *next = p->ready_head;
+        int err;
+
+        p->ready_head = next->next;
+        if (p->ready_head == NULL)
+            p->ready_tail = NULL;
+        if ((err = run_batch(p, next)) == 0)
+            break;
+        next->failed = err;
+        enter(next->stream);
+        batch_finished(next->stream, next);
+        leave(next->stream);
+    }
 
     if (status != 0 && b->failed == 0)
         b->failed = status;
@@ -376,8 +420,7 @@ static void dispatch(struct cairn_stream *s)
     if (b->n_lines == 0) {
         batch_finished(s, b);
     } else {
-        b->work.data = b;
-        err = uv_queue_work(s->pool->loop, &b->work, work_cb, after_work_cb);
+        err = run_batch(s->pool, b);
         if (err != 0) {
             b->failed = err;
             batch_finished(s, b);

@@ -56,6 +56,10 @@ struct cairn_pool {
     size_t max_batches;
     size_t n_batches;      /* allocated so far */
     size_t batch_bytes;    /* target input bytes per batch */
+    size_t max_running;    /* batches on workers at once; 0 = no limit */
+    size_t running;
+    struct cairn_batch *ready_head; /* dispatched, waiting for a worker */
+    struct cairn_batch *ready_tail;
     struct cairn_batch *free;
     struct cairn_stream *waiters_head; /* streams waiting for a batch */
     struct cairn_stream *waiters_tail;
@@ -118,6 +122,10 @@ struct cairn_stream {
 
 int cairn_pool_init(struct cairn_pool *p, uv_loop_t *loop, size_t max_batches,
                     size_t batch_bytes);
+/* At most n batches solve at once (the libuv pool may be larger, to give
+ * file I/O threads of its own).  0: no limit. */
+void cairn_pool_set_max_running(struct cairn_pool *p, size_t n);
+
 /* Frees the idle batches; every stream must have ended. */
 void cairn_pool_close(struct cairn_pool *p);
 

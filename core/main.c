@@ -218,15 +218,19 @@ static void print_check(const struct cairn_config *cfg, const struct cairn_regis
     print_plugins(reg);
 }
 
-/* libuv sizes its pool from the environment, once, at first use. */
-static unsigned worker_threads(const struct cairn_config *cfg)
+/* libuv sizes its pool from the environment, once, at first use.  The
+ * daemon asks for io_extra more threads than solvers: finishing a job
+ * (fsync, rename) blocks a pool thread, and those waits should overlap
+ * with solving rather than take a solver's place.  Returns the number of
+ * solver threads. */
+static unsigned worker_threads(const struct cairn_config *cfg, unsigned io_extra)
 {
     char buf[16];
     unsigned n = cfg->threads ? (unsigned)cfg->threads : uv_available_parallelism();
 
     if (n == 0)
         n = 1;
-    snprintf(buf, sizeof(buf), "%u", n);
+    snprintf(buf, sizeof(buf), "%u", n + io_extra);
     setenv("UV_THREADPOOL_SIZE", buf, 1);
     return n;
 }
@@ -352,11 +356,12 @@ int main(int argc, char **argv)
         print_plugins(&reg);
         break;
     case MODE_FILTER:
-        status = run_filter(&cfg, &log, &reg, worker_threads(&cfg)) == 0 ? EXIT_OK
+        status = run_filter(&cfg, &log, &reg, worker_threads(&cfg, 0)) == 0 ? EXIT_OK
                                                                           : EXIT_RUNTIME;
         break;
     default:
-        status = run_daemon(&cfg, &log, &reg, &cli, file, worker_threads(&cfg));
+        status = run_daemon(&cfg, &log, &reg, &cli, file,
+                            worker_threads(&cfg, CAIRN_IO_THREADS));
         break;
     }
 out:

@@ -41,8 +41,11 @@ static void on_event(struct cairn_watch *w, const struct inotify_event *ev)
     } else if (ev->mask & (IN_CREATE | IN_MODIFY)) {
         struct stat st;
 
-        if (fstatat(w->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
-            /* A FIFO, symlink or directory never gets IN_CLOSE_WRITE. */
+        if (fstatat(w->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            (!S_ISREG(st.st_mode) || ((ev->mask & IN_CREATE) && st.st_nlink > 1))) {
+            /* A FIFO, symlink or directory never gets IN_CLOSE_WRITE, and
+             * neither does a hard link to a file written elsewhere
+             * (link(2), cp -l: maildir-style delivery). */
             w->cb(w, CAIRN_WATCH_READY, name);
         } else if (cairn_nameset_add(&w->writing, name) < 0) {
             /* Out of memory: a rescan with min_age_ms is the safe fallback. */

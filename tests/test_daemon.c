@@ -871,6 +871,35 @@ START_TEST(keep_inputs_false_deletes_input)
 }
 END_TEST
 
+/* A hard link (link(2), cp -l, maildir-style delivery) gets IN_CREATE and
+ * never a close-after-write: it must still be taken. */
+START_TEST(hard_link_is_processed)
+{
+    struct env e;
+    size_t olen;
+    char *off = official(&olen), src[PATH_MAX], dst[PATH_MAX], path[PATH_MAX];
+    json_t *res;
+    int p;
+
+    env_init(&e, NULL);
+    p = start(&e, NULL);
+    wait_ready(p);
+    pathf(src, "%s/linked-source.jsonl", e.root);
+    write_file(src, off, olen, 0644);
+    IN(dst, &e, "hl.jsonl");
+    ck_assert_int_eq(link(src, dst), 0);
+    wait_summary(&e, "hl", DEADLINE_MS);
+    json_decref(summary_of(&e, "hl", "ok", 8));
+    OUT(path, &e, "hl.results.jsonl");
+    res = load_results(path);
+    check_official_results(res, off, NULL);
+    json_decref(res);
+    stop(p);
+    free(off);
+    cleanup();
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* 2. in-place write with a pause mid-line                             */
 /* ------------------------------------------------------------------ */
@@ -1657,6 +1686,7 @@ static Suite *daemon_suite(void)
     tc = tcase(s, "rename_in");
     tcase_add_test(tc, rename_in_is_processed);
     tcase_add_test(tc, keep_inputs_false_deletes_input);
+    tcase_add_test(tc, hard_link_is_processed);
     tc = tcase(s, "in_place_write");
     tcase_add_test(tc, in_place_write_waits_for_close);
     tc = tcase(s, "ignored_names");
