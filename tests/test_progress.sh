@@ -1,0 +1,44 @@
+#!/bin/sh
+# `cairnd --once` draws a progress line on a terminal (jobs, records,
+# records/s, ETA) and stays quiet off one.  script(1) provides the terminal.
+# usage: test_progress.sh CAIRND PLUGIN_DIR; exit 77 = skipped.
+set -u
+cairnd=$1 plugins=$2
+command -v script >/dev/null 2>&1 || { echo "script(1) is not installed: skipped"; exit 77; }
+tmp=$(mktemp -d /tmp/cairn-test-progress-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+make_spool() {
+    rm -rf "$tmp/in" "$tmp/out"
+    mkdir "$tmp/in"
+    i=0
+    while [ $i -lt 3 ]; do
+        # Enough records that the run lasts several progress ticks.
+        awk 'BEGIN { for (n = 0; n < 4000; n++) {
+                 printf "{\"variant\":\"stone-game\",\"input\":{\"piles\":[";
+                 for (k = 0; k < 300; k++) printf "%s%d", (k ? "," : ""), 1 + (n * 7 + k * 13) % 500;
+                 print "1]},\"options\":{\"limits\":\"extended\"}}" } }' >"$tmp/in/j$i.jsonl"
+        i=$((i + 1))
+    done
+}
+printf '{"min_age_ms": 0, "log_level": "warning"}' >"$tmp/c.json"
+
+make_spool
+script -qec "'$cairnd' --once --threads 1 -c '$tmp/c.json' --input '$tmp/in' --output '$tmp/out' --plugins '$plugins'" \
+    /dev/null >"$tmp/tty.log" 2>&1 </dev/null || fail "cairnd --once on a terminal failed: $(cat "$tmp/tty.log")"
+tr '\r' '\n' <"$tmp/tty.log" >"$tmp/tty.lines"
+grep -q 'cairnd: 3/3 jobs, 12000 records, [0-9]* records/s, .* MiB, ETA ' "$tmp/tty.lines" ||
+    fail "no final progress line on a terminal: $(tail -c 400 "$tmp/tty.lines")"
+ticks=$(grep -c 'records/s' "$tmp/tty.lines")
+[ "$ticks" -ge 2 ] || fail "the progress line was drawn $ticks time(s); expected live updates"
+echo "ok: progress line on a terminal ($ticks draws)"
+
+make_spool
+"$cairnd" --once --threads 1 -c "$tmp/c.json" --input "$tmp/in" --output "$tmp/out" \
+    --plugins "$plugins" >"$tmp/plain.out" 2>"$tmp/plain.err" || fail "cairnd --once failed"
+if grep -q 'records/s' "$tmp/plain.err" "$tmp/plain.out"; then
+    fail "progress drawn off a terminal: $(cat "$tmp/plain.err")"
+fi
+[ ! -s "$tmp/plain.err" ] || fail "unexpected output off a terminal at log_level warning: $(cat "$tmp/plain.err")"
+echo "ok: quiet off a terminal"
