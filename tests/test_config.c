@@ -18,56 +18,18 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "harness.h"
 
 static char root_dir[] = "/tmp/cairn-test-config-XXXXXX";
-
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *xasprintf(const char *fmt, ...)
-{
-    va_list ap;
-    char *s;
-    int n;
-
-    va_start(ap, fmt);
-    n = vasprintf(&s, fmt, ap);
-    va_end(ap);
-    ck_assert_msg(n >= 0, "out of memory");
-    return s;
-}
-
-static char *make_dir(void)
-{
-    char *dir = xasprintf("%s/case-XXXXXX", root_dir);
-
-    ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp %s: %s", dir, strerror(errno));
-    ck_assert_int_eq(chmod(dir, 0755), 0);
-    return dir;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-static void rm_tree(const char *dir)
-{
-    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* Writes text to a new file named `name` in a new directory; returns the
  * path.  Each call gets its own directory, so names never collide. */
 static char *write_file(const char *name, const char *text)
 {
-    char *dir = make_dir();
-    char *path = xasprintf("%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
+    char *dir = th_make_dir_in(root_dir);
+    char *path = th_xasprintf("%s/%s", dir, name);
 
-    ck_assert_msg(f != NULL, "create %s: %s", path, strerror(errno));
-    ck_assert_int_ge(fputs(text, f), 0);
-    ck_assert_int_eq(fclose(f), 0);
+    th_write_text(path, text);
     free(dir);
     return path;
 }
@@ -254,7 +216,7 @@ START_TEST(wrong_type_is_refused)
 {
     struct cairn_config cfg = defaults();
     char *path, *err = NULL;
-    char *quoted = xasprintf("\"%s\"", wrong[_i].key);
+    char *quoted = th_xasprintf("\"%s\"", wrong[_i].key);
     int rc;
 
     rc = load_text(&cfg, wrong[_i].json, &path, &err);
@@ -278,7 +240,7 @@ START_TEST(invalid_json_names_line_and_column)
     rc = load_text(&cfg, "{\n  \"threads\": 4,\n  oops: 1\n}\n", &path, &err);
     ck_assert_int_eq(rc, -EINVAL);
     ck_assert_ptr_nonnull(err);
-    prefix = xasprintf("%s:", path);
+    prefix = th_xasprintf("%s:", path);
     ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0, "does not start with file: %s",
                   err);
     ck_assert_msg(sscanf(err + strlen(prefix), "%d:%d:%n", &line, &col, &n) == 2 && n > 0,
@@ -293,7 +255,7 @@ START_TEST(invalid_json_names_line_and_column)
     /* Trailing garbage after the object, on line 2. */
     rc = load_text(&cfg, "{\"threads\": 4}\n}\n", &path, &err);
     ck_assert_int_eq(rc, -EINVAL);
-    prefix = xasprintf("%s:2:", path);
+    prefix = th_xasprintf("%s:2:", path);
     ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0, "expected %s...: %s", prefix, err);
     free(err);
     free(prefix);
@@ -319,8 +281,8 @@ END_TEST
 START_TEST(missing_file_is_named)
 {
     struct cairn_config cfg = defaults();
-    char *dir = make_dir();
-    char *path = xasprintf("%s/absent.json", dir);
+    char *dir = th_make_dir_in(root_dir);
+    char *path = th_xasprintf("%s/absent.json", dir);
     char *err = NULL;
     int rc;
 
@@ -475,69 +437,16 @@ END_TEST
 
 /* ---- cairnd --------------------------------------------------------- */
 
-struct run {
-    int status;
-    char *out;
-    char *err;
-};
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char *s = NULL;
-    size_t len = 0;
-    FILE *m;
-    int c;
-
-    ck_assert_msg(f != NULL, "open %s: %s", path, strerror(errno));
-    m = open_memstream(&s, &len);
-    ck_assert_ptr_nonnull(m);
-    while ((c = fgetc(f)) != EOF)
-        fputc(c, m);
-    fclose(m);
-    fclose(f);
-    return s;
-}
-
-static struct run run_cairnd(const char *const *args)
+static struct th_run run_cairnd(const char *const *args)
 {
     const char *cairnd = getenv("CAIRN_TEST_CAIRND");
-    char *dir = make_dir();
-    char *out_path = xasprintf("%s/stdout.txt", dir);
-    char *err_path = xasprintf("%s/stderr.txt", dir);
-    char *argv[32];
-    struct run r = {0};
-    size_t n = 0;
-    int st;
-    pid_t pid;
+    char *dir;
+    struct th_run r;
 
     ck_assert_msg(cairnd != NULL, "CAIRN_TEST_CAIRND is not set (run through meson test)");
-    argv[n++] = (char *)cairnd;
-    while (*args != NULL && n < 31)
-        argv[n++] = (char *)*args++;
-    argv[n] = NULL;
-    fflush(NULL);
-    pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        int in = open("/dev/null", O_RDONLY);
-        int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
-            dup2(err, 2) < 0)
-            _exit(126);
-        unsetenv("JOURNAL_STREAM");
-        execv(cairnd, argv);
-        _exit(127);
-    }
-    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    ck_assert_msg(r.status != 126 && r.status != 127, "could not run %s", cairnd);
-    r.out = slurp(out_path);
-    r.err = slurp(err_path);
-    rm_tree(dir);
-    free(out_path);
-    free(err_path);
+    dir = th_make_dir_in(root_dir);
+    r = th_run_cairnd(cairnd, dir, args);
+    th_rm_tree(dir);
     free(dir);
     return r;
 }
@@ -546,24 +455,13 @@ static struct run run_cairnd(const char *const *args)
 static char *plugin_dir_copy(void)
 {
     const char *src_dir = getenv("CAIRN_TEST_PLUGIN_DIR");
-    char *dir = make_dir();
+    char *dir = th_make_dir_in(root_dir);
     char *src, *dst;
-    char buf[65536];
-    ssize_t n;
-    int in, out;
 
     ck_assert_msg(src_dir != NULL, "CAIRN_TEST_PLUGIN_DIR is not set");
-    src = xasprintf("%s/stone-game.so", src_dir);
-    dst = xasprintf("%s/stone-game.so", dir);
-    in = open(src, O_RDONLY);
-    ck_assert_msg(in >= 0, "open %s: %s", src, strerror(errno));
-    out = open(dst, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    ck_assert_int_ge(out, 0);
-    while ((n = read(in, buf, sizeof(buf))) > 0)
-        ck_assert_int_eq(write(out, buf, (size_t)n), n);
-    ck_assert_int_eq(fchmod(out, 0755), 0);
-    close(out);
-    close(in);
+    src = th_xasprintf("%s/stone-game.so", src_dir);
+    dst = th_xasprintf("%s/stone-game.so", dir);
+    th_copy_file(src, dst, 0755);
     free(src);
     free(dst);
     return dir;
@@ -583,7 +481,7 @@ START_TEST(cairnd_check_names_bad_key)
 
     for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char *cfg = write_file("bad.json", bad[i].json);
-        struct run r = run_cairnd(
+        struct th_run r = run_cairnd(
             (const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
 
         ck_assert_msg(r.status == 2, "%s: exit %d, stderr: %s", bad[i].json, r.status, r.err);
@@ -602,7 +500,7 @@ START_TEST(cairnd_check_good_config)
 {
     char *plugins = plugin_dir_copy();
     char *cfg = write_file("good.json", "{\"threads\": 2, \"limits\": \"extended\"}\n");
-    struct run r;
+    struct th_run r;
 
     r = run_cairnd((const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
     ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
@@ -625,8 +523,8 @@ END_TEST
 START_TEST(cairnd_missing_config_is_named)
 {
     char *plugins = plugin_dir_copy();
-    char *missing = xasprintf("%s/absent.json", plugins);
-    struct run r;
+    char *missing = th_xasprintf("%s/absent.json", plugins);
+    struct th_run r;
 
     r = run_cairnd((const char *const[]){"--check", "-c", missing, "--plugins", plugins, NULL});
     ck_assert_msg(r.status == 2, "exit %d, stderr: %s", r.status, r.err);
@@ -688,6 +586,6 @@ int main(void)
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    rm_tree(root_dir);
+    th_rm_tree(root_dir);
     return failed == 0 ? 0 : 1;
 }

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "util.h"
 
 static const char *g_cairnd;
@@ -43,216 +44,12 @@ static const char *g_source_dir;
 #define DEADLINE_MS 15000  /* for anything that should happen "soon" */
 #define LONG_DEADLINE_MS 60000
 
-/* ------------------------------------------------------------------ */
-/* Bookkeeping: processes and directories to clean up                  */
-/* ------------------------------------------------------------------ */
-
-#define MAX_PROCS 16
-#define MAX_DIRS 8
-
-static pid_t g_pid[MAX_PROCS];
-static int g_reaped[MAX_PROCS];
-static int g_status[MAX_PROCS];
-static char g_log[MAX_PROCS][PATH_MAX];
-static int g_nprocs;
-static char g_dirs[MAX_DIRS][PATH_MAX];
-static int g_ndirs;
-/* Every test's directory lives below this one, made by the runner
- * process: Check ends a failed test's process without atexit handlers,
- * so the runner removes what such a test left. */
-static char g_top[PATH_MAX];
-static pid_t g_runner;
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    if (flag == FTW_DP)
-        rmdir(path);
-    else
-        unlink(path);
-    return 0;
-}
-
-static void rm_tree(const char *dir)
-{
-    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* Kills what is still running and removes the directories.  Runs at the
- * end of every test and, through atexit, when an assertion ends it. */
-static void cleanup(void)
-{
-    int i;
-
-    for (i = 0; i < g_nprocs; i++) {
-        if (g_pid[i] > 0 && !g_reaped[i]) {
-            kill(g_pid[i], SIGKILL);
-            waitpid(g_pid[i], NULL, 0);
-            g_reaped[i] = 1;
-        }
-    }
-    g_nprocs = 0;
-    for (i = 0; i < g_ndirs; i++)
-        rm_tree(g_dirs[i]);
-    g_ndirs = 0;
-}
-
-static void cleanup_top(void)
-{
-    cleanup();
-    if (getpid() == g_runner && g_top[0] != '\0')
-        rm_tree(g_top);
-}
-
-/* Prints the end of every daemon log of this test, for a failure. */
-static void dump_logs(void)
-{
-    int i;
-
-    for (i = 0; i < g_nprocs; i++) {
-        FILE *f = fopen(g_log[i], "r");
-        char buf[8192];
-        long size;
-        size_t n;
-
-        if (f == NULL)
-            continue;
-        fseek(f, 0, SEEK_END);
-        size = ftell(f);
-        fseek(f, size > (long)sizeof(buf) ? size - (long)sizeof(buf) : 0, SEEK_SET);
-        n = fread(buf, 1, sizeof(buf), f);
-        fclose(f);
-        fprintf(stderr, "---- %s (last %zu bytes) ----\n%.*s---- end ----\n", g_log[i], n,
-                (int)n, buf);
-    }
-}
-
-#define REQUIRE(cond, ...)            \
-    do {                              \
-        if (!(cond)) {                \
-            dump_logs();              \
-            ck_abort_msg(__VA_ARGS__); \
-        }                             \
-    } while (0)
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
-/* ok = cond, polled every 10 ms until true or ms have passed. */
-#define POLL(ok, cond, ms)                                   \
-    do {                                                     \
-        double end_ = now_s() + (ms) / 1000.0;               \
-        while (!((ok) = !!(cond)) && now_s() < end_)         \
-            sleep_ms(10);                                    \
-    } while (0)
-
-#define EVENTUALLY(cond, ms, ...)      \
-    do {                               \
-        int ok_;                       \
-        POLL(ok_, cond, ms);           \
-        REQUIRE(ok_, __VA_ARGS__);     \
-    } while (0)
+/* Processes, directories, files, polling and JSON: harness.h.  Each
+ * test ends with th_cleanup(); atexit(th_cleanup_top) covers the rest. */
 
 /* ------------------------------------------------------------------ */
 /* Files                                                               */
 /* ------------------------------------------------------------------ */
-
-static void pathf(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void pathf(char *buf, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    va_start(ap, fmt);
-    n = vsnprintf(buf, PATH_MAX, fmt, ap);
-    va_end(ap);
-    ck_assert_msg(n > 0 && n < PATH_MAX, "path too long");
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -errno;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static void write_file(const char *path, const char *data, size_t len, mode_t mode)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-
-    ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
-    ck_assert_msg(write_all(fd, data, len) == 0, "write %s: %s", path, strerror(errno));
-    ck_assert_int_eq(fchmod(fd, mode), 0);
-    ck_assert_int_eq(close(fd), 0);
-}
-
-static void write_text(const char *path, const char *text)
-{
-    write_file(path, text, strlen(text), 0644);
-}
-
-/* The whole file, NUL-terminated (len excludes the NUL); NULL if it
- * cannot be opened. */
-static char *slurp(const char *path, size_t *len_out)
-{
-    struct cairn_buf b = {0};
-    char tmp[65536];
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-    if (fd < 0)
-        return NULL;
-    for (;;) {
-        ssize_t n = read(fd, tmp, sizeof(tmp));
-        if (n < 0 && errno == EINTR)
-            continue;
-        ck_assert_msg(n >= 0, "read %s: %s", path, strerror(errno));
-        if (n == 0)
-            break;
-        ck_assert_int_eq(cairn_buf_append(&b, tmp, (size_t)n), 0);
-    }
-    close(fd);
-    ck_assert_int_eq(cairn_buf_append(&b, "", 1), 0);
-    if (len_out != NULL)
-        *len_out = b.len - 1;
-    return b.data;
-}
-
-static int exists(const char *path)
-{
-    struct stat st;
-
-    return lstat(path, &st) == 0;
-}
-
-static int file_contains(const char *path, const char *needle)
-{
-    char *s = slurp(path, NULL);
-    int found = s != NULL && strstr(s, needle) != NULL;
-
-    free(s);
-    return found;
-}
 
 static size_t count_lines(const char *s, size_t len)
 {
@@ -264,56 +61,6 @@ static size_t count_lines(const char *s, size_t len)
         p++;
     }
     return n;
-}
-
-/* Number of entries in dir (without . and ..) whose name starts with
- * prefix ("" for all); -1 when the directory cannot be opened. */
-static int count_entries(const char *dir, const char *prefix)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-
-    if (d == NULL)
-        return -1;
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
-            n++;
-    }
-    closedir(d);
-    return n;
-}
-
-/* The names in dir, one per line, for messages (caller frees). */
-static char *list_dir(const char *dir)
-{
-    struct cairn_buf b = {0};
-    DIR *d = opendir(dir);
-    struct dirent *e;
-
-    if (d != NULL) {
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            cairn_buf_puts(&b, e->d_name);
-            cairn_buf_puts(&b, " ");
-        }
-        closedir(d);
-    }
-    cairn_buf_append(&b, "", 1);
-    return b.data;
-}
-
-static void copy_file(const char *src, const char *dst, mode_t mode)
-{
-    size_t len;
-    char *data = slurp(src, &len);
-
-    ck_assert_msg(data != NULL, "cannot read %s: %s", src, strerror(errno));
-    write_file(dst, data, len, mode);
-    free(data);
 }
 
 /* ------------------------------------------------------------------ */
@@ -335,19 +82,16 @@ static void env_config(struct env *e, const char *extra)
 
     snprintf(text, sizeof(text), "{" CFG_BASE "%s%s}\n", extra && *extra ? ", " : "",
              extra ? extra : "");
-    write_text(e->cfg, text);
+    th_write_text(e->cfg, text);
 }
 
 static void env_init(struct env *e, const char *extra_cfg)
 {
-    ck_assert_int_lt(g_ndirs, MAX_DIRS);
-    pathf(e->root, "%s/t-XXXXXX", g_top);
-    ck_assert_msg(mkdtemp(e->root) != NULL, "mkdtemp: %s", strerror(errno));
-    memcpy(g_dirs[g_ndirs++], e->root, sizeof(e->root));
-    pathf(e->in, "%s/in", e->root);
-    pathf(e->out, "%s/out", e->root);
-    pathf(e->cfg, "%s/cairn.json", e->root);
-    pathf(e->plugins, "%s", g_plugins);
+    th_new_dir(e->root);
+    th_pathf(e->in, "%s/in", e->root);
+    th_pathf(e->out, "%s/out", e->root);
+    th_pathf(e->cfg, "%s/cairn.json", e->root);
+    th_pathf(e->plugins, "%s", g_plugins);
     ck_assert_int_eq(mkdir(e->in, 0755), 0);
     env_config(e, extra_cfg);
 }
@@ -356,14 +100,14 @@ static void env_init(struct env *e, const char *extra_cfg)
 #define IN(buf, e, ...)                                \
     do {                                               \
         char rel_[PATH_MAX];                           \
-        pathf(rel_, __VA_ARGS__);                      \
-        pathf(buf, "%s/%s", (e)->in, rel_);           \
+        th_pathf(rel_, __VA_ARGS__);                      \
+        th_pathf(buf, "%s/%s", (e)->in, rel_);           \
     } while (0)
 #define OUT(buf, e, ...)                               \
     do {                                               \
         char rel_[PATH_MAX];                           \
-        pathf(rel_, __VA_ARGS__);                      \
-        pathf(buf, "%s/%s", (e)->out, rel_);          \
+        th_pathf(rel_, __VA_ARGS__);                      \
+        th_pathf(buf, "%s/%s", (e)->out, rel_);          \
     } while (0)
 
 /* The safe hand-off: written to a dot-file in the spool directory, then
@@ -374,7 +118,7 @@ static void drop_job(const struct env *e, const char *name, const char *data, si
 
     IN(tmp, e, ".%s.tmp", name);
     IN(dst, e, "%s", name);
-    write_file(tmp, data, len, 0644);
+    th_write_file(tmp, data, len, 0644);
     ck_assert_msg(rename(tmp, dst) == 0, "rename %s: %s", tmp, strerror(errno));
 }
 
@@ -389,8 +133,8 @@ static char *official(size_t *len)
     char path[PATH_MAX];
     char *s;
 
-    pathf(path, "%s/examples/official.jsonl", g_source_dir);
-    s = slurp(path, len);
+    th_pathf(path, "%s/examples/official.jsonl", g_source_dir);
+    s = th_slurp(path, len);
     ck_assert_msg(s != NULL, "cannot read %s", path);
     ck_assert_uint_eq(count_lines(s, *len), 8);
     return s;
@@ -419,34 +163,7 @@ static char *repeat(const char *line, size_t n, size_t *len)
 /* Starts argv[0] with stdout and stderr appended to a log in e->root. */
 static int spawn(const struct env *e, char *const argv[])
 {
-    int p;
-    pid_t pid;
-
-    ck_assert_int_lt(g_nprocs, MAX_PROCS);
-    p = g_nprocs;
-    pathf(g_log[p], "%s/cairnd-%d.log", e->root, p);
-    fflush(NULL);
-    pid = fork();
-    ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
-    if (pid == 0) {
-        int fd = open(g_log[p], O_WRONLY | O_CREAT | O_APPEND, 0644);
-        int null = open("/dev/null", O_RDONLY);
-
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (fd < 0 || null < 0)
-            _exit(127);
-        dup2(null, 0);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        unsetenv("JOURNAL_STREAM");
-        execv(argv[0], argv);
-        dprintf(2, "execv %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    g_pid[p] = pid;
-    g_reaped[p] = 0;
-    g_nprocs++;
-    return p;
+    return th_spawn(e->root, argv);
 }
 
 /* cairnd -c CFG --input IN --output OUT --plugins PLUGINS [mode] */
@@ -456,65 +173,6 @@ static int start(const struct env *e, const char *mode)
                     "--output", (char *)e->out, "--plugins", (char *)e->plugins,
                     (char *)mode, NULL};
     return spawn(e, argv);
-}
-
-static int reap(int p, int flags)
-{
-    int st;
-
-    if (g_reaped[p])
-        return 1;
-    if (waitpid(g_pid[p], &st, flags) == g_pid[p]) {
-        g_reaped[p] = 1;
-        g_status[p] = st;
-        return 1;
-    }
-    return 0;
-}
-
-static int running(int p)
-{
-    return !reap(p, WNOHANG);
-}
-
-static int log_has(int p, const char *text)
-{
-    return file_contains(g_log[p], text);
-}
-
-/* The exit code (128 + signal when killed); fails if it takes longer
- * than ms. */
-static int wait_exit(int p, long ms)
-{
-    int ok;
-
-    POLL(ok, reap(p, WNOHANG), ms);
-    if (!ok) {
-        kill(g_pid[p], SIGKILL);
-        reap(p, 0);
-        REQUIRE(0, "cairnd (%s) did not exit within %ld ms", g_log[p], ms);
-    }
-    return WIFEXITED(g_status[p]) ? WEXITSTATUS(g_status[p]) : 128 + WTERMSIG(g_status[p]);
-}
-
-/* Waits until the daemon watches its input directory (its handlers are
- * installed by then). */
-static void wait_ready(int p)
-{
-    EVENTUALLY(log_has(p, "watching ") || !running(p), DEADLINE_MS,
-               "cairnd did not start watching");
-    REQUIRE(running(p), "cairnd exited at start-up");
-}
-
-/* SIGTERM; the daemon must exit 0. */
-static void stop(int p)
-{
-    int code;
-
-    REQUIRE(running(p), "cairnd is no longer running");
-    kill(g_pid[p], SIGTERM);
-    code = wait_exit(p, LONG_DEADLINE_MS);
-    REQUIRE(code == 0, "cairnd exited %d after SIGTERM", code);
 }
 
 /* Runs an executable found on PATH with stdin from a file; -1 if absent. */
@@ -557,72 +215,24 @@ static int run_with_stdin(const char *prog, const char *arg1, const char *arg2,
 /* Outputs                                                             */
 /* ------------------------------------------------------------------ */
 
-static json_t *load_json(const char *path)
-{
-    json_error_t err;
-    json_t *v = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
-
-    REQUIRE(v != NULL, "%s is not JSON: %s (line %d)", path, err.text, err.line);
-    return v;
-}
-
-/* The results file as a JSON array of its lines; every line must parse. */
-static json_t *load_results(const char *path)
-{
-    size_t len;
-    char *s = slurp(path, &len), *p, *end;
-    json_t *arr = json_array();
-
-    REQUIRE(s != NULL, "%s is missing", path);
-    REQUIRE(len == 0 || s[len - 1] == '\n', "%s does not end in a newline", path);
-    for (p = s, end = s + len; p < end;) {
-        char *nl = memchr(p, '\n', (size_t)(end - p));
-        json_error_t err;
-        json_t *v = json_loadb(p, (size_t)(nl - p), JSON_REJECT_DUPLICATES, &err);
-
-        REQUIRE(v != NULL && json_is_object(v), "%s: line is not a JSON object: %.*s", path,
-                (int)(nl - p), p);
-        json_array_append_new(arr, v);
-        p = nl + 1;
-    }
-    free(s);
-    return arr;
-}
-
 /* Lines of a (big) results file, each required to carry status ok. */
 static size_t count_ok_lines(const char *path)
 {
     size_t len, n = 0;
-    char *s = slurp(path, &len), *p, *end;
+    char *s = th_slurp(path, &len), *p, *end;
 
-    REQUIRE(s != NULL, "%s is missing", path);
-    REQUIRE(len > 0 && s[len - 1] == '\n', "%s does not end in a newline", path);
+    TH_REQUIRE(s != NULL, "%s is missing", path);
+    TH_REQUIRE(len > 0 && s[len - 1] == '\n', "%s does not end in a newline", path);
     for (p = s, end = s + len; p < end;) {
         char *nl = memchr(p, '\n', (size_t)(end - p));
         *nl = '\0';
-        REQUIRE(strstr(p, "\"status\":\"ok\"") != NULL, "%s: line %zu is not ok: %s", path,
+        TH_REQUIRE(strstr(p, "\"status\":\"ok\"") != NULL, "%s: line %zu is not ok: %s", path,
                 n + 1, p);
         n++;
         p = nl + 1;
     }
     free(s);
     return n;
-}
-
-static long long int_field(json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-
-    REQUIRE(json_is_integer(v), "\"%s\" is missing or not an integer", key);
-    return (long long)json_integer_value(v);
-}
-
-static const char *str_field(json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-
-    REQUIRE(json_is_string(v), "\"%s\" is missing or not a string", key);
-    return json_string_value(v);
 }
 
 /* Seconds since the epoch of an RFC 3339 UTC timestamp
@@ -635,21 +245,17 @@ static double rfc3339_utc(const char *s)
 
     memset(&tm, 0, sizeof(tm));
     p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-    REQUIRE(p != NULL && strlen(s) >= 20 && s[4] == '-' && s[10] == 'T',
+    TH_REQUIRE(p != NULL && strlen(s) >= 20 && s[4] == '-' && s[10] == 'T',
             "not an RFC 3339 timestamp: \"%s\"", s);
     if (*p == '.') {
         p++;
-        REQUIRE(*p >= '0' && *p <= '9', "bad fraction in \"%s\"", s);
+        TH_REQUIRE(*p >= '0' && *p <= '9', "bad fraction in \"%s\"", s);
         for (; *p >= '0' && *p <= '9'; p++, scale /= 10)
             frac += (*p - '0') * scale;
     }
-    REQUIRE(strcmp(p, "Z") == 0, "not UTC (\"Z\"): \"%s\"", s);
+    TH_REQUIRE(strcmp(p, "Z") == 0, "not UTC (\"Z\"): \"%s\"", s);
     return (double)timegm(&tm) + frac;
 }
-
-static const char *const k_codes[] = {"bad_json",      "bad_record", "unknown_variant",
-                                      "invalid_input", "constraint", "too_large",
-                                      "internal"};
 
 /* Every field SPEC section 3 requires, consistent with each other. */
 static void check_summary(json_t *s, const char *job, const char *status, long long records)
@@ -660,36 +266,36 @@ static void check_summary(json_t *s, const char *job, const char *status, long l
     json_t *wall = json_object_get(s, "wall_seconds"), *solve = json_object_get(s, "solve_seconds");
     size_t i;
 
-    REQUIRE(json_is_object(s), "summary is not an object");
-    REQUIRE(strcmp(str_field(s, "job"), job) == 0, "job is \"%s\", want \"%s\"",
-            str_field(s, "job"), job);
-    REQUIRE(strcmp(str_field(s, "status"), status) == 0, "job %s: status \"%s\", want \"%s\"",
-            job, str_field(s, "status"), status);
-    rec = int_field(s, "records");
+    TH_REQUIRE(json_is_object(s), "summary is not an object");
+    TH_REQUIRE(strcmp(th_str_field(s, "job"), job) == 0, "job is \"%s\", want \"%s\"",
+            th_str_field(s, "job"), job);
+    TH_REQUIRE(strcmp(th_str_field(s, "status"), status) == 0, "job %s: status \"%s\", want \"%s\"",
+            job, th_str_field(s, "status"), status);
+    rec = th_int_field(s, "records");
     if (records >= 0)
-        REQUIRE(rec == records, "job %s: records %lld, want %lld", job, rec, records);
-    ok = int_field(s, "ok");
-    REQUIRE(json_is_object(errors), "job %s: errors is not an object", job);
-    for (i = 0; i < sizeof(k_codes) / sizeof(k_codes[0]); i++) {
-        json_t *v = json_object_get(errors, k_codes[i]);
-        REQUIRE(v == NULL || json_is_integer(v), "errors.%s is not an integer", k_codes[i]);
+        TH_REQUIRE(rec == records, "job %s: records %lld, want %lld", job, rec, records);
+    ok = th_int_field(s, "ok");
+    TH_REQUIRE(json_is_object(errors), "job %s: errors is not an object", job);
+    for (i = 0; i < TH_N_CODES; i++) {
+        json_t *v = json_object_get(errors, th_codes[i]);
+        TH_REQUIRE(v == NULL || json_is_integer(v), "errors.%s is not an integer", th_codes[i]);
         err_sum += v ? (long long)json_integer_value(v) : 0;
     }
-    REQUIRE(ok + err_sum == rec, "job %s: ok %lld + errors %lld != records %lld", job, ok,
+    TH_REQUIRE(ok + err_sum == rec, "job %s: ok %lld + errors %lld != records %lld", job, ok,
             err_sum, rec);
-    REQUIRE(json_is_object(by_variant), "job %s: by_variant is not an object", job);
-    REQUIRE(int_field(s, "matches") >= 0 && int_field(s, "mismatches") >= 0, "negative matches");
-    REQUIRE(int_field(s, "bytes") >= 0, "negative bytes");
-    started = rfc3339_utc(str_field(s, "started"));
-    finished = rfc3339_utc(str_field(s, "finished"));
-    REQUIRE(started <= finished, "started %s after finished %s", str_field(s, "started"),
-            str_field(s, "finished"));
-    REQUIRE(finished > now - 86400 && finished < now + 86400, "finished %s is not about now",
-            str_field(s, "finished"));
-    REQUIRE(json_is_number(wall) && json_number_value(wall) >= 0, "wall_seconds missing");
-    REQUIRE(json_is_number(solve) && json_number_value(solve) >= 0, "solve_seconds missing");
+    TH_REQUIRE(json_is_object(by_variant), "job %s: by_variant is not an object", job);
+    TH_REQUIRE(th_int_field(s, "matches") >= 0 && th_int_field(s, "mismatches") >= 0, "negative matches");
+    TH_REQUIRE(th_int_field(s, "bytes") >= 0, "negative bytes");
+    started = rfc3339_utc(th_str_field(s, "started"));
+    finished = rfc3339_utc(th_str_field(s, "finished"));
+    TH_REQUIRE(started <= finished, "started %s after finished %s", th_str_field(s, "started"),
+            th_str_field(s, "finished"));
+    TH_REQUIRE(finished > now - 86400 && finished < now + 86400, "finished %s is not about now",
+            th_str_field(s, "finished"));
+    TH_REQUIRE(json_is_number(wall) && json_number_value(wall) >= 0, "wall_seconds missing");
+    TH_REQUIRE(json_is_number(solve) && json_number_value(solve) >= 0, "solve_seconds missing");
     if (strcmp(status, "failed") == 0)
-        REQUIRE(strlen(str_field(s, "reason")) > 0, "job %s: empty reason", job);
+        TH_REQUIRE(strlen(th_str_field(s, "reason")) > 0, "job %s: empty reason", job);
 }
 
 /* Loads OUT/NAME.summary.json and checks it (records < 0: any). */
@@ -700,7 +306,7 @@ static json_t *summary_of(const struct env *e, const char *job, const char *stat
     json_t *s;
 
     OUT(path, e, "%s.summary.json", job);
-    s = load_json(path);
+    s = th_load_json(path);
     check_summary(s, job, status, records);
     return s;
 }
@@ -710,7 +316,7 @@ static void wait_summary(const struct env *e, const char *job, long ms)
     char path[PATH_MAX];
 
     OUT(path, e, "%s.summary.json", job);
-    EVENTUALLY(exists(path), ms, "%s did not appear", path);
+    TH_EVENTUALLY(th_exists(path), ms, "%s did not appear", path);
 }
 
 static void wait_active_empty(const struct env *e)
@@ -718,15 +324,15 @@ static void wait_active_empty(const struct env *e)
     char dir[PATH_MAX];
 
     IN(dir, e, ".cairn/active");
-    EVENTUALLY(count_entries(dir, "") == 0, DEADLINE_MS, ".cairn/active/ did not empty");
+    TH_EVENTUALLY(th_count_entries(dir, "") == 0, DEADLINE_MS, ".cairn/active/ did not empty");
 }
 
 /* No dot-file (temporary) in the output directory. */
 static void require_no_temp_files(const struct env *e)
 {
-    char *names = list_dir(e->out);
+    char *names = th_list_dir(e->out, " ");
 
-    REQUIRE(count_entries(e->out, ".") == 0, "temporary files remain in the output dir: %s",
+    TH_REQUIRE(th_count_entries(e->out, ".") == 0, "temporary files remain in the output dir: %s",
             names);
     free(names);
 }
@@ -739,7 +345,7 @@ static void check_official_results(json_t *res, const char *job_text, const int 
     size_t i = 0;
     int phys = 0;
 
-    REQUIRE(json_array_size(res) == 8, "%zu result lines, want 8", json_array_size(res));
+    TH_REQUIRE(json_array_size(res) == 8, "%zu result lines, want 8", json_array_size(res));
     while (*p) {
         const char *nl = strchr(p, '\n');
         size_t l = nl ? (size_t)(nl - p) : strlen(p);
@@ -750,26 +356,26 @@ static void check_official_results(json_t *res, const char *job_text, const int 
             p += l + (nl != NULL);
             continue;
         }
-        REQUIRE(i < 8, "more records than results");
+        TH_REQUIRE(i < 8, "more records than results");
         in = json_loadb(p, l, 0, NULL);
         ck_assert_ptr_nonnull(in);
         r = json_array_get(res, i);
-        REQUIRE(int_field(r, "line") == phys, "result %zu: line %lld, want %d", i,
-                int_field(r, "line"), phys);
+        TH_REQUIRE(th_int_field(r, "line") == phys, "result %zu: line %lld, want %d", i,
+                th_int_field(r, "line"), phys);
         if (lines != NULL)
-            REQUIRE(phys == lines[i], "test bug: line map");
-        REQUIRE(strcmp(str_field(r, "status"), "ok") == 0, "line %d: status %s", phys,
-                str_field(r, "status"));
-        REQUIRE(json_equal(json_object_get(r, "id"), json_object_get(in, "id")),
+            TH_REQUIRE(phys == lines[i], "test bug: line map");
+        TH_REQUIRE(strcmp(th_str_field(r, "status"), "ok") == 0, "line %d: status %s", phys,
+                th_str_field(r, "status"));
+        TH_REQUIRE(json_equal(json_object_get(r, "id"), json_object_get(in, "id")),
                 "line %d: id not echoed", phys);
-        REQUIRE(json_equal(json_object_get(r, "answer"), json_object_get(in, "expected")),
-                "line %d (%s): wrong answer", phys, str_field(in, "id"));
-        REQUIRE(json_is_true(json_object_get(r, "match")), "line %d: match is not true", phys);
+        TH_REQUIRE(json_equal(json_object_get(r, "answer"), json_object_get(in, "expected")),
+                "line %d (%s): wrong answer", phys, th_str_field(in, "id"));
+        TH_REQUIRE(json_is_true(json_object_get(r, "match")), "line %d: match is not true", phys);
         json_decref(in);
         i++;
         p += l + (nl != NULL);
     }
-    REQUIRE(i == 8, "test bug: %zu records", i);
+    TH_REQUIRE(i == 8, "test bug: %zu records", i);
 }
 
 /* ------------------------------------------------------------------ */
@@ -798,47 +404,47 @@ START_TEST(rename_in_is_processed)
 
     env_init(&e, NULL);
     p = start(&e, NULL);
-    wait_ready(p);
+    th_wait_ready(p);
     drop_job(&e, "official.jsonl", job.data, jlen);
     wait_summary(&e, "official", DEADLINE_MS);
 
     OUT(path, &e, "official.results.jsonl");
-    res = load_results(path);
+    res = th_load_results(path);
     check_official_results(res, job.data, lines);
     json_decref(res);
 
     s = summary_of(&e, "official", "ok", 8);
-    REQUIRE(int_field(s, "ok") == 8, "ok != 8");
-    for (i = 0; i < sizeof(k_codes) / sizeof(k_codes[0]); i++)
-        REQUIRE(json_is_integer(json_object_get(json_object_get(s, "errors"), k_codes[i])) &&
-                    json_integer_value(json_object_get(json_object_get(s, "errors"), k_codes[i])) == 0,
-                "errors.%s missing or not 0", k_codes[i]);
-    REQUIRE(int_field(s, "matches") == 8 && int_field(s, "mismatches") == 0, "matches");
-    REQUIRE(int_field(s, "bytes") == (long long)jlen, "bytes %lld, want %zu",
-            int_field(s, "bytes"), jlen);
+    TH_REQUIRE(th_int_field(s, "ok") == 8, "ok != 8");
+    for (i = 0; i < TH_N_CODES; i++)
+        TH_REQUIRE(json_is_integer(json_object_get(json_object_get(s, "errors"), th_codes[i])) &&
+                    json_integer_value(json_object_get(json_object_get(s, "errors"), th_codes[i])) == 0,
+                "errors.%s missing or not 0", th_codes[i]);
+    TH_REQUIRE(th_int_field(s, "matches") == 8 && th_int_field(s, "mismatches") == 0, "matches");
+    TH_REQUIRE(th_int_field(s, "bytes") == (long long)jlen, "bytes %lld, want %zu",
+            th_int_field(s, "bytes"), jlen);
     bv = json_object_get(s, "by_variant");
-    REQUIRE(int_field(json_object_get(bv, "stone-game"), "records") == 2 &&
-                int_field(json_object_get(bv, "stone-game-ii"), "records") == 3 &&
-                int_field(json_object_get(bv, "stone-game-iii"), "records") == 3,
+    TH_REQUIRE(th_int_field(json_object_get(bv, "stone-game"), "records") == 2 &&
+                th_int_field(json_object_get(bv, "stone-game-ii"), "records") == 3 &&
+                th_int_field(json_object_get(bv, "stone-game-iii"), "records") == 3,
             "by_variant counts are wrong");
     json_decref(s);
 
     /* keep_inputs defaults to true: the input ends in done/, intact. */
     IN(path, &e, ".cairn/done/official.jsonl");
-    EVENTUALLY(exists(path), DEADLINE_MS, "the input is not in .cairn/done/");
-    done = slurp(path, NULL);
-    REQUIRE(done != NULL && strcmp(done, job.data) == 0, "done/ copy differs from the job");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the input is not in .cairn/done/");
+    done = th_slurp(path, NULL);
+    TH_REQUIRE(done != NULL && strcmp(done, job.data) == 0, "done/ copy differs from the job");
     free(done);
     IN(path, &e, "official.jsonl");
-    REQUIRE(!exists(path), "the input is still in the spool");
+    TH_REQUIRE(!th_exists(path), "the input is still in the spool");
     IN(path, &e, ".official.jsonl.tmp");
-    REQUIRE(!exists(path), "the producer's dot-file is still there");
+    TH_REQUIRE(!th_exists(path), "the producer's dot-file is still there");
     wait_active_empty(&e);
-    stop(p);
+    th_stop(p);
     require_no_temp_files(&e);
     cairn_buf_free(&job);
     free(off);
-    cleanup();
+    th_cleanup();
 }
 END_TEST
 
@@ -852,22 +458,22 @@ START_TEST(keep_inputs_false_deletes_input)
 
     env_init(&e, "\"keep_inputs\": false");
     p = start(&e, NULL);
-    wait_ready(p);
+    th_wait_ready(p);
     drop_job(&e, "gone.jsonl", off, olen);
     wait_summary(&e, "gone", DEADLINE_MS);
     json_decref(summary_of(&e, "gone", "ok", 8));
     OUT(path, &e, "gone.results.jsonl");
-    res = load_results(path);
+    res = th_load_results(path);
     check_official_results(res, off, NULL);
     json_decref(res);
     wait_active_empty(&e);
     IN(dir, &e, ".cairn/done");
-    REQUIRE(count_entries(dir, "") == 0, "keep_inputs false, yet done/ holds the input");
+    TH_REQUIRE(th_count_entries(dir, "") == 0, "keep_inputs false, yet done/ holds the input");
     IN(path, &e, "gone.jsonl");
-    REQUIRE(!exists(path), "the input is still in the spool");
-    stop(p);
+    TH_REQUIRE(!th_exists(path), "the input is still in the spool");
+    th_stop(p);
     free(off);
-    cleanup();
+    th_cleanup();
 }
 END_TEST
 
@@ -883,20 +489,20 @@ START_TEST(hard_link_is_processed)
 
     env_init(&e, NULL);
     p = start(&e, NULL);
-    wait_ready(p);
-    pathf(src, "%s/linked-source.jsonl", e.root);
-    write_file(src, off, olen, 0644);
+    th_wait_ready(p);
+    th_pathf(src, "%s/linked-source.jsonl", e.root);
+    th_write_file(src, off, olen, 0644);
     IN(dst, &e, "hl.jsonl");
     ck_assert_int_eq(link(src, dst), 0);
     wait_summary(&e, "hl", DEADLINE_MS);
     json_decref(summary_of(&e, "hl", "ok", 8));
     OUT(path, &e, "hl.results.jsonl");
-    res = load_results(path);
+    res = th_load_results(path);
     check_official_results(res, off, NULL);
     json_decref(res);
-    stop(p);
+    th_stop(p);
     free(off);
-    cleanup();
+    th_cleanup();
 }
 END_TEST
 
@@ -916,40 +522,40 @@ START_TEST(in_place_write_waits_for_close)
 
     env_init(&e, NULL);
     p = start(&e, NULL);
-    wait_ready(p);
+    th_wait_ready(p);
     IN(path, &e, "inplace.jsonl");
     OUT(sum, &e, "inplace.summary.json");
     fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(write_all(fd, first, half), 0);
+    ck_assert_int_eq(th_write_all(fd, first, half), 0);
     /* Longer than min_age_ms and rescan_interval_s: a rescan sees an
      * old-enough file whose writer has not closed it. */
-    sleep_ms(1500);
-    REQUIRE(exists(path) && !exists(sum), "the job was claimed while its writer had it open");
-    ck_assert_int_eq(write_all(fd, first + half, strlen(first) - half), 0);
-    ck_assert_int_eq(write_all(fd, off, olen), 0);
+    th_sleep_ms(1500);
+    TH_REQUIRE(th_exists(path) && !th_exists(sum), "the job was claimed while its writer had it open");
+    ck_assert_int_eq(th_write_all(fd, first + half, strlen(first) - half), 0);
+    ck_assert_int_eq(th_write_all(fd, off, olen), 0);
     ck_assert_int_eq(close(fd), 0);
 
     wait_summary(&e, "inplace", DEADLINE_MS);
     OUT(path, &e, "inplace.results.jsonl");
-    res = load_results(path);
-    REQUIRE(json_array_size(res) == 9, "%zu result lines, want 9", json_array_size(res));
+    res = th_load_results(path);
+    TH_REQUIRE(json_array_size(res) == 9, "%zu result lines, want 9", json_array_size(res));
     for (i = 0; i < 9; i++) {
         json_t *r = json_array_get(res, i);
-        REQUIRE(strcmp(str_field(r, "status"), "ok") == 0,
+        TH_REQUIRE(strcmp(th_str_field(r, "status"), "ok") == 0,
                 "line %zu: %s (the job saw a partial file)", i + 1,
                 json_dumps(r, JSON_COMPACT));
-        REQUIRE(int_field(r, "line") == (long long)i + 1, "line numbers");
+        TH_REQUIRE(th_int_field(r, "line") == (long long)i + 1, "line numbers");
     }
-    REQUIRE(strcmp(str_field(json_array_get(res, 0), "answer"), "Bob") == 0, "line 1 answer");
+    TH_REQUIRE(strcmp(th_str_field(json_array_get(res, 0), "answer"), "Bob") == 0, "line 1 answer");
     json_decref(res);
     s = summary_of(&e, "inplace", "ok", 9);
-    REQUIRE(int_field(json_object_get(s, "errors"), "bad_json") == 0, "bad_json lines");
-    REQUIRE(int_field(s, "bytes") == (long long)(strlen(first) + olen), "bytes");
+    TH_REQUIRE(th_int_field(json_object_get(s, "errors"), "bad_json") == 0, "bad_json lines");
+    TH_REQUIRE(th_int_field(s, "bytes") == (long long)(strlen(first) + olen), "bytes");
     json_decref(s);
-    stop(p);
+    th_stop(p);
     free(off);
-    cleanup();
+    th_cleanup();
 }
 END_TEST
 
@@ -972,51 +578,51 @@ START_TEST(ignored_names_stay_untouched)
      * inotify) must find: that scan walks past every ignored name. */
     for (i = 0; i < 4; i++) {
         IN(path, &e, "%s", early[i]);
-        write_file(path, off, olen, 0644);
+        th_write_file(path, off, olen, 0644);
     }
     IN(path, &e, "first.jsonl");
-    write_file(path, off, olen, 0644);
+    th_write_file(path, off, olen, 0644);
     p = start(&e, NULL);
     wait_summary(&e, "first", DEADLINE_MS);
 
     /* Written in place while it runs: inotify reports each close. */
     for (i = 0; i < 5; i++) {
         IN(path, &e, "%s", late[i]);
-        write_file(path, off, olen, 0644);
+        th_write_file(path, off, olen, 0644);
     }
     drop_job(&e, "second.jsonl", off, olen);
     wait_summary(&e, "second", DEADLINE_MS);
     /* Give a rescan (rescan_interval_s 1) the chance to claim wrongly. */
-    sleep_ms(1300);
-    REQUIRE(running(p), "cairnd died");
+    th_sleep_ms(1300);
+    TH_REQUIRE(th_running(p), "cairnd died");
 
     for (i = 0; i < 9; i++) {
         const char *n = i < 4 ? early[i] : late[i - 4];
         char *c;
         IN(path, &e, "%s", n);
-        c = slurp(path, NULL);
-        REQUIRE(c != NULL && strcmp(c, off) == 0, "%s was moved or changed", n);
+        c = th_slurp(path, NULL);
+        TH_REQUIRE(c != NULL && strcmp(c, off) == 0, "%s was moved or changed", n);
         free(c);
     }
-    names = list_dir(e.out);
-    REQUIRE(count_entries(e.out, "") - count_entries(e.out, ".metrics.prom") == 5,
+    names = th_list_dir(e.out, " ");
+    TH_REQUIRE(th_count_entries(e.out, "") - th_count_entries(e.out, ".metrics.prom") == 5,
             "unexpected outputs: %s", names);
     free(names);
     for (i = 0; i < 2; i++) {
         OUT(path, &e, "%s.results.jsonl", i ? "second" : "first");
-        REQUIRE(exists(path), "%s missing", path);
+        TH_REQUIRE(th_exists(path), "%s missing", path);
     }
     OUT(path, &e, "metrics.prom");
-    REQUIRE(exists(path), "metrics.prom missing");
+    TH_REQUIRE(th_exists(path), "metrics.prom missing");
     wait_active_empty(&e);
     IN(path, &e, ".cairn/failed");
-    REQUIRE(count_entries(path, "") == 0, "something went to failed/");
+    TH_REQUIRE(th_count_entries(path, "") == 0, "something went to failed/");
     IN(path, &e, ".cairn/done");
-    REQUIRE(count_entries(path, "") == 2, "done/ should hold first and second only");
-    stop(p);
+    TH_REQUIRE(th_count_entries(path, "") == 2, "done/ should hold first and second only");
+    th_stop(p);
     require_no_temp_files(&e);
     free(off);
-    cleanup();
+    th_cleanup();
 }
 END_TEST
 
@@ -1032,13 +638,13 @@ static int atime_works(const struct env *e)
     struct timespec ts[2];
     struct stat st;
 
-    pathf(path, "%s/atime-probe", e->root);
-    write_text(path, "probe\n");
+    th_pathf(path, "%s/atime-probe", e->root);
+    th_write_text(path, "probe\n");
     clock_gettime(CLOCK_REALTIME, &ts[1]);
     ts[0] = ts[1];
     ts[0].tv_sec -= 3600;
     ck_assert_int_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
-    c = slurp(path, NULL);
+    c = th_slurp(path, NULL);
     free(c);
     ck_assert_int_eq(stat(path, &st), 0);
     unlink(path);
@@ -1059,15 +665,15 @@ START_TEST(non_regular_files_fail_without_being_followed)
 
     env_init(&e, NULL);
     check_atime = atime_works(&e);
-    pathf(target, "%s/target.jsonl", e.root);
-    write_file(target, off, olen, 0644);
+    th_pathf(target, "%s/target.jsonl", e.root);
+    th_write_file(target, off, olen, 0644);
     clock_gettime(CLOCK_REALTIME, &ts[1]);
     ts[0] = ts[1];
     ts[0].tv_sec -= 3600;
     ck_assert_int_eq(utimensat(AT_FDCWD, target, ts, 0), 0);
 
     p = start(&e, NULL);
-    wait_ready(p);
+    th_wait_ready(p);
     IN(path, &e, "l.jsonl");
     ck_assert_int_eq(symlink(target, path), 0);
     IN(path, &e, "f.jsonl");
@@ -1081,49 +687,49 @@ START_TEST(non_regular_files_fail_without_being_followed)
         s = summary_of(&e, names[i], "failed", 0);
         json_decref(s);
         IN(path, &e, ".cairn/failed/%s.reason.json", names[i]);
-        EVENTUALLY(exists(path), DEADLINE_MS, "%s missing", path);
-        r = load_json(path);
-        REQUIRE(json_is_string(json_object_get(r, "reason")) &&
+        TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "%s missing", path);
+        r = th_load_json(path);
+        TH_REQUIRE(json_is_string(json_object_get(r, "reason")) &&
                     strlen(json_string_value(json_object_get(r, "reason"))) > 0,
                 "%s has no reason", path);
         json_decref(r);
         IN(path, &e, ".cairn/failed/%s.jsonl", names[i]);
-        EVENTUALLY(lstat(path, &st) == 0, DEADLINE_MS, "%s is not in failed/", names[i]);
-        REQUIRE(i == 0 ? S_ISLNK(st.st_mode) : i == 1 ? S_ISFIFO(st.st_mode) : S_ISDIR(st.st_mode),
+        TH_EVENTUALLY(lstat(path, &st) == 0, DEADLINE_MS, "%s is not in failed/", names[i]);
+        TH_REQUIRE(i == 0 ? S_ISLNK(st.st_mode) : i == 1 ? S_ISFIFO(st.st_mode) : S_ISDIR(st.st_mode),
                 "%s in failed/ is not what was dropped", names[i]);
         IN(path, &e, "%s.jsonl", names[i]);
-        REQUIRE(!exists(path), "%s.jsonl is still in the spool", names[i]);
+        TH_REQUIRE(!th_exists(path), "%s.jsonl is still in the spool", names[i]);
         OUT(path, &e, "%s.results.jsonl", names[i]);
-        REQUIRE(!exists(path), "%s has a results file", names[i]);
+        TH_REQUIRE(!th_exists(path), "%s has a results file", names[i]);
     }
     /* The link itself moved, pointing where it did; its target is as it
      * was and was never opened for reading. */
     IN(path, &e, ".cairn/failed/l.jsonl");
     n = readlink(path, link_to, sizeof(link_to) - 1);
-    REQUIRE(n > 0 && (size_t)n == strlen(target) && memcmp(link_to, target, (size_t)n) == 0,
+    TH_REQUIRE(n > 0 && (size_t)n == strlen(target) && memcmp(link_to, target, (size_t)n) == 0,
             "the symlink was changed");
     ck_assert_int_eq(lstat(target, &st), 0);
-    REQUIRE(S_ISREG(st.st_mode), "the target is no longer a regular file");
+    TH_REQUIRE(S_ISREG(st.st_mode), "the target is no longer a regular file");
     if (check_atime)
-        REQUIRE(st.st_atim.tv_sec == ts[0].tv_sec, "the symlink's target was read (atime moved)");
+        TH_REQUIRE(st.st_atim.tv_sec == ts[0].tv_sec, "the symlink's target was read (atime moved)");
     else
         fprintf(stderr, "test_daemon: atime is not updated here; not checking it\n");
-    c = slurp(target, NULL);
-    REQUIRE(c != NULL && strcmp(c, off) == 0, "the symlink's target changed");
+    c = th_slurp(target, NULL);
+    TH_REQUIRE(c != NULL && strcmp(c, off) == 0, "the symlink's target changed");
     free(c);
 
     /* Still alive, not stuck on the FIFO: a later job is processed. */
-    REQUIRE(running(p), "cairnd died");
+    TH_REQUIRE(th_running(p), "cairnd died");
     drop_job(&e, "after.jsonl", off, olen);
     wait_summary(&e, "after", DEADLINE_MS);
     json_decref(summary_of(&e, "after", "ok", 8));
     OUT(path, &e, "after.results.jsonl");
-    res = load_results(path);
+    res = th_load_results(path);
     check_official_results(res, off, NULL);
     json_decref(res);
-    stop(p);
+    th_stop(p);
     free(off);
-    cleanup();
+    th_cleanup();
 }
 END_TEST
 
@@ -1145,7 +751,7 @@ START_TEST(job_left_in_active_runs_again)
     IN(path, &e, ".cairn/active");
     ck_assert_int_eq(mkdir(path, 0755), 0);
     IN(path, &e, ".cairn/active/rec.jsonl");
-    write_file(path, off, olen, 0644);
+    th_write_file(path, off, olen, 0644);
     /* What the crashed run left half-written. */
     ck_assert_int_eq(mkdir(e.out, 0755), 0);
     {
@@ -1159,22 +765,22 @@ START_TEST(job_left_in_active_runs_again)
         snprintf(tmpname, sizeof(tmpname), ".cairn.%ld.1.r.tmp", (long)dead);
         OUT(path, &e, tmpname);
     }
-    write_text(path, "{\"line\":1,\"status\":\"ok\"}\n{\"line\":2,\"sta");
+    th_write_text(path, "{\"line\":1,\"status\":\"ok\"}\n{\"line\":2,\"sta");
 
     p = start(&e, NULL);
     wait_summary(&e, "rec", DEADLINE_MS);
     json_decref(summary_of(&e, "rec", "ok", 8));
     OUT(path, &e, "rec.results.jsonl");
-    res = load_results(path);
+    res = th_load_results(path);
     check_official_results(res, off, NULL);
     json_decref(res);
     wait_active_empty(&e);
     IN(path, &e, ".cairn/done/rec.jsonl");
-    REQUIRE(exists(path), "the recovered input is not in done/");
-    stop(p);
+    TH_REQUIRE(th_exists(path), "the recovered input is not in done/");
+    th_stop(p);
     require_no_temp_files(&e);
     free(off);
-    cleanup();
+    th_cleanup();
 }
 END_TEST
 
@@ -1195,24 +801,24 @@ START_TEST(outputs_appear_complete)
 
     env_init(&e, NULL);
     p = start(&e, NULL);
-    wait_ready(p);
+    th_wait_ready(p);
     IN(active, &e, ".cairn/active/big.jsonl");
     drop_job(&e, "big.jsonl", big, len);
-    end = now_s() + LONG_DEADLINE_MS / 1000.0;
+    end = th_now_s() + LONG_DEADLINE_MS / 1000.0;
     while (!have_summary) {
         DIR *d = opendir(e.out);
         struct dirent *de;
         int saw_output = 0;
 
-        REQUIRE(now_s() < end, "no summary within the deadline");
-        REQUIRE(d != NULL || errno == ENOENT, "opendir: %s", strerror(errno));
+        TH_REQUIRE(th_now_s() < end, "no summary within the deadline");
+        TH_REQUIRE(d != NULL || errno == ENOENT, "opendir: %s", strerror(errno));
         while (d != NULL && (de = readdir(d)) != NULL) {
             OUT(path, &e, "%s", de->d_name);
             if (strcmp(de->d_name, "big.results.jsonl") == 0) {
                 size_t rl;
-                char *r = slurp(path, &rl);
-                REQUIRE(r != NULL, "listed %s cannot be opened", path);
-                REQUIRE(count_lines(r, rl) == N && r[rl - 1] == '\n',
+                char *r = th_slurp(path, &rl);
+                TH_REQUIRE(r != NULL, "listed %s cannot be opened", path);
+                TH_REQUIRE(count_lines(r, rl) == N && r[rl - 1] == '\n',
                         "a partial results file was visible: %zu lines", count_lines(r, rl));
                 free(r);
                 results_seen++;
@@ -1220,26 +826,26 @@ START_TEST(outputs_appear_complete)
             } else if (strcmp(de->d_name, "big.summary.json") == 0) {
                 json_error_t err;
                 json_t *v = json_load_file(path, 0, &err);
-                REQUIRE(v != NULL, "a partial summary was visible: %s", err.text);
+                TH_REQUIRE(v != NULL, "a partial summary was visible: %s", err.text);
                 json_decref(v);
                 have_summary = saw_output = 1;
             }
         }
         if (d != NULL)
             closedir(d);
-        if (!saw_output && exists(active))
+        if (!saw_output && th_exists(active))
             in_progress++;
-        sleep_ms(2);
+        th_sleep_ms(2);
     }
-    REQUIRE(in_progress > 0, "the job was never seen running: the test checked nothing");
+    TH_REQUIRE(in_progress > 0, "the job was never seen running: the test checked nothing");
     s = summary_of(&e, "big", "ok", N);
     json_decref(s);
     OUT(path, &e, "big.results.jsonl");
-    REQUIRE(count_ok_lines(path) == N, "results line count");
-    stop(p);
+    TH_REQUIRE(count_ok_lines(path) == N, "results line count");
+    th_stop(p);
     require_no_temp_files(&e);
     free(big);
-    cleanup();
+    th_cleanup();
 }
 END_TEST
 
@@ -1258,22 +864,22 @@ START_TEST(once_good_jobs_exit_0)
     env_init(&e, NULL);
     for (i = 0; i < 3; i++) {
         IN(path, &e, "%s.jsonl", jobs[i]);
-        write_file(path, off, olen, 0644);
+        th_write_file(path, off, olen, 0644);
     }
     p = start(&e, "--once");
-    code = wait_exit(p, LONG_DEADLINE_MS);
-    REQUIRE(code == 0, "--once exited %d", code);
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "--once exited %d", code);
     for (i = 0; i < 3; i++) {
         json_decref(summary_of(&e, jobs[i], "ok", 8));
         IN(path, &e, ".cairn/done/%s.jsonl", jobs[i]);
-        REQUIRE(exists(path), "%s not in done/", jobs[i]);
+        TH_REQUIRE(th_exists(path), "%s not in done/", jobs[i]);
     }
     IN(path, &e, ".cairn/active");
-    REQUIRE(count_entries(path, "") == 0, "active/ is not empty after --once");
-    REQUIRE(count_entries(e.in, "") == 1, "the spool still holds jobs");
+    TH_REQUIRE(th_count_entries(path, "") == 0, "active/ is not empty after --once");
+    TH_REQUIRE(th_count_entries(e.in, "") == 1, "the spool still holds jobs");
     require_no_temp_files(&e);
     free(off);
-    cleanup();
+    th_cleanup();
 }
 END_TEST
 
@@ -1285,21 +891,21 @@ START_TEST(once_failed_job_exits_1)
     int p, code;
 
     env_init(&e, NULL);
-    pathf(target, "%s/target.jsonl", e.root);
-    write_file(target, off, olen, 0644);
+    th_pathf(target, "%s/target.jsonl", e.root);
+    th_write_file(target, off, olen, 0644);
     IN(path, &e, "good.jsonl");
-    write_file(path, off, olen, 0644);
+    th_write_file(path, off, olen, 0644);
     IN(path, &e, "link.jsonl");
     ck_assert_int_eq(symlink(target, path), 0);
     p = start(&e, "--once");
-    code = wait_exit(p, LONG_DEADLINE_MS);
-    REQUIRE(code == 1, "--once with a failed job exited %d, want 1", code);
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 1, "--once with a failed job exited %d, want 1", code);
     json_decref(summary_of(&e, "good", "ok", 8));
     json_decref(summary_of(&e, "link", "failed", 0));
     IN(path, &e, ".cairn/failed/link.jsonl");
-    REQUIRE(exists(path), "the symlink is not in failed/");
+    TH_REQUIRE(th_exists(path), "the symlink is not in failed/");
     free(off);
-    cleanup();
+    th_cleanup();
 }
 END_TEST
 
@@ -1310,9 +916,9 @@ START_TEST(once_empty_dir_exits_0)
 
     env_init(&e, NULL);
     p = start(&e, "--once");
-    code = wait_exit(p, 10000);
-    REQUIRE(code == 0, "--once on an empty spool exited %d", code);
-    cleanup();
+    code = th_wait_exit(p, 10000);
+    TH_REQUIRE(code == 0, "--once on an empty spool exited %d", code);
+    th_cleanup();
 }
 END_TEST
 
@@ -1323,16 +929,16 @@ START_TEST(once_missing_input_dir_is_named)
     int p, code;
 
     env_init(&e, NULL);
-    pathf(missing, "%s/no-such-spool", e.root);
+    th_pathf(missing, "%s/no-such-spool", e.root);
     {
         char *argv[] = {(char *)g_cairnd, "-c", e.cfg, "--input", missing, "--output", e.out,
                         "--plugins", e.plugins, "--once", NULL};
         p = spawn(&e, argv);
     }
-    code = wait_exit(p, DEADLINE_MS);
-    REQUIRE(code != 0 && code < 128, "--once with a missing input dir exited %d", code);
-    REQUIRE(log_has(p, missing), "the error does not name %s", missing);
-    cleanup();
+    code = th_wait_exit(p, DEADLINE_MS);
+    TH_REQUIRE(code != 0 && code < 128, "--once with a missing input dir exited %d", code);
+    TH_REQUIRE(th_log_has(p, missing), "the error does not name %s", missing);
+    th_cleanup();
 }
 END_TEST
 
@@ -1346,25 +952,25 @@ START_TEST(missing_dirs_exit_2)
         char *argv[] = {(char *)g_cairnd, "-c", e.cfg, "--output", e.out, "--plugins",
                         e.plugins, "--once", NULL};
         p = spawn(&e, argv);
-        code = wait_exit(p, DEADLINE_MS);
-        REQUIRE(code == 2, "--once without --input exited %d", code);
-        REQUIRE(log_has(p, "input"), "the error does not name the input directory");
+        code = th_wait_exit(p, DEADLINE_MS);
+        TH_REQUIRE(code == 2, "--once without --input exited %d", code);
+        TH_REQUIRE(th_log_has(p, "input"), "the error does not name the input directory");
     }
     {
         char *argv[] = {(char *)g_cairnd, "-c", e.cfg, "--input", e.in, "--plugins",
                         e.plugins, "--once", NULL};
         p = spawn(&e, argv);
-        code = wait_exit(p, DEADLINE_MS);
-        REQUIRE(code == 2, "--once without --output exited %d", code);
-        REQUIRE(log_has(p, "output"), "the error does not name the output directory");
+        code = th_wait_exit(p, DEADLINE_MS);
+        TH_REQUIRE(code == 2, "--once without --output exited %d", code);
+        TH_REQUIRE(th_log_has(p, "output"), "the error does not name the output directory");
     }
     {
         char *argv[] = {(char *)g_cairnd, "-c", e.cfg, "--plugins", e.plugins, NULL};
         p = spawn(&e, argv);
-        code = wait_exit(p, DEADLINE_MS);
-        REQUIRE(code == 2, "the daemon without --input/--output exited %d", code);
+        code = th_wait_exit(p, DEADLINE_MS);
+        TH_REQUIRE(code == 2, "the daemon without --input/--output exited %d", code);
     }
-    cleanup();
+    th_cleanup();
 }
 END_TEST
 
@@ -1382,23 +988,23 @@ START_TEST(sigterm_finishes_active_job)
 
     env_init(&e, NULL);
     p = start(&e, NULL);
-    wait_ready(p);
+    th_wait_ready(p);
     drop_job(&e, "drain.jsonl", big, len);
     IN(path, &e, ".cairn/active/drain.jsonl");
-    EVENTUALLY(exists(path), DEADLINE_MS, "the job was not claimed");
-    kill(g_pid[p], SIGTERM);
-    code = wait_exit(p, LONG_DEADLINE_MS);
-    REQUIRE(code == 0, "exit %d after SIGTERM", code);
-    REQUIRE(log_has(p, "waiting for 1 active job"),
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the job was not claimed");
+    kill(th_pid[p], SIGTERM);
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "exit %d after SIGTERM", code);
+    TH_REQUIRE(th_log_has(p, "waiting for 1 active job"),
             "SIGTERM did not arrive while the job ran: the test checked nothing");
     json_decref(summary_of(&e, "drain", "ok", N));
     OUT(path, &e, "drain.results.jsonl");
-    REQUIRE(count_ok_lines(path) == N, "results line count");
+    TH_REQUIRE(count_ok_lines(path) == N, "results line count");
     IN(path, &e, ".cairn/done/drain.jsonl");
-    REQUIRE(exists(path), "the input is not in done/");
+    TH_REQUIRE(th_exists(path), "the input is not in done/");
     require_no_temp_files(&e);
     free(big);
-    cleanup();
+    th_cleanup();
 }
 END_TEST
 
@@ -1435,38 +1041,38 @@ START_TEST(sigterm_timeout_leaves_job_for_restart)
 
     env_init(&e, "\"shutdown_timeout_s\": 0.2");
     p = start(&e, NULL);
-    wait_ready(p);
+    th_wait_ready(p);
     drop_job(&e, "huge.jsonl", huge, len);
     IN(path, &e, ".cairn/active/huge.jsonl");
-    EVENTUALLY(exists(path), DEADLINE_MS, "the job was not claimed");
-    kill(g_pid[p], SIGTERM);
-    t0 = now_s();
-    code = wait_exit(p, LONG_DEADLINE_MS);
-    REQUIRE(now_s() - t0 < quick_ms / 1000.0,
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the job was not claimed");
+    kill(th_pid[p], SIGTERM);
+    t0 = th_now_s();
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(th_now_s() - t0 < quick_ms / 1000.0,
             "exit took %.1f s after SIGTERM with shutdown_timeout_s 0.2: the daemon waited "
-            "for work in flight", now_s() - t0);
-    REQUIRE(code == 0, "exit %d after SIGTERM with a timed-out job", code);
-    REQUIRE(exists(path), "the unfinished job is not left in .cairn/active/");
+            "for work in flight", th_now_s() - t0);
+    TH_REQUIRE(code == 0, "exit %d after SIGTERM with a timed-out job", code);
+    TH_REQUIRE(th_exists(path), "the unfinished job is not left in .cairn/active/");
     OUT(path, &e, "huge.summary.json");
-    REQUIRE(!exists(path), "the job finished: it was too small to test the timeout");
+    TH_REQUIRE(!th_exists(path), "the job finished: it was too small to test the timeout");
     OUT(path, &e, "huge.results.jsonl");
-    REQUIRE(!exists(path), "a results file without a summary");
+    TH_REQUIRE(!th_exists(path), "a results file without a summary");
     require_no_temp_files(&e);
     OUT(path, &e, "metrics.prom");
-    REQUIRE(exists(path), "no metrics written at exit");
+    TH_REQUIRE(th_exists(path), "no metrics written at exit");
 
     /* The next start runs it again, from the start. */
     p = start(&e, "--once");
-    code = wait_exit(p, 2 * LONG_DEADLINE_MS);
-    REQUIRE(code == 0, "the restart exited %d", code);
+    code = th_wait_exit(p, 2 * LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "the restart exited %d", code);
     json_decref(summary_of(&e, "huge", "ok", N));
     OUT(path, &e, "huge.results.jsonl");
-    REQUIRE(count_ok_lines(path) == N, "results line count");
+    TH_REQUIRE(count_ok_lines(path) == N, "results line count");
     IN(path, &e, ".cairn/active");
-    REQUIRE(count_entries(path, "") == 0, "active/ is not empty");
+    TH_REQUIRE(th_count_entries(path, "") == 0, "active/ is not empty");
     require_no_temp_files(&e);
     free(huge);
-    cleanup();
+    th_cleanup();
 }
 END_TEST
 
@@ -1486,45 +1092,45 @@ START_TEST(sighup_loads_new_plugins)
     int p;
 
     env_init(&e, NULL);
-    pathf(e.plugins, "%s/plugins", e.root);
+    th_pathf(e.plugins, "%s/plugins", e.root);
     ck_assert_int_eq(mkdir(e.plugins, 0755), 0);
-    pathf(src, "%s/stone-game.so", g_plugins);
-    pathf(dst, "%s/stone-game.so", e.plugins);
-    copy_file(src, dst, 0755);
+    th_pathf(src, "%s/stone-game.so", g_plugins);
+    th_pathf(dst, "%s/stone-game.so", e.plugins);
+    th_copy_file(src, dst, 0755);
     p = start(&e, NULL);
-    wait_ready(p);
+    th_wait_ready(p);
 
     drop_text(&e, "before.jsonl", TWO_VARIANTS);
     wait_summary(&e, "before", DEADLINE_MS);
     OUT(path, &e, "before.results.jsonl");
-    res = load_results(path);
-    REQUIRE(json_array_size(res) == 2, "2 result lines");
-    REQUIRE(strcmp(str_field(json_array_get(res, 0), "status"), "ok") == 0, "stone-game");
+    res = th_load_results(path);
+    TH_REQUIRE(json_array_size(res) == 2, "2 result lines");
+    TH_REQUIRE(strcmp(th_str_field(json_array_get(res, 0), "status"), "ok") == 0, "stone-game");
     r = json_object_get(json_array_get(res, 1), "error");
-    REQUIRE(r != NULL && strcmp(str_field(r, "code"), "unknown_variant") == 0,
+    TH_REQUIRE(r != NULL && strcmp(th_str_field(r, "code"), "unknown_variant") == 0,
             "stone-game-iii without its plugin is not unknown_variant");
     json_decref(res);
 
-    pathf(src, "%s/stone-game-iii.so", g_plugins);
-    pathf(tmp, "%s/.stone-game-iii.so.tmp", e.plugins);
-    pathf(dst, "%s/stone-game-iii.so", e.plugins);
-    copy_file(src, tmp, 0755);
+    th_pathf(src, "%s/stone-game-iii.so", g_plugins);
+    th_pathf(tmp, "%s/.stone-game-iii.so.tmp", e.plugins);
+    th_pathf(dst, "%s/stone-game-iii.so", e.plugins);
+    th_copy_file(src, tmp, 0755);
     ck_assert_int_eq(rename(tmp, dst), 0);
-    kill(g_pid[p], SIGHUP);
-    EVENTUALLY(log_has(p, "reloaded"), DEADLINE_MS, "no \"reloaded\" after SIGHUP");
-    REQUIRE(running(p), "cairnd died on SIGHUP");
+    kill(th_pid[p], SIGHUP);
+    TH_EVENTUALLY(th_log_has(p, "reloaded"), DEADLINE_MS, "no \"reloaded\" after SIGHUP");
+    TH_REQUIRE(th_running(p), "cairnd died on SIGHUP");
 
     drop_text(&e, "after.jsonl", TWO_VARIANTS);
     wait_summary(&e, "after", DEADLINE_MS);
     OUT(path, &e, "after.results.jsonl");
-    res = load_results(path);
-    REQUIRE(json_array_size(res) == 2, "2 result lines");
+    res = th_load_results(path);
+    TH_REQUIRE(json_array_size(res) == 2, "2 result lines");
     r = json_array_get(res, 1);
-    REQUIRE(strcmp(str_field(r, "status"), "ok") == 0 && strcmp(str_field(r, "answer"), "Bob") == 0,
+    TH_REQUIRE(strcmp(th_str_field(r, "status"), "ok") == 0 && strcmp(th_str_field(r, "answer"), "Bob") == 0,
             "stone-game-iii after the reload: %s", json_dumps(r, JSON_COMPACT));
     json_decref(res);
-    stop(p);
-    cleanup();
+    th_stop(p);
+    th_cleanup();
 }
 END_TEST
 
@@ -1537,23 +1143,23 @@ START_TEST(sighup_bad_config_keeps_old)
     /* keep_inputs false: only the old configuration deletes inputs. */
     env_init(&e, "\"keep_inputs\": false");
     p = start(&e, NULL);
-    wait_ready(p);
-    write_text(e.cfg, "{ \"min_age_ms\": 200, this is not JSON\n");
-    kill(g_pid[p], SIGHUP);
-    EVENTUALLY(log_has(p, "keeping"), DEADLINE_MS, "no \"keeping\" after a bad reload");
-    REQUIRE(running(p), "cairnd died on a bad reload");
-    REQUIRE(!log_has(p, "reloaded"), "a broken configuration was applied");
+    th_wait_ready(p);
+    th_write_text(e.cfg, "{ \"min_age_ms\": 200, this is not JSON\n");
+    kill(th_pid[p], SIGHUP);
+    TH_EVENTUALLY(th_log_has(p, "keeping"), DEADLINE_MS, "no \"keeping\" after a bad reload");
+    TH_REQUIRE(th_running(p), "cairnd died on a bad reload");
+    TH_REQUIRE(!th_log_has(p, "reloaded"), "a broken configuration was applied");
 
     drop_text(&e, "still.jsonl", TWO_VARIANTS);
     wait_summary(&e, "still", DEADLINE_MS);
     json_decref(summary_of(&e, "still", "ok", 2));
     wait_active_empty(&e);
     IN(path, &e, ".cairn/done/still.jsonl");
-    REQUIRE(!exists(path), "keep_inputs reverted: the old configuration was not kept");
+    TH_REQUIRE(!th_exists(path), "keep_inputs reverted: the old configuration was not kept");
     IN(path, &e, "still.jsonl");
-    REQUIRE(!exists(path), "the input is still in the spool");
-    stop(p);
-    cleanup();
+    TH_REQUIRE(!th_exists(path), "the input is still in the spool");
+    th_stop(p);
+    th_cleanup();
 }
 END_TEST
 
@@ -1566,18 +1172,18 @@ static void promtool_check(const struct env *e, const char *prom)
     char log[PATH_MAX];
     int rc;
 
-    pathf(log, "%s/promtool.log", e->root);
+    th_pathf(log, "%s/promtool.log", e->root);
     rc = run_with_stdin("promtool", "check", "metrics", prom, log);
     if (rc < 0) {
         fprintf(stderr, "test_daemon: promtool not on PATH; not checking the format\n");
         return;
     }
     if (rc != 0) {
-        char *out = slurp(log, NULL);
+        char *out = th_slurp(log, NULL);
         fprintf(stderr, "promtool:\n%s\n", out ? out : "");
         free(out);
     }
-    REQUIRE(rc == 0, "promtool check metrics failed on %s", prom);
+    TH_REQUIRE(rc == 0, "promtool check metrics failed on %s", prom);
 }
 
 START_TEST(metrics_file_is_kept)
@@ -1590,24 +1196,24 @@ START_TEST(metrics_file_is_kept)
     env_init(&e, NULL);
     OUT(prom, &e, "metrics.prom");
     p = start(&e, NULL);
-    wait_ready(p);
-    EVENTUALLY(exists(prom), DEADLINE_MS, "no metrics.prom while running");
+    th_wait_ready(p);
+    TH_EVENTUALLY(th_exists(prom), DEADLINE_MS, "no metrics.prom while running");
     drop_job(&e, "m1.jsonl", off, olen);
     drop_job(&e, "m2.jsonl", off, olen);
     wait_summary(&e, "m1", DEADLINE_MS);
     wait_summary(&e, "m2", DEADLINE_MS);
-    EVENTUALLY(file_contains(prom, "\ncairn_jobs_total{status=\"ok\"} 2\n"), DEADLINE_MS,
+    TH_EVENTUALLY(th_file_contains(prom, "\ncairn_jobs_total{status=\"ok\"} 2\n"), DEADLINE_MS,
                "metrics.prom never counted 2 ok jobs");
-    REQUIRE(file_contains(prom, "\ncairn_build_info{"), "no cairn_build_info");
+    TH_REQUIRE(th_file_contains(prom, "\ncairn_build_info{"), "no cairn_build_info");
     promtool_check(&e, prom);
-    stop(p);
-    REQUIRE(file_contains(prom, "\ncairn_jobs_total{status=\"ok\"} 2\n"),
+    th_stop(p);
+    TH_REQUIRE(th_file_contains(prom, "\ncairn_jobs_total{status=\"ok\"} 2\n"),
             "metrics.prom after exit does not count 2 ok jobs");
-    REQUIRE(file_contains(prom, "\ncairn_build_info{"), "no cairn_build_info after exit");
+    TH_REQUIRE(th_file_contains(prom, "\ncairn_build_info{"), "no cairn_build_info after exit");
     promtool_check(&e, prom);
     require_no_temp_files(&e);
     free(off);
-    cleanup();
+    th_cleanup();
 }
 END_TEST
 
@@ -1620,21 +1226,21 @@ START_TEST(metrics_file_setting)
 
     env_init(&e, NULL);
     /* No periodic refresh within this run: only the write at exit. */
-    write_text(e.cfg, "{\"min_age_ms\": 200, \"metrics_interval_s\": 3600, "
+    th_write_text(e.cfg, "{\"min_age_ms\": 200, \"metrics_interval_s\": 3600, "
                       "\"metrics_file\": \"other.prom\"}");
     IN(path, &e, "one.jsonl");
-    write_file(path, off, olen, 0644);
+    th_write_file(path, off, olen, 0644);
     p = start(&e, "--once");
-    code = wait_exit(p, LONG_DEADLINE_MS);
-    REQUIRE(code == 0, "--once exited %d", code);
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "--once exited %d", code);
     OUT(path, &e, "other.prom");
-    REQUIRE(file_contains(path, "\ncairn_jobs_total{status=\"ok\"} 1\n"),
+    TH_REQUIRE(th_file_contains(path, "\ncairn_jobs_total{status=\"ok\"} 1\n"),
             "other.prom missing or wrong");
     promtool_check(&e, path);
     OUT(path, &e, "metrics.prom");
-    REQUIRE(!exists(path), "metrics.prom written despite metrics_file");
+    TH_REQUIRE(!th_exists(path), "metrics.prom written despite metrics_file");
     free(off);
-    cleanup();
+    th_cleanup();
 }
 END_TEST
 
@@ -1656,14 +1262,14 @@ START_TEST(bad_config_exits_2_naming_the_key)
     env_init(&e, NULL);
     for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         int p, code;
-        write_text(e.cfg, bad[i][0]);
+        th_write_text(e.cfg, bad[i][0]);
         p = start(&e, NULL);
-        code = wait_exit(p, DEADLINE_MS);
-        REQUIRE(code == 2, "config %s: exit %d, want 2", bad[i][0], code);
-        REQUIRE(log_has(p, bad[i][1]), "config %s: the error does not name %s", bad[i][0],
+        code = th_wait_exit(p, DEADLINE_MS);
+        TH_REQUIRE(code == 2, "config %s: exit %d, want 2", bad[i][0], code);
+        TH_REQUIRE(th_log_has(p, bad[i][1]), "config %s: the error does not name %s", bad[i][0],
                 bad[i][1]);
     }
-    cleanup();
+    th_cleanup();
 }
 END_TEST
 
@@ -1731,14 +1337,9 @@ int main(void)
                         "CAIRN_TEST_SOURCE_DIR must be set (meson test sets them)\n");
         return EXIT_FAILURE;
     }
-    snprintf(g_top, sizeof(g_top), "%s/cairn-test-daemon-XXXXXX",
-             getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (mkdtemp(g_top) == NULL) {
-        perror("test_daemon: mkdtemp");
+    if (th_make_top("daemon") != 0)
         return EXIT_FAILURE;
-    }
-    g_runner = getpid();
-    atexit(cleanup_top);
+    atexit(th_cleanup_top);
     sr = srunner_create(daemon_suite());
     srunner_run_all(sr, CK_ENV); /* CK_VERBOSITY=verbose lists each test */
     failed = srunner_ntests_failed(sr);

@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "util.h"
 
 static const char *g_cairnd;
@@ -60,20 +61,6 @@ static void read_all(int fd, struct cairn_buf *b)
     }
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -errno;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* A temporary file holding len bytes of data, open for reading at 0. */
 static int temp_input(const char *data, size_t len)
 {
@@ -82,7 +69,7 @@ static int temp_input(const char *data, size_t len)
 
     ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
     unlink(path);
-    ck_assert_int_eq(write_all(fd, data, len), 0);
+    ck_assert_int_eq(th_write_all(fd, data, len), 0);
     ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
     return fd;
 }
@@ -110,7 +97,7 @@ static void run_argv(char *const *argv, const char *in, size_t len, enum in_mode
             close(inp[0]);
             close(out[0]);
             close(out[1]);
-            _exit(write_all(inp[1], in, len) == 0 ? 0 : 1);
+            _exit(th_write_all(inp[1], in, len) == 0 ? 0 : 1);
         }
         close(inp[1]);
         in_fd = inp[0];
@@ -177,45 +164,6 @@ static const char *mode_name(enum in_mode m)
     return m == IN_FILE ? "file" : "pipe";
 }
 
-/* Parses the output into lines; fails on a torn or non-JSON line. */
-static json_t **parse_lines(const struct run *r, size_t *n_out, const char *what)
-{
-    const char *p = r->out.data, *end = r->out.data + r->out.len;
-    size_t cap = 16, n = 0;
-    json_t **v = malloc(cap * sizeof(*v));
-
-    ck_assert_ptr_nonnull(v);
-    ck_assert_msg(r->out.len == 0 || end[-1] == '\n', "%s: output does not end in a newline",
-                  what);
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        json_error_t e;
-
-        if (n == cap) {
-            cap *= 2;
-            v = realloc(v, cap * sizeof(*v));
-            ck_assert_ptr_nonnull(v);
-        }
-        v[n] = json_loadb(p, (size_t)(nl - p), JSON_REJECT_DUPLICATES, &e);
-        ck_assert_msg(v[n] != NULL && json_is_object(v[n]),
-                      "%s: output line %zu is not a JSON object (%s): %.*s", what, n + 1, e.text,
-                      (int)((nl - p) > 300 ? 300 : (nl - p)), p);
-        n++;
-        p = nl + 1;
-    }
-    *n_out = n;
-    return v;
-}
-
-static void free_lines(json_t **v, size_t n)
-{
-    size_t i;
-
-    for (i = 0; i < n; i++)
-        json_decref(v[i]);
-    free(v);
-}
-
 static const char *status_of(const json_t *j)
 {
     const char *s = json_string_value(json_object_get(j, "status"));
@@ -266,14 +214,6 @@ static size_t nonblank_lines(const char *in, size_t len, uint64_t *nos, size_t c
 
 static uint64_t g_rng;
 
-static uint64_t rng_next(void)
-{
-    uint64_t z = (g_rng += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
 /* n records of all three games, with ids, moves, expected answers and
  * a sprinkling of broken lines, blank lines and CRLF. */
 static char *mixed_records(size_t n, uint64_t seed, size_t *len)
@@ -283,7 +223,7 @@ static char *mixed_records(size_t n, uint64_t seed, size_t *len)
 
     g_rng = seed;
     for (i = 0; i < n; i++) {
-        uint64_t r = rng_next();
+        uint64_t r = th_splitmix64(&g_rng);
         size_t m = 1 + (size_t)(r % 16);
         int rc = 0;
 
@@ -314,8 +254,8 @@ static char *mixed_records(size_t n, uint64_t seed, size_t *len)
             rc |= cairn_buf_printf(&b, "{\"id\":\"m%zu\",\"variant\":\"%s\",\"input\":{\"%s\":[",
                                    i, v[g], g % 3 == 2 ? "stoneValue" : "piles");
             for (k = 0; k < m; k++) {
-                int64_t x = g % 3 == 2 ? (int64_t)(rng_next() % 2001) - 1000
-                                       : (int64_t)(rng_next() % 500) + 1;
+                int64_t x = g % 3 == 2 ? (int64_t)(th_splitmix64(&g_rng) % 2001) - 1000
+                                       : (int64_t)(th_splitmix64(&g_rng) % 500) + 1;
                 if (sg1 && k == m - 1 && (sum + x) % 2 == 0)
                     x = x == 500 ? 499 : x + 1;
                 sum += x;
@@ -383,7 +323,7 @@ START_TEST(test_official_examples)
         run_filter(NULL, in.data, in.len, (enum in_mode)m, &r);
         ck_assert_msg(r.exit_code == 0, "%s: exit %d, stderr: %s", mode_name(m), r.exit_code,
                       r.err.data);
-        v = parse_lines(&r, &n, mode_name(m));
+        v = th_parse_lines(r.out.data, r.out.len, &n, mode_name(m));
         ck_assert_uint_eq(n, N_EXAMPLES);
         for (i = 0; i < n; i++) {
             json_t *want = json_loads(examples[i].answer, JSON_DECODE_ANY, NULL);
@@ -400,7 +340,7 @@ START_TEST(test_official_examples)
                           "%s: example %zu does not match", mode_name(m), i + 1);
             json_decref(want);
         }
-        free_lines(v, n);
+        th_free_lines(v, n);
         run_free(&r);
     }
     cairn_buf_free(&in);
@@ -448,7 +388,7 @@ START_TEST(test_line_numbers_and_errors)
         run_filter(NULL, in, sizeof(in) - 1, (enum in_mode)m, &r);
         ck_assert_msg(r.exit_code == 0, "%s: exit %d, stderr: %s", mode_name(m), r.exit_code,
                       r.err.data);
-        v = parse_lines(&r, &n, mode_name(m));
+        v = th_parse_lines(r.out.data, r.out.len, &n, mode_name(m));
         ck_assert_uint_eq(n, nw);
         for (i = 0; i < n; i++) {
             ck_assert_msg(line_of(v[i]) == want[i].line, "%s: output %zu has line %" PRId64
@@ -457,7 +397,7 @@ START_TEST(test_line_numbers_and_errors)
             if (want[i].code != NULL)
                 ck_assert_str_eq(code_of(v[i]), want[i].code);
         }
-        free_lines(v, n);
+        th_free_lines(v, n);
         run_free(&r);
     }
 }
@@ -478,7 +418,7 @@ START_TEST(test_every_line_answered_in_order)
 
         run_filter(NULL, in, len, (enum in_mode)m, &r);
         ck_assert_msg(r.exit_code == 0, "exit %d, stderr: %s", r.exit_code, r.err.data);
-        v = parse_lines(&r, &n, mode_name(m));
+        v = th_parse_lines(r.out.data, r.out.len, &n, mode_name(m));
         ck_assert_uint_eq(n, n_want);
         for (i = 0; i < n; i++) {
             const char *st = status_of(v[i]);
@@ -488,7 +428,7 @@ START_TEST(test_every_line_answered_in_order)
             ck_assert_msg(strcmp(st, "ok") == 0 || strcmp(st, "error") == 0,
                           "status %s on line %zu", st, i + 1);
         }
-        free_lines(v, n);
+        th_free_lines(v, n);
         run_free(&r);
     }
     free(nos);
@@ -536,14 +476,14 @@ START_TEST(test_twenty_thousand_records_in_order)
 
     g_rng = 12345;
     for (i = 0; i < 20000; i++) {
-        size_t k, len = 1 + (size_t)(rng_next() % 20);
+        size_t k, len = 1 + (size_t)(th_splitmix64(&g_rng) % 20);
         ck_assert_int_eq(cairn_buf_printf(&in, "{\"id\":%zu,\"variant\":\"stone-game-iii\","
                                                "\"input\":{\"stoneValue\":[",
                                           i),
                          0);
         for (k = 0; k < len; k++)
             ck_assert_int_eq(
-                cairn_buf_printf(&in, "%s%d", k ? "," : "", (int)(rng_next() % 2001) - 1000),
+                cairn_buf_printf(&in, "%s%d", k ? "," : "", (int)(th_splitmix64(&g_rng) % 2001) - 1000),
                 0);
         ck_assert_int_eq(cairn_buf_puts(&in, "]}}\n"), 0);
     }
@@ -553,7 +493,7 @@ START_TEST(test_twenty_thousand_records_in_order)
 
         run_filter(NULL, in.data, in.len, (enum in_mode)m, &r);
         ck_assert_msg(r.exit_code == 0, "exit %d, stderr: %s", r.exit_code, r.err.data);
-        v = parse_lines(&r, &n, mode_name(m));
+        v = th_parse_lines(r.out.data, r.out.len, &n, mode_name(m));
         ck_assert_uint_eq(n, 20000);
         for (i = 0; i < n; i++) {
             ck_assert_msg(line_of(v[i]) == (int64_t)i + 1 &&
@@ -561,7 +501,7 @@ START_TEST(test_twenty_thousand_records_in_order)
                           "%s: output %zu is out of order", mode_name(m), i + 1);
             ck_assert_str_eq(status_of(v[i]), "ok");
         }
-        free_lines(v, n);
+        th_free_lines(v, n);
         run_free(&r);
     }
     cairn_buf_free(&in);
@@ -583,17 +523,17 @@ START_TEST(test_limits_flag_changes_default)
 
     run_filter(NULL, in, sizeof(in) - 1, IN_FILE, &r);
     ck_assert_int_eq(r.exit_code, 0);
-    v = parse_lines(&r, &n, "default limits");
+    v = th_parse_lines(r.out.data, r.out.len, &n, "default limits");
     ck_assert_uint_eq(n, 3);
     ck_assert_str_eq(code_of(v[0]), "constraint");
     ck_assert_str_eq(code_of(v[1]), "constraint");
     ck_assert_str_eq(code_of(v[2]), "constraint");
-    free_lines(v, n);
+    th_free_lines(v, n);
     run_free(&r);
 
     run_filter(ext, in, sizeof(in) - 1, IN_PIPE, &r);
     ck_assert_msg(r.exit_code == 0, "exit %d, stderr: %s", r.exit_code, r.err.data);
-    v = parse_lines(&r, &n, "--limits extended");
+    v = th_parse_lines(r.out.data, r.out.len, &n, "--limits extended");
     ck_assert_uint_eq(n, 3);
     ck_assert_str_eq(status_of(v[0]), "ok");
     ck_assert(json_is_true(json_object_get(v[0], "answer")));
@@ -602,15 +542,15 @@ START_TEST(test_limits_flag_changes_default)
     ck_assert_str_eq(code_of(v[1]), "constraint"); /* the record's own option wins */
     ck_assert_str_eq(status_of(v[2]), "ok");
     ck_assert_str_eq(json_string_value(json_object_get(v[2], "answer")), "Alice");
-    free_lines(v, n);
+    th_free_lines(v, n);
     run_free(&r);
 
     run_filter(off, in, sizeof(in) - 1, IN_FILE, &r);
     ck_assert_int_eq(r.exit_code, 0);
-    v = parse_lines(&r, &n, "--limits official");
+    v = th_parse_lines(r.out.data, r.out.len, &n, "--limits official");
     ck_assert_uint_eq(n, 3);
     ck_assert_str_eq(code_of(v[0]), "constraint");
-    free_lines(v, n);
+    th_free_lines(v, n);
     run_free(&r);
 }
 END_TEST
@@ -703,7 +643,7 @@ static char *temp_config(const char *text)
     ck_assert_ptr_nonnull(path);
     fd = mkstemp(path);
     ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
-    ck_assert_int_eq(write_all(fd, text, strlen(text)), 0);
+    ck_assert_int_eq(th_write_all(fd, text, strlen(text)), 0);
     close(fd);
     chmod(path, 0644);
     return path;
@@ -732,7 +672,7 @@ START_TEST(test_config_max_line_and_default_variant)
         run_argv(argv, in.data, in.len, (enum in_mode)m, &r);
         ck_assert_msg(r.exit_code == 0, "%s: exit %d, stderr: %s", mode_name(m), r.exit_code,
                       r.err.data);
-        v = parse_lines(&r, &n, mode_name(m));
+        v = th_parse_lines(r.out.data, r.out.len, &n, mode_name(m));
         ck_assert_uint_eq(n, 3);
         ck_assert_str_eq(status_of(v[0]), "ok");
         ck_assert_str_eq(json_string_value(json_object_get(v[0], "variant")), "stone-game-iii");
@@ -741,7 +681,7 @@ START_TEST(test_config_max_line_and_default_variant)
         ck_assert_int_eq(line_of(v[2]), 3);
         ck_assert_str_eq(status_of(v[2]), "ok");
         ck_assert_str_eq(json_string_value(json_object_get(v[2], "variant")), "stone-game");
-        free_lines(v, n);
+        th_free_lines(v, n);
         run_free(&r);
     }
     unlink(cfg);
@@ -808,7 +748,7 @@ START_TEST(test_pipe_answers_before_eof)
     }
     close(in[0]);
     close(out[1]);
-    ck_assert_int_eq(write_all(in[1], l1, sizeof(l1) - 1), 0);
+    ck_assert_int_eq(th_write_all(in[1], l1, sizeof(l1) - 1), 0);
     while (got == 0 || buf[got - 1] != '\n') {
         ck_assert_msg(wait_readable(out[0], 10000),
                       "no answer to the first line within 10 s while stdin stays open");
@@ -819,7 +759,7 @@ START_TEST(test_pipe_answers_before_eof)
     buf[got] = '\0';
     ck_assert_msg(strstr(buf, "\"line\":1") != NULL && strstr(buf, "\"answer\":true") != NULL,
                   "first answer: %s", buf);
-    ck_assert_int_eq(write_all(in[1], l2, sizeof(l2) - 1), 0);
+    ck_assert_int_eq(th_write_all(in[1], l2, sizeof(l2) - 1), 0);
     close(in[1]);
     got = 0;
     for (;;) {
@@ -881,26 +821,6 @@ END_TEST
 
 /* ---- the examples folder (*.jsonl) ---------------------------------- */
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    struct cairn_buf b = {0};
-    int fd = open(path, O_RDONLY);
-
-    if (fd < 0)
-        return NULL;
-    read_all(fd, &b);
-    close(fd);
-    ck_assert_int_eq(cairn_buf_append(&b, "", 1), 0);
-    *len = b.len - 1;
-    return b.data;
-}
-
 /* Checks one example file: with NAME.results.jsonl (or NAME.expected.jsonl)
  * beside it the output must equal it; otherwise every record must be ok
  * (and match, when it says what it expects), except in files whose name
@@ -921,16 +841,16 @@ static void check_example_file(const char *dir, const char *name)
 
     path = cairn_asprintf("%s/%s", dir, name);
     ck_assert_ptr_nonnull(path);
-    in = slurp(path, &len);
+    in = th_slurp(path, &len);
     ck_assert_msg(in != NULL, "cannot read %s", path);
     ref = cairn_asprintf("%s/%.*s.results.jsonl", dir, base, name);
     ck_assert_ptr_nonnull(ref);
-    want = slurp(ref, &ref_len);
+    want = th_slurp(ref, &ref_len);
     if (want == NULL) {
         free(ref);
         ref = cairn_asprintf("%s/%.*s.expected.jsonl", dir, base, name);
         ck_assert_ptr_nonnull(ref);
-        want = slurp(ref, &ref_len);
+        want = th_slurp(ref, &ref_len);
     }
     run_filter(NULL, in, len, IN_FILE, &r);
     ck_assert_msg(r.exit_code == 0, "%s: exit %d, stderr: %s", path, r.exit_code, r.err.data);
@@ -941,7 +861,7 @@ static void check_example_file(const char *dir, const char *name)
     nos = malloc((len + 1) * sizeof(*nos));
     ck_assert_ptr_nonnull(nos);
     n_want = nonblank_lines(in, len, nos, len + 1);
-    v = parse_lines(&r, &n, path);
+    v = th_parse_lines(r.out.data, r.out.len, &n, path);
     ck_assert_msg(n == n_want, "%s: %zu result lines for %zu records", path, n, n_want);
     for (i = 0; i < n; i++) {
         const char *st = status_of(v[i]);
@@ -968,7 +888,7 @@ static void check_example_file(const char *dir, const char *name)
                               json_object_get(json_object_get(v[i], "error"), "message")));
         }
     }
-    free_lines(v, n);
+    th_free_lines(v, n);
     free(nos);
     free(want);
     free(in);
@@ -997,8 +917,8 @@ START_TEST(test_examples_directory)
         return;
     }
     while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' || !ends_with(e->d_name, ".jsonl") ||
-            ends_with(e->d_name, ".results.jsonl") || ends_with(e->d_name, ".expected.jsonl"))
+        if (e->d_name[0] == '.' || !th_ends_with(e->d_name, ".jsonl") ||
+            th_ends_with(e->d_name, ".results.jsonl") || th_ends_with(e->d_name, ".expected.jsonl"))
             continue;
         check_example_file(dir, e->d_name);
         files++;
@@ -1059,7 +979,7 @@ int main(void)
         return EXIT_FAILURE;
     }
     fd = mkstemp(g_cfg);
-    if (fd < 0 || write_all(fd, "{}\n", 3) != 0) {
+    if (fd < 0 || th_write_all(fd, "{}\n", 3) != 0) {
         perror("test_filter: config file");
         return EXIT_FAILURE;
     }

@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness.h"
+
 static const char *g_cairnd;
 static const char *g_plugins;
 
@@ -52,174 +54,16 @@ struct spool {
 };
 
 static struct spool g_sp;
-static char g_top[PATH_MAX];
-static pid_t g_runner;
 static unsigned g_probes;
 
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                       */
 /* ------------------------------------------------------------------ */
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    if (flag == FTW_DP)
-        rmdir(path);
-    else
-        unlink(path);
-    return 0;
-}
-
-static void rm_tree(const char *dir)
-{
-    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
 /* Prints the end of the daemon's log, for a failure. */
 static void dump_log(void)
 {
-    FILE *f = fopen(g_sp.log, "r");
-    char buf[6144];
-    long size;
-    size_t n;
-
-    if (f == NULL)
-        return;
-    fseek(f, 0, SEEK_END);
-    size = ftell(f);
-    fseek(f, size > (long)sizeof(buf) ? size - (long)sizeof(buf) : 0, SEEK_SET);
-    n = fread(buf, 1, sizeof(buf), f);
-    fclose(f);
-    fprintf(stderr, "---- %s (last %zu bytes) ----\n%.*s---- end ----\n", g_sp.log, n, (int)n,
-            buf);
-}
-
-#define REQUIRE(cond, ...)             \
-    do {                               \
-        if (!(cond)) {                 \
-            dump_log();                \
-            ck_abort_msg(__VA_ARGS__); \
-        }                              \
-    } while (0)
-
-#define POLL(ok, cond, ms)                           \
-    do {                                             \
-        double end_ = now_s() + (ms) / 1000.0;       \
-        while (!((ok) = !!(cond)) && now_s() < end_) \
-            sleep_ms(5);                             \
-    } while (0)
-
-static void pathf(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void pathf(char *buf, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    va_start(ap, fmt);
-    n = vsnprintf(buf, PATH_MAX, fmt, ap);
-    va_end(ap);
-    ck_assert_msg(n > 0 && n < PATH_MAX, "path too long");
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -errno;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static void write_file(const char *path, const char *data, size_t len)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-    ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
-    ck_assert_msg(write_all(fd, data, len) == 0, "write %s: %s", path, strerror(errno));
-    ck_assert_int_eq(close(fd), 0);
-}
-
-/* The whole file, NUL-terminated (len excludes the NUL); NULL if absent. */
-static char *slurp(const char *path, size_t *len_out)
-{
-    size_t len = 0, cap = 65536;
-    char *s = malloc(cap);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-    ck_assert_ptr_nonnull(s);
-    if (fd < 0) {
-        free(s);
-        return NULL;
-    }
-    for (;;) {
-        ssize_t n;
-
-        if (cap - len < 4096) {
-            cap *= 2;
-            s = realloc(s, cap);
-            ck_assert_ptr_nonnull(s);
-        }
-        n = read(fd, s + len, cap - len - 1);
-        if (n < 0 && errno == EINTR)
-            continue;
-        ck_assert_msg(n >= 0, "read %s: %s", path, strerror(errno));
-        if (n == 0)
-            break;
-        len += (size_t)n;
-    }
-    close(fd);
-    s[len] = '\0';
-    if (len_out != NULL)
-        *len_out = len;
-    return s;
-}
-
-static int exists(const char *path)
-{
-    struct stat st;
-
-    return lstat(path, &st) == 0;
-}
-
-/* Entries of dir (without . and ..) whose name starts with prefix. */
-static int count_entries(const char *dir, const char *prefix)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-
-    if (d == NULL)
-        return -1;
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
-            n++;
-    }
-    closedir(d);
-    return n;
+    th_dump_tail(g_sp.log, 6144);
 }
 
 /* Growable byte string for building job files. */
@@ -316,11 +160,7 @@ static long proc_status_kb(const char *field)
 
 static int log_has(const char *text)
 {
-    char *s = slurp(g_sp.log, NULL);
-    int found = s != NULL && strstr(s, text) != NULL;
-
-    free(s);
-    return found;
+    return th_file_contains(g_sp.log, text);
 }
 
 static void start_daemon(const char *config)
@@ -328,44 +168,24 @@ static void start_daemon(const char *config)
     char *argv[] = {(char *)g_cairnd, "-c",         g_sp.cfg,          "--input",
                     g_sp.in,          "--output",   g_sp.out,          "--plugins",
                     (char *)g_plugins, NULL};
-    pid_t pid;
     int ok;
 
     memset(&g_sp, 0, sizeof(g_sp));
-    pathf(g_sp.root, "%s/spool-XXXXXX", g_top);
+    th_pathf(g_sp.root, "%s/spool-XXXXXX", th_top);
     ck_assert_msg(mkdtemp(g_sp.root) != NULL, "mkdtemp: %s", strerror(errno));
-    pathf(g_sp.in, "%s/in", g_sp.root);
-    pathf(g_sp.out, "%s/out", g_sp.root);
-    pathf(g_sp.cfg, "%s/cairn.json", g_sp.root);
-    pathf(g_sp.log, "%s/cairnd.log", g_sp.root);
-    pathf(g_sp.active, "%s/.cairn/active", g_sp.in);
-    pathf(g_sp.done, "%s/.cairn/done", g_sp.in);
-    pathf(g_sp.failed, "%s/.cairn/failed", g_sp.in);
+    th_pathf(g_sp.in, "%s/in", g_sp.root);
+    th_pathf(g_sp.out, "%s/out", g_sp.root);
+    th_pathf(g_sp.cfg, "%s/cairn.json", g_sp.root);
+    th_pathf(g_sp.log, "%s/cairnd.log", g_sp.root);
+    th_pathf(g_sp.active, "%s/.cairn/active", g_sp.in);
+    th_pathf(g_sp.done, "%s/.cairn/done", g_sp.in);
+    th_pathf(g_sp.failed, "%s/.cairn/failed", g_sp.in);
     ck_assert_int_eq(mkdir(g_sp.in, 0755), 0);
-    write_file(g_sp.cfg, config, strlen(config));
+    th_write_file(g_sp.cfg, config, strlen(config), 0644);
 
-    fflush(NULL);
-    pid = fork();
-    ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
-    if (pid == 0) {
-        int fd = open(g_sp.log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        int null = open("/dev/null", O_RDONLY);
-
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (fd < 0 || null < 0)
-            _exit(127);
-        dup2(null, 0);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        unsetenv("JOURNAL_STREAM");
-        unsetenv("NOTIFY_SOCKET");
-        execv(argv[0], argv);
-        dprintf(2, "execv %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    g_sp.pid = pid;
-    POLL(ok, log_has("watching ") || !daemon_alive(), DEADLINE_MS);
-    REQUIRE(ok && daemon_alive(), "cairnd did not start watching %s", g_sp.in);
+    g_sp.pid = th_spawn_logged(argv, g_sp.log);
+    TH_POLL(ok, log_has("watching ") || !daemon_alive(), DEADLINE_MS);
+    TH_REQUIRE(ok && daemon_alive(), "cairnd did not start watching %s", g_sp.in);
 }
 
 /* SIGTERM (SIGKILL if it lingers), reap, remove the spool. */
@@ -375,7 +195,7 @@ static void stop_daemon(void)
         int st, ok;
 
         kill(g_sp.pid, SIGTERM);
-        POLL(ok, waitpid(g_sp.pid, &st, WNOHANG) == g_sp.pid, DEADLINE_MS);
+        TH_POLL(ok, waitpid(g_sp.pid, &st, WNOHANG) == g_sp.pid, DEADLINE_MS);
         if (!ok) {
             kill(g_sp.pid, SIGKILL);
             waitpid(g_sp.pid, &st, 0);
@@ -383,7 +203,7 @@ static void stop_daemon(void)
         g_sp.pid = 0;
     }
     if (g_sp.root[0] != '\0')
-        rm_tree(g_sp.root);
+        th_rm_tree(g_sp.root);
     g_sp.root[0] = '\0';
 }
 
@@ -413,15 +233,15 @@ static void drop(const char *name, const char *data, size_t len)
     static unsigned n;
     char tmp[PATH_MAX], dst[PATH_MAX];
 
-    pathf(tmp, "%s/.drop-%d-%u.tmp", g_sp.in, (int)getpid(), ++n);
-    pathf(dst, "%s/%s", g_sp.in, name);
-    write_file(tmp, data, len);
+    th_pathf(tmp, "%s/.drop-%d-%u.tmp", g_sp.in, (int)getpid(), ++n);
+    th_pathf(dst, "%s/%s", g_sp.in, name);
+    th_write_file(tmp, data, len, 0644);
     ck_assert_msg(rename(tmp, dst) == 0, "rename %s: %s", tmp, strerror(errno));
 }
 
 static void out_path(char *buf, const char *base, const char *suffix)
 {
-    pathf(buf, "%s/%s%s", g_sp.out, base, suffix);
+    th_pathf(buf, "%s/%s%s", g_sp.out, base, suffix);
 }
 
 /* Waits for OUT/BASE.summary.json, failing fast if the daemon died. */
@@ -433,60 +253,22 @@ static json_t *wait_summary(const char *base, long ms)
     int ok;
 
     out_path(path, base, ".summary.json");
-    POLL(ok, exists(path) || !daemon_alive(), ms);
-    REQUIRE(daemon_alive(), "cairnd died (waiting for the summary of %s)", base);
-    REQUIRE(ok, "%s did not appear within %ld ms", path, ms);
+    TH_POLL(ok, th_exists(path) || !daemon_alive(), ms);
+    TH_REQUIRE(daemon_alive(), "cairnd died (waiting for the summary of %s)", base);
+    TH_REQUIRE(ok, "%s did not appear within %ld ms", path, ms);
     s = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
-    REQUIRE(s != NULL && json_is_object(s), "%s is not a JSON object: %s", path, err.text);
+    TH_REQUIRE(s != NULL && json_is_object(s), "%s is not a JSON object: %s", path, err.text);
     return s;
 }
-
-static long long int_field(json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-
-    REQUIRE(json_is_integer(v), "\"%s\" is missing or not an integer", key);
-    return (long long)json_integer_value(v);
-}
-
-static const char *str_field(json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-
-    REQUIRE(json_is_string(v), "\"%s\" is missing or not a string", key);
-    return json_string_value(v);
-}
-
-static const char *const k_codes[] = {"bad_json",      "bad_record", "unknown_variant",
-                                      "invalid_input", "constraint", "too_large",
-                                      "internal"};
-#define N_CODES (sizeof(k_codes) / sizeof(k_codes[0]))
 
 /* OUT/BASE.results.jsonl as an array of its lines; each must be a JSON
  * object (strict UTF-8: hostile bytes must not leak into the output). */
 static json_t *load_results(const char *base)
 {
     char path[PATH_MAX];
-    size_t len;
-    char *s, *p, *end;
-    json_t *arr = json_array();
 
     out_path(path, base, ".results.jsonl");
-    s = slurp(path, &len);
-    REQUIRE(s != NULL, "%s is missing", path);
-    REQUIRE(len == 0 || s[len - 1] == '\n', "%s does not end in a newline", path);
-    for (p = s, end = s + len; p < end;) {
-        char *nl = memchr(p, '\n', (size_t)(end - p));
-        json_error_t err;
-        json_t *v = json_loadb(p, (size_t)(nl - p), JSON_REJECT_DUPLICATES, &err);
-
-        REQUIRE(v != NULL && json_is_object(v), "%s: not a JSON object (%s): %.*s", path,
-                err.text, (int)(nl - p), p);
-        json_array_append_new(arr, v);
-        p = nl + 1;
-    }
-    free(s);
-    return arr;
+    return th_load_results(path);
 }
 
 /* What one result line must say: its input line and its error code (NULL:
@@ -511,58 +293,58 @@ static json_t *run_job(const char *name, const char *data, size_t len, const str
     snprintf(base, sizeof(base), "%.*s", (int)(strlen(name) - 6), name);
     drop(name, data, len);
     sum = wait_summary(base, DEADLINE_MS);
-    REQUIRE(strcmp(str_field(sum, "job"), base) == 0, "summary job \"%s\", want \"%s\"",
-            str_field(sum, "job"), base);
-    REQUIRE(strcmp(str_field(sum, "status"), "ok") == 0, "job %s: status %s (reason %s)", base,
-            str_field(sum, "status"),
+    TH_REQUIRE(strcmp(th_str_field(sum, "job"), base) == 0, "summary job \"%s\", want \"%s\"",
+            th_str_field(sum, "job"), base);
+    TH_REQUIRE(strcmp(th_str_field(sum, "status"), "ok") == 0, "job %s: status %s (reason %s)", base,
+            th_str_field(sum, "status"),
             json_string_value(json_object_get(sum, "reason")) != NULL
                 ? json_string_value(json_object_get(sum, "reason"))
                 : "-");
-    REQUIRE(int_field(sum, "records") == (long long)n, "job %s: records %lld, want %zu", base,
-            int_field(sum, "records"), n);
-    REQUIRE(int_field(sum, "bytes") == (long long)len, "job %s: bytes %lld, want %zu", base,
-            int_field(sum, "bytes"), len);
+    TH_REQUIRE(th_int_field(sum, "records") == (long long)n, "job %s: records %lld, want %zu", base,
+            th_int_field(sum, "records"), n);
+    TH_REQUIRE(th_int_field(sum, "bytes") == (long long)len, "job %s: bytes %lld, want %zu", base,
+            th_int_field(sum, "bytes"), len);
     errors = json_object_get(sum, "errors");
-    REQUIRE(json_is_object(errors), "job %s: errors is not an object", base);
-    for (c = 0; c < N_CODES; c++) {
+    TH_REQUIRE(json_is_object(errors), "job %s: errors is not an object", base);
+    for (c = 0; c < TH_N_CODES; c++) {
         long long want_c = 0;
-        json_t *v = json_object_get(errors, k_codes[c]);
+        json_t *v = json_object_get(errors, th_codes[c]);
 
         for (i = 0; i < n; i++)
-            want_c += want[i].code != NULL && strcmp(want[i].code, k_codes[c]) == 0;
-        REQUIRE((v == NULL && want_c == 0) || (json_is_integer(v) && json_integer_value(v) == want_c),
-                "job %s: errors.%s is %lld, want %lld", base, k_codes[c],
+            want_c += want[i].code != NULL && strcmp(want[i].code, th_codes[c]) == 0;
+        TH_REQUIRE((v == NULL && want_c == 0) || (json_is_integer(v) && json_integer_value(v) == want_c),
+                "job %s: errors.%s is %lld, want %lld", base, th_codes[c],
                 v ? (long long)json_integer_value(v) : -1LL, want_c);
     }
     for (i = 0; i < n; i++)
         want_ok += want[i].code == NULL;
-    REQUIRE(int_field(sum, "ok") == want_ok, "job %s: ok %lld, want %lld", base,
-            int_field(sum, "ok"), want_ok);
+    TH_REQUIRE(th_int_field(sum, "ok") == want_ok, "job %s: ok %lld, want %lld", base,
+            th_int_field(sum, "ok"), want_ok);
     json_decref(sum);
 
     res = load_results(base);
-    REQUIRE(json_array_size(res) == n, "job %s: %zu result lines, want %zu", base,
+    TH_REQUIRE(json_array_size(res) == n, "job %s: %zu result lines, want %zu", base,
             json_array_size(res), n);
     for (i = 0; i < n; i++) {
         json_t *r = json_array_get(res, i);
-        const char *status = str_field(r, "status");
+        const char *status = th_str_field(r, "status");
         char *text = json_dumps(r, JSON_COMPACT);
 
-        REQUIRE(int_field(r, "line") == (long long)want[i].line,
+        TH_REQUIRE(th_int_field(r, "line") == (long long)want[i].line,
                 "job %s: result %zu answers line %lld, want %u: %s", base, i,
-                int_field(r, "line"), want[i].line, text);
+                th_int_field(r, "line"), want[i].line, text);
         if (want[i].code == NULL) {
-            REQUIRE(strcmp(status, "ok") == 0, "job %s line %u: want ok, got %s", base,
+            TH_REQUIRE(strcmp(status, "ok") == 0, "job %s line %u: want ok, got %s", base,
                     want[i].line, text);
         } else {
             json_t *e = json_object_get(r, "error");
             const char *code = json_string_value(json_object_get(e, "code"));
             const char *msg = json_string_value(json_object_get(e, "message"));
 
-            REQUIRE(strcmp(status, "error") == 0 && code != NULL && msg != NULL && *msg,
+            TH_REQUIRE(strcmp(status, "error") == 0 && code != NULL && msg != NULL && *msg,
                     "job %s line %u: want an error with a message, got %s", base, want[i].line,
                     text);
-            REQUIRE(strcmp(code, want[i].code) == 0, "job %s line %u: code %s, want %s: %s",
+            TH_REQUIRE(strcmp(code, want[i].code) == 0, "job %s line %u: code %s, want %s: %s",
                     base, want[i].line, code, want[i].code, text);
         }
         free(text);
@@ -580,7 +362,7 @@ static const char *message(json_t *res, size_t i)
 
 static void require_message(json_t *res, size_t i, const char *needle)
 {
-    REQUIRE(strstr(message(res, i), needle) != NULL, "result %zu: message \"%s\" lacks \"%s\"",
+    TH_REQUIRE(strstr(message(res, i), needle) != NULL, "result %zu: message \"%s\" lacks \"%s\"",
             i, message(res, i), needle);
 }
 
@@ -596,25 +378,25 @@ static void still_serving(void)
     json_t *sum, *res, *r;
     int ok;
 
-    REQUIRE(daemon_alive(), "cairnd died");
+    TH_REQUIRE(daemon_alive(), "cairnd died");
     snprintf(base, sizeof(base), "probe-%u-%d", ++g_probes, (int)getpid());
     snprintf(name, sizeof(name), "%s.jsonl", base);
     drop(name, job, strlen(job));
     sum = wait_summary(base, PROMPT_MS);
-    REQUIRE(strcmp(str_field(sum, "status"), "ok") == 0 && int_field(sum, "records") == 1 &&
-                int_field(sum, "ok") == 1,
+    TH_REQUIRE(strcmp(th_str_field(sum, "status"), "ok") == 0 && th_int_field(sum, "records") == 1 &&
+                th_int_field(sum, "ok") == 1,
             "probe job %s was not answered normally", base);
     json_decref(sum);
     res = load_results(base);
     r = json_array_get(res, 0);
-    REQUIRE(json_array_size(res) == 1 && strcmp(str_field(r, "answer"), "Bob") == 0 &&
-                strcmp(str_field(r, "id"), "probe") == 0,
+    TH_REQUIRE(json_array_size(res) == 1 && strcmp(th_str_field(r, "answer"), "Bob") == 0 &&
+                strcmp(th_str_field(r, "id"), "probe") == 0,
             "probe job %s: wrong answer", base);
     json_decref(res);
-    REQUIRE(daemon_alive(), "cairnd died");
-    POLL(ok, count_entries(g_sp.active, "") == 0, DEADLINE_MS);
-    REQUIRE(ok, ".cairn/active/ did not empty");
-    REQUIRE(count_entries(g_sp.out, ".") == 0, "temporary files remain in %s", g_sp.out);
+    TH_REQUIRE(daemon_alive(), "cairnd died");
+    TH_POLL(ok, th_count_entries(g_sp.active, "") == 0, DEADLINE_MS);
+    TH_REQUIRE(ok, ".cairn/active/ did not empty");
+    TH_REQUIRE(th_count_entries(g_sp.out, ".") == 0, "temporary files remain in %s", g_sp.out);
 }
 
 /* ------------------------------------------------------------------ */
@@ -622,15 +404,6 @@ static void still_serving(void)
 /* ------------------------------------------------------------------ */
 
 static uint64_t g_rng;
-
-static uint64_t rng_next(void)
-{
-    /* splitmix64 */
-    uint64_t z = (g_rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 /* The 1-based numbers of the lines cairn must answer, by SPEC section 2:
  * split at '\n' (a last line without one counts), a BOM dropped from the
@@ -679,7 +452,7 @@ START_TEST(random_binary)
     ck_assert_ptr_nonnull(data);
     g_rng = 0xC0FFEE5EEDull;
     for (i = 0; i < SIZE; i += 8) {
-        uint64_t x = rng_next();
+        uint64_t x = th_splitmix64(&g_rng);
         memcpy(data + i, &x, 8);
     }
     for (i = 0; i < SIZE; i++) {
@@ -725,7 +498,7 @@ START_TEST(invalid_utf8)
 
     for (i = 0; i < 6; i++)
         require_message(res, i, "column ");
-    REQUIRE(strcmp(str_field(json_array_get(res, 6), "id"), "\xC3\xA9\xE2\x82\xAC") == 0,
+    TH_REQUIRE(strcmp(th_str_field(json_array_get(res, 6), "id"), "\xC3\xA9\xE2\x82\xAC") == 0,
             "a valid UTF-8 id was not echoed as is");
     json_decref(res);
     still_serving();
@@ -788,9 +561,9 @@ START_TEST(huge_integers)
 
     for (i = 0; i < 6; i++)
         require_message(res, i, "integer");
-    REQUIRE(json_integer_value(json_object_get(json_array_get(res, 6), "id")) == INT64_MAX,
+    TH_REQUIRE(json_integer_value(json_object_get(json_array_get(res, 6), "id")) == INT64_MAX,
             "INT64_MAX id not echoed exactly");
-    REQUIRE(json_integer_value(json_object_get(json_array_get(res, 7), "id")) == INT64_MIN,
+    TH_REQUIRE(json_integer_value(json_object_get(json_array_get(res, 7), "id")) == INT64_MIN,
             "INT64_MIN id not echoed exactly");
     json_decref(res);
     still_serving();
@@ -853,7 +626,7 @@ START_TEST(utf8_bom)
     json_t *res = run_job("bom.jsonl", job, sizeof(job) - 1, want, 3);
     json_t *r = json_array_get(res, 0);
 
-    REQUIRE(strcmp(str_field(r, "id"), "first") == 0 && json_is_true(json_object_get(r, "match")),
+    TH_REQUIRE(strcmp(th_str_field(r, "id"), "first") == 0 && json_is_true(json_object_get(r, "match")),
             "the first record after the BOM was not answered normally");
 
     json_decref(res);
@@ -876,7 +649,7 @@ START_TEST(crlf)
     json_t *res = run_job("crlf.jsonl", job, sizeof(job) - 1, want, 3);
     json_t *r = json_array_get(res, 2);
 
-    REQUIRE(strcmp(str_field(r, "id"), "crlf") == 0 && json_is_true(json_object_get(r, "match")),
+    TH_REQUIRE(strcmp(th_str_field(r, "id"), "crlf") == 0 && json_is_true(json_object_get(r, "match")),
             "the CRLF record was not answered correctly");
     json_decref(res);
     still_serving();
@@ -893,12 +666,12 @@ START_TEST(no_final_newline)
     static const struct want want[] = {{1, NULL}, {2, NULL}, {3, NULL}};
     json_t *res = run_job("nofinal.jsonl", job, sizeof(job) - 1, want, 3);
 
-    REQUIRE(strcmp(str_field(json_array_get(res, 2), "id"), "last") == 0,
+    TH_REQUIRE(strcmp(th_str_field(json_array_get(res, 2), "id"), "last") == 0,
             "the last line was not answered");
     json_decref(res);
     /* Ending in a lone '\r': still a CRLF line without its '\n'. */
     res = run_job("nofinal-cr.jsonl", job_cr, sizeof(job_cr) - 1, want, 2);
-    REQUIRE(strcmp(str_field(json_array_get(res, 1), "id"), "last") == 0,
+    TH_REQUIRE(strcmp(th_str_field(json_array_get(res, 1), "id"), "last") == 0,
             "the last line was not answered");
     json_decref(res);
     still_serving();
@@ -913,7 +686,7 @@ START_TEST(empty_file)
 
     json_decref(res);
     out_path(path, "empty", ".results.jsonl");
-    REQUIRE(stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0,
+    TH_REQUIRE(stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0,
             "%s is not an empty file", path);
     still_serving();
 }
@@ -928,7 +701,7 @@ START_TEST(blank_lines)
 
     json_decref(res);
     out_path(path, "blank", ".results.jsonl");
-    REQUIRE(stat(path, &st) == 0 && st.st_size == 0, "%s is not empty", path);
+    TH_REQUIRE(stat(path, &st) == 0 && st.st_size == 0, "%s is not empty", path);
     /* Blank lines still count in the numbering of the lines after them. */
     {
         static const char job2[] = "\n \n\r\n" GOOD_877 "\n\n";
@@ -1065,7 +838,7 @@ START_TEST(wrong_types)
             require_message(res, i, cases[i].in_message);
         /* An object or array id is never echoed. */
         if (strncmp(cases[i].line, "{\"id\":{", 7) == 0 || strncmp(cases[i].line, "{\"id\":[", 7) == 0)
-            REQUIRE(json_object_get(r, "id") == NULL, "line %zu: a non-scalar id was echoed",
+            TH_REQUIRE(json_object_get(r, "id") == NULL, "line %zu: a non-scalar id was echoed",
                     i + 1);
     }
     json_decref(res);
@@ -1131,10 +904,10 @@ START_TEST(line_over_max_line_bytes)
      * than the line (the daemon is fresh: this TCase's only job), and the
      * whole process stays under a generous 30 MB. */
     hwm = proc_status_kb("VmHWM");
-    REQUIRE(hwm0 > 0 && hwm > 0, "cannot read VmHWM of cairnd");
-    REQUIRE(hwm - hwm0 < 8 * 1024, "cairnd's VmHWM grew from %ld to %ld kB with a 10 MB line",
+    TH_REQUIRE(hwm0 > 0 && hwm > 0, "cannot read VmHWM of cairnd");
+    TH_REQUIRE(hwm - hwm0 < 8 * 1024, "cairnd's VmHWM grew from %ld to %ld kB with a 10 MB line",
             hwm0, hwm);
-    REQUIRE(hwm < 30 * 1024, "cairnd's VmHWM is %ld kB after a 10 MB line", hwm);
+    TH_REQUIRE(hwm < 30 * 1024, "cairnd's VmHWM is %ld kB after a 10 MB line", hwm);
     still_serving();
 }
 END_TEST
@@ -1154,14 +927,14 @@ static void named_job_is_processed(const char *name)
     snprintf(base, sizeof(base), "%.*s", (int)(strlen(name) - 6), name);
     json_decref(run_job(name, GOOD_III "\n", strlen(GOOD_III "\n"), want, 1));
     sum = wait_summary(base, 0);
-    REQUIRE(strcmp(str_field(sum, "input"), name) == 0, "summary input \"%s\", want \"%s\"",
-            str_field(sum, "input"), name);
+    TH_REQUIRE(strcmp(th_str_field(sum, "input"), name) == 0, "summary input \"%s\", want \"%s\"",
+            th_str_field(sum, "input"), name);
     json_decref(sum);
-    pathf(path, "%s/%s", g_sp.done, name);
-    POLL(ok, exists(path), DEADLINE_MS); /* moved there just after the summary */
-    REQUIRE(ok, "%s is not in .cairn/done/", name);
+    th_pathf(path, "%s/%s", g_sp.done, name);
+    TH_POLL(ok, th_exists(path), DEADLINE_MS); /* moved there just after the summary */
+    TH_REQUIRE(ok, "%s is not in .cairn/done/", name);
     out_path(path, base, ".results.jsonl");
-    REQUIRE(exists(path), "%s is missing", path);
+    TH_REQUIRE(th_exists(path), "%s is missing", path);
 }
 
 START_TEST(long_and_unusual_names)
@@ -1217,36 +990,36 @@ START_TEST(names_up_to_name_max)
     for (len = LONG_MIN_BASE; len <= LONG_MAX_BASE; len++) {
         long_name(name, len);
         snprintf(base, sizeof(base), "%.*s", (int)len, name);
-        pathf(path, "%s/%s", len <= RESULTS_MAX_BASE ? g_sp.done : g_sp.failed, name);
-        pathf(in_path, "%s/%s", g_sp.in, name);
-        POLL(ok, exists(path), DEADLINE_MS);
-        REQUIRE(ok, "the job with a %zu-byte name is not in .cairn/%s/", strlen(name),
+        th_pathf(path, "%s/%s", len <= RESULTS_MAX_BASE ? g_sp.done : g_sp.failed, name);
+        th_pathf(in_path, "%s/%s", g_sp.in, name);
+        TH_POLL(ok, th_exists(path), DEADLINE_MS);
+        TH_REQUIRE(ok, "the job with a %zu-byte name is not in .cairn/%s/", strlen(name),
                 len <= RESULTS_MAX_BASE ? "done" : "failed");
-        REQUIRE(!exists(in_path), "the job with a %zu-byte name is back in the spool",
+        TH_REQUIRE(!th_exists(in_path), "the job with a %zu-byte name is back in the spool",
                 strlen(name));
         if (len <= RESULTS_MAX_BASE) {
             static const struct want want[] = {{1, NULL}};
             json_t *sum = wait_summary(base, DEADLINE_MS), *res;
 
-            REQUIRE(strcmp(str_field(sum, "status"), "ok") == 0,
-                    "%zu-byte name: status %s", strlen(name), str_field(sum, "status"));
+            TH_REQUIRE(strcmp(th_str_field(sum, "status"), "ok") == 0,
+                    "%zu-byte name: status %s", strlen(name), th_str_field(sum, "status"));
             json_decref(sum);
             res = load_results(base);
-            REQUIRE(json_array_size(res) == 1 &&
-                        strcmp(str_field(json_array_get(res, 0), "status"), "ok") == 0 &&
-                        int_field(json_array_get(res, 0), "line") == want[0].line,
+            TH_REQUIRE(json_array_size(res) == 1 &&
+                        strcmp(th_str_field(json_array_get(res, 0), "status"), "ok") == 0 &&
+                        th_int_field(json_array_get(res, 0), "line") == want[0].line,
                     "%zu-byte name: wrong results", strlen(name));
             json_decref(res);
         } else if (len <= SUMMARY_MAX_BASE) {
             json_t *sum = wait_summary(base, DEADLINE_MS);
 
-            REQUIRE(strcmp(str_field(sum, "status"), "failed") == 0 &&
-                        strstr(str_field(sum, "reason"), "too long") != NULL,
+            TH_REQUIRE(strcmp(th_str_field(sum, "status"), "failed") == 0 &&
+                        strstr(th_str_field(sum, "reason"), "too long") != NULL,
                     "%zu-byte name: not failed as too long", strlen(name));
             json_decref(sum);
         }
     }
-    REQUIRE(count_entries(g_sp.out, "L") ==
+    TH_REQUIRE(th_count_entries(g_sp.out, "L") ==
                 2 * (RESULTS_MAX_BASE - LONG_MIN_BASE + 1) + (SUMMARY_MAX_BASE - RESULTS_MAX_BASE),
             "unexpected outputs for the long names");
     still_serving();
@@ -1265,25 +1038,25 @@ static void require_failed(const char *name, const char *kind, mode_t type)
 
     snprintf(base, sizeof(base), "%.*s", (int)(strlen(name) - 6), name);
     sum = wait_summary(base, PROMPT_MS);
-    REQUIRE(strcmp(str_field(sum, "status"), "failed") == 0, "%s: status %s", name,
-            str_field(sum, "status"));
-    REQUIRE(strstr(str_field(sum, "reason"), kind) != NULL, "%s: reason \"%s\" lacks \"%s\"",
-            name, str_field(sum, "reason"), kind);
-    REQUIRE(int_field(sum, "records") == 0, "%s: records %lld", name, int_field(sum, "records"));
-    REQUIRE(json_object_get(sum, "results") == NULL, "%s: a failed job names results", name);
+    TH_REQUIRE(strcmp(th_str_field(sum, "status"), "failed") == 0, "%s: status %s", name,
+            th_str_field(sum, "status"));
+    TH_REQUIRE(strstr(th_str_field(sum, "reason"), kind) != NULL, "%s: reason \"%s\" lacks \"%s\"",
+            name, th_str_field(sum, "reason"), kind);
+    TH_REQUIRE(th_int_field(sum, "records") == 0, "%s: records %lld", name, th_int_field(sum, "records"));
+    TH_REQUIRE(json_object_get(sum, "results") == NULL, "%s: a failed job names results", name);
     json_decref(sum);
     out_path(path, base, ".results.jsonl");
-    REQUIRE(!exists(path), "%s: a results file was written", name);
-    pathf(path, "%s/%s", g_sp.failed, name);
-    pathf(in_path, "%s/%s", g_sp.in, name);
+    TH_REQUIRE(!th_exists(path), "%s: a results file was written", name);
+    th_pathf(path, "%s/%s", g_sp.failed, name);
+    th_pathf(in_path, "%s/%s", g_sp.in, name);
     /* moved there just after the summary is published */
-    POLL(ok, lstat(path, &st) == 0, DEADLINE_MS);
-    REQUIRE(ok && (st.st_mode & S_IFMT) == type, "%s is not in .cairn/failed/ as what it was",
+    TH_POLL(ok, lstat(path, &st) == 0, DEADLINE_MS);
+    TH_REQUIRE(ok && (st.st_mode & S_IFMT) == type, "%s is not in .cairn/failed/ as what it was",
             name);
-    REQUIRE(!exists(in_path), "%s is still in the input directory", name);
-    pathf(path, "%s/%s.reason.json", g_sp.failed, base);
-    reason = slurp(path, NULL);
-    REQUIRE(reason != NULL && strstr(reason, kind) != NULL, "%s: no reason file with \"%s\"",
+    TH_REQUIRE(!th_exists(in_path), "%s is still in the input directory", name);
+    th_pathf(path, "%s/%s.reason.json", g_sp.failed, base);
+    reason = th_slurp(path, NULL);
+    TH_REQUIRE(reason != NULL && strstr(reason, kind) != NULL, "%s: no reason file with \"%s\"",
             name, kind);
     free(reason);
 }
@@ -1298,14 +1071,14 @@ START_TEST(fifo_symlink_directory)
 
     /* A FIFO made in place, one with a writer holding it open, one
      * renamed in: none may block the daemon. */
-    pathf(path, "%s/fifo.jsonl", g_sp.in);
+    th_pathf(path, "%s/fifo.jsonl", g_sp.in);
     ck_assert_int_eq(mkfifo(path, 0644), 0);
     require_failed("fifo.jsonl", "a FIFO", S_IFIFO);
     still_serving();
 
     /* held open (a writer that never writes) before it is renamed in */
-    pathf(tmp, "%s/.fifo-open.tmp", g_sp.in);
-    pathf(path, "%s/fifo-open.jsonl", g_sp.in);
+    th_pathf(tmp, "%s/.fifo-open.tmp", g_sp.in);
+    th_pathf(path, "%s/fifo-open.jsonl", g_sp.in);
     ck_assert_int_eq(mkfifo(tmp, 0644), 0);
     fd = open(tmp, O_RDWR | O_CLOEXEC);
     ck_assert_int_ge(fd, 0);
@@ -1314,55 +1087,55 @@ START_TEST(fifo_symlink_directory)
     close(fd);
     still_serving();
 
-    pathf(tmp, "%s/.fifo-renamed.tmp", g_sp.in);
-    pathf(path, "%s/fifo-renamed.jsonl", g_sp.in);
+    th_pathf(tmp, "%s/.fifo-renamed.tmp", g_sp.in);
+    th_pathf(path, "%s/fifo-renamed.jsonl", g_sp.in);
     ck_assert_int_eq(mkfifo(tmp, 0644), 0);
     ck_assert_int_eq(rename(tmp, path), 0);
     require_failed("fifo-renamed.jsonl", "a FIFO", S_IFIFO);
     still_serving();
 
     /* A symlink to a valid job file elsewhere: never followed. */
-    pathf(elsewhere, "%s/elsewhere", g_sp.root);
+    th_pathf(elsewhere, "%s/elsewhere", g_sp.root);
     ck_assert_int_eq(mkdir(elsewhere, 0755), 0);
-    pathf(target, "%s/target.jsonl", elsewhere);
-    write_file(target, job, strlen(job));
+    th_pathf(target, "%s/target.jsonl", elsewhere);
+    th_write_file(target, job, strlen(job), 0644);
     ck_assert_int_eq(stat(target, &before), 0);
-    pathf(path, "%s/link.jsonl", g_sp.in);
+    th_pathf(path, "%s/link.jsonl", g_sp.in);
     ck_assert_int_eq(symlink(target, path), 0);
     require_failed("link.jsonl", "a symbolic link", S_IFLNK);
     /* ...and one renamed in, pointing into the spool itself */
-    pathf(tmp, "%s/.link2.tmp", g_sp.in);
-    pathf(path, "%s/link2.jsonl", g_sp.in);
+    th_pathf(tmp, "%s/.link2.tmp", g_sp.in);
+    th_pathf(path, "%s/link2.jsonl", g_sp.in);
     ck_assert_int_eq(symlink(target, tmp), 0);
     ck_assert_int_eq(rename(tmp, path), 0);
     require_failed("link2.jsonl", "a symbolic link", S_IFLNK);
     still_serving();
-    content = slurp(target, NULL);
+    content = th_slurp(target, NULL);
     ck_assert_int_eq(stat(target, &after), 0);
-    REQUIRE(content != NULL && strcmp(content, job) == 0 && before.st_ino == after.st_ino &&
+    TH_REQUIRE(content != NULL && strcmp(content, job) == 0 && before.st_ino == after.st_ino &&
                 before.st_size == after.st_size &&
                 before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
                 before.st_mtim.tv_nsec == after.st_mtim.tv_nsec,
             "the symlink's target was touched");
     free(content);
-    REQUIRE(count_entries(g_sp.out, "target") == 0, "the symlink's target produced outputs");
-    REQUIRE(count_entries(elsewhere, "") == 1, "something was written next to the target");
+    TH_REQUIRE(th_count_entries(g_sp.out, "target") == 0, "the symlink's target produced outputs");
+    TH_REQUIRE(th_count_entries(elsewhere, "") == 1, "something was written next to the target");
 
     /* A directory named *.jsonl: made in place (empty), and one holding a
      * job file, renamed in. */
-    pathf(path, "%s/dir.jsonl", g_sp.in);
+    th_pathf(path, "%s/dir.jsonl", g_sp.in);
     ck_assert_int_eq(mkdir(path, 0755), 0);
     require_failed("dir.jsonl", "a directory", S_IFDIR);
-    pathf(tmp, "%s/.dir2.tmp", g_sp.in);
+    th_pathf(tmp, "%s/.dir2.tmp", g_sp.in);
     ck_assert_int_eq(mkdir(tmp, 0755), 0);
-    pathf(path, "%s/.dir2.tmp/inner.jsonl", g_sp.in);
-    write_file(path, job, strlen(job));
-    pathf(path, "%s/dir2.jsonl", g_sp.in);
+    th_pathf(path, "%s/.dir2.tmp/inner.jsonl", g_sp.in);
+    th_write_file(path, job, strlen(job), 0644);
+    th_pathf(path, "%s/dir2.jsonl", g_sp.in);
     ck_assert_int_eq(rename(tmp, path), 0);
     require_failed("dir2.jsonl", "a directory", S_IFDIR);
-    pathf(path, "%s/dir2.jsonl/inner.jsonl", g_sp.failed);
-    REQUIRE(exists(path), "the directory's contents were touched");
-    REQUIRE(count_entries(g_sp.out, "inner") == 0, "a file inside the directory was processed");
+    th_pathf(path, "%s/dir2.jsonl/inner.jsonl", g_sp.failed);
+    TH_REQUIRE(th_exists(path), "the directory's contents were touched");
+    TH_REQUIRE(th_count_entries(g_sp.out, "inner") == 0, "a file inside the directory was processed");
     still_serving();
 }
 END_TEST
@@ -1378,19 +1151,19 @@ START_TEST(vanishing_files)
 
     /* Written in place (so "being written"), unlinked before the close. */
     for (i = 0; i < 10; i++) {
-        pathf(path, "%s/vanish-unlinked-%d.jsonl", g_sp.in, i);
+        th_pathf(path, "%s/vanish-unlinked-%d.jsonl", g_sp.in, i);
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         ck_assert_int_ge(fd, 0);
-        ck_assert_int_eq(write_all(fd, job, strlen(job)), 0);
+        ck_assert_int_eq(th_write_all(fd, job, strlen(job)), 0);
         ck_assert_int_eq(unlink(path), 0);
         ck_assert_int_eq(close(fd), 0);
         gone[i] = 1;
     }
     /* Renamed in, renamed away at once. */
     for (i = 10; i < 25; i++) {
-        pathf(away, "%s/.vanish-%d.tmp", g_sp.in, i);
-        pathf(path, "%s/vanish-renamed-%d.jsonl", g_sp.in, i);
-        write_file(away, job, strlen(job));
+        th_pathf(away, "%s/.vanish-%d.tmp", g_sp.in, i);
+        th_pathf(path, "%s/vanish-renamed-%d.jsonl", g_sp.in, i);
+        th_write_file(away, job, strlen(job), 0644);
         ck_assert_int_eq(rename(away, path), 0);
         gone[i] = rename(path, away) == 0;
         if (!gone[i])
@@ -1399,9 +1172,9 @@ START_TEST(vanishing_files)
     }
     /* Renamed in, unlinked at once. */
     for (i = 25; i < 40; i++) {
-        pathf(away, "%s/.vanish-%d.tmp", g_sp.in, i);
-        pathf(path, "%s/vanish-deleted-%d.jsonl", g_sp.in, i);
-        write_file(away, job, strlen(job));
+        th_pathf(away, "%s/.vanish-%d.tmp", g_sp.in, i);
+        th_pathf(path, "%s/vanish-deleted-%d.jsonl", g_sp.in, i);
+        th_write_file(away, job, strlen(job), 0644);
         ck_assert_int_eq(rename(away, path), 0);
         gone[i] = unlink(path) == 0;
         if (!gone[i])
@@ -1415,26 +1188,26 @@ START_TEST(vanishing_files)
                  i < 10 ? "unlinked" : i < 25 ? "renamed" : "deleted", i);
         out_path(sum, base, ".summary.json");
         if (gone[i]) {
-            REQUIRE(!exists(sum), "a summary appeared for %s, which vanished", base);
-            REQUIRE(count_entries(g_sp.out, base) == 0, "outputs appeared for %s", base);
+            TH_REQUIRE(!th_exists(sum), "a summary appeared for %s, which vanished", base);
+            TH_REQUIRE(th_count_entries(g_sp.out, base) == 0, "outputs appeared for %s", base);
         } else {
             json_decref(wait_summary(base, DEADLINE_MS)); /* claimed before it went */
         }
     }
-    REQUIRE(count_entries(g_sp.active, "") == 0, ".cairn/active/ is not empty");
-    REQUIRE(count_entries(g_sp.failed, "vanish") == 0, "a vanished file was failed");
+    TH_REQUIRE(th_count_entries(g_sp.active, "") == 0, ".cairn/active/ is not empty");
+    TH_REQUIRE(th_count_entries(g_sp.failed, "vanish") == 0, "a vanished file was failed");
     /* And after two rescans, still nothing new. */
     for (i = 0; i < 40; i++)
         claimed += !gone[i];
     {
-        double until = now_s() + 2.2;
+        double until = th_now_s() + 2.2;
 
-        while (now_s() < until) {
-            REQUIRE(daemon_alive(), "cairnd died");
-            REQUIRE(count_entries(g_sp.out, "vanish") == 2 * claimed,
+        while (th_now_s() < until) {
+            TH_REQUIRE(daemon_alive(), "cairnd died");
+            TH_REQUIRE(th_count_entries(g_sp.out, "vanish") == 2 * claimed,
                     "outputs appeared for the vanished files");
-            REQUIRE(count_entries(g_sp.active, "") == 0, ".cairn/active/ is not empty");
-            sleep_ms(50);
+            TH_REQUIRE(th_count_entries(g_sp.active, "") == 0, ".cairn/active/ is not empty");
+            th_sleep_ms(50);
         }
     }
     still_serving();
@@ -1445,14 +1218,14 @@ END_TEST
 
 static void cleanup_top(void)
 {
-    if (getpid() != g_runner)
+    if (getpid() != th_runner)
         return;
     if (g_sp.pid > 0) {
         kill(g_sp.pid, SIGKILL);
         waitpid(g_sp.pid, NULL, 0);
     }
-    if (g_top[0] != '\0')
-        rm_tree(g_top);
+    if (th_top[0] != '\0')
+        th_rm_tree(th_top);
 }
 
 static TCase *tcase(Suite *s, const char *name, void (*setup)(void))
@@ -1510,13 +1283,11 @@ int main(void)
                         "set (meson test sets them)\n");
         return EXIT_FAILURE;
     }
-    snprintf(g_top, sizeof(g_top), "%s/cairn-test-hostile-XXXXXX",
-             getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (mkdtemp(g_top) == NULL) {
-        perror("test_hostile: mkdtemp");
+    /* Polled every 5 ms; a failure shows the end of the daemon's log. */
+    th_settings.poll_ms = 5;
+    th_on_failure = dump_log;
+    if (th_make_top("hostile") != 0)
         return EXIT_FAILURE;
-    }
-    g_runner = getpid();
     atexit(cleanup_top);
     sr = srunner_create(hostile_suite());
     srunner_run_all(sr, CK_ENV); /* CK_VERBOSITY=verbose lists each test */

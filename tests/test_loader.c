@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "plugin_loader.h"
 
 static char root_dir[] = "/tmp/cairn-test-loader-XXXXXX";
@@ -33,57 +34,19 @@ static const char *env_or_die(const char *name)
     return v;
 }
 
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *xasprintf(const char *fmt, ...)
-{
-    va_list ap;
-    char *s;
-    int n;
-
-    va_start(ap, fmt);
-    n = vasprintf(&s, fmt, ap);
-    va_end(ap);
-    ck_assert_msg(n >= 0, "out of memory");
-    return s;
-}
-
-/* A fresh, empty directory with mode 0755 (mkdtemp makes 0700). */
-static char *make_dir(void)
-{
-    char *dir = xasprintf("%s/case-XXXXXX", root_dir);
-
-    ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp %s: %s", dir, strerror(errno));
-    ck_assert_int_eq(chmod(dir, 0755), 0);
-    return dir;
-}
-
 /* Copies the bytes of src to dir/name and gives the copy exactly `mode`. */
 static void copy_file(const char *src, const char *dir, const char *name, mode_t mode)
 {
-    char *dst = xasprintf("%s/%s", dir, name);
-    char buf[65536];
-    ssize_t n;
-    int in, out;
+    char *dst = th_xasprintf("%s/%s", dir, name);
 
-    in = open(src, O_RDONLY | O_CLOEXEC);
-    ck_assert_msg(in >= 0, "open %s: %s (was it built?)", src, strerror(errno));
-    out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    ck_assert_msg(out >= 0, "create %s: %s", dst, strerror(errno));
-    while ((n = read(in, buf, sizeof(buf))) > 0)
-        ck_assert_msg(write(out, buf, (size_t)n) == n, "write %s: %s", dst, strerror(errno));
-    ck_assert_msg(n == 0, "read %s: %s", src, strerror(errno));
-    /* fchmod, not the open mode: the umask must not decide the test. */
-    ck_assert_int_eq(fchmod(out, mode), 0);
-    ck_assert_int_eq(close(out), 0);
-    close(in);
+    th_copy_file(src, dst, mode);
     free(dst);
 }
 
 /* The real plugin `name` ("stone-game.so"), copied into dir. */
 static void add_real(const char *dir, const char *name)
 {
-    char *src = xasprintf("%s/%s", env_or_die("CAIRN_TEST_PLUGIN_DIR"), name);
+    char *src = th_xasprintf("%s/%s", env_or_die("CAIRN_TEST_PLUGIN_DIR"), name);
 
     copy_file(src, dir, name, 0755);
     free(src);
@@ -92,7 +55,7 @@ static void add_real(const char *dir, const char *name)
 /* A plugin from tests/bad_plugins/ ("bad_abi.so"), copied into dir. */
 static void add_bad(const char *dir, const char *name)
 {
-    char *src = xasprintf("%s/%s", env_or_die("CAIRN_TEST_BAD_PLUGIN_DIR"), name);
+    char *src = th_xasprintf("%s/%s", env_or_die("CAIRN_TEST_BAD_PLUGIN_DIR"), name);
 
     copy_file(src, dir, name, 0755);
     free(src);
@@ -103,28 +66,6 @@ static void add_all_real(const char *dir)
     add_real(dir, "stone-game.so");
     add_real(dir, "stone-game-ii.so");
     add_real(dir, "stone-game-iii.so");
-}
-
-static void write_text(const char *path, const char *text, mode_t mode)
-{
-    FILE *f = fopen(path, "w");
-
-    ck_assert_msg(f != NULL, "create %s: %s", path, strerror(errno));
-    ck_assert_int_eq(fputs(text, f) >= 0, 1);
-    ck_assert_int_eq(fclose(f), 0);
-    ck_assert_int_eq(chmod(path, mode), 0);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-static void rm_tree(const char *dir)
-{
-    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* The first error message containing every one of the NULL-terminated
@@ -152,11 +93,11 @@ static const char *find_error(const struct cairn_registry *reg, ...)
 /* All errors on one line each, for failure messages. */
 static char *all_errors(const struct cairn_registry *reg)
 {
-    char *out = xasprintf("%zu error(s):", reg->n_errors);
+    char *out = th_xasprintf("%zu error(s):", reg->n_errors);
     size_t i;
 
     for (i = 0; i < reg->n_errors; i++) {
-        char *next = xasprintf("%s\n  %s", out, reg->errors[i]);
+        char *next = th_xasprintf("%s\n  %s", out, reg->errors[i]);
         free(out);
         out = next;
     }
@@ -185,7 +126,7 @@ static void assert_finds(const struct cairn_registry *reg, const char *key, cons
 START_TEST(real_plugins_load_and_resolve)
 {
     struct cairn_registry reg = {0};
-    char *dir = make_dir();
+    char *dir = th_make_dir_in(root_dir);
     char *path;
     int rc;
 
@@ -210,13 +151,13 @@ START_TEST(real_plugins_load_and_resolve)
     ck_assert_ptr_null(cairn_registry_find(&reg, ""));
 
     /* Each handle remembers the file it came from. */
-    path = xasprintf("%s/stone-game-ii.so", dir);
+    path = th_xasprintf("%s/stone-game-ii.so", dir);
     ck_assert_str_eq(cairn_registry_find(&reg, "1140")->path, path);
     ck_assert_uint_eq(cairn_registry_find(&reg, "1140")->desc->abi_major, CAIRN_PLUGIN_ABI_MAJOR);
 
     free(path);
     cairn_registry_free(&reg);
-    rm_tree(dir);
+    th_rm_tree(dir);
     free(dir);
 }
 END_TEST
@@ -224,14 +165,14 @@ END_TEST
 START_TEST(empty_directory_loads_nothing)
 {
     struct cairn_registry reg = {0};
-    char *dir = make_dir();
+    char *dir = th_make_dir_in(root_dir);
 
     ck_assert_int_eq(cairn_registry_load(&reg, dir), 0);
     ck_assert_uint_eq(reg.n_plugins, 0);
     ck_assert_uint_eq(reg.n_errors, 0);
     ck_assert_ptr_null(cairn_registry_find(&reg, "stone-game"));
     cairn_registry_free(&reg);
-    rm_tree(dir);
+    th_rm_tree(dir);
     free(dir);
 }
 END_TEST
@@ -239,18 +180,18 @@ END_TEST
 START_TEST(files_not_named_so_are_ignored)
 {
     struct cairn_registry reg = {0};
-    char *dir = make_dir();
-    char *txt = xasprintf("%s/README.txt", dir);
-    char *soish = xasprintf("%s/stone-game.so.bak", dir);
+    char *dir = th_make_dir_in(root_dir);
+    char *txt = th_xasprintf("%s/README.txt", dir);
+    char *soish = th_xasprintf("%s/stone-game.so.bak", dir);
 
     add_real(dir, "stone-game.so");
-    write_text(txt, "not a plugin\n", 0644);
-    write_text(soish, "not a plugin either\n", 0644);
+    th_write_text(txt, "not a plugin\n");
+    th_write_text(soish, "not a plugin either\n");
     ck_assert_int_eq(cairn_registry_load(&reg, dir), 0);
     ck_assert_uint_eq(reg.n_plugins, 1);
     ck_assert_uint_eq(reg.n_errors, 0);
     cairn_registry_free(&reg);
-    rm_tree(dir);
+    th_rm_tree(dir);
     free(txt);
     free(soish);
     free(dir);
@@ -262,8 +203,8 @@ END_TEST
 START_TEST(wrong_abi_version_is_refused)
 {
     struct cairn_registry reg = {0};
-    char *dir = make_dir();
-    char *bad = xasprintf("%s/bad_abi.so", dir);
+    char *dir = th_make_dir_in(root_dir);
+    char *bad = th_xasprintf("%s/bad_abi.so", dir);
 
     add_all_real(dir);
     add_bad(dir, "bad_abi.so");
@@ -274,7 +215,7 @@ START_TEST(wrong_abi_version_is_refused)
     ck_assert_ptr_null(cairn_registry_find(&reg, "bad-abi"));
     ck_assert_ptr_null(cairn_registry_find(&reg, "bad-abi-alias"));
     cairn_registry_free(&reg);
-    rm_tree(dir);
+    th_rm_tree(dir);
     free(bad);
     free(dir);
 }
@@ -283,9 +224,9 @@ END_TEST
 START_TEST(duplicate_alias_names_both_files)
 {
     struct cairn_registry reg = {0};
-    char *dir = make_dir();
-    char *dup = xasprintf("%s/dup_alias.so", dir);
-    char *sg = xasprintf("%s/stone-game.so", dir);
+    char *dir = th_make_dir_in(root_dir);
+    char *dup = th_xasprintf("%s/dup_alias.so", dir);
+    char *sg = th_xasprintf("%s/stone-game.so", dir);
     const struct cairn_plugin_handle *h;
 
     add_real(dir, "stone-game.so");
@@ -299,7 +240,7 @@ START_TEST(duplicate_alias_names_both_files)
     ck_assert_ptr_nonnull(h);
     ck_assert_ptr_eq(h, &reg.plugins[0]);
     cairn_registry_free(&reg);
-    rm_tree(dir);
+    th_rm_tree(dir);
     free(dup);
     free(sg);
     free(dir);
@@ -309,9 +250,9 @@ END_TEST
 START_TEST(duplicate_name_names_both_files)
 {
     struct cairn_registry reg = {0};
-    char *dir = make_dir();
-    char *a = xasprintf("%s/stone-game.so", dir);
-    char *b = xasprintf("%s/stone-game-copy.so", dir);
+    char *dir = th_make_dir_in(root_dir);
+    char *a = th_xasprintf("%s/stone-game.so", dir);
+    char *b = th_xasprintf("%s/stone-game-copy.so", dir);
 
     add_real(dir, "stone-game.so");
     copy_file(a, dir, "stone-game-copy.so", 0755);
@@ -320,7 +261,7 @@ START_TEST(duplicate_name_names_both_files)
     ASSERT_ERROR(&reg, a, b, "\"stone-game\"", "already taken by");
     ck_assert_uint_eq(reg.n_plugins, 1);
     cairn_registry_free(&reg);
-    rm_tree(dir);
+    th_rm_tree(dir);
     free(a);
     free(b);
     free(dir);
@@ -334,7 +275,7 @@ START_TEST(writable_directory_is_refused)
 
     for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
         struct cairn_registry reg = {0};
-        char *dir = make_dir();
+        char *dir = th_make_dir_in(root_dir);
 
         add_all_real(dir);
         ck_assert_int_eq(chmod(dir, modes[i]), 0);
@@ -343,7 +284,7 @@ START_TEST(writable_directory_is_refused)
         /* Nothing in it is trusted. */
         ck_assert_uint_eq(reg.n_plugins, 0);
         cairn_registry_free(&reg);
-        rm_tree(dir);
+        th_rm_tree(dir);
         free(dir);
     }
 }
@@ -356,8 +297,8 @@ START_TEST(writable_file_is_refused)
 
     for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
         struct cairn_registry reg = {0};
-        char *dir = make_dir();
-        char *path = xasprintf("%s/stone-game.so", dir);
+        char *dir = th_make_dir_in(root_dir);
+        char *path = th_xasprintf("%s/stone-game.so", dir);
 
         add_all_real(dir);
         ck_assert_int_eq(chmod(path, modes[i]), 0);
@@ -367,7 +308,7 @@ START_TEST(writable_file_is_refused)
         ck_assert_uint_eq(reg.n_plugins, 2);
         ck_assert_ptr_null(cairn_registry_find(&reg, "877"));
         cairn_registry_free(&reg);
-        rm_tree(dir);
+        th_rm_tree(dir);
         free(path);
         free(dir);
     }
@@ -377,15 +318,15 @@ END_TEST
 START_TEST(read_only_file_is_accepted)
 {
     struct cairn_registry reg = {0};
-    char *dir = make_dir();
-    char *path = xasprintf("%s/stone-game.so", dir);
+    char *dir = th_make_dir_in(root_dir);
+    char *path = th_xasprintf("%s/stone-game.so", dir);
 
     add_real(dir, "stone-game.so");
     ck_assert_int_eq(chmod(path, 0444), 0);
     ck_assert_int_eq(cairn_registry_load(&reg, dir), 0);
     ck_assert_uint_eq(reg.n_plugins, 1);
     cairn_registry_free(&reg);
-    rm_tree(dir);
+    th_rm_tree(dir);
     free(path);
     free(dir);
 }
@@ -394,8 +335,8 @@ END_TEST
 START_TEST(missing_entry_symbol_is_refused)
 {
     struct cairn_registry reg = {0};
-    char *dir = make_dir();
-    char *bad = xasprintf("%s/no_entry.so", dir);
+    char *dir = th_make_dir_in(root_dir);
+    char *bad = th_xasprintf("%s/no_entry.so", dir);
 
     add_bad(dir, "no_entry.so");
     ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
@@ -403,7 +344,7 @@ START_TEST(missing_entry_symbol_is_refused)
     ASSERT_ERROR(&reg, bad, "no symbol cairn_plugin_entry");
     ck_assert_uint_eq(reg.n_plugins, 0);
     cairn_registry_free(&reg);
-    rm_tree(dir);
+    th_rm_tree(dir);
     free(bad);
     free(dir);
 }
@@ -412,8 +353,8 @@ END_TEST
 START_TEST(unresolved_symbol_is_refused_at_load)
 {
     struct cairn_registry reg = {0};
-    char *dir = make_dir();
-    char *bad = xasprintf("%s/undefined_symbol.so", dir);
+    char *dir = th_make_dir_in(root_dir);
+    char *bad = th_xasprintf("%s/undefined_symbol.so", dir);
     char *expected;
     void *dl;
 
@@ -430,7 +371,7 @@ START_TEST(unresolved_symbol_is_refused_at_load)
     ASSERT_ERROR(&reg, bad, "cannot load", expected);
     ck_assert_uint_eq(reg.n_plugins, 0);
     cairn_registry_free(&reg);
-    rm_tree(dir);
+    th_rm_tree(dir);
     free(expected);
     free(bad);
     free(dir);
@@ -440,8 +381,8 @@ END_TEST
 START_TEST(malformed_descriptor_is_refused)
 {
     struct cairn_registry reg = {0};
-    char *dir = make_dir();
-    char *bad = xasprintf("%s/bad_descriptor.so", dir);
+    char *dir = th_make_dir_in(root_dir);
+    char *bad = th_xasprintf("%s/bad_descriptor.so", dir);
 
     add_bad(dir, "bad_descriptor.so");
     ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
@@ -450,7 +391,7 @@ START_TEST(malformed_descriptor_is_refused)
     ck_assert_uint_eq(reg.n_plugins, 0);
     ck_assert_ptr_null(cairn_registry_find(&reg, "bad-descriptor"));
     cairn_registry_free(&reg);
-    rm_tree(dir);
+    th_rm_tree(dir);
     free(bad);
     free(dir);
 }
@@ -459,9 +400,9 @@ END_TEST
 START_TEST(symlink_is_refused)
 {
     struct cairn_registry reg = {0};
-    char *dir = make_dir();
-    char *target = xasprintf("%s/stone-game.so", dir);
-    char *link = xasprintf("%s/x.so", dir);
+    char *dir = th_make_dir_in(root_dir);
+    char *target = th_xasprintf("%s/stone-game.so", dir);
+    char *link = th_xasprintf("%s/x.so", dir);
 
     add_real(dir, "stone-game.so");
     ck_assert_int_eq(symlink(target, link), 0);
@@ -472,7 +413,7 @@ START_TEST(symlink_is_refused)
     ck_assert_uint_eq(reg.n_plugins, 1);
     ck_assert_str_eq(reg.plugins[0].path, target);
     cairn_registry_free(&reg);
-    rm_tree(dir);
+    th_rm_tree(dir);
     free(target);
     free(link);
     free(dir);
@@ -482,14 +423,14 @@ END_TEST
 START_TEST(directory_named_so_is_refused)
 {
     struct cairn_registry reg = {0};
-    char *dir = make_dir();
-    char *sub = xasprintf("%s/sub.so", dir);
+    char *dir = th_make_dir_in(root_dir);
+    char *sub = th_xasprintf("%s/sub.so", dir);
 
     ck_assert_int_eq(mkdir(sub, 0755), 0);
     ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
     ASSERT_ERROR(&reg, sub, "not a regular file");
     cairn_registry_free(&reg);
-    rm_tree(dir);
+    th_rm_tree(dir);
     free(sub);
     free(dir);
 }
@@ -498,16 +439,16 @@ END_TEST
 START_TEST(non_elf_file_is_refused)
 {
     struct cairn_registry reg = {0};
-    char *dir = make_dir();
-    char *bad = xasprintf("%s/notelf.so", dir);
+    char *dir = th_make_dir_in(root_dir);
+    char *bad = th_xasprintf("%s/notelf.so", dir);
 
-    write_text(bad, "this is plain text, not an ELF shared object\n", 0644);
+    th_write_text(bad, "this is plain text, not an ELF shared object\n");
     ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
     ck_assert_uint_eq(reg.n_errors, 1);
     ASSERT_ERROR(&reg, bad, "cannot load");
     ck_assert_uint_eq(reg.n_plugins, 0);
     cairn_registry_free(&reg);
-    rm_tree(dir);
+    th_rm_tree(dir);
     free(bad);
     free(dir);
 }
@@ -520,7 +461,7 @@ START_TEST(good_plugins_load_beside_bad_ones)
     static const char *const bad_files[] = {"bad_abi.so", "no_entry.so", "undefined_symbol.so",
                                             "bad_descriptor.so"};
     struct cairn_registry reg = {0};
-    char *dir = make_dir();
+    char *dir = th_make_dir_in(root_dir);
     const struct cairn_plugin_handle *h;
     const int64_t values[] = {1, 2, 3, 40};
     struct cairn_array in = {.v = values, .n = 4};
@@ -537,7 +478,7 @@ START_TEST(good_plugins_load_beside_bad_ones)
     ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
     ck_assert_uint_eq(reg.n_errors, 4);
     for (i = 0; i < sizeof(bad_files) / sizeof(bad_files[0]); i++) {
-        char *path = xasprintf("%s/%s", dir, bad_files[i]);
+        char *path = th_xasprintf("%s/%s", dir, bad_files[i]);
         ASSERT_ERROR(&reg, path);
         free(path);
     }
@@ -557,7 +498,7 @@ START_TEST(good_plugins_load_beside_bad_ones)
     ck_assert_int_eq(res.answer, 46);
 
     cairn_registry_free(&reg);
-    rm_tree(dir);
+    th_rm_tree(dir);
     free(dir);
 }
 END_TEST
@@ -567,8 +508,8 @@ END_TEST
 START_TEST(free_then_reload_works)
 {
     struct cairn_registry reg = {0};
-    char *good = make_dir();
-    char *bad = make_dir();
+    char *good = th_make_dir_in(root_dir);
+    char *bad = th_make_dir_in(root_dir);
     int round;
 
     add_all_real(good);
@@ -595,8 +536,8 @@ START_TEST(free_then_reload_works)
         ck_assert_ptr_null(cairn_registry_find(&reg, "877"));
         cairn_registry_free(&reg);
     }
-    rm_tree(good);
-    rm_tree(bad);
+    th_rm_tree(good);
+    th_rm_tree(bad);
     free(good);
     free(bad);
 }
@@ -605,8 +546,8 @@ END_TEST
 START_TEST(missing_directory_is_named)
 {
     struct cairn_registry reg = {0};
-    char *dir = make_dir();
-    char *missing = xasprintf("%s/no-such-dir", dir);
+    char *dir = th_make_dir_in(root_dir);
+    char *missing = th_xasprintf("%s/no-such-dir", dir);
     int rc;
 
     rc = cairn_registry_load(&reg, missing);
@@ -615,7 +556,7 @@ START_TEST(missing_directory_is_named)
     ASSERT_ERROR(&reg, missing);
     ck_assert_uint_eq(reg.n_plugins, 0);
     cairn_registry_free(&reg);
-    rm_tree(dir);
+    th_rm_tree(dir);
     free(missing);
     free(dir);
 }
@@ -623,87 +564,20 @@ END_TEST
 
 /* ---- the cairnd binary ------------------------------------------------ */
 
-struct run {
-    int status; /* exit code, or -1 when killed */
-    char *out;
-    char *err;
-};
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char *s = NULL;
-    size_t len = 0;
-    FILE *m;
-    int c;
-
-    ck_assert_msg(f != NULL, "open %s: %s", path, strerror(errno));
-    m = open_memstream(&s, &len);
-    ck_assert_ptr_nonnull(m);
-    while ((c = fgetc(f)) != EOF)
-        fputc(c, m);
-    fclose(m);
-    fclose(f);
-    return s;
-}
-
 /* Runs cairnd with argv[1..] (NULL-terminated), stdout/stderr captured in
  * files inside scratch_dir, stdin from /dev/null, no journald prefixes. */
-static struct run run_cairnd(const char *scratch_dir, const char *const *args)
+static struct th_run run_cairnd(const char *scratch_dir, const char *const *args)
 {
-    const char *cairnd = env_or_die("CAIRN_TEST_CAIRND");
-    char *out_path = xasprintf("%s/stdout.txt", scratch_dir);
-    char *err_path = xasprintf("%s/stderr.txt", scratch_dir);
-    char *argv[32];
-    struct run r = {0};
-    size_t n = 0;
-    int st;
-    pid_t pid;
-
-    argv[n++] = (char *)cairnd;
-    while (*args != NULL && n < 31)
-        argv[n++] = (char *)*args++;
-    argv[n] = NULL;
-
-    fflush(NULL);
-    pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        int in = open("/dev/null", O_RDONLY);
-        int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
-            dup2(err, 2) < 0)
-            _exit(126);
-        unsetenv("JOURNAL_STREAM");
-        execv(cairnd, argv);
-        _exit(127);
-    }
-    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    ck_assert_msg(r.status != 127 && r.status != 126, "could not run %s", cairnd);
-    r.out = slurp(out_path);
-    r.err = slurp(err_path);
-    unlink(out_path);
-    unlink(err_path);
-    free(out_path);
-    free(err_path);
-    return r;
-}
-
-static void run_free(struct run *r)
-{
-    free(r->out);
-    free(r->err);
+    return th_run_cairnd(env_or_die("CAIRN_TEST_CAIRND"), scratch_dir, args);
 }
 
 /* A config file in its own directory, so /etc/cairn/cairn.json never
  * takes part. */
 static char *write_config(const char *scratch, const char *json)
 {
-    char *path = xasprintf("%s/cairn.json", scratch);
+    char *path = th_xasprintf("%s/cairn.json", scratch);
 
-    write_text(path, json, 0644);
+    th_write_text(path, json);
     return path;
 }
 
@@ -725,10 +599,10 @@ static char *line_with(const char *text, const char *needle)
 
 START_TEST(cairnd_check_good_directory)
 {
-    char *scratch = make_dir();
-    char *plugins = make_dir();
+    char *scratch = th_make_dir_in(root_dir);
+    char *plugins = th_make_dir_in(root_dir);
     char *cfg = write_config(scratch, "{}\n");
-    struct run r;
+    struct th_run r;
 
     add_all_real(plugins);
     r = run_cairnd(scratch,
@@ -737,22 +611,22 @@ START_TEST(cairnd_check_good_directory)
     ck_assert_msg(strstr(r.out, "stone-game") != NULL, "stdout: %s", r.out);
     ck_assert_msg(strstr(r.out, "stone-game-ii") != NULL, "stdout: %s", r.out);
     ck_assert_msg(strstr(r.out, "stone-game-iii") != NULL, "stdout: %s", r.out);
-    run_free(&r);
+    th_run_free(&r);
 
     /* The same directory given through the file's plugin_dir. */
     free(cfg);
     {
-        char *json = xasprintf("{\"plugin_dir\": \"%s\"}\n", plugins);
+        char *json = th_xasprintf("{\"plugin_dir\": \"%s\"}\n", plugins);
         cfg = write_config(scratch, json);
         free(json);
     }
     r = run_cairnd(scratch, (const char *const[]){"--check", "-c", cfg, NULL});
     ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
     ck_assert_msg(strstr(r.out, "stone-game-iii") != NULL, "stdout: %s", r.out);
-    run_free(&r);
+    th_run_free(&r);
 
-    rm_tree(scratch);
-    rm_tree(plugins);
+    th_rm_tree(scratch);
+    th_rm_tree(plugins);
     free(cfg);
     free(scratch);
     free(plugins);
@@ -766,11 +640,11 @@ START_TEST(cairnd_check_bad_plugin_exits_2)
     size_t i;
 
     for (i = 0; i < sizeof(bad_files) / sizeof(bad_files[0]); i++) {
-        char *scratch = make_dir();
-        char *plugins = make_dir();
+        char *scratch = th_make_dir_in(root_dir);
+        char *plugins = th_make_dir_in(root_dir);
         char *cfg = write_config(scratch, "{}\n");
-        char *bad = xasprintf("%s/%s", plugins, bad_files[i]);
-        struct run r;
+        char *bad = th_xasprintf("%s/%s", plugins, bad_files[i]);
+        struct th_run r;
 
         add_all_real(plugins);
         add_bad(plugins, bad_files[i]);
@@ -778,9 +652,9 @@ START_TEST(cairnd_check_bad_plugin_exits_2)
                        (const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
         ck_assert_msg(r.status == 2, "%s: exit %d, stderr: %s", bad_files[i], r.status, r.err);
         ck_assert_msg(strstr(r.err, bad) != NULL, "stderr does not name %s: %s", bad, r.err);
-        run_free(&r);
-        rm_tree(scratch);
-        rm_tree(plugins);
+        th_run_free(&r);
+        th_rm_tree(scratch);
+        th_rm_tree(plugins);
         free(bad);
         free(cfg);
         free(scratch);
@@ -791,10 +665,10 @@ END_TEST
 
 START_TEST(cairnd_check_writable_directory_exits_2)
 {
-    char *scratch = make_dir();
-    char *plugins = make_dir();
+    char *scratch = th_make_dir_in(root_dir);
+    char *plugins = th_make_dir_in(root_dir);
     char *cfg = write_config(scratch, "{}\n");
-    struct run r;
+    struct th_run r;
 
     add_all_real(plugins);
     ck_assert_int_eq(chmod(plugins, 0777), 0);
@@ -803,9 +677,9 @@ START_TEST(cairnd_check_writable_directory_exits_2)
     ck_assert_msg(r.status == 2, "exit %d, stderr: %s", r.status, r.err);
     ck_assert_msg(strstr(r.err, plugins) != NULL, "stderr: %s", r.err);
     ck_assert_msg(strstr(r.err, "writable by group or others") != NULL, "stderr: %s", r.err);
-    run_free(&r);
-    rm_tree(scratch);
-    rm_tree(plugins);
+    th_run_free(&r);
+    th_rm_tree(scratch);
+    th_rm_tree(plugins);
     free(cfg);
     free(scratch);
     free(plugins);
@@ -814,17 +688,17 @@ END_TEST
 
 START_TEST(cairnd_check_missing_directory_exits_2)
 {
-    char *scratch = make_dir();
+    char *scratch = th_make_dir_in(root_dir);
     char *cfg = write_config(scratch, "{}\n");
-    char *missing = xasprintf("%s/no-plugins-here", scratch);
-    struct run r;
+    char *missing = th_xasprintf("%s/no-plugins-here", scratch);
+    struct th_run r;
 
     r = run_cairnd(scratch,
                    (const char *const[]){"--check", "-c", cfg, "--plugins", missing, NULL});
     ck_assert_msg(r.status == 2, "exit %d, stderr: %s", r.status, r.err);
     ck_assert_msg(strstr(r.err, missing) != NULL, "stderr: %s", r.err);
-    run_free(&r);
-    rm_tree(scratch);
+    th_run_free(&r);
+    th_rm_tree(scratch);
     free(missing);
     free(cfg);
     free(scratch);
@@ -840,10 +714,10 @@ START_TEST(cairnd_list_plugins_shows_name_aliases_version_file)
                 {"stone-game-iii.so", "stone-game-iii", "1406"},
                 {"good_extra.so", "good-extra", "9999"}};
     struct cairn_registry reg = {0};
-    char *scratch = make_dir();
-    char *plugins = make_dir();
+    char *scratch = th_make_dir_in(root_dir);
+    char *plugins = th_make_dir_in(root_dir);
     char *cfg = write_config(scratch, "{}\n");
-    struct run r;
+    struct th_run r;
     size_t i;
 
     add_all_real(plugins);
@@ -855,10 +729,10 @@ START_TEST(cairnd_list_plugins_shows_name_aliases_version_file)
                                                   plugins, NULL});
     ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
     for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-        char *file = xasprintf("%s/%s", plugins, want[i].file);
+        char *file = th_xasprintf("%s/%s", plugins, want[i].file);
         const struct cairn_plugin_handle *h = cairn_registry_find(&reg, want[i].name);
         char *line = line_with(r.out, file);
-        char *name = xasprintf("%s ", want[i].name);
+        char *name = th_xasprintf("%s ", want[i].name);
 
         ck_assert_ptr_nonnull(h);
         ck_assert_msg(line != NULL, "no line names %s:\n%s", file, r.out);
@@ -872,10 +746,10 @@ START_TEST(cairnd_list_plugins_shows_name_aliases_version_file)
         free(line);
         free(file);
     }
-    run_free(&r);
+    th_run_free(&r);
     cairn_registry_free(&reg);
-    rm_tree(scratch);
-    rm_tree(plugins);
+    th_rm_tree(scratch);
+    th_rm_tree(plugins);
     free(cfg);
     free(scratch);
     free(plugins);
@@ -934,6 +808,6 @@ int main(void)
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    rm_tree(root_dir);
+    th_rm_tree(root_dir);
     return failed == 0 ? 0 : 1;
 }

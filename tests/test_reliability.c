@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "util.h"
 
 static const char *g_cairnd;
@@ -48,38 +49,10 @@ static const char *g_plugins;
 /* Bookkeeping: processes, directories and the mount to clean up       */
 /* ------------------------------------------------------------------ */
 
-#define MAX_PROCS 64
-#define MAX_DIRS 8
-
-static pid_t g_pid[MAX_PROCS];
-static int g_reaped[MAX_PROCS];
-static int g_status[MAX_PROCS];
-static char g_log[MAX_PROCS][PATH_MAX];
-static int g_nprocs;
-static char g_dirs[MAX_DIRS][PATH_MAX];
-static int g_ndirs;
-static char g_top[PATH_MAX];
-static pid_t g_runner;
 /* The full-disk test's mount point.  Fixed by the runner before any test
  * forks, so the runner can unmount it even after a test was killed by
  * its timeout (no atexit handler runs then). */
 static char g_mnt[PATH_MAX];
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    if (flag == FTW_DP)
-        rmdir(path);
-    else
-        unlink(path);
-    return 0;
-}
-
-static void rm_tree(const char *dir)
-{
-    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-}
 
 static void unmount_scratch(void)
 {
@@ -95,244 +68,36 @@ static void unmount_scratch(void)
  * the end of every test and, through atexit, when an assertion ends one. */
 static void cleanup(void)
 {
-    int i;
-
-    for (i = 0; i < g_nprocs; i++) {
-        if (g_pid[i] > 0 && !g_reaped[i]) {
-            kill(g_pid[i], SIGKILL);
-            waitpid(g_pid[i], NULL, 0);
-            g_reaped[i] = 1;
-        }
-    }
-    g_nprocs = 0;
+    th_kill_all();
     unmount_scratch();
-    for (i = 0; i < g_ndirs; i++)
-        rm_tree(g_dirs[i]);
-    g_ndirs = 0;
+    th_remove_dirs();
 }
 
 static void cleanup_top(void)
 {
     cleanup();
-    if (getpid() == g_runner && g_top[0] != '\0')
-        rm_tree(g_top);
+    if (getpid() == th_runner && th_top[0] != '\0')
+        th_rm_tree(th_top);
 }
-
-/* Prints the end of the last few daemon logs of this test, for a failure. */
-static void dump_logs(void)
-{
-    int i;
-
-    for (i = g_nprocs > 3 ? g_nprocs - 3 : 0; i < g_nprocs; i++) {
-        FILE *f = fopen(g_log[i], "r");
-        char buf[6144];
-        long size;
-        size_t n;
-
-        if (f == NULL)
-            continue;
-        fseek(f, 0, SEEK_END);
-        size = ftell(f);
-        fseek(f, size > (long)sizeof(buf) ? size - (long)sizeof(buf) : 0, SEEK_SET);
-        n = fread(buf, 1, sizeof(buf), f);
-        fclose(f);
-        fprintf(stderr, "---- %s (last %zu bytes) ----\n%.*s---- end ----\n", g_log[i], n,
-                (int)n, buf);
-    }
-}
-
-#define REQUIRE(cond, ...)             \
-    do {                               \
-        if (!(cond)) {                 \
-            dump_logs();               \
-            ck_abort_msg(__VA_ARGS__); \
-        }                              \
-    } while (0)
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
-/* ok = cond, polled every few ms until true or ms have passed. */
-#define POLL(ok, cond, ms)                               \
-    do {                                                 \
-        double end_ = now_s() + (ms) / 1000.0;           \
-        while (!((ok) = !!(cond)) && now_s() < end_)     \
-            sleep_ms(2);                                 \
-    } while (0)
-
-#define EVENTUALLY(cond, ms, ...)  \
-    do {                           \
-        int ok_;                   \
-        POLL(ok_, cond, ms);       \
-        REQUIRE(ok_, __VA_ARGS__); \
-    } while (0)
 
 /* ------------------------------------------------------------------ */
 /* Files                                                               */
 /* ------------------------------------------------------------------ */
-
-static void pathf(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void pathf(char *buf, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    va_start(ap, fmt);
-    n = vsnprintf(buf, PATH_MAX, fmt, ap);
-    va_end(ap);
-    ck_assert_msg(n > 0 && n < PATH_MAX, "path too long");
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -errno;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static void write_file(const char *path, const char *data, size_t len, mode_t mode)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-
-    ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
-    ck_assert_msg(write_all(fd, data, len) == 0, "write %s: %s", path, strerror(errno));
-    ck_assert_int_eq(fchmod(fd, mode), 0);
-    ck_assert_int_eq(close(fd), 0);
-}
-
-static void write_text(const char *path, const char *text)
-{
-    write_file(path, text, strlen(text), 0644);
-}
-
-/* The whole file, NUL-terminated (len excludes the NUL); NULL if it
- * cannot be opened. */
-static char *slurp(const char *path, size_t *len_out)
-{
-    struct cairn_buf b = {0};
-    char tmp[65536];
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
-
-    if (fd < 0)
-        return NULL;
-    for (;;) {
-        ssize_t n = read(fd, tmp, sizeof(tmp));
-        if (n < 0 && errno == EINTR)
-            continue;
-        ck_assert_msg(n >= 0, "read %s: %s", path, strerror(errno));
-        if (n == 0)
-            break;
-        ck_assert_int_eq(cairn_buf_append(&b, tmp, (size_t)n), 0);
-    }
-    close(fd);
-    ck_assert_int_eq(cairn_buf_append(&b, "", 1), 0);
-    if (len_out != NULL)
-        *len_out = b.len - 1;
-    return b.data;
-}
-
-static int exists(const char *path)
-{
-    struct stat st;
-
-    return lstat(path, &st) == 0;
-}
-
-static int file_contains(const char *path, const char *needle)
-{
-    char *s = slurp(path, NULL);
-    int found = s != NULL && strstr(s, needle) != NULL;
-
-    free(s);
-    return found;
-}
-
-/* Number of entries in dir (without . and ..) whose name starts with
- * prefix ("" for all); -1 when the directory cannot be opened. */
-static int count_entries(const char *dir, const char *prefix)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-
-    if (d == NULL)
-        return -1;
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
-            n++;
-    }
-    closedir(d);
-    return n;
-}
 
 /* Number of entries in dir whose name ends with suffix. */
 static int count_suffix(const char *dir, const char *suffix)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
-    size_t sl = strlen(suffix);
     int n = 0;
 
     if (d == NULL)
         return -1;
-    while ((e = readdir(d)) != NULL) {
-        size_t l = strlen(e->d_name);
-        if (l >= sl && strcmp(e->d_name + l - sl, suffix) == 0)
+    while ((e = readdir(d)) != NULL)
+        if (th_ends_with(e->d_name, suffix))
             n++;
-    }
     closedir(d);
     return n;
-}
-
-/* The names in dir, separated by " | ", for messages (caller frees). */
-static char *list_dir(const char *dir)
-{
-    struct cairn_buf b = {0};
-    DIR *d = opendir(dir);
-    struct dirent *e;
-
-    if (d != NULL) {
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            cairn_buf_puts(&b, e->d_name);
-            cairn_buf_puts(&b, " | ");
-        }
-        closedir(d);
-    }
-    cairn_buf_append(&b, "", 1);
-    return b.data;
-}
-
-static json_t *load_json(const char *path)
-{
-    json_error_t err;
-    json_t *j = json_load_file(path, 0, &err);
-
-    REQUIRE(j != NULL, "%s: not JSON: %s (line %d)", path, err.text, err.line);
-    return j;
 }
 
 static const char *jstr(const json_t *o, const char *key)
@@ -363,22 +128,19 @@ struct env {
 
 static void env_config(const struct env *e, const char *json)
 {
-    write_text(e->cfg, json);
+    th_write_text(e->cfg, json);
 }
 
 /* The configuration is written in full by each test: cfg is a JSON text. */
 static void env_init(struct env *e, const char *cfg)
 {
-    ck_assert_int_lt(g_ndirs, MAX_DIRS);
-    pathf(e->root, "%s/t-XXXXXX", g_top);
-    ck_assert_msg(mkdtemp(e->root) != NULL, "mkdtemp: %s", strerror(errno));
-    memcpy(g_dirs[g_ndirs++], e->root, sizeof(e->root));
-    pathf(e->in, "%s/in", e->root);
-    pathf(e->out, "%s/out", e->root);
-    pathf(e->cfg, "%s/cairn.json", e->root);
-    pathf(e->active, "%s/.cairn/active", e->in);
-    pathf(e->failed, "%s/.cairn/failed", e->in);
-    pathf(e->done, "%s/.cairn/done", e->in);
+    th_new_dir(e->root);
+    th_pathf(e->in, "%s/in", e->root);
+    th_pathf(e->out, "%s/out", e->root);
+    th_pathf(e->cfg, "%s/cairn.json", e->root);
+    th_pathf(e->active, "%s/.cairn/active", e->in);
+    th_pathf(e->failed, "%s/.cairn/failed", e->in);
+    th_pathf(e->done, "%s/.cairn/done", e->in);
     ck_assert_int_eq(mkdir(e->in, 0755), 0);
     env_config(e, cfg);
 }
@@ -386,14 +148,14 @@ static void env_init(struct env *e, const char *cfg)
 #define IN(buf, e, ...)                          \
     do {                                         \
         char rel_[PATH_MAX];                     \
-        pathf(rel_, __VA_ARGS__);                \
-        pathf(buf, "%s/%s", (e)->in, rel_);      \
+        th_pathf(rel_, __VA_ARGS__);                \
+        th_pathf(buf, "%s/%s", (e)->in, rel_);      \
     } while (0)
 #define OUT(buf, e, ...)                         \
     do {                                         \
         char rel_[PATH_MAX];                     \
-        pathf(rel_, __VA_ARGS__);                \
-        pathf(buf, "%s/%s", (e)->out, rel_);     \
+        th_pathf(rel_, __VA_ARGS__);                \
+        th_pathf(buf, "%s/%s", (e)->out, rel_);     \
     } while (0)
 
 /* The safe hand-off: written under a dot-name, renamed to the job name. */
@@ -401,43 +163,15 @@ static void drop_job(const struct env *e, const char *name, const char *data, si
 {
     char tmp[PATH_MAX], dst[PATH_MAX];
 
-    pathf(tmp, "%s/.drop-%d.tmp", e->in, (int)getpid());
+    th_pathf(tmp, "%s/.drop-%d.tmp", e->in, (int)getpid());
     IN(dst, e, "%s", name);
-    write_file(tmp, data, len, 0644);
+    th_write_file(tmp, data, len, 0644);
     ck_assert_msg(rename(tmp, dst) == 0, "rename %s: %s", tmp, strerror(errno));
 }
 
 static int spawn(const struct env *e, char *const argv[])
 {
-    int p;
-    pid_t pid;
-
-    ck_assert_int_lt(g_nprocs, MAX_PROCS);
-    p = g_nprocs;
-    pathf(g_log[p], "%s/cairnd-%d.log", e->root, p);
-    fflush(NULL);
-    pid = fork();
-    ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
-    if (pid == 0) {
-        int fd = open(g_log[p], O_WRONLY | O_CREAT | O_APPEND, 0644);
-        int null = open("/dev/null", O_RDONLY);
-
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (fd < 0 || null < 0)
-            _exit(127);
-        dup2(null, 0);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        unsetenv("JOURNAL_STREAM");
-        unsetenv("NOTIFY_SOCKET");
-        execv(argv[0], argv);
-        dprintf(2, "execv %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    g_pid[p] = pid;
-    g_reaped[p] = 0;
-    g_nprocs++;
-    return p;
+    return th_spawn(e->root, argv);
 }
 
 /* cairnd -c CFG --input IN --output OUT --plugins PLUGINS [mode] */
@@ -449,91 +183,26 @@ static int start(const struct env *e, const char *mode)
     return spawn(e, argv);
 }
 
-static int reap(int p, int flags)
-{
-    int st;
-
-    if (g_reaped[p])
-        return 1;
-    if (waitpid(g_pid[p], &st, flags) == g_pid[p]) {
-        g_reaped[p] = 1;
-        g_status[p] = st;
-        return 1;
-    }
-    return 0;
-}
-
-static int running(int p)
-{
-    return !reap(p, WNOHANG);
-}
-
-static int log_has(int p, const char *text)
-{
-    return file_contains(g_log[p], text);
-}
-
-/* The exit code (128 + signal when killed); fails after ms. */
-static int wait_exit(int p, long ms)
-{
-    int ok;
-
-    POLL(ok, reap(p, WNOHANG), ms);
-    if (!ok) {
-        kill(g_pid[p], SIGKILL);
-        reap(p, 0);
-        REQUIRE(0, "cairnd (%s) did not exit within %ld ms", g_log[p], ms);
-    }
-    return WIFEXITED(g_status[p]) ? WEXITSTATUS(g_status[p]) : 128 + WTERMSIG(g_status[p]);
-}
-
-static void wait_ready(int p)
-{
-    EVENTUALLY(log_has(p, "watching ") || !running(p), DEADLINE_MS,
-               "cairnd did not start watching");
-    REQUIRE(running(p), "cairnd exited at start-up");
-}
-
 /* SIGKILL, and it must have been the SIGKILL that ended it: a daemon that
  * died on its own before would be a finding. */
 static void crash(int p)
 {
-    REQUIRE(running(p), "cairnd (%s) exited on its own before the SIGKILL", g_log[p]);
-    kill(g_pid[p], SIGKILL);
-    reap(p, 0);
-    REQUIRE(WIFSIGNALED(g_status[p]) && WTERMSIG(g_status[p]) == SIGKILL,
-            "cairnd (%s) ended with status 0x%x, not by the SIGKILL", g_log[p],
-            (unsigned)g_status[p]);
-}
-
-static void stop(int p)
-{
-    int code;
-
-    REQUIRE(running(p), "cairnd is no longer running");
-    kill(g_pid[p], SIGTERM);
-    code = wait_exit(p, LONG_DEADLINE_MS);
-    REQUIRE(code == 0, "cairnd exited %d after SIGTERM", code);
+    TH_REQUIRE(th_running(p), "cairnd (%s) exited on its own before the SIGKILL", th_log[p]);
+    kill(th_pid[p], SIGKILL);
+    th_reap(p, 0);
+    TH_REQUIRE(WIFSIGNALED(th_status[p]) && WTERMSIG(th_status[p]) == SIGKILL,
+            "cairnd (%s) ended with status 0x%x, not by the SIGKILL", th_log[p],
+            (unsigned)th_status[p]);
 }
 
 /* ------------------------------------------------------------------ */
 /* Jobs with known answers                                             */
 /* ------------------------------------------------------------------ */
 
-/* splitmix64: a seeded, portable PRNG. */
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
 /* Uniform in lo..hi (inclusive). */
 static long long rng_range(uint64_t *s, long long lo, long long hi)
 {
-    return lo + (long long)(rng_next(s) % (uint64_t)(hi - lo + 1));
+    return lo + (long long)(th_splitmix64(s) % (uint64_t)(hi - lo + 1));
 }
 
 /* Reference solver, stone-game-iii: margin (alice - bob) under optimal
@@ -629,8 +298,8 @@ static void job_make(struct job *j, const char *base, size_t n, uint64_t seed)
     uint64_t s = seed;
     size_t i;
 
-    pathf(j->base, "%s", base);
-    pathf(j->name, "%s.jsonl", base);
+    th_pathf(j->base, "%s", base);
+    th_pathf(j->name, "%s.jsonl", base);
     j->n = n;
     j->exp = calloc(n, sizeof(*j->exp));
     ck_assert_ptr_nonnull(j->exp);
@@ -638,7 +307,7 @@ static void job_make(struct job *j, const char *base, size_t n, uint64_t seed)
         long long v[40];
         int len, k;
 
-        if (rng_next(&s) & 1) {
+        if (th_splitmix64(&s) & 1) {
             long long total = 0, alice;
             len = (int)rng_range(&s, 1, 12);
             for (k = 0; k < len; k++) {
@@ -685,21 +354,21 @@ static void check_job_ok(const struct env *e, const struct job *j)
     size_t len, i = 0;
 
     OUT(path, e, "%s.summary.json", j->base);
-    REQUIRE(exists(path), "job %s has no summary", j->base);
-    sum = load_json(path);
-    REQUIRE(strcmp(jstr(sum, "status"), "ok") == 0, "job %s: status %s (reason %s)", j->base,
+    TH_REQUIRE(th_exists(path), "job %s has no summary", j->base);
+    sum = th_load_json(path);
+    TH_REQUIRE(strcmp(jstr(sum, "status"), "ok") == 0, "job %s: status %s (reason %s)", j->base,
             jstr(sum, "status"), jstr(sum, "reason"));
-    REQUIRE(jint(sum, "records") == (long long)j->n && jint(sum, "ok") == (long long)j->n,
+    TH_REQUIRE(jint(sum, "records") == (long long)j->n && jint(sum, "ok") == (long long)j->n,
             "job %s: summary says %lld records, %lld ok; the job has %zu", j->base,
             jint(sum, "records"), jint(sum, "ok"), j->n);
-    REQUIRE(strcmp(jstr(sum, "job"), j->base) == 0, "job %s: summary names job \"%s\"",
+    TH_REQUIRE(strcmp(jstr(sum, "job"), j->base) == 0, "job %s: summary names job \"%s\"",
             j->base, jstr(sum, "job"));
     json_decref(sum);
 
     OUT(path, e, "%s.results.jsonl", j->base);
-    res = slurp(path, &len);
-    REQUIRE(res != NULL, "job %s has no results file", j->base);
-    REQUIRE(len > 0 && res[len - 1] == '\n', "job %s: results do not end with a newline",
+    res = th_slurp_nofollow(path, &len);
+    TH_REQUIRE(res != NULL, "job %s has no results file", j->base);
+    TH_REQUIRE(len > 0 && res[len - 1] == '\n', "job %s: results do not end with a newline",
             j->base);
     for (p = res; p < res + len; p = nl + 1, i++) {
         json_error_t err;
@@ -707,35 +376,35 @@ static void check_job_ok(const struct env *e, const struct job *j)
         json_t *r;
 
         nl = memchr(p, '\n', (size_t)(res + len - p));
-        REQUIRE(i < j->n, "job %s: more than %zu result lines", j->base, j->n);
+        TH_REQUIRE(i < j->n, "job %s: more than %zu result lines", j->base, j->n);
         x = &j->exp[i];
         r = json_loadb(p, (size_t)(nl - p), 0, &err);
-        REQUIRE(r != NULL, "job %s: result line %zu is not JSON: %s", j->base, i + 1,
+        TH_REQUIRE(r != NULL, "job %s: result line %zu is not JSON: %s", j->base, i + 1,
                 err.text);
         snprintf(id, sizeof(id), "%s#%zu", j->base, i + 1);
-        REQUIRE(jint(r, "line") == (long long)(i + 1), "job %s: result %zu has line %lld",
+        TH_REQUIRE(jint(r, "line") == (long long)(i + 1), "job %s: result %zu has line %lld",
                 j->base, i + 1, jint(r, "line"));
-        REQUIRE(strcmp(jstr(r, "id"), id) == 0, "job %s: result %zu has id %s", j->base, i + 1,
+        TH_REQUIRE(strcmp(jstr(r, "id"), id) == 0, "job %s: result %zu has id %s", j->base, i + 1,
                 jstr(r, "id"));
-        REQUIRE(strcmp(jstr(r, "status"), "ok") == 0, "job %s: result %zu: status %s",
+        TH_REQUIRE(strcmp(jstr(r, "status"), "ok") == 0, "job %s: result %zu: status %s",
                 j->base, i + 1, jstr(r, "status"));
-        REQUIRE(jint(r, "margin") == x->margin, "job %s line %zu: margin %lld, expected %lld",
+        TH_REQUIRE(jint(r, "margin") == x->margin, "job %s line %zu: margin %lld, expected %lld",
                 j->base, i + 1, jint(r, "margin"), x->margin);
         if (x->variant == '2') {
-            REQUIRE(strcmp(jstr(r, "variant"), "stone-game-ii") == 0 &&
+            TH_REQUIRE(strcmp(jstr(r, "variant"), "stone-game-ii") == 0 &&
                         jint(r, "answer") == x->answer,
                     "job %s line %zu: answer %lld, expected %lld", j->base, i + 1,
                     jint(r, "answer"), x->answer);
         } else {
             const char *want = x->answer > 0 ? "Alice" : x->answer < 0 ? "Bob" : "Tie";
-            REQUIRE(strcmp(jstr(r, "variant"), "stone-game-iii") == 0 &&
+            TH_REQUIRE(strcmp(jstr(r, "variant"), "stone-game-iii") == 0 &&
                         strcmp(jstr(r, "answer"), want) == 0,
                     "job %s line %zu: answer %s, expected %s", j->base, i + 1,
                     jstr(r, "answer"), want);
         }
         json_decref(r);
     }
-    REQUIRE(i == j->n, "job %s: %zu result lines, expected %zu", j->base, i, j->n);
+    TH_REQUIRE(i == j->n, "job %s: %zu result lines, expected %zu", j->base, i, j->n);
     free(res);
 }
 
@@ -747,7 +416,7 @@ static void check_no_dot_files(const char *dir)
     struct dirent *e;
     int n = 0;
 
-    REQUIRE(d != NULL, "cannot open %s: %s", dir, strerror(errno));
+    TH_REQUIRE(d != NULL, "cannot open %s: %s", dir, strerror(errno));
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] != '.' || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
@@ -757,7 +426,7 @@ static void check_no_dot_files(const char *dir)
     }
     closedir(d);
     cairn_buf_append(&b, "", 1);
-    REQUIRE(n == 0, "%d temporary file(s) left in %s: %s", n, dir, b.data);
+    TH_REQUIRE(n == 0, "%d temporary file(s) left in %s: %s", n, dir, b.data);
     free(b.data);
 }
 
@@ -786,7 +455,7 @@ START_TEST(soak_random_sigkills_lose_nothing)
     uint64_t seed = test_seed(), s;
     size_t total = 0;
     int next = 0, k, i, p, code;
-    double t0 = now_s();
+    double t0 = th_now_s();
     char path[PATH_MAX];
 
     fprintf(stderr, "soak: CAIRN_TEST_SEED=%llu\n", (unsigned long long)seed);
@@ -804,7 +473,7 @@ START_TEST(soak_random_sigkills_lose_nothing)
         else if (i == 1)
             n = 1;
         else
-            n = (size_t)llround(exp((double)(rng_next(&s) >> 11) / 9007199254740992.0 *
+            n = (size_t)llround(exp((double)(th_splitmix64(&s) >> 11) / 9007199254740992.0 *
                                     log((double)SOAK_MAX_RECORDS)));
         if (n < 1)
             n = 1;
@@ -830,47 +499,47 @@ START_TEST(soak_random_sigkills_lose_nothing)
         }
         p = start(&e, NULL);
         if (drop) {
-            sleep_ms(drop_at);
+            th_sleep_ms(drop_at);
             drop_job(&e, jobs[next].name, jobs[next].data, jobs[next].len);
             next++;
-            sleep_ms(delay - drop_at);
+            th_sleep_ms(delay - drop_at);
         } else {
-            sleep_ms(delay);
+            th_sleep_ms(delay);
         }
         crash(p);
     }
     for (; next < SOAK_JOBS; next++)
         drop_job(&e, jobs[next].name, jobs[next].data, jobs[next].len);
     fprintf(stderr, "soak: %d kills in %.1f s; %d summaries so far\n", SOAK_KILLS,
-            now_s() - t0, count_suffix(e.out, ".summary.json"));
+            th_now_s() - t0, count_suffix(e.out, ".summary.json"));
 
     /* The last run: everything left, recovered jobs included, then exit. */
     p = start(&e, "--once");
-    code = wait_exit(p, LONG_DEADLINE_MS);
-    REQUIRE(code == 0, "the final cairnd --once exited %d", code);
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "the final cairnd --once exited %d", code);
 
     for (i = 0; i < SOAK_JOBS; i++)
         check_job_ok(&e, &jobs[i]);
     {
-        char *a = list_dir(e.active), *f = list_dir(e.failed), *in = list_dir(e.in);
-        REQUIRE(count_entries(e.active, "") == 0,
+        char *a = th_list_dir(e.active, " | "), *f = th_list_dir(e.failed, " | "), *in = th_list_dir(e.in, " | ");
+        TH_REQUIRE(th_count_entries(e.active, "") == 0,
                 ".cairn/active/ is not empty (jobs or .attempts files): %s", a);
-        REQUIRE(count_entries(e.failed, "") == 0, ".cairn/failed/ is not empty: %s", f);
-        REQUIRE(count_suffix(e.in, ".jsonl") == 0, "jobs left in the input directory: %s", in);
+        TH_REQUIRE(th_count_entries(e.failed, "") == 0, ".cairn/failed/ is not empty: %s", f);
+        TH_REQUIRE(count_suffix(e.in, ".jsonl") == 0, "jobs left in the input directory: %s", in);
         free(a);
         free(f);
         free(in);
     }
-    REQUIRE(count_suffix(e.done, ".jsonl") == SOAK_JOBS, "%d inputs in done/, expected %d",
+    TH_REQUIRE(count_suffix(e.done, ".jsonl") == SOAK_JOBS, "%d inputs in done/, expected %d",
             count_suffix(e.done, ".jsonl"), SOAK_JOBS);
-    REQUIRE(count_suffix(e.out, ".summary.json") == SOAK_JOBS, "%d summaries, expected %d",
+    TH_REQUIRE(count_suffix(e.out, ".summary.json") == SOAK_JOBS, "%d summaries, expected %d",
             count_suffix(e.out, ".summary.json"), SOAK_JOBS);
-    REQUIRE(count_suffix(e.out, ".results.jsonl") == SOAK_JOBS, "%d results files, expected %d",
+    TH_REQUIRE(count_suffix(e.out, ".results.jsonl") == SOAK_JOBS, "%d results files, expected %d",
             count_suffix(e.out, ".results.jsonl"), SOAK_JOBS);
     check_no_dot_files(e.out);
     OUT(path, &e, "metrics.prom");
-    REQUIRE(exists(path), "no metrics.prom after the final run");
-    fprintf(stderr, "soak: done in %.1f s\n", now_s() - t0);
+    TH_REQUIRE(th_exists(path), "no metrics.prom after the final run");
+    fprintf(stderr, "soak: done in %.1f s\n", th_now_s() - t0);
     for (i = 0; i < SOAK_JOBS; i++)
         job_free(&jobs[i]);
     cleanup();
@@ -892,25 +561,25 @@ START_TEST(sigkill_mid_metrics_write_leaves_no_temp)
     env_init(&e, "{\"min_age_ms\": 0, \"metrics_interval_s\": 0.001, \"log_level\": \"debug\"}\n");
     for (k = 0; k < 20 && hit == 0; k++) {
         p = start(&e, NULL);
-        wait_ready(p);
-        sleep_ms((long)rng_range(&s, 5, 60));
+        th_wait_ready(p);
+        th_sleep_ms((long)rng_range(&s, 5, 60));
         crash(p);
-        hit = count_entries(e.out, ".") > 0;
+        hit = th_count_entries(e.out, ".") > 0;
     }
     if (!hit) {
         fprintf(stderr, "metrics: no kill landed inside a metrics write; nothing to check\n");
         cleanup();
         return;
     }
-    names = list_dir(e.out);
+    names = th_list_dir(e.out, " | ");
     fprintf(stderr, "metrics: after %d kill(s) OUTPUT holds: %s\n", k, names);
     free(names);
     /* The next daemon, in its normal rhythm, then a clean stop. */
     env_config(&e, "{\"min_age_ms\": 0, \"metrics_interval_s\": 0.2, \"log_level\": \"debug\"}\n");
     p = start(&e, NULL);
-    wait_ready(p);
-    sleep_ms(500);
-    stop(p);
+    th_wait_ready(p);
+    th_sleep_ms(500);
+    th_stop(p);
     check_no_dot_files(e.out);
     cleanup();
 }
@@ -958,8 +627,8 @@ static unsigned attempts_of(const struct env *e, const char *name)
     unsigned count = 0;
     char *s;
 
-    pathf(path, "%s/.%s.attempts", e->active, name);
-    s = slurp(path, NULL);
+    th_pathf(path, "%s/.%s.attempts", e->active, name);
+    s = th_slurp_nofollow(path, NULL);
     if (s == NULL || sscanf(s, "%llu %u", &ino, &count) != 2)
         count = 0;
     free(s);
@@ -991,8 +660,8 @@ START_TEST(poison_job_is_quarantined_after_max_attempts)
     for (kills = 0; kills < 3; kills++) {
         p = start(&e, NULL);
         /* Running: its run is counted and its results are being written. */
-        EVENTUALLY(attempts_of(&e, "big.jsonl") == (unsigned)kills + 1 &&
-                       count_entries(e.out, ".cairn.") > 0,
+        TH_EVENTUALLY(attempts_of(&e, "big.jsonl") == (unsigned)kills + 1 &&
+                       th_count_entries(e.out, ".cairn.") > 0,
                    DEADLINE_MS, "run %d of the big job did not begin (attempts %u)", kills + 1,
                    attempts_of(&e, "big.jsonl"));
         if (kills == 0) {
@@ -1001,44 +670,44 @@ START_TEST(poison_job_is_quarantined_after_max_attempts)
             for (i = 0; i < 3; i++) {
                 char s_path[PATH_MAX];
                 OUT(s_path, &e, "%s.summary.json", small[i].base);
-                EVENTUALLY(exists(s_path), DEADLINE_MS, "small job %s did not finish",
+                TH_EVENTUALLY(th_exists(s_path), DEADLINE_MS, "small job %s did not finish",
                            small[i].base);
             }
         }
-        REQUIRE(!exists(big_sum), "the big job finished before kill %d: make it bigger",
+        TH_REQUIRE(!th_exists(big_sum), "the big job finished before kill %d: make it bigger",
                 kills + 1);
         crash(p);
-        pathf(path, "%s/big.jsonl", e.active);
-        REQUIRE(exists(path), "the killed big job is not in .cairn/active/");
+        th_pathf(path, "%s/big.jsonl", e.active);
+        TH_REQUIRE(th_exists(path), "the killed big job is not in .cairn/active/");
     }
-    REQUIRE(attempts_of(&e, "big.jsonl") == 3, "the run counter says %u after 3 kills",
+    TH_REQUIRE(attempts_of(&e, "big.jsonl") == 3, "the run counter says %u after 3 kills",
             attempts_of(&e, "big.jsonl"));
 
     /* The next start quarantines it and carries on. */
     p = start(&e, NULL);
-    EVENTUALLY(exists(big_sum), DEADLINE_MS, "no summary for the poison job");
-    sum = load_json(big_sum);
-    REQUIRE(strcmp(jstr(sum, "status"), "failed") == 0, "poison job: status %s",
+    TH_EVENTUALLY(th_exists(big_sum), DEADLINE_MS, "no summary for the poison job");
+    sum = th_load_json(big_sum);
+    TH_REQUIRE(strcmp(jstr(sum, "status"), "failed") == 0, "poison job: status %s",
             jstr(sum, "status"));
-    REQUIRE(strstr(jstr(sum, "reason"), "max_attempts") != NULL,
+    TH_REQUIRE(strstr(jstr(sum, "reason"), "max_attempts") != NULL,
             "poison job: the reason does not mention max_attempts: %s", jstr(sum, "reason"));
-    REQUIRE(strcmp(jstr(sum, "job"), "big") == 0, "poison job: summary names %s",
+    TH_REQUIRE(strcmp(jstr(sum, "job"), "big") == 0, "poison job: summary names %s",
             jstr(sum, "job"));
     json_decref(sum);
-    pathf(path, "%s/big.jsonl", e.failed);
-    EVENTUALLY(exists(path), DEADLINE_MS, "the poison job is not in .cairn/failed/");
-    pathf(path, "%s/big.reason.json", e.failed);
-    REQUIRE(exists(path), "no .cairn/failed/big.reason.json");
-    sum = load_json(path);
-    REQUIRE(strstr(jstr(sum, "reason"), "max_attempts") != NULL,
+    th_pathf(path, "%s/big.jsonl", e.failed);
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the poison job is not in .cairn/failed/");
+    th_pathf(path, "%s/big.reason.json", e.failed);
+    TH_REQUIRE(th_exists(path), "no .cairn/failed/big.reason.json");
+    sum = th_load_json(path);
+    TH_REQUIRE(strstr(jstr(sum, "reason"), "max_attempts") != NULL,
             "big.reason.json does not mention max_attempts: %s", jstr(sum, "reason"));
     json_decref(sum);
     OUT(path, &e, "big.results.jsonl");
-    REQUIRE(!exists(path), "a quarantined job has a results file");
-    REQUIRE(count_entries(e.out, ".big.") == 0,
+    TH_REQUIRE(!th_exists(path), "a quarantined job has a results file");
+    TH_REQUIRE(th_count_entries(e.out, ".big.") == 0,
             "the poison job's temporary results file lingers");
-    EVENTUALLY(count_entries(e.active, "") == 0, DEADLINE_MS,
-               ".cairn/active/ keeps %d entries (a run counter?)", count_entries(e.active, ""));
+    TH_EVENTUALLY(th_count_entries(e.active, "") == 0, DEADLINE_MS,
+               ".cairn/active/ keeps %d entries (a run counter?)", th_count_entries(e.active, ""));
     for (i = 0; i < 3; i++)
         check_job_ok(&e, &small[i]);
 
@@ -1046,10 +715,10 @@ START_TEST(poison_job_is_quarantined_after_max_attempts)
     job_make(&later, "later", 25, 7);
     drop_job(&e, later.name, later.data, later.len);
     OUT(path, &e, "later.summary.json");
-    EVENTUALLY(exists(path), DEADLINE_MS, "a job dropped after the quarantine was not processed");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "a job dropped after the quarantine was not processed");
     check_job_ok(&e, &later);
-    REQUIRE(log_has(p, "max_attempts"), "the log does not say why the job failed");
-    stop(p);
+    TH_REQUIRE(th_log_has(p, "max_attempts"), "the log does not say why the job failed");
+    th_stop(p);
     check_no_dot_files(e.out);
     for (i = 0; i < 3; i++)
         job_free(&small[i]);
@@ -1090,7 +759,7 @@ START_TEST(full_disk_hands_back_then_completes)
     env_init(&e, "{\"min_age_ms\": 0, \"rescan_interval_s\": 1, \"metrics_interval_s\": 3600, "
                  "\"log_level\": \"debug\"}\n");
     /* The output directory is the tmpfs the runner can unmount. */
-    pathf(e.out, "%s", g_mnt);
+    th_pathf(e.out, "%s", g_mnt);
     if (mount("tmpfs", g_mnt, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755") != 0) {
         fprintf(stderr, "full_disk: SKIPPED: mount -t tmpfs -o size=64k on %s: %s\n", g_mnt,
                 strerror(errno));
@@ -1102,55 +771,55 @@ START_TEST(full_disk_hands_back_then_completes)
     job_make(&small, "small", 1, 99);
 
     p = start(&e, NULL);
-    wait_ready(p);
+    th_wait_ready(p);
     drop_job(&e, big.name, big.data, big.len);
-    EVENTUALLY(log_has(p, "handed back to the spool") || !running(p), DEADLINE_MS,
+    TH_EVENTUALLY(th_log_has(p, "handed back to the spool") || !th_running(p), DEADLINE_MS,
                "the job was not handed back when the disk filled up");
-    REQUIRE(running(p), "cairnd died when the disk filled up");
+    TH_REQUIRE(th_running(p), "cairnd died when the disk filled up");
     /* Nothing partial visible, no temporary left, and the job not lost. */
     OUT(path, &e, "big.results.jsonl");
-    REQUIRE(!exists(path), "big.results.jsonl is visible though it could not be written");
+    TH_REQUIRE(!th_exists(path), "big.results.jsonl is visible though it could not be written");
     OUT(path, &e, "big.summary.json");
-    REQUIRE(!exists(path), "big.summary.json is visible though results could not be written");
+    TH_REQUIRE(!th_exists(path), "big.summary.json is visible though results could not be written");
     IN(in_path, &e, "big.jsonl");
-    pathf(act_path, "%s/big.jsonl", e.active);
-    REQUIRE(exists(in_path) || exists(act_path), "the job file is lost after the failed write");
+    th_pathf(act_path, "%s/big.jsonl", e.active);
+    TH_REQUIRE(th_exists(in_path) || th_exists(act_path), "the job file is lost after the failed write");
     {
         /* The retry may already have begun a new temporary: only one
          * whose job is back in the input directory must be gone. */
-        char *names = list_dir(e.out);
-        REQUIRE(!(count_entries(e.out, ".big.") > 0 && exists(in_path)),
+        char *names = th_list_dir(e.out, " | ");
+        TH_REQUIRE(!(th_count_entries(e.out, ".big.") > 0 && th_exists(in_path)),
                 "a temporary file lingers after the hand-back: %s", names);
         free(names);
     }
-    REQUIRE(kill(g_pid[p], 0) == 0, "cairnd is gone");
+    TH_REQUIRE(kill(th_pid[p], 0) == 0, "cairnd is gone");
 
     /* Still serving: a small job fits in the space the hand-back freed
      * (the next try of the big one is at least a second away). */
     drop_job(&e, small.name, small.data, small.len);
     OUT(path, &e, "small.summary.json");
-    EVENTUALLY(exists(path) || !running(p), DEADLINE_MS,
+    TH_EVENTUALLY(th_exists(path) || !th_running(p), DEADLINE_MS,
                "a small job was not served while the disk was full");
     check_job_ok(&e, &small);
     /* And answers SIGHUP. */
-    kill(g_pid[p], SIGHUP);
-    EVENTUALLY(log_has(p, "reloaded: ") || !running(p), DEADLINE_MS,
+    kill(th_pid[p], SIGHUP);
+    TH_EVENTUALLY(th_log_has(p, "reloaded: ") || !th_running(p), DEADLINE_MS,
                "cairnd did not answer SIGHUP while the disk was full");
-    REQUIRE(running(p), "cairnd died on SIGHUP while the disk was full");
+    TH_REQUIRE(th_running(p), "cairnd died on SIGHUP while the disk was full");
     /* A second failure with back-off, still nothing visible. */
     OUT(path, &e, "big.summary.json");
-    REQUIRE(!exists(path), "big.summary.json appeared on a full disk");
+    TH_REQUIRE(!th_exists(path), "big.summary.json appeared on a full disk");
 
     /* Space returns: the job completes within its back-off. */
-    REQUIRE(mount("tmpfs", g_mnt, "tmpfs", MS_REMOUNT | MS_NOSUID | MS_NODEV,
+    TH_REQUIRE(mount("tmpfs", g_mnt, "tmpfs", MS_REMOUNT | MS_NOSUID | MS_NODEV,
                   "size=16m,mode=0755") == 0,
             "mount -o remount,size=16m: %s", strerror(errno));
-    EVENTUALLY(exists(path), 20000, "the job did not complete after the disk was grown");
+    TH_EVENTUALLY(th_exists(path), 20000, "the job did not complete after the disk was grown");
     check_job_ok(&e, &big);
-    EVENTUALLY(!exists(act_path) && !exists(in_path), DEADLINE_MS,
+    TH_EVENTUALLY(!th_exists(act_path) && !th_exists(in_path), DEADLINE_MS,
                "the finished job's input is still in the spool");
     check_no_dot_files(e.out);
-    stop(p);
+    th_stop(p);
     check_no_dot_files(e.out);
     job_free(&big);
     job_free(&small);
@@ -1166,9 +835,9 @@ static void check_mode(const char *path, mode_t want)
 {
     struct stat st;
 
-    REQUIRE(lstat(path, &st) == 0, "%s: %s", path, strerror(errno));
-    REQUIRE(S_ISREG(st.st_mode), "%s is not a regular file", path);
-    REQUIRE((st.st_mode & 07777) == want, "%s has mode %04o, expected %04o", path,
+    TH_REQUIRE(lstat(path, &st) == 0, "%s: %s", path, strerror(errno));
+    TH_REQUIRE(S_ISREG(st.st_mode), "%s is not a regular file", path);
+    TH_REQUIRE((st.st_mode & 07777) == want, "%s has mode %04o, expected %04o", path,
             (unsigned)(st.st_mode & 07777), (unsigned)want);
 }
 
@@ -1183,8 +852,8 @@ START_TEST(umask_restricts_output_modes)
     job_make(&j, "private", 20, 5);
     drop_job(&e, j.name, j.data, j.len);
     p = start(&e, "--once");
-    code = wait_exit(p, DEADLINE_MS);
-    REQUIRE(code == 0, "cairnd --once exited %d", code);
+    code = th_wait_exit(p, DEADLINE_MS);
+    TH_REQUIRE(code == 0, "cairnd --once exited %d", code);
     check_job_ok(&e, &j);
     OUT(path, &e, "private.results.jsonl");
     check_mode(path, 0600);
@@ -1226,35 +895,35 @@ START_TEST(hostile_names_stay_in_output_dir)
     env_init(&e, "{\"min_age_ms\": 0, \"rescan_interval_s\": 1, \"umask\": \"0077\", "
                  "\"metrics_interval_s\": 0.2, \"log_level\": \"debug\"}\n");
     p = start(&e, NULL);
-    wait_ready(p);
+    th_wait_ready(p);
     for (i = 0; i < N; i++) {
         job_make(&jobs[i], bases[i], (size_t)(3 + i), (uint64_t)(500 + i));
         drop_job(&e, jobs[i].name, jobs[i].data, jobs[i].len);
     }
     for (i = 0; i < N; i++) {
         OUT(path, &e, "%s.summary.json", jobs[i].base);
-        EVENTUALLY(exists(path) || !running(p), DEADLINE_MS, "no summary for job \"%s\"",
+        TH_EVENTUALLY(th_exists(path) || !th_running(p), DEADLINE_MS, "no summary for job \"%s\"",
                    jobs[i].base);
         check_job_ok(&e, &jobs[i]);
         check_mode(path, 0600);
         OUT(path, &e, "%s.results.jsonl", jobs[i].base);
         check_mode(path, 0600);
-        pathf(path, "%s/%s", e.done, jobs[i].name);
-        EVENTUALLY(exists(path), DEADLINE_MS, "job \"%s\" did not reach done/", jobs[i].base);
+        th_pathf(path, "%s/%s", e.done, jobs[i].name);
+        TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "job \"%s\" did not reach done/", jobs[i].base);
     }
-    stop(p);
+    th_stop(p);
     /* Outputs only in OUTPUT: 2 per job and the metrics file. */
     expected_out = 2 * N + 1;
-    names = list_dir(e.out);
-    REQUIRE(count_entries(e.out, "") == expected_out, "output directory holds %d entries, "
-            "expected %d: %s", count_entries(e.out, ""), expected_out, names);
+    names = th_list_dir(e.out, " | ");
+    TH_REQUIRE(th_count_entries(e.out, "") == expected_out, "output directory holds %d entries, "
+            "expected %d: %s", th_count_entries(e.out, ""), expected_out, names);
     free(names);
     /* Nothing appeared beside in/ and out/ (the config and the log). */
-    names = list_dir(e.root);
-    REQUIRE(count_entries(e.root, "") == 4, "unexpected files beside in/ and out/: %s", names);
+    names = th_list_dir(e.root, " | ");
+    TH_REQUIRE(th_count_entries(e.root, "") == 4, "unexpected files beside in/ and out/: %s", names);
     free(names);
-    names = list_dir(e.in);
-    REQUIRE(count_entries(e.in, "") == 1, "unexpected files in the input directory: %s", names);
+    names = th_list_dir(e.in, " | ");
+    TH_REQUIRE(th_count_entries(e.in, "") == 1, "unexpected files in the input directory: %s", names);
     free(names);
     for (i = 0; i < N; i++)
         job_free(&jobs[i]);
@@ -1273,8 +942,8 @@ START_TEST(planted_symlink_in_output_is_not_followed)
     int p, code;
 
     env_init(&e, "{\"min_age_ms\": 0, \"log_level\": \"debug\"}\n");
-    pathf(victim, "%s/victim", e.root);
-    write_text(victim, "precious\n");
+    th_pathf(victim, "%s/victim", e.root);
+    th_write_text(victim, "precious\n");
     ck_assert_int_eq(mkdir(e.out, 0755), 0);
     OUT(path, &e, "trap.results.jsonl");
     ck_assert_int_eq(symlink(victim, path), 0);
@@ -1283,13 +952,13 @@ START_TEST(planted_symlink_in_output_is_not_followed)
     job_make(&j, "trap", 4, 11);
     drop_job(&e, j.name, j.data, j.len);
     p = start(&e, "--once");
-    code = wait_exit(p, DEADLINE_MS);
-    REQUIRE(code == 0, "cairnd --once exited %d", code);
-    s = slurp(victim, NULL);
-    REQUIRE(s != NULL && strcmp(s, "precious\n") == 0, "the symlink's target was written");
+    code = th_wait_exit(p, DEADLINE_MS);
+    TH_REQUIRE(code == 0, "cairnd --once exited %d", code);
+    s = th_slurp_nofollow(victim, NULL);
+    TH_REQUIRE(s != NULL && strcmp(s, "precious\n") == 0, "the symlink's target was written");
     free(s);
     OUT(path, &e, "trap.results.jsonl");
-    REQUIRE(lstat(path, &st) == 0 && S_ISREG(st.st_mode), "results are not a regular file");
+    TH_REQUIRE(lstat(path, &st) == 0 && S_ISREG(st.st_mode), "results are not a regular file");
     check_job_ok(&e, &j);
     job_free(&j);
     cleanup();
@@ -1345,17 +1014,16 @@ int main(void)
                         "must be set (meson test sets them)\n");
         return EXIT_FAILURE;
     }
-    snprintf(g_top, sizeof(g_top), "%s/cairn-test-reliability-XXXXXX",
-             getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (mkdtemp(g_top) == NULL) {
-        perror("test_reliability: mkdtemp");
+    /* Polled every 2 ms; on a failure, the end of the last 3 logs. */
+    th_settings.poll_ms = 2;
+    th_settings.dump_last = 3;
+    th_settings.dump_bytes = 6144;
+    if (th_make_top("reliability") != 0)
+        return EXIT_FAILURE;
+    if (snprintf(g_mnt, sizeof(g_mnt), "%s/fulldisk-out", th_top) >= (int)sizeof(g_mnt)) {
+        fprintf(stderr, "test_reliability: %s: path too long\n", th_top);
         return EXIT_FAILURE;
     }
-    if (snprintf(g_mnt, sizeof(g_mnt), "%s/fulldisk-out", g_top) >= (int)sizeof(g_mnt)) {
-        fprintf(stderr, "test_reliability: %s: path too long\n", g_top);
-        return EXIT_FAILURE;
-    }
-    g_runner = getpid();
     atexit(cleanup_top);
     sr = srunner_create(reliability_suite());
     srunner_run_all(sr, CK_ENV); /* CK_VERBOSITY=verbose lists each test */

@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "util.h"
 
 static const char *g_cairnd;
@@ -47,60 +48,9 @@ static const char *g_plugins;
 /* Files and directories                                               */
 /* ------------------------------------------------------------------ */
 
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
-{
-    va_list ap;
-    char *s;
-
-    va_start(ap, fmt);
-    s = cairn_vasprintf(fmt, ap);
-    va_end(ap);
-    ck_assert_ptr_nonnull(s);
-    return s;
-}
-
-static void write_file(const char *path, const char *data, size_t len)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    size_t off = 0;
-
-    ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
-    while (off < len) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        ck_assert_msg(w > 0, "write %s: %s", path, strerror(errno));
-        off += (size_t)w;
-    }
-    ck_assert_int_eq(close(fd), 0);
-}
-
-/* The whole file, NUL-terminated; *len (if given) without the NUL. */
-static char *slurp(const char *path, size_t *len)
-{
-    struct cairn_buf b = {0};
-    char tmp[65536];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n;
-
-    ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
-    while ((n = read(fd, tmp, sizeof(tmp))) != 0) {
-        if (n < 0 && errno == EINTR)
-            continue;
-        ck_assert_msg(n > 0, "read %s: %s", path, strerror(errno));
-        ck_assert_int_eq(cairn_buf_append(&b, tmp, (size_t)n), 0);
-    }
-    close(fd);
-    ck_assert_int_eq(cairn_buf_append(&b, "", 1), 0);
-    if (len != NULL)
-        *len = b.len - 1;
-    return b.data;
-}
-
 static char *make_workdir(const char *what)
 {
-    char *dir = xasprintf("/tmp/cairn-test-scaleout-%s-XXXXXX", what);
+    char *dir = th_xasprintf("/tmp/cairn-test-scaleout-%s-XXXXXX", what);
 
     ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp: %s", strerror(errno));
     return dir;
@@ -114,18 +64,12 @@ static void make_dir(const char *path)
 /* Called at the end of a passing test only. */
 static void remove_workdir(char *dir)
 {
-    char *cmd = xasprintf("rm -rf '%s'", dir);
+    char *cmd = th_xasprintf("rm -rf '%s'", dir);
 
     if (system(cmd) != 0)
         fprintf(stderr, "note: could not remove %s\n", dir);
     free(cmd);
     free(dir);
-}
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
 /* Entries of dir whose names end in suffix ("" for all), "." and ".."
@@ -144,7 +88,7 @@ static size_t count_entries(const char *dir, const char *suffix, size_t *dot_fil
             dots++;
             continue;
         }
-        if (ends_with(e->d_name, suffix))
+        if (th_ends_with(e->d_name, suffix))
             n++;
     }
     closedir(d);
@@ -168,22 +112,6 @@ static char *dot_files_in(const char *dir)
     closedir(d);
     ck_assert_int_eq(cairn_buf_append(&b, "", 1), 0);
     return b.data;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
 }
 
 /* ------------------------------------------------------------------ */
@@ -223,7 +151,7 @@ static pid_t spawn(char *const *argv, const char *in, const char *out, const cha
  * Returns the exit code (-1 for a signal). */
 static int wait_exit(pid_t pid, double timeout_s, const char *what)
 {
-    double deadline = now_s() + timeout_s;
+    double deadline = th_now_s() + timeout_s;
     int status;
 
     for (;;) {
@@ -231,12 +159,12 @@ static int wait_exit(pid_t pid, double timeout_s, const char *what)
         ck_assert_msg(r >= 0, "waitpid: %s", strerror(errno));
         if (r == pid)
             break;
-        if (now_s() > deadline) {
+        if (th_now_s() > deadline) {
             kill(pid, SIGKILL);
             waitpid(pid, &status, 0);
             ck_abort_msg("%s did not exit within %.0f s", what, timeout_s);
         }
-        sleep_ms(20);
+        th_sleep_ms(20);
     }
     if (WIFSIGNALED(status))
         fprintf(stderr, "%s: killed by signal %d\n", what, WTERMSIG(status));
@@ -256,7 +184,7 @@ static int on_path(const char *prog)
     ck_assert_ptr_nonnull(copy);
     for (dir = strtok_r(copy, ":", &save); dir != NULL && !found;
          dir = strtok_r(NULL, ":", &save)) {
-        char *p = xasprintf("%s/%s", *dir ? dir : ".", prog);
+        char *p = th_xasprintf("%s/%s", *dir ? dir : ".", prog);
         found = access(p, X_OK) == 0;
         free(p);
     }
@@ -269,7 +197,7 @@ static int on_path(const char *prog)
  * /usr/bin/parallel.moreutils), which knows neither --pipe nor -N. */
 static int have_gnu_parallel(const char *workdir)
 {
-    char *out = xasprintf("%s/parallel-version.txt", workdir), *text;
+    char *out = th_xasprintf("%s/parallel-version.txt", workdir), *text;
     char *argv[] = {"/bin/sh", "-c", "exec parallel --version", NULL};
     int gnu;
 
@@ -278,7 +206,7 @@ static int have_gnu_parallel(const char *workdir)
         return 0;
     }
     wait_exit(spawn(argv, NULL, out, NULL), 30, "parallel --version");
-    text = slurp(out, NULL);
+    text = th_read_file(out, NULL);
     gnu = strstr(text, "GNU parallel") != NULL;
     free(text);
     free(out);
@@ -295,44 +223,6 @@ static void assert_shell_safe(const char *s)
 /* ------------------------------------------------------------------ */
 /* JSON                                                                */
 /* ------------------------------------------------------------------ */
-
-/* Parses data as JSON lines; every line must be an object. */
-static json_t **parse_lines(const char *data, size_t len, size_t *n_out, const char *what)
-{
-    const char *p = data, *end = data + len;
-    size_t cap = 1024, n = 0;
-    json_t **v = malloc(cap * sizeof(*v));
-
-    ck_assert_ptr_nonnull(v);
-    ck_assert_msg(len == 0 || end[-1] == '\n', "%s: output does not end in a newline", what);
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        json_error_t e;
-
-        if (n == cap) {
-            cap *= 2;
-            v = realloc(v, cap * sizeof(*v));
-            ck_assert_ptr_nonnull(v);
-        }
-        v[n] = json_loadb(p, (size_t)(nl - p), 0, &e);
-        ck_assert_msg(v[n] != NULL && json_is_object(v[n]),
-                      "%s: line %zu is not a JSON object (%s): %.*s", what, n + 1, e.text,
-                      (int)((nl - p) > 300 ? 300 : (nl - p)), p);
-        n++;
-        p = nl + 1;
-    }
-    *n_out = n;
-    return v;
-}
-
-static void free_lines(json_t **v, size_t n)
-{
-    size_t i;
-
-    for (i = 0; i < n; i++)
-        json_decref(v[i]);
-    free(v);
-}
 
 /* A copy of a result line without "line", for comparing runs. */
 static json_t *without_line(json_t *j)
@@ -357,7 +247,7 @@ static char *dump(const json_t *j)
 static long long jobs_ok_in(const char *path)
 {
     static const char key[] = "cairn_jobs_total{status=\"ok\"} ";
-    char *text = slurp(path, NULL), *line, *save = NULL;
+    char *text = th_read_file(path, NULL), *line, *save = NULL;
     long long v = -1;
 
     for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
@@ -374,14 +264,6 @@ static long long jobs_ok_in(const char *path)
 
 static uint64_t g_rng;
 
-static uint64_t rng_next(void)
-{
-    uint64_t z = (g_rng += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
 /* n records, each with the unique id "rN": all three games (names and
  * aliases, some with moves and expected answers), and every 10th-ish one
  * broken in a way that still echoes its id (unknown variant, a broken
@@ -396,7 +278,7 @@ static char *mixed_records(size_t n, uint64_t seed, size_t *len)
 
     g_rng = seed;
     for (i = 0; i < n; i++) {
-        uint64_t r = rng_next();
+        uint64_t r = th_splitmix64(&g_rng);
         int rc = 0;
 
         switch (r % 40) {
@@ -428,8 +310,8 @@ static char *mixed_records(size_t n, uint64_t seed, size_t *len)
             rc |= cairn_buf_printf(&b, "{\"id\":\"r%zu\",\"variant\":\"%s\",\"input\":{\"%s\":[",
                                    i, names[g], g % 3 == 2 ? "stoneValue" : "piles");
             for (k = 0; k < m; k++) {
-                int64_t x = g % 3 == 2 ? (int64_t)(rng_next() % 2001) - 1000
-                                       : (int64_t)(rng_next() % 500) + 1;
+                int64_t x = g % 3 == 2 ? (int64_t)(th_splitmix64(&g_rng) % 2001) - 1000
+                                       : (int64_t)(th_splitmix64(&g_rng) % 500) + 1;
                 if (sg1 && k == m - 1 && (sum + x) % 2 == 0)
                     x = x == 500 ? 499 : x + 1;
                 sum += x;
@@ -472,11 +354,11 @@ static void job_text(size_t i, struct cairn_buf *b)
 static void drop_job(const char *dir, const char *name, size_t i)
 {
     struct cairn_buf b = {0};
-    char *tmp = xasprintf("%s/.%s.tmp", dir, name);
-    char *dst = xasprintf("%s/%s.jsonl", dir, name);
+    char *tmp = th_xasprintf("%s/.%s.tmp", dir, name);
+    char *dst = th_xasprintf("%s/%s.jsonl", dir, name);
 
     job_text(i, &b);
-    write_file(tmp, b.data, b.len);
+    th_write_file(tmp, b.data, b.len, 0644);
     ck_assert_msg(rename(tmp, dst) == 0, "rename %s: %s", tmp, strerror(errno));
     cairn_buf_free(&b);
     free(tmp);
@@ -488,7 +370,7 @@ static void drop_job(const char *dir, const char *name, size_t i)
  * summary's pid. */
 static long long check_job_outputs(const char *out, const char *name, size_t i)
 {
-    char *path = xasprintf("%s/%s.summary.json", out, name);
+    char *path = th_xasprintf("%s/%s.summary.json", out, name);
     json_error_t e;
     json_t *sum = json_load_file(path, 0, &e);
     json_t **lines;
@@ -511,9 +393,9 @@ static long long check_job_outputs(const char *out, const char *name, size_t i)
     json_decref(sum);
     free(path);
 
-    path = xasprintf("%s/%s.results.jsonl", out, name);
-    text = slurp(path, &len);
-    lines = parse_lines(text, len, &n, path);
+    path = th_xasprintf("%s/%s.results.jsonl", out, name);
+    text = th_read_file(path, &len);
+    lines = th_parse_lines(text, len, &n, path);
     ck_assert_uint_eq(n, job_records(i));
     for (k = 0; k < n; k++) {
         char id[64];
@@ -521,7 +403,7 @@ static long long check_job_outputs(const char *out, const char *name, size_t i)
         ck_assert_str_eq(json_string_value(json_object_get(lines[k], "status")), "ok");
         ck_assert_str_eq(json_string_value(json_object_get(lines[k], "id")), id);
     }
-    free_lines(lines, n);
+    th_free_lines(lines, n);
     free(text);
     free(path);
     return pid;
@@ -539,7 +421,7 @@ static long long check_job_outputs(const char *out, const char *name, size_t i)
 static int run_parallel(const char *cfg, const char *in, const char *out, const char *err,
                         int keep_order)
 {
-    char *cmd = xasprintf("exec parallel --will-cite --pipe %s-N %d %s -c %s --filter "
+    char *cmd = th_xasprintf("exec parallel --will-cite --pipe %s-N %d %s -c %s --filter "
                           "--plugins %s --threads 1 < %s > %s",
                           keep_order ? "--keep-order " : "", A_CHUNK, g_cairnd, cfg, g_plugins,
                           in, out);
@@ -567,18 +449,18 @@ START_TEST(test_parallel_pipe_matches_single_filter)
         remove_workdir(dir);
         return;
     }
-    cfg = xasprintf("%s/cairn.json", dir);
-    in = xasprintf("%s/big.jsonl", dir);
-    single = xasprintf("%s/single.jsonl", dir);
-    keep = xasprintf("%s/keep-order.jsonl", dir);
-    unordered = xasprintf("%s/unordered.jsonl", dir);
-    err = xasprintf("%s/stderr.txt", dir);
+    cfg = th_xasprintf("%s/cairn.json", dir);
+    in = th_xasprintf("%s/big.jsonl", dir);
+    single = th_xasprintf("%s/single.jsonl", dir);
+    keep = th_xasprintf("%s/keep-order.jsonl", dir);
+    unordered = th_xasprintf("%s/unordered.jsonl", dir);
+    err = th_xasprintf("%s/stderr.txt", dir);
     assert_shell_safe(dir);
     assert_shell_safe(g_cairnd);
     assert_shell_safe(g_plugins);
-    write_file(cfg, "{\"log_level\":\"warning\"}\n", strlen("{\"log_level\":\"warning\"}\n"));
+    th_write_file(cfg, "{\"log_level\":\"warning\"}\n", strlen("{\"log_level\":\"warning\"}\n"), 0644);
     data = mixed_records(A_RECORDS, 0x5ca1e0u, &len);
-    write_file(in, data, len);
+    th_write_file(in, data, len, 0644);
     free(data);
 
     /* The reference: one cairnd --filter over the whole input. */
@@ -591,17 +473,17 @@ START_TEST(test_parallel_pipe_matches_single_filter)
     argv[6] = NULL;
     rc = wait_exit(spawn(argv, in, single, err), 60, "cairnd --filter");
     ck_assert_msg(rc == 0, "cairnd --filter exited %d", rc);
-    text = slurp(single, &len);
-    one = parse_lines(text, len, &n1, "single");
+    text = th_read_file(single, &len);
+    one = th_parse_lines(text, len, &n1, "single");
     free(text);
     ck_assert_uint_eq(n1, A_RECORDS);
 
     rc = run_parallel(cfg, in, keep, err, 1);
-    text = slurp(err, NULL);
+    text = th_read_file(err, NULL);
     ck_assert_msg(rc == 0, "parallel --keep-order exited %d: %s", rc, text);
     free(text);
-    text = slurp(keep, &len);
-    par = parse_lines(text, len, &np, "parallel --keep-order");
+    text = th_read_file(keep, &len);
+    par = th_parse_lines(text, len, &np, "parallel --keep-order");
     free(text);
     ck_assert_msg(np == n1, "parallel --keep-order gave %zu lines, one cairnd %zu", np, n1);
 
@@ -646,8 +528,8 @@ START_TEST(test_parallel_pipe_matches_single_filter)
      * results, matched by id. */
     rc = run_parallel(cfg, in, unordered, err, 0);
     ck_assert_msg(rc == 0, "parallel exited %d", rc);
-    text = slurp(unordered, &len);
-    unord = parse_lines(text, len, &nu, "parallel");
+    text = th_read_file(unordered, &len);
+    unord = th_parse_lines(text, len, &nu, "parallel");
     free(text);
     ck_assert_uint_eq(nu, n1);
     for (i = 0; i < nu; i++) {
@@ -671,9 +553,9 @@ START_TEST(test_parallel_pipe_matches_single_filter)
     ck_assert_uint_eq(bad_json, 0);
 
     json_decref(by_id);
-    free_lines(one, n1);
-    free_lines(par, np);
-    free_lines(unord, nu);
+    th_free_lines(one, n1);
+    th_free_lines(par, np);
+    th_free_lines(unord, nu);
     free(cfg);
     free(in);
     free(single);
@@ -695,12 +577,12 @@ END_TEST
 static char *spool_config(const char *dir, const char *in, const char *out, const char *metrics,
                           const char *extra)
 {
-    char *path = xasprintf("%s/%s.json", dir, metrics);
-    char *text = xasprintf("{\"input_dir\":\"%s\",\"output_dir\":\"%s\",\"plugin_dir\":\"%s\","
+    char *path = th_xasprintf("%s/%s.json", dir, metrics);
+    char *text = th_xasprintf("{\"input_dir\":\"%s\",\"output_dir\":\"%s\",\"plugin_dir\":\"%s\","
                            "\"metrics_file\":\"%s\",\"threads\":1,\"log_level\":\"info\"%s}\n",
                            in, out, g_plugins, metrics, extra);
 
-    write_file(path, text, strlen(text));
+    th_write_file(path, text, strlen(text), 0644);
     free(text);
     return path;
 }
@@ -727,10 +609,10 @@ START_TEST(test_three_daemons_share_one_spool)
     size_t i, k, distinct = 0, dots, n;
     double deadline;
 
-    in = xasprintf("%s/in", dir);
-    out = xasprintf("%s/out", dir);
-    active = xasprintf("%s/.cairn/active", in);
-    done = xasprintf("%s/.cairn/done", in);
+    in = th_xasprintf("%s/in", dir);
+    out = th_xasprintf("%s/out", dir);
+    active = th_xasprintf("%s/.cairn/active", in);
+    done = th_xasprintf("%s/.cairn/done", in);
     make_dir(in);
     make_dir(out);
     for (k = 0; k < B_DAEMONS; k++) {
@@ -740,9 +622,9 @@ START_TEST(test_three_daemons_share_one_spool)
         cfg[k] = spool_config(dir, in, out, name,
                               ",\"rescan_interval_s\":1,\"min_age_ms\":100,"
                               "\"metrics_interval_s\":1,\"shutdown_timeout_s\":20");
-        metrics[k] = xasprintf("%s/%s", out, name);
-        logs[k] = xasprintf("%s/daemon%zu.log", dir, k + 1);
-        write_file(logs[k], "", 0); /* read below, maybe before the child opens it */
+        metrics[k] = th_xasprintf("%s/%s", out, name);
+        logs[k] = th_xasprintf("%s/daemon%zu.log", dir, k + 1);
+        th_write_file(logs[k], "", 0, 0644); /* read below, maybe before the child opens it */
         argv[0] = (char *)g_cairnd;
         argv[1] = "-c";
         argv[2] = cfg[k];
@@ -750,18 +632,18 @@ START_TEST(test_three_daemons_share_one_spool)
         daemon[k] = spawn(argv, NULL, NULL, logs[k]);
     }
     /* All three are watching before the first job arrives. */
-    deadline = now_s() + 15;
+    deadline = th_now_s() + 15;
     for (k = 0; k < B_DAEMONS; k++) {
         for (;;) {
-            char *t = slurp(logs[k], NULL);
+            char *t = th_read_file(logs[k], NULL);
             int up = strstr(t, "watching ") != NULL;
             ck_assert_msg(up || waitpid(daemon[k], NULL, WNOHANG) == 0,
                           "daemon %zu exited early:\n%s", k + 1, t);
             free(t);
             if (up)
                 break;
-            ck_assert_msg(now_s() < deadline, "daemon %zu never started watching", k + 1);
-            sleep_ms(20);
+            ck_assert_msg(th_now_s() < deadline, "daemon %zu never started watching", k + 1);
+            th_sleep_ms(20);
         }
     }
 
@@ -771,19 +653,19 @@ START_TEST(test_three_daemons_share_one_spool)
         snprintf(name, sizeof(name), "job%04zu", i);
         drop_job(in, name, i);
     }
-    deadline = now_s() + 40;
+    deadline = th_now_s() + 40;
     while ((n = count_entries(out, ".summary.json", NULL)) < B_JOBS) {
         for (k = 0; k < B_DAEMONS; k++)
             ck_assert_msg(waitpid(daemon[k], NULL, WNOHANG) == 0, "daemon %zu died", k + 1);
-        ck_assert_msg(now_s() < deadline, "only %zu of %d summaries after 40 s", n, B_JOBS);
-        sleep_ms(50);
+        ck_assert_msg(th_now_s() < deadline, "only %zu of %d summaries after 40 s", n, B_JOBS);
+        th_sleep_ms(50);
     }
     for (k = 0; k < B_DAEMONS; k++)
         ck_assert_int_eq(kill(daemon[k], SIGTERM), 0);
     for (k = 0; k < B_DAEMONS; k++) {
         int rc = wait_exit(daemon[k], 30, "daemon");
         ck_assert_msg(rc == 0, "daemon %zu exited %d on SIGTERM", k + 1, rc);
-        log_text[k] = slurp(logs[k], NULL);
+        log_text[k] = th_read_file(logs[k], NULL);
     }
 
     /* Exactly once: one summary and one results file per job, each
@@ -874,8 +756,8 @@ static long long run_once_tasks(const char *dir, char *const *in, const char *ou
 
         snprintf(name, sizeof(name), "t%zu.prom", t + 1);
         cfg[t] = spool_config(dir, in[t], out, name, ",\"min_age_ms\":0");
-        metrics[t] = xasprintf("%s/%s", out, name);
-        log[t] = xasprintf("%s/task%zu.log", dir, t + 1);
+        metrics[t] = th_xasprintf("%s/%s", out, name);
+        log[t] = th_xasprintf("%s/task%zu.log", dir, t + 1);
         argv[0] = (char *)g_cairnd;
         argv[1] = "-c";
         argv[2] = cfg[t];
@@ -885,7 +767,7 @@ static long long run_once_tasks(const char *dir, char *const *in, const char *ou
     }
     for (t = 0; t < C_TASKS; t++) {
         int rc = wait_exit(pid[t], 30, "cairnd --once");
-        char *text = slurp(log[t], NULL);
+        char *text = th_read_file(log[t], NULL);
         ck_assert_msg(rc == 0, "task %zu: cairnd --once exited %d:\n%s", t + 1, rc, text);
         free(text);
         sum += jobs_ok_in(metrics[t]);
@@ -914,9 +796,9 @@ START_TEST(test_once_one_input_dir_per_task)
     char *dir = make_workdir("array"), *out, *in[C_TASKS];
     size_t i, t;
 
-    out = xasprintf("%s/out", dir);
+    out = th_xasprintf("%s/out", dir);
     for (t = 0; t < C_TASKS; t++) {
-        in[t] = xasprintf("%s/in%zu", dir, t + 1);
+        in[t] = th_xasprintf("%s/in%zu", dir, t + 1);
         make_dir(in[t]);
     }
     /* Job i goes to task i % C_TASKS, as a job script would split them. */
@@ -928,7 +810,7 @@ START_TEST(test_once_one_input_dir_per_task)
     ck_assert_int_eq(run_once_tasks(dir, in, out), C_JOBS);
     check_once_outputs(out);
     for (t = 0; t < C_TASKS; t++) {
-        char *done = xasprintf("%s/.cairn/done", in[t]);
+        char *done = th_xasprintf("%s/.cairn/done", in[t]);
         ck_assert_uint_eq(count_entries(done, ".jsonl", NULL), C_JOBS / C_TASKS);
         ck_assert_uint_eq(count_entries(in[t], ".jsonl", NULL), 0);
         free(done);
@@ -944,8 +826,8 @@ START_TEST(test_once_tasks_share_one_spool)
     char *dir = make_workdir("array-shared"), *out, *spool, *in[C_TASKS], *done, *active;
     size_t i, t;
 
-    out = xasprintf("%s/out", dir);
-    spool = xasprintf("%s/in", dir);
+    out = th_xasprintf("%s/out", dir);
+    spool = th_xasprintf("%s/in", dir);
     make_dir(spool);
     for (t = 0; t < C_TASKS; t++)
         in[t] = spool;
@@ -957,8 +839,8 @@ START_TEST(test_once_tasks_share_one_spool)
     /* Every task drains the same spool; each job is run by one of them. */
     ck_assert_int_eq(run_once_tasks(dir, in, out), C_JOBS);
     check_once_outputs(out);
-    done = xasprintf("%s/.cairn/done", spool);
-    active = xasprintf("%s/.cairn/active", spool);
+    done = th_xasprintf("%s/.cairn/done", spool);
+    active = th_xasprintf("%s/.cairn/active", spool);
     ck_assert_uint_eq(count_entries(done, ".jsonl", NULL), C_JOBS);
     ck_assert_uint_eq(count_entries(active, "", NULL), 0);
     ck_assert_uint_eq(count_entries(spool, ".jsonl", NULL), 0);

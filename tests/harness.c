@@ -1,0 +1,597 @@
+/*
+ * harness.c - helpers shared by the test programs; see harness.h.
+ */
+#include "harness.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+struct th_settings th_settings = {10, 0, 8192};
+void (*th_on_failure)(void) = th_dump_logs;
+
+/* ------------------------------------------------------------------ */
+/* Files                                                               */
+/* ------------------------------------------------------------------ */
+
+void th_pathf(char *buf, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(buf, PATH_MAX, fmt, ap);
+    va_end(ap);
+    ck_assert_msg(n > 0 && n < PATH_MAX, "path too long");
+}
+
+char *th_xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    int n;
+
+    va_start(ap, fmt);
+    n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    ck_assert_msg(n >= 0, "out of memory");
+    return s;
+}
+
+int th_write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -errno;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+void th_write_file(const char *path, const char *data, size_t len, mode_t mode)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+
+    ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+    ck_assert_msg(th_write_all(fd, data, len) == 0, "write %s: %s", path, strerror(errno));
+    /* fchmod, not the open mode: the umask must not decide the test. */
+    ck_assert_int_eq(fchmod(fd, mode), 0);
+    ck_assert_int_eq(close(fd), 0);
+}
+
+void th_write_text(const char *path, const char *text)
+{
+    th_write_file(path, text, strlen(text), 0644);
+}
+
+static char *slurp_flags(const char *path, size_t *len_out, int flags)
+{
+    struct cairn_buf b = {0};
+    char tmp[65536];
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
+
+    if (fd < 0)
+        return NULL;
+    for (;;) {
+        ssize_t n = read(fd, tmp, sizeof(tmp));
+        if (n < 0 && errno == EINTR)
+            continue;
+        ck_assert_msg(n >= 0, "read %s: %s", path, strerror(errno));
+        if (n == 0)
+            break;
+        ck_assert_int_eq(cairn_buf_append(&b, tmp, (size_t)n), 0);
+    }
+    close(fd);
+    ck_assert_int_eq(cairn_buf_append(&b, "", 1), 0);
+    if (len_out != NULL)
+        *len_out = b.len - 1;
+    return b.data;
+}
+
+char *th_slurp(const char *path, size_t *len_out)
+{
+    return slurp_flags(path, len_out, 0);
+}
+
+char *th_slurp_nofollow(const char *path, size_t *len_out)
+{
+    return slurp_flags(path, len_out, O_NOFOLLOW);
+}
+
+char *th_read_file(const char *path, size_t *len_out)
+{
+    char *s = th_slurp(path, len_out);
+
+    ck_assert_msg(s != NULL, "open %s: %s", path, strerror(errno));
+    return s;
+}
+
+int th_exists(const char *path)
+{
+    struct stat st;
+
+    return lstat(path, &st) == 0;
+}
+
+int th_file_contains(const char *path, const char *needle)
+{
+    char *s = th_slurp(path, NULL);
+    int found = s != NULL && strstr(s, needle) != NULL;
+
+    free(s);
+    return found;
+}
+
+int th_count_entries(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+
+    if (d == NULL)
+        return -1;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+char *th_list_dir(const char *dir, const char *sep)
+{
+    struct cairn_buf b = {0};
+    DIR *d = opendir(dir);
+    struct dirent *e;
+
+    if (d != NULL) {
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            cairn_buf_puts(&b, e->d_name);
+            cairn_buf_puts(&b, sep);
+        }
+        closedir(d);
+    }
+    cairn_buf_append(&b, "", 1);
+    return b.data;
+}
+
+void th_copy_file(const char *src, const char *dst, mode_t mode)
+{
+    char buf[65536];
+    ssize_t n;
+    int in, out;
+
+    in = open(src, O_RDONLY | O_CLOEXEC);
+    ck_assert_msg(in >= 0, "open %s: %s (was it built?)", src, strerror(errno));
+    out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    ck_assert_msg(out >= 0, "create %s: %s", dst, strerror(errno));
+    while ((n = read(in, buf, sizeof(buf))) > 0)
+        ck_assert_msg(th_write_all(out, buf, (size_t)n) == 0, "write %s: %s", dst,
+                      strerror(errno));
+    ck_assert_msg(n == 0, "read %s: %s", src, strerror(errno));
+    /* fchmod, not the open mode: the umask must not decide the test. */
+    ck_assert_int_eq(fchmod(out, mode), 0);
+    ck_assert_int_eq(close(out), 0);
+    close(in);
+}
+
+char *th_make_dir_in(const char *root)
+{
+    char *dir = th_xasprintf("%s/case-XXXXXX", root);
+
+    ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp %s: %s", dir, strerror(errno));
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    return dir;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (flag == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+void th_rm_tree(const char *dir)
+{
+    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+int th_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Time                                                                */
+/* ------------------------------------------------------------------ */
+
+double th_now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void th_sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* ------------------------------------------------------------------ */
+/* Test directories and cairnd processes                               */
+/* ------------------------------------------------------------------ */
+
+pid_t th_pid[TH_MAX_PROCS];
+int th_status[TH_MAX_PROCS];
+char th_log[TH_MAX_PROCS][PATH_MAX];
+char th_top[PATH_MAX];
+pid_t th_runner;
+
+static int g_reaped[TH_MAX_PROCS];
+static int g_nprocs;
+static char g_dirs[TH_MAX_DIRS][PATH_MAX];
+static int g_ndirs;
+
+int th_make_top(const char *name)
+{
+    const char *tmp = getenv("TMPDIR");
+
+    snprintf(th_top, sizeof(th_top), "%s/cairn-test-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp",
+             name);
+    if (mkdtemp(th_top) == NULL) {
+        char what[128];
+
+        snprintf(what, sizeof(what), "test_%s: mkdtemp", name);
+        perror(what);
+        th_top[0] = '\0';
+        return -1;
+    }
+    th_runner = getpid();
+    return 0;
+}
+
+void th_new_dir(char *root)
+{
+    ck_assert_int_lt(g_ndirs, TH_MAX_DIRS);
+    th_pathf(root, "%s/t-XXXXXX", th_top);
+    ck_assert_msg(mkdtemp(root) != NULL, "mkdtemp: %s", strerror(errno));
+    memcpy(g_dirs[g_ndirs++], root, PATH_MAX);
+}
+
+void th_kill_all(void)
+{
+    int i;
+
+    for (i = 0; i < g_nprocs; i++) {
+        if (th_pid[i] > 0 && !g_reaped[i]) {
+            kill(th_pid[i], SIGKILL);
+            waitpid(th_pid[i], NULL, 0);
+            g_reaped[i] = 1;
+        }
+    }
+    g_nprocs = 0;
+}
+
+void th_remove_dirs(void)
+{
+    int i;
+
+    for (i = 0; i < g_ndirs; i++)
+        th_rm_tree(g_dirs[i]);
+    g_ndirs = 0;
+}
+
+void th_cleanup(void)
+{
+    th_kill_all();
+    th_remove_dirs();
+}
+
+void th_cleanup_top(void)
+{
+    th_cleanup();
+    if (getpid() == th_runner && th_top[0] != '\0')
+        th_rm_tree(th_top);
+}
+
+void th_dump_tail(const char *path, long bytes)
+{
+    FILE *f = fopen(path, "r");
+    char buf[8192];
+    long size, want = bytes > 0 && bytes < (long)sizeof(buf) ? bytes : (long)sizeof(buf);
+    size_t n;
+
+    if (f == NULL)
+        return;
+    fseek(f, 0, SEEK_END);
+    size = ftell(f);
+    fseek(f, size > want ? size - want : 0, SEEK_SET);
+    n = fread(buf, 1, (size_t)want, f);
+    fclose(f);
+    fprintf(stderr, "---- %s (last %zu bytes) ----\n%.*s---- end ----\n", path, n, (int)n, buf);
+}
+
+void th_dump_logs(void)
+{
+    int i = th_settings.dump_last > 0 && g_nprocs > th_settings.dump_last
+                ? g_nprocs - th_settings.dump_last
+                : 0;
+
+    for (; i < g_nprocs; i++)
+        th_dump_tail(th_log[i], th_settings.dump_bytes);
+}
+
+pid_t th_spawn_logged(char *const argv[], const char *log)
+{
+    pid_t pid;
+
+    fflush(NULL);
+    pid = fork();
+    ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        int null = open("/dev/null", O_RDONLY);
+
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (fd < 0 || null < 0)
+            _exit(127);
+        dup2(null, 0);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        unsetenv("JOURNAL_STREAM");
+        unsetenv("NOTIFY_SOCKET");
+        execv(argv[0], argv);
+        dprintf(2, "execv %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    return pid;
+}
+
+int th_spawn(const char *logdir, char *const argv[])
+{
+    int p;
+
+    ck_assert_int_lt(g_nprocs, TH_MAX_PROCS);
+    p = g_nprocs;
+    th_pathf(th_log[p], "%s/cairnd-%d.log", logdir, p);
+    th_pid[p] = th_spawn_logged(argv, th_log[p]);
+    g_reaped[p] = 0;
+    g_nprocs++;
+    return p;
+}
+
+int th_reap(int p, int flags)
+{
+    int st;
+
+    if (g_reaped[p])
+        return 1;
+    if (waitpid(th_pid[p], &st, flags) == th_pid[p]) {
+        g_reaped[p] = 1;
+        th_status[p] = st;
+        return 1;
+    }
+    return 0;
+}
+
+int th_running(int p)
+{
+    return !th_reap(p, WNOHANG);
+}
+
+int th_log_has(int p, const char *text)
+{
+    return th_file_contains(th_log[p], text);
+}
+
+int th_wait_exit(int p, long ms)
+{
+    int ok;
+
+    TH_POLL(ok, th_reap(p, WNOHANG), ms);
+    if (!ok) {
+        kill(th_pid[p], SIGKILL);
+        th_reap(p, 0);
+        TH_REQUIRE(0, "cairnd (%s) did not exit within %ld ms", th_log[p], ms);
+    }
+    return WIFEXITED(th_status[p]) ? WEXITSTATUS(th_status[p]) : 128 + WTERMSIG(th_status[p]);
+}
+
+void th_wait_ready(int p)
+{
+    TH_EVENTUALLY(th_log_has(p, "watching ") || !th_running(p), TH_DEADLINE_MS,
+                  "cairnd did not start watching");
+    TH_REQUIRE(th_running(p), "cairnd exited at start-up");
+}
+
+void th_stop(int p)
+{
+    int code;
+
+    TH_REQUIRE(th_running(p), "cairnd is no longer running");
+    kill(th_pid[p], SIGTERM);
+    code = th_wait_exit(p, TH_LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "cairnd exited %d after SIGTERM", code);
+}
+
+struct th_run th_run_cairnd(const char *cairnd, const char *scratch_dir, const char *const *args)
+{
+    char *out_path = th_xasprintf("%s/stdout.txt", scratch_dir);
+    char *err_path = th_xasprintf("%s/stderr.txt", scratch_dir);
+    char *argv[32];
+    struct th_run r = {0};
+    size_t n = 0;
+    int st;
+    pid_t pid;
+
+    argv[n++] = (char *)cairnd;
+    while (*args != NULL && n < 31)
+        argv[n++] = (char *)*args++;
+    argv[n] = NULL;
+
+    fflush(NULL);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int in = open("/dev/null", O_RDONLY);
+        int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
+            dup2(err, 2) < 0)
+            _exit(126);
+        unsetenv("JOURNAL_STREAM");
+        execv(cairnd, argv);
+        _exit(127);
+    }
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    ck_assert_msg(r.status != 127 && r.status != 126, "could not run %s", cairnd);
+    r.out = th_read_file(out_path, NULL);
+    r.err = th_read_file(err_path, NULL);
+    unlink(out_path);
+    unlink(err_path);
+    free(out_path);
+    free(err_path);
+    return r;
+}
+
+void th_run_free(struct th_run *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON                                                                */
+/* ------------------------------------------------------------------ */
+
+json_t *th_load_json(const char *path)
+{
+    json_error_t err;
+    json_t *v = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+
+    TH_REQUIRE(v != NULL, "%s is not JSON: %s (line %d)", path, err.text, err.line);
+    return v;
+}
+
+json_t *th_load_results(const char *path)
+{
+    size_t len;
+    char *s = th_slurp(path, &len), *p, *end;
+    json_t *arr = json_array();
+
+    TH_REQUIRE(s != NULL, "%s is missing", path);
+    TH_REQUIRE(len == 0 || s[len - 1] == '\n', "%s does not end in a newline", path);
+    for (p = s, end = s + len; p < end;) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        json_error_t err;
+        json_t *v = json_loadb(p, (size_t)(nl - p), JSON_REJECT_DUPLICATES, &err);
+
+        TH_REQUIRE(v != NULL && json_is_object(v), "%s: line is not a JSON object (%s): %.*s",
+                   path, err.text, (int)(nl - p), p);
+        json_array_append_new(arr, v);
+        p = nl + 1;
+    }
+    free(s);
+    return arr;
+}
+
+long long th_int_field(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+
+    TH_REQUIRE(json_is_integer(v), "\"%s\" is missing or not an integer", key);
+    return (long long)json_integer_value(v);
+}
+
+const char *th_str_field(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+
+    TH_REQUIRE(json_is_string(v), "\"%s\" is missing or not a string", key);
+    return json_string_value(v);
+}
+
+const char *const th_codes[TH_N_CODES] = {"bad_json",      "bad_record", "unknown_variant",
+                                          "invalid_input", "constraint", "too_large",
+                                          "internal"};
+
+json_t **th_parse_lines(const char *data, size_t len, size_t *n_out, const char *what)
+{
+    const char *p = data, *end = data + len;
+    size_t cap = 16, n = 0;
+    json_t **v = malloc(cap * sizeof(*v));
+
+    ck_assert_ptr_nonnull(v);
+    ck_assert_msg(len == 0 || end[-1] == '\n', "%s: output does not end in a newline", what);
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        json_error_t e;
+
+        if (n == cap) {
+            cap *= 2;
+            v = realloc(v, cap * sizeof(*v));
+            ck_assert_ptr_nonnull(v);
+        }
+        v[n] = json_loadb(p, (size_t)(nl - p), JSON_REJECT_DUPLICATES, &e);
+        ck_assert_msg(v[n] != NULL && json_is_object(v[n]),
+                      "%s: output line %zu is not a JSON object (%s): %.*s", what, n + 1, e.text,
+                      (int)((nl - p) > 300 ? 300 : (nl - p)), p);
+        n++;
+        p = nl + 1;
+    }
+    *n_out = n;
+    return v;
+}
+
+void th_free_lines(json_t **v, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        json_decref(v[i]);
+    free(v);
+}
+
+/* ------------------------------------------------------------------ */
+/* Random                                                              */
+/* ------------------------------------------------------------------ */
+
+uint64_t th_splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
