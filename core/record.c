@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fastparse.h"
 #include "render.h"
 
 static const char *const code_names[CAIRN_CODE_COUNT] = {
@@ -38,13 +39,25 @@ struct rec_error {
     char msg[512];
 };
 
+/* A scalar from either reader: jansson's tree or the plain-record reader.
+ * kind ABSENT with json set is a value of another JSON type (its type
+ * name goes into messages; a real id is rendered from it). */
+struct scalar {
+    enum cairn_fast_kind kind;
+    const char *s;
+    size_t n;
+    int64_t i;
+    const json_t *json;
+};
+
 /* Everything learned about a record on the way to solving it. */
 struct rec {
     uint64_t line_no;
-    json_t *root;
-    json_t *id;
+    json_t *root;                     /* jansson's tree, or NULL */
+    const struct cairn_fast_rec *fast; /* or the plain reader's record */
+    struct scalar id;
+    struct scalar expected;
     json_t *input;
-    json_t *expected;
     const struct cairn_plugin_handle *plugin;
     size_t plugin_index; /* registry index, or n_plugins when unresolved */
     enum cairn_limits limits;
@@ -78,6 +91,54 @@ static const char *type_name(const json_t *v)
     case JSON_NULL: return "null";
     }
     return "an unknown value";
+}
+
+static void scalar_from_json(struct scalar *v, const json_t *j)
+{
+    memset(v, 0, sizeof(*v));
+    v->json = j;
+    switch (json_typeof(j)) {
+    case JSON_STRING:
+        v->kind = CAIRN_FAST_STRING;
+        v->s = json_string_value(j);
+        v->n = json_string_length(j);
+        break;
+    case JSON_INTEGER:
+        v->kind = CAIRN_FAST_INT;
+        v->i = (int64_t)json_integer_value(j);
+        break;
+    case JSON_TRUE: v->kind = CAIRN_FAST_TRUE; break;
+    case JSON_FALSE: v->kind = CAIRN_FAST_FALSE; break;
+    case JSON_NULL: v->kind = CAIRN_FAST_NULL; break;
+    default: break; /* a real, an array, an object: kept as json */
+    }
+}
+
+static int present(const struct scalar *v)
+{
+    return v->kind != CAIRN_FAST_ABSENT || v->json != NULL;
+}
+
+static const char *scalar_type(const struct scalar *v)
+{
+    switch (v->kind) {
+    case CAIRN_FAST_STRING: return "a string";
+    case CAIRN_FAST_INT: return "an integer";
+    case CAIRN_FAST_TRUE:
+    case CAIRN_FAST_FALSE: return "a boolean";
+    case CAIRN_FAST_NULL: return "null";
+    case CAIRN_FAST_ABSENT: break;
+    }
+    return v->json != NULL ? type_name(v->json) : "nothing";
+}
+
+static void render_id_of(const struct scalar *v, struct cairn_id *id)
+{
+    id->kind = v->kind;
+    id->s = v->s;
+    id->n = v->n;
+    id->i = v->i;
+    id->json = v->kind == CAIRN_FAST_ABSENT ? v->json : NULL;
 }
 
 /* Copies a user-supplied name into out, cut at a UTF-8 boundary, so error
@@ -134,6 +195,20 @@ static int parse_options(struct rec *r, const struct cairn_record_ctx *ctx,
     return 0;
 }
 
+static int resolve(struct rec *r, const struct cairn_record_ctx *ctx, const char *name,
+                   struct rec_error *e)
+{
+    char nb[72];
+
+    r->plugin = cairn_registry_find(ctx->reg, name);
+    if (r->plugin == NULL)
+        return fail(e, CAIRN_CODE_UNKNOWN_VARIANT,
+                    "variant \"%s\" names no loaded plugin or alias (see cairnd --list-plugins)",
+                    short_name(name, nb));
+    r->plugin_index = (size_t)(r->plugin - ctx->reg->plugins);
+    return 0;
+}
+
 /* Checks the record's shape and resolves its variant. */
 static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const char *line,
                         size_t len, struct rec_error *e)
@@ -141,7 +216,6 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
     json_error_t jerr;
     json_t *variant;
     const char *name;
-    char nb[72];
 
     /* Duplicate keys make a record mean two things; refuse to guess.
      * DECODE_ANY: a bare scalar is valid JSON, so it is a bad_record. */
@@ -152,11 +226,13 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
         return fail(e, CAIRN_CODE_BAD_RECORD, "a record must be a JSON object, got %s",
                     type_name(r->root));
 
-    r->id = json_object_get(r->root, "id");
-    if (r->id != NULL && (json_is_object(r->id) || json_is_array(r->id))) {
-        r->id = NULL;
-        return fail(e, CAIRN_CODE_BAD_RECORD, "id: expected a scalar, got %s",
-                    type_name(json_object_get(r->root, "id")));
+    {
+        const json_t *id = json_object_get(r->root, "id");
+        if (id != NULL && (json_is_object(id) || json_is_array(id)))
+            return fail(e, CAIRN_CODE_BAD_RECORD, "id: expected a scalar, got %s",
+                        type_name(id));
+        if (id != NULL)
+            scalar_from_json(&r->id, id);
     }
 
     variant = json_object_get(r->root, "variant");
@@ -179,17 +255,40 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
         return fail(e, CAIRN_CODE_BAD_RECORD, "input: expected an object, got %s",
                     type_name(r->input));
 
-    r->expected = json_object_get(r->root, "expected");
+    if (json_object_get(r->root, "expected") != NULL)
+        scalar_from_json(&r->expected, json_object_get(r->root, "expected"));
     if (parse_options(r, ctx, e) != 0)
         return -1;
 
-    r->plugin = cairn_registry_find(ctx->reg, name);
-    if (r->plugin == NULL)
-        return fail(e, CAIRN_CODE_UNKNOWN_VARIANT,
-                    "variant \"%s\" names no loaded plugin or alias (see cairnd --list-plugins)",
-                    short_name(name, nb));
-    r->plugin_index = (size_t)(r->plugin - ctx->reg->plugins);
-    return 0;
+    return resolve(r, ctx, name, e);
+}
+
+/* The same record from the plain-record reader: only clean records get
+ * here, so only the errors past parsing can occur. */
+static int take_fast(struct rec *r, const struct cairn_record_ctx *ctx,
+                     const struct cairn_fast_rec *f, struct rec_error *e)
+{
+    char name[80];
+    const char *variant = ctx->default_variant;
+
+    r->fast = f;
+    r->id = (struct scalar){.kind = f->id.kind, .s = f->id.s, .n = f->id.n, .i = f->id.i};
+    r->expected = (struct scalar){
+        .kind = f->expected.kind, .s = f->expected.s, .n = f->expected.n, .i = f->expected.i};
+    r->limits = f->limits >= 0 ? (enum cairn_limits)f->limits : ctx->default_limits;
+    r->want_moves = f->moves > 0;
+    if (f->variant.kind == CAIRN_FAST_STRING) {
+        /* Longer than any plugin name: still an unknown variant, named
+         * (shortened) the way the jansson path names it. */
+        size_t n = f->variant.n < sizeof(name) - 1 ? f->variant.n : sizeof(name) - 1;
+        memcpy(name, f->variant.s, n);
+        name[n] = '\0';
+        variant = name;
+    } else if (variant == NULL) {
+        return fail(e, CAIRN_CODE_BAD_RECORD,
+                    "variant: missing (and no default_variant is configured)");
+    }
+    return resolve(r, ctx, variant, e);
 }
 
 static int bound_error(struct rec_error *e, const struct rec *r, const char *field,
@@ -202,49 +301,74 @@ static int bound_error(struct rec_error *e, const struct rec *r, const char *fie
                 extended ? "" : " (options.limits \"extended\" lifts the official limits)");
 }
 
-/* Converts one declared integer array into dst, checking it against the
- * bounds for the record's limits. */
-static int load_array(const struct rec *r, const struct cairn_input_decl *decl,
-                      const json_t *arr, int64_t *dst, struct rec_error *e)
+static const struct cairn_bounds *bounds_of(const struct rec *r,
+                                            const struct cairn_input_decl *decl)
 {
-    const struct cairn_bounds *b =
-        r->limits == CAIRN_LIMITS_EXTENDED ? &decl->extended : &decl->official;
-    const char *limit_name = r->limits == CAIRN_LIMITS_EXTENDED ? "extended" : "official";
-    size_t n = json_array_size(arr), i, bad = (size_t)-1;
+    return r->limits == CAIRN_LIMITS_EXTENDED ? &decl->extended : &decl->official;
+}
+
+static const char *limits_name(const struct rec *r)
+{
+    return r->limits == CAIRN_LIMITS_EXTENDED ? "extended" : "official";
+}
+
+/* Length first: it is cheap, and it protects memory before the elements
+ * are looked at. */
+static int check_length(const struct rec *r, const struct cairn_input_decl *decl, size_t n,
+                        struct rec_error *e)
+{
+    const struct cairn_bounds *b = bounds_of(r, decl);
     char detail[160];
 
     if (n > b->max_len) {
         snprintf(detail, sizeof(detail), "length %zu is over the %s maximum %zu", n,
-                 limit_name, b->max_len);
+                 limits_name(r), b->max_len);
         return bound_error(e, r, decl->name, "", detail);
     }
     if (n < b->min_len)
         return fail(e, CAIRN_CODE_CONSTRAINT, "input.%s: length %zu is under the minimum %zu",
                     decl->name, n, b->min_len);
+    return 0;
+}
+
+static int check_values(const struct rec *r, const struct cairn_input_decl *decl,
+                        const int64_t *v, size_t n, struct rec_error *e)
+{
+    const struct cairn_bounds *b = bounds_of(r, decl);
+    char where[32], detail[160];
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (v[i] < b->min_value || v[i] > b->max_value)
+            break;
+    if (i == n)
+        return 0;
+    snprintf(where, sizeof(where), "[%zu]", i);
+    snprintf(detail, sizeof(detail), "%lld is %s the %s %s %lld", (long long)v[i],
+             v[i] < b->min_value ? "below" : "over", limits_name(r),
+             v[i] < b->min_value ? "minimum" : "maximum",
+             (long long)(v[i] < b->min_value ? b->min_value : b->max_value));
+    return bound_error(e, r, decl->name, where, detail);
+}
+
+/* Converts one declared integer array into dst, checking it against the
+ * bounds for the record's limits. */
+static int load_array(const struct rec *r, const struct cairn_input_decl *decl,
+                      const json_t *arr, int64_t *dst, struct rec_error *e)
+{
+    size_t n = json_array_size(arr), i;
+
+    if (check_length(r, decl, n, e) != 0)
+        return -1;
     for (i = 0; i < n; i++) {
         const json_t *v = json_array_get(arr, i);
-        int64_t x;
 
         if (!json_is_integer(v))
             return fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s[%zu]: expected an integer, got %s",
                         decl->name, i, type_name(v));
-        x = (int64_t)json_integer_value(v);
-        dst[i] = x;
-        if (bad == (size_t)-1 && (x < b->min_value || x > b->max_value))
-            bad = i;
+        dst[i] = (int64_t)json_integer_value(v);
     }
-    if (bad != (size_t)-1) {
-        char where[32];
-        int64_t x = dst[bad];
-
-        snprintf(where, sizeof(where), "[%zu]", bad);
-        snprintf(detail, sizeof(detail), "%lld is %s the %s %s %lld", (long long)x,
-                 x < b->min_value ? "below" : "over", limit_name,
-                 x < b->min_value ? "minimum" : "maximum",
-                 (long long)(x < b->min_value ? b->min_value : b->max_value));
-        return bound_error(e, r, decl->name, where, detail);
-    }
-    return 0;
+    return check_values(r, decl, dst, n, e);
 }
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -304,31 +428,76 @@ static int load_inputs(const struct rec *r, struct cairn_scratch *s,
     return 0;
 }
 
-static int expected_matches(const struct cairn_plugin *d, const json_t *x, int64_t answer,
-                            int *match, struct rec_error *e)
+/* The plain reader's input: its integers are already in s->values.  The
+ * checks run in the jansson path's order, so messages agree. */
+static int load_fast_inputs(const struct rec *r, struct cairn_scratch *s,
+                            struct cairn_array *arrays, struct rec_error *e)
+{
+    const struct cairn_plugin *d = r->plugin->desc;
+    const struct cairn_fast_rec *f = r->fast;
+    int found[CAIRN_FAST_MAX_INPUTS] = {0};
+    size_t i, j;
+    char key[256], nb[72];
+
+    /* Every array points into s->values, even an empty one. */
+    if (grow((void **)&s->values, &s->values_cap, 1, sizeof(int64_t)) != 0)
+        return fail(e, CAIRN_CODE_INTERNAL, "out of memory");
+    for (j = 0; j < f->n_inputs; j++) {
+        for (i = 0; i < d->n_inputs; i++)
+            if (strlen(d->inputs[i].name) == f->inputs[j].name_len &&
+                memcmp(d->inputs[i].name, f->inputs[j].name, f->inputs[j].name_len) == 0)
+                break;
+        if (i == d->n_inputs) {
+            size_t n = f->inputs[j].name_len < sizeof(key) - 1 ? f->inputs[j].name_len
+                                                                : sizeof(key) - 1;
+            memcpy(key, f->inputs[j].name, n);
+            key[n] = '\0';
+            return fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: %s takes no such field",
+                        short_name(key, nb), d->name);
+        }
+        if (i < CAIRN_FAST_MAX_INPUTS)
+            found[i] = 1;
+        arrays[i] = (struct cairn_array){.v = s->values + f->inputs[j].off, .n = f->inputs[j].n};
+    }
+    for (i = 0; i < d->n_inputs; i++)
+        if (i >= CAIRN_FAST_MAX_INPUTS || !found[i])
+            return fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: missing (%s needs it)",
+                        d->inputs[i].name, d->name);
+    for (i = 0; i < d->n_inputs; i++)
+        if (check_length(r, &d->inputs[i], arrays[i].n, e) != 0 ||
+            check_values(r, &d->inputs[i], arrays[i].v, arrays[i].n, e) != 0)
+            return -1;
+    return 0;
+}
+
+static int expected_matches(const struct cairn_plugin *d, const struct scalar *x,
+                            int64_t answer, int *match, struct rec_error *e)
 {
     static const char *const winners[] = {"Alice", "Bob", "Tie"};
 
     switch (d->answer_kind) {
     case CAIRN_ANSWER_BOOL:
-        if (!json_is_boolean(x))
+        if (x->kind != CAIRN_FAST_TRUE && x->kind != CAIRN_FAST_FALSE)
             return fail(e, CAIRN_CODE_BAD_RECORD, "expected: %s answers a boolean, got %s",
-                        d->name, type_name(x));
-        *match = json_is_true(x) == (answer != 0);
+                        d->name, scalar_type(x));
+        *match = (x->kind == CAIRN_FAST_TRUE) == (answer != 0);
         return 0;
     case CAIRN_ANSWER_INT:
-        if (!json_is_integer(x))
+        if (x->kind != CAIRN_FAST_INT)
             return fail(e, CAIRN_CODE_BAD_RECORD, "expected: %s answers an integer, got %s",
-                        d->name, type_name(x));
-        *match = (int64_t)json_integer_value(x) == answer;
+                        d->name, scalar_type(x));
+        *match = x->i == answer;
         return 0;
     case CAIRN_ANSWER_WINNER: {
-        const char *s = json_string_value(x);
-        if (s == NULL || (strcmp(s, "Alice") != 0 && strcmp(s, "Bob") != 0 &&
-                          strcmp(s, "Tie") != 0))
+        size_t w;
+        for (w = 0; w < 3; w++)
+            if (x->kind == CAIRN_FAST_STRING && x->n == strlen(winners[w]) &&
+                memcmp(x->s, winners[w], x->n) == 0)
+                break;
+        if (w == 3)
             return fail(e, CAIRN_CODE_BAD_RECORD,
                         "expected: %s answers \"Alice\", \"Bob\" or \"Tie\"", d->name);
-        *match = answer >= 0 && answer <= 2 && strcmp(s, winners[answer]) == 0;
+        *match = answer >= 0 && answer <= 2 && (size_t)answer == w;
         return 0;
     }
     }
@@ -352,13 +521,14 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
     struct cairn_problem prob;
     struct cairn_result res;
     char msg[256] = "";
+    struct cairn_id id;
     size_t need;
     int rc, match = 0;
     uint64_t t0, dt;
 
     if (d->n_inputs > sizeof(arrays) / sizeof(arrays[0]))
         return fail(e, CAIRN_CODE_INTERNAL, "plugin %s declares too many inputs", d->name);
-    if (load_inputs(r, s, arrays, e) != 0)
+    if ((r->fast != NULL ? load_fast_inputs(r, s, arrays, e) : load_inputs(r, s, arrays, e)) != 0)
         return -1;
     prob = (struct cairn_problem){.inputs = arrays, .n_inputs = d->n_inputs,
                                   .limits = r->limits, .want_moves = r->want_moves};
@@ -394,15 +564,16 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
     if (r->want_moves && res.n_moves > res.moves_cap)
         return fail(e, CAIRN_CODE_INTERNAL, "%s overran its moves buffer", d->name);
 
-    if (r->expected != NULL && expected_matches(d, r->expected, res.answer, &match, e) != 0)
+    if (present(&r->expected) && expected_matches(d, &r->expected, res.answer, &match, e) != 0)
         return -1;
-    if (cairn_render_head(out, r->line_no, r->id, r->plugin) != 0 ||
-        cairn_render_ok(out, d, &res, r->want_moves, r->expected != NULL, match) != 0)
+    render_id_of(&r->id, &id);
+    if (cairn_render_head(out, r->line_no, &id, r->plugin) != 0 ||
+        cairn_render_ok(out, d, &res, r->want_moves, present(&r->expected), match) != 0)
         return fail(e, CAIRN_CODE_INTERNAL, "out of memory rendering the result");
 
     tally->ok++;
     tally->variant_ok[r->plugin_index]++;
-    if (r->expected != NULL) {
+    if (present(&r->expected)) {
         if (match)
             tally->matches++;
         else
@@ -416,20 +587,35 @@ int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratc
                          struct cairn_buf *out, struct cairn_tally *tally)
 {
     struct rec r = {.line_no = line_no, .plugin_index = ctx->reg->n_plugins};
+    struct cairn_fast_rec fast;
     struct rec_error e;
+    struct cairn_id id;
     size_t mark = out->len;
-    int rc = 0;
+    int rc = 0, took;
 
     tally->records++;
     cairn_arena_begin(&s->arena);
-    if (parse_record(&r, ctx, line, len, &e) == 0 && solve_record(&r, s, out, tally, &e) == 0)
+    /* Plain records skip the general JSON tree; anything else, and every
+     * error message about the JSON itself, comes from jansson. */
+    took = ctx->no_fast_path ? 0 : cairn_fast_parse(line, len, &fast, s);
+    if (took < 0) {
+        rc = fail(&e, CAIRN_CODE_INTERNAL, "out of memory reading the record");
+    } else if (took == 1) {
+        rc = take_fast(&r, ctx, &fast, &e);
+    } else {
+        rc = parse_record(&r, ctx, line, len, &e);
+    }
+    if (rc == 0 && solve_record(&r, s, out, tally, &e) == 0)
         goto done;
 
     /* Drop anything half-rendered before writing the error line. */
+    rc = 0;
     out->len = mark;
     tally->errors[e.code]++;
     tally->variant_err[r.plugin_index]++;
-    if (cairn_render_head(out, line_no, r.id, r.plugin) != 0 || cairn_render_error_tail(out, e.code, e.msg) != 0)
+    render_id_of(&r.id, &id);
+    if (cairn_render_head(out, line_no, &id, r.plugin) != 0 ||
+        cairn_render_error_tail(out, e.code, e.msg) != 0)
         rc = -ENOMEM;
 done:
     /* With the arena, dropping the whole tree is one reset, not a walk
@@ -446,7 +632,10 @@ int cairn_record_error(uint64_t line_no, enum cairn_code code, const char *messa
     tally->records++;
     tally->errors[code]++;
     tally->variant_err[tally->n_variants - 1]++;
-    if (cairn_render_head(out, line_no, NULL, NULL) != 0 || cairn_render_error_tail(out, code, message) != 0)
+    struct cairn_id none = {.kind = CAIRN_FAST_ABSENT};
+
+    if (cairn_render_head(out, line_no, &none, NULL) != 0 ||
+        cairn_render_error_tail(out, code, message) != 0)
         return -ENOMEM;
     return 0;
 }

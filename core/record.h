@@ -35,6 +35,7 @@ struct cairn_record_ctx {
     const struct cairn_registry *reg;
     enum cairn_limits default_limits;
     const char *default_variant; /* NULL: records must name theirs */
+    int no_fast_path;            /* 1: every record through jansson (tests, fuzzing) */
 };
 
 /* Working memory reused from record to record by one worker at a time. */

@@ -7,35 +7,34 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fastparse.h"
 
-static int put_id(struct cairn_buf *out, const json_t *id)
+static int put_id(struct cairn_buf *out, const struct cairn_id *id)
 {
     char tmp[64];
     size_t n;
 
-    switch (json_typeof(id)) {
-    case JSON_STRING:
-        return cairn_buf_json_string(out, json_string_value(id), json_string_length(id));
-    case JSON_INTEGER:
-        return cairn_buf_int(out, (int64_t)json_integer_value(id));
-    case JSON_TRUE: return cairn_buf_puts(out, "true");
-    case JSON_FALSE: return cairn_buf_puts(out, "false");
-    case JSON_NULL: return cairn_buf_puts(out, "null");
+    switch (id->kind) {
+    case CAIRN_FAST_STRING: return cairn_buf_json_string(out, id->s, id->n);
+    case CAIRN_FAST_INT: return cairn_buf_int(out, id->i);
+    case CAIRN_FAST_TRUE: return cairn_buf_puts(out, "true");
+    case CAIRN_FAST_FALSE: return cairn_buf_puts(out, "false");
+    case CAIRN_FAST_NULL: return cairn_buf_puts(out, "null");
     default:
-        n = json_dumpb(id, tmp, sizeof(tmp), JSON_ENCODE_ANY | JSON_COMPACT);
+        /* A real: jansson's rendering, so both readers agree. */
+        n = json_dumpb(id->json, tmp, sizeof(tmp), JSON_ENCODE_ANY | JSON_COMPACT);
         if (n == 0 || n > sizeof(tmp))
             return cairn_buf_puts(out, "null");
         return cairn_buf_append(out, tmp, n);
     }
 }
 
-/* {"line":N[,"id":X][,"variant":"V"] -- the head every result line shares. */
-int cairn_render_head(struct cairn_buf *out, uint64_t line_no, const json_t *id,
-                    const struct cairn_plugin_handle *plugin)
+int cairn_render_head(struct cairn_buf *out, uint64_t line_no, const struct cairn_id *id,
+                      const struct cairn_plugin_handle *plugin)
 {
     int rc = cairn_buf_puts(out, "{\"line\":");
     rc |= cairn_buf_int(out, (int64_t)line_no);
-    if (id != NULL) {
+    if (id != NULL && (id->kind != CAIRN_FAST_ABSENT || id->json != NULL)) {
         rc |= cairn_buf_puts(out, ",\"id\":");
         rc |= put_id(out, id);
     }

@@ -15,7 +15,17 @@
 #include "record.h"
 #include "util.h"
 
-int cairn_render_head(struct cairn_buf *out, uint64_t line_no, const json_t *id,
+/* The record's id: kind (enum cairn_fast_kind) with s/n or i; kind 0
+ * (absent) with json set for another JSON value (a real); neither: no id. */
+struct cairn_id {
+    int kind;
+    const char *s;
+    size_t n;
+    int64_t i;
+    const json_t *json;
+};
+
+int cairn_render_head(struct cairn_buf *out, uint64_t line_no, const struct cairn_id *id,
                       const struct cairn_plugin_handle *plugin);
 int cairn_render_ok(struct cairn_buf *out, const struct cairn_plugin *d,
                     const struct cairn_result *res, int want_moves, int has_match, int match);

@@ -50,6 +50,8 @@ static struct cairn_registry reg;
 static struct cairn_scratch scratch;
 static struct cairn_tally tally;
 static struct cairn_buf out;
+static struct cairn_scratch slow_scratch; /* the jansson-only run, for comparison */
+static struct cairn_buf slow_out;
 
 #define PREFIX "{\"line\":0,\"status\":\"ok\"}\n" /* a previous result line */
 
@@ -157,6 +159,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     rc = cairn_record_process(&ctx, &scratch, line_no, (const char *)data, size, &out, &tally);
     CHECK(rc == 0, "cairn_record_process returned %d", rc);
+
+    /* The plain-record reader must never change an answer: the same line
+     * through jansson alone gives the same bytes. */
+    {
+        struct cairn_record_ctx slow = ctx;
+        struct cairn_tally scratch_tally;
+
+        slow.no_fast_path = 1;
+        slow_out.len = 0;
+        if (cairn_tally_init(&scratch_tally, reg.n_plugins) != 0)
+            abort();
+        rc = cairn_record_process(&slow, &slow_scratch, line_no, (const char *)data, size,
+                                  &slow_out, &scratch_tally);
+        cairn_tally_free(&scratch_tally);
+        CHECK(rc == 0 && slow_out.len == out.len - mark &&
+                  memcmp(slow_out.data, out.data + mark, slow_out.len) == 0,
+              "the fast reader and jansson disagree: %.*s vs %.*s", (int)(out.len - mark),
+              out.data + mark, (int)slow_out.len, slow_out.data);
+    }
     CHECK(out.len > mark && memcmp(out.data, PREFIX, mark) == 0,
           "the earlier contents of the buffer changed or nothing was appended");
     for (i = mark; i < out.len; i++)

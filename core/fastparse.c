@@ -1,0 +1,269 @@
+/*
+ * fastparse.c - the strict plain-record reader; see fastparse.h for what
+ * it takes and why it declines the rest.
+ */
+#include "fastparse.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cursor {
+    const char *p;
+    const char *end;
+};
+
+static void skip_ws(struct cursor *c)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
+        c->p++;
+}
+
+static int eat(struct cursor *c, char ch)
+{
+    skip_ws(c);
+    if (c->p < c->end && *c->p == ch) {
+        c->p++;
+        return 1;
+    }
+    return 0;
+}
+
+/* A string of printable ASCII without escapes.  0 declines. */
+static int read_string(struct cursor *c, const char **s, size_t *n)
+{
+    const char *start;
+
+    if (!eat(c, '"'))
+        return 0;
+    start = c->p;
+    while (c->p < c->end && *c->p != '"') {
+        unsigned char ch = (unsigned char)*c->p;
+        if (ch < 0x20 || ch >= 0x7F || ch == '\\')
+            return 0;
+        c->p++;
+    }
+    if (c->p == c->end)
+        return 0;
+    *s = start;
+    *n = (size_t)(c->p - start);
+    c->p++;
+    return 1;
+}
+
+/* An integer as JSON writes it, within int64; reals and overflows decline
+ * (jansson has the words for those). */
+static int read_int(struct cursor *c, int64_t *out)
+{
+    const char *p;
+    uint64_t v = 0, limit;
+    int neg;
+
+    skip_ws(c);
+    p = c->p;
+    neg = p < c->end && *p == '-';
+    p += neg;
+    if (p == c->end || *p < '0' || *p > '9')
+        return 0;
+    if (*p == '0' && p + 1 < c->end && p[1] >= '0' && p[1] <= '9')
+        return 0; /* a leading zero */
+    limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    while (p < c->end && *p >= '0' && *p <= '9') {
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (limit - d) / 10)
+            return 0;
+        v = v * 10 + d;
+        p++;
+    }
+    if (p < c->end && (*p == '.' || *p == 'e' || *p == 'E'))
+        return 0;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    c->p = p;
+    return 1;
+}
+
+static int read_word(struct cursor *c, const char *w, size_t n)
+{
+    skip_ws(c);
+    if ((size_t)(c->end - c->p) >= n && memcmp(c->p, w, n) == 0) {
+        c->p += n;
+        return 1;
+    }
+    return 0;
+}
+
+static int read_scalar(struct cursor *c, struct cairn_fast_scalar *v)
+{
+    skip_ws(c);
+    if (c->p == c->end)
+        return 0;
+    switch (*c->p) {
+    case '"':
+        v->kind = CAIRN_FAST_STRING;
+        return read_string(c, &v->s, &v->n);
+    case 't':
+        v->kind = CAIRN_FAST_TRUE;
+        return read_word(c, "true", 4);
+    case 'f':
+        v->kind = CAIRN_FAST_FALSE;
+        return read_word(c, "false", 5);
+    case 'n':
+        v->kind = CAIRN_FAST_NULL;
+        return read_word(c, "null", 4);
+    default:
+        v->kind = CAIRN_FAST_INT;
+        return read_int(c, &v->i);
+    }
+}
+
+static int push_value(struct cairn_scratch *s, size_t at, int64_t v)
+{
+    if (at == s->values_cap) {
+        size_t cap = s->values_cap ? s->values_cap * 2 : 1024;
+        int64_t *nv = realloc(s->values, cap * sizeof(*nv));
+        if (nv == NULL)
+            return -ENOMEM;
+        s->values = nv;
+        s->values_cap = cap;
+    }
+    s->values[at] = v;
+    return 0;
+}
+
+/* An array of integers into s->values from *used on.  1, 0 or -ENOMEM. */
+static int read_int_array(struct cursor *c, struct cairn_scratch *s, size_t *used, size_t *n)
+{
+    int64_t v;
+
+    *n = 0;
+    if (!eat(c, '['))
+        return 0;
+    if (eat(c, ']'))
+        return 1;
+    do {
+        if (!read_int(c, &v))
+            return 0;
+        if (push_value(s, *used + *n, v) != 0)
+            return -ENOMEM;
+        (*n)++;
+    } while (eat(c, ','));
+    if (!eat(c, ']'))
+        return 0;
+    *used += *n;
+    return 1;
+}
+
+static int same(const char *s, size_t n, const char *lit)
+{
+    return strlen(lit) == n && memcmp(s, lit, n) == 0;
+}
+
+static int read_input(struct cursor *c, struct cairn_fast_rec *r, struct cairn_scratch *s)
+{
+    size_t used = 0, i;
+    int rc;
+
+    if (!eat(c, '{'))
+        return 0;
+    r->has_input = 1;
+    if (eat(c, '}'))
+        return 1;
+    do {
+        struct cairn_fast_input *in;
+
+        if (r->n_inputs == CAIRN_FAST_MAX_INPUTS)
+            return 0;
+        in = &r->inputs[r->n_inputs];
+        if (!read_string(c, &in->name, &in->name_len) || !eat(c, ':'))
+            return 0;
+        for (i = 0; i < r->n_inputs; i++)
+            if (r->inputs[i].name_len == in->name_len &&
+                memcmp(r->inputs[i].name, in->name, in->name_len) == 0)
+                return 0; /* a duplicate key: jansson's to refuse */
+        in->off = used;
+        if ((rc = read_int_array(c, s, &used, &in->n)) != 1)
+            return rc;
+        r->n_inputs++;
+    } while (eat(c, ','));
+    return eat(c, '}');
+}
+
+static int read_options(struct cursor *c, struct cairn_fast_rec *r)
+{
+    const char *key, *val;
+    size_t klen, vlen;
+
+    if (!eat(c, '{'))
+        return 0;
+    if (eat(c, '}'))
+        return 1;
+    do {
+        if (!read_string(c, &key, &klen) || !eat(c, ':'))
+            return 0;
+        if (same(key, klen, "limits") && r->limits < 0) {
+            if (!read_string(c, &val, &vlen))
+                return 0;
+            if (same(val, vlen, "official"))
+                r->limits = CAIRN_LIMITS_OFFICIAL;
+            else if (same(val, vlen, "extended"))
+                r->limits = CAIRN_LIMITS_EXTENDED;
+            else
+                return 0;
+        } else if (same(key, klen, "moves") && r->moves < 0) {
+            if (read_word(c, "true", 4))
+                r->moves = 1;
+            else if (read_word(c, "false", 5))
+                r->moves = 0;
+            else
+                return 0;
+        } else {
+            return 0;
+        }
+    } while (eat(c, ','));
+    return eat(c, '}');
+}
+
+int cairn_fast_parse(const char *line, size_t len, struct cairn_fast_rec *r,
+                     struct cairn_scratch *s)
+{
+    struct cursor c = {.p = line, .end = line + len};
+    int seen_options = 0, rc;
+
+    memset(r, 0, sizeof(*r));
+    r->limits = -1;
+    r->moves = -1;
+    if (!eat(&c, '{') || eat(&c, '}'))
+        return 0;
+    do {
+        const char *key;
+        size_t klen;
+
+        if (!read_string(&c, &key, &klen) || !eat(&c, ':'))
+            return 0;
+        if (same(key, klen, "variant") && r->variant.kind == CAIRN_FAST_ABSENT) {
+            if (!read_scalar(&c, &r->variant) || r->variant.kind != CAIRN_FAST_STRING)
+                return 0;
+        } else if (same(key, klen, "input") && !r->has_input) {
+            if ((rc = read_input(&c, r, s)) != 1)
+                return rc;
+        } else if (same(key, klen, "id") && r->id.kind == CAIRN_FAST_ABSENT) {
+            if (!read_scalar(&c, &r->id))
+                return 0;
+        } else if (same(key, klen, "expected") && r->expected.kind == CAIRN_FAST_ABSENT) {
+            if (!read_scalar(&c, &r->expected))
+                return 0;
+        } else if (same(key, klen, "options") && !seen_options) {
+            seen_options = 1;
+            if (!read_options(&c, r))
+                return 0;
+        } else {
+            return 0; /* another key, or a duplicate: jansson decides */
+        }
+    } while (eat(&c, ','));
+    if (!eat(&c, '}'))
+        return 0;
+    skip_ws(&c);
+    /* Anything after the object, or a record lacking what the jansson path
+     * would complain about, is declined. */
+    return c.p == c.end && r->has_input;
+}

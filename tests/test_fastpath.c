@@ -1,0 +1,266 @@
+/*
+ * test_fastpath.c - the plain-record reader must never change an answer:
+ * every line gives byte-for-byte the same result line (and the same
+ * tally) through the fast path as through jansson alone.  The lines: the
+ * shipped examples, the fuzz seed corpus, a grammar of record variations,
+ * and thousands of random mutations of them.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fastparse.h"
+#include "plugin_loader.h"
+#include "record.h"
+
+static struct cairn_registry reg;
+static size_t n_compared, n_fast;
+
+static uint64_t rng_state = 0x0DDBA11CAFEF00Dull;
+
+static uint64_t rng(void)
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* One line through both readers, under one setting; they must agree. */
+static void compare_one(const char *line, size_t len, enum cairn_limits limits,
+                        const char *default_variant)
+{
+    struct cairn_record_ctx fast = {.reg = &reg, .default_limits = limits,
+                                    .default_variant = default_variant};
+    struct cairn_record_ctx slow = fast;
+    struct cairn_scratch s1 = {0}, s2 = {0};
+    struct cairn_buf o1 = {0}, o2 = {0};
+    struct cairn_tally t1, t2;
+    struct cairn_fast_rec probe;
+    size_t i;
+
+    slow.no_fast_path = 1;
+    ck_assert_int_eq(cairn_tally_init(&t1, reg.n_plugins), 0);
+    ck_assert_int_eq(cairn_tally_init(&t2, reg.n_plugins), 0);
+    ck_assert_int_eq(cairn_record_process(&fast, &s1, 7, line, len, &o1, &t1), 0);
+    ck_assert_int_eq(cairn_record_process(&slow, &s2, 7, line, len, &o2, &t2), 0);
+    ck_assert_msg(o1.len == o2.len && memcmp(o1.data, o2.data, o1.len) == 0,
+                  "the readers disagree on [%.*s]:\n  fast:    %.*s  jansson: %.*s", (int)len,
+                  line, (int)o1.len, o1.data, (int)o2.len, o2.data);
+    ck_assert(t1.records == t2.records && t1.ok == t2.ok && t1.matches == t2.matches &&
+              t1.mismatches == t2.mismatches);
+    for (i = 0; i < CAIRN_CODE_COUNT; i++)
+        ck_assert(t1.errors[i] == t2.errors[i]);
+    for (i = 0; i < t1.n_variants; i++)
+        ck_assert(t1.variant_ok[i] == t2.variant_ok[i] && t1.variant_err[i] == t2.variant_err[i]);
+    n_compared++;
+    if (cairn_fast_parse(line, len, &probe, &s1) == 1)
+        n_fast++;
+    cairn_tally_free(&t1);
+    cairn_tally_free(&t2);
+    cairn_scratch_free(&s1);
+    cairn_scratch_free(&s2);
+    cairn_buf_free(&o1);
+    cairn_buf_free(&o2);
+}
+
+static void compare(const char *line, size_t len)
+{
+    compare_one(line, len, CAIRN_LIMITS_OFFICIAL, NULL);
+    compare_one(line, len, CAIRN_LIMITS_EXTENDED, "1406");
+}
+
+static void compare_str(const char *line)
+{
+    compare(line, strlen(line));
+}
+
+static void compare_file_lines(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    while ((n = getline(&line, &cap, f)) > 0) {
+        if (line[n - 1] == '\n')
+            n--;
+        compare(line, (size_t)n);
+    }
+    free(line);
+    fclose(f);
+}
+
+static void compare_dir(const char *dir, const char *suffix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[4096];
+    size_t files = 0;
+
+    ck_assert_msg(d != NULL, "cannot open %s", dir);
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name), m = strlen(suffix);
+        if (e->d_name[0] == '.' || n < m || strcmp(e->d_name + n - m, suffix) != 0)
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        compare_file_lines(path);
+        files++;
+    }
+    closedir(d);
+    ck_assert_uint_gt(files, 0);
+}
+
+START_TEST(shipped_examples_and_seeds_agree)
+{
+    char dir[4096];
+    const char *src = getenv("CAIRN_TEST_SOURCE_DIR");
+
+    ck_assert_ptr_nonnull(src);
+    snprintf(dir, sizeof(dir), "%s/examples", src);
+    compare_dir(dir, ".jsonl");
+    snprintf(dir, sizeof(dir), "%s/fuzz/corpus/record", src);
+    compare_dir(dir, "");
+}
+END_TEST
+
+/* Hand-picked lines on the edge of what the fast reader takes. */
+START_TEST(edge_cases_agree)
+{
+    static const char *const lines[] = {
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}",
+        " { \"input\" : { \"piles\" : [ 5 , 3 , 4 , 5 ] } , \"variant\" : \"877\" } ",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"id\":-0}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[-0,3]},\"options\":{\"limits\":\"extended\"}}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[9223372036854775807]}}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[-9223372036854775808]}}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[9223372036854775808]}}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[01]}}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1.0]}}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1e2]}}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[]}}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,]}}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1 2]}}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{}}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"piles\":[1]}}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1],\"piles\":[2]}}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1],\"stoneValue\":[2]}}",
+        "{\"variant\":\"stone-game-iii\",\"variant\":\"877\",\"input\":{\"stoneValue\":[1]}}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1]},\"input\":{}}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1]},\"id\":null}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1]},\"id\":true,\"expected\":\"Alice\"}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1]},\"id\":2.5}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1]},\"id\":\"a\\\"b\"}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1]},\"id\":\"caf\xc3\xa9\"}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1]},\"id\":[1]}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1]},\"expected\":\"Bob\"}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1]},\"expected\":\"bob\"}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1]},\"expected\":1}",
+        "{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5]},\"expected\":8}",
+        "{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5]},\"expected\":9}",
+        "{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5]},\"expected\":true}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":false}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":null}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"moves\":true,\"limits\":\"official\"}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"moves\":1}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"moves\":false}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4]},\"options\":{\"limits\":\"official\"}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"limits\":\"huge\"}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"moves\":true,\"moves\":false}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"colour\":1}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"comment\":\"hi\"}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4]}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,4]}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[0,3]}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[501,3]}}",
+        "{\"variant\":\"\",\"input\":{\"piles\":[1]}}",
+        "{\"variant\":\"stone-game-vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv\",\"input\":{\"piles\":[1]}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\":[1]}}",
+        "{\"input\":{\"piles\":[5,3,4,5]}}",
+        "{\"variant\":\"stone-game\"}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}} x",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}",
+        "{}",
+        "[]",
+        "\"s\"",
+        "{\"variant\":\"stone-game\"\t,\r\"input\":{\"piles\":[5,3,4,5]}}",
+        "{\"variant\":\"stone\\u002dgame\",\"input\":{\"piles\":[5,3,4,5]}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"id\":\"\x7f\"}",
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+        compare_str(lines[i]);
+}
+END_TEST
+
+/* Random mutations of plain records: flipped, dropped, doubled and
+ * inserted bytes, from characters that matter to JSON. */
+START_TEST(random_mutations_agree)
+{
+    static const char *const seeds[] = {
+        "{\"id\":\"r1\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":true}",
+        "{\"variant\":\"1140\",\"input\":{\"piles\":[1,2,3,4,5,100]},\"options\":{\"moves\":true}}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,-9]},\"id\":42,"
+        "\"options\":{\"limits\":\"extended\"}}",
+    };
+    static const char alphabet[] = "{}[]\",:-0123456789eE.tfnul \\a";
+    char buf[512];
+    size_t round;
+
+    for (round = 0; round < 6000; round++) {
+        const char *seed = seeds[rng() % 3];
+        size_t len = strlen(seed), edits = 1 + rng() % 3, k;
+
+        memcpy(buf, seed, len);
+        for (k = 0; k < edits && len > 2 && len < sizeof(buf) - 2; k++) {
+            size_t at = rng() % len;
+            char ch = alphabet[rng() % (sizeof(alphabet) - 1)];
+            switch (rng() % 3) {
+            case 0: buf[at] = ch; break;
+            case 1: memmove(buf + at, buf + at + 1, len - at - 1); len--; break;
+            default:
+                memmove(buf + at + 1, buf + at, len - at);
+                buf[at] = ch;
+                len++;
+            }
+        }
+        compare(buf, len);
+    }
+    /* The fast reader must really have been exercised. */
+    ck_assert_msg(n_fast * 10 > n_compared, "only %zu of %zu lines took the fast path", n_fast,
+                  n_compared);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("fastpath");
+    TCase *tc = tcase_create("same_answers_as_jansson");
+    SRunner *sr;
+    int failed;
+    const char *dir = getenv("CAIRN_TEST_PLUGIN_DIR");
+
+    if (dir == NULL || cairn_registry_load(&reg, dir) != 0) {
+        fprintf(stderr, "cannot load the plugins from CAIRN_TEST_PLUGIN_DIR\n");
+        return 2;
+    }
+    tcase_add_test(tc, shipped_examples_and_seeds_agree);
+    tcase_add_test(tc, edge_cases_agree);
+    tcase_add_test(tc, random_mutations_agree);
+    tcase_set_timeout(tc, 120);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    cairn_registry_free(&reg);
+    return failed == 0 ? 0 : 1;
+}
