@@ -61,9 +61,11 @@ static void tmp_name(char out[64], const struct cairn_job *job, char kind)
              kind);
 }
 
-/* Writes dir/<tmp name> and fsyncs it, ready to be renamed into place. */
+/* Writes dir/<tmp name>, ready to be renamed into place, and fsyncs it;
+ * or, with keep_fd, leaves the fsync to the caller and hands it the open
+ * descriptor. */
 static int stage(const struct cairn_job *job, int dir_fd, char kind,
-                 const struct cairn_buf *content)
+                 const struct cairn_buf *content, int *keep_fd)
 {
     char tmp[64];
     int fd, rc;
@@ -73,6 +75,10 @@ static int stage(const struct cairn_job *job, int dir_fd, char kind,
     if (fd < 0)
         return -errno;
     rc = cairn_write_all(fd, content->data, content->len);
+    if (rc == 0 && keep_fd != NULL) {
+        *keep_fd = fd;
+        return 0;
+    }
     if (rc == 0 && fsync(fd) != 0)
         rc = -errno;
     if (close(fd) != 0 && rc == 0)
@@ -100,7 +106,7 @@ static int commit(const struct cairn_job *job, int dir_fd, char kind, const char
 static int publish(const struct cairn_job *job, int dir_fd, char kind, const char *name,
                    const struct cairn_buf *content)
 {
-    int rc = stage(job, dir_fd, kind, content);
+    int rc = stage(job, dir_fd, kind, content, NULL);
     return rc != 0 ? rc : commit(job, dir_fd, kind, name, 1);
 }
 
@@ -226,18 +232,28 @@ static void finish_ok(struct cairn_job *job)
     char *tmp = output_name(job, RESULTS_SUFFIX, 1);
     char *res = output_name(job, RESULTS_SUFFIX, 0);
     char *sum = output_name(job, SUMMARY_SUFFIX, 0);
-    int rc = -ENOMEM;
+    int rc = -ENOMEM, sum_fd = -1;
 
     job->finish_step = "name outputs";
     if (tmp == NULL || res == NULL || sum == NULL)
         goto fail;
+    /* Everything that needs disk space is written before anything becomes
+     * visible, so a full disk leaves nothing behind; then two renames, the
+     * summary last: its presence means the job is finished.  Both files
+     * are written before either is fsync'd: the first fsync's journal
+     * commit then carries both, and the second costs little. */
+    STEP("write summary", stage(job, sp->out_fd, 's', &job->summary, &sum_fd));
     STEP("fsync results", errno_of(fsync(job->res_fd)));
     STEP("close results", errno_of(close(job->res_fd)));
     job->res_fd = -1;
-    /* Everything that needs disk space is written before anything becomes
-     * visible, so a full disk leaves nothing behind; then two renames, the
-     * summary last: its presence means the job is finished. */
-    STEP("write summary", stage(job, sp->out_fd, 's', &job->summary));
+    rc = errno_of(fsync(sum_fd));
+    close(sum_fd);
+    sum_fd = -1;
+    if (rc != 0) {
+        job->finish_step = "fsync summary";
+        commit(job, sp->out_fd, 's', sum, 0);
+        goto fail;
+    }
     /* Daemons sharing this output directory publish one pair at a time, so
      * NAME.results.jsonl and NAME.summary.json always describe one run. */
     flock(sp->out_fd, LOCK_EX);
@@ -265,6 +281,10 @@ static void finish_ok(struct cairn_job *job)
     goto out;
 fail:
     job->finish_rc = rc;
+    if (sum_fd >= 0) {
+        close(sum_fd);
+        commit(job, sp->out_fd, 's', sum, 0);
+    }
     if (tmp != NULL)
         unlinkat(sp->out_fd, tmp, 0);
 out:
