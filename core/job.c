@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,16 +22,6 @@
 static uint64_t now_ns(void)
 {
     return uv_hrtime();
-}
-
-static void rfc3339(const struct timespec *ts, char out[32])
-{
-    struct tm tm;
-    size_t n;
-
-    gmtime_r(&ts->tv_sec, &tm);
-    n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out + n, 32 - n, ".%03ldZ", ts->tv_nsec / 1000000);
 }
 
 static const char *file_kind(mode_t m)
@@ -119,97 +108,6 @@ static char *output_name(const struct cairn_job *job, const char *suffix, int tm
         return cairn_asprintf("%s%s", job->base, suffix);
     tmp_name(t, job, 'r');
     return strdup(t);
-}
-
-/* ---- summary ----------------------------------------------------------- */
-
-static int render_summary(struct cairn_job *job, const char *status)
-{
-    const struct cairn_tally *t = &job->stream.tally;
-    const struct cairn_registry *reg = &job->plugins->reg;
-    json_t *root = json_object(), *errors = json_object(), *by_variant = json_object();
-    struct timespec finished;
-    char started_s[32], finished_s[32];
-    char *results = output_name(job, RESULTS_SUFFIX, 0);
-    size_t i, need;
-    int rc = -ENOMEM;
-
-    clock_gettime(CLOCK_REALTIME, &finished);
-    rfc3339(&job->started, started_s);
-    rfc3339(&finished, finished_s);
-    if (root == NULL || errors == NULL || by_variant == NULL || results == NULL)
-        goto out;
-    for (i = 0; i < CAIRN_CODE_COUNT; i++)
-        json_object_set_new(errors, cairn_code_name(i), json_integer((json_int_t)t->errors[i]));
-    for (i = 0; i < t->n_variants; i++) {
-        const char *name = i < reg->n_plugins ? reg->plugins[i].desc->name : "none";
-        if (t->variant_ok[i] + t->variant_err[i] == 0)
-            continue;
-        json_object_set_new(
-            by_variant, name,
-            json_pack("{s:I,s:I,s:I,s:f}", "records",
-                      (json_int_t)(t->variant_ok[i] + t->variant_err[i]), "ok",
-                      (json_int_t)t->variant_ok[i], "errors", (json_int_t)t->variant_err[i],
-                      "solve_seconds", (double)t->variant_ns[i] / 1e9));
-    }
-    json_object_set_new(root, "job", json_string(job->base));
-    json_object_set_new(root, "status", json_string(status));
-    if (job->fail_reason != NULL)
-        json_object_set_new(root, "reason", json_string(job->fail_reason));
-    json_object_set_new(root, "input", json_string(job->name));
-    if (job->fail_reason == NULL)
-        json_object_set_new(root, "results", json_string(results));
-    json_object_set_new(root, "records", json_integer((json_int_t)t->records));
-    json_object_set_new(root, "ok", json_integer((json_int_t)t->ok));
-    json_object_set_new(root, "errors", errors);
-    json_object_set_new(root, "by_variant", by_variant);
-    errors = by_variant = NULL;
-    json_object_set_new(root, "matches", json_integer((json_int_t)t->matches));
-    json_object_set_new(root, "mismatches", json_integer((json_int_t)t->mismatches));
-    json_object_set_new(root, "bytes", json_integer((json_int_t)job->stream.bytes));
-    json_object_set_new(root, "started", json_string(started_s));
-    json_object_set_new(root, "finished", json_string(finished_s));
-    job->wall_seconds = (double)(now_ns() - job->t0_ns) / 1e9;
-    json_object_set_new(root, "wall_seconds", json_real(job->wall_seconds));
-    json_object_set_new(root, "solve_seconds", json_real((double)t->solve_ns / 1e9));
-    json_object_set_new(root, "pid", json_integer((json_int_t)getpid()));
-
-    need = json_dumpb(root, NULL, 0, JSON_COMPACT | JSON_REAL_PRECISION(9));
-    job->summary.len = 0;
-    if (need == 0 || cairn_buf_reserve(&job->summary, need + 1) != 0)
-        goto out;
-    job->summary.len =
-        json_dumpb(root, job->summary.data, need, JSON_COMPACT | JSON_REAL_PRECISION(9));
-    job->summary.data[job->summary.len++] = '\n';
-    rc = 0;
-out:
-    json_decref(errors);
-    json_decref(by_variant);
-    json_decref(root);
-    free(results);
-    return rc;
-}
-
-static int render_reason(struct cairn_job *job)
-{
-    struct timespec now;
-    char when[32];
-    json_t *root;
-    char *text;
-    int rc;
-
-    clock_gettime(CLOCK_REALTIME, &now);
-    rfc3339(&now, when);
-    root = json_pack("{s:s,s:s,s:s,s:I}", "job", job->base, "reason", job->fail_reason, "time",
-                     when, "pid", (json_int_t)getpid());
-    text = root ? json_dumps(root, JSON_COMPACT) : NULL;
-    json_decref(root);
-    if (text == NULL)
-        return -ENOMEM;
-    job->reason.len = 0;
-    rc = cairn_buf_puts(&job->reason, text) || cairn_buf_puts(&job->reason, "\n") ? -ENOMEM : 0;
-    free(text);
-    return rc;
 }
 
 /* ---- finishing, on a worker ------------------------------------------- */
@@ -415,9 +313,9 @@ static void finish(struct cairn_job *job)
 {
     int rc;
 
-    rc = job->fail_reason != NULL ? render_reason(job) : 0;
+    rc = job->fail_reason != NULL ? cairn_job_render_reason(job) : 0;
     if (rc == 0)
-        rc = render_summary(job, job->fail_reason != NULL ? "failed" : "ok");
+        rc = cairn_job_render_summary(job, job->fail_reason != NULL ? "failed" : "ok");
     job->finish.data = job;
     if (rc == 0)
         rc = uv_queue_work(&job->d->loop, &job->finish, finish_work, after_finish);

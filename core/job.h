@@ -64,6 +64,11 @@ struct cairn_job {
  */
 int cairn_job_start(struct cairn_daemon *d, const char *name);
 
+/* summary.c: render job->summary (status "ok" or "failed") and, for a
+ * failed job, job->reason.  0 or -ENOMEM. */
+int cairn_job_render_summary(struct cairn_job *job, const char *status);
+int cairn_job_render_reason(struct cairn_job *job);
+
 /* Shutdown past its deadline: remove this job's temporary files and
  * leave its input in active/ for the next start. */
 void cairn_job_abandon(struct cairn_job *job);

@@ -1,9 +1,7 @@
 /*
- * record.c - one job line in, one result line out (SPEC section 3).
- *
- * Every invalid_input / constraint / too_large message is produced here,
- * from the plugin's input declaration, so all plugins speak the same way
- * and name the field, the index and the limit.
+ * record.c - one job line in, one result line out (SPEC section 3): read
+ * the record (the plain reader, or jansson), resolve the variant, check
+ * the inputs (inputs.c), solve, render.
  */
 #include "record.h"
 
@@ -15,6 +13,7 @@
 #include <time.h>
 
 #include "fastparse.h"
+#include "record_internal.h"
 #include "render.h"
 
 static const char *const code_names[CAIRN_CODE_COUNT] = {
@@ -34,40 +33,7 @@ const char *cairn_code_name(enum cairn_code code)
 
 /* ---- one record ------------------------------------------------------- */
 
-struct rec_error {
-    enum cairn_code code;
-    char msg[512];
-};
-
-/* A scalar from either reader: jansson's tree or the plain-record reader.
- * kind ABSENT with json set is a value of another JSON type (its type
- * name goes into messages; a real id is rendered from it). */
-struct scalar {
-    enum cairn_fast_kind kind;
-    const char *s;
-    size_t n;
-    int64_t i;
-    const json_t *json;
-};
-
-/* Everything learned about a record on the way to solving it. */
-struct rec {
-    uint64_t line_no;
-    json_t *root;                     /* jansson's tree, or NULL */
-    const struct cairn_fast_rec *fast; /* or the plain reader's record */
-    struct scalar id;
-    struct scalar expected;
-    json_t *input;
-    const struct cairn_plugin_handle *plugin;
-    size_t plugin_index; /* registry index, or n_plugins when unresolved */
-    enum cairn_limits limits;
-    int want_moves;
-};
-
-static int fail(struct rec_error *e, enum cairn_code code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(struct rec_error *e, enum cairn_code code, const char *fmt, ...)
+int cairn_rec_fail(struct rec_error *e, enum cairn_code code, const char *fmt, ...)
 {
     va_list ap;
 
@@ -78,7 +44,7 @@ static int fail(struct rec_error *e, enum cairn_code code, const char *fmt, ...)
     return -1;
 }
 
-static const char *type_name(const json_t *v)
+const char *cairn_json_type_name(const json_t *v)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT: return "an object";
@@ -91,6 +57,37 @@ static const char *type_name(const json_t *v)
     case JSON_NULL: return "null";
     }
     return "an unknown value";
+}
+
+/* Copies a user-supplied name into out, cut at a UTF-8 boundary, so error
+ * messages stay short and valid UTF-8 whatever the key was. */
+const char *cairn_short_name(const char *s, char out[72])
+{
+    size_t n = strlen(s), cut = 64;
+
+    if (n <= cut)
+        return s;
+    while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+        cut--;
+    memcpy(out, s, cut);
+    memcpy(out + cut, "...", 4);
+    return out;
+}
+
+int cairn_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    void *q;
+
+    if (need <= *cap)
+        return 0;
+    if (need > SIZE_MAX / elem)
+        return -ENOMEM;
+    q = realloc(*p, need * elem);
+    if (q == NULL)
+        return -ENOMEM;
+    *p = q;
+    *cap = need;
+    return 0;
 }
 
 static void scalar_from_json(struct scalar *v, const json_t *j)
@@ -129,7 +126,7 @@ static const char *scalar_type(const struct scalar *v)
     case CAIRN_FAST_NULL: return "null";
     case CAIRN_FAST_ABSENT: break;
     }
-    return v->json != NULL ? type_name(v->json) : "nothing";
+    return v->json != NULL ? cairn_json_type_name(v->json) : "nothing";
 }
 
 static void render_id_of(const struct scalar *v, struct cairn_id *id)
@@ -139,21 +136,6 @@ static void render_id_of(const struct scalar *v, struct cairn_id *id)
     id->n = v->n;
     id->i = v->i;
     id->json = v->kind == CAIRN_FAST_ABSENT ? v->json : NULL;
-}
-
-/* Copies a user-supplied name into out, cut at a UTF-8 boundary, so error
- * messages stay short and valid UTF-8 whatever the key was. */
-static const char *short_name(const char *s, char out[72])
-{
-    size_t n = strlen(s), cut = 64;
-
-    if (n <= cut)
-        return s;
-    while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
-        cut--;
-    memcpy(out, s, cut);
-    memcpy(out + cut, "...", 4);
-    return out;
 }
 
 static int parse_options(struct rec *r, const struct cairn_record_ctx *ctx,
@@ -169,8 +151,8 @@ static int parse_options(struct rec *r, const struct cairn_record_ctx *ctx,
     if (opts == NULL)
         return 0;
     if (!json_is_object(opts))
-        return fail(e, CAIRN_CODE_BAD_RECORD, "options: expected an object, got %s",
-                    type_name(opts));
+        return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "options: expected an object, got %s",
+                    cairn_json_type_name(opts));
     json_object_foreach(opts, key, val) {
         if (strcmp(key, "limits") == 0) {
             const char *s = json_string_value(val);
@@ -179,17 +161,17 @@ static int parse_options(struct rec *r, const struct cairn_record_ctx *ctx,
             else if (s != NULL && strcmp(s, "extended") == 0)
                 r->limits = CAIRN_LIMITS_EXTENDED;
             else
-                return fail(e, CAIRN_CODE_BAD_RECORD,
+                return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
                             "options.limits: expected \"official\" or \"extended\"");
         } else if (strcmp(key, "moves") == 0) {
             if (!json_is_boolean(val))
-                return fail(e, CAIRN_CODE_BAD_RECORD, "options.moves: expected a boolean, got %s",
-                            type_name(val));
+                return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "options.moves: expected a boolean, got %s",
+                            cairn_json_type_name(val));
             r->want_moves = json_is_true(val);
         } else {
-            return fail(e, CAIRN_CODE_BAD_RECORD,
+            return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
                         "options.%s: unknown option (known: limits, moves)",
-                        short_name(key, nb));
+                        cairn_short_name(key, nb));
         }
     }
     return 0;
@@ -202,9 +184,9 @@ static int resolve(struct rec *r, const struct cairn_record_ctx *ctx, const char
 
     r->plugin = cairn_registry_find(ctx->reg, name);
     if (r->plugin == NULL)
-        return fail(e, CAIRN_CODE_UNKNOWN_VARIANT,
+        return cairn_rec_fail(e, CAIRN_CODE_UNKNOWN_VARIANT,
                     "variant \"%s\" names no loaded plugin or alias (see cairnd --list-plugins)",
-                    short_name(name, nb));
+                    cairn_short_name(name, nb));
     r->plugin_index = (size_t)(r->plugin - ctx->reg->plugins);
     return 0;
 }
@@ -221,16 +203,16 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
      * DECODE_ANY: a bare scalar is valid JSON, so it is a bad_record. */
     r->root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (r->root == NULL)
-        return fail(e, CAIRN_CODE_BAD_JSON, "column %d: %s", jerr.column, jerr.text);
+        return cairn_rec_fail(e, CAIRN_CODE_BAD_JSON, "column %d: %s", jerr.column, jerr.text);
     if (!json_is_object(r->root))
-        return fail(e, CAIRN_CODE_BAD_RECORD, "a record must be a JSON object, got %s",
-                    type_name(r->root));
+        return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "a record must be a JSON object, got %s",
+                    cairn_json_type_name(r->root));
 
     {
         const json_t *id = json_object_get(r->root, "id");
         if (id != NULL && (json_is_object(id) || json_is_array(id)))
-            return fail(e, CAIRN_CODE_BAD_RECORD, "id: expected a scalar, got %s",
-                        type_name(id));
+            return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "id: expected a scalar, got %s",
+                        cairn_json_type_name(id));
         if (id != NULL)
             scalar_from_json(&r->id, id);
     }
@@ -238,22 +220,22 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
     variant = json_object_get(r->root, "variant");
     if (variant == NULL) {
         if (ctx->default_variant == NULL)
-            return fail(e, CAIRN_CODE_BAD_RECORD,
+            return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
                         "variant: missing (and no default_variant is configured)");
         name = ctx->default_variant;
     } else if (!json_is_string(variant)) {
-        return fail(e, CAIRN_CODE_BAD_RECORD, "variant: expected a string, got %s",
-                    type_name(variant));
+        return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "variant: expected a string, got %s",
+                    cairn_json_type_name(variant));
     } else {
         name = json_string_value(variant);
     }
 
     r->input = json_object_get(r->root, "input");
     if (r->input == NULL)
-        return fail(e, CAIRN_CODE_BAD_RECORD, "input: missing");
+        return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "input: missing");
     if (!json_is_object(r->input))
-        return fail(e, CAIRN_CODE_BAD_RECORD, "input: expected an object, got %s",
-                    type_name(r->input));
+        return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "input: expected an object, got %s",
+                    cairn_json_type_name(r->input));
 
     if (json_object_get(r->root, "expected") != NULL)
         scalar_from_json(&r->expected, json_object_get(r->root, "expected"));
@@ -285,189 +267,10 @@ static int take_fast(struct rec *r, const struct cairn_record_ctx *ctx,
         name[n] = '\0';
         variant = name;
     } else if (variant == NULL) {
-        return fail(e, CAIRN_CODE_BAD_RECORD,
+        return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
                     "variant: missing (and no default_variant is configured)");
     }
     return resolve(r, ctx, variant, e);
-}
-
-static int bound_error(struct rec_error *e, const struct rec *r, const char *field,
-                       const char *what, const char *detail)
-{
-    int extended = r->limits == CAIRN_LIMITS_EXTENDED;
-
-    return fail(e, extended ? CAIRN_CODE_TOO_LARGE : CAIRN_CODE_CONSTRAINT,
-                "input.%s%s: %s%s", field, what, detail,
-                extended ? "" : " (options.limits \"extended\" lifts the official limits)");
-}
-
-static const struct cairn_bounds *bounds_of(const struct rec *r,
-                                            const struct cairn_input_decl *decl)
-{
-    return r->limits == CAIRN_LIMITS_EXTENDED ? &decl->extended : &decl->official;
-}
-
-static const char *limits_name(const struct rec *r)
-{
-    return r->limits == CAIRN_LIMITS_EXTENDED ? "extended" : "official";
-}
-
-/* Length first: it is cheap, and it protects memory before the elements
- * are looked at. */
-static int check_length(const struct rec *r, const struct cairn_input_decl *decl, size_t n,
-                        struct rec_error *e)
-{
-    const struct cairn_bounds *b = bounds_of(r, decl);
-    char detail[160];
-
-    if (n > b->max_len) {
-        snprintf(detail, sizeof(detail), "length %zu is over the %s maximum %zu", n,
-                 limits_name(r), b->max_len);
-        return bound_error(e, r, decl->name, "", detail);
-    }
-    if (n < b->min_len)
-        return fail(e, CAIRN_CODE_CONSTRAINT, "input.%s: length %zu is under the minimum %zu",
-                    decl->name, n, b->min_len);
-    return 0;
-}
-
-static int check_values(const struct rec *r, const struct cairn_input_decl *decl,
-                        const int64_t *v, size_t n, struct rec_error *e)
-{
-    const struct cairn_bounds *b = bounds_of(r, decl);
-    char where[32], detail[160];
-    size_t i;
-
-    for (i = 0; i < n; i++)
-        if (v[i] < b->min_value || v[i] > b->max_value)
-            break;
-    if (i == n)
-        return 0;
-    snprintf(where, sizeof(where), "[%zu]", i);
-    snprintf(detail, sizeof(detail), "%lld is %s the %s %s %lld", (long long)v[i],
-             v[i] < b->min_value ? "below" : "over", limits_name(r),
-             v[i] < b->min_value ? "minimum" : "maximum",
-             (long long)(v[i] < b->min_value ? b->min_value : b->max_value));
-    return bound_error(e, r, decl->name, where, detail);
-}
-
-/* Converts one declared integer array into dst, checking it against the
- * bounds for the record's limits. */
-static int load_array(const struct rec *r, const struct cairn_input_decl *decl,
-                      const json_t *arr, int64_t *dst, struct rec_error *e)
-{
-    size_t n = json_array_size(arr), i;
-
-    if (check_length(r, decl, n, e) != 0)
-        return -1;
-    for (i = 0; i < n; i++) {
-        const json_t *v = json_array_get(arr, i);
-
-        if (!json_is_integer(v))
-            return fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s[%zu]: expected an integer, got %s",
-                        decl->name, i, type_name(v));
-        dst[i] = (int64_t)json_integer_value(v);
-    }
-    return check_values(r, decl, dst, n, e);
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    void *q;
-
-    if (need <= *cap)
-        return 0;
-    if (need > SIZE_MAX / elem)
-        return -ENOMEM;
-    q = realloc(*p, need * elem);
-    if (q == NULL)
-        return -ENOMEM;
-    *p = q;
-    *cap = need;
-    return 0;
-}
-
-/* Builds the plain C problem from the record's input object. */
-static int load_inputs(const struct rec *r, struct cairn_scratch *s,
-                       struct cairn_array *arrays, struct rec_error *e)
-{
-    const struct cairn_plugin *d = r->plugin->desc;
-    const char *key;
-    json_t *val;
-    size_t i, total = 0, at = 0;
-    char nb[72];
-
-    json_object_foreach(r->input, key, val) {
-        for (i = 0; i < d->n_inputs; i++)
-            if (strcmp(key, d->inputs[i].name) == 0)
-                break;
-        if (i == d->n_inputs)
-            return fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: %s takes no such field",
-                        short_name(key, nb), d->name);
-    }
-    for (i = 0; i < d->n_inputs; i++) {
-        json_t *arr = json_object_get(r->input, d->inputs[i].name);
-        if (arr == NULL)
-            return fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: missing (%s needs it)",
-                        d->inputs[i].name, d->name);
-        if (!json_is_array(arr))
-            return fail(e, CAIRN_CODE_INVALID_INPUT,
-                        "input.%s: expected an array of integers, got %s", d->inputs[i].name,
-                        type_name(arr));
-        total += json_array_size(arr);
-    }
-    if (grow((void **)&s->values, &s->values_cap, total ? total : 1, sizeof(int64_t)) != 0)
-        return fail(e, CAIRN_CODE_INTERNAL, "out of memory for %zu values", total);
-    for (i = 0; i < d->n_inputs; i++) {
-        json_t *arr = json_object_get(r->input, d->inputs[i].name);
-        if (load_array(r, &d->inputs[i], arr, s->values + at, e) != 0)
-            return -1;
-        arrays[i] = (struct cairn_array){.v = s->values + at, .n = json_array_size(arr)};
-        at += arrays[i].n;
-    }
-    return 0;
-}
-
-/* The plain reader's input: its integers are already in s->values.  The
- * checks run in the jansson path's order, so messages agree. */
-static int load_fast_inputs(const struct rec *r, struct cairn_scratch *s,
-                            struct cairn_array *arrays, struct rec_error *e)
-{
-    const struct cairn_plugin *d = r->plugin->desc;
-    const struct cairn_fast_rec *f = r->fast;
-    int found[CAIRN_FAST_MAX_INPUTS] = {0};
-    size_t i, j;
-    char key[256], nb[72];
-
-    /* Every array points into s->values, even an empty one. */
-    if (grow((void **)&s->values, &s->values_cap, 1, sizeof(int64_t)) != 0)
-        return fail(e, CAIRN_CODE_INTERNAL, "out of memory");
-    for (j = 0; j < f->n_inputs; j++) {
-        for (i = 0; i < d->n_inputs; i++)
-            if (strlen(d->inputs[i].name) == f->inputs[j].name_len &&
-                memcmp(d->inputs[i].name, f->inputs[j].name, f->inputs[j].name_len) == 0)
-                break;
-        if (i == d->n_inputs) {
-            size_t n = f->inputs[j].name_len < sizeof(key) - 1 ? f->inputs[j].name_len
-                                                                : sizeof(key) - 1;
-            memcpy(key, f->inputs[j].name, n);
-            key[n] = '\0';
-            return fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: %s takes no such field",
-                        short_name(key, nb), d->name);
-        }
-        if (i < CAIRN_FAST_MAX_INPUTS)
-            found[i] = 1;
-        arrays[i] = (struct cairn_array){.v = s->values + f->inputs[j].off, .n = f->inputs[j].n};
-    }
-    for (i = 0; i < d->n_inputs; i++)
-        if (i >= CAIRN_FAST_MAX_INPUTS || !found[i])
-            return fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: missing (%s needs it)",
-                        d->inputs[i].name, d->name);
-    for (i = 0; i < d->n_inputs; i++)
-        if (check_length(r, &d->inputs[i], arrays[i].n, e) != 0 ||
-            check_values(r, &d->inputs[i], arrays[i].v, arrays[i].n, e) != 0)
-            return -1;
-    return 0;
 }
 
 static int expected_matches(const struct cairn_plugin *d, const struct scalar *x,
@@ -478,13 +281,13 @@ static int expected_matches(const struct cairn_plugin *d, const struct scalar *x
     switch (d->answer_kind) {
     case CAIRN_ANSWER_BOOL:
         if (x->kind != CAIRN_FAST_TRUE && x->kind != CAIRN_FAST_FALSE)
-            return fail(e, CAIRN_CODE_BAD_RECORD, "expected: %s answers a boolean, got %s",
+            return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "expected: %s answers a boolean, got %s",
                         d->name, scalar_type(x));
         *match = (x->kind == CAIRN_FAST_TRUE) == (answer != 0);
         return 0;
     case CAIRN_ANSWER_INT:
         if (x->kind != CAIRN_FAST_INT)
-            return fail(e, CAIRN_CODE_BAD_RECORD, "expected: %s answers an integer, got %s",
+            return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "expected: %s answers an integer, got %s",
                         d->name, scalar_type(x));
         *match = x->i == answer;
         return 0;
@@ -495,13 +298,13 @@ static int expected_matches(const struct cairn_plugin *d, const struct scalar *x
                 memcmp(x->s, winners[w], x->n) == 0)
                 break;
         if (w == 3)
-            return fail(e, CAIRN_CODE_BAD_RECORD,
+            return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
                         "expected: %s answers \"Alice\", \"Bob\" or \"Tie\"", d->name);
         *match = answer >= 0 && answer <= 2 && (size_t)answer == w;
         return 0;
     }
     }
-    return fail(e, CAIRN_CODE_INTERNAL, "plugin %s has an unknown answer kind", d->name);
+    return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "plugin %s has an unknown answer kind", d->name);
 }
 
 static uint64_t now_ns(void)
@@ -527,23 +330,23 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
     uint64_t t0, dt;
 
     if (d->n_inputs > sizeof(arrays) / sizeof(arrays[0]))
-        return fail(e, CAIRN_CODE_INTERNAL, "plugin %s declares too many inputs", d->name);
-    if ((r->fast != NULL ? load_fast_inputs(r, s, arrays, e) : load_inputs(r, s, arrays, e)) != 0)
+        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "plugin %s declares too many inputs", d->name);
+    if ((r->fast != NULL ? cairn_rec_load_fast_inputs(r, s, arrays, e) : cairn_rec_load_inputs(r, s, arrays, e)) != 0)
         return -1;
     prob = (struct cairn_problem){.inputs = arrays, .n_inputs = d->n_inputs,
                                   .limits = r->limits, .want_moves = r->want_moves};
     memset(&res, 0, sizeof(res));
 
     if (d->check != NULL && (rc = d->check(&prob, msg, sizeof(msg))) != CAIRN_OK)
-        return fail(e, rc == CAIRN_E_TOO_LARGE ? CAIRN_CODE_TOO_LARGE : CAIRN_CODE_CONSTRAINT,
+        return cairn_rec_fail(e, rc == CAIRN_E_TOO_LARGE ? CAIRN_CODE_TOO_LARGE : CAIRN_CODE_CONSTRAINT,
                     "%s", msg[0] ? msg : "input breaks a rule of the game");
     need = d->scratch_bytes(&prob);
-    if (grow(&s->mem, &s->mem_cap, need ? need : 1, 1) != 0)
-        return fail(e, CAIRN_CODE_INTERNAL, "out of memory (needs %zu bytes of scratch)", need);
+    if (cairn_grow(&s->mem, &s->mem_cap, need ? need : 1, 1) != 0)
+        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory (needs %zu bytes of scratch)", need);
     if (r->want_moves) {
         size_t m = d->max_moves(&prob);
-        if (grow((void **)&s->moves, &s->moves_cap, m ? m : 1, sizeof(int32_t)) != 0)
-            return fail(e, CAIRN_CODE_INTERNAL, "out of memory for %zu moves", m);
+        if (cairn_grow((void **)&s->moves, &s->moves_cap, m ? m : 1, sizeof(int32_t)) != 0)
+            return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory for %zu moves", m);
         res.moves = s->moves;
         res.moves_cap = m;
     }
@@ -555,21 +358,21 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
     tally->variant_ns[r->plugin_index] += dt;
     tally->variant_hist[r->plugin_index * CAIRN_SOLVE_BUCKETS + cairn_solve_bucket(dt)]++;
     if (rc != CAIRN_OK)
-        return fail(e, rc == CAIRN_E_TOO_LARGE ? CAIRN_CODE_TOO_LARGE
+        return cairn_rec_fail(e, rc == CAIRN_E_TOO_LARGE ? CAIRN_CODE_TOO_LARGE
                      : rc == CAIRN_E_CONSTRAINT ? CAIRN_CODE_CONSTRAINT
                                                 : CAIRN_CODE_INTERNAL,
                     "%s: %s", d->name, msg[0] ? msg : "solver failed");
     if (d->answer_kind == CAIRN_ANSWER_WINNER && (res.answer < 0 || res.answer > 2))
-        return fail(e, CAIRN_CODE_INTERNAL, "%s returned an unknown winner", d->name);
+        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "%s returned an unknown winner", d->name);
     if (r->want_moves && res.n_moves > res.moves_cap)
-        return fail(e, CAIRN_CODE_INTERNAL, "%s overran its moves buffer", d->name);
+        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "%s overran its moves buffer", d->name);
 
     if (present(&r->expected) && expected_matches(d, &r->expected, res.answer, &match, e) != 0)
         return -1;
     render_id_of(&r->id, &id);
     if (cairn_render_head(out, r->line_no, &id, r->plugin) != 0 ||
         cairn_render_ok(out, d, &res, r->want_moves, present(&r->expected), match) != 0)
-        return fail(e, CAIRN_CODE_INTERNAL, "out of memory rendering the result");
+        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory rendering the result");
 
     tally->ok++;
     tally->variant_ok[r->plugin_index]++;
@@ -599,7 +402,7 @@ int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratc
      * error message about the JSON itself, comes from jansson. */
     took = ctx->no_fast_path ? 0 : cairn_fast_parse(line, len, &fast, s);
     if (took < 0) {
-        rc = fail(&e, CAIRN_CODE_INTERNAL, "out of memory reading the record");
+        rc = cairn_rec_fail(&e, CAIRN_CODE_INTERNAL, "out of memory reading the record");
     } else if (took == 1) {
         rc = take_fast(&r, ctx, &fast, &e);
     } else {

@@ -1,0 +1,174 @@
+/*
+ * inputs.c - a record's inputs checked against the plugin's declaration:
+ * every invalid_input / constraint / too_large message about an input is
+ * written here, naming the field, the index and the limit, the same way
+ * for both readers and every plugin.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "record_internal.h"
+
+static int bound_error(struct rec_error *e, const struct rec *r, const char *field,
+                       const char *what, const char *detail)
+{
+    int extended = r->limits == CAIRN_LIMITS_EXTENDED;
+
+    return cairn_rec_fail(e, extended ? CAIRN_CODE_TOO_LARGE : CAIRN_CODE_CONSTRAINT,
+                "input.%s%s: %s%s", field, what, detail,
+                extended ? "" : " (options.limits \"extended\" lifts the official limits)");
+}
+
+static const struct cairn_bounds *bounds_of(const struct rec *r,
+                                            const struct cairn_input_decl *decl)
+{
+    return r->limits == CAIRN_LIMITS_EXTENDED ? &decl->extended : &decl->official;
+}
+
+static const char *limits_name(const struct rec *r)
+{
+    return r->limits == CAIRN_LIMITS_EXTENDED ? "extended" : "official";
+}
+
+/* Length first: it is cheap, and it protects memory before the elements
+ * are looked at. */
+static int check_length(const struct rec *r, const struct cairn_input_decl *decl, size_t n,
+                        struct rec_error *e)
+{
+    const struct cairn_bounds *b = bounds_of(r, decl);
+    char detail[160];
+
+    if (n > b->max_len) {
+        snprintf(detail, sizeof(detail), "length %zu is over the %s maximum %zu", n,
+                 limits_name(r), b->max_len);
+        return bound_error(e, r, decl->name, "", detail);
+    }
+    if (n < b->min_len)
+        return cairn_rec_fail(e, CAIRN_CODE_CONSTRAINT, "input.%s: length %zu is under the minimum %zu",
+                    decl->name, n, b->min_len);
+    return 0;
+}
+
+static int check_values(const struct rec *r, const struct cairn_input_decl *decl,
+                        const int64_t *v, size_t n, struct rec_error *e)
+{
+    const struct cairn_bounds *b = bounds_of(r, decl);
+    char where[32], detail[160];
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (v[i] < b->min_value || v[i] > b->max_value)
+            break;
+    if (i == n)
+        return 0;
+    snprintf(where, sizeof(where), "[%zu]", i);
+    snprintf(detail, sizeof(detail), "%lld is %s the %s %s %lld", (long long)v[i],
+             v[i] < b->min_value ? "below" : "over", limits_name(r),
+             v[i] < b->min_value ? "minimum" : "maximum",
+             (long long)(v[i] < b->min_value ? b->min_value : b->max_value));
+    return bound_error(e, r, decl->name, where, detail);
+}
+
+/* Converts one declared integer array into dst, checking it against the
+ * bounds for the record's limits. */
+static int load_array(const struct rec *r, const struct cairn_input_decl *decl,
+                      const json_t *arr, int64_t *dst, struct rec_error *e)
+{
+    size_t n = json_array_size(arr), i;
+
+    if (check_length(r, decl, n, e) != 0)
+        return -1;
+    for (i = 0; i < n; i++) {
+        const json_t *v = json_array_get(arr, i);
+
+        if (!json_is_integer(v))
+            return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s[%zu]: expected an integer, got %s",
+                        decl->name, i, cairn_json_type_name(v));
+        dst[i] = (int64_t)json_integer_value(v);
+    }
+    return check_values(r, decl, dst, n, e);
+}
+
+
+/* Builds the plain C problem from the record's input object. */
+int cairn_rec_load_inputs(const struct rec *r, struct cairn_scratch *s,
+                       struct cairn_array *arrays, struct rec_error *e)
+{
+    const struct cairn_plugin *d = r->plugin->desc;
+    const char *key;
+    json_t *val;
+    size_t i, total = 0, at = 0;
+    char nb[72];
+
+    json_object_foreach(r->input, key, val) {
+        for (i = 0; i < d->n_inputs; i++)
+            if (strcmp(key, d->inputs[i].name) == 0)
+                break;
+        if (i == d->n_inputs)
+            return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: %s takes no such field",
+                        cairn_short_name(key, nb), d->name);
+    }
+    for (i = 0; i < d->n_inputs; i++) {
+        json_t *arr = json_object_get(r->input, d->inputs[i].name);
+        if (arr == NULL)
+            return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: missing (%s needs it)",
+                        d->inputs[i].name, d->name);
+        if (!json_is_array(arr))
+            return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
+                        "input.%s: expected an array of integers, got %s", d->inputs[i].name,
+                        cairn_json_type_name(arr));
+        total += json_array_size(arr);
+    }
+    if (cairn_grow((void **)&s->values, &s->values_cap, total ? total : 1, sizeof(int64_t)) != 0)
+        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory for %zu values", total);
+    for (i = 0; i < d->n_inputs; i++) {
+        json_t *arr = json_object_get(r->input, d->inputs[i].name);
+        if (load_array(r, &d->inputs[i], arr, s->values + at, e) != 0)
+            return -1;
+        arrays[i] = (struct cairn_array){.v = s->values + at, .n = json_array_size(arr)};
+        at += arrays[i].n;
+    }
+    return 0;
+}
+
+/* The plain reader's input: its integers are already in s->values.  The
+ * checks run in the jansson path's order, so messages agree. */
+int cairn_rec_load_fast_inputs(const struct rec *r, struct cairn_scratch *s,
+                            struct cairn_array *arrays, struct rec_error *e)
+{
+    const struct cairn_plugin *d = r->plugin->desc;
+    const struct cairn_fast_rec *f = r->fast;
+    int found[CAIRN_FAST_MAX_INPUTS] = {0};
+    size_t i, j;
+    char key[256], nb[72];
+
+    /* Every array points into s->values, even an empty one. */
+    if (cairn_grow((void **)&s->values, &s->values_cap, 1, sizeof(int64_t)) != 0)
+        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory");
+    for (j = 0; j < f->n_inputs; j++) {
+        for (i = 0; i < d->n_inputs; i++)
+            if (strlen(d->inputs[i].name) == f->inputs[j].name_len &&
+                memcmp(d->inputs[i].name, f->inputs[j].name, f->inputs[j].name_len) == 0)
+                break;
+        if (i == d->n_inputs) {
+            size_t n = f->inputs[j].name_len < sizeof(key) - 1 ? f->inputs[j].name_len
+                                                                : sizeof(key) - 1;
+            memcpy(key, f->inputs[j].name, n);
+            key[n] = '\0';
+            return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: %s takes no such field",
+                        cairn_short_name(key, nb), d->name);
+        }
+        if (i < CAIRN_FAST_MAX_INPUTS)
+            found[i] = 1;
+        arrays[i] = (struct cairn_array){.v = s->values + f->inputs[j].off, .n = f->inputs[j].n};
+    }
+    for (i = 0; i < d->n_inputs; i++)
+        if (i >= CAIRN_FAST_MAX_INPUTS || !found[i])
+            return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: missing (%s needs it)",
+                        d->inputs[i].name, d->name);
+    for (i = 0; i < d->n_inputs; i++)
+        if (check_length(r, &d->inputs[i], arrays[i].n, e) != 0 ||
+            check_values(r, &d->inputs[i], arrays[i].v, arrays[i].n, e) != 0)
+            return -1;
+    return 0;
+}
