@@ -51,26 +51,12 @@ char *th_xasprintf(const char *fmt, ...)
     return s;
 }
 
-int th_write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -errno;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 void th_write_file(const char *path, const char *data, size_t len, mode_t mode)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 
     ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
-    ck_assert_msg(th_write_all(fd, data, len) == 0, "write %s: %s", path, strerror(errno));
+    ck_assert_msg(cairn_write_all(fd, data, len) == 0, "write %s: %s", path, strerror(errno));
     /* fchmod, not the open mode: the umask must not decide the test. */
     ck_assert_int_eq(fchmod(fd, mode), 0);
     ck_assert_int_eq(close(fd), 0);
@@ -187,7 +173,7 @@ void th_copy_file(const char *src, const char *dst, mode_t mode)
     out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     ck_assert_msg(out >= 0, "create %s: %s", dst, strerror(errno));
     while ((n = read(in, buf, sizeof(buf))) > 0)
-        ck_assert_msg(th_write_all(out, buf, (size_t)n) == 0, "write %s: %s", dst,
+        ck_assert_msg(cairn_write_all(out, buf, (size_t)n) == 0, "write %s: %s", dst,
                       strerror(errno));
     ck_assert_msg(n == 0, "read %s: %s", src, strerror(errno));
     /* fchmod, not the open mode: the umask must not decide the test. */

@@ -5,7 +5,7 @@
  * ck_assert*() / ck_abort_msg(), so these are only for use inside tests
  * (and, where said, in main() before the suite runs).
  *
- *   Files          th_pathf, th_xasprintf, th_write_all, th_write_file,
+ *   Files          th_pathf, th_xasprintf, th_write_file (cairn_write_all from util.h),
  *                  th_write_text, th_slurp, th_slurp_nofollow, th_read_file,
  *                  th_exists, th_file_contains, th_count_entries,
  *                  th_list_dir, th_copy_file, th_make_dir_in, th_rm_tree,
@@ -50,8 +50,6 @@ extern struct th_settings th_settings;
 void th_pathf(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A malloc'd formatted string (caller frees). */
 char *th_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Writes all of p, retrying on EINTR; 0 or -errno. */
-int th_write_all(int fd, const char *p, size_t n);
 /* Creates or truncates path with data and gives it exactly `mode`. */
 void th_write_file(const char *path, const char *data, size_t len, mode_t mode);
 /* th_write_file of a string, mode 0644. */

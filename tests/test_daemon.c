@@ -527,13 +527,13 @@ START_TEST(in_place_write_waits_for_close)
     OUT(sum, &e, "inplace.summary.json");
     fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(th_write_all(fd, first, half), 0);
+    ck_assert_int_eq(cairn_write_all(fd, first, half), 0);
     /* Longer than min_age_ms and rescan_interval_s: a rescan sees an
      * old-enough file whose writer has not closed it. */
     th_sleep_ms(1500);
     TH_REQUIRE(th_exists(path) && !th_exists(sum), "the job was claimed while its writer had it open");
-    ck_assert_int_eq(th_write_all(fd, first + half, strlen(first) - half), 0);
-    ck_assert_int_eq(th_write_all(fd, off, olen), 0);
+    ck_assert_int_eq(cairn_write_all(fd, first + half, strlen(first) - half), 0);
+    ck_assert_int_eq(cairn_write_all(fd, off, olen), 0);
     ck_assert_int_eq(close(fd), 0);
 
     wait_summary(&e, "inplace", DEADLINE_MS);

@@ -69,7 +69,7 @@ static int temp_input(const char *data, size_t len)
 
     ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
     unlink(path);
-    ck_assert_int_eq(th_write_all(fd, data, len), 0);
+    ck_assert_int_eq(cairn_write_all(fd, data, len), 0);
     ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
     return fd;
 }
@@ -97,7 +97,7 @@ static void run_argv(char *const *argv, const char *in, size_t len, enum in_mode
             close(inp[0]);
             close(out[0]);
             close(out[1]);
-            _exit(th_write_all(inp[1], in, len) == 0 ? 0 : 1);
+            _exit(cairn_write_all(inp[1], in, len) == 0 ? 0 : 1);
         }
         close(inp[1]);
         in_fd = inp[0];
@@ -643,7 +643,7 @@ static char *temp_config(const char *text)
     ck_assert_ptr_nonnull(path);
     fd = mkstemp(path);
     ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
-    ck_assert_int_eq(th_write_all(fd, text, strlen(text)), 0);
+    ck_assert_int_eq(cairn_write_all(fd, text, strlen(text)), 0);
     close(fd);
     chmod(path, 0644);
     return path;
@@ -748,7 +748,7 @@ START_TEST(test_pipe_answers_before_eof)
     }
     close(in[0]);
     close(out[1]);
-    ck_assert_int_eq(th_write_all(in[1], l1, sizeof(l1) - 1), 0);
+    ck_assert_int_eq(cairn_write_all(in[1], l1, sizeof(l1) - 1), 0);
     while (got == 0 || buf[got - 1] != '\n') {
         ck_assert_msg(wait_readable(out[0], 10000),
                       "no answer to the first line within 10 s while stdin stays open");
@@ -759,7 +759,7 @@ START_TEST(test_pipe_answers_before_eof)
     buf[got] = '\0';
     ck_assert_msg(strstr(buf, "\"line\":1") != NULL && strstr(buf, "\"answer\":true") != NULL,
                   "first answer: %s", buf);
-    ck_assert_int_eq(th_write_all(in[1], l2, sizeof(l2) - 1), 0);
+    ck_assert_int_eq(cairn_write_all(in[1], l2, sizeof(l2) - 1), 0);
     close(in[1]);
     got = 0;
     for (;;) {
@@ -979,7 +979,7 @@ int main(void)
         return EXIT_FAILURE;
     }
     fd = mkstemp(g_cfg);
-    if (fd < 0 || th_write_all(fd, "{}\n", 3) != 0) {
+    if (fd < 0 || cairn_write_all(fd, "{}\n", 3) != 0) {
         perror("test_filter: config file");
         return EXIT_FAILURE;
     }

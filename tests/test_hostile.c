@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "util.h"
 
 static const char *g_cairnd;
 static const char *g_plugins;
@@ -1154,7 +1155,7 @@ START_TEST(vanishing_files)
         th_pathf(path, "%s/vanish-unlinked-%d.jsonl", g_sp.in, i);
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         ck_assert_int_ge(fd, 0);
-        ck_assert_int_eq(th_write_all(fd, job, strlen(job)), 0);
+        ck_assert_int_eq(cairn_write_all(fd, job, strlen(job)), 0);
         ck_assert_int_eq(unlink(path), 0);
         ck_assert_int_eq(close(fd), 0);
         gone[i] = 1;
