@@ -68,13 +68,16 @@ static int read_int(struct cursor *c, int64_t *out)
     if (*p == '0' && p + 1 < c->end && p[1] >= '0' && p[1] <= '9')
         return 0; /* a leading zero */
     limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-    while (p < c->end && *p >= '0' && *p <= '9') {
-        unsigned d = (unsigned)(*p - '0');
-        if (v > (limit - d) / 10)
+    /* The hot loop of a bulk job: no division per digit, the overflow
+     * flags of the multiply and add instead. */
+    while (p < c->end && (unsigned)(*p - '0') < 10) {
+        if (__builtin_mul_overflow(v, 10, &v) ||
+            __builtin_add_overflow(v, (uint64_t)(*p - '0'), &v))
             return 0;
-        v = v * 10 + d;
         p++;
     }
+    if (v > limit)
+        return 0;
     if (p < c->end && (*p == '.' || *p == 'e' || *p == 'E'))
         return 0;
     *out = neg ? (int64_t)(0 - v) : (int64_t)v;
