@@ -51,6 +51,17 @@ char *th_xasprintf(const char *fmt, ...)
     return s;
 }
 
+void th_drop_job(const char *spool, const char *name, const char *data, size_t len)
+{
+    static unsigned n;
+    char tmp[PATH_MAX], dst[PATH_MAX];
+
+    th_pathf(tmp, "%s/.drop-%d-%u.tmp", spool, (int)getpid(), ++n);
+    th_pathf(dst, "%s/%s", spool, name);
+    th_write_file(tmp, data, len, 0644);
+    ck_assert_msg(rename(tmp, dst) == 0, "rename %s: %s", tmp, strerror(errno));
+}
+
 void th_write_file(const char *path, const char *data, size_t len, mode_t mode)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);

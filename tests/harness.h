@@ -50,6 +50,26 @@ extern struct th_settings th_settings;
 void th_pathf(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A malloc'd formatted string (caller frees). */
 char *th_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The safe hand-off a producer uses: data written to a dot-file in the
+ * spool directory, then renamed to `name` (its temporary name is short, so
+ * any job name works). */
+void th_drop_job(const char *spool, const char *name, const char *data, size_t len);
+
+/* buf = (e)->in or (e)->out joined with a relative path, for any test
+ * environment struct that has `in` and `out` directories. */
+#define TH_IN(buf, e, ...)                       \
+    do {                                         \
+        char rel_[PATH_MAX];                     \
+        th_pathf(rel_, __VA_ARGS__);             \
+        th_pathf(buf, "%s/%s", (e)->in, rel_);   \
+    } while (0)
+#define TH_OUT(buf, e, ...)                      \
+    do {                                         \
+        char rel_[PATH_MAX];                     \
+        th_pathf(rel_, __VA_ARGS__);             \
+        th_pathf(buf, "%s/%s", (e)->out, rel_);  \
+    } while (0)
+
 /* Creates or truncates path with data and gives it exactly `mode`. */
 void th_write_file(const char *path, const char *data, size_t len, mode_t mode);
 /* th_write_file of a string, mode 0644. */

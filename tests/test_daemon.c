@@ -96,30 +96,10 @@ static void env_init(struct env *e, const char *extra_cfg)
     env_config(e, extra_cfg);
 }
 
-/* buf = e->in or e->out joined with a relative path. */
-#define IN(buf, e, ...)                                \
-    do {                                               \
-        char rel_[PATH_MAX];                           \
-        th_pathf(rel_, __VA_ARGS__);                      \
-        th_pathf(buf, "%s/%s", (e)->in, rel_);           \
-    } while (0)
-#define OUT(buf, e, ...)                               \
-    do {                                               \
-        char rel_[PATH_MAX];                           \
-        th_pathf(rel_, __VA_ARGS__);                      \
-        th_pathf(buf, "%s/%s", (e)->out, rel_);          \
-    } while (0)
 
-/* The safe hand-off: written to a dot-file in the spool directory, then
- * renamed to its job name. */
 static void drop_job(const struct env *e, const char *name, const char *data, size_t len)
 {
-    char tmp[PATH_MAX], dst[PATH_MAX];
-
-    IN(tmp, e, ".%s.tmp", name);
-    IN(dst, e, "%s", name);
-    th_write_file(tmp, data, len, 0644);
-    ck_assert_msg(rename(tmp, dst) == 0, "rename %s: %s", tmp, strerror(errno));
+    th_drop_job(e->in, name, data, len);
 }
 
 static void drop_text(const struct env *e, const char *name, const char *text)
@@ -305,7 +285,7 @@ static json_t *summary_of(const struct env *e, const char *job, const char *stat
     char path[PATH_MAX];
     json_t *s;
 
-    OUT(path, e, "%s.summary.json", job);
+    TH_OUT(path, e, "%s.summary.json", job);
     s = th_load_json(path);
     check_summary(s, job, status, records);
     return s;
@@ -315,7 +295,7 @@ static void wait_summary(const struct env *e, const char *job, long ms)
 {
     char path[PATH_MAX];
 
-    OUT(path, e, "%s.summary.json", job);
+    TH_OUT(path, e, "%s.summary.json", job);
     TH_EVENTUALLY(th_exists(path), ms, "%s did not appear", path);
 }
 
@@ -323,7 +303,7 @@ static void wait_active_empty(const struct env *e)
 {
     char dir[PATH_MAX];
 
-    IN(dir, e, ".cairn/active");
+    TH_IN(dir, e, ".cairn/active");
     TH_EVENTUALLY(th_count_entries(dir, "") == 0, DEADLINE_MS, ".cairn/active/ did not empty");
 }
 
@@ -408,7 +388,7 @@ START_TEST(rename_in_is_processed)
     drop_job(&e, "official.jsonl", job.data, jlen);
     wait_summary(&e, "official", DEADLINE_MS);
 
-    OUT(path, &e, "official.results.jsonl");
+    TH_OUT(path, &e, "official.results.jsonl");
     res = th_load_results(path);
     check_official_results(res, job.data, lines);
     json_decref(res);
@@ -430,14 +410,14 @@ START_TEST(rename_in_is_processed)
     json_decref(s);
 
     /* keep_inputs defaults to true: the input ends in done/, intact. */
-    IN(path, &e, ".cairn/done/official.jsonl");
+    TH_IN(path, &e, ".cairn/done/official.jsonl");
     TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the input is not in .cairn/done/");
     done = th_slurp(path, NULL);
     TH_REQUIRE(done != NULL && strcmp(done, job.data) == 0, "done/ copy differs from the job");
     free(done);
-    IN(path, &e, "official.jsonl");
+    TH_IN(path, &e, "official.jsonl");
     TH_REQUIRE(!th_exists(path), "the input is still in the spool");
-    IN(path, &e, ".official.jsonl.tmp");
+    TH_IN(path, &e, ".official.jsonl.tmp");
     TH_REQUIRE(!th_exists(path), "the producer's dot-file is still there");
     wait_active_empty(&e);
     th_stop(p);
@@ -462,14 +442,14 @@ START_TEST(keep_inputs_false_deletes_input)
     drop_job(&e, "gone.jsonl", off, olen);
     wait_summary(&e, "gone", DEADLINE_MS);
     json_decref(summary_of(&e, "gone", "ok", 8));
-    OUT(path, &e, "gone.results.jsonl");
+    TH_OUT(path, &e, "gone.results.jsonl");
     res = th_load_results(path);
     check_official_results(res, off, NULL);
     json_decref(res);
     wait_active_empty(&e);
-    IN(dir, &e, ".cairn/done");
+    TH_IN(dir, &e, ".cairn/done");
     TH_REQUIRE(th_count_entries(dir, "") == 0, "keep_inputs false, yet done/ holds the input");
-    IN(path, &e, "gone.jsonl");
+    TH_IN(path, &e, "gone.jsonl");
     TH_REQUIRE(!th_exists(path), "the input is still in the spool");
     th_stop(p);
     free(off);
@@ -492,11 +472,11 @@ START_TEST(hard_link_is_processed)
     th_wait_ready(p);
     th_pathf(src, "%s/linked-source.jsonl", e.root);
     th_write_file(src, off, olen, 0644);
-    IN(dst, &e, "hl.jsonl");
+    TH_IN(dst, &e, "hl.jsonl");
     ck_assert_int_eq(link(src, dst), 0);
     wait_summary(&e, "hl", DEADLINE_MS);
     json_decref(summary_of(&e, "hl", "ok", 8));
-    OUT(path, &e, "hl.results.jsonl");
+    TH_OUT(path, &e, "hl.results.jsonl");
     res = th_load_results(path);
     check_official_results(res, off, NULL);
     json_decref(res);
@@ -523,8 +503,8 @@ START_TEST(in_place_write_waits_for_close)
     env_init(&e, NULL);
     p = start(&e, NULL);
     th_wait_ready(p);
-    IN(path, &e, "inplace.jsonl");
-    OUT(sum, &e, "inplace.summary.json");
+    TH_IN(path, &e, "inplace.jsonl");
+    TH_OUT(sum, &e, "inplace.summary.json");
     fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(cairn_write_all(fd, first, half), 0);
@@ -537,7 +517,7 @@ START_TEST(in_place_write_waits_for_close)
     ck_assert_int_eq(close(fd), 0);
 
     wait_summary(&e, "inplace", DEADLINE_MS);
-    OUT(path, &e, "inplace.results.jsonl");
+    TH_OUT(path, &e, "inplace.results.jsonl");
     res = th_load_results(path);
     TH_REQUIRE(json_array_size(res) == 9, "%zu result lines, want 9", json_array_size(res));
     for (i = 0; i < 9; i++) {
@@ -577,17 +557,17 @@ START_TEST(ignored_names_stay_untouched)
     /* Present at start-up, beside a normal job the start-up scan (not
      * inotify) must find: that scan walks past every ignored name. */
     for (i = 0; i < 4; i++) {
-        IN(path, &e, "%s", early[i]);
+        TH_IN(path, &e, "%s", early[i]);
         th_write_file(path, off, olen, 0644);
     }
-    IN(path, &e, "first.jsonl");
+    TH_IN(path, &e, "first.jsonl");
     th_write_file(path, off, olen, 0644);
     p = start(&e, NULL);
     wait_summary(&e, "first", DEADLINE_MS);
 
     /* Written in place while it runs: inotify reports each close. */
     for (i = 0; i < 5; i++) {
-        IN(path, &e, "%s", late[i]);
+        TH_IN(path, &e, "%s", late[i]);
         th_write_file(path, off, olen, 0644);
     }
     drop_job(&e, "second.jsonl", off, olen);
@@ -599,7 +579,7 @@ START_TEST(ignored_names_stay_untouched)
     for (i = 0; i < 9; i++) {
         const char *n = i < 4 ? early[i] : late[i - 4];
         char *c;
-        IN(path, &e, "%s", n);
+        TH_IN(path, &e, "%s", n);
         c = th_slurp(path, NULL);
         TH_REQUIRE(c != NULL && strcmp(c, off) == 0, "%s was moved or changed", n);
         free(c);
@@ -609,15 +589,15 @@ START_TEST(ignored_names_stay_untouched)
             "unexpected outputs: %s", names);
     free(names);
     for (i = 0; i < 2; i++) {
-        OUT(path, &e, "%s.results.jsonl", i ? "second" : "first");
+        TH_OUT(path, &e, "%s.results.jsonl", i ? "second" : "first");
         TH_REQUIRE(th_exists(path), "%s missing", path);
     }
-    OUT(path, &e, "metrics.prom");
+    TH_OUT(path, &e, "metrics.prom");
     TH_REQUIRE(th_exists(path), "metrics.prom missing");
     wait_active_empty(&e);
-    IN(path, &e, ".cairn/failed");
+    TH_IN(path, &e, ".cairn/failed");
     TH_REQUIRE(th_count_entries(path, "") == 0, "something went to failed/");
-    IN(path, &e, ".cairn/done");
+    TH_IN(path, &e, ".cairn/done");
     TH_REQUIRE(th_count_entries(path, "") == 2, "done/ should hold first and second only");
     th_stop(p);
     require_no_temp_files(&e);
@@ -674,11 +654,11 @@ START_TEST(non_regular_files_fail_without_being_followed)
 
     p = start(&e, NULL);
     th_wait_ready(p);
-    IN(path, &e, "l.jsonl");
+    TH_IN(path, &e, "l.jsonl");
     ck_assert_int_eq(symlink(target, path), 0);
-    IN(path, &e, "f.jsonl");
+    TH_IN(path, &e, "f.jsonl");
     ck_assert_int_eq(mkfifo(path, 0644), 0);
-    IN(path, &e, "d.jsonl");
+    TH_IN(path, &e, "d.jsonl");
     ck_assert_int_eq(mkdir(path, 0755), 0);
 
     for (i = 0; i < 3; i++) {
@@ -686,25 +666,25 @@ START_TEST(non_regular_files_fail_without_being_followed)
         wait_summary(&e, names[i], DEADLINE_MS);
         s = summary_of(&e, names[i], "failed", 0);
         json_decref(s);
-        IN(path, &e, ".cairn/failed/%s.reason.json", names[i]);
+        TH_IN(path, &e, ".cairn/failed/%s.reason.json", names[i]);
         TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "%s missing", path);
         r = th_load_json(path);
         TH_REQUIRE(json_is_string(json_object_get(r, "reason")) &&
                     strlen(json_string_value(json_object_get(r, "reason"))) > 0,
                 "%s has no reason", path);
         json_decref(r);
-        IN(path, &e, ".cairn/failed/%s.jsonl", names[i]);
+        TH_IN(path, &e, ".cairn/failed/%s.jsonl", names[i]);
         TH_EVENTUALLY(lstat(path, &st) == 0, DEADLINE_MS, "%s is not in failed/", names[i]);
         TH_REQUIRE(i == 0 ? S_ISLNK(st.st_mode) : i == 1 ? S_ISFIFO(st.st_mode) : S_ISDIR(st.st_mode),
                 "%s in failed/ is not what was dropped", names[i]);
-        IN(path, &e, "%s.jsonl", names[i]);
+        TH_IN(path, &e, "%s.jsonl", names[i]);
         TH_REQUIRE(!th_exists(path), "%s.jsonl is still in the spool", names[i]);
-        OUT(path, &e, "%s.results.jsonl", names[i]);
+        TH_OUT(path, &e, "%s.results.jsonl", names[i]);
         TH_REQUIRE(!th_exists(path), "%s has a results file", names[i]);
     }
     /* The link itself moved, pointing where it did; its target is as it
      * was and was never opened for reading. */
-    IN(path, &e, ".cairn/failed/l.jsonl");
+    TH_IN(path, &e, ".cairn/failed/l.jsonl");
     n = readlink(path, link_to, sizeof(link_to) - 1);
     TH_REQUIRE(n > 0 && (size_t)n == strlen(target) && memcmp(link_to, target, (size_t)n) == 0,
             "the symlink was changed");
@@ -723,7 +703,7 @@ START_TEST(non_regular_files_fail_without_being_followed)
     drop_job(&e, "after.jsonl", off, olen);
     wait_summary(&e, "after", DEADLINE_MS);
     json_decref(summary_of(&e, "after", "ok", 8));
-    OUT(path, &e, "after.results.jsonl");
+    TH_OUT(path, &e, "after.results.jsonl");
     res = th_load_results(path);
     check_official_results(res, off, NULL);
     json_decref(res);
@@ -746,11 +726,11 @@ START_TEST(job_left_in_active_runs_again)
     int p;
 
     env_init(&e, NULL);
-    IN(path, &e, ".cairn");
+    TH_IN(path, &e, ".cairn");
     ck_assert_int_eq(mkdir(path, 0755), 0);
-    IN(path, &e, ".cairn/active");
+    TH_IN(path, &e, ".cairn/active");
     ck_assert_int_eq(mkdir(path, 0755), 0);
-    IN(path, &e, ".cairn/active/rec.jsonl");
+    TH_IN(path, &e, ".cairn/active/rec.jsonl");
     th_write_file(path, off, olen, 0644);
     /* What the crashed run left half-written. */
     ck_assert_int_eq(mkdir(e.out, 0755), 0);
@@ -763,19 +743,19 @@ START_TEST(job_left_in_active_runs_again)
             _exit(0);
         waitpid(dead, NULL, 0);
         snprintf(tmpname, sizeof(tmpname), ".cairn.%ld.1.r.tmp", (long)dead);
-        OUT(path, &e, tmpname);
+        TH_OUT(path, &e, tmpname);
     }
     th_write_text(path, "{\"line\":1,\"status\":\"ok\"}\n{\"line\":2,\"sta");
 
     p = start(&e, NULL);
     wait_summary(&e, "rec", DEADLINE_MS);
     json_decref(summary_of(&e, "rec", "ok", 8));
-    OUT(path, &e, "rec.results.jsonl");
+    TH_OUT(path, &e, "rec.results.jsonl");
     res = th_load_results(path);
     check_official_results(res, off, NULL);
     json_decref(res);
     wait_active_empty(&e);
-    IN(path, &e, ".cairn/done/rec.jsonl");
+    TH_IN(path, &e, ".cairn/done/rec.jsonl");
     TH_REQUIRE(th_exists(path), "the recovered input is not in done/");
     th_stop(p);
     require_no_temp_files(&e);
@@ -802,7 +782,7 @@ START_TEST(outputs_appear_complete)
     env_init(&e, NULL);
     p = start(&e, NULL);
     th_wait_ready(p);
-    IN(active, &e, ".cairn/active/big.jsonl");
+    TH_IN(active, &e, ".cairn/active/big.jsonl");
     drop_job(&e, "big.jsonl", big, len);
     end = th_now_s() + LONG_DEADLINE_MS / 1000.0;
     while (!have_summary) {
@@ -813,7 +793,7 @@ START_TEST(outputs_appear_complete)
         TH_REQUIRE(th_now_s() < end, "no summary within the deadline");
         TH_REQUIRE(d != NULL || errno == ENOENT, "opendir: %s", strerror(errno));
         while (d != NULL && (de = readdir(d)) != NULL) {
-            OUT(path, &e, "%s", de->d_name);
+            TH_OUT(path, &e, "%s", de->d_name);
             if (strcmp(de->d_name, "big.results.jsonl") == 0) {
                 size_t rl;
                 char *r = th_slurp(path, &rl);
@@ -840,7 +820,7 @@ START_TEST(outputs_appear_complete)
     TH_REQUIRE(in_progress > 0, "the job was never seen running: the test checked nothing");
     s = summary_of(&e, "big", "ok", N);
     json_decref(s);
-    OUT(path, &e, "big.results.jsonl");
+    TH_OUT(path, &e, "big.results.jsonl");
     TH_REQUIRE(count_ok_lines(path) == N, "results line count");
     th_stop(p);
     require_no_temp_files(&e);
@@ -863,7 +843,7 @@ START_TEST(once_good_jobs_exit_0)
 
     env_init(&e, NULL);
     for (i = 0; i < 3; i++) {
-        IN(path, &e, "%s.jsonl", jobs[i]);
+        TH_IN(path, &e, "%s.jsonl", jobs[i]);
         th_write_file(path, off, olen, 0644);
     }
     p = start(&e, "--once");
@@ -871,10 +851,10 @@ START_TEST(once_good_jobs_exit_0)
     TH_REQUIRE(code == 0, "--once exited %d", code);
     for (i = 0; i < 3; i++) {
         json_decref(summary_of(&e, jobs[i], "ok", 8));
-        IN(path, &e, ".cairn/done/%s.jsonl", jobs[i]);
+        TH_IN(path, &e, ".cairn/done/%s.jsonl", jobs[i]);
         TH_REQUIRE(th_exists(path), "%s not in done/", jobs[i]);
     }
-    IN(path, &e, ".cairn/active");
+    TH_IN(path, &e, ".cairn/active");
     TH_REQUIRE(th_count_entries(path, "") == 0, "active/ is not empty after --once");
     TH_REQUIRE(th_count_entries(e.in, "") == 1, "the spool still holds jobs");
     require_no_temp_files(&e);
@@ -893,16 +873,16 @@ START_TEST(once_failed_job_exits_1)
     env_init(&e, NULL);
     th_pathf(target, "%s/target.jsonl", e.root);
     th_write_file(target, off, olen, 0644);
-    IN(path, &e, "good.jsonl");
+    TH_IN(path, &e, "good.jsonl");
     th_write_file(path, off, olen, 0644);
-    IN(path, &e, "link.jsonl");
+    TH_IN(path, &e, "link.jsonl");
     ck_assert_int_eq(symlink(target, path), 0);
     p = start(&e, "--once");
     code = th_wait_exit(p, LONG_DEADLINE_MS);
     TH_REQUIRE(code == 1, "--once with a failed job exited %d, want 1", code);
     json_decref(summary_of(&e, "good", "ok", 8));
     json_decref(summary_of(&e, "link", "failed", 0));
-    IN(path, &e, ".cairn/failed/link.jsonl");
+    TH_IN(path, &e, ".cairn/failed/link.jsonl");
     TH_REQUIRE(th_exists(path), "the symlink is not in failed/");
     free(off);
     th_cleanup();
@@ -990,7 +970,7 @@ START_TEST(sigterm_finishes_active_job)
     p = start(&e, NULL);
     th_wait_ready(p);
     drop_job(&e, "drain.jsonl", big, len);
-    IN(path, &e, ".cairn/active/drain.jsonl");
+    TH_IN(path, &e, ".cairn/active/drain.jsonl");
     TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the job was not claimed");
     kill(th_pid[p], SIGTERM);
     code = th_wait_exit(p, LONG_DEADLINE_MS);
@@ -998,9 +978,9 @@ START_TEST(sigterm_finishes_active_job)
     TH_REQUIRE(th_log_has(p, "waiting for 1 active job"),
             "SIGTERM did not arrive while the job ran: the test checked nothing");
     json_decref(summary_of(&e, "drain", "ok", N));
-    OUT(path, &e, "drain.results.jsonl");
+    TH_OUT(path, &e, "drain.results.jsonl");
     TH_REQUIRE(count_ok_lines(path) == N, "results line count");
-    IN(path, &e, ".cairn/done/drain.jsonl");
+    TH_IN(path, &e, ".cairn/done/drain.jsonl");
     TH_REQUIRE(th_exists(path), "the input is not in done/");
     require_no_temp_files(&e);
     free(big);
@@ -1043,7 +1023,7 @@ START_TEST(sigterm_timeout_leaves_job_for_restart)
     p = start(&e, NULL);
     th_wait_ready(p);
     drop_job(&e, "huge.jsonl", huge, len);
-    IN(path, &e, ".cairn/active/huge.jsonl");
+    TH_IN(path, &e, ".cairn/active/huge.jsonl");
     TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the job was not claimed");
     kill(th_pid[p], SIGTERM);
     t0 = th_now_s();
@@ -1053,12 +1033,12 @@ START_TEST(sigterm_timeout_leaves_job_for_restart)
             "for work in flight", th_now_s() - t0);
     TH_REQUIRE(code == 0, "exit %d after SIGTERM with a timed-out job", code);
     TH_REQUIRE(th_exists(path), "the unfinished job is not left in .cairn/active/");
-    OUT(path, &e, "huge.summary.json");
+    TH_OUT(path, &e, "huge.summary.json");
     TH_REQUIRE(!th_exists(path), "the job finished: it was too small to test the timeout");
-    OUT(path, &e, "huge.results.jsonl");
+    TH_OUT(path, &e, "huge.results.jsonl");
     TH_REQUIRE(!th_exists(path), "a results file without a summary");
     require_no_temp_files(&e);
-    OUT(path, &e, "metrics.prom");
+    TH_OUT(path, &e, "metrics.prom");
     TH_REQUIRE(th_exists(path), "no metrics written at exit");
 
     /* The next start runs it again, from the start. */
@@ -1066,9 +1046,9 @@ START_TEST(sigterm_timeout_leaves_job_for_restart)
     code = th_wait_exit(p, 2 * LONG_DEADLINE_MS);
     TH_REQUIRE(code == 0, "the restart exited %d", code);
     json_decref(summary_of(&e, "huge", "ok", N));
-    OUT(path, &e, "huge.results.jsonl");
+    TH_OUT(path, &e, "huge.results.jsonl");
     TH_REQUIRE(count_ok_lines(path) == N, "results line count");
-    IN(path, &e, ".cairn/active");
+    TH_IN(path, &e, ".cairn/active");
     TH_REQUIRE(th_count_entries(path, "") == 0, "active/ is not empty");
     require_no_temp_files(&e);
     free(huge);
@@ -1102,7 +1082,7 @@ START_TEST(sighup_loads_new_plugins)
 
     drop_text(&e, "before.jsonl", TWO_VARIANTS);
     wait_summary(&e, "before", DEADLINE_MS);
-    OUT(path, &e, "before.results.jsonl");
+    TH_OUT(path, &e, "before.results.jsonl");
     res = th_load_results(path);
     TH_REQUIRE(json_array_size(res) == 2, "2 result lines");
     TH_REQUIRE(strcmp(th_str_field(json_array_get(res, 0), "status"), "ok") == 0, "stone-game");
@@ -1122,7 +1102,7 @@ START_TEST(sighup_loads_new_plugins)
 
     drop_text(&e, "after.jsonl", TWO_VARIANTS);
     wait_summary(&e, "after", DEADLINE_MS);
-    OUT(path, &e, "after.results.jsonl");
+    TH_OUT(path, &e, "after.results.jsonl");
     res = th_load_results(path);
     TH_REQUIRE(json_array_size(res) == 2, "2 result lines");
     r = json_array_get(res, 1);
@@ -1154,9 +1134,9 @@ START_TEST(sighup_bad_config_keeps_old)
     wait_summary(&e, "still", DEADLINE_MS);
     json_decref(summary_of(&e, "still", "ok", 2));
     wait_active_empty(&e);
-    IN(path, &e, ".cairn/done/still.jsonl");
+    TH_IN(path, &e, ".cairn/done/still.jsonl");
     TH_REQUIRE(!th_exists(path), "keep_inputs reverted: the old configuration was not kept");
-    IN(path, &e, "still.jsonl");
+    TH_IN(path, &e, "still.jsonl");
     TH_REQUIRE(!th_exists(path), "the input is still in the spool");
     th_stop(p);
     th_cleanup();
@@ -1194,7 +1174,7 @@ START_TEST(metrics_file_is_kept)
     int p;
 
     env_init(&e, NULL);
-    OUT(prom, &e, "metrics.prom");
+    TH_OUT(prom, &e, "metrics.prom");
     p = start(&e, NULL);
     th_wait_ready(p);
     TH_EVENTUALLY(th_exists(prom), DEADLINE_MS, "no metrics.prom while running");
@@ -1228,16 +1208,16 @@ START_TEST(metrics_file_setting)
     /* No periodic refresh within this run: only the write at exit. */
     th_write_text(e.cfg, "{\"min_age_ms\": 200, \"metrics_interval_s\": 3600, "
                       "\"metrics_file\": \"other.prom\"}");
-    IN(path, &e, "one.jsonl");
+    TH_IN(path, &e, "one.jsonl");
     th_write_file(path, off, olen, 0644);
     p = start(&e, "--once");
     code = th_wait_exit(p, LONG_DEADLINE_MS);
     TH_REQUIRE(code == 0, "--once exited %d", code);
-    OUT(path, &e, "other.prom");
+    TH_OUT(path, &e, "other.prom");
     TH_REQUIRE(th_file_contains(path, "\ncairn_jobs_total{status=\"ok\"} 1\n"),
             "other.prom missing or wrong");
     promtool_check(&e, path);
-    OUT(path, &e, "metrics.prom");
+    TH_OUT(path, &e, "metrics.prom");
     TH_REQUIRE(!th_exists(path), "metrics.prom written despite metrics_file");
     free(off);
     th_cleanup();

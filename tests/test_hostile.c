@@ -231,13 +231,7 @@ static void setup_small_lines(void)
  * name), renamed to its job name. */
 static void drop(const char *name, const char *data, size_t len)
 {
-    static unsigned n;
-    char tmp[PATH_MAX], dst[PATH_MAX];
-
-    th_pathf(tmp, "%s/.drop-%d-%u.tmp", g_sp.in, (int)getpid(), ++n);
-    th_pathf(dst, "%s/%s", g_sp.in, name);
-    th_write_file(tmp, data, len, 0644);
-    ck_assert_msg(rename(tmp, dst) == 0, "rename %s: %s", tmp, strerror(errno));
+    th_drop_job(g_sp.in, name, data, len);
 }
 
 static void out_path(char *buf, const char *base, const char *suffix)

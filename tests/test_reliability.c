@@ -145,28 +145,10 @@ static void env_init(struct env *e, const char *cfg)
     env_config(e, cfg);
 }
 
-#define IN(buf, e, ...)                          \
-    do {                                         \
-        char rel_[PATH_MAX];                     \
-        th_pathf(rel_, __VA_ARGS__);                \
-        th_pathf(buf, "%s/%s", (e)->in, rel_);      \
-    } while (0)
-#define OUT(buf, e, ...)                         \
-    do {                                         \
-        char rel_[PATH_MAX];                     \
-        th_pathf(rel_, __VA_ARGS__);                \
-        th_pathf(buf, "%s/%s", (e)->out, rel_);     \
-    } while (0)
 
-/* The safe hand-off: written under a dot-name, renamed to the job name. */
 static void drop_job(const struct env *e, const char *name, const char *data, size_t len)
 {
-    char tmp[PATH_MAX], dst[PATH_MAX];
-
-    th_pathf(tmp, "%s/.drop-%d.tmp", e->in, (int)getpid());
-    IN(dst, e, "%s", name);
-    th_write_file(tmp, data, len, 0644);
-    ck_assert_msg(rename(tmp, dst) == 0, "rename %s: %s", tmp, strerror(errno));
+    th_drop_job(e->in, name, data, len);
 }
 
 static int spawn(const struct env *e, char *const argv[])
@@ -353,7 +335,7 @@ static void check_job_ok(const struct env *e, const struct job *j)
     char *res, *p, *nl;
     size_t len, i = 0;
 
-    OUT(path, e, "%s.summary.json", j->base);
+    TH_OUT(path, e, "%s.summary.json", j->base);
     TH_REQUIRE(th_exists(path), "job %s has no summary", j->base);
     sum = th_load_json(path);
     TH_REQUIRE(strcmp(jstr(sum, "status"), "ok") == 0, "job %s: status %s (reason %s)", j->base,
@@ -365,7 +347,7 @@ static void check_job_ok(const struct env *e, const struct job *j)
             j->base, jstr(sum, "job"));
     json_decref(sum);
 
-    OUT(path, e, "%s.results.jsonl", j->base);
+    TH_OUT(path, e, "%s.results.jsonl", j->base);
     res = th_slurp_nofollow(path, &len);
     TH_REQUIRE(res != NULL, "job %s has no results file", j->base);
     TH_REQUIRE(len > 0 && res[len - 1] == '\n', "job %s: results do not end with a newline",
@@ -537,7 +519,7 @@ START_TEST(soak_random_sigkills_lose_nothing)
     TH_REQUIRE(count_suffix(e.out, ".results.jsonl") == SOAK_JOBS, "%d results files, expected %d",
             count_suffix(e.out, ".results.jsonl"), SOAK_JOBS);
     check_no_dot_files(e.out);
-    OUT(path, &e, "metrics.prom");
+    TH_OUT(path, &e, "metrics.prom");
     TH_REQUIRE(th_exists(path), "no metrics.prom after the final run");
     fprintf(stderr, "soak: done in %.1f s\n", th_now_s() - t0);
     for (i = 0; i < SOAK_JOBS; i++)
@@ -655,7 +637,7 @@ START_TEST(poison_job_is_quarantined_after_max_attempts)
     }
     drop_job(&e, "big.jsonl", big, len);
     free(big);
-    OUT(big_sum, &e, "big.summary.json");
+    TH_OUT(big_sum, &e, "big.summary.json");
 
     for (kills = 0; kills < 3; kills++) {
         p = start(&e, NULL);
@@ -669,7 +651,7 @@ START_TEST(poison_job_is_quarantined_after_max_attempts)
              * one: the kills below land on the big job alone. */
             for (i = 0; i < 3; i++) {
                 char s_path[PATH_MAX];
-                OUT(s_path, &e, "%s.summary.json", small[i].base);
+                TH_OUT(s_path, &e, "%s.summary.json", small[i].base);
                 TH_EVENTUALLY(th_exists(s_path), DEADLINE_MS, "small job %s did not finish",
                            small[i].base);
             }
@@ -702,7 +684,7 @@ START_TEST(poison_job_is_quarantined_after_max_attempts)
     TH_REQUIRE(strstr(jstr(sum, "reason"), "max_attempts") != NULL,
             "big.reason.json does not mention max_attempts: %s", jstr(sum, "reason"));
     json_decref(sum);
-    OUT(path, &e, "big.results.jsonl");
+    TH_OUT(path, &e, "big.results.jsonl");
     TH_REQUIRE(!th_exists(path), "a quarantined job has a results file");
     TH_REQUIRE(th_count_entries(e.out, ".big.") == 0,
             "the poison job's temporary results file lingers");
@@ -714,7 +696,7 @@ START_TEST(poison_job_is_quarantined_after_max_attempts)
     /* The daemon carries on. */
     job_make(&later, "later", 25, 7);
     drop_job(&e, later.name, later.data, later.len);
-    OUT(path, &e, "later.summary.json");
+    TH_OUT(path, &e, "later.summary.json");
     TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "a job dropped after the quarantine was not processed");
     check_job_ok(&e, &later);
     TH_REQUIRE(th_log_has(p, "max_attempts"), "the log does not say why the job failed");
@@ -777,11 +759,11 @@ START_TEST(full_disk_hands_back_then_completes)
                "the job was not handed back when the disk filled up");
     TH_REQUIRE(th_running(p), "cairnd died when the disk filled up");
     /* Nothing partial visible, no temporary left, and the job not lost. */
-    OUT(path, &e, "big.results.jsonl");
+    TH_OUT(path, &e, "big.results.jsonl");
     TH_REQUIRE(!th_exists(path), "big.results.jsonl is visible though it could not be written");
-    OUT(path, &e, "big.summary.json");
+    TH_OUT(path, &e, "big.summary.json");
     TH_REQUIRE(!th_exists(path), "big.summary.json is visible though results could not be written");
-    IN(in_path, &e, "big.jsonl");
+    TH_IN(in_path, &e, "big.jsonl");
     th_pathf(act_path, "%s/big.jsonl", e.active);
     TH_REQUIRE(th_exists(in_path) || th_exists(act_path), "the job file is lost after the failed write");
     {
@@ -797,7 +779,7 @@ START_TEST(full_disk_hands_back_then_completes)
     /* Still serving: a small job fits in the space the hand-back freed
      * (the next try of the big one is at least a second away). */
     drop_job(&e, small.name, small.data, small.len);
-    OUT(path, &e, "small.summary.json");
+    TH_OUT(path, &e, "small.summary.json");
     TH_EVENTUALLY(th_exists(path) || !th_running(p), DEADLINE_MS,
                "a small job was not served while the disk was full");
     check_job_ok(&e, &small);
@@ -807,7 +789,7 @@ START_TEST(full_disk_hands_back_then_completes)
                "cairnd did not answer SIGHUP while the disk was full");
     TH_REQUIRE(th_running(p), "cairnd died on SIGHUP while the disk was full");
     /* A second failure with back-off, still nothing visible. */
-    OUT(path, &e, "big.summary.json");
+    TH_OUT(path, &e, "big.summary.json");
     TH_REQUIRE(!th_exists(path), "big.summary.json appeared on a full disk");
 
     /* Space returns: the job completes within its back-off. */
@@ -855,9 +837,9 @@ START_TEST(umask_restricts_output_modes)
     code = th_wait_exit(p, DEADLINE_MS);
     TH_REQUIRE(code == 0, "cairnd --once exited %d", code);
     check_job_ok(&e, &j);
-    OUT(path, &e, "private.results.jsonl");
+    TH_OUT(path, &e, "private.results.jsonl");
     check_mode(path, 0600);
-    OUT(path, &e, "private.summary.json");
+    TH_OUT(path, &e, "private.summary.json");
     check_mode(path, 0600);
     job_free(&j);
     cleanup();
@@ -901,12 +883,12 @@ START_TEST(hostile_names_stay_in_output_dir)
         drop_job(&e, jobs[i].name, jobs[i].data, jobs[i].len);
     }
     for (i = 0; i < N; i++) {
-        OUT(path, &e, "%s.summary.json", jobs[i].base);
+        TH_OUT(path, &e, "%s.summary.json", jobs[i].base);
         TH_EVENTUALLY(th_exists(path) || !th_running(p), DEADLINE_MS, "no summary for job \"%s\"",
                    jobs[i].base);
         check_job_ok(&e, &jobs[i]);
         check_mode(path, 0600);
-        OUT(path, &e, "%s.results.jsonl", jobs[i].base);
+        TH_OUT(path, &e, "%s.results.jsonl", jobs[i].base);
         check_mode(path, 0600);
         th_pathf(path, "%s/%s", e.done, jobs[i].name);
         TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "job \"%s\" did not reach done/", jobs[i].base);
@@ -945,9 +927,9 @@ START_TEST(planted_symlink_in_output_is_not_followed)
     th_pathf(victim, "%s/victim", e.root);
     th_write_text(victim, "precious\n");
     ck_assert_int_eq(mkdir(e.out, 0755), 0);
-    OUT(path, &e, "trap.results.jsonl");
+    TH_OUT(path, &e, "trap.results.jsonl");
     ck_assert_int_eq(symlink(victim, path), 0);
-    OUT(path, &e, "trap.summary.json");
+    TH_OUT(path, &e, "trap.summary.json");
     ck_assert_int_eq(symlink(victim, path), 0);
     job_make(&j, "trap", 4, 11);
     drop_job(&e, j.name, j.data, j.len);
@@ -957,7 +939,7 @@ START_TEST(planted_symlink_in_output_is_not_followed)
     s = th_slurp_nofollow(victim, NULL);
     TH_REQUIRE(s != NULL && strcmp(s, "precious\n") == 0, "the symlink's target was written");
     free(s);
-    OUT(path, &e, "trap.results.jsonl");
+    TH_OUT(path, &e, "trap.results.jsonl");
     TH_REQUIRE(lstat(path, &st) == 0 && S_ISREG(st.st_mode), "results are not a regular file");
     check_job_ok(&e, &j);
     job_free(&j);
