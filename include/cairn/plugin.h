@@ -7,7 +7,8 @@
  * refuses the plugin before touching anything else if they do not match.
  *
  * JSON never crosses this boundary: the descriptor declares its inputs
- * (integer arrays with official and extended bounds), the host parses and
+ * (integer arrays and integer scalars with official and extended bounds),
+ * the host parses and
  * validates each record against that declaration, and hands the plugin plain
  * C arrays.  The plugin returns plain C numbers; the host renders them.  So a
  * plugin links nothing but libc and never depends on the host's JSON library.
@@ -16,6 +17,13 @@
  * function returns; check() and solve() are called concurrently from many
  * worker threads, each call with its own problem, result and scratch memory,
  * so they must not touch mutable static state.
+ *
+ * Versions.  1.0: integer arrays in; a bool, integer or winner answer plus
+ * Alice's and Bob's totals out; moves as L/R or counts.  1.1 appends to the
+ * descriptor (so a 1.0 binary, with its smaller struct_size, still loads and
+ * behaves exactly as before): scalar integer inputs, arrays of equal length,
+ * a choice of which totals the game defines, and moves that name a stone or
+ * a split.  A host accepts any minor up to its own and refuses a newer one.
  */
 #ifndef CAIRN_PLUGIN_H
 #define CAIRN_PLUGIN_H
@@ -29,7 +37,7 @@ extern "C" {
 
 /* A major change breaks the layout; a minor one only appends fields. */
 #define CAIRN_PLUGIN_ABI_MAJOR 1
-#define CAIRN_PLUGIN_ABI_MINOR 0
+#define CAIRN_PLUGIN_ABI_MINOR 1
 
 /* The one exported symbol, and its type. */
 #define CAIRN_PLUGIN_ENTRY_SYMBOL "cairn_plugin_entry"
@@ -54,12 +62,17 @@ enum cairn_limits {
     CAIRN_LIMITS_EXTENDED = 1
 };
 
-/* The kinds of input a plugin can declare.  Only integer arrays so far. */
+/* The kinds of input a plugin can declare. */
 enum cairn_input_kind {
-    CAIRN_INPUT_INT_ARRAY = 1
+    CAIRN_INPUT_INT_ARRAY = 1,
+    /* 1.1: one JSON integer, e.g. {"n": 17}.  It reaches solve() as a
+     * struct cairn_array with n == 1; min_len/max_len are ignored and only
+     * min_value/max_value bound it. */
+    CAIRN_INPUT_INT = 2
 };
 
-/* Inclusive bounds on an array's length and on each of its values. */
+/* Inclusive bounds on an array's length and on each of its values (a
+ * scalar: on its value). */
 struct cairn_bounds {
     size_t min_len;
     size_t max_len;
@@ -91,13 +104,35 @@ enum cairn_winner {
 /* How the host renders each entry of moves[]. */
 enum cairn_moves_kind {
     CAIRN_MOVES_SIDE = 1,  /* 0 = "L" (left end), 1 = "R" (right end) */
-    CAIRN_MOVES_COUNT = 2  /* the number of stones/piles taken */
+    CAIRN_MOVES_COUNT = 2, /* a count: stones/piles taken, or the game's x */
+    /* 1.1 */
+    CAIRN_MOVES_INDEX = 3, /* the 0-based index, in the input as given, of
+                              the stone taken */
+    CAIRN_MOVES_SPLIT = 4  /* a cut and the part kept, packed by
+                              CAIRN_MOVE_SPLIT(); rendered as
+                              {"split":K,"keep":"L"|"R"} */
+};
+
+/* A split move: the row [lo, hi) is cut before the stone at index k of the
+ * input as given (lo < k < hi), and the left ([lo, k)) or right ([k, hi))
+ * part is kept.  keep_right is 0 or 1. */
+#define CAIRN_MOVE_SPLIT(k, keep_right) ((int32_t)(((uint32_t)(k) << 1) | (uint32_t)(keep_right)))
+#define CAIRN_MOVE_SPLIT_AT(m) ((int32_t)((uint32_t)(m) >> 1))
+#define CAIRN_MOVE_SPLIT_KEEPS_RIGHT(m) ((int)((uint32_t)(m) & 1u))
+
+/* 1.1: which totals the game defines, rendered after the answer.  A 1.0
+ * plugin defines all three. */
+enum cairn_totals {
+    CAIRN_TOTAL_ALICE = 1u << 0,  /* "alice": result->alice */
+    CAIRN_TOTAL_BOB = 1u << 1,    /* "bob": result->bob */
+    CAIRN_TOTAL_MARGIN = 1u << 2, /* "margin": result->alice - result->bob */
+    CAIRN_TOTALS_ALL = 7u
 };
 
 /* An integer array, validated against its declaration. */
 struct cairn_array {
     const int64_t *v;
-    size_t n;
+    size_t n;           /* a CAIRN_INPUT_INT scalar: always 1 */
 };
 
 /* One position to solve.  Owned by the host; valid during the call only. */
@@ -170,6 +205,19 @@ struct cairn_plugin {
      */
     int (*solve)(const struct cairn_problem *problem, struct cairn_result *result,
                  void *scratch, char *msg, size_t msg_len);
+
+    /* ---- 1.1: absent (read as below) when struct_size ends before them ---- */
+
+    /* Inputs whose lengths must be equal: bit i stands for inputs[i].  The
+     * host checks it and names both fields when they differ.  0 (1.0): no
+     * such rule. */
+    uint32_t equal_length;
+
+    /* The totals the game defines, a set of enum cairn_totals; the host
+     * renders only these, so 0 means a game without totals (win/lose).
+     * Absent (1.0) is read as CAIRN_TOTALS_ALL: a 1.0 plugin keeps its
+     * output. */
+    uint32_t totals;
 };
 
 #ifdef __cplusplus
