@@ -1,7 +1,9 @@
 /*
  * kernels.c - time each plugin's kernel at the maximum official size, side
  * by side with the textbook DP from tests/brute.c, and print medians and
- * ratios.  A benchmark, not a test: run it by hand (bench/run-kernels).
+ * ratios; then each newer game's plugin next to the fastest published
+ * solution, ported to C (bench/peers.h).  A benchmark, not a test: run it
+ * by hand (bench/run-kernels).
  *
  * usage: bench-kernels PLUGIN_DIR [REPEATS]
  */
@@ -13,6 +15,7 @@
 #include <time.h>
 
 #include "brute.h"
+#include "peers.h"
 #include "plugin_loader.h"
 
 struct kcase {
@@ -58,6 +61,60 @@ static int64_t textbook(const char *variant, const int64_t *a, size_t n)
     if (strcmp(variant, "stone-game-ii") == 0)
         return brute_sg2_dp(a, n, 1);
     return brute_sg3_dp(a, n, NULL);
+}
+
+#define PEER_BUF (1u << 20)
+
+/* One table of bench/peers.h: plugin and peer on the same position,
+ * interleaved; their answers must agree. */
+static int run_peers(const struct cairn_registry *reg, const struct bench_peer *t, int repeats)
+{
+    static int64_t buf[PEER_BUF];
+    int status = 0;
+
+    for (; t->variant != NULL; t++) {
+        const struct cairn_plugin_handle *h = cairn_registry_find(reg, t->variant);
+        struct cairn_array in[8];
+        size_t n_in = t->make(rng, in, buf, PEER_BUF);
+        double *tp = malloc((size_t)repeats * sizeof(double));
+        double *tt = malloc((size_t)repeats * sizeof(double));
+        struct cairn_problem pb = {.inputs = in, .n_inputs = n_in,
+                                   .limits = CAIRN_LIMITS_EXTENDED};
+        void *scratch = NULL;
+        char msg[256];
+
+        if (h == NULL || n_in == 0 || tp == NULL || tt == NULL ||
+            (scratch = malloc(h->desc->scratch_bytes(&pb) + 16)) == NULL) {
+            fprintf(stderr, "%s: %s\n", t->variant, h == NULL ? "no such plugin" : "no memory");
+            free(tp);
+            free(tt);
+            status = 1;
+            continue;
+        }
+        for (int r = 0; r < repeats; r++) {
+            struct cairn_result res = {0};
+            double t0 = now_s(), t1;
+            int64_t ref;
+            int rc = h->desc->solve(&pb, &res, scratch, msg, sizeof(msg));
+
+            t1 = now_s();
+            ref = t->solve(in, n_in);
+            tt[r] = now_s() - t1;
+            tp[r] = t1 - t0;
+            if (rc != CAIRN_OK || ref != res.answer) {
+                fprintf(stderr, "%s: plugin answer %lld (status %d), peer %lld\n", t->variant,
+                        (long long)res.answer, rc, (long long)ref);
+                status = 1;
+            }
+        }
+        double mp = median(tp, repeats), mt = median(tt, repeats);
+        printf("%-20s %14.1f %14.1f %7.1fx  %s\n", t->variant, mp * 1e6, mt * 1e6, mt / mp,
+               t->source);
+        free(scratch);
+        free(tp);
+        free(tt);
+    }
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -125,6 +182,12 @@ int main(int argc, char **argv)
         free(tt);
     }
     printf("(medians of %d runs each, interleaved; random official-range inputs)\n", repeats);
+    printf("\n%-20s %14s %14s %8s  %s\n", "kernel", "plugin (us)", "peer (us)", "speed-up",
+           "peer");
+    if (run_peers(&reg, bench_peers_a, repeats) != 0 || run_peers(&reg, bench_peers_b, repeats) != 0)
+        status = 1;
+    printf("(medians of %d runs each, interleaved; one position at the official maximum)\n",
+           repeats);
     cairn_registry_free(&reg);
     return status;
 }
