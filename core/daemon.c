@@ -17,6 +17,7 @@
 
 #include "job.h"
 #include "notify.h"
+#include "tmpfile.h"
 
 #ifndef CAIRN_VERSION
 #define CAIRN_VERSION "0.0.0"
@@ -106,12 +107,30 @@ static void on_watchdog_timer(uv_timer_t *t)
     cairn_notify("WATCHDOG=1");
 }
 
+/* 1 when the output directory can take outputs.  The path is followed
+ * (spool.h), and a change of state is logged once, not at every try. */
+static int output_ready(struct cairn_daemon *d)
+{
+    int rc = cairn_spool_follow_output(&d->spool, d->cfg.output_dir);
+
+    if (rc != 0 && !d->output_gone)
+        cairn_log(&d->log, CAIRN_LOG_ERROR,
+                  "output directory %s is unusable: %s; no job is claimed until it is back",
+                  d->cfg.output_dir, uv_strerror(rc));
+    else if (rc == 0 && d->output_gone)
+        cairn_log(&d->log, CAIRN_LOG_INFO, "output directory %s is back", d->cfg.output_dir);
+    d->output_gone = rc != 0;
+    return rc == 0;
+}
+
 static void write_metrics(struct cairn_daemon *d)
 {
     int rc;
 
     cairn_metrics_set_gauges(&d->metrics, d->active, d->queued);
-    rc = cairn_metrics_write(&d->metrics, d->cfg.output_dir, d->cfg.metrics_file);
+    if (!output_ready(d))
+        return;
+    rc = cairn_metrics_write(&d->metrics, d->spool.out_fd, d->cfg.metrics_file);
     if (rc != 0)
         cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot write %s/%s: %s", d->cfg.output_dir,
                   d->cfg.metrics_file, uv_strerror(rc));
@@ -212,6 +231,19 @@ static void enqueue(struct cairn_daemon *d, const char *name, int recovered, uin
 
 static void on_retry_timer(uv_timer_t *t);
 
+/* The next try after a failure, backing off; never sooner than the timer
+ * already set, and never in the loop turn that failed. */
+static void arm_retry(struct cairn_daemon *d)
+{
+    if (uv_is_active((uv_handle_t *)&d->retry_timer))
+        return;
+    if (d->retry_ms == 0)
+        d->retry_ms = RETRY_FIRST_MS;
+    cairn_log(&d->log, CAIRN_LOG_WARNING, "next try in %.0f s", d->retry_ms / 1000.0);
+    uv_timer_start(&d->retry_timer, on_retry_timer, d->retry_ms, 0);
+    d->retry_ms = d->retry_ms * 2 > RETRY_MAX_MS ? RETRY_MAX_MS : d->retry_ms * 2;
+}
+
 static void retry_later(struct cairn_daemon *d, const char *name)
 {
     if (d->once) {
@@ -220,19 +252,26 @@ static void retry_later(struct cairn_daemon *d, const char *name)
         d->runtime_error = 1;
         return;
     }
-    if (cairn_nameset_add(&d->retry, name) >= 0 &&
-        !uv_is_active((uv_handle_t *)&d->retry_timer)) {
-        if (d->retry_ms == 0)
-            d->retry_ms = RETRY_FIRST_MS;
-        cairn_log(&d->log, CAIRN_LOG_WARNING, "next try in %.0f s", d->retry_ms / 1000.0);
-        uv_timer_start(&d->retry_timer, on_retry_timer, d->retry_ms, 0);
-        d->retry_ms = d->retry_ms * 2 > RETRY_MAX_MS ? RETRY_MAX_MS : d->retry_ms * 2;
-    }
+    /* Until the timer fires, the name is ignored whatever inotify says of
+     * it: a handed-back job cannot come straight back. */
+    if (cairn_nameset_add(&d->retry, name) >= 0)
+        arm_retry(d);
 }
 
 /* Claims and starts queued jobs while there is room. */
 static void schedule(struct cairn_daemon *d)
 {
+    if (!d->stopping && d->active < d->max_active && d->queue_head != NULL && !output_ready(d)) {
+        /* Nothing could be written: leave every job where it is. */
+        if (d->once) {
+            d->runtime_error = 1;
+            drop_queue(d);
+            d->young_wait_ms = 0;
+        } else {
+            drop_queue(d);
+            arm_retry(d);
+        }
+    }
     while (!d->stopping && d->active < d->max_active && d->queue_head != NULL) {
         struct cairn_pending *p = d->queue_head;
         int rc;
@@ -502,9 +541,9 @@ int cairn_daemon_run(struct cairn_daemon *d)
 
     /* Jobs a crash left in active/ first: they were claimed before anything
      * new.  Another live daemon's jobs are skipped by their lock. */
-    if ((rc = cairn_spool_clean_stale(d->spool.out_fd)) > 0)
+    if ((rc = cairn_tmpfile_sweep(d->spool.out_fd)) > 0)
         cairn_log(&d->log, CAIRN_LOG_INFO, "removed %d temporary file(s) left by a crash", rc);
-    cairn_spool_clean_stale(d->spool.failed_fd);
+    cairn_tmpfile_sweep(d->spool.failed_fd);
     cairn_spool_scan(&d->spool, 1, on_recovered, d);
     scan(d);
     cairn_daemon_start_timers(d);

@@ -102,6 +102,7 @@ struct cairn_daemon {
     uint64_t jobs_ok;
     uint64_t jobs_failed;
     int runtime_error;            /* e.g. the input directory vanished */
+    int output_gone;              /* output_dir unusable: claim nothing */
 };
 
 /*

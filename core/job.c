@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "attempts.h"
+#include "tmpfile.h"
 
 #define RESULTS_SUFFIX ".results.jsonl"
 #define SUMMARY_SUFFIX ".summary.json"
@@ -39,75 +40,26 @@ static const char *file_kind(mode_t m)
     return "not a regular file";
 }
 
-/* The temporary name of an output: a dot-file (never taken for a job or a
- * result) carrying our pid and the job's number, so daemons sharing an
- * output directory never touch each other's temporary files, and short, so
- * any job whose final outputs can be named can also be staged.  A crashed
- * daemon's leftovers are recognised by the pid (cairn_spool_clean_stale). */
-static void tmp_name(char out[64], const struct cairn_job *job, char kind)
-{
-    snprintf(out, 64, ".cairn.%ld.%llu.%c.tmp", (long)getpid(), (unsigned long long)job->id,
-             kind);
-}
-
-/* Writes dir/<tmp name>, ready to be renamed into place, and fsyncs it;
- * or, with keep_fd, leaves the fsync to the caller and hands it the open
- * descriptor. */
-static int stage(const struct cairn_job *job, int dir_fd, char kind,
-                 const struct cairn_buf *content, int *keep_fd)
-{
-    char tmp[64];
-    int fd, rc;
-
-    tmp_name(tmp, job, kind);
-    fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -errno;
-    rc = cairn_write_all(fd, content->data, content->len);
-    if (rc == 0 && keep_fd != NULL) {
-        *keep_fd = fd;
-        return 0;
-    }
-    if (rc == 0 && fsync(fd) != 0)
-        rc = -errno;
-    if (close(fd) != 0 && rc == 0)
-        rc = -errno;
-    if (rc != 0)
-        unlinkat(dir_fd, tmp, 0);
-    return rc;
-}
-
-/* Renames a staged file to dir/name (ok), or removes it (!ok). */
-static int commit(const struct cairn_job *job, int dir_fd, char kind, const char *name, int ok)
-{
-    char tmp[64];
-    int rc;
-
-    tmp_name(tmp, job, kind);
-    if (ok && renameat(dir_fd, tmp, dir_fd, name) == 0)
-        return 0;
-    rc = ok ? -errno : 0;
-    unlinkat(dir_fd, tmp, 0);
-    return rc;
-}
-
 /* Staged, fsync'd, renamed into place: readers see all or nothing. */
-static int publish(const struct cairn_job *job, int dir_fd, char kind, const char *name,
-                   const struct cairn_buf *content)
+static int publish(int dir_fd, char kind, const char *name, const struct cairn_buf *content)
 {
-    int rc = stage(job, dir_fd, kind, content, NULL);
-    return rc != 0 ? rc : commit(job, dir_fd, kind, name, 1);
+    struct cairn_tmpfile t;
+    int rc = cairn_tmpfile_open(&t, dir_fd, kind, 0644);
+
+    if (rc != 0)
+        return rc;
+    rc = cairn_tmpfile_write_sync(&t, content->data, content->len);
+    if (rc != 0) {
+        cairn_tmpfile_discard(&t);
+        return rc;
+    }
+    return cairn_tmpfile_commit(&t, name);
 }
 
-/* NAME<suffix>, or the temporary name of the results (tmp). */
-static char *output_name(const struct cairn_job *job, const char *suffix, int tmp)
+/* NAME<suffix>, the name of one of the job's outputs. */
+static char *output_name(const struct cairn_job *job, const char *suffix)
 {
-    char t[64];
-
-    if (!tmp)
-        return cairn_asprintf("%s%s", job->base, suffix);
-    tmp_name(t, job, 'r');
-    return strdup(t);
+    return cairn_asprintf("%s%s", job->base, suffix);
 }
 
 /* ---- finishing, on a worker ------------------------------------------- */
@@ -127,46 +79,36 @@ static int errno_of(int ok)
 static void finish_ok(struct cairn_job *job)
 {
     const struct cairn_spool *sp = &job->d->spool;
-    char *tmp = output_name(job, RESULTS_SUFFIX, 1);
-    char *res = output_name(job, RESULTS_SUFFIX, 0);
-    char *sum = output_name(job, SUMMARY_SUFFIX, 0);
-    int rc = -ENOMEM, sum_fd = -1;
+    char *res = output_name(job, RESULTS_SUFFIX);
+    char *sum = output_name(job, SUMMARY_SUFFIX);
+    struct cairn_tmpfile sum_tmp = {.fd = -1};
+    int rc = -ENOMEM;
 
     job->finish_step = "name outputs";
-    if (tmp == NULL || res == NULL || sum == NULL)
+    if (res == NULL || sum == NULL)
         goto fail;
     /* Everything that needs disk space is written before anything becomes
      * visible, so a full disk leaves nothing behind; then two renames, the
      * summary last: its presence means the job is finished.  Both files
      * are written before either is fsync'd: the first fsync's journal
      * commit then carries both, and the second costs little. */
-    STEP("write summary", stage(job, sp->out_fd, 's', &job->summary, &sum_fd));
-    STEP("fsync results", errno_of(fsync(job->res_fd)));
-    STEP("close results", errno_of(close(job->res_fd)));
-    job->res_fd = -1;
-    rc = errno_of(fsync(sum_fd));
-    close(sum_fd);
-    sum_fd = -1;
-    if (rc != 0) {
-        job->finish_step = "fsync summary";
-        commit(job, sp->out_fd, 's', sum, 0);
-        goto fail;
-    }
+    STEP("write summary", cairn_tmpfile_open(&sum_tmp, job->out_fd, 's', 0644));
+    STEP("write summary", cairn_write_all(sum_tmp.fd, job->summary.data, job->summary.len));
+    STEP("fsync results", errno_of(fsync(job->res_tmp.fd)));
+    STEP("fsync summary", errno_of(fsync(sum_tmp.fd)));
     /* Daemons sharing this output directory publish one pair at a time, so
      * NAME.results.jsonl and NAME.summary.json always describe one run. */
-    flock(sp->out_fd, LOCK_EX);
+    flock(job->out_fd, LOCK_EX);
     job->finish_step = "publish results";
-    rc = errno_of(renameat(sp->out_fd, tmp, sp->out_fd, res));
-    if (rc == 0)
-        rc = commit(job, sp->out_fd, 's', sum, 1);
-    else
-        commit(job, sp->out_fd, 's', sum, 0);
-    flock(sp->out_fd, LOCK_UN);
-    if (rc != 0) {
+    rc = cairn_tmpfile_commit(&job->res_tmp, res);
+    if (rc == 0) {
         job->finish_step = "publish summary";
-        goto fail;
+        rc = cairn_tmpfile_commit(&sum_tmp, sum);
     }
-    STEP("fsync output directory", errno_of(fsync(sp->out_fd)));
+    flock(job->out_fd, LOCK_UN);
+    if (rc != 0)
+        goto fail;
+    STEP("fsync output directory", errno_of(fsync(job->out_fd)));
     /* Before the input leaves active/: a new job of the same name may be
      * claimed the moment it does, and its count must not be ours. */
     cairn_attempts_forget(sp->active_fd, job->name);
@@ -179,14 +121,9 @@ static void finish_ok(struct cairn_job *job)
     goto out;
 fail:
     job->finish_rc = rc;
-    if (sum_fd >= 0) {
-        close(sum_fd);
-        commit(job, sp->out_fd, 's', sum, 0);
-    }
-    if (tmp != NULL)
-        unlinkat(sp->out_fd, tmp, 0);
+    cairn_tmpfile_discard(&sum_tmp);
+    cairn_tmpfile_discard(&job->res_tmp);
 out:
-    free(tmp);
     free(res);
     free(sum);
 }
@@ -194,26 +131,21 @@ out:
 static void finish_failed(struct cairn_job *job)
 {
     const struct cairn_spool *sp = &job->d->spool;
-    char *reason = output_name(job, REASON_SUFFIX, 0);
-    char *sum = output_name(job, SUMMARY_SUFFIX, 0);
-    char *tmp = output_name(job, RESULTS_SUFFIX, 1);
+    char *reason = output_name(job, REASON_SUFFIX);
+    char *sum = output_name(job, SUMMARY_SUFFIX);
     int rc = -ENOMEM;
 
+    cairn_tmpfile_discard(&job->res_tmp);
     job->finish_step = "name outputs";
-    if (reason == NULL || sum == NULL || tmp == NULL)
+    if (reason == NULL || sum == NULL)
         goto fail;
-    if (job->res_fd >= 0) {
-        close(job->res_fd);
-        job->res_fd = -1;
-        unlinkat(sp->out_fd, tmp, 0);
-    }
     /* A name a few bytes short of NAME_MAX leaves no room for these: the
      * input still goes to failed/, and the log says why. */
     if (strlen(reason) <= NAME_MAX)
-        STEP("write reason", publish(job, sp->failed_fd, 'x', reason, &job->reason));
+        STEP("write reason", publish(sp->failed_fd, 'x', reason, &job->reason));
     if (strlen(sum) <= NAME_MAX)
-        STEP("publish summary", publish(job, sp->out_fd, 's', sum, &job->summary));
-    STEP("fsync output directory", errno_of(fsync(sp->out_fd)));
+        STEP("publish summary", publish(job->out_fd, 's', sum, &job->summary));
+    STEP("fsync output directory", errno_of(fsync(job->out_fd)));
     cairn_attempts_forget(sp->active_fd, job->name);
     /* rename(2) moves a symlink or FIFO itself: nothing is followed. */
     STEP("move input to failed", errno_of(renameat(sp->active_fd, job->name, sp->failed_fd,
@@ -225,7 +157,6 @@ fail:
 out:
     free(reason);
     free(sum);
-    free(tmp);
 }
 
 static void finish_work(uv_work_t *req)
@@ -240,8 +171,9 @@ static void finish_work(uv_work_t *req)
 
 static void job_free(struct cairn_job *job)
 {
-    if (job->res_fd >= 0)
-        close(job->res_fd);
+    cairn_tmpfile_discard(&job->res_tmp);
+    if (job->out_fd >= 0)
+        close(job->out_fd);
     if (job->in_fd >= 0)
         close(job->in_fd); /* releases the lock */
     if (job->plugins != NULL)
@@ -256,21 +188,16 @@ static void job_free(struct cairn_job *job)
     free(job);
 }
 
-/* Outputs could not be written: nothing partial is visible (temp files are
- * gone), and the input goes back to the spool to be tried again. */
+/* Outputs could not be written: the job's temporaries are removed (a
+ * results file published before a failing summary stays, describing an
+ * earlier run until the retry replaces it), and the input goes back to the
+ * spool to be tried again. */
 static void hand_back(struct cairn_job *job, const char *step, int err)
 {
     struct cairn_daemon *d = job->d;
-    char *tmp = output_name(job, RESULTS_SUFFIX, 1);
     int rc;
 
-    if (job->res_fd >= 0) {
-        close(job->res_fd);
-        job->res_fd = -1;
-    }
-    if (tmp != NULL)
-        unlinkat(d->spool.out_fd, tmp, 0);
-    free(tmp);
+    cairn_tmpfile_discard(&job->res_tmp);
     cairn_attempts_forget(d->spool.active_fd, job->name);
     rc = cairn_spool_unclaim(&d->spool, job->name);
     cairn_log(&d->log, CAIRN_LOG_ERROR, "job %s: cannot %s: %s; %s", job->base, step,
@@ -333,7 +260,7 @@ static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
     struct cairn_job *job = s->sink.data;
 
     if (job->write_error == 0 && b->out.len > 0)
-        job->write_error = cairn_write_all(job->res_fd, b->out.data, b->out.len);
+        job->write_error = cairn_write_all(job->res_tmp.fd, b->out.data, b->out.len);
     cairn_metrics_add_tally(&job->d->metrics, &job->plugins->reg, &b->tally);
     job->d->records += b->tally.records;
     cairn_batch_release(b);
@@ -422,14 +349,18 @@ static int open_input(struct cairn_job *job)
 
 static int open_results(struct cairn_job *job)
 {
-    char *tmp = output_name(job, RESULTS_SUFFIX, 1);
+    return cairn_tmpfile_open(&job->res_tmp, job->out_fd, 'r', 0644);
+}
 
-    if (tmp == NULL)
-        return -ENOMEM;
-    job->res_fd = openat(job->d->spool.out_fd, tmp,
-                         O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    free(tmp);
-    return job->res_fd < 0 ? -errno : 0;
+/* A job that cannot begin for want of its outputs (or a transient error):
+ * it ends now, through the same path as any other, as "try again later";
+ * the daemon's back-off keeps it from coming straight back. */
+static int end_early(struct cairn_job *job, const char *step, int rc)
+{
+    job->finish_rc = rc;
+    job->finish_step = step;
+    after_finish(&job->finish, 0);
+    return 0;
 }
 
 static void link_job(struct cairn_daemon *d, struct cairn_job *job)
@@ -453,22 +384,35 @@ int cairn_job_start(struct cairn_daemon *d, const char *name)
     job->d = d;
     job->id = ++d->job_counter;
     job->finish.data = job; /* after_finish() is also called directly */
-    job->in_fd = job->res_fd = -1;
+    job->in_fd = job->res_tmp.fd = -1;
+    /* The job keeps its own handle on the output directory: if the path is
+     * moved and recreated while it runs, its results and summary still land
+     * together, in the directory its results file was created in. */
+    job->out_fd = fcntl(d->spool.out_fd, F_DUPFD_CLOEXEC, 3);
     job->name = strdup(name);
     job->base = strndup(name, base_len);
     job->plugins = cairn_plugin_set_ref(d->plugins);
     job->keep_inputs = d->cfg.keep_inputs;
     job->t0_ns = now_ns();
     clock_gettime(CLOCK_REALTIME, &job->started);
+    if (job->out_fd < 0) {
+        rc = -errno;
+        job_free(job);
+        return rc;
+    }
     if (job->name == NULL || job->base == NULL ||
         cairn_tally_init(&job->stream.tally, job->plugins->reg.n_plugins) != 0) {
         job_free(job);
         return -ENOMEM;
     }
     rc = open_input(job);
-    if (rc < 0) {
-        job_free(job);
+    if (rc == -EAGAIN || rc == -ENOENT) {
+        job_free(job); /* not ours (any more): nothing to undo */
         return rc;
+    }
+    if (rc < 0) {
+        link_job(d, job);
+        return end_early(job, "open the job file", rc);
     }
     if (rc == 1) {
         link_job(d, job);
@@ -492,13 +436,10 @@ int cairn_job_start(struct cairn_daemon *d, const char *name)
         finish(job);
         return 0;
     }
-    rc = open_results(job);
-    if (rc != 0) {
-        hand_back(job, "create the results file", rc);
-        job_free(job);
-        return rc;
-    }
     link_job(d, job);
+    rc = open_results(job);
+    if (rc != 0)
+        return end_early(job, "create the results file", rc);
     if (d->cfg.default_variant != NULL &&
         (job->default_variant = strdup(d->cfg.default_variant)) == NULL)
         return fail_job(job, "%s", "out of memory");
@@ -523,11 +464,10 @@ int cairn_job_start(struct cairn_daemon *d, const char *name)
 
 void cairn_job_abandon(struct cairn_job *job)
 {
-    char *tmp = output_name(job, RESULTS_SUFFIX, 1);
-
-    if (tmp != NULL)
-        unlinkat(job->d->spool.out_fd, tmp, 0);
-    free(tmp);
+    /* By name only: a worker may still be writing through the descriptor,
+     * and the process exit closes it. */
+    if (job->res_tmp.fd >= 0)
+        unlinkat(job->res_tmp.dir_fd, job->res_tmp.name, 0);
     cairn_attempts_forget(job->d->spool.active_fd, job->name); /* a shutdown is not a crash */
     cairn_log(&job->d->log, CAIRN_LOG_WARNING,
               "job %s not finished within shutdown_timeout_s: left in .cairn/active/ for the "

@@ -2,10 +2,11 @@
  * job.h - one claimed job file, from active/ to its results and summary.
  *
  *   open active/NAME.jsonl (never following a link, never blocking on a
- *   FIFO) and lock it -> stream it through the engine into
- *   OUTPUT/.NAME.results.jsonl.tmp -> on a worker: fsync, rename to
- *   NAME.results.jsonl, write NAME.summary.json the same way, then move the
- *   input to done/ (or delete it).
+ *   FIFO) and lock it -> stream it through the engine into a temporary
+ *   (tmpfile.h) in OUTPUT -> on a worker: stage the summary, fsync both,
+ *   rename the results to NAME.results.jsonl and then the summary to
+ *   NAME.summary.json, fsync the directory, then move the input to done/
+ *   (or delete it).
  *
  * A job that cannot be read at all goes to failed/ with NAME.reason.json
  * and a "failed" summary.  A job whose outputs cannot be written is handed
@@ -22,6 +23,7 @@
 #include "daemon.h"
 #include "engine.h"
 #include "source.h"
+#include "tmpfile.h"
 #include "util.h"
 
 struct cairn_job {
@@ -32,7 +34,8 @@ struct cairn_job {
     char *name;          /* NAME.jsonl, as in active/ */
     char *base;          /* NAME */
     int in_fd;
-    int res_fd;
+    int out_fd;          /* the output directory, as it was when we began */
+    struct cairn_tmpfile res_tmp; /* the results, until published */
     uint64_t size;       /* of the input when opened, for progress */
     ino_t ino;           /* of the input, to tie the attempts count to it */
     struct cairn_plugin_set *plugins;
@@ -57,10 +60,10 @@ struct cairn_job {
 
 /*
  * NAME     cairn_job_start - run active/name
- * RETURNS  0 when the job is running (it ends through
- *          cairn_daemon_job_ended), -EAGAIN when another daemon holds it,
- *          -ENOENT when it vanished, or another negative errno when it
- *          could not start (it was handed back to the input directory)
+ * RETURNS  0 when the job is ours: it ends through cairn_daemon_job_ended
+ *          (perhaps before this returns, handed back when its outputs
+ *          cannot be created); -EAGAIN when another daemon holds it;
+ *          -ENOENT when it vanished; -ENOMEM before anything was done
  */
 int cairn_job_start(struct cairn_daemon *d, const char *name);
 

@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tmpfile.h"
+
 const double cairn_job_bucket_le[CAIRN_JOB_BUCKETS - 1] = {
     0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600};
 
@@ -427,54 +429,35 @@ int cairn_metrics_render(const struct cairn_metrics *m, struct cairn_buf *out)
 
 /* ---- publishing ------------------------------------------------------- */
 
-int cairn_metrics_write(const struct cairn_metrics *m, const char *dir, const char *file)
+int cairn_metrics_write(const struct cairn_metrics *m, int dir_fd, const char *file)
 {
     struct cairn_buf text = {0};
-    char *tmp = NULL, *dst = NULL;
-    int fd = -1, rc;
+    struct cairn_tmpfile t;
+    int rc;
 
-    if (file[0] == '\0' || strchr(file, '/') != NULL)
+    if (file[0] == '\0' || strchr(file, '/') != NULL || strcmp(file, ".") == 0 ||
+        strcmp(file, "..") == 0)
         return -EINVAL;
     rc = cairn_metrics_render(m, &text);
+    if (rc == 0)
+        rc = cairn_tmpfile_open(&t, dir_fd, 'm', 0644);
     if (rc != 0)
         goto out;
-    tmp = cairn_asprintf("%s/.cairn.%ld.%s.tmp", dir, (long)getpid(), file);
-    dst = cairn_asprintf("%s/%s", dir, file);
-    if (tmp == NULL || dst == NULL) {
-        rc = -ENOMEM;
-        goto out;
-    }
-    /* O_TRUNC: a temp file left by a crashed daemon that had our pid. */
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
+    /* The collector may run as another user: 0644 whatever our umask.  The
+     * file is one we just created (O_EXCL), never someone else's. */
+    if (fchmod(t.fd, 0644) != 0) {
         rc = -errno;
+        cairn_tmpfile_discard(&t);
         goto out;
     }
-    /* The collector may run as another user: 0644 whatever our umask. */
-    if (fchmod(fd, 0644) != 0 || (rc = cairn_write_all(fd, text.data, text.len)) != 0 ||
-        fsync(fd) != 0) {
-        rc = rc != 0 ? rc : -errno;
-        goto out_unlink;
-    }
-    rc = close(fd) != 0 ? -errno : 0;
-    fd = -1;
-    if (rc != 0)
-        goto out_unlink;
+    rc = cairn_tmpfile_write_sync(&t, text.data, text.len);
     /* The directory is not fsynced: the file is rewritten every few seconds
      * and at exit, so losing one rename to a power cut costs nothing. */
-    if (rename(tmp, dst) != 0) {
-        rc = -errno;
-        goto out_unlink;
-    }
-    goto out;
-
-out_unlink:
-    if (fd >= 0)
-        close(fd);
-    unlink(tmp);
+    if (rc == 0)
+        rc = cairn_tmpfile_commit(&t, file);
+    else
+        cairn_tmpfile_discard(&t);
 out:
-    free(tmp);
-    free(dst);
     cairn_buf_free(&text);
     return rc;
 }

@@ -108,15 +108,16 @@ void cairn_metrics_set_gauges(struct cairn_metrics *m, uint64_t jobs_active,
 int cairn_metrics_render(const struct cairn_metrics *m, struct cairn_buf *out);
 
 /*
- * NAME     cairn_metrics_write - render and publish dir/file atomically
- * RETURNS  0 or a negative errno (-EINVAL for a file name that is empty or
- *          holds a '/')
- * NOTES    writes dir/.file.tmp.PID (mode 0644), fsyncs it and renames it
- *          over dir/file, the node_exporter textfile-collector convention:
- *          the collector reads only "*.prom", so it never sees the temp
- *          file, and rename() means it never sees a torn one.  The temp
- *          file never outlives the call.
+ * NAME     cairn_metrics_write - render and publish dir_fd/file atomically
+ * RETURNS  0 or a negative errno (-EINVAL for a file name that is empty,
+ *          "." or "..", or holds a '/')
+ * NOTES    writes a fresh temporary (tmpfile.h: unique name, O_EXCL,
+ *          O_NOFOLLOW, so a planted link is never followed), makes it 0644,
+ *          fsyncs it and renames it over file: the node_exporter
+ *          textfile-collector convention.  The collector reads only
+ *          "*.prom", so it never sees the temporary, and rename() means it
+ *          never sees a torn file.  The temporary never outlives the call.
  */
-int cairn_metrics_write(const struct cairn_metrics *m, const char *dir, const char *file);
+int cairn_metrics_write(const struct cairn_metrics *m, int dir_fd, const char *file);
 
 #endif /* CAIRN_METRICS_H */

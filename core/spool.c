@@ -5,8 +5,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
-#include <stdlib.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -87,6 +85,27 @@ void cairn_spool_close(struct cairn_spool *sp)
     }
 }
 
+int cairn_spool_follow_output(struct cairn_spool *sp, const char *output_dir)
+{
+    struct stat now, held;
+    int fd;
+
+    if (stat(output_dir, &now) != 0)
+        return -errno;
+    if (!S_ISDIR(now.st_mode))
+        return -ENOTDIR;
+    if (sp->out_fd >= 0 && fstat(sp->out_fd, &held) == 0 && held.st_dev == now.st_dev &&
+        held.st_ino == now.st_ino && held.st_nlink > 0)
+        return 0;
+    fd = open(output_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if (sp->out_fd >= 0)
+        close(sp->out_fd);
+    sp->out_fd = fd;
+    return 0;
+}
+
 int cairn_spool_is_job_name(const char *name)
 {
     size_t n = strlen(name);
@@ -149,43 +168,4 @@ int cairn_spool_scan(const struct cairn_spool *sp, int active, cairn_spool_found
     }
     closedir(d);
     return 0;
-}
-
-/* ".cairn.PID.<anything>.tmp" -> PID, or 0 when the name has another shape. */
-static long stale_pid(const char *name)
-{
-    size_t n = strlen(name);
-    char *end;
-    long pid;
-
-    if (strncmp(name, ".cairn.", 7) != 0 || n < 12 || strcmp(name + n - 4, ".tmp") != 0)
-        return 0;
-    pid = strtol(name + 7, &end, 10);
-    return pid > 0 && *end == '.' ? pid : 0;
-}
-
-int cairn_spool_clean_stale(int dir_fd)
-{
-    struct dirent *e;
-    int fd, removed = 0;
-    DIR *d;
-
-    fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    d = fdopendir(fd);
-    if (d == NULL) {
-        close(fd);
-        return -errno;
-    }
-    while ((e = readdir(d)) != NULL) {
-        long pid = stale_pid(e->d_name);
-        /* Our own pid at start-up can only be a dead namesake's. */
-        if (pid == 0 || (pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno != ESRCH)))
-            continue;
-        if (unlinkat(dir_fd, e->d_name, 0) == 0)
-            removed++;
-    }
-    closedir(d);
-    return removed;
 }

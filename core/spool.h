@@ -30,6 +30,18 @@ int cairn_spool_open(struct cairn_spool *sp, const char *input_dir, const char *
                      const char **what);
 void cairn_spool_close(struct cairn_spool *sp);
 
+/*
+ * NAME     cairn_spool_follow_output - keep out_fd on the directory at the path
+ * RETURNS  0 when out_fd is the directory output_dir names now (reopened if
+ *          the path was moved away and recreated); a negative errno when
+ *          the path names no usable directory (out_fd is left as it was)
+ * NOTES    the daemon follows the path, not the descriptor it opened at
+ *          start: outputs and metrics go where an operator looks.  Jobs in
+ *          flight keep their own descriptor (job.c) and finish where they
+ *          began.
+ */
+int cairn_spool_follow_output(struct cairn_spool *sp, const char *output_dir);
+
 /* 1 when name is a job file we may claim: "NAME.jsonl", not a dot-file. */
 int cairn_spool_is_job_name(const char *name);
 
@@ -55,9 +67,5 @@ typedef void (*cairn_spool_found_fn)(void *data, const char *name, uint64_t age_
  * active/), calling found() for each.  Returns 0 or a negative errno. */
 int cairn_spool_scan(const struct cairn_spool *sp, int active, cairn_spool_found_fn found,
                      void *data);
-
-/* Removes temporary output files (".cairn.PID.*.tmp") left in dir_fd by
- * processes of this host that no longer run.  Returns how many. */
-int cairn_spool_clean_stale(int dir_fd);
 
 #endif /* CAIRN_SPOOL_H */

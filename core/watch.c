@@ -65,7 +65,11 @@ static void on_readable(uv_poll_t *p, int status, int events)
         w->cb(w, CAIRN_WATCH_OVERFLOW, NULL);
         return;
     }
-    for (;;) {
+    /* A few buffers per turn, then back to the loop (the poll is level
+     * triggered): acting on an event may cause another (a job handed back
+     * is renamed in again), and signals and timers must not wait for a
+     * queue that refills itself. */
+    for (int reads = 0; reads < 4; reads++) {
         ssize_t n = read(w->fd, buf, sizeof(buf));
         char *q;
 

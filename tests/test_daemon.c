@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -734,17 +735,9 @@ START_TEST(job_left_in_active_runs_again)
     th_write_file(path, off, olen, 0644);
     /* What the crashed run left half-written. */
     ck_assert_int_eq(mkdir(e.out, 0755), 0);
-    {
-        /* Temporary outputs carry their writer's pid: a reaped child's pid
-         * stands for the crashed daemon. */
-        char tmpname[80];
-        pid_t dead = fork();
-        if (dead == 0)
-            _exit(0);
-        waitpid(dead, NULL, 0);
-        snprintf(tmpname, sizeof(tmpname), ".cairn.%ld.1.r.tmp", (long)dead);
-        TH_OUT(path, &e, tmpname);
-    }
+    /* A temporary nobody holds the lock of is a dead writer's, whatever
+     * its age. */
+    TH_OUT(path, &e, ".cairn.0123456789abcdef0123456789abcdef.r.tmp");
     th_write_text(path, "{\"line\":1,\"status\":\"ok\"}\n{\"line\":2,\"sta");
 
     p = start(&e, NULL);
@@ -758,6 +751,50 @@ START_TEST(job_left_in_active_runs_again)
     TH_IN(path, &e, ".cairn/done/rec.jsonl");
     TH_REQUIRE(th_exists(path), "the recovered input is not in done/");
     th_stop(p);
+    require_no_temp_files(&e);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
+/* Another daemon on the shared output directory (another host, or another
+ * PID namespace where its PID may equal ours) is writing: its temporary is
+ * locked, and a starting daemon must leave it alone.  The sweep once
+ * decided by PID and deleted live daemons' files. */
+START_TEST(live_writers_temporaries_survive_a_start)
+{
+    struct env e;
+    size_t olen;
+    char *off = official(&olen), path[2][PATH_MAX], name[2][64];
+    int p, fd[2], i;
+    pid_t dead = fork();
+
+    /* One name of today's shape, and one of the old ".cairn.PID.N.r.tmp"
+     * shape whose PID runs nowhere in our namespace. */
+    if (dead == 0)
+        _exit(0);
+    waitpid(dead, NULL, 0);
+    snprintf(name[0], sizeof(name[0]), ".cairn.fedcba9876543210fedcba9876543210.r.tmp");
+    snprintf(name[1], sizeof(name[1]), ".cairn.%ld.1.r.tmp", (long)dead);
+    env_init(&e, NULL);
+    ck_assert_int_eq(mkdir(e.out, 0755), 0);
+    for (i = 0; i < 2; i++) {
+        TH_OUT(path[i], &e, name[i]);
+        fd[i] = open(path[i], O_WRONLY | O_CREAT | O_EXCL, 0644);
+        ck_assert_int_ge(fd[i], 0);
+        ck_assert_int_eq(flock(fd[i], LOCK_EX), 0);
+    }
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    drop_job(&e, "rec.jsonl", off, olen);
+    wait_summary(&e, "rec", DEADLINE_MS);
+    th_stop(p);
+    for (i = 0; i < 2; i++) {
+        TH_REQUIRE(th_exists(path[i]), "a live writer's locked temporary %s was removed",
+                   name[i]);
+        close(fd[i]);
+        unlink(path[i]);
+    }
     require_no_temp_files(&e);
     free(off);
     th_cleanup();
@@ -1281,6 +1318,7 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, non_regular_files_fail_without_being_followed);
     tc = tcase(s, "crash_recovery");
     tcase_add_test(tc, job_left_in_active_runs_again);
+    tcase_add_test(tc, live_writers_temporaries_survive_a_start);
     tc = tcase(s, "atomic_outputs");
     tcase_add_test(tc, outputs_appear_complete);
     tc = tcase(s, "once");

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -168,6 +169,19 @@ static const struct cairn_plugin fake_quote = {
     .name = "fake-game",
     .version = "2.0 \"beta\" C:\\new\nline",
 };
+
+/* cairn_metrics_write into the directory at path (-ENOENT when there is
+ * none). */
+static int write_to(const struct cairn_metrics *m, const char *path, const char *file)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+    if (fd < 0)
+        return -errno;
+    rc = cairn_metrics_write(m, fd, file);
+    close(fd);
+    return rc;
+}
 
 static char *make_tmpdir(void)
 {
@@ -593,10 +607,10 @@ START_TEST(test_write_publishes_the_render_atomically)
     path = cairn_asprintf("%s/metrics.prom", dir);
     /* A strict umask must not hide the file from the collector's user. */
     umask(077);
-    ck_assert_int_eq(cairn_metrics_write(&m, dir, "metrics.prom"), 0);
+    ck_assert_int_eq(write_to(&m, dir, "metrics.prom"), 0);
     /* Twice: the second rename replaces the first file. */
     cairn_metrics_add_bytes(&m, 1);
-    ck_assert_int_eq(cairn_metrics_write(&m, dir, "metrics.prom"), 0);
+    ck_assert_int_eq(write_to(&m, dir, "metrics.prom"), 0);
     names = list_dir(dir);
     ck_assert_str_eq(names, "metrics.prom");
     ck_assert_int_eq(stat(path, &st), 0);
@@ -616,19 +630,30 @@ END_TEST
 START_TEST(test_write_fails_cleanly)
 {
     struct cairn_metrics m;
-    char *dir = make_tmpdir(), *missing = cairn_asprintf("%s/no/such/dir", dir), *names;
+    char *dir = make_tmpdir(), *missing = cairn_asprintf("%s/gone", dir), *names;
 
     ck_assert_int_eq(cairn_metrics_init(&m, "1"), 0);
-    ck_assert_int_eq(cairn_metrics_write(&m, missing, "metrics.prom"), -ENOENT);
-    ck_assert_int_eq(cairn_metrics_write(&m, dir, "sub/metrics.prom"), -EINVAL);
-    ck_assert_int_eq(cairn_metrics_write(&m, dir, ""), -EINVAL);
+    /* A directory removed while its descriptor is held. */
+    {
+        int fd;
+
+        ck_assert_int_eq(mkdir(missing, 0755), 0);
+        fd = open(missing, O_RDONLY | O_DIRECTORY);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(rmdir(missing), 0);
+        ck_assert_int_eq(cairn_metrics_write(&m, fd, "metrics.prom"), -ENOENT);
+        close(fd);
+    }
+    ck_assert_int_eq(write_to(&m, dir, "sub/metrics.prom"), -EINVAL);
+    ck_assert_int_eq(write_to(&m, dir, ""), -EINVAL);
+    ck_assert_int_eq(write_to(&m, dir, ".."), -EINVAL);
     /* A directory in the way of the final name: rename fails, and the temp
      * file must not be left behind. */
     {
         char *blocker = cairn_asprintf("%s/metrics.prom", dir);
 
         ck_assert_int_eq(mkdir(blocker, 0755), 0);
-        ck_assert_int_lt(cairn_metrics_write(&m, dir, "metrics.prom"), 0);
+        ck_assert_int_lt(write_to(&m, dir, "metrics.prom"), 0);
         names = list_dir(dir);
         ck_assert_str_eq(names, "metrics.prom");
         free(names);
@@ -639,6 +664,47 @@ START_TEST(test_write_fails_cleanly)
     ck_assert_str_eq(names, "");
     free(names);
     free(missing);
+    cairn_metrics_free(&m);
+    rm_dir(dir, "metrics.prom");
+}
+END_TEST
+
+/* A link planted where the writer stages its file (here the name every
+ * earlier cairnd used, ".cairn.PID.FILE.tmp", which anyone could predict)
+ * must never be followed: its target keeps its bytes and its mode. */
+START_TEST(test_write_never_follows_a_planted_link)
+{
+    struct cairn_metrics m;
+    struct stat st;
+    char *dir = make_tmpdir(), *victim, *link, *names, *text;
+
+    populate(&m);
+    victim = cairn_asprintf("%s/victim", dir);
+    link = cairn_asprintf("%s/.cairn.%ld.metrics.prom.tmp", dir, (long)getpid());
+    {
+        FILE *f = fopen(victim, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("precious\n", f);
+        fclose(f);
+    }
+    ck_assert_int_eq(chmod(victim, 0600), 0);
+    ck_assert_int_eq(symlink(victim, link), 0);
+    ck_assert_int_eq(write_to(&m, dir, "metrics.prom"), 0);
+    text = slurp(victim);
+    ck_assert_str_eq(text, "precious\n");
+    ck_assert_int_eq(stat(victim, &st), 0);
+    ck_assert_int_eq(st.st_mode & 0777, 0600);
+    ck_assert_int_eq(lstat(link, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    free(text);
+    /* The published file is a new regular file, not the link's target. */
+    names = list_dir(dir);
+    ck_assert_ptr_nonnull(strstr(names, "metrics.prom"));
+    free(names);
+    unlink(link);
+    unlink(victim);
+    free(link);
+    free(victim);
     cairn_metrics_free(&m);
     rm_dir(dir, "metrics.prom");
 }
@@ -661,7 +727,7 @@ START_TEST(test_promtool_accepts_populated_output)
     }
     dir = make_tmpdir();
     populate(&m);
-    ck_assert_int_eq(cairn_metrics_write(&m, dir, "metrics.prom"), 0);
+    ck_assert_int_eq(write_to(&m, dir, "metrics.prom"), 0);
     logpath = cairn_asprintf("%s/promtool.log", dir);
     cmd = cairn_asprintf("promtool check metrics < '%s/metrics.prom' > '%s' 2>&1", dir, logpath);
     rc = system(cmd);
@@ -705,6 +771,7 @@ static Suite *metrics_suite(void)
     tc = tcase_create("write");
     tcase_add_test(tc, test_write_publishes_the_render_atomically);
     tcase_add_test(tc, test_write_fails_cleanly);
+    tcase_add_test(tc, test_write_never_follows_a_planted_link);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("promtool");

@@ -42,6 +42,7 @@
 #include "util.h"
 
 static const char *g_cairnd;
+static const char *g_unshare = "/usr/bin/unshare"; /* util-linux, on every Debian */
 static const char *g_plugins;
 
 /* ------------------------------------------------------------------ */
@@ -744,7 +745,18 @@ END_TEST
 /* Runs C_TASKS `cairnd --once` at the same time, task t over in[t] (all
  * the same directory for a shared spool) into out with t<N>.prom; all must
  * exit 0.  Returns the sum of their cairn_jobs_total{status="ok"}. */
+static long long run_once_tasks_ns(const char *dir, char *const *in, const char *out,
+                                   int pid_namespaces);
+
 static long long run_once_tasks(const char *dir, char *const *in, const char *out)
+{
+    return run_once_tasks_ns(dir, in, out, 0);
+}
+
+/* The same, each task in a PID namespace of its own (as in a container),
+ * where every one of them is PID 1. */
+static long long run_once_tasks_ns(const char *dir, char *const *in, const char *out,
+                                   int pid_namespaces)
 {
     pid_t pid[C_TASKS];
     char *cfg[C_TASKS], *log[C_TASKS], *metrics[C_TASKS];
@@ -752,17 +764,23 @@ static long long run_once_tasks(const char *dir, char *const *in, const char *ou
     size_t t;
 
     for (t = 0; t < C_TASKS; t++) {
-        char name[16], *argv[5];
+        char name[16], *argv[9], **a = argv;
 
         snprintf(name, sizeof(name), "t%zu.prom", t + 1);
         cfg[t] = spool_config(dir, in[t], out, name, ",\"min_age_ms\":0");
         metrics[t] = th_xasprintf("%s/%s", out, name);
         log[t] = th_xasprintf("%s/task%zu.log", dir, t + 1);
-        argv[0] = (char *)g_cairnd;
-        argv[1] = "-c";
-        argv[2] = cfg[t];
-        argv[3] = "--once";
-        argv[4] = NULL;
+        if (pid_namespaces) {
+            *a++ = (char *)g_unshare;
+            *a++ = "--pid";
+            *a++ = "--fork";
+            *a++ = "--kill-child";
+        }
+        *a++ = (char *)g_cairnd;
+        *a++ = "-c";
+        *a++ = cfg[t];
+        *a++ = "--once";
+        *a = NULL;
         pid[t] = spawn(argv, NULL, NULL, log[t]);
     }
     for (t = 0; t < C_TASKS; t++) {
@@ -852,6 +870,40 @@ START_TEST(test_once_tasks_share_one_spool)
 }
 END_TEST
 
+/* Containers on one shared volume: each task's cairnd is PID 1 in its own
+ * namespace.  Equal PIDs once meant equal temporary names, and tasks
+ * published each other's records under their own job names. */
+START_TEST(test_equal_pids_share_one_spool)
+{
+    char *dir, *out, *spool, *in[C_TASKS];
+    size_t i, t;
+
+    if (access(g_unshare, X_OK) != 0 ||
+        system("/usr/bin/unshare --pid --fork --kill-child true >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "test_scaleout: SKIP equal_pids: cannot create PID namespaces here "
+                        "(unshare --pid needs root or user namespaces)\n");
+        return;
+    }
+    dir = make_workdir("pidns");
+    out = th_xasprintf("%s/out", dir);
+    spool = th_xasprintf("%s/in", dir);
+    make_dir(spool);
+    for (t = 0; t < C_TASKS; t++)
+        in[t] = spool;
+    for (i = 0; i < C_JOBS; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "job%03zu", i);
+        drop_job(spool, name, i);
+    }
+    ck_assert_int_eq(run_once_tasks_ns(dir, in, out, 1), C_JOBS);
+    /* Every job's results are its own records, and its summary says so. */
+    check_once_outputs(out);
+    free(spool);
+    free(out);
+    remove_workdir(dir);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 
 static Suite *scaleout_suite(void)
@@ -872,6 +924,7 @@ static Suite *scaleout_suite(void)
     tc = tcase_create("array_jobs");
     tcase_add_test(tc, test_once_one_input_dir_per_task);
     tcase_add_test(tc, test_once_tasks_share_one_spool);
+    tcase_add_test(tc, test_equal_pids_share_one_spool);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 

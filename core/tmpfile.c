@@ -1,0 +1,192 @@
+/*
+ * tmpfile.c - uniquely named, locked temporary outputs, and the sweep that
+ * removes those a dead writer left behind.
+ */
+#include "tmpfile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define PREFIX ".cairn."
+#define PREFIX_LEN 7
+#define HEX_LEN 32
+
+static int random_name(char out[CAIRN_TMPFILE_NAME_MAX], char kind)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char r[HEX_LEN / 2];
+    size_t got = 0;
+    char *p = out;
+
+    while (got < sizeof(r)) {
+        ssize_t n = getrandom(r + got, sizeof(r) - got, 0);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        got += (size_t)n;
+    }
+    memcpy(p, PREFIX, PREFIX_LEN);
+    p += PREFIX_LEN;
+    for (size_t i = 0; i < sizeof(r); i++) {
+        *p++ = hex[r[i] >> 4];
+        *p++ = hex[r[i] & 15];
+    }
+    snprintf(p, CAIRN_TMPFILE_NAME_MAX - (size_t)(p - out), ".%c.tmp", kind);
+    return 0;
+}
+
+/* 1 when dir_fd/name is the file open as fd. */
+static int names_fd(int dir_fd, const char *name, int fd)
+{
+    struct stat a, b;
+
+    return fstatat(dir_fd, name, &a, AT_SYMLINK_NOFOLLOW) == 0 && fstat(fd, &b) == 0 &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int cairn_tmpfile_create(struct cairn_tmpfile *t, int dir_fd, const char *name, mode_t mode)
+{
+    int rc;
+
+    t->dir_fd = dir_fd;
+    snprintf(t->name, sizeof(t->name), "%s", name);
+    /* O_EXCL: a file, link or FIFO already there is someone else's. */
+    t->fd = openat(dir_fd, t->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (t->fd < 0)
+        return -errno;
+    /* Between the create and the lock, a sweep may take the file for a
+     * dead writer's: it then holds the lock (we fail here) or has removed
+     * the name (the check below).  Either way, give up this name. */
+    if (flock(t->fd, LOCK_EX | LOCK_NB) != 0) {
+        rc = errno == EWOULDBLOCK ? -EEXIST : -errno;
+        close(t->fd);
+        t->fd = -1;
+        return rc;
+    }
+    if (!names_fd(dir_fd, t->name, t->fd)) {
+        close(t->fd);
+        t->fd = -1;
+        return -EEXIST;
+    }
+    return 0;
+}
+
+int cairn_tmpfile_open(struct cairn_tmpfile *t, int dir_fd, char kind, mode_t mode)
+{
+    char name[CAIRN_TMPFILE_NAME_MAX];
+    int tries, rc = -EEXIST;
+
+    t->fd = -1;
+    /* EEXIST: someone planted the name, or a starting daemon's sweep took
+     * our file in the instant before we locked it.  Another name. */
+    for (tries = 0; tries < 4 && rc == -EEXIST; tries++) {
+        if ((rc = random_name(name, kind)) != 0)
+            return rc;
+        rc = cairn_tmpfile_create(t, dir_fd, name, mode);
+    }
+    return rc;
+}
+
+int cairn_tmpfile_write_sync(struct cairn_tmpfile *t, const void *data, size_t len)
+{
+    int rc = cairn_write_all(t->fd, data, len);
+
+    if (rc == 0 && fsync(t->fd) != 0)
+        rc = -errno;
+    return rc;
+}
+
+int cairn_tmpfile_commit(struct cairn_tmpfile *t, const char *name)
+{
+    int rc;
+
+    if (t->fd < 0)
+        return -EBADF;
+    /* Renamed while still locked, so no sweep can take it in between. */
+    if (renameat(t->dir_fd, t->name, t->dir_fd, name) != 0) {
+        rc = -errno;
+        cairn_tmpfile_discard(t);
+        return rc;
+    }
+    /* The data is in place: a failing close(2) cannot take it back. */
+    close(t->fd);
+    t->fd = -1;
+    return 0;
+}
+
+void cairn_tmpfile_discard(struct cairn_tmpfile *t)
+{
+    if (t->fd < 0)
+        return;
+    unlinkat(t->dir_fd, t->name, 0);
+    close(t->fd);
+    t->fd = -1;
+}
+
+/* ".cairn." + 32 hex digits + "." + one letter + ".tmp": ours, and nothing
+ * else (a producer's own ".x.tmp" is not). */
+static int is_ours(const char *name)
+{
+    size_t n = strlen(name), i;
+
+    if (n != PREFIX_LEN + HEX_LEN + 6 || strncmp(name, PREFIX, PREFIX_LEN) != 0 ||
+        strcmp(name + n - 4, ".tmp") != 0 || name[PREFIX_LEN + HEX_LEN] != '.')
+        return 0;
+    for (i = PREFIX_LEN; i < PREFIX_LEN + HEX_LEN; i++)
+        if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+            return 0;
+    return 1;
+}
+
+/* Removes dir_fd/name when it is a dead writer's temporary: a regular file
+ * nobody holds the lock of.  It is unlinked while we hold that lock, and
+ * only if the name still is that file, so a writer that raced us notices
+ * (cairn_tmpfile_create) and a renamed-away output is never touched.
+ * 1 when removed. */
+static int remove_if_stale(int dir_fd, const char *name)
+{
+    struct stat st;
+    int fd, removed = 0;
+
+    /* O_NONBLOCK: a FIFO planted under our name must not hang the sweep. */
+    fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+        names_fd(dir_fd, name, fd))
+        removed = unlinkat(dir_fd, name, 0) == 0;
+    close(fd);
+    return removed;
+}
+
+int cairn_tmpfile_sweep(int dir_fd)
+{
+    struct dirent *e;
+    int fd, removed = 0;
+    DIR *d;
+
+    fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    d = fdopendir(fd);
+    if (d == NULL) {
+        close(fd);
+        return -errno;
+    }
+    while ((e = readdir(d)) != NULL)
+        if (is_ours(e->d_name))
+            removed += remove_if_stale(dir_fd, e->d_name);
+    closedir(d);
+    return removed;
+}

@@ -1,0 +1,66 @@
+/*
+ * tmpfile.h - staging an output under a name no other writer can hold.
+ *
+ * Every file the daemon publishes (results, summaries, reasons, metrics)
+ * is written under ".cairn.<32 hex digits>.<kind>.tmp" and renamed into
+ * place.  The 128 random bits make the name unique across hosts and PID
+ * namespaces sharing one directory (a PID is not: two containers' daemons
+ * can both be PID 7); O_CREAT | O_EXCL | O_NOFOLLOW means a name planted
+ * in advance, a symbolic link included, is never opened, only skipped.
+ *
+ * The writer holds an flock(2) on the file for as long as the name exists,
+ * so a sweep tells a dead writer's leftover (nobody holds its lock) from a
+ * live one's without looking at any PID.
+ */
+#ifndef CAIRN_TMPFILE_H
+#define CAIRN_TMPFILE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* ".cairn." + 32 hex + ".k.tmp" + NUL */
+#define CAIRN_TMPFILE_NAME_MAX 48
+
+struct cairn_tmpfile {
+    int dir_fd;   /* borrowed: the directory it lives in */
+    int fd;       /* open for writing and locked; -1 when closed */
+    char name[CAIRN_TMPFILE_NAME_MAX];
+};
+
+/*
+ * NAME     cairn_tmpfile_open - create and lock a fresh temporary in dir_fd
+ * ARGUMENTS kind: one letter naming what it will become, for people
+ *          reading the directory ('r' results, 's' summary, ...)
+ * RETURNS  0, or a negative errno (t->fd is then -1)
+ * NOTES    mode is passed to open(2), so the umask applies.
+ */
+int cairn_tmpfile_open(struct cairn_tmpfile *t, int dir_fd, char kind, mode_t mode);
+
+/* The same with a name of the caller's choosing (at most
+ * CAIRN_TMPFILE_NAME_MAX - 1 bytes): created only if nothing, not even a
+ * dangling link, has that name.  0, -EEXIST, or another -errno. */
+int cairn_tmpfile_create(struct cairn_tmpfile *t, int dir_fd, const char *name, mode_t mode);
+
+/* Renames the temporary to name in the same directory (replacing it),
+ * then closes it.  On failure the temporary is removed.  0 or -errno. */
+int cairn_tmpfile_commit(struct cairn_tmpfile *t, const char *name);
+
+/* Removes the temporary and closes it; a no-op when nothing is open. */
+void cairn_tmpfile_discard(struct cairn_tmpfile *t);
+
+/* Writes all of data, fsyncs and keeps the file open (and locked) for a
+ * later commit.  0 or -errno. */
+int cairn_tmpfile_write_sync(struct cairn_tmpfile *t, const void *data, size_t len);
+
+/*
+ * NAME     cairn_tmpfile_sweep - remove dead writers' temporaries in dir_fd
+ * RETURNS  how many were removed, or a negative errno
+ * NOTES    a temporary is a dead writer's when it is a regular file with
+ *          the shape of our names and nobody holds its lock; nothing is
+ *          followed.  Call it before this process stages anything in
+ *          dir_fd: where flock(2) is emulated with POSIX locks (NFS), a
+ *          process does not conflict with its own locks.
+ */
+int cairn_tmpfile_sweep(int dir_fd);
+
+#endif /* CAIRN_TMPFILE_H */

@@ -1,0 +1,196 @@
+/*
+ * test_directories.c - the daemon stays responsive, and loses nothing,
+ * whatever happens to its directories while it runs (hardening, issue 10):
+ *   - the output directory removed: no busy loop, signals still served,
+ *     and output resumes when the directory is back;
+ *   - the output directory renamed away and recreated: outputs and metrics
+ *     both follow the path.
+ */
+#include <check.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static const char *g_cairnd;
+static const char *g_plugins;
+
+static const char JOB[] =
+    "{\"id\":1,\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},"
+    "\"expected\":\"Bob\"}\n";
+
+struct env {
+    char root[PATH_MAX];
+    char in[PATH_MAX];
+    char out[PATH_MAX];
+    char cfg[PATH_MAX];
+};
+
+static void env_init(struct env *e)
+{
+    th_new_dir(e->root);
+    th_pathf(e->in, "%s/in", e->root);
+    th_pathf(e->out, "%s/out", e->root);
+    th_pathf(e->cfg, "%s/cairn.json", e->root);
+    ck_assert_int_eq(mkdir(e->in, 0755), 0);
+    th_write_text(e->cfg, "{\"min_age_ms\":0,\"rescan_interval_s\":1,"
+                          "\"metrics_interval_s\":1,\"shutdown_timeout_s\":5}\n");
+}
+
+static int start(const struct env *e)
+{
+    char *argv[] = {(char *)g_cairnd, "-c", (char *)e->cfg, "--input", (char *)e->in,
+                    "--output", (char *)e->out, "--plugins", (char *)g_plugins, NULL};
+    int p = th_spawn(e->root, argv);
+
+    th_wait_ready(p);
+    return p;
+}
+
+/* How many lines of the log hold needle. */
+static int log_lines_with(int p, const char *needle)
+{
+    char *text = th_read_file(th_log[p], NULL), *line = text;
+    int n = 0;
+
+    while (line != NULL && *line != '\0') {
+        char *nl = strchr(line, '\n');
+        if (nl != NULL)
+            *nl = '\0';
+        n += strstr(line, needle) != NULL;
+        line = nl != NULL ? nl + 1 : NULL;
+    }
+    free(text);
+    return n;
+}
+
+static int summary_in(const char *dir, const char *job)
+{
+    char path[PATH_MAX];
+
+    th_pathf(path, "%s/%s.summary.json", dir, job);
+    return th_exists(path);
+}
+
+/* SIGTERM is acted on at once: exit 0 within a second or two. */
+static void stop_promptly(int p)
+{
+    double t0 = th_now_s();
+    int code;
+
+    kill(th_pid[p], SIGTERM);
+    code = th_wait_exit(p, 3000);
+    TH_REQUIRE(code == 0, "cairnd exited %d after SIGTERM", code);
+    TH_REQUIRE(th_now_s() - t0 < 2.5, "SIGTERM took %.1f s", th_now_s() - t0);
+}
+
+/* The output directory disappears under a running daemon, and a job
+ * arrives.  Once, every handed-back job came straight back: a thousand log
+ * lines a second, and SIGTERM never served. */
+START_TEST(output_removed_no_busy_loop_and_sigterm_served)
+{
+    struct env e;
+    char path[PATH_MAX];
+    int p, tries;
+
+    env_init(&e);
+    p = start(&e);
+    th_rm_tree(e.out);
+    th_drop_job(e.in, "a.jsonl", JOB, strlen(JOB));
+    th_sleep_ms(1500);
+    tries = log_lines_with(p, "handed back") + log_lines_with(p, "cannot start job");
+    TH_REQUIRE(tries <= 3, "%d tries in 1.5 s with the output directory gone", tries);
+    TH_REQUIRE(th_log_has(p, "output directory"), "nothing logged about the output directory");
+    /* Nothing is lost: the job waits in the spool. */
+    th_pathf(path, "%s/a.jsonl", e.in);
+    TH_REQUIRE(th_exists(path), "the job left the input directory while it could not run");
+    stop_promptly(p);
+    th_cleanup();
+}
+END_TEST
+
+/* ... and when it is back, the waiting job is run and published there. */
+START_TEST(output_removed_then_back_resumes)
+{
+    struct env e;
+    int p;
+
+    env_init(&e);
+    p = start(&e);
+    th_rm_tree(e.out);
+    th_drop_job(e.in, "a.jsonl", JOB, strlen(JOB));
+    th_sleep_ms(300);
+    ck_assert_int_eq(mkdir(e.out, 0755), 0);
+    TH_EVENTUALLY(summary_in(e.out, "a"), 10000,
+                  "no summary within 10 s of the output directory coming back");
+    TH_REQUIRE(th_log_has(p, "is back"), "the directory's return was not logged");
+    stop_promptly(p);
+    th_cleanup();
+}
+END_TEST
+
+/* Renamed away and recreated: the next job's outputs and the metrics both
+ * go to the directory the path names now, not to the old one. */
+START_TEST(output_renamed_and_recreated_followed)
+{
+    struct env e;
+    char old[PATH_MAX], metrics[PATH_MAX], old_metrics[PATH_MAX];
+    int p;
+
+    env_init(&e);
+    p = start(&e);
+    th_drop_job(e.in, "before.jsonl", JOB, strlen(JOB));
+    TH_EVENTUALLY(summary_in(e.out, "before"), 10000, "first job not finished");
+    th_pathf(old, "%s/out.old", e.root);
+    ck_assert_int_eq(rename(e.out, old), 0);
+    ck_assert_int_eq(mkdir(e.out, 0755), 0);
+    th_drop_job(e.in, "after.jsonl", JOB, strlen(JOB));
+    TH_EVENTUALLY(summary_in(e.out, "after") || summary_in(old, "after"), 10000,
+                  "second job not finished");
+    TH_REQUIRE(summary_in(e.out, "after"), "the job's outputs went to the renamed directory");
+    th_pathf(metrics, "%s/metrics.prom", e.out);
+    TH_EVENTUALLY(th_exists(metrics), 5000, "no metrics in the recreated directory");
+    /* The old directory gets nothing new from now on. */
+    th_pathf(old_metrics, "%s/metrics.prom", old);
+    unlink(old_metrics);
+    th_sleep_ms(1500);
+    TH_REQUIRE(!th_exists(old_metrics), "metrics still written to the renamed directory");
+    stop_promptly(p);
+    th_cleanup();
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("directories");
+    TCase *tc = tcase_create("output_dir");
+    SRunner *sr;
+    int failed;
+
+    g_cairnd = getenv("CAIRN_TEST_CAIRND");
+    g_plugins = getenv("CAIRN_TEST_PLUGIN_DIR");
+    if (g_cairnd == NULL || g_plugins == NULL) {
+        fprintf(stderr, "test_directories: CAIRN_TEST_CAIRND and CAIRN_TEST_PLUGIN_DIR must "
+                        "be set (meson test sets them)\n");
+        return EXIT_FAILURE;
+    }
+    if (th_make_top("directories") != 0)
+        return EXIT_FAILURE;
+    atexit(th_cleanup_top);
+    tcase_add_test(tc, output_removed_no_busy_loop_and_sigterm_served);
+    tcase_add_test(tc, output_removed_then_back_resumes);
+    tcase_add_test(tc, output_renamed_and_recreated_followed);
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,208 @@
+/*
+ * test_tmpfile.c - temporary outputs: unique whoever writes, never through
+ * a planted name, and swept by their lock, not by any PID.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tmpfile.h"
+
+static char g_dir[64];
+static int g_fd = -1;
+
+static void setup(void)
+{
+    snprintf(g_dir, sizeof(g_dir), "/tmp/cairn-test-tmpfile-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(g_dir));
+    g_fd = open(g_dir, O_RDONLY | O_DIRECTORY);
+    ck_assert_int_ge(g_fd, 0);
+}
+
+static void teardown(void)
+{
+    DIR *d = opendir(g_dir);
+    struct dirent *e;
+
+    while (d != NULL && (e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            unlinkat(g_fd, e->d_name, 0);
+    if (d != NULL)
+        closedir(d);
+    close(g_fd);
+    rmdir(g_dir);
+}
+
+static int entries(void)
+{
+    DIR *d = opendir(g_dir);
+    struct dirent *e;
+    int n = 0;
+
+    ck_assert_ptr_nonnull(d);
+    while ((e = readdir(d)) != NULL)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+static void slurp(const char *name, char *buf, size_t cap)
+{
+    int fd = openat(g_fd, name, O_RDONLY);
+    ssize_t n;
+
+    ck_assert_int_ge(fd, 0);
+    n = read(fd, buf, cap - 1);
+    ck_assert_int_ge(n, 0);
+    buf[n] = '\0';
+    close(fd);
+}
+
+static void put(const char *name, const char *text)
+{
+    int fd = openat(g_fd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
+/* One process, two jobs at once (as two daemons with equal PIDs in two
+ * containers): two names, and each output holds only its own bytes. */
+START_TEST(two_writers_never_share_a_name)
+{
+    struct cairn_tmpfile a, b;
+    char text[64];
+
+    ck_assert_int_eq(cairn_tmpfile_open(&a, g_fd, 'r', 0644), 0);
+    ck_assert_int_eq(cairn_tmpfile_open(&b, g_fd, 'r', 0644), 0);
+    ck_assert_str_ne(a.name, b.name);
+    ck_assert_int_eq(strncmp(a.name, ".cairn.", 7), 0);
+    ck_assert_uint_eq(strlen(a.name), 45);
+    ck_assert_int_eq(cairn_tmpfile_write_sync(&a, "job a\n", 6), 0);
+    ck_assert_int_eq(cairn_tmpfile_write_sync(&b, "job b\n", 6), 0);
+    ck_assert_int_eq(cairn_tmpfile_commit(&a, "a.results.jsonl"), 0);
+    ck_assert_int_eq(cairn_tmpfile_commit(&b, "b.results.jsonl"), 0);
+    ck_assert_int_eq(a.fd, -1);
+    slurp("a.results.jsonl", text, sizeof(text));
+    ck_assert_str_eq(text, "job a\n");
+    slurp("b.results.jsonl", text, sizeof(text));
+    ck_assert_str_eq(text, "job b\n");
+    ck_assert_int_eq(entries(), 2);
+}
+END_TEST
+
+/* Whatever was planted at the name (a link to a victim, a FIFO) is not
+ * opened: the victim keeps its bytes and its mode, and nothing blocks. */
+START_TEST(a_planted_name_is_never_opened)
+{
+    static const char name[] = ".cairn.00000000000000000000000000000000.m.tmp";
+    struct cairn_tmpfile t;
+    struct stat st;
+    char text[64];
+
+    put("victim", "precious\n");
+    ck_assert_int_eq(fchmodat(g_fd, "victim", 0600, 0), 0);
+    ck_assert_int_eq(symlinkat("victim", g_fd, name), 0);
+    ck_assert_int_eq(cairn_tmpfile_create(&t, g_fd, name, 0644), -EEXIST);
+    ck_assert_int_eq(t.fd, -1);
+    slurp("victim", text, sizeof(text));
+    ck_assert_str_eq(text, "precious\n");
+    ck_assert_int_eq(fstatat(g_fd, "victim", &st, 0), 0);
+    ck_assert_int_eq(st.st_mode & 0777, 0600);
+    ck_assert_int_eq(unlinkat(g_fd, name, 0), 0);
+
+    ck_assert_int_eq(mkfifoat(g_fd, name, 0644), 0);
+    ck_assert_int_eq(cairn_tmpfile_create(&t, g_fd, name, 0644), -EEXIST);
+    ck_assert_int_eq(unlinkat(g_fd, name, 0), 0);
+
+    /* A dangling link, too. */
+    ck_assert_int_eq(symlinkat("nowhere", g_fd, name), 0);
+    ck_assert_int_eq(cairn_tmpfile_create(&t, g_fd, name, 0644), -EEXIST);
+    ck_assert_int_eq(faccessat(g_fd, "nowhere", F_OK, 0), -1);
+}
+END_TEST
+
+/* The sweep removes what nobody holds, keeps what a live writer holds, and
+ * touches nothing that is not one of our regular files. */
+START_TEST(sweep_decides_by_lock)
+{
+    static const char dead[] = ".cairn.11111111111111111111111111111111.r.tmp";
+    static const char link[] = ".cairn.22222222222222222222222222222222.r.tmp";
+    static const char fifo[] = ".cairn.33333333333333333333333333333333.r.tmp";
+    struct cairn_tmpfile live;
+    char text[64];
+    int other;
+
+    put(dead, "left by a crash");
+    put("victim", "precious\n");
+    ck_assert_int_eq(symlinkat("victim", g_fd, link), 0);
+    ck_assert_int_eq(mkfifoat(g_fd, fifo, 0644), 0);
+    put(".cairn.1234.1.r.tmp", "not our shape");
+    put(".producer.jsonl.tmp", "a producer's");
+    ck_assert_int_eq(cairn_tmpfile_open(&live, g_fd, 's', 0644), 0);
+    /* A second description of the live file, as another process would
+     * hold: the writer's lock is what protects it. */
+    other = openat(g_fd, live.name, O_RDONLY);
+    ck_assert_int_ge(other, 0);
+    ck_assert_int_eq(flock(other, LOCK_EX | LOCK_NB), -1);
+    close(other);
+
+    ck_assert_int_eq(cairn_tmpfile_sweep(g_fd), 1);
+    ck_assert_int_eq(faccessat(g_fd, dead, F_OK, 0), -1);
+    ck_assert_int_eq(faccessat(g_fd, live.name, F_OK, 0), 0);
+    ck_assert_int_eq(faccessat(g_fd, link, F_OK, AT_SYMLINK_NOFOLLOW), 0);
+    ck_assert_int_eq(faccessat(g_fd, fifo, F_OK, 0), 0);
+    ck_assert_int_eq(faccessat(g_fd, ".cairn.1234.1.r.tmp", F_OK, 0), 0);
+    ck_assert_int_eq(faccessat(g_fd, ".producer.jsonl.tmp", F_OK, 0), 0);
+    slurp("victim", text, sizeof(text));
+    ck_assert_str_eq(text, "precious\n");
+
+    /* Once its writer is gone (here: it discards), nothing is left. */
+    cairn_tmpfile_discard(&live);
+    ck_assert_int_eq(live.fd, -1);
+    ck_assert_int_eq(faccessat(g_fd, live.name, F_OK, 0), -1);
+}
+END_TEST
+
+/* A commit that cannot rename (a directory in the way) leaves nothing. */
+START_TEST(failed_commit_leaves_nothing)
+{
+    struct cairn_tmpfile t;
+
+    ck_assert_int_eq(mkdirat(g_fd, "in-the-way", 0755), 0);
+    ck_assert_int_eq(cairn_tmpfile_open(&t, g_fd, 'r', 0644), 0);
+    ck_assert_int_eq(cairn_tmpfile_write_sync(&t, "x\n", 2), 0);
+    ck_assert_int_lt(cairn_tmpfile_commit(&t, "in-the-way"), 0);
+    ck_assert_int_eq(t.fd, -1);
+    ck_assert_int_eq(entries(), 1);
+    ck_assert_int_eq(unlinkat(g_fd, "in-the-way", AT_REMOVEDIR), 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("tmpfile");
+    TCase *tc = tcase_create("tmpfile");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, two_writers_never_share_a_name);
+    tcase_add_test(tc, a_planted_name_is_never_opened);
+    tcase_add_test(tc, sweep_decides_by_lock);
+    tcase_add_test(tc, failed_commit_leaves_nothing);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
