@@ -20,7 +20,7 @@
 #define CAIRN_PLUGIN_DIR "/usr/local/lib/cairn/plugins"
 #endif
 
-enum key_type { T_STRING, T_UINT, T_SECONDS, T_BOOL, T_LIMITS, T_LOG_LEVEL, T_UMASK };
+enum key_type { T_STRING, T_FILE_NAME, T_UINT, T_SECONDS, T_BOOL, T_LIMITS, T_LOG_LEVEL, T_UMASK };
 
 struct key {
     const char *name;
@@ -44,7 +44,7 @@ static const struct key keys[] = {
     KEY(keep_inputs, T_BOOL, "true", 0, 0),
     KEY(max_line_bytes, T_UINT, "16777216", 64, (uint64_t)1 << 40),
     KEY(max_attempts, T_UINT, "3", 1, 1000),
-    KEY(metrics_file, T_STRING, "metrics.prom", 0, 0),
+    KEY(metrics_file, T_FILE_NAME, "metrics.prom", 0, 0),
     KEY(metrics_interval_s, T_SECONDS, "10", 0, 0),
     KEY(shutdown_timeout_s, T_SECONDS, "30", 0, 0),
     KEY(limits, T_LIMITS, "official", 0, 0),
@@ -53,6 +53,12 @@ static const struct key keys[] = {
     KEY(umask, T_UMASK, NULL, 0, 0777),
 };
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
+
+/* Keys whose field is a malloc'd string the configuration owns. */
+static int owns_string(const struct key *k)
+{
+    return k->type == T_STRING || k->type == T_FILE_NAME;
+}
 
 static const struct key *find_key(const char *name)
 {
@@ -84,6 +90,7 @@ static const char *type_text(enum key_type t)
 {
     switch (t) {
     case T_STRING: return "a non-empty string";
+    case T_FILE_NAME: return "a plain file name (no '/', not \".\" or \"..\", at most 255 bytes)";
     case T_UINT: return "a non-negative integer";
     case T_SECONDS: return "a non-negative number of seconds";
     case T_BOOL: return "true or false";
@@ -103,6 +110,14 @@ static int store(struct cairn_config *cfg, const struct key *k, const json_t *v,
 
     *why = NULL;
     switch (k->type) {
+    case T_FILE_NAME:
+        /* The name is used in the output directory as it is: a path
+         * would write elsewhere, or never. */
+        if (!json_is_string(v) || strchr(json_string_value(v), '/') != NULL ||
+            strcmp(json_string_value(v), ".") == 0 || strcmp(json_string_value(v), "..") == 0 ||
+            json_string_length(v) > 255)
+            return -EINVAL;
+        /* fall through */
     case T_STRING: {
         char *s;
         if (json_is_null(v) && k->deflt == NULL) { /* optional keys may be unset */
@@ -301,13 +316,13 @@ int cairn_config_copy(struct cairn_config *dst, const struct cairn_config *src)
     *dst = *src;
     for (i = 0; i < N_KEYS; i++) {
         char **f;
-        if (keys[i].type != T_STRING)
+        if (!owns_string(&keys[i]))
             continue;
         f = (char **)((char *)dst + keys[i].offset);
         if (*f != NULL && (*f = strdup(*f)) == NULL) {
             /* Leave dst freeable: later strings are still src's, drop them. */
             for (; i < N_KEYS; i++)
-                if (keys[i].type == T_STRING)
+                if (owns_string(&keys[i]))
                     *(char **)((char *)dst + keys[i].offset) = NULL;
             cairn_config_free(dst);
             return -ENOMEM;
@@ -321,9 +336,74 @@ void cairn_config_free(struct cairn_config *cfg)
     size_t i;
 
     for (i = 0; i < N_KEYS; i++)
-        if (keys[i].type == T_STRING) {
+        if (owns_string(&keys[i])) {
             char **f = (char **)((char *)cfg + keys[i].offset);
             free(*f);
             *f = NULL;
         }
+}
+
+/* path made absolute with every symlink resolved; a last component that
+ * does not exist yet (an output directory created at start) is kept as
+ * it is.  NULL when even its parent cannot be resolved. */
+static char *resolve(const char *path)
+{
+    char *full = realpath(path, NULL), *copy, *slash, *parent, *out;
+    const char *base;
+
+    if (full != NULL || errno != ENOENT)
+        return full;
+    if ((copy = strdup(path)) == NULL)
+        return NULL;
+    while ((slash = strrchr(copy, '/')) != NULL && slash[1] == '\0' && slash != copy)
+        *slash = '\0'; /* "out/" names "out" */
+    slash = strrchr(copy, '/');
+    base = slash != NULL ? slash + 1 : copy;
+    parent = realpath(slash == NULL ? "." : slash == copy ? "/" : (*slash = '\0', copy), NULL);
+    out = parent != NULL ? cairn_asprintf("%s/%s", strcmp(parent, "/") == 0 ? "" : parent, base)
+                         : NULL;
+    free(parent);
+    free(copy);
+    return out;
+}
+
+/* 1 when inner is outer or lies below it. */
+static int contains(const char *outer, const char *inner)
+{
+    size_t n = strlen(outer);
+
+    if (strcmp(outer, "/") == 0)
+        return 1;
+    return strncmp(outer, inner, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
+}
+
+int cairn_config_check_dirs(const struct cairn_config *cfg, char **err)
+{
+    char *in, *out;
+    int rc = 0;
+
+    *err = NULL;
+    if (cfg->input_dir == NULL || cfg->output_dir == NULL)
+        return 0;
+    in = resolve(cfg->input_dir);
+    out = resolve(cfg->output_dir);
+    /* Unresolvable paths are reported by whoever opens them. */
+    if (in != NULL && out != NULL && (contains(in, out) || contains(out, in))) {
+        rc = -EINVAL;
+        if (strcmp(in, out) == 0)
+            *err = cairn_asprintf("input_dir and output_dir are the same directory (%s): the "
+                                  "daemon would take its own results for jobs", in);
+        else
+            *err = cairn_asprintf("%s (%s) lies inside %s (%s): input_dir and output_dir "
+                                  "must not contain each other",
+                                  contains(in, out) ? "output_dir" : "input_dir",
+                                  contains(in, out) ? out : in,
+                                  contains(in, out) ? "input_dir" : "output_dir",
+                                  contains(in, out) ? in : out);
+        if (*err == NULL)
+            rc = -ENOMEM;
+    }
+    free(in);
+    free(out);
+    return rc;
 }

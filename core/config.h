@@ -44,6 +44,14 @@ int cairn_config_load_file(struct cairn_config *cfg, const char *path, char **er
 /* Sets one key from its textual form (command line); same errors. */
 int cairn_config_set(struct cairn_config *cfg, const char *key, const char *value, char **err);
 
+/*
+ * NAME     cairn_config_check_dirs - input_dir and output_dir kept apart
+ * RETURNS  0; -EINVAL with *err (free it) when they are the same directory
+ *          or one lies inside the other, after resolving symbolic links;
+ *          -ENOMEM
+ */
+int cairn_config_check_dirs(const struct cairn_config *cfg, char **err);
+
 int cairn_config_copy(struct cairn_config *dst, const struct cairn_config *src);
 void cairn_config_free(struct cairn_config *cfg);
 

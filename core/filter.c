@@ -14,7 +14,23 @@ struct filter {
     int write_error;
     int done;
     int status;
+    struct cairn_source input; /* stdin, read through read_input() */
 };
+
+/* Once stdout is gone (a reader like `head -1` exited), the input ends
+ * here: an endless producer must not keep us reading and solving for
+ * nobody.  Batches already read finish and the run ends with the error. */
+static int read_input(struct cairn_source *src, struct cairn_stream *s, char *buf, size_t len,
+                      ssize_t *nread)
+{
+    struct filter *f = src->data;
+
+    if (f->write_error != 0) {
+        *nread = 0;
+        return 0;
+    }
+    return f->input.read(&f->input, s, buf, len, nread);
+}
 
 /* Blocking on the consumer is the back-pressure we want: while stdout is
  * full, no batch is released, so no more input is read. */
@@ -49,9 +65,10 @@ int cairn_filter_run(uv_loop_t *loop, struct cairn_pool *pool,
     s.ctx = ctx;
     s.max_line_bytes = max_line_bytes;
     s.sink = (struct cairn_sink){.write = sink_write, .end = sink_end, .data = &f};
-    rc = cairn_fd_source_init(&fs, loop, in_fd, &s.source);
+    rc = cairn_fd_source_init(&fs, loop, in_fd, &f.input);
     if (rc != 0)
         return rc;
+    s.source = (struct cairn_source){.read = read_input, .prompt = f.input.prompt, .data = &f};
     rc = cairn_stream_start(&s);
     if (rc == 0)
         uv_run(loop, UV_RUN_DEFAULT);
@@ -60,7 +77,7 @@ int cairn_filter_run(uv_loop_t *loop, struct cairn_pool *pool,
     if (rc == 0 && !f.done)
         rc = -EIO; /* the loop ran dry before the stream ended: a bug */
     if (rc == 0)
-        rc = f.status ? f.status : f.write_error;
+        rc = f.write_error ? f.write_error : f.status;
     cairn_tally_add(tally, &s.tally);
     cairn_stream_free(&s);
     return rc;

@@ -4,6 +4,7 @@
  * this file decides to exit.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -56,14 +57,22 @@ static const char usage_text[] =
     "Exit status: 0 success; 1 a job failed (--once) or a runtime failure;\n"
     "2 usage, configuration or plugin error.\n";
 
+/* The options that override configuration keys, and those keys. */
+enum { O_INPUT = 256, O_OUTPUT, O_PLUGINS, O_THREADS, O_LIMITS, O_ONCE, O_FILTER, O_CHECK,
+       O_LIST, O_VERSION, O_HELP };
+#define N_OVERRIDES (O_LIMITS - O_INPUT + 1)
+static const char *const override_key[N_OVERRIDES] = {
+    [O_INPUT - O_INPUT] = "input_dir",     [O_OUTPUT - O_INPUT] = "output_dir",
+    [O_PLUGINS - O_INPUT] = "plugin_dir", [O_THREADS - O_INPUT] = "threads",
+    [O_LIMITS - O_INPUT] = "limits"};
+
 struct cli {
     enum mode mode;
     int mode_set;
     const char *config_file;
-    /* key/value overrides, applied after the file */
-    const char *keys[8];
-    const char *values[8];
-    int n_overrides;
+    /* One value per overriding option (the last given wins), applied
+     * after the file, in the order of override_key[]. */
+    const char *values[N_OVERRIDES];
 };
 
 static int set_mode(struct cli *cli, enum mode m)
@@ -79,8 +88,6 @@ static int set_mode(struct cli *cli, enum mode m)
 
 static int parse_cli(int argc, char **argv, struct cli *cli)
 {
-    enum { O_INPUT = 256, O_OUTPUT, O_PLUGINS, O_THREADS, O_LIMITS, O_ONCE, O_FILTER, O_CHECK,
-           O_LIST, O_VERSION, O_HELP };
     static const struct option opts[] = {
         {"config", required_argument, NULL, 'c'},
         {"input", required_argument, NULL, O_INPUT},
@@ -95,10 +102,6 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
         {"version", no_argument, NULL, O_VERSION},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0}};
-    static const char *const override_key[] = {
-        [O_INPUT - O_INPUT] = "input_dir",     [O_OUTPUT - O_INPUT] = "output_dir",
-        [O_PLUGINS - O_INPUT] = "plugin_dir", [O_THREADS - O_INPUT] = "threads",
-        [O_LIMITS - O_INPUT] = "limits"};
     int c, rc = 0;
 
     memset(cli, 0, sizeof(*cli));
@@ -110,10 +113,7 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
         case O_PLUGINS:
         case O_THREADS:
         case O_LIMITS:
-            cli->keys[cli->n_overrides] = override_key[c - O_INPUT];
-            cli->values[cli->n_overrides++] = optarg;
-            if (cli->n_overrides == 8)
-                cli->n_overrides--; /* repeated flags: the last one wins below */
+            cli->values[c - O_INPUT] = optarg;
             break;
         case O_ONCE: rc = set_mode(cli, MODE_ONCE); break;
         case O_FILTER: rc = set_mode(cli, MODE_FILTER); break;
@@ -139,8 +139,8 @@ static int apply_overrides(struct cairn_config *cfg, char **err, void *data)
     const struct cli *cli = data;
     int i;
 
-    for (i = 0; i < cli->n_overrides; i++)
-        if (cairn_config_set(cfg, cli->keys[i], cli->values[i], err) != 0)
+    for (i = 0; i < N_OVERRIDES; i++)
+        if (cli->values[i] != NULL && cairn_config_set(cfg, override_key[i], cli->values[i], err) != 0)
             return -EINVAL;
     return 0;
 }
@@ -160,6 +160,9 @@ static int settle_config(const struct cli *cli, struct cairn_config *cfg, const 
     if (file != NULL && cairn_config_load_file(cfg, file, &err) != 0)
         goto fail;
     if (apply_overrides(cfg, &err, (void *)cli) != 0)
+        goto fail;
+    if (cli->mode != MODE_FILTER && cli->mode != MODE_LIST &&
+        cairn_config_check_dirs(cfg, &err) != 0)
         goto fail;
     *file_out = file;
     return 0;
@@ -314,6 +317,30 @@ static int run_daemon(struct cairn_config *cfg, const struct cairn_log *log,
     return rc == 0 ? EXIT_OK : EXIT_RUNTIME;
 }
 
+/* Descriptors 0-2 closed at exec would be handed out to the first files
+ * and sockets we open, and then written to as stdout or closed by libuv
+ * as if they were its own: put /dev/null in their place first.  0 or
+ * -errno. */
+static int fill_std_descriptors(void)
+{
+    int fd;
+
+    for (fd = 0; fd <= 2; fd++) {
+        int got;
+
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        got = open("/dev/null", O_RDWR | O_NOCTTY);
+        if (got < 0)
+            return -errno;
+        if (got != fd) { /* cannot be: lower ones were filled first */
+            close(got);
+            return -EBADF;
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct cairn_registry reg = {0};
@@ -323,6 +350,8 @@ int main(int argc, char **argv)
     struct cli cli;
     int status = EXIT_OK;
 
+    if (fill_std_descriptors() != 0)
+        return EXIT_RUNTIME;
     if (parse_cli(argc, argv, &cli) != 0) {
         fputs(usage_text, stderr);
         return EXIT_USAGE;

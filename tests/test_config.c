@@ -536,6 +536,107 @@ START_TEST(cairnd_missing_config_is_named)
 }
 END_TEST
 
+/* The daemon would take its own results for jobs: refused at --check
+ * (and so at start, which settles the configuration the same way). */
+START_TEST(cairnd_check_refuses_overlapping_dirs)
+{
+    char *plugins = plugin_dir_copy(), *top = th_make_dir_in(root_dir);
+    char *in = th_xasprintf("%s/in", top), *link = th_xasprintf("%s/link", top);
+    char *bad_out[4], *out;
+    struct th_run r;
+    size_t i;
+
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    ck_assert_int_eq(symlink(in, link), 0);
+    bad_out[0] = th_xasprintf("%s", in);           /* the same */
+    bad_out[1] = th_xasprintf("%s/out", in);       /* inside, not yet created */
+    bad_out[2] = th_xasprintf("%s", top);          /* around it */
+    bad_out[3] = th_xasprintf("%s/results", link); /* inside, through a link */
+    for (i = 0; i < 4; i++) {
+        r = run_cairnd((const char *const[]){"--check", "--plugins", plugins, "--input", in,
+                                             "--output", bad_out[i], NULL});
+        ck_assert_msg(r.status == 2, "--output %s: exit %d, stderr: %s", bad_out[i], r.status,
+                      r.err);
+        ck_assert_msg(strstr(r.err, "input_dir") != NULL && strstr(r.err, "output_dir") != NULL,
+                      "--output %s: stderr does not name both keys: %s", bad_out[i], r.err);
+        free(r.out);
+        free(r.err);
+        free(bad_out[i]);
+    }
+    out = th_xasprintf("%s/out", top);
+    r = run_cairnd(
+        (const char *const[]){"--check", "--plugins", plugins, "--input", in, "--output", out, NULL});
+    ck_assert_msg(r.status == 0, "siblings refused: exit %d, stderr: %s", r.status, r.err);
+    free(r.out);
+    free(r.err);
+    th_rm_tree(top);
+    free(out);
+    free(link);
+    free(in);
+    free(top);
+    free(plugins);
+}
+END_TEST
+
+/* metrics_file names a file in output_dir: a path would write elsewhere
+ * or never, so it is refused where it is set. */
+START_TEST(cairnd_check_refuses_metrics_file_paths)
+{
+    static const char *const bad[] = {"sub/metrics.prom", "../metrics.prom", "..", ".",
+                                      "/tmp/metrics.prom"};
+    char *plugins = plugin_dir_copy();
+    size_t i;
+
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char *json = th_xasprintf("{\"metrics_file\": \"%s\"}", bad[i]);
+        char *cfg = write_file("metrics.json", json);
+        struct th_run r = run_cairnd(
+            (const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
+
+        ck_assert_msg(r.status == 2, "%s: exit %d, stderr: %s", json, r.status, r.err);
+        ck_assert_msg(strstr(r.err, "metrics_file") != NULL, "%s: stderr: %s", json, r.err);
+        free(r.out);
+        free(r.err);
+        free(cfg);
+        free(json);
+    }
+    free(plugins);
+}
+END_TEST
+
+/* Any number of repeated options: the last of each wins, none is lost
+ * (the eighth override was once dropped silently). */
+START_TEST(cairnd_every_override_counts)
+{
+    char *plugins = plugin_dir_copy();
+    const char *args[32];
+    size_t n = 0, i;
+    struct th_run r;
+
+    args[n++] = "--check";
+    args[n++] = "--plugins";
+    args[n++] = plugins;
+    for (i = 0; i < 7; i++) {
+        args[n++] = "--input";
+        args[n++] = i < 6 ? "/nonexistent/in" : "/tmp/cairn-last-input";
+    }
+    args[n++] = "--threads";
+    args[n++] = "3";
+    args[n++] = "--limits";
+    args[n++] = "extended";
+    args[n] = NULL;
+    r = run_cairnd(args);
+    ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.out, "threads=3") != NULL, "threads lost: %s", r.out);
+    ck_assert_msg(strstr(r.out, "limits=extended") != NULL, "limits lost: %s", r.out);
+    ck_assert_msg(strstr(r.out, "input_dir=/tmp/cairn-last-input") != NULL,
+                  "the last --input did not win: %s", r.out);
+    free(r.out);
+    free(r.err);
+    free(plugins);
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -569,6 +670,11 @@ static Suite *config_suite(void)
     CASE("cairnd --check names the bad key and exits 2", cairnd_check_names_bad_key);
     CASE("cairnd --check accepts a good config", cairnd_check_good_config);
     CASE("cairnd names a missing config file", cairnd_missing_config_is_named);
+    CASE("cairnd --check refuses input_dir and output_dir inside each other",
+         cairnd_check_refuses_overlapping_dirs);
+    CASE("cairnd --check refuses a metrics_file that is a path",
+         cairnd_check_refuses_metrics_file_paths);
+    CASE("every command-line override counts", cairnd_every_override_counts);
 #undef CASE
     return s;
 }

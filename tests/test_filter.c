@@ -819,6 +819,115 @@ START_TEST(test_closed_stdout_exits_1)
 }
 END_TEST
 
+/* `producer | cairnd --filter | head -1` with a producer that never ends:
+ * cairnd must stop at the first failed write and exit 1 naming it, not go
+ * on reading and solving for nobody. */
+START_TEST(test_endless_producer_stops_at_write_error)
+{
+    static const char rec[] = "{\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]}}\n";
+    int in[2], out[2], status;
+    char buf[128], errpath[] = "/tmp/cairn-test-filter-err-XXXXXX";
+    pid_t pid, producer;
+    double end;
+    char *err;
+    int errfd = mkstemp(errpath);
+
+    ck_assert_int_ge(errfd, 0);
+    ck_assert_int_eq(pipe(in), 0);
+    ck_assert_int_eq(pipe(out), 0);
+    producer = fork();
+    ck_assert(producer >= 0);
+    if (producer == 0) {
+        close(in[0]);
+        close(out[0]);
+        close(out[1]);
+        signal(SIGPIPE, SIG_DFL);
+        for (;;)
+            if (write(in[1], rec, sizeof(rec) - 1) < 0)
+                _exit(0);
+    }
+    pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        dup2(errfd, 2);
+        close(in[0]);
+        close(in[1]);
+        close(out[0]);
+        close(out[1]);
+        execl(g_cairnd, g_cairnd, "-c", g_cfg, "--filter", "--plugins", g_plugins,
+              (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(in[1]);
+    close(out[1]);
+    /* `head -1`: one line, then the reader is gone. */
+    ck_assert_int_gt(read(out[0], buf, sizeof(buf)), 0);
+    close(out[0]);
+    end = th_now_s() + 20;
+    while (waitpid(pid, &status, WNOHANG) == 0 && th_now_s() < end)
+        th_sleep_ms(20);
+    if (th_now_s() >= end) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        kill(producer, SIGKILL);
+        waitpid(producer, NULL, 0);
+        ck_abort_msg("cairnd --filter still running 20 s after its reader left");
+    }
+    kill(producer, SIGKILL);
+    waitpid(producer, NULL, 0);
+    ck_assert_msg(WIFEXITED(status), "cairnd died of signal %d", WTERMSIG(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 1);
+    close(errfd);
+    err = th_slurp(errpath, NULL);
+    ck_assert_msg(err != NULL && strstr(err, "broken pipe") != NULL, "stderr: %s", err);
+    free(err);
+    unlink(errpath);
+}
+END_TEST
+
+/* Started with stdin, stdout and stderr closed (a careless init script):
+ * --once still does its job and exits 0, without libuv aborting at exit
+ * over descriptors it took for its own. */
+START_TEST(test_closed_std_descriptors)
+{
+    char dir[] = "/tmp/cairn-test-filter-std-XXXXXX", in[PATH_MAX], out[PATH_MAX];
+    char job[PATH_MAX], summary[PATH_MAX];
+    static const char rec[] = "{\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]}}\n";
+    int status;
+    pid_t pid;
+    char *text;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    th_pathf(in, "%s/in", dir);
+    th_pathf(out, "%s/out", dir);
+    th_pathf(job, "%s/j.jsonl", in);
+    th_pathf(summary, "%s/j.summary.json", out);
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    th_write_file(job, rec, sizeof(rec) - 1, 0644);
+    pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        close(0);
+        close(1);
+        close(2);
+        execl(g_cairnd, g_cairnd, "-c", g_cfg, "--once", "--plugins", g_plugins, "--input", in,
+              "--output", out, (char *)NULL);
+        _exit(127);
+    }
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status), "cairnd died of signal %d", WTERMSIG(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+    text = th_slurp(summary, NULL);
+    ck_assert_msg(text != NULL && strstr(text, "\"status\":\"ok\"") != NULL, "summary: %s",
+                  text);
+    free(text);
+    th_rm_tree(dir);
+}
+END_TEST
+
 /* ---- the examples folder (*.jsonl) ---------------------------------- */
 
 /* Checks one example file: with NAME.results.jsonl (or NAME.expected.jsonl)
@@ -959,6 +1068,8 @@ static Suite *filter_suite(void)
     tcase_add_test(tc, test_usage_errors_exit_2);
     tcase_add_test(tc, test_config_and_plugin_errors_exit_2);
     tcase_add_test(tc, test_closed_stdout_exits_1);
+    tcase_add_test(tc, test_endless_producer_stops_at_write_error);
+    tcase_add_test(tc, test_closed_std_descriptors);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 
