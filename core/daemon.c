@@ -123,6 +123,28 @@ static int output_ready(struct cairn_daemon *d)
     return rc == 0;
 }
 
+/* Recreates state folders someone removed (claims and finishing would
+ * fail on them for ever otherwise); returns how many were recreated. */
+static int repair_state(struct cairn_daemon *d)
+{
+    static const char *const sub[] = {"active", "done", "failed"};
+    int rc = cairn_spool_repair(&d->spool), n = 0, i;
+
+    if (rc < 0) {
+        cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot recreate %s/.cairn: %s", d->cfg.input_dir,
+                  uv_strerror(rc));
+        return 0;
+    }
+    for (i = 0; i < 3; i++)
+        if (rc & (1 << i)) {
+            cairn_log(&d->log, CAIRN_LOG_WARNING,
+                      "%s/.cairn/%s was removed or moved away: recreated", d->cfg.input_dir,
+                      sub[i]);
+            n++;
+        }
+    return n;
+}
+
 static void write_metrics(struct cairn_daemon *d)
 {
     int rc;
@@ -281,6 +303,8 @@ static void schedule(struct cairn_daemon *d)
             d->queue_tail = NULL;
         d->queued--;
         rc = p->recovered ? 0 : cairn_spool_claim(&d->spool, p->name);
+        if (rc == -ENOENT && repair_state(d) > 0)
+            rc = cairn_spool_claim(&d->spool, p->name); /* active/ was gone, not the job */
         if (rc == 0)
             rc = cairn_job_start(d, p->name);
         if (rc != 0) {
@@ -324,6 +348,7 @@ static void scan(struct cairn_daemon *d)
     if (d->stopping)
         return;
     d->young_wait_ms = 0;
+    repair_state(d);
     rc = cairn_spool_scan(&d->spool, 0, on_found, d);
     if (rc != 0)
         cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot scan %s: %s", d->cfg.input_dir,
@@ -397,6 +422,7 @@ void cairn_daemon_job_ended(struct cairn_daemon *d, struct cairn_job *job, int o
     if (ok >= 0)
         d->retry_ms = 0; /* outputs work again: back-off starts over */
     if (ok < 0) {
+        repair_state(d); /* done/ or failed/ may be what failed */
         retry_later(d, job->name);
     } else if (!d->stopping && fstatat(d->spool.in_fd, job->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
                !(d->watching && cairn_watch_is_writing(&d->watch, job->name))) {

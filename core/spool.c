@@ -106,6 +106,53 @@ int cairn_spool_follow_output(struct cairn_spool *sp, const char *output_dir)
     return 0;
 }
 
+/* 1 when fd is the directory .cairn/<name> names now. */
+static int still_there(int in_fd, const char *path, int fd)
+{
+    struct stat held, now;
+
+    return fstat(fd, &held) == 0 && held.st_nlink > 0 &&
+           fstatat(in_fd, path, &now, AT_SYMLINK_NOFOLLOW) == 0 && held.st_dev == now.st_dev &&
+           held.st_ino == now.st_ino;
+}
+
+int cairn_spool_repair(struct cairn_spool *sp)
+{
+    static const char *const sub[] = {"active", "done", "failed"};
+    int *fds[] = {&sp->active_fd, &sp->done_fd, &sp->failed_fd};
+    int state = -1, repaired = 0, i;
+
+    for (i = 0; i < 3; i++) {
+        char path[32];
+        int fd;
+
+        snprintf(path, sizeof(path), ".cairn/%s", sub[i]);
+        if (still_there(sp->in_fd, path, *fds[i]))
+            continue;
+        if (state < 0 && (state = open_dir_at(sp->in_fd, ".cairn", 0755)) < 0)
+            return state;
+        fd = open_dir_at(state, sub[i], 0755);
+        if (fd < 0) {
+            close(state);
+            return fd;
+        }
+        /* dup2 swaps what the number names in one step: a worker finishing
+         * a job through it meanwhile sees the old folder or the new one,
+         * never a closed or reused descriptor. */
+        if (dup2(fd, *fds[i]) < 0) {
+            int rc = -errno;
+            close(fd);
+            close(state);
+            return rc;
+        }
+        close(fd);
+        repaired |= 1 << i;
+    }
+    if (state >= 0)
+        close(state);
+    return repaired;
+}
+
 int cairn_spool_is_job_name(const char *name)
 {
     size_t n = strlen(name);

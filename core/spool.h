@@ -42,6 +42,15 @@ void cairn_spool_close(struct cairn_spool *sp);
  */
 int cairn_spool_follow_output(struct cairn_spool *sp, const char *output_dir);
 
+/*
+ * NAME     cairn_spool_repair - recreate state folders removed or moved away
+ * RETURNS  which were recreated (bit 0 active/, 1 done/, 2 failed/), 0 when
+ *          all are in place, or a negative errno
+ * NOTES    the descriptors keep their numbers (dup2), so work in flight on
+ *          other threads never uses a closed one.
+ */
+int cairn_spool_repair(struct cairn_spool *sp);
+
 /* 1 when name is a job file we may claim: "NAME.jsonl", not a dot-file. */
 int cairn_spool_is_job_name(const char *name);
 

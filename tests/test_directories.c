@@ -4,7 +4,9 @@
  *   - the output directory removed: no busy loop, signals still served,
  *     and output resumes when the directory is back;
  *   - the output directory renamed away and recreated: outputs and metrics
- *     both follow the path.
+ *     both follow the path;
+ *   - a state folder (.cairn/active, done, failed) removed: recreated once,
+ *     and jobs go on.
  */
 #include <check.h>
 #include <errno.h>
@@ -166,6 +168,59 @@ START_TEST(output_renamed_and_recreated_followed)
 }
 END_TEST
 
+/* A state folder removed under a running daemon is recreated, once, and
+ * jobs go on: claims into a removed active/ once failed silently, and jobs
+ * finishing into a removed done/ re-ran for ever. */
+static void state_folder_removed(const char *which)
+{
+    struct env e;
+    char dir[PATH_MAX], path[PATH_MAX];
+    int p, runs;
+
+    env_init(&e);
+    p = start(&e);
+    th_pathf(dir, "%s/.cairn/%s", e.in, which);
+    th_rm_tree(dir);
+    TH_REQUIRE(!th_exists(dir), "%s still there", dir);
+    if (strcmp(which, "failed") == 0) {
+        th_pathf(path, "%s/link.jsonl", e.in);
+        ck_assert_int_eq(symlink("/etc/passwd", path), 0);
+        TH_EVENTUALLY(summary_in(e.out, "link"), 10000, "no summary for the symlink job");
+        th_pathf(path, "%s/link.jsonl", dir);
+        TH_EVENTUALLY(th_exists(path), 5000, "the symlink job is not in the recreated %s", dir);
+    } else {
+        th_drop_job(e.in, "a.jsonl", JOB, strlen(JOB));
+        TH_EVENTUALLY(summary_in(e.out, "a"), 10000, "no summary with %s removed", which);
+        th_pathf(path, "%s/.cairn/done/a.jsonl", e.in);
+        TH_EVENTUALLY(th_exists(path), 5000, "the finished job is not in done/");
+    }
+    th_sleep_ms(2500);
+    runs = log_lines_with(p, "finished:");
+    TH_REQUIRE(runs <= 2, "the job ran %d times", runs);
+    TH_REQUIRE(log_lines_with(p, "recreated") == 1, "%d 'recreated' lines, want 1",
+               log_lines_with(p, "recreated"));
+    stop_promptly(p);
+    th_cleanup();
+}
+
+START_TEST(active_removed_is_recreated)
+{
+    state_folder_removed("active");
+}
+END_TEST
+
+START_TEST(done_removed_is_recreated)
+{
+    state_folder_removed("done");
+}
+END_TEST
+
+START_TEST(failed_removed_is_recreated)
+{
+    state_folder_removed("failed");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("directories");
@@ -186,6 +241,9 @@ int main(void)
     tcase_add_test(tc, output_removed_no_busy_loop_and_sigterm_served);
     tcase_add_test(tc, output_removed_then_back_resumes);
     tcase_add_test(tc, output_renamed_and_recreated_followed);
+    tcase_add_test(tc, active_removed_is_recreated);
+    tcase_add_test(tc, done_removed_is_recreated);
+    tcase_add_test(tc, failed_removed_is_recreated);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
