@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "job.h"
 #include "notify.h"
@@ -324,14 +325,16 @@ static void schedule(struct cairn_daemon *d)
 
 /* ---- scanning ---------------------------------------------------------- */
 
-static void on_found(void *data, const char *name, uint64_t age_ms, uint64_t size)
+static void on_found(void *data, const char *name, const struct stat *st)
 {
     struct cairn_daemon *d = data;
+    uint64_t age_ms;
 
     if (d->watching && cairn_watch_is_writing(&d->watch, name))
         return; /* its writer has not closed it: IN_CLOSE_WRITE will tell */
+    age_ms = cairn_settle_age_ms(&d->settle, name, st, &d->scan_time, uv_hrtime());
     if (age_ms >= d->cfg.min_age_ms) {
-        enqueue(d, name, 0, size);
+        enqueue(d, name, 0, (uint64_t)st->st_size);
     } else {
         uint64_t wait = d->cfg.min_age_ms - age_ms;
         if (d->young_wait_ms == 0 || wait < d->young_wait_ms)
@@ -349,7 +352,11 @@ static void scan(struct cairn_daemon *d)
         return;
     d->young_wait_ms = 0;
     repair_state(d);
+    clock_gettime(CLOCK_REALTIME, &d->scan_time);
+    cairn_settle_begin_scan(&d->settle);
     rc = cairn_spool_scan(&d->spool, 0, on_found, d);
+    if (rc == 0)
+        cairn_settle_end_scan(&d->settle);
     if (rc != 0)
         cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot scan %s: %s", d->cfg.input_dir,
                   uv_strerror(rc));
@@ -376,10 +383,9 @@ static void on_retry_timer(uv_timer_t *t)
     scan(d);
 }
 
-static void on_recovered(void *data, const char *name, uint64_t age_ms, uint64_t size)
+static void on_recovered(void *data, const char *name, const struct stat *st)
 {
-    (void)age_ms;
-    enqueue(data, name, 1, size);
+    enqueue(data, name, 1, (uint64_t)st->st_size);
 }
 
 /* ---- events ------------------------------------------------------------ */
@@ -587,6 +593,7 @@ out:
     drop_queue(d);
     cairn_nameset_free(&d->known);
     cairn_nameset_free(&d->retry);
+    cairn_settle_free(&d->settle);
     cairn_pool_close(&d->pool);
     cairn_metrics_free(&d->metrics);
     cairn_spool_close(&d->spool);

@@ -17,6 +17,7 @@
 #include "metrics.h"
 #include "nameset.h"
 #include "plugin_loader.h"
+#include "settle.h"
 #include "spool.h"
 #include "watch.h"
 
@@ -67,6 +68,8 @@ struct cairn_daemon {
     size_t queued;
     struct cairn_nameset known;   /* queued or active: never twice */
     struct cairn_nameset retry;   /* outputs failed: wait for retry_timer */
+    struct cairn_settle settle;   /* files with a future mtime, watched */
+    struct timespec scan_time;    /* the wall clock when the scan began */
     struct cairn_job *jobs;       /* active jobs */
     size_t active;
     size_t max_active;

@@ -175,17 +175,6 @@ int cairn_spool_unclaim(const struct cairn_spool *sp, const char *name)
     return 0;
 }
 
-static uint64_t age_ms(const struct stat *st)
-{
-    struct timespec now;
-    int64_t ms;
-
-    clock_gettime(CLOCK_REALTIME, &now);
-    ms = ((int64_t)now.tv_sec - (int64_t)st->st_mtim.tv_sec) * 1000 +
-         ((int64_t)now.tv_nsec - (int64_t)st->st_mtim.tv_nsec) / 1000000;
-    return ms > 0 ? (uint64_t)ms : 0; /* a future mtime counts as new */
-}
-
 int cairn_spool_scan(const struct cairn_spool *sp, int active, cairn_spool_found_fn found,
                      void *data)
 {
@@ -211,7 +200,7 @@ int cairn_spool_scan(const struct cairn_spool *sp, int active, cairn_spool_found
             continue;
         if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue; /* gone since readdir: nothing to do */
-        found(data, e->d_name, age_ms(&st), (uint64_t)st.st_size);
+        found(data, e->d_name, &st);
     }
     closedir(d);
     return 0;

@@ -15,6 +15,7 @@
 #define CAIRN_SPOOL_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 
 struct cairn_spool {
     int in_fd;
@@ -67,10 +68,8 @@ int cairn_spool_claim(const struct cairn_spool *sp, const char *name);
 /* Gives a claimed job back to the input directory (RENAME_NOREPLACE). */
 int cairn_spool_unclaim(const struct cairn_spool *sp, const char *name);
 
-/* Callback for scans: a candidate name, its age in milliseconds and its
- * size in bytes (as lstat(2) sees it). */
-typedef void (*cairn_spool_found_fn)(void *data, const char *name, uint64_t age_ms,
-                                     uint64_t size);
+/* Callback for scans: a candidate name and what lstat(2) says of it. */
+typedef void (*cairn_spool_found_fn)(void *data, const char *name, const struct stat *st);
 
 /* Lists job names in the input directory (or, with active != 0, in
  * active/), calling found() for each.  Returns 0 or a negative errno. */

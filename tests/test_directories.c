@@ -6,16 +6,19 @@
  *   - the output directory renamed away and recreated: outputs and metrics
  *     both follow the path;
  *   - a state folder (.cairn/active, done, failed) removed: recreated once,
- *     and jobs go on.
+ *     and jobs go on;
+ *   - a job file with an mtime in the future is taken all the same.
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -221,6 +224,54 @@ START_TEST(failed_removed_is_recreated)
 }
 END_TEST
 
+/* A job file whose mtime lies a year ahead (tar, rsync -t, cp -p, NFS
+ * clock skew), there before the daemon starts, so no inotify event names
+ * it: it is taken once it has been quiet for min_age_ms by our clock.
+ * Once it waited for the wall clock, and --once never exited. */
+static void future_mtime(int once)
+{
+    struct env e;
+    char path[PATH_MAX];
+    struct timespec t[2];
+    int p, code;
+
+    env_init(&e);
+    th_write_text(e.cfg, "{\"min_age_ms\":300,\"rescan_interval_s\":1,"
+                         "\"shutdown_timeout_s\":5}\n");
+    th_pathf(path, "%s/future.jsonl", e.in);
+    th_write_file(path, JOB, strlen(JOB), 0644);
+    clock_gettime(CLOCK_REALTIME, &t[0]);
+    t[0].tv_sec += 365L * 24 * 3600;
+    t[1] = t[0];
+    ck_assert_int_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+    if (once) {
+        char *argv[] = {(char *)g_cairnd, "-c", e.cfg, "--input", e.in, "--output", e.out,
+                        "--plugins", (char *)g_plugins, "--once", NULL};
+        p = th_spawn(e.root, argv);
+        code = th_wait_exit(p, 10000);
+        TH_REQUIRE(code == 0, "cairnd --once exited %d", code);
+    } else {
+        p = start(&e);
+        TH_EVENTUALLY(summary_in(e.out, "future"), 10000,
+                      "a job with a future mtime was not taken within 10 s");
+        stop_promptly(p);
+    }
+    TH_REQUIRE(summary_in(e.out, "future"), "no summary for the job with a future mtime");
+    th_cleanup();
+}
+
+START_TEST(future_mtime_once)
+{
+    future_mtime(1);
+}
+END_TEST
+
+START_TEST(future_mtime_daemon)
+{
+    future_mtime(0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("directories");
@@ -244,6 +295,8 @@ int main(void)
     tcase_add_test(tc, active_removed_is_recreated);
     tcase_add_test(tc, done_removed_is_recreated);
     tcase_add_test(tc, failed_removed_is_recreated);
+    tcase_add_test(tc, future_mtime_once);
+    tcase_add_test(tc, future_mtime_daemon);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
