@@ -10,13 +10,19 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "util.h"
 
+/* Named by a hash of the job's name, not the name itself: a name near
+ * NAME_MAX leaves no room for a prefix and a suffix, and a job that keeps
+ * crashing must be counted whatever its name.  The file holds the job's
+ * inode, so a hash collision or a new file of the same name starts at 0. */
 static char *attempts_name(const char *name)
 {
-    return cairn_asprintf(".%s.attempts", name);
+    return cairn_asprintf(".cairn-attempts.%016llx",
+                          (unsigned long long)cairn_hash64(name, strlen(name)));
 }
 
 unsigned cairn_attempts_count(int active_fd, const char *name, ino_t ino)

@@ -59,7 +59,26 @@ static int publish(int dir_fd, char kind, const char *name, const struct cairn_b
 /* NAME<suffix>, the name of one of the job's outputs. */
 static char *output_name(const struct cairn_job *job, const char *suffix)
 {
-    return cairn_asprintf("%s%s", job->base, suffix);
+    return cairn_asprintf("%s%s", job->out_base, suffix);
+}
+
+/* Bytes of a long name kept in its outputs' names: with "~", 16 hex
+ * digits and ".results.jsonl", still well under NAME_MAX. */
+#define OUTPUT_CUT 200
+
+/* NAME when NAME.results.jsonl fits in NAME_MAX; otherwise the first
+ * OUTPUT_CUT bytes of NAME (not splitting a UTF-8 character), "~" and a
+ * hash of the whole file name: short, and distinct for distinct names. */
+static char *output_base(const char *name, const char *base)
+{
+    size_t cut = OUTPUT_CUT;
+
+    if (strlen(base) + strlen(RESULTS_SUFFIX) <= NAME_MAX)
+        return strdup(base);
+    while (cut > 0 && ((unsigned char)base[cut] & 0xC0) == 0x80)
+        cut--;
+    return cairn_asprintf("%.*s~%016llx", (int)cut, base,
+                          (unsigned long long)cairn_hash64(name, strlen(name)));
 }
 
 /* ---- finishing, on a worker ------------------------------------------- */
@@ -139,12 +158,8 @@ static void finish_failed(struct cairn_job *job)
     job->finish_step = "name outputs";
     if (reason == NULL || sum == NULL)
         goto fail;
-    /* A name a few bytes short of NAME_MAX leaves no room for these: the
-     * input still goes to failed/, and the log says why. */
-    if (strlen(reason) <= NAME_MAX)
-        STEP("write reason", publish(sp->failed_fd, 'x', reason, &job->reason));
-    if (strlen(sum) <= NAME_MAX)
-        STEP("publish summary", publish(job->out_fd, 's', sum, &job->summary));
+    STEP("write reason", publish(sp->failed_fd, 'x', reason, &job->reason));
+    STEP("publish summary", publish(job->out_fd, 's', sum, &job->summary));
     STEP("fsync output directory", errno_of(fsync(job->out_fd)));
     cairn_attempts_forget(sp->active_fd, job->name);
     /* rename(2) moves a symlink or FIFO itself: nothing is followed. */
@@ -185,6 +200,8 @@ static void job_free(struct cairn_job *job)
     free(job->fail_reason);
     free(job->name);
     free(job->base);
+    free(job->out_base);
+    free(job->label);
     free(job);
 }
 
@@ -313,7 +330,7 @@ static int open_input(struct cairn_job *job)
     if (!S_ISREG(st.st_mode)) {
         job->fail_reason = cairn_asprintf("%s is %s; job files must be regular files "
                                           "(it was not opened or followed)",
-                                          job->name, file_kind(st.st_mode));
+                                          job->label, file_kind(st.st_mode));
         return job->fail_reason ? 1 : -ENOMEM;
     }
     /* O_NOFOLLOW and O_NONBLOCK: if it was swapped for a link or a FIFO
@@ -324,7 +341,7 @@ static int open_input(struct cairn_job *job)
         int err = errno;
         if (err == ENOENT)
             return -ENOENT;
-        job->fail_reason = cairn_asprintf("cannot open %s: %s", job->name, strerror(err));
+        job->fail_reason = cairn_asprintf("cannot open %s: %s", job->label, strerror(err));
         return job->fail_reason ? 1 : -ENOMEM;
     }
     /* The lock says "a live daemon works on this"; it dies with us, so a
@@ -339,7 +356,7 @@ static int open_input(struct cairn_job *job)
         return -ENOENT;
     if (!S_ISREG(st.st_mode)) {
         job->fail_reason = cairn_asprintf("%s is %s; job files must be regular files",
-                                          job->name, file_kind(st.st_mode));
+                                          job->label, file_kind(st.st_mode));
         return job->fail_reason ? 1 : -ENOMEM;
     }
     job->size = (uint64_t)st.st_size;
@@ -391,6 +408,8 @@ int cairn_job_start(struct cairn_daemon *d, const char *name)
     job->out_fd = fcntl(d->spool.out_fd, F_DUPFD_CLOEXEC, 3);
     job->name = strdup(name);
     job->base = strndup(name, base_len);
+    job->out_base = job->base != NULL ? output_base(name, job->base) : NULL;
+    job->label = cairn_name_escape(name);
     job->plugins = cairn_plugin_set_ref(d->plugins);
     job->keep_inputs = d->cfg.keep_inputs;
     job->t0_ns = now_ns();
@@ -400,7 +419,7 @@ int cairn_job_start(struct cairn_daemon *d, const char *name)
         job_free(job);
         return rc;
     }
-    if (job->name == NULL || job->base == NULL ||
+    if (job->name == NULL || job->base == NULL || job->out_base == NULL || job->label == NULL ||
         cairn_tally_init(&job->stream.tally, job->plugins->reg.n_plugins) != 0) {
         job_free(job);
         return -ENOMEM;
@@ -419,11 +438,6 @@ int cairn_job_start(struct cairn_daemon *d, const char *name)
         cairn_log(&d->log, CAIRN_LOG_INFO, "job %s claimed", job->base);
         finish(job);
         return 0;
-    }
-    /* NAME.results.jsonl, the longest output name, must fit. */
-    if (base_len + strlen(RESULTS_SUFFIX) > NAME_MAX) {
-        link_job(d, job);
-        return fail_job(job, "the name %s is too long for its output files", job->name);
     }
     attempts = cairn_attempts_count(d->spool.active_fd, job->name, job->ino);
     if (attempts >= d->cfg.max_attempts) {

@@ -33,6 +33,10 @@ struct cairn_job {
     struct cairn_job *next;
     char *name;          /* NAME.jsonl, as in active/ */
     char *base;          /* NAME */
+    char *label;         /* name, escaped for JSON (cairn_name_escape) */
+    char *out_base;      /* what outputs are named after: NAME, or for a
+                            name too long for NAME.results.jsonl, a cut of
+                            it, "~" and a hash of the whole name */
     int in_fd;
     int out_fd;          /* the output directory, as it was when we began */
     struct cairn_tmpfile res_tmp; /* the results, until published */

@@ -52,10 +52,33 @@ int cairn_log_level_parse(const char *s, enum cairn_log_level *out)
     return -EINVAL;
 }
 
+/* Copies the message into out (cap bytes, room for the newline kept) with
+ * control bytes as \xNN: a job name holding "\n<0>" must not start a
+ * forged emergency entry in the journal, nor a fake line in a file.
+ * Returns the bytes written. */
+static size_t escape_controls(char *out, size_t cap, const char *msg)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0;
+
+    for (; *msg != '\0' && n + 4 < cap; msg++) {
+        unsigned char c = (unsigned char)*msg;
+        if (c < 0x20 || c == 0x7f) {
+            out[n++] = '\\';
+            out[n++] = 'x';
+            out[n++] = hex[c >> 4];
+            out[n++] = hex[c & 15];
+        } else {
+            out[n++] = (char)c;
+        }
+    }
+    return n;
+}
+
 void cairn_log(const struct cairn_log *log, enum cairn_log_level level, const char *fmt, ...)
 {
     static const char *const tags[8] = {"", "", "", "error", "warning", "", "info", "debug"};
-    char line[2048];
+    char line[2048], msg[1024];
     int n = 0;
     va_list ap;
 
@@ -75,10 +98,11 @@ void cairn_log(const struct cairn_log *log, enum cairn_log_level level, const ch
                       ts.tv_nsec / 1000000, tags[level & 7]);
     }
     va_start(ap, fmt);
-    n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     if (n >= (int)sizeof(line) - 1)
         n = (int)sizeof(line) - 2;
+    n += (int)escape_controls(line + n, sizeof(line) - 1 - (size_t)n, msg);
     line[n++] = '\n';
     /* One write per line, so concurrent writers never interleave mid-line. */
     fwrite(line, 1, (size_t)n, stderr);

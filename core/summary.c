@@ -29,14 +29,19 @@ int cairn_job_render_summary(struct cairn_job *job, const char *status)
     json_t *root = json_object(), *errors = json_object(), *by_variant = json_object();
     struct timespec finished;
     char started_s[32], finished_s[32];
-    char *results = cairn_asprintf("%s.results.jsonl", job->base);
+    char *results_file = cairn_asprintf("%s.results.jsonl", job->out_base);
+    /* Names go into JSON escaped (util.h): one that is not valid UTF-8
+     * would otherwise be refused by jansson and silently left out. */
+    char *job_s = cairn_name_escape(job->base), *input = cairn_name_escape(job->name);
+    char *results = results_file != NULL ? cairn_name_escape(results_file) : NULL;
     size_t i, need;
     int rc = -ENOMEM;
 
     clock_gettime(CLOCK_REALTIME, &finished);
     rfc3339(&job->started, started_s);
     rfc3339(&finished, finished_s);
-    if (root == NULL || errors == NULL || by_variant == NULL || results == NULL)
+    if (root == NULL || errors == NULL || by_variant == NULL || results == NULL ||
+        job_s == NULL || input == NULL)
         goto out;
     for (i = 0; i < CAIRN_CODE_COUNT; i++)
         json_object_set_new(errors, cairn_code_name(i), json_integer((json_int_t)t->errors[i]));
@@ -51,11 +56,11 @@ int cairn_job_render_summary(struct cairn_job *job, const char *status)
                       (json_int_t)t->variant_ok[i], "errors", (json_int_t)t->variant_err[i],
                       "solve_seconds", (double)t->variant_ns[i] / 1e9));
     }
-    json_object_set_new(root, "job", json_string(job->base));
+    json_object_set_new(root, "job", json_string(job_s));
     json_object_set_new(root, "status", json_string(status));
     if (job->fail_reason != NULL)
         json_object_set_new(root, "reason", json_string(job->fail_reason));
-    json_object_set_new(root, "input", json_string(job->name));
+    json_object_set_new(root, "input", json_string(input));
     if (job->fail_reason == NULL)
         json_object_set_new(root, "results", json_string(results));
     json_object_set_new(root, "records", json_integer((json_int_t)t->records));
@@ -86,6 +91,9 @@ out:
     json_decref(by_variant);
     json_decref(root);
     free(results);
+    free(results_file);
+    free(job_s);
+    free(input);
     return rc;
 }
 
@@ -99,8 +107,12 @@ int cairn_job_render_reason(struct cairn_job *job)
 
     clock_gettime(CLOCK_REALTIME, &now);
     rfc3339(&now, when);
-    root = json_pack("{s:s,s:s,s:s,s:I}", "job", job->base, "reason", job->fail_reason, "time",
-                     when, "pid", (json_int_t)getpid());
+    char *job_s = cairn_name_escape(job->base);
+
+    root = job_s == NULL ? NULL
+                         : json_pack("{s:s,s:s,s:s,s:I}", "job", job_s, "reason",
+                                     job->fail_reason, "time", when, "pid", (json_int_t)getpid());
+    free(job_s);
     text = root ? json_dumps(root, JSON_COMPACT) : NULL;
     json_decref(root);
     if (text == NULL)

@@ -216,3 +216,53 @@ int cairn_write_all(int fd, const void *buf, size_t n)
     }
     return 0;
 }
+
+char *cairn_name_escape(const char *name)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *u = (const unsigned char *)name;
+    size_t n = strlen(name), i = 0;
+    struct cairn_buf b = {0};
+
+    if (cairn_buf_reserve(&b, n + 1) != 0)
+        return NULL;
+    while (i < n) {
+        size_t seq = u[i] >= 0x80 ? utf8_len(u + i, n - i) : 1;
+        int rc;
+
+        if (u[i] == '\\') {
+            rc = cairn_buf_append(&b, "\\\\", 2);
+            seq = 1;
+        } else if (seq == 0) {
+            char esc[4] = {'\\', 'x', hex[u[i] >> 4], hex[u[i] & 15]};
+            rc = cairn_buf_append(&b, esc, 4);
+            seq = 1;
+        } else {
+            rc = cairn_buf_append(&b, name + i, seq);
+        }
+        if (rc != 0) {
+            cairn_buf_free(&b);
+            return NULL;
+        }
+        i += seq;
+    }
+    if (cairn_buf_append(&b, "", 1) != 0) {
+        cairn_buf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
+uint64_t cairn_hash64(const void *p, size_t n)
+{
+    const unsigned char *u = p;
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+    /* FNV-1a, then a final avalanche (splitmix64's) so that every input
+     * bit reaches every output bit. */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ u[i]) * UINT64_C(0x100000001b3);
+    h = (h ^ (h >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    h = (h ^ (h >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return h ^ (h >> 31);
+}

@@ -35,4 +35,14 @@ void cairn_buf_free(struct cairn_buf *b);
  * Returns 0 or a negative errno. */
 int cairn_write_all(int fd, const void *buf, size_t n);
 
+/* A file name as text for JSON and logs, injectively: valid UTF-8 is kept,
+ * a backslash becomes two, and each byte that is not part of valid UTF-8
+ * becomes \xNN (lower-case hex).  So distinct names never look alike.
+ * malloc'd, or NULL when out of memory. */
+char *cairn_name_escape(const char *name);
+
+/* A 64-bit hash of n bytes (FNV-1a with a final mix): for short, stable
+ * names derived from long ones, not for security. */
+uint64_t cairn_hash64(const void *p, size_t n);
+
 #endif /* CAIRN_UTIL_H */

@@ -343,8 +343,12 @@ static void check_job_ok(const struct env *e, const struct job *j)
     TH_REQUIRE(jint(sum, "records") == (long long)j->n && jint(sum, "ok") == (long long)j->n,
             "job %s: summary says %lld records, %lld ok; the job has %zu", j->base,
             jint(sum, "records"), jint(sum, "ok"), j->n);
-    TH_REQUIRE(strcmp(jstr(sum, "job"), j->base) == 0, "job %s: summary names job \"%s\"",
-            j->base, jstr(sum, "job"));
+    {
+        char *escaped = cairn_name_escape(j->base);
+        TH_REQUIRE(strcmp(jstr(sum, "job"), escaped) == 0, "job %s: summary names job \"%s\"",
+                   j->base, jstr(sum, "job"));
+        free(escaped);
+    }
     json_decref(sum);
 
     TH_OUT(path, e, "%s.results.jsonl", j->base);
@@ -609,7 +613,9 @@ static unsigned attempts_of(const struct env *e, const char *name)
     unsigned count = 0;
     char *s;
 
-    th_pathf(path, "%s/.%s.attempts", e->active, name);
+    /* Named by a hash of the job's name (attempts.c), so any name fits. */
+    th_pathf(path, "%s/.cairn-attempts.%016llx", e->active,
+             (unsigned long long)cairn_hash64(name, strlen(name)));
     s = th_slurp_nofollow(path, NULL);
     if (s == NULL || sscanf(s, "%llu %u", &ino, &count) != 2)
         count = 0;

@@ -1,0 +1,226 @@
+/*
+ * test_names.c - job names a hostile producer can choose (hardening,
+ * issue 10): control characters never reach the log raw; names that are
+ * not UTF-8 are escaped into summaries, distinctly; names near NAME_MAX
+ * get outputs and attempt counts like any other.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "util.h"
+
+static const char *g_cairnd;
+static const char *g_plugins;
+
+static const char JOB[] =
+    "{\"id\":1,\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]}}\n";
+
+struct env {
+    char root[PATH_MAX];
+    char in[PATH_MAX];
+    char out[PATH_MAX];
+    char cfg[PATH_MAX];
+};
+
+static void env_init(struct env *e)
+{
+    th_new_dir(e->root);
+    th_pathf(e->in, "%s/in", e->root);
+    th_pathf(e->out, "%s/out", e->root);
+    th_pathf(e->cfg, "%s/cairn.json", e->root);
+    ck_assert_int_eq(mkdir(e->in, 0755), 0);
+    th_write_text(e->cfg, "{\"min_age_ms\":0}\n");
+}
+
+/* Runs --once; exit status want; returns its log. */
+static char *once_log_status(const struct env *e, int want)
+{
+    char *argv[] = {(char *)g_cairnd, "-c", (char *)e->cfg, "--input", (char *)e->in,
+                    "--output", (char *)e->out, "--plugins", (char *)g_plugins, "--once", NULL};
+    int p = th_spawn(e->root, argv), code;
+
+    code = th_wait_exit(p, 60000);
+    TH_REQUIRE(code == want, "cairnd --once exited %d, want %d", code, want);
+    return th_read_file(th_log[p], NULL);
+}
+
+/* The whole log of a --once run.  journald reads a "<N>" at the start of a
+ * line as its priority, so a raw newline in a name could forge one. */
+static char *once_log(const struct env *e)
+{
+    char *argv[] = {(char *)g_cairnd, "-c", (char *)e->cfg, "--input", (char *)e->in,
+                    "--output", (char *)e->out, "--plugins", (char *)g_plugins, "--once", NULL};
+    int p = th_spawn(e->root, argv), code;
+
+    code = th_wait_exit(p, 20000);
+    TH_REQUIRE(code == 0, "cairnd --once exited %d", code);
+    return th_read_file(th_log[p], NULL);
+}
+
+/* A name holding "\n<0>" once forged an emergency-priority journal entry:
+ * every control byte is escaped, and each job is still logged on one line. */
+START_TEST(control_characters_are_escaped_in_the_log)
+{
+    struct env e;
+    char *log, *line;
+    int lines_with_name = 0;
+
+    env_init(&e);
+    th_drop_job(e.in, "evil\n<0>forged\x1b[2J.jsonl", JOB, strlen(JOB));
+    log = once_log(&e);
+    for (line = log; line != NULL && *line != '\0';) {
+        char *nl = strchr(line, '\n');
+        if (nl != NULL)
+            *nl = '\0';
+        TH_REQUIRE(strncmp(line, "<0>", 3) != 0 && strncmp(line, "forged", 6) != 0,
+                   "a forged log line: %s", line);
+        TH_REQUIRE(strchr(line, '\x1b') == NULL, "a raw escape byte in: %s", line);
+        lines_with_name += strstr(line, "evil\\x0a<0>forged\\x1b[2J") != NULL;
+        line = nl != NULL ? nl + 1 : NULL;
+    }
+    TH_REQUIRE(lines_with_name >= 2, "the job's name, escaped, is on %d line(s)",
+               lines_with_name);
+    free(log);
+    th_cleanup();
+}
+END_TEST
+
+static json_t *summary(const struct env *e, const char *out_base)
+{
+    char path[PATH_MAX];
+
+    th_pathf(path, "%s/%s.summary.json", e->out, out_base);
+    TH_REQUIRE(th_exists(path), "no summary %s", path);
+    return th_load_json(path);
+}
+
+/* Names that are not UTF-8 once left summaries without job, input and
+ * results, and a symlink so named was retried for ever.  Now names are
+ * escaped (\xNN for such bytes, backslashes doubled), so a name that
+ * really holds the four characters \xff stays distinct. */
+START_TEST(names_that_are_not_utf8_are_escaped)
+{
+    struct env e;
+    char path[PATH_MAX];
+    json_t *a, *b, *c;
+
+    env_init(&e);
+    th_drop_job(e.in, "bad\xff.jsonl", JOB, strlen(JOB));
+    th_drop_job(e.in, "bad\\xff.jsonl", JOB, strlen(JOB));
+    th_pathf(path, "%s/link\xfe.jsonl", e.in);
+    ck_assert_int_eq(symlink("/etc/passwd", path), 0);
+    free(once_log_status(&e, 1));
+    a = summary(&e, "bad\xff");
+    b = summary(&e, "bad\\xff");
+    c = summary(&e, "link\xfe");
+    TH_REQUIRE(strcmp(th_str_field(a, "job"), "bad\\xff") == 0, "job %s", th_str_field(a, "job"));
+    TH_REQUIRE(strcmp(th_str_field(a, "input"), "bad\\xff.jsonl") == 0, "input %s",
+               th_str_field(a, "input"));
+    TH_REQUIRE(strcmp(th_str_field(a, "results"), "bad\\xff.results.jsonl") == 0, "results %s",
+               th_str_field(a, "results"));
+    TH_REQUIRE(strcmp(th_str_field(a, "status"), "ok") == 0, "status %s",
+               th_str_field(a, "status"));
+    TH_REQUIRE(strcmp(th_str_field(b, "job"), "bad\\\\xff") == 0, "job %s",
+               th_str_field(b, "job"));
+    TH_REQUIRE(strcmp(th_str_field(c, "job"), "link\\xfe") == 0 &&
+                   strcmp(th_str_field(c, "status"), "failed") == 0,
+               "the symlink's summary: job %s, status %s", th_str_field(c, "job"),
+               th_str_field(c, "status"));
+    th_pathf(path, "%s/.cairn/failed/link\xfe.jsonl", e.in);
+    TH_REQUIRE(th_exists(path), "the symlink is not quarantined");
+    json_decref(a);
+    json_decref(b);
+    json_decref(c);
+    th_cleanup();
+}
+END_TEST
+
+/* A job that crashes the daemon is quarantined after max_attempts runs,
+ * whatever the length of its name: the count once lived in a file named
+ * after the job, which did not fit for names near NAME_MAX. */
+START_TEST(long_named_poison_job_is_quarantined)
+{
+    struct env e;
+    char name[NAME_MAX + 1], path[PATH_MAX];
+    struct cairn_buf big = {0};
+    int p, i, ok;
+    DIR *d;
+    struct dirent *de;
+    json_t *sum = NULL;
+
+    env_init(&e);
+    th_write_text(e.cfg, "{\"min_age_ms\":0,\"max_attempts\":1,\"threads\":1}\n");
+    memset(name, 'p', 249);
+    strcpy(name + 249, ".jsonl");
+    for (i = 0; i < 400000; i++)
+        ck_assert_int_eq(cairn_buf_puts(&big, JOB), 0);
+    th_drop_job(e.in, name, big.data, big.len);
+    cairn_buf_free(&big);
+    {
+        char *argv[] = {(char *)g_cairnd, "-c", e.cfg, "--input", e.in, "--output", e.out,
+                        "--plugins", (char *)g_plugins, NULL};
+        p = th_spawn(e.root, argv);
+    }
+    /* Killed mid-run, as a crashing plugin or the OOM killer would. */
+    TH_POLL(ok, th_count_entries(e.out, ".cairn.") > 0, 20000);
+    TH_REQUIRE(ok, "the job never started");
+    kill(th_pid[p], SIGKILL);
+    th_reap(p, 0);
+    free(once_log_status(&e, 1));
+    th_pathf(path, "%s/.cairn/failed/%s", e.in, name);
+    TH_REQUIRE(th_exists(path), "the poison job with a 255-byte name is not quarantined");
+    d = opendir(e.out);
+    ck_assert_ptr_nonnull(d);
+    while ((de = readdir(d)) != NULL)
+        if (th_ends_with(de->d_name, ".summary.json") && sum == NULL) {
+            th_pathf(path, "%s/%s", e.out, de->d_name);
+            sum = th_load_json(path);
+        }
+    closedir(d);
+    TH_REQUIRE(sum != NULL, "no summary for the quarantined job");
+    TH_REQUIRE(strcmp(th_str_field(sum, "status"), "failed") == 0 &&
+                   strncmp(th_str_field(sum, "job"), name, 249) == 0 &&
+                   strstr(th_str_field(sum, "reason"), "never finished") != NULL,
+               "summary: status %s, reason %s", th_str_field(sum, "status"),
+               th_str_field(sum, "reason"));
+    json_decref(sum);
+    th_cleanup();
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("names");
+    TCase *tc = tcase_create("names");
+    SRunner *sr;
+    int failed;
+
+    g_cairnd = getenv("CAIRN_TEST_CAIRND");
+    g_plugins = getenv("CAIRN_TEST_PLUGIN_DIR");
+    if (g_cairnd == NULL || g_plugins == NULL) {
+        fprintf(stderr, "test_names: CAIRN_TEST_CAIRND and CAIRN_TEST_PLUGIN_DIR must be set "
+                        "(meson test sets them)\n");
+        return EXIT_FAILURE;
+    }
+    if (th_make_top("names") != 0)
+        return EXIT_FAILURE;
+    atexit(th_cleanup_top);
+    tcase_add_test(tc, control_characters_are_escaped_in_the_log);
+    tcase_add_test(tc, names_that_are_not_utf8_are_escaped);
+    tcase_add_test(tc, long_named_poison_job_is_quarantined);
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
