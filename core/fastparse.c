@@ -184,8 +184,21 @@ static int read_input(struct cursor *c, struct cairn_fast_rec *r, struct cairn_s
                 memcmp(r->inputs[i].name, in->name, in->name_len) == 0)
                 return 0; /* a duplicate key: jansson's to refuse */
         in->off = used;
-        if ((rc = read_int_array(c, s, &used, &in->n)) != 1)
+        skip_ws(c);
+        if (c->p < c->end && *c->p != '[') {
+            /* A scalar input (ABI 1.1); whether the plugin wants one is
+             * for inputs.c to say, with the jansson path's words. */
+            int64_t v;
+            if (!read_int(c, &v))
+                return 0;
+            if (push_value(s, used, v) != 0)
+                return -ENOMEM;
+            in->n = 1;
+            in->scalar = 1;
+            used++;
+        } else if ((rc = read_int_array(c, s, &used, &in->n)) != 1) {
             return rc;
+        }
         r->n_inputs++;
     } while (eat(c, ','));
     return eat(c, '}');

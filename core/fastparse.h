@@ -8,11 +8,12 @@
  * exactly the common shape -- a top-level object whose keys are among
  * variant, input, id, expected and options, with plain ASCII strings (no
  * escapes), 64-bit integers, booleans, null, and input members that are
- * arrays of integers -- and declines everything else, which then goes to
- * jansson as before.  It never reports an error: anything odd, malformed
- * or merely unusual is declined, so every error message still comes from
- * the one jansson path, and an accepted record means exactly what jansson
- * would have made of it (the fuzz target checks both agree).
+ * integers or arrays of integers -- and declines everything else, which
+ * then goes to jansson as before.  It never reports an error: anything
+ * odd, malformed or merely unusual is declined, so every error message
+ * about the JSON still comes from the one jansson path (inputs.c words
+ * the input errors for both), and an accepted record means exactly what
+ * jansson would have made of it (the fuzz target checks both agree).
  */
 #ifndef CAIRN_FASTPARSE_H
 #define CAIRN_FASTPARSE_H
@@ -47,6 +48,7 @@ struct cairn_fast_input {
     size_t name_len;
     size_t off;        /* the values: scratch->values[off .. off + n) */
     size_t n;
+    int scalar;        /* 1: a bare integer (n == 1), 0: an array */
 };
 
 struct cairn_fast_rec {

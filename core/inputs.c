@@ -4,6 +4,7 @@
  * written here, naming the field, the index and the limit, the same way
  * for both readers and every plugin.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,11 +50,18 @@ static int check_length(const struct rec *r, const struct cairn_input_decl *decl
     return 0;
 }
 
+static int is_scalar(const struct cairn_input_decl *decl)
+{
+    return decl->kind == CAIRN_INPUT_INT;
+}
+
+/* A value out of bounds: constraint or too_large, the same words for an
+ * array element ("input.piles[3]: ...") and a scalar ("input.n: ..."). */
 static int check_values(const struct rec *r, const struct cairn_input_decl *decl,
                         const int64_t *v, size_t n, struct rec_error *e)
 {
     const struct cairn_bounds *b = bounds_of(r, decl);
-    char where[32], detail[160];
+    char where[32] = "", detail[160];
     size_t i;
 
     for (i = 0; i < n; i++)
@@ -61,12 +69,44 @@ static int check_values(const struct rec *r, const struct cairn_input_decl *decl
             break;
     if (i == n)
         return 0;
-    snprintf(where, sizeof(where), "[%zu]", i);
+    if (!is_scalar(decl))
+        snprintf(where, sizeof(where), "[%zu]", i);
     snprintf(detail, sizeof(detail), "%lld is %s the %s %s %lld", (long long)v[i],
              v[i] < b->min_value ? "below" : "over", limits_name(r),
              v[i] < b->min_value ? "minimum" : "maximum",
              (long long)(v[i] < b->min_value ? b->min_value : b->max_value));
     return bound_error(e, r, decl->name, where, detail);
+}
+
+/* An input of the wrong JSON shape (an array where a scalar is declared,
+ * or the other way round); got is "an array", "an integer", ... */
+static int shape_error(struct rec_error *e, const struct cairn_input_decl *decl, const char *got)
+{
+    return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: expected %s, got %s",
+                          decl->name,
+                          is_scalar(decl) ? "an integer" : "an array of integers", got);
+}
+
+/* The arrays the plugin flagged in equal_length, compared with the first
+ * of them.  Checked before any bound: such a record is malformed under
+ * any limits. */
+static int check_equal_lengths(const struct cairn_plugin *d, const struct cairn_array *arrays,
+                               struct rec_error *e)
+{
+    size_t first = d->n_inputs, i;
+
+    for (i = 0; i < d->n_inputs && i < 32; i++) {
+        if (!(d->equal_length & (UINT32_C(1) << i)))
+            continue;
+        if (first == d->n_inputs)
+            first = i;
+        else if (arrays[i].n != arrays[first].n)
+            return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
+                                  "input.%s: length %zu differs from input.%s's length %zu",
+                                  d->inputs[i].name, arrays[i].n, d->inputs[first].name,
+                                  arrays[first].n);
+    }
+    return 0;
 }
 
 /* Converts one declared integer array into dst, checking it against the
@@ -90,7 +130,10 @@ static int load_array(const struct rec *r, const struct cairn_input_decl *decl,
 }
 
 
-/* Builds the plain C problem from the record's input object. */
+/* Builds the plain C problem from the record's input object.  The checks
+ * run in this order in both readers, so their messages agree: unknown
+ * fields (in the record's order), then per declared input missing or of
+ * the wrong shape, then equal lengths, then per input its bounds. */
 int cairn_rec_load_inputs(const struct rec *r, struct cairn_scratch *s,
                        struct cairn_array *arrays, struct rec_error *e)
 {
@@ -109,23 +152,31 @@ int cairn_rec_load_inputs(const struct rec *r, struct cairn_scratch *s,
                         cairn_short_name(key, nb), d->name);
     }
     for (i = 0; i < d->n_inputs; i++) {
-        json_t *arr = json_object_get(r->input, d->inputs[i].name);
-        if (arr == NULL)
+        json_t *v = json_object_get(r->input, d->inputs[i].name);
+        if (v == NULL)
             return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: missing (%s needs it)",
                         d->inputs[i].name, d->name);
-        if (!json_is_array(arr))
-            return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
-                        "input.%s: expected an array of integers, got %s", d->inputs[i].name,
-                        cairn_json_type_name(arr));
-        total += json_array_size(arr);
+        if (is_scalar(&d->inputs[i]) ? !json_is_integer(v) : !json_is_array(v))
+            return shape_error(e, &d->inputs[i], cairn_json_type_name(v));
+        arrays[i].n = is_scalar(&d->inputs[i]) ? 1 : json_array_size(v);
+        total += arrays[i].n;
     }
+    if (check_equal_lengths(d, arrays, e) != 0)
+        return -1;
     if (cairn_grow((void **)&s->values, &s->values_cap, total ? total : 1, sizeof(int64_t)) != 0)
         return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory for %zu values", total);
     for (i = 0; i < d->n_inputs; i++) {
-        json_t *arr = json_object_get(r->input, d->inputs[i].name);
-        if (load_array(r, &d->inputs[i], arr, s->values + at, e) != 0)
+        json_t *v = json_object_get(r->input, d->inputs[i].name);
+        int64_t *dst = s->values + at;
+
+        if (is_scalar(&d->inputs[i])) {
+            *dst = (int64_t)json_integer_value(v);
+            if (check_values(r, &d->inputs[i], dst, 1, e) != 0)
+                return -1;
+        } else if (load_array(r, &d->inputs[i], v, dst, e) != 0) {
             return -1;
-        arrays[i] = (struct cairn_array){.v = s->values + at, .n = json_array_size(arr)};
+        }
+        arrays[i].v = dst;
         at += arrays[i].n;
     }
     return 0;
@@ -138,7 +189,7 @@ int cairn_rec_load_fast_inputs(const struct rec *r, struct cairn_scratch *s,
 {
     const struct cairn_plugin *d = r->plugin->desc;
     const struct cairn_fast_rec *f = r->fast;
-    int found[CAIRN_FAST_MAX_INPUTS] = {0};
+    const struct cairn_fast_input *given[CAIRN_FAST_MAX_INPUTS] = {0};
     size_t i, j;
     char key[256], nb[72];
 
@@ -159,15 +210,21 @@ int cairn_rec_load_fast_inputs(const struct rec *r, struct cairn_scratch *s,
                         cairn_short_name(key, nb), d->name);
         }
         if (i < CAIRN_FAST_MAX_INPUTS)
-            found[i] = 1;
+            given[i] = &f->inputs[j];
         arrays[i] = (struct cairn_array){.v = s->values + f->inputs[j].off, .n = f->inputs[j].n};
     }
-    for (i = 0; i < d->n_inputs; i++)
-        if (i >= CAIRN_FAST_MAX_INPUTS || !found[i])
+    for (i = 0; i < d->n_inputs; i++) {
+        if (i >= CAIRN_FAST_MAX_INPUTS || given[i] == NULL)
             return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: missing (%s needs it)",
                         d->inputs[i].name, d->name);
+        /* The plain reader takes only integers and integer arrays. */
+        if (is_scalar(&d->inputs[i]) != given[i]->scalar)
+            return shape_error(e, &d->inputs[i], given[i]->scalar ? "an integer" : "an array");
+    }
+    if (check_equal_lengths(d, arrays, e) != 0)
+        return -1;
     for (i = 0; i < d->n_inputs; i++)
-        if (check_length(r, &d->inputs[i], arrays[i].n, e) != 0 ||
+        if ((!is_scalar(&d->inputs[i]) && check_length(r, &d->inputs[i], arrays[i].n, e) != 0) ||
             check_values(r, &d->inputs[i], arrays[i].v, arrays[i].n, e) != 0)
             return -1;
     return 0;

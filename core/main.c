@@ -204,7 +204,10 @@ static void print_plugins(const struct cairn_registry *reg)
         printf("%-16s aliases:", d->name);
         for (j = 0; d->aliases != NULL && d->aliases[j] != NULL; j++)
             printf("%s%s", j ? "," : " ", d->aliases[j]);
-        printf("  version: %s  file: %s\n", d->version, reg->plugins[i].path);
+        /* The ABI it was built for: an operator sees which plugins are
+         * old binaries served in their old meaning. */
+        printf("  version: %s  abi: %u.%u  file: %s\n", d->version, (unsigned)d->abi_major,
+               (unsigned)d->abi_minor, reg->plugins[i].path);
         printf("%-16s %s\n", "", d->summary);
     }
 }

@@ -10,7 +10,10 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,38 +69,194 @@ static int bounds_valid(const struct cairn_bounds *b)
     return b->min_len <= b->max_len && b->min_value <= b->max_value;
 }
 
-/* Returns NULL when the descriptor is usable, or why not.  Only called once
- * the ABI version and size are known to match. */
-static const char *descriptor_problem(const struct cairn_plugin *d)
+/* Bytes of a descriptor of each minor of this major: a descriptor must be
+ * at least as long as the minor it declares.  1.0 ended with solve. */
+#define END_OF(field) \
+    (offsetof(struct cairn_plugin, field) + sizeof(((struct cairn_plugin *)0)->field))
+static const size_t size_of_minor[CAIRN_PLUGIN_ABI_MINOR + 1] = {
+    [0] = END_OF(solve),
+    [1] = sizeof(struct cairn_plugin),
+};
+_Static_assert(CAIRN_PLUGIN_ABI_MINOR == 1,
+               "a new minor: add its size to size_of_minor and its fields to "
+               "cairn_plugin_adopt's defaults");
+
+/* Fills why; returns -EINVAL, for "return problem(...)". */
+static int problem(char *why, size_t why_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int problem(char *why, size_t why_len, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(why, why_len, fmt, ap);
+    va_end(ap);
+    return -EINVAL;
+}
+
+/* The input kinds and move kinds each minor introduced, so a descriptor
+ * using something newer than the minor it declares is refused rather than
+ * read with a meaning its author never saw. */
+static unsigned minor_of_input_kind(enum cairn_input_kind k)
+{
+    switch (k) {
+    case CAIRN_INPUT_INT_ARRAY: return 0;
+    case CAIRN_INPUT_INT: return 1;
+    }
+    return UINT_MAX;
+}
+
+static unsigned minor_of_moves_kind(enum cairn_moves_kind k)
+{
+    switch (k) {
+    case CAIRN_MOVES_SIDE:
+    case CAIRN_MOVES_COUNT: return 0;
+    case CAIRN_MOVES_INDEX:
+    case CAIRN_MOVES_SPLIT: return 1;
+    }
+    return UINT_MAX;
+}
+
+static int inputs_problem(const struct cairn_plugin *d, char *why, size_t why_len)
 {
     size_t i;
 
+    if (d->inputs == NULL || d->n_inputs == 0)
+        return problem(why, why_len, "bad descriptor: declares no inputs");
+    for (i = 0; i < d->n_inputs; i++) {
+        const struct cairn_input_decl *in = &d->inputs[i];
+        unsigned since;
+
+        if (in->name == NULL || *in->name == '\0')
+            return problem(why, why_len, "bad descriptor: inputs[%zu] has no name", i);
+        since = minor_of_input_kind(in->kind);
+        if (since == UINT_MAX)
+            return problem(why, why_len, "bad descriptor: inputs[%zu] \"%s\": unknown kind %d", i,
+                           in->name, (int)in->kind);
+        if (since > d->abi_minor)
+            return problem(why, why_len,
+                           "bad descriptor: inputs[%zu] \"%s\": kind %d needs ABI %u.%u, the "
+                           "descriptor says %u.%u",
+                           i, in->name, (int)in->kind, CAIRN_PLUGIN_ABI_MAJOR, since,
+                           (unsigned)d->abi_major, (unsigned)d->abi_minor);
+        /* A scalar's min_len/max_len are documented as ignored. */
+        if (in->kind == CAIRN_INPUT_INT
+                ? in->official.min_value > in->official.max_value ||
+                      in->extended.min_value > in->extended.max_value
+                : !bounds_valid(&in->official) || !bounds_valid(&in->extended))
+            return problem(why, why_len, "bad descriptor: inputs[%zu] \"%s\" has inverted bounds",
+                           i, in->name);
+    }
+    return 0;
+}
+
+/* equal_length: bits for declared arrays only, and at least two of them
+ * (one array is always "equal" to itself: a plugin meaning something else
+ * has a bug worth hearing about at load time). */
+static int equal_length_problem(const struct cairn_plugin *d, char *why, size_t why_len)
+{
+    unsigned bit, count = 0;
+
+    if (d->equal_length == 0)
+        return 0;
+    for (bit = 0; bit < 32; bit++) {
+        if (!(d->equal_length & (UINT32_C(1) << bit)))
+            continue;
+        if (bit >= d->n_inputs)
+            return problem(why, why_len,
+                           "bad descriptor: equal_length 0x%" PRIx32 " has bit %u, but only %zu "
+                           "inputs are declared",
+                           d->equal_length, bit, d->n_inputs);
+        if (d->inputs[bit].kind != CAIRN_INPUT_INT_ARRAY)
+            return problem(why, why_len,
+                           "bad descriptor: equal_length names inputs[%u] \"%s\", which is not an "
+                           "array",
+                           bit, d->inputs[bit].name);
+        count++;
+    }
+    if (count < 2)
+        return problem(why, why_len,
+                       "bad descriptor: equal_length names one input; it needs at least two");
+    return 0;
+}
+
+/* Returns 0 when the (normalized) descriptor is usable, or -EINVAL with
+ * why naming the field at fault. */
+static int descriptor_problem(const struct cairn_plugin *d, char *why, size_t why_len)
+{
+    size_t i;
+    unsigned since;
+
     if (!name_is_valid(d->name))
-        return "name is missing or not [a-z0-9._-]+";
+        return problem(why, why_len, "bad descriptor: name is missing or not [a-z0-9._-]+");
     if (d->version == NULL || d->summary == NULL)
-        return "version or summary is missing";
+        return problem(why, why_len, "bad descriptor: version or summary is missing");
     if (d->aliases != NULL)
         for (i = 0; d->aliases[i] != NULL; i++)
             if (!name_is_valid(d->aliases[i]))
-                return "an alias is empty or not [a-z0-9._-]+";
-    if (d->inputs == NULL || d->n_inputs == 0)
-        return "declares no inputs";
-    for (i = 0; i < d->n_inputs; i++) {
-        const struct cairn_input_decl *in = &d->inputs[i];
-        if (in->name == NULL || *in->name == '\0')
-            return "an input has no name";
-        if (in->kind != CAIRN_INPUT_INT_ARRAY)
-            return "an input has an unknown kind";
-        if (!bounds_valid(&in->official) || !bounds_valid(&in->extended))
-            return "an input has inverted bounds";
-    }
+                return problem(why, why_len,
+                               "bad descriptor: an alias is empty or not [a-z0-9._-]+");
+    if (inputs_problem(d, why, why_len) != 0)
+        return -EINVAL;
     if (d->answer_kind < CAIRN_ANSWER_BOOL || d->answer_kind > CAIRN_ANSWER_WINNER)
-        return "answer_kind is unknown";
-    if (d->moves_kind != CAIRN_MOVES_SIDE && d->moves_kind != CAIRN_MOVES_COUNT)
-        return "moves_kind is unknown";
+        return problem(why, why_len, "bad descriptor: answer_kind %d is unknown",
+                       (int)d->answer_kind);
+    since = minor_of_moves_kind(d->moves_kind);
+    if (since == UINT_MAX)
+        return problem(why, why_len, "bad descriptor: moves_kind %d is unknown",
+                       (int)d->moves_kind);
+    if (since > d->abi_minor)
+        return problem(why, why_len,
+                       "bad descriptor: moves_kind %d needs ABI %u.%u, the descriptor says %u.%u",
+                       (int)d->moves_kind, CAIRN_PLUGIN_ABI_MAJOR, since, (unsigned)d->abi_major,
+                       (unsigned)d->abi_minor);
     if (d->solve == NULL || d->scratch_bytes == NULL || d->max_moves == NULL)
-        return "solve, scratch_bytes or max_moves is missing";
-    return NULL;
+        return problem(why, why_len,
+                       "bad descriptor: solve, scratch_bytes or max_moves is missing");
+    if (equal_length_problem(d, why, why_len) != 0)
+        return -EINVAL;
+    if ((d->totals & ~(uint32_t)CAIRN_TOTALS_ALL) != 0)
+        return problem(why, why_len,
+                       "bad descriptor: totals 0x%" PRIx32 " has unknown bits (known: "
+                       "CAIRN_TOTAL_ALICE, CAIRN_TOTAL_BOB, CAIRN_TOTAL_MARGIN)",
+                       d->totals);
+    return 0;
+}
+
+int cairn_plugin_adopt(const struct cairn_plugin *raw, struct cairn_plugin *out, char *why,
+                       size_t why_len)
+{
+    size_t n;
+
+    /* Only these three fields mean the same in every version. */
+    if (raw->abi_major != CAIRN_PLUGIN_ABI_MAJOR)
+        return problem(why, why_len,
+                       "plugin ABI version %u.%u, this cairnd speaks %u.%u (major %u only): "
+                       "rebuild the plugin against this cairn's header",
+                       (unsigned)raw->abi_major, (unsigned)raw->abi_minor,
+                       CAIRN_PLUGIN_ABI_MAJOR, CAIRN_PLUGIN_ABI_MINOR, CAIRN_PLUGIN_ABI_MAJOR);
+    if (raw->abi_minor > CAIRN_PLUGIN_ABI_MINOR)
+        return problem(why, why_len,
+                       "plugin ABI version %u.%u, this cairnd speaks %u.%u (minors up to %u): "
+                       "upgrade cairnd, or rebuild the plugin against this cairn's header",
+                       (unsigned)raw->abi_major, (unsigned)raw->abi_minor,
+                       CAIRN_PLUGIN_ABI_MAJOR, CAIRN_PLUGIN_ABI_MINOR, CAIRN_PLUGIN_ABI_MINOR);
+    if (raw->struct_size < size_of_minor[raw->abi_minor])
+        return problem(why, why_len, "descriptor is %u bytes, ABI %u.%u needs at least %zu",
+                       (unsigned)raw->struct_size, (unsigned)raw->abi_major,
+                       (unsigned)raw->abi_minor, size_of_minor[raw->abi_minor]);
+
+    /* Past struct_size is someone else's memory: copy no further, and give
+     * what an older minor lacks the meaning it had there. */
+    n = raw->struct_size < sizeof(*out) ? raw->struct_size : sizeof(*out);
+    memset(out, 0, sizeof(*out));
+    memcpy(out, raw, n);
+    if (n < END_OF(equal_length))
+        out->equal_length = 0;
+    if (n < END_OF(totals))
+        out->totals = CAIRN_TOTALS_ALL;
+    return descriptor_problem(out, why, why_len);
 }
 
 static const struct cairn_plugin_handle *find_clash(const struct cairn_registry *reg,
@@ -127,8 +286,9 @@ static int load_one(struct cairn_registry *reg, const char *path)
     void *dl;
     void *sym;
     const struct cairn_plugin *d;
+    struct cairn_plugin *copy;
     const struct cairn_plugin_handle *other;
-    const char *why;
+    char why[320];
     const char *clash = NULL;
     struct cairn_plugin_handle *grown;
     char *path_copy;
@@ -157,33 +317,22 @@ static int load_one(struct cairn_registry *reg, const char *path)
         dlclose(dl);
         return refuse(reg, "%s: %s returned NULL", path, CAIRN_PLUGIN_ENTRY_SYMBOL);
     }
-    /* Only the version fields are read before the version is known good. */
-    if (d->abi_major != CAIRN_PLUGIN_ABI_MAJOR || d->abi_minor > CAIRN_PLUGIN_ABI_MINOR) {
-        int rc = refuse(reg,
-                           "%s: plugin ABI version %u.%u, this cairnd speaks %u.%u "
-                           "(rebuild the plugin against this cairn's header)",
-                           path, (unsigned)d->abi_major, (unsigned)d->abi_minor,
-                           CAIRN_PLUGIN_ABI_MAJOR, CAIRN_PLUGIN_ABI_MINOR);
+    copy = malloc(sizeof(*copy));
+    if (copy == NULL) {
+        dlclose(dl);
+        return -ENOMEM;
+    }
+    if (cairn_plugin_adopt(d, copy, why, sizeof(why)) != 0) {
+        int rc = refuse(reg, "%s: %s", path, why);
+        free(copy);
         dlclose(dl);
         return rc;
     }
-    if (d->struct_size < sizeof(struct cairn_plugin)) {
-        int rc = refuse(reg, "%s: descriptor is %u bytes, ABI %u.%u needs %zu", path,
-                           (unsigned)d->struct_size, CAIRN_PLUGIN_ABI_MAJOR,
-                           CAIRN_PLUGIN_ABI_MINOR, sizeof(struct cairn_plugin));
-        dlclose(dl);
-        return rc;
-    }
-    why = descriptor_problem(d);
-    if (why != NULL) {
-        int rc = refuse(reg, "%s: bad descriptor: %s", path, why);
-        dlclose(dl);
-        return rc;
-    }
-    other = find_clash(reg, d, &clash);
+    other = find_clash(reg, copy, &clash);
     if (other != NULL) {
         int rc = refuse(reg, "%s: name or alias \"%s\" is already taken by %s (%s)", path,
                            clash, other->path, other->desc->name);
+        free(copy);
         dlclose(dl);
         return rc;
     }
@@ -194,12 +343,13 @@ static int load_one(struct cairn_registry *reg, const char *path)
         free(path_copy);
         if (grown != NULL)
             reg->plugins = grown;
+        free(copy);
         dlclose(dl);
         return -ENOMEM;
     }
     reg->plugins = grown;
     reg->plugins[reg->n_plugins++] = (struct cairn_plugin_handle){
-        .desc = d, .path = path_copy, .dl = dl};
+        .desc = copy, .path = path_copy, .dl = dl};
     return 0;
 }
 
@@ -334,6 +484,7 @@ void cairn_registry_free(struct cairn_registry *reg)
     size_t i;
 
     for (i = 0; i < reg->n_plugins; i++) {
+        free((void *)reg->plugins[i].desc);
         dlclose(reg->plugins[i].dl);
         free(reg->plugins[i].path);
     }

@@ -9,6 +9,10 @@
 #include "cairn/plugin.h"
 
 struct cairn_plugin_handle {
+    /* The host's own copy of the descriptor, normalized by
+     * cairn_plugin_adopt(): every field of this cairnd's ABI is present,
+     * whatever minor the plugin was built for.  The rest of the host reads
+     * this, never the plugin's raw descriptor.  Freed with the registry. */
     const struct cairn_plugin *desc;
     char *path;  /* the file it came from */
     void *dl;    /* dlopen handle, closed by cairn_registry_free() */
@@ -24,13 +28,32 @@ struct cairn_registry {
 };
 
 /*
+ * NAME     cairn_plugin_adopt - vet a descriptor and make the host's copy
+ * ARGUMENTS raw is what the plugin's entry function returned; out receives
+ *          the copy; why (why_len bytes) the reason when it is refused
+ * RETURNS  0, or -EINVAL with why filled: another major, a newer minor
+ *          (both name the plugin's version and this host's), a struct_size
+ *          too small for the declared minor, or a malformed descriptor
+ *          (naming the field)
+ * NOTES    Reads abi_major, abi_minor and struct_size first and nothing
+ *          else until they are known good; then copies min(struct_size,
+ *          sizeof *out) bytes into a zero-filled *out and gives the fields
+ *          an older minor lacks their old meaning (1.0: equal_length 0,
+ *          totals CAIRN_TOTALS_ALL).  abi_minor and struct_size keep the
+ *          plugin's values.  A feature newer than the declared minor (a
+ *          scalar input in a 1.0 descriptor) is refused.
+ */
+int cairn_plugin_adopt(const struct cairn_plugin *raw, struct cairn_plugin *out, char *why,
+                       size_t why_len);
+
+/*
  * NAME     cairn_registry_load - load every "*.so" in dir
  * RETURNS  0 when every file loaded; -EINVAL when the directory or some
  *          files were refused (each reason is in reg->errors; the good ones
  *          are still loaded); -ENOMEM.
  * NOTES    refuses a directory or file writable by group or others, a
  *          non-regular file, a dlopen failure, a missing entry symbol, a
- *          wrong ABI version, a malformed descriptor, and a duplicate name or
+ *          descriptor cairn_plugin_adopt() refuses, and a duplicate name or
  *          alias (naming both files).  reg must be zeroed or freed before.
  */
 int cairn_registry_load(struct cairn_registry *reg, const char *dir);

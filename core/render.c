@@ -55,6 +55,27 @@ int cairn_render_error_tail(struct cairn_buf *out, enum cairn_code code, const c
     return rc ? -ENOMEM : 0;
 }
 
+/* One entry of moves[], as enum cairn_moves_kind says. */
+static int put_move(struct cairn_buf *out, enum cairn_moves_kind kind, int32_t m)
+{
+    int rc;
+
+    switch (kind) {
+    case CAIRN_MOVES_SIDE:
+        return cairn_buf_puts(out, m ? "\"R\"" : "\"L\"");
+    case CAIRN_MOVES_SPLIT:
+        rc = cairn_buf_puts(out, "{\"split\":");
+        rc |= cairn_buf_int(out, CAIRN_MOVE_SPLIT_AT(m));
+        rc |= cairn_buf_puts(out, CAIRN_MOVE_SPLIT_KEEPS_RIGHT(m) ? ",\"keep\":\"R\"}"
+                                                                : ",\"keep\":\"L\"}");
+        return rc;
+    case CAIRN_MOVES_COUNT:
+    case CAIRN_MOVES_INDEX:
+        break;
+    }
+    return cairn_buf_int(out, m);
+}
+
 int cairn_render_ok(struct cairn_buf *out, const struct cairn_plugin *d,
                     const struct cairn_result *res, int want_moves, int has_match, int match)
 {
@@ -73,12 +94,20 @@ int cairn_render_ok(struct cairn_buf *out, const struct cairn_plugin *d,
         rc |= cairn_buf_puts(out, winners[res->answer]);
         break;
     }
-    rc |= cairn_buf_puts(out, ",\"alice\":");
-    rc |= cairn_buf_int(out, res->alice);
-    rc |= cairn_buf_puts(out, ",\"bob\":");
-    rc |= cairn_buf_int(out, res->bob);
-    rc |= cairn_buf_puts(out, ",\"margin\":");
-    rc |= cairn_buf_int(out, res->alice - res->bob);
+    /* Only the totals the game defines: a win/lose game has no "alice"
+     * worth printing, and a made-up 0 would read as a real score. */
+    if (d->totals & CAIRN_TOTAL_ALICE) {
+        rc |= cairn_buf_puts(out, ",\"alice\":");
+        rc |= cairn_buf_int(out, res->alice);
+    }
+    if (d->totals & CAIRN_TOTAL_BOB) {
+        rc |= cairn_buf_puts(out, ",\"bob\":");
+        rc |= cairn_buf_int(out, res->bob);
+    }
+    if (d->totals & CAIRN_TOTAL_MARGIN) {
+        rc |= cairn_buf_puts(out, ",\"margin\":");
+        rc |= cairn_buf_int(out, res->alice - res->bob);
+    }
     if (has_match)
         rc |= cairn_buf_puts(out, match ? ",\"match\":true" : ",\"match\":false");
     if (want_moves) {
@@ -86,10 +115,7 @@ int cairn_render_ok(struct cairn_buf *out, const struct cairn_plugin *d,
         for (i = 0; i < res->n_moves; i++) {
             if (i > 0)
                 rc |= cairn_buf_puts(out, ",");
-            if (d->moves_kind == CAIRN_MOVES_SIDE)
-                rc |= cairn_buf_puts(out, res->moves[i] ? "\"R\"" : "\"L\"");
-            else
-                rc |= cairn_buf_int(out, res->moves[i]);
+            rc |= put_move(out, d->moves_kind, res->moves[i]);
         }
         rc |= cairn_buf_puts(out, "]");
     }

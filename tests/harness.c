@@ -193,6 +193,44 @@ void th_copy_file(const char *src, const char *dst, mode_t mode)
     close(in);
 }
 
+/* No ck_assert here: main() calls it before the suite runs. */
+int th_copy_plugins(const char *src, const char *dir)
+{
+    DIR *d = opendir(src);
+    struct dirent *e;
+    char from[PATH_MAX], to[PATH_MAX], buf[65536];
+    int rc = 0;
+
+    if (d == NULL)
+        return -1;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        ssize_t n;
+        int in, out;
+
+        if (e->d_name[0] == '.' || len < 3 || strcmp(e->d_name + len - 3, ".so") != 0)
+            continue;
+        if ((size_t)snprintf(from, sizeof(from), "%s/%s", src, e->d_name) >= sizeof(from) ||
+            (size_t)snprintf(to, sizeof(to), "%s/%s", dir, e->d_name) >= sizeof(to)) {
+            rc = -1;
+            break;
+        }
+        in = open(from, O_RDONLY | O_CLOEXEC);
+        out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+            if (cairn_write_all(out, buf, (size_t)n) != 0)
+                rc = -1;
+        if (in < 0 || out < 0 || fchmod(out, 0755) != 0)
+            rc = -1;
+        if (out >= 0 && close(out) != 0)
+            rc = -1;
+        if (in >= 0)
+            close(in);
+    }
+    closedir(d);
+    return rc;
+}
+
 char *th_make_dir_in(const char *root)
 {
     char *dir = th_xasprintf("%s/case-XXXXXX", root);
@@ -443,6 +481,12 @@ void th_stop(int p)
 
 struct th_run th_run_cairnd(const char *cairnd, const char *scratch_dir, const char *const *args)
 {
+    return th_run_cairnd_stdin(cairnd, scratch_dir, "/dev/null", args);
+}
+
+struct th_run th_run_cairnd_stdin(const char *cairnd, const char *scratch_dir,
+                                  const char *stdin_path, const char *const *args)
+{
     char *out_path = th_xasprintf("%s/stdout.txt", scratch_dir);
     char *err_path = th_xasprintf("%s/stderr.txt", scratch_dir);
     char *argv[32];
@@ -460,7 +504,7 @@ struct th_run th_run_cairnd(const char *cairnd, const char *scratch_dir, const c
     pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
-        int in = open("/dev/null", O_RDONLY);
+        int in = open(stdin_path, O_RDONLY);
         int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||

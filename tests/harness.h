@@ -8,7 +8,7 @@
  *   Files          th_pathf, th_xasprintf, th_write_file (cairn_write_all from util.h),
  *                  th_write_text, th_slurp, th_slurp_nofollow, th_read_file,
  *                  th_exists, th_file_contains, th_count_entries,
- *                  th_list_dir, th_copy_file, th_make_dir_in, th_rm_tree,
+ *                  th_list_dir, th_copy_file, th_copy_plugins, th_make_dir_in, th_rm_tree,
  *                  th_ends_with
  *   Time           th_now_s, th_sleep_ms, TH_POLL, TH_EVENTUALLY
  *   Failures       TH_REQUIRE: on failure runs th_on_failure (by default
@@ -18,7 +18,8 @@
  *                  th_log_has, th_wait_exit, th_wait_ready, th_stop;
  *                  test directories under one top directory (th_make_top,
  *                  th_new_dir) removed by th_cleanup / th_cleanup_top;
- *                  th_run_cairnd runs cairnd once with its output captured
+ *                  th_run_cairnd (th_run_cairnd_stdin) runs cairnd once with
+ *                  its output captured
  *   JSON           th_load_json, th_load_results, th_int_field,
  *                  th_str_field, th_codes, th_parse_lines, th_free_lines
  *   Random         th_splitmix64
@@ -93,6 +94,10 @@ char *th_list_dir(const char *dir, const char *sep);
 /* Copies src to the new file dst (which must not exist) and gives it
  * exactly `mode`. */
 void th_copy_file(const char *src, const char *dst, mode_t mode);
+/* Copies every "*.so" in src into dir, mode 0755: a plugin directory
+ * made of several build folders.  0 or -1; usable in main(),
+ * before the suite runs. */
+int th_copy_plugins(const char *src, const char *dir);
 /* A fresh 0755 directory root/case-XXXXXX (caller frees). */
 char *th_make_dir_in(const char *root);
 /* rm -rf, not following symlinks nor crossing mount points. */
@@ -191,6 +196,9 @@ struct th_run {
     char *err;
 };
 struct th_run th_run_cairnd(const char *cairnd, const char *scratch_dir, const char *const *args);
+/* th_run_cairnd with stdin from the file stdin_path. */
+struct th_run th_run_cairnd_stdin(const char *cairnd, const char *scratch_dir,
+                                  const char *stdin_path, const char *const *args);
 void th_run_free(struct th_run *r);
 
 /* ---- JSON -------------------------------------------------------- */

@@ -3,15 +3,20 @@
  * every line gives byte-for-byte the same result line (and the same
  * tally) through the fast path as through jansson alone.  The lines: the
  * shipped examples, the fuzz seed corpus, a grammar of record variations,
- * and thousands of random mutations of them.
+ * and thousands of random mutations of them.  The plugins: the build's,
+ * and the ABI test plugins (tests/abi_plugins: scalar inputs, arrays of
+ * equal length, a 1.0 binary), copied into one directory by main().
  */
 #include <check.h>
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fastparse.h"
+#include "harness.h"
 #include "plugin_loader.h"
 #include "record.h"
 
@@ -192,6 +197,31 @@ START_TEST(edge_cases_agree)
         "{\"variant\":\"stone-game\"\t,\r\"input\":{\"piles\":[5,3,4,5]}}",
         "{\"variant\":\"stone\\u002dgame\",\"input\":{\"piles\":[5,3,4,5]}}",
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"id\":\"\x7f\"}",
+        /* ABI 1.1: scalar inputs, arrays of equal length */
+        "{\"variant\":\"count-down\",\"input\":{\"n\":17,\"k\":3}}",
+        "{\"variant\":\"count-down\",\"input\":{\"n\":17,\"k\":3},\"options\":{\"moves\":true}}",
+        "{\"variant\":\"count-down\",\"input\":{ \"k\" : 3 , \"n\" : -0 }}",
+        "{\"variant\":\"count-down\",\"input\":{\"n\":1001,\"k\":3}}",
+        "{\"variant\":\"count-down\",\"input\":{\"n\":9223372036854775808,\"k\":3}}",
+        "{\"variant\":\"count-down\",\"input\":{\"n\":17.0,\"k\":3}}",
+        "{\"variant\":\"count-down\",\"input\":{\"n\":1e1,\"k\":3}}",
+        "{\"variant\":\"count-down\",\"input\":{\"n\":\"17\",\"k\":3}}",
+        "{\"variant\":\"count-down\",\"input\":{\"n\":true,\"k\":3}}",
+        "{\"variant\":\"count-down\",\"input\":{\"n\":[17],\"k\":3}}",
+        "{\"variant\":\"count-down\",\"input\":{\"n\":[],\"k\":[3]}}",
+        "{\"variant\":\"count-down\",\"input\":{\"n\":17}}",
+        "{\"variant\":\"count-down\",\"input\":{\"n\":17,\"k\":3,\"n\":4}}",
+        "{\"variant\":\"count-down\",\"input\":{\"n\":2,\"k\":3}}",
+        "{\"variant\":\"count-down\",\"input\":{\"n\":-5,\"k\":3},\"options\":{\"limits\":\"extended\"}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":4}}",
+        "{\"variant\":\"pick-any\",\"input\":{\"aliceValues\":[1,3],\"bobValues\":[2,1]},\"expected\":1}",
+        "{\"variant\":\"pick-any\",\"input\":{\"aliceValues\":[1,3],\"bobValues\":[2,1,5]}}",
+        "{\"variant\":\"pick-any\",\"input\":{\"bobValues\":[2],\"aliceValues\":[1,300]}}",
+        "{\"variant\":\"pick-any\",\"input\":{\"aliceValues\":[],\"bobValues\":[]}}",
+        "{\"variant\":\"pick-any\",\"input\":{\"aliceValues\":[1,3]}}",
+        "{\"variant\":\"pick-any\",\"input\":{\"aliceValues\":7,\"bobValues\":[2,1,5]}}",
+        "{\"variant\":\"split-keep\",\"input\":{\"row\":[6,2,3,4,5,5]},\"options\":{\"moves\":true}}",
+        "{\"variant\":\"take12\",\"input\":{\"stones\":[3,-1,-1,5]},\"options\":{\"moves\":true}}",
     };
     size_t i;
 
@@ -209,13 +239,16 @@ START_TEST(random_mutations_agree)
         "{\"variant\":\"1140\",\"input\":{\"piles\":[1,2,3,4,5,100]},\"options\":{\"moves\":true}}",
         "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,-9]},\"id\":42,"
         "\"options\":{\"limits\":\"extended\"}}",
+        "{\"variant\":\"count-down\",\"input\":{\"n\":17,\"k\":3},\"options\":{\"moves\":true}}",
+        "{\"variant\":\"pick-any\",\"input\":{\"aliceValues\":[2,4,3],\"bobValues\":[1,6,7]},"
+        "\"expected\":-1}",
     };
     static const char alphabet[] = "{}[]\",:-0123456789eE.tfnul \\a";
     char buf[512];
     size_t round;
 
-    for (round = 0; round < 6000; round++) {
-        const char *seed = seeds[rng() % 3];
+    for (round = 0; round < 10000; round++) {
+        const char *seed = seeds[rng() % (sizeof(seeds) / sizeof(seeds[0]))];
         size_t len = strlen(seed), edits = 1 + rng() % 3, k;
 
         memcpy(buf, seed, len);
@@ -245,10 +278,20 @@ int main(void)
     TCase *tc = tcase_create("same_answers_as_jansson");
     SRunner *sr;
     int failed;
-    const char *dir = getenv("CAIRN_TEST_PLUGIN_DIR");
+    const char *real = getenv("CAIRN_TEST_PLUGIN_DIR");
+    const char *abi = getenv("CAIRN_TEST_ABI_PLUGIN_DIR");
+    char root[] = "/tmp/cairn-test-fastpath-XXXXXX";
+    char dir[PATH_MAX];
 
-    if (dir == NULL || cairn_registry_load(&reg, dir) != 0) {
-        fprintf(stderr, "cannot load the plugins from CAIRN_TEST_PLUGIN_DIR\n");
+    if (real == NULL || abi == NULL || mkdtemp(root) == NULL) {
+        fprintf(stderr, "run through meson test (CAIRN_TEST_*_PLUGIN_DIR), with /tmp writable\n");
+        return 2;
+    }
+    snprintf(dir, sizeof(dir), "%s/plugins", root);
+    if (mkdir(dir, 0755) != 0 || chmod(dir, 0755) != 0 || th_copy_plugins(real, dir) != 0 ||
+        th_copy_plugins(abi, dir) != 0 || cairn_registry_load(&reg, dir) != 0) {
+        fprintf(stderr, "cannot load the plugins of %s and %s into %s\n", real, abi, dir);
+        th_rm_tree(root);
         return 2;
     }
     tcase_add_test(tc, shipped_examples_and_seeds_agree);
@@ -262,5 +305,6 @@ int main(void)
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     cairn_registry_free(&reg);
+    th_rm_tree(root);
     return failed == 0 ? 0 : 1;
 }

@@ -9,11 +9,13 @@
  * even when a forked case died half-way.
  */
 #include <check.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,40 @@ static void add_bad(const char *dir, const char *name)
 
     copy_file(src, dir, name, 0755);
     free(src);
+}
+
+/* A plugin from tests/abi_plugins/ ("front_one_or_two.so"), copied into dir. */
+static void add_abi(const char *dir, const char *name)
+{
+    char *src = th_xasprintf("%s/%s", env_or_die("CAIRN_TEST_ABI_PLUGIN_DIR"), name);
+
+    copy_file(src, dir, name, 0755);
+    free(src);
+}
+
+static const char *const abi_files[] = {"front_one_or_two.so", "count_down.so", "pick_any.so",
+                                        "split_keep.so"};
+#define N_ABI_FILES (sizeof(abi_files) / sizeof(abi_files[0]))
+
+/* Every "*.so" of CAIRN_TEST_PLUGIN_DIR (whatever plugins the build has),
+ * copied into dir; returns how many. */
+static size_t add_every_real(const char *dir)
+{
+    const char *src = env_or_die("CAIRN_TEST_PLUGIN_DIR");
+    DIR *d = opendir(src);
+    struct dirent *e;
+    size_t n = 0;
+
+    ck_assert_msg(d != NULL, "cannot open %s", src);
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || !th_ends_with(e->d_name, ".so"))
+            continue;
+        add_real(dir, e->d_name);
+        n++;
+    }
+    closedir(d);
+    ck_assert_uint_ge(n, 3);
+    return n;
 }
 
 static void add_all_real(const char *dir)
@@ -454,6 +490,385 @@ START_TEST(non_elf_file_is_refused)
 }
 END_TEST
 
+START_TEST(newer_minor_is_refused_naming_both_versions)
+{
+    struct cairn_registry reg = {0};
+    char *dir = th_make_dir_in(root_dir);
+    char *bad = th_xasprintf("%s/newer_minor.so", dir);
+    char *theirs = th_xasprintf("plugin ABI version %d.%d,", CAIRN_PLUGIN_ABI_MAJOR,
+                                CAIRN_PLUGIN_ABI_MINOR + 1);
+    char *ours = th_xasprintf("this cairnd speaks %d.%d (minors up to %d)",
+                              CAIRN_PLUGIN_ABI_MAJOR, CAIRN_PLUGIN_ABI_MINOR,
+                              CAIRN_PLUGIN_ABI_MINOR);
+
+    add_all_real(dir);
+    add_bad(dir, "newer_minor.so");
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 1);
+    ASSERT_ERROR(&reg, bad, theirs, ours);
+    ck_assert_uint_eq(reg.n_plugins, 3);
+    ck_assert_ptr_null(cairn_registry_find(&reg, "newer-minor"));
+    cairn_registry_free(&reg);
+    th_rm_tree(dir);
+    free(ours);
+    free(theirs);
+    free(bad);
+    free(dir);
+}
+END_TEST
+
+START_TEST(other_major_is_refused_naming_both_versions)
+{
+    struct cairn_registry reg = {0};
+    char *dir = th_make_dir_in(root_dir);
+    char *bad = th_xasprintf("%s/bad_abi.so", dir);
+    char *theirs = th_xasprintf("plugin ABI version %d.%d,", CAIRN_PLUGIN_ABI_MAJOR + 1,
+                                CAIRN_PLUGIN_ABI_MINOR);
+    char *ours = th_xasprintf("this cairnd speaks %d.%d (major %d only)", CAIRN_PLUGIN_ABI_MAJOR,
+                              CAIRN_PLUGIN_ABI_MINOR, CAIRN_PLUGIN_ABI_MAJOR);
+
+    add_bad(dir, "bad_abi.so");
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 1);
+    ASSERT_ERROR(&reg, bad, theirs, ours);
+    ck_assert_uint_eq(reg.n_plugins, 0);
+    cairn_registry_free(&reg);
+    th_rm_tree(dir);
+    free(ours);
+    free(theirs);
+    free(bad);
+    free(dir);
+}
+END_TEST
+
+START_TEST(unknown_totals_bit_is_refused)
+{
+    struct cairn_registry reg = {0};
+    char *dir = th_make_dir_in(root_dir);
+    char *bad = th_xasprintf("%s/bad_totals.so", dir);
+
+    add_bad(dir, "bad_totals.so");
+    add_bad(dir, "good_extra.so");
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 1);
+    ASSERT_ERROR(&reg, bad, "bad descriptor", "totals 0xf", "unknown bits");
+    ck_assert_uint_eq(reg.n_plugins, 1);
+    ck_assert_ptr_null(cairn_registry_find(&reg, "bad-totals"));
+    cairn_registry_free(&reg);
+    th_rm_tree(dir);
+    free(bad);
+    free(dir);
+}
+END_TEST
+
+/* ---- ABI 1.0 binaries beside 1.1 ones ---------------------------------- */
+
+START_TEST(abi_1_0_plugin_loads_beside_1_1_plugins)
+{
+    struct cairn_registry reg = {0};
+    char *dir = th_make_dir_in(root_dir);
+    char *path = th_xasprintf("%s/front_one_or_two.so", dir);
+    const struct cairn_plugin_handle *h;
+    const struct cairn_plugin *raw;
+    cairn_plugin_entry_fn entry;
+    const int64_t stones[] = {1, 2, 3, 7};
+    struct cairn_array in = {.v = stones, .n = 4};
+    struct cairn_problem pb = {.inputs = &in, .n_inputs = 1};
+    struct cairn_result res = {0};
+    int64_t scratch[8];
+    char msg[128] = "";
+    size_t n_real, i;
+    void *dl, *sym;
+    int rc;
+
+    n_real = add_every_real(dir);
+    for (i = 0; i < N_ABI_FILES; i++)
+        add_abi(dir, abi_files[i]);
+    rc = cairn_registry_load(&reg, dir);
+    ck_assert_msg(rc == 0, "rc %d, %s", rc, all_errors(&reg));
+    ck_assert_uint_eq(reg.n_plugins, n_real + N_ABI_FILES);
+
+    h = cairn_registry_find(&reg, "take12");
+    ck_assert_ptr_nonnull(h);
+    ck_assert_str_eq(h->desc->name, "front-one-or-two");
+    ck_assert_str_eq(h->path, path);
+    /* What it declared, kept; what 1.0 lacks, in its 1.0 meaning. */
+    ck_assert_uint_eq(h->desc->abi_major, 1);
+    ck_assert_uint_eq(h->desc->abi_minor, 0);
+    ck_assert_uint_lt(h->desc->struct_size, sizeof(struct cairn_plugin));
+    ck_assert_uint_ge(h->desc->struct_size, offsetof(struct cairn_plugin, solve) +
+                                                sizeof(h->desc->solve));
+    ck_assert_uint_eq(h->desc->equal_length, 0);
+    ck_assert_uint_eq(h->desc->totals, CAIRN_TOTALS_ALL);
+    ck_assert_int_eq(h->desc->moves_kind, CAIRN_MOVES_COUNT);
+
+    /* The host reads its own copy, never the plugin's descriptor (whose
+     * 1.1 fields would lie past its end). */
+    dl = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    ck_assert_ptr_nonnull(dl);
+    sym = dlsym(dl, CAIRN_PLUGIN_ENTRY_SYMBOL);
+    ck_assert_ptr_nonnull(sym);
+    memcpy(&entry, &sym, sizeof(entry));
+    raw = entry();
+    ck_assert_ptr_ne(h->desc, raw);
+    ck_assert_ptr_eq(h->desc->solve, raw->solve);
+    ck_assert_ptr_eq(h->desc->name, raw->name);
+    dlclose(dl);
+
+    /* And it plays: [1,2,3,7] -> Alice 8, Bob 5. */
+    ck_assert_uint_le(h->desc->scratch_bytes(&pb), sizeof(scratch));
+    ck_assert_int_eq(h->desc->solve(&pb, &res, scratch, msg, sizeof(msg)), CAIRN_OK);
+    ck_assert_int_eq(res.answer, CAIRN_WINNER_ALICE);
+    ck_assert_int_eq(res.alice, 8);
+    ck_assert_int_eq(res.bob, 5);
+
+    /* The 1.1 plugins keep what they declared. */
+    h = cairn_registry_find(&reg, "count-down");
+    ck_assert_ptr_nonnull(h);
+    ck_assert_uint_eq(h->desc->abi_minor, 1);
+    ck_assert_uint_eq(h->desc->struct_size, sizeof(struct cairn_plugin));
+    ck_assert_uint_eq(h->desc->totals, 0);
+    ck_assert_int_eq(h->desc->inputs[0].kind, CAIRN_INPUT_INT);
+    h = cairn_registry_find(&reg, "pick-any");
+    ck_assert_ptr_nonnull(h);
+    ck_assert_uint_eq(h->desc->equal_length, 3);
+    ck_assert_uint_eq(h->desc->totals, CAIRN_TOTAL_MARGIN);
+    h = cairn_registry_find(&reg, "split-keep");
+    ck_assert_ptr_nonnull(h);
+    ck_assert_uint_eq(h->desc->totals, CAIRN_TOTAL_ALICE);
+    ck_assert_int_eq(h->desc->moves_kind, CAIRN_MOVES_SPLIT);
+    h = cairn_registry_find(&reg, "stone-game");
+    ck_assert_ptr_nonnull(h);
+    ck_assert_uint_eq(h->desc->totals, CAIRN_TOTALS_ALL);
+
+    cairn_registry_free(&reg);
+    th_rm_tree(dir);
+    free(path);
+    free(dir);
+}
+END_TEST
+
+/* ---- cairn_plugin_adopt on descriptors in memory ------------------------ */
+
+typedef int (*mem_solve_ptr_t)(const struct cairn_problem *, struct cairn_result *, void *,
+                               char *, size_t);
+
+static size_t mem_zero(const struct cairn_problem *p)
+{
+    (void)p;
+    return 0;
+}
+
+static int mem_solve(const struct cairn_problem *p, struct cairn_result *r, void *scratch,
+                     char *msg, size_t msg_len)
+{
+    (void)p;
+    (void)r;
+    (void)scratch;
+    (void)msg;
+    (void)msg_len;
+    return CAIRN_OK;
+}
+
+/* Two arrays then a scalar. */
+static const struct cairn_input_decl mem_inputs[] = {
+    {.name = "xs", .kind = CAIRN_INPUT_INT_ARRAY,
+     .official = {.min_len = 1, .max_len = 9, .min_value = 0, .max_value = 9},
+     .extended = {.min_len = 1, .max_len = 99, .min_value = 0, .max_value = 99}},
+    {.name = "ys", .kind = CAIRN_INPUT_INT_ARRAY,
+     .official = {.min_len = 1, .max_len = 9, .min_value = 0, .max_value = 9},
+     .extended = {.min_len = 1, .max_len = 99, .min_value = 0, .max_value = 99}},
+    {.name = "n", .kind = CAIRN_INPUT_INT,
+     .official = {.min_value = 1, .max_value = 9},
+     .extended = {.min_value = 1, .max_value = 99}},
+};
+
+/* A valid 1.1 descriptor using every 1.1 feature. */
+static struct cairn_plugin mem_good(void)
+{
+    return (struct cairn_plugin){
+        .abi_major = CAIRN_PLUGIN_ABI_MAJOR, .abi_minor = 1,
+        .struct_size = sizeof(struct cairn_plugin), .name = "mem", .aliases = NULL,
+        .version = "1", .summary = "in memory", .inputs = mem_inputs, .n_inputs = 3,
+        .answer_kind = CAIRN_ANSWER_INT, .moves_kind = CAIRN_MOVES_SPLIT,
+        .scratch_bytes = mem_zero, .max_moves = mem_zero, .solve = mem_solve,
+        .equal_length = 3, .totals = CAIRN_TOTAL_ALICE | CAIRN_TOTAL_MARGIN};
+}
+
+/* adopt must refuse d with a reason holding every needle. */
+static void assert_refused(const struct cairn_plugin *d, const char *const *needles,
+                           const char *what)
+{
+    struct cairn_plugin out;
+    char why[320] = "";
+    size_t i;
+
+    ck_assert_msg(cairn_plugin_adopt(d, &out, why, sizeof(why)) == -EINVAL,
+                  "%s: accepted", what);
+    for (i = 0; needles[i] != NULL; i++)
+        ck_assert_msg(strstr(why, needles[i]) != NULL, "%s: \"%s\" not in: %s", what,
+                      needles[i], why);
+}
+#define REFUSED(d, what, ...) assert_refused((d), (const char *const[]){__VA_ARGS__, NULL}, what)
+
+START_TEST(adopt_keeps_a_1_1_descriptor)
+{
+    struct cairn_plugin raw = mem_good(), out;
+    char why[320] = "";
+
+    memset(&out, 0xA5, sizeof(out));
+    ck_assert_msg(cairn_plugin_adopt(&raw, &out, why, sizeof(why)) == 0, "%s", why);
+    ck_assert_int_eq(memcmp(&raw, &out, sizeof(raw)), 0);
+}
+END_TEST
+
+/* A 1.0 descriptor: nothing past struct_size is read, and the 1.1 fields
+ * take their 1.0 meaning.  The bytes past it are poisoned to prove it. */
+START_TEST(adopt_reads_a_1_0_descriptor_only_up_to_its_size)
+{
+    const size_t size_1_0 = offsetof(struct cairn_plugin, solve) + sizeof(mem_solve_ptr_t);
+    struct cairn_plugin raw = mem_good(), out;
+    char why[320] = "";
+
+    raw.abi_minor = 0;
+    raw.struct_size = (uint32_t)size_1_0;
+    raw.moves_kind = CAIRN_MOVES_COUNT;
+    raw.n_inputs = 2; /* no scalar in 1.0 */
+    memset((char *)&raw + size_1_0, 0xA5, sizeof(raw) - size_1_0);
+    memset(&out, 0x5A, sizeof(out));
+    ck_assert_msg(cairn_plugin_adopt(&raw, &out, why, sizeof(why)) == 0, "%s", why);
+    ck_assert_int_eq(memcmp(&raw, &out, size_1_0), 0);
+    ck_assert_uint_eq(out.equal_length, 0);
+    ck_assert_uint_eq(out.totals, CAIRN_TOTALS_ALL);
+    ck_assert_uint_eq(out.abi_minor, 0);
+    ck_assert_uint_eq(out.struct_size, size_1_0);
+}
+END_TEST
+
+START_TEST(adopt_copies_no_more_than_it_knows)
+{
+    /* A descriptor longer than this host's, of a minor it speaks. */
+    struct {
+        struct cairn_plugin d;
+        unsigned char more[32];
+    } raw;
+    struct cairn_plugin out;
+    char why[320] = "";
+
+    memset(&raw, 0xA5, sizeof(raw));
+    raw.d = mem_good();
+    raw.d.struct_size = (uint32_t)sizeof(raw);
+    ck_assert_msg(cairn_plugin_adopt(&raw.d, &out, why, sizeof(why)) == 0, "%s", why);
+    ck_assert_uint_eq(out.totals, CAIRN_TOTAL_ALICE | CAIRN_TOTAL_MARGIN);
+}
+END_TEST
+
+START_TEST(adopt_refuses_versions_and_sizes)
+{
+    const size_t size_1_0 = offsetof(struct cairn_plugin, solve) + sizeof(mem_solve_ptr_t);
+    struct cairn_plugin d;
+    char *want;
+
+    d = mem_good();
+    d.abi_major = 2;
+    d.abi_minor = 0;
+    want = th_xasprintf("this cairnd speaks %d.%d", CAIRN_PLUGIN_ABI_MAJOR, CAIRN_PLUGIN_ABI_MINOR);
+    REFUSED(&d, "major 2", "plugin ABI version 2.0,", want);
+    d.abi_major = 0;
+    REFUSED(&d, "major 0", "plugin ABI version 0.0,", want);
+
+    d = mem_good();
+    d.abi_minor = CAIRN_PLUGIN_ABI_MINOR + 1;
+    d.struct_size = (uint32_t)sizeof(d) + 8; /* never read: refused first */
+    REFUSED(&d, "newer minor", "plugin ABI version 1.2,", want, "(minors up to 1)");
+    free(want);
+
+    d = mem_good();
+    d.abi_minor = 0;
+    d.struct_size = (uint32_t)size_1_0 - 8;
+    want = th_xasprintf("descriptor is %zu bytes, ABI 1.0 needs at least %zu", size_1_0 - 8,
+                        size_1_0);
+    REFUSED(&d, "smaller than 1.0", want);
+    free(want);
+
+    /* A 1.1 descriptor must carry the 1.1 fields it promises. */
+    d = mem_good();
+    d.struct_size = (uint32_t)size_1_0;
+    want = th_xasprintf("descriptor is %zu bytes, ABI 1.1 needs at least %zu", size_1_0,
+                        sizeof(struct cairn_plugin));
+    REFUSED(&d, "1.1 of 1.0 size", want);
+    free(want);
+}
+END_TEST
+
+START_TEST(adopt_refuses_malformed_1_1_fields)
+{
+    static const struct cairn_input_decl bad_kind[] = {
+        {.name = "xs", .kind = (enum cairn_input_kind)3,
+         .official = {.min_len = 1, .max_len = 9, .max_value = 9},
+         .extended = {.min_len = 1, .max_len = 9, .max_value = 9}}};
+    static const struct cairn_input_decl scalar_inverted[] = {
+        {.name = "n", .kind = CAIRN_INPUT_INT,
+         .official = {.min_value = 5, .max_value = 1},
+         .extended = {.min_value = 1, .max_value = 9}}};
+    static const struct cairn_input_decl scalar_lengths_ignored[] = {
+        {.name = "n", .kind = CAIRN_INPUT_INT,
+         .official = {.min_len = 7, .max_len = 2, .min_value = 1, .max_value = 9},
+         .extended = {.min_len = 7, .max_len = 2, .min_value = 1, .max_value = 9}}};
+    struct cairn_plugin d, out;
+    char why[320];
+
+    d = mem_good();
+    d.inputs = bad_kind;
+    d.n_inputs = 1;
+    d.equal_length = 0;
+    REFUSED(&d, "input kind 3", "inputs[0] \"xs\": unknown kind 3");
+
+    d = mem_good();
+    d.inputs = scalar_inverted;
+    d.n_inputs = 1;
+    d.equal_length = 0;
+    REFUSED(&d, "scalar bounds", "inputs[0] \"n\" has inverted bounds");
+    d.inputs = scalar_lengths_ignored;
+    ck_assert_msg(cairn_plugin_adopt(&d, &out, why, sizeof(why)) == 0, "%s", why);
+
+    d = mem_good();
+    d.moves_kind = (enum cairn_moves_kind)5;
+    REFUSED(&d, "moves kind 5", "moves_kind 5 is unknown");
+
+    d = mem_good();
+    d.equal_length = 1u << 5;
+    REFUSED(&d, "bit past the inputs", "equal_length 0x20 has bit 5", "only 3 inputs");
+    d.equal_length = 1u << 0 | 1u << 2;
+    REFUSED(&d, "a scalar flagged", "equal_length names inputs[2] \"n\", which is not an array");
+    d.equal_length = 1u << 1;
+    REFUSED(&d, "one array flagged", "equal_length names one input", "at least two");
+
+    d = mem_good();
+    d.totals = 1u << 3;
+    REFUSED(&d, "totals bit 3", "totals 0x8 has unknown bits");
+    d.totals = 0; /* a game without totals is fine */
+    ck_assert_msg(cairn_plugin_adopt(&d, &out, why, sizeof(why)) == 0, "%s", why);
+    ck_assert_uint_eq(out.totals, 0);
+}
+END_TEST
+
+/* 1.1 features in a descriptor that says 1.0: its author never saw them. */
+START_TEST(adopt_refuses_1_1_features_in_a_1_0_descriptor)
+{
+    const size_t size_1_0 = offsetof(struct cairn_plugin, solve) + sizeof(mem_solve_ptr_t);
+    struct cairn_plugin d = mem_good();
+
+    d.abi_minor = 0;
+    d.struct_size = (uint32_t)size_1_0;
+    REFUSED(&d, "scalar in 1.0", "inputs[2] \"n\": kind 2 needs ABI 1.1, the descriptor says 1.0");
+    d.n_inputs = 2;
+    REFUSED(&d, "split moves in 1.0", "moves_kind 4 needs ABI 1.1, the descriptor says 1.0");
+    d.moves_kind = CAIRN_MOVES_INDEX;
+    REFUSED(&d, "index moves in 1.0", "moves_kind 3 needs ABI 1.1");
+}
+END_TEST
+
 /* ---- good plugins survive bad neighbours ----------------------------- */
 
 START_TEST(good_plugins_load_beside_bad_ones)
@@ -635,8 +1050,9 @@ END_TEST
 
 START_TEST(cairnd_check_bad_plugin_exits_2)
 {
-    static const char *const bad_files[] = {"bad_abi.so", "dup_alias.so", "no_entry.so",
-                                            "undefined_symbol.so", "bad_descriptor.so"};
+    static const char *const bad_files[] = {"bad_abi.so", "newer_minor.so", "bad_totals.so",
+                                            "dup_alias.so", "no_entry.so", "undefined_symbol.so",
+                                            "bad_descriptor.so"};
     size_t i;
 
     for (i = 0; i < sizeof(bad_files) / sizeof(bad_files[0]); i++) {
@@ -756,6 +1172,40 @@ START_TEST(cairnd_list_plugins_shows_name_aliases_version_file)
 }
 END_TEST
 
+START_TEST(cairnd_list_plugins_shows_each_abi)
+{
+    char *scratch = th_make_dir_in(root_dir);
+    char *plugins = th_make_dir_in(root_dir);
+    char *cfg = write_config(scratch, "{}\n");
+    char *old_file, *new_file, *old_line, *new_line, *this_abi;
+    struct th_run r;
+
+    add_all_real(plugins);
+    add_abi(plugins, "front_one_or_two.so");
+    r = run_cairnd(scratch, (const char *const[]){"--list-plugins", "-c", cfg, "--plugins",
+                                                  plugins, NULL});
+    ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
+    old_file = th_xasprintf("%s/front_one_or_two.so", plugins);
+    new_file = th_xasprintf("%s/stone-game.so", plugins);
+    old_line = line_with(r.out, old_file);
+    new_line = line_with(r.out, new_file);
+    this_abi = th_xasprintf("abi: %d.%d ", CAIRN_PLUGIN_ABI_MAJOR, CAIRN_PLUGIN_ABI_MINOR);
+    ck_assert_msg(old_line != NULL && strstr(old_line, "abi: 1.0 ") != NULL, "%s", r.out);
+    ck_assert_msg(new_line != NULL && strstr(new_line, this_abi) != NULL, "%s", r.out);
+    th_run_free(&r);
+    th_rm_tree(scratch);
+    th_rm_tree(plugins);
+    free(this_abi);
+    free(old_line);
+    free(new_line);
+    free(old_file);
+    free(new_file);
+    free(cfg);
+    free(scratch);
+    free(plugins);
+}
+END_TEST
+
 static Suite *loader_suite(void)
 {
     Suite *s = suite_create("loader");
@@ -770,6 +1220,20 @@ static Suite *loader_suite(void)
     CASE("an empty directory loads nothing", empty_directory_loads_nothing);
     CASE("files not named .so are ignored", files_not_named_so_are_ignored);
     CASE("a wrong ABI version is refused", wrong_abi_version_is_refused);
+    CASE("a newer minor is refused, naming both versions",
+         newer_minor_is_refused_naming_both_versions);
+    CASE("another major is refused, naming both versions",
+         other_major_is_refused_naming_both_versions);
+    CASE("an unknown totals bit is refused", unknown_totals_bit_is_refused);
+    CASE("an ABI 1.0 plugin loads beside 1.1 plugins", abi_1_0_plugin_loads_beside_1_1_plugins);
+    CASE("adopt keeps a 1.1 descriptor", adopt_keeps_a_1_1_descriptor);
+    CASE("adopt reads a 1.0 descriptor only up to its size",
+         adopt_reads_a_1_0_descriptor_only_up_to_its_size);
+    CASE("adopt copies no more than it knows", adopt_copies_no_more_than_it_knows);
+    CASE("adopt refuses other versions and short sizes", adopt_refuses_versions_and_sizes);
+    CASE("adopt refuses malformed 1.1 fields", adopt_refuses_malformed_1_1_fields);
+    CASE("adopt refuses 1.1 features in a 1.0 descriptor",
+         adopt_refuses_1_1_features_in_a_1_0_descriptor);
     CASE("a duplicate alias names both files", duplicate_alias_names_both_files);
     CASE("a duplicate name names both files", duplicate_name_names_both_files);
     CASE("a writable directory is refused", writable_directory_is_refused);
@@ -791,6 +1255,7 @@ static Suite *loader_suite(void)
     CASE("cairnd --check on a missing directory exits 2", cairnd_check_missing_directory_exits_2);
     CASE("cairnd --list-plugins shows name, aliases, version, file",
          cairnd_list_plugins_shows_name_aliases_version_file);
+    CASE("cairnd --list-plugins shows each plugin's ABI", cairnd_list_plugins_shows_each_abi);
 #undef CASE
     return s;
 }

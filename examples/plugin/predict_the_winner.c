@@ -324,6 +324,7 @@ static const struct cairn_plugin ptw_plugin = {
     .scratch_bytes = ptw_scratch_bytes,
     .max_moves = ptw_max_moves,
     .solve = ptw_solve,
+    .totals = CAIRN_TOTALS_ALL, /* rendered: "alice", "bob", "margin" */
 };
 
 /* Declared first so -Wmissing-prototypes stays quiet; CAIRN_PLUGIN_EXPORT

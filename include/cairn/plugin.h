@@ -24,6 +24,11 @@
  * behaves exactly as before): scalar integer inputs, arrays of equal length,
  * a choice of which totals the game defines, and moves that name a stone or
  * a split.  A host accepts any minor up to its own and refuses a newer one.
+ * It copies min(struct_size, its own sizeof) bytes of the descriptor into
+ * a copy of its own and reads the fields an older minor lacks as that
+ * minor meant them; a descriptor that uses a kind newer than the minor it
+ * declares is refused.  Rebuilding a 1.0 plugin against this header: set
+ * .totals = CAIRN_TOTALS_ALL to keep its output (left out, it is 0: none).
  */
 #ifndef CAIRN_PLUGIN_H
 #define CAIRN_PLUGIN_H
@@ -106,8 +111,8 @@ enum cairn_moves_kind {
     CAIRN_MOVES_SIDE = 1,  /* 0 = "L" (left end), 1 = "R" (right end) */
     CAIRN_MOVES_COUNT = 2, /* a count: stones/piles taken, or the game's x */
     /* 1.1 */
-    CAIRN_MOVES_INDEX = 3, /* the 0-based index, in the input as given, of
-                              the stone taken */
+    CAIRN_MOVES_INDEX = 3, /* the 0-based index, in the input arrays as
+                              given, of the stone taken */
     CAIRN_MOVES_SPLIT = 4  /* a cut and the part kept, packed by
                               CAIRN_MOVE_SPLIT(); rendered as
                               {"split":K,"keep":"L"|"R"} */
@@ -208,13 +213,15 @@ struct cairn_plugin {
 
     /* ---- 1.1: absent (read as below) when struct_size ends before them ---- */
 
-    /* Inputs whose lengths must be equal: bit i stands for inputs[i].  The
-     * host checks it and names both fields when they differ.  0 (1.0): no
-     * such rule. */
+    /* Inputs whose lengths must be equal: bit i stands for inputs[i], and
+     * only CAIRN_INPUT_INT_ARRAY inputs, at least two, may be named.  The
+     * host checks it before any bound and before check(), and names both
+     * fields when they differ (invalid_input).  0 (1.0): no such rule. */
     uint32_t equal_length;
 
     /* The totals the game defines, a set of enum cairn_totals; the host
      * renders only these, so 0 means a game without totals (win/lose).
+     * Mind a designated initializer that leaves it out: that is 0 too.
      * Absent (1.0) is read as CAIRN_TOTALS_ALL: a 1.0 plugin keeps its
      * output. */
     uint32_t totals;

@@ -226,6 +226,7 @@ static const struct cairn_plugin sg2_plugin = {
     .scratch_bytes = sg2_scratch_bytes,
     .max_moves = sg2_max_moves,
     .solve = sg2_solve,
+    .totals = CAIRN_TOTALS_ALL, /* alice, bob and margin, as in ABI 1.0 */
 };
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void)

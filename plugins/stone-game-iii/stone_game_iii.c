@@ -207,6 +207,7 @@ static const struct cairn_plugin sg3_plugin = {
     .scratch_bytes = sg3_scratch_bytes,
     .max_moves = sg3_max_moves,
     .solve = sg3_solve,
+    .totals = CAIRN_TOTALS_ALL, /* alice, bob and margin, as in ABI 1.0 */
 };
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void)

@@ -293,6 +293,7 @@ static const struct cairn_plugin sg_plugin = {
     .scratch_bytes = sg_scratch_bytes,
     .max_moves = sg_max_moves,
     .solve = sg_solve,
+    .totals = CAIRN_TOTALS_ALL, /* alice, bob and margin, as in ABI 1.0 */
 };
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void)

@@ -6,6 +6,8 @@
  *   FIXTURE_NAME       plugin name (required)
  *   FIXTURE_ALIASES    alias list, NULL-terminated (required)
  *   FIXTURE_ABI_MAJOR  [CAIRN_PLUGIN_ABI_MAJOR]
+ *   FIXTURE_ABI_MINOR  [CAIRN_PLUGIN_ABI_MINOR]
+ *   FIXTURE_TOTALS     [CAIRN_TOTALS_ALL]
  *   FIXTURE_SOLVE      the solve function [fixture_sum]
  *   FIXTURE_ENTRY      the exported function's name [cairn_plugin_entry]
  */
@@ -13,6 +15,12 @@
 
 #ifndef FIXTURE_ABI_MAJOR
 #define FIXTURE_ABI_MAJOR CAIRN_PLUGIN_ABI_MAJOR
+#endif
+#ifndef FIXTURE_ABI_MINOR
+#define FIXTURE_ABI_MINOR CAIRN_PLUGIN_ABI_MINOR
+#endif
+#ifndef FIXTURE_TOTALS
+#define FIXTURE_TOTALS CAIRN_TOTALS_ALL
 #endif
 #ifndef FIXTURE_SOLVE
 #define FIXTURE_SOLVE fixture_sum
@@ -59,7 +67,7 @@ static __attribute__((unused)) int fixture_sum(const struct cairn_problem *probl
 
 static const struct cairn_plugin fixture_plugin = {
     .abi_major = FIXTURE_ABI_MAJOR,
-    .abi_minor = CAIRN_PLUGIN_ABI_MINOR,
+    .abi_minor = FIXTURE_ABI_MINOR,
     .struct_size = sizeof(struct cairn_plugin),
     .name = FIXTURE_NAME,
     .aliases = fixture_aliases,
@@ -73,6 +81,7 @@ static const struct cairn_plugin fixture_plugin = {
     .scratch_bytes = fixture_zero,
     .max_moves = fixture_zero,
     .solve = FIXTURE_SOLVE,
+    .totals = FIXTURE_TOTALS,
 };
 
 const struct cairn_plugin *FIXTURE_ENTRY(void)
