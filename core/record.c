@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "fastparse.h"
+#include "jsonspan.h"
 #include "record_internal.h"
 #include "render.h"
 
@@ -129,6 +130,17 @@ static const char *scalar_type(const struct scalar *v)
     return v->json != NULL ? cairn_json_type_name(v->json) : "nothing";
 }
 
+/* A plugin's status as a result code; anything but the two input verdicts
+ * (an unknown value included) is the plugin's own failure. */
+static enum cairn_code code_of_status(int status)
+{
+    switch (status) {
+    case CAIRN_E_CONSTRAINT: return CAIRN_CODE_CONSTRAINT;
+    case CAIRN_E_TOO_LARGE: return CAIRN_CODE_TOO_LARGE;
+    default: return CAIRN_CODE_INTERNAL;
+    }
+}
+
 static void render_id_of(const struct scalar *v, struct cairn_id *id)
 {
     id->kind = v->kind;
@@ -215,6 +227,11 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
                         cairn_json_type_name(id));
         if (id != NULL)
             scalar_from_json(&r->id, id);
+        /* A real is echoed as written, not as the double jansson made of
+         * it: 0.1 stays 0.1, 1.50 stays 1.50 (render.c). */
+        if (id != NULL && json_is_real(id) &&
+            !cairn_json_member_text(line, len, "id", &r->id.s, &r->id.n))
+            r->id.s = NULL;
     }
 
     variant = json_object_get(r->root, "variant");
@@ -337,9 +354,15 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
                                   .limits = r->limits, .want_moves = r->want_moves};
     memset(&res, 0, sizeof(res));
 
-    if (d->check != NULL && (rc = d->check(&prob, msg, sizeof(msg))) != CAIRN_OK)
-        return cairn_rec_fail(e, rc == CAIRN_E_TOO_LARGE ? CAIRN_CODE_TOO_LARGE : CAIRN_CODE_CONSTRAINT,
-                    "%s", msg[0] ? msg : "input breaks a rule of the game");
+    if (d->check != NULL && (rc = d->check(&prob, msg, sizeof(msg))) != CAIRN_OK) {
+        int internal = code_of_status(rc) == CAIRN_CODE_INTERNAL;
+
+        return cairn_rec_fail(e, code_of_status(rc), "%s%s%s", internal ? d->name : "",
+                              internal ? ": " : "",
+                              msg[0] ? msg
+                              : internal ? "check failed"
+                                         : "input breaks a rule of the game");
+    }
     need = d->scratch_bytes(&prob);
     if (cairn_grow(&s->mem, &s->mem_cap, need ? need : 1, 1) != 0)
         return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory (needs %zu bytes of scratch)", need);
@@ -358,10 +381,8 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
     tally->variant_ns[r->plugin_index] += dt;
     tally->variant_hist[r->plugin_index * CAIRN_SOLVE_BUCKETS + cairn_solve_bucket(dt)]++;
     if (rc != CAIRN_OK)
-        return cairn_rec_fail(e, rc == CAIRN_E_TOO_LARGE ? CAIRN_CODE_TOO_LARGE
-                     : rc == CAIRN_E_CONSTRAINT ? CAIRN_CODE_CONSTRAINT
-                                                : CAIRN_CODE_INTERNAL,
-                    "%s: %s", d->name, msg[0] ? msg : "solver failed");
+        return cairn_rec_fail(e, code_of_status(rc), "%s: %s", d->name,
+                              msg[0] ? msg : "solver failed");
     if (d->answer_kind == CAIRN_ANSWER_WINNER && (res.answer < 0 || res.answer > 2))
         return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "%s returned an unknown winner", d->name);
     if (r->want_moves && res.n_moves > res.moves_cap)
@@ -385,6 +406,17 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
     return 0;
 }
 
+/* The 1-based column, in characters as a JSON parser counts them, of the
+ * byte at offset at. */
+static size_t utf8_column(const char *line, size_t at)
+{
+    size_t col = 1;
+
+    for (size_t i = 0; i < at; i++)
+        col += ((unsigned char)line[i] & 0xC0) != 0x80;
+    return col;
+}
+
 int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratch *s,
                          uint64_t line_no, const char *line, size_t len,
                          struct cairn_buf *out, struct cairn_tally *tally)
@@ -394,14 +426,22 @@ int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratc
     struct rec_error e;
     struct cairn_id id;
     size_t mark = out->len;
+    const char *nul;
     int rc = 0, took;
 
     tally->records++;
     cairn_arena_begin(&s->arena);
     /* Plain records skip the general JSON tree; anything else, and every
      * error message about the JSON itself, comes from jansson. */
-    took = ctx->no_fast_path ? 0 : cairn_fast_parse(line, len, &fast, s);
-    if (took < 0) {
+    /* JSON text cannot hold a raw NUL, but jansson stops reading a number
+     * or literal at one and carries on: refuse it before either reader. */
+    nul = memchr(line, '\0', len);
+    took = nul != NULL || ctx->no_fast_path ? 0 : cairn_fast_parse(line, len, &fast, s);
+    if (nul != NULL) {
+        rc = cairn_rec_fail(&e, CAIRN_CODE_BAD_JSON,
+                            "column %zu: a raw NUL byte, which JSON text cannot hold",
+                            utf8_column(line, (size_t)(nul - line)));
+    } else if (took < 0) {
         rc = cairn_rec_fail(&e, CAIRN_CODE_INTERNAL, "out of memory reading the record");
     } else if (took == 1) {
         rc = take_fast(&r, ctx, &fast, &e);

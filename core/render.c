@@ -21,7 +21,9 @@ static int put_id(struct cairn_buf *out, const struct cairn_id *id)
     case CAIRN_FAST_FALSE: return cairn_buf_puts(out, "false");
     case CAIRN_FAST_NULL: return cairn_buf_puts(out, "null");
     default:
-        /* A real: jansson's rendering, so both readers agree. */
+        /* A real: its text as written in the record, when known. */
+        if (id->s != NULL)
+            return cairn_buf_append(out, id->s, id->n);
         n = json_dumpb(id->json, tmp, sizeof(tmp), JSON_ENCODE_ANY | JSON_COMPACT);
         if (n == 0 || n > sizeof(tmp))
             return cairn_buf_puts(out, "null");

@@ -928,6 +928,38 @@ START_TEST(test_closed_std_descriptors)
 }
 END_TEST
 
+/* A plugin's check() that fails on its own account (CAIRN_E_INTERNAL) is
+ * an internal error, not a broken rule of the game: it was once reported
+ * as "constraint". */
+START_TEST(test_check_internal_is_internal)
+{
+    static const char in[] =
+        "{\"variant\":\"internal\",\"input\":{\"values\":[13,1]}}\n"
+        "{\"variant\":\"internal\",\"input\":{\"values\":[12,1]}}\n";
+    const char *dir = getenv("CAIRN_TEST_MISBEHAVING_PLUGIN_DIR");
+    char scratch[] = "/tmp/cairn-test-filter-check-XXXXXX", input[PATH_MAX];
+    struct th_run r;
+
+    ck_assert_msg(dir != NULL, "CAIRN_TEST_MISBEHAVING_PLUGIN_DIR is not set (meson test sets it)");
+    ck_assert_ptr_nonnull(mkdtemp(scratch));
+    th_pathf(input, "%s/in.jsonl", scratch);
+    th_write_file(input, in, sizeof(in) - 1, 0644);
+    r = th_run_cairnd_stdin(g_cairnd, scratch, input,
+                            (const char *const[]){"-c", g_cfg, "--filter", "--plugins", dir, NULL});
+    th_rm_tree(scratch);
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.out, "{\"line\":1,\"variant\":\"internal-check\",\"status\":\"error\","
+                                "\"error\":{\"code\":\"internal\",\"message\":\"internal-check: "
+                                "lookup table not initialised\"}}\n") != NULL,
+                  "stdout: %s", r.out);
+    ck_assert_msg(strstr(r.out, "{\"line\":2,\"variant\":\"internal-check\",\"status\":\"ok\","
+                                "\"answer\":13") != NULL,
+                  "stdout: %s", r.out);
+    free(r.out);
+    free(r.err);
+}
+END_TEST
+
 /* ---- the examples folder (*.jsonl) ---------------------------------- */
 
 /* Checks one example file: with NAME.results.jsonl (or NAME.expected.jsonl)
@@ -1070,6 +1102,7 @@ static Suite *filter_suite(void)
     tcase_add_test(tc, test_closed_stdout_exits_1);
     tcase_add_test(tc, test_endless_producer_stops_at_write_error);
     tcase_add_test(tc, test_closed_std_descriptors);
+    tcase_add_test(tc, test_check_internal_is_internal);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 

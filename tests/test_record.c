@@ -396,6 +396,34 @@ START_TEST(test_id_echo)
 }
 END_TEST
 
+/* A real id comes back exactly as written, not as the double a parser
+ * makes of it (0.1 once came back as 0.10000000000000001): users join
+ * results to inputs on it. */
+START_TEST(test_id_real_echoed_as_written)
+{
+    static const char *const ids[] = {"0.1", "1.50", "-0.0", "1E+2", "1.5e-7",
+                                      "0.30000000000000004", "123456789.987654321", NULL};
+    static const char *const shapes[] = {
+        "{\"id\":%s,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}",
+        "{ \"id\" :\t%s , \"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}",
+        "{\"\\u0069d\":%s,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}",
+        "{\"options\":{\"id\":9.9},\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},"
+        "\"note\":\"\\\"id\\\":1.0}\",\"id\":%s}",
+        NULL};
+    char want[64];
+    size_t i, k;
+
+    for (i = 0; ids[i] != NULL; i++)
+        for (k = 0; shapes[k] != NULL; k++) {
+            json_t *j = runf(shapes[k], ids[i]);
+
+            snprintf(want, sizeof(want), "\"id\":%s,", ids[i]);
+            ck_assert_msg(strstr(g_out, want) != NULL, "%s gave %s", g_in, g_out);
+            json_decref(j);
+        }
+}
+END_TEST
+
 START_TEST(test_id_absent_not_echoed)
 {
     json_t *j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}");
@@ -800,6 +828,23 @@ START_TEST(test_bad_json_nul_byte)
     j = run_ctx(&c, 1, in3, sizeof(in3) - 1, NULL);
     expect_error(j, "bad_json", NULL);
     json_decref(j);
+    /* A raw NUL right after a number or a literal, where a parser that
+     * stops at it would see a valid record. */
+    {
+        static const char in5[] = "{\"id\":123\0,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
+        static const char in6[] = "{\"id\":true\0,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
+        static const char in7[] = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5\0]}}";
+
+        j = run_ctx(&c, 1, in5, sizeof(in5) - 1, NULL);
+        expect_error(j, "bad_json", "NUL", NULL);
+        json_decref(j);
+        j = run_ctx(&c, 1, in6, sizeof(in6) - 1, NULL);
+        expect_error(j, "bad_json", "NUL", NULL);
+        json_decref(j);
+        j = run_ctx(&c, 1, in7, sizeof(in7) - 1, NULL);
+        expect_error(j, "bad_json", "NUL", NULL);
+        json_decref(j);
+    }
     /* An escaped NUL is valid JSON, but not a string the core can hold. */
     j = run_ctx(&c, 1, in4, sizeof(in4) - 1, NULL);
     expect_error(j, "bad_json", NULL);
@@ -1301,6 +1346,7 @@ static Suite *record_suite(void)
     tc = tcase_create("id_variant_expected");
     tcase_add_test(tc, test_id_echo);
     tcase_add_test(tc, test_id_absent_not_echoed);
+    tcase_add_test(tc, test_id_real_echoed_as_written);
     tcase_add_test(tc, test_variant_is_canonical_name);
     tcase_add_test(tc, test_expected_match_bool);
     tcase_add_test(tc, test_expected_match_int);

@@ -9,6 +9,7 @@
  *   FIXTURE_ABI_MINOR  [CAIRN_PLUGIN_ABI_MINOR]
  *   FIXTURE_TOTALS     [CAIRN_TOTALS_ALL]
  *   FIXTURE_SOLVE      the solve function [fixture_sum]
+ *   FIXTURE_CHECK      the check function [NULL]
  *   FIXTURE_ENTRY      the exported function's name [cairn_plugin_entry]
  */
 #include <cairn/plugin.h>
@@ -27,6 +28,9 @@
 #endif
 #ifndef FIXTURE_ENTRY
 #define FIXTURE_ENTRY cairn_plugin_entry
+#endif
+#ifndef FIXTURE_CHECK
+#define FIXTURE_CHECK NULL
 #endif
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *FIXTURE_ENTRY(void);
@@ -77,7 +81,7 @@ static const struct cairn_plugin fixture_plugin = {
     .n_inputs = 1,
     .answer_kind = CAIRN_ANSWER_INT,
     .moves_kind = CAIRN_MOVES_COUNT,
-    .check = NULL,
+    .check = FIXTURE_CHECK,
     .scratch_bytes = fixture_zero,
     .max_moves = fixture_zero,
     .solve = FIXTURE_SOLVE,

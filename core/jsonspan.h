@@ -1,0 +1,25 @@
+/*
+ * jsonspan.h - where a top-level member's value is written in a line of
+ * JSON, byte for byte.
+ *
+ * jansson keeps a real as a double, so 0.1 would be echoed back as
+ * 0.10000000000000001 and 1.50 as 1.5; a record's id is echoed exactly as
+ * written, since users join results on it.
+ */
+#ifndef CAIRN_JSONSPAN_H
+#define CAIRN_JSONSPAN_H
+
+#include <stddef.h>
+
+/*
+ * NAME     cairn_json_member_text - the text of member key of the object
+ * ARGUMENTS line, len: one JSON object that a strict parser has accepted
+ * RETURNS  1 with *val and *val_len set to the value's text (inside line);
+ *          0 when there is no such member at the top level
+ * NOTES    keys are compared after decoding their escapes, as a parser
+ *          would; nested objects and arrays are skipped, not searched.
+ */
+int cairn_json_member_text(const char *line, size_t len, const char *key, const char **val,
+                           size_t *val_len);
+
+#endif /* CAIRN_JSONSPAN_H */
