@@ -313,6 +313,9 @@ static void schedule(struct cairn_daemon *d)
             if (rc == -EEXIST)
                 d->name_busy = 1; /* same name still active: look again when it ends */
             else if (rc != -ENOENT && rc != -EAGAIN) {
+                /* Claimed, but no job could be made of it (out of memory):
+                 * back to the spool, like any job we cannot run now. */
+                cairn_spool_unclaim(&d->spool, p->name);
                 cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot start job %s: %s", p->name,
                           uv_strerror(rc));
                 retry_later(d, p->name);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "attempts.h"
+#include "outcome.h"
 #include "tmpfile.h"
 
 #define RESULTS_SUFFIX ".results.jsonl"
@@ -232,14 +233,17 @@ static void after_finish(uv_work_t *req, int status)
 
     if (status != 0 && job->finish_rc == 0)
         job->finish_rc = status;
-    if (job->finish_rc != 0) {
+    switch (cairn_job_outcome(job->finish_rc, job->fail_reason != NULL)) {
+    case CAIRN_JOB_RETRY:
         hand_back(job, job->finish_step, job->finish_rc);
-    } else if (job->fail_reason != NULL) {
+        break;
+    case CAIRN_JOB_FAILED:
         cairn_log(&d->log, CAIRN_LOG_ERROR, "job %s failed: %s (moved to .cairn/failed/)",
                   job->base, job->fail_reason);
         cairn_metrics_job_done(&d->metrics, 0, job->wall_seconds);
         d->jobs_failed++;
-    } else {
+        break;
+    case CAIRN_JOB_DONE:
         cairn_log(&d->log, CAIRN_LOG_INFO,
                   "job %s finished: %llu records, %llu ok, %llu errors, %llu bytes in %.3f s",
                   job->base, (unsigned long long)t->records, (unsigned long long)t->ok,
@@ -248,6 +252,7 @@ static void after_finish(uv_work_t *req, int status)
         cairn_metrics_job_done(&d->metrics, 1, job->wall_seconds);
         d->jobs_ok++;
         ok = 1;
+        break;
     }
     cairn_daemon_job_ended(d, job, job->finish_rc == 0 ? ok : -1);
     job_free(job);
@@ -309,11 +314,22 @@ static void sink_end(struct cairn_stream *s, int status)
 
 /* ---- start ------------------------------------------------------------- */
 
+/* A job that cannot begin for want of its outputs (or a transient error):
+ * it ends now, through the same path as any other, as "try again later";
+ * the daemon's back-off keeps it from coming straight back. */
+static int end_early(struct cairn_job *job, const char *step, int rc)
+{
+    job->finish_rc = rc;
+    job->finish_step = step;
+    after_finish(&job->finish, 0);
+    return 0;
+}
+
 static int fail_job(struct cairn_job *job, const char *fmt, const char *detail)
 {
     job->fail_reason = cairn_asprintf(fmt, detail);
     if (job->fail_reason == NULL)
-        return -ENOMEM;
+        return end_early(job, "describe the failure", -ENOMEM);
     finish(job);
     return 0;
 }
@@ -367,17 +383,6 @@ static int open_input(struct cairn_job *job)
 static int open_results(struct cairn_job *job)
 {
     return cairn_tmpfile_open(&job->res_tmp, job->out_fd, 'r', 0644);
-}
-
-/* A job that cannot begin for want of its outputs (or a transient error):
- * it ends now, through the same path as any other, as "try again later";
- * the daemon's back-off keeps it from coming straight back. */
-static int end_early(struct cairn_job *job, const char *step, int rc)
-{
-    job->finish_rc = rc;
-    job->finish_step = step;
-    after_finish(&job->finish, 0);
-    return 0;
 }
 
 static void link_job(struct cairn_daemon *d, struct cairn_job *job)
@@ -446,7 +451,7 @@ int cairn_job_start(struct cairn_daemon *d, const char *name)
             "%u earlier run(s) never finished: the job crashed or killed the daemon "
             "(max_attempts %llu)", attempts, (unsigned long long)d->cfg.max_attempts);
         if (job->fail_reason == NULL)
-            return fail_job(job, "%s", "out of memory");
+            return end_early(job, "describe the quarantine", -ENOMEM);
         finish(job);
         return 0;
     }
@@ -456,7 +461,7 @@ int cairn_job_start(struct cairn_daemon *d, const char *name)
         return end_early(job, "create the results file", rc);
     if (d->cfg.default_variant != NULL &&
         (job->default_variant = strdup(d->cfg.default_variant)) == NULL)
-        return fail_job(job, "%s", "out of memory");
+        return end_early(job, "copy the settings", -ENOMEM);
     /* A job keeps the settings it began with, whatever a reload brings. */
     job->ctx = (struct cairn_record_ctx){.reg = &job->plugins->reg,
                                          .default_limits = d->cfg.limits,
@@ -469,6 +474,8 @@ int cairn_job_start(struct cairn_daemon *d, const char *name)
     rc = cairn_fd_source_init(&job->src, &d->loop, job->in_fd, &job->stream.source);
     if (rc == 0)
         rc = cairn_stream_start(&job->stream);
+    if (rc == -ENOMEM)
+        return end_early(job, "start streaming", rc);
     if (rc != 0)
         return fail_job(job, "cannot stream the job: %s", uv_strerror(rc));
     job->streaming = 1;

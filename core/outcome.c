@@ -1,0 +1,14 @@
+/*
+ * outcome.c - done, failed or retry (see outcome.h).
+ */
+#include "outcome.h"
+
+enum cairn_job_outcome cairn_job_outcome(int err, int job_at_fault)
+{
+    /* Any error of ours (ENOMEM included) outranks a verdict on the job:
+     * a bad job whose summary could not be written is handed back, and
+     * failed on the next try once the machine recovers. */
+    if (err != 0)
+        return CAIRN_JOB_RETRY;
+    return job_at_fault ? CAIRN_JOB_FAILED : CAIRN_JOB_DONE;
+}

@@ -1,0 +1,28 @@
+/*
+ * outcome.h - the one policy that sorts a job's end into done, failed or
+ * "try again later".
+ *
+ * A job is failed (moved to .cairn/failed/ with a reason) only for what it
+ * is: not a regular file, unreadable, crashing the daemon max_attempts
+ * times.  Everything that is the daemon's or the machine's condition (out
+ * of memory, a full disk, an output directory gone) hands the job back to
+ * the spool to be tried again after a back-off: nothing is lost, and no
+ * job is quarantined for the machine's trouble.
+ */
+#ifndef CAIRN_OUTCOME_H
+#define CAIRN_OUTCOME_H
+
+enum cairn_job_outcome {
+    CAIRN_JOB_DONE,   /* outputs published, input to done/ */
+    CAIRN_JOB_FAILED, /* the job itself is bad: failed/ with a reason */
+    CAIRN_JOB_RETRY   /* handed back to the spool, tried again later */
+};
+
+/*
+ * NAME     cairn_job_outcome - sort a job's end
+ * ARGUMENTS err: 0, or the negative errno of the step that failed;
+ *          job_at_fault: nonzero when the job itself was found bad
+ */
+enum cairn_job_outcome cairn_job_outcome(int err, int job_at_fault);
+
+#endif /* CAIRN_OUTCOME_H */
