@@ -95,26 +95,26 @@ static int read_word(struct cursor *c, const char *w, size_t n)
     return 0;
 }
 
-static int read_scalar(struct cursor *c, struct cairn_fast_scalar *v)
+static int read_scalar(struct cursor *c, struct cairn_scalar *v)
 {
     skip_ws(c);
     if (c->p == c->end)
         return 0;
     switch (*c->p) {
     case '"':
-        v->kind = CAIRN_FAST_STRING;
+        v->kind = CAIRN_SCALAR_STRING;
         return read_string(c, &v->s, &v->n);
     case 't':
-        v->kind = CAIRN_FAST_TRUE;
+        v->kind = CAIRN_SCALAR_TRUE;
         return read_word(c, "true", 4);
     case 'f':
-        v->kind = CAIRN_FAST_FALSE;
+        v->kind = CAIRN_SCALAR_FALSE;
         return read_word(c, "false", 5);
     case 'n':
-        v->kind = CAIRN_FAST_NULL;
+        v->kind = CAIRN_SCALAR_NULL;
         return read_word(c, "null", 4);
     default:
-        v->kind = CAIRN_FAST_INT;
+        v->kind = CAIRN_SCALAR_INT;
         return read_int(c, &v->i);
     }
 }
@@ -256,16 +256,16 @@ int cairn_fast_parse(const char *line, size_t len, struct cairn_fast_rec *r,
 
         if (!read_string(&c, &key, &klen) || !eat(&c, ':'))
             return 0;
-        if (same(key, klen, "variant") && r->variant.kind == CAIRN_FAST_ABSENT) {
-            if (!read_scalar(&c, &r->variant) || r->variant.kind != CAIRN_FAST_STRING)
+        if (same(key, klen, "variant") && r->variant.kind == CAIRN_SCALAR_ABSENT) {
+            if (!read_scalar(&c, &r->variant) || r->variant.kind != CAIRN_SCALAR_STRING)
                 return 0;
         } else if (same(key, klen, "input") && !r->has_input) {
             if ((rc = read_input(&c, r, s)) != 1)
                 return rc;
-        } else if (same(key, klen, "id") && r->id.kind == CAIRN_FAST_ABSENT) {
+        } else if (same(key, klen, "id") && r->id.kind == CAIRN_SCALAR_ABSENT) {
             if (!read_scalar(&c, &r->id))
                 return 0;
-        } else if (same(key, klen, "expected") && r->expected.kind == CAIRN_FAST_ABSENT) {
+        } else if (same(key, klen, "expected") && r->expected.kind == CAIRN_SCALAR_ABSENT) {
             if (!read_scalar(&c, &r->expected))
                 return 0;
         } else if (same(key, klen, "options") && !seen_options) {

@@ -21,27 +21,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "record.h"
+#include "cairn/plugin.h"
+#include "scalar.h"
+#include "scratch.h"
 
 #define CAIRN_FAST_MAX_INPUTS 8
-
-enum cairn_fast_kind {
-    CAIRN_FAST_ABSENT = 0,
-    CAIRN_FAST_STRING,
-    CAIRN_FAST_INT,
-    CAIRN_FAST_TRUE,
-    CAIRN_FAST_FALSE,
-    CAIRN_FAST_NULL
-};
-
-/* A scalar; strings point into the line (printable ASCII, no escapes, so
- * the bytes are the value). */
-struct cairn_fast_scalar {
-    enum cairn_fast_kind kind;
-    const char *s;
-    size_t n;
-    int64_t i;
-};
 
 struct cairn_fast_input {
     const char *name;  /* into the line, printable ASCII */
@@ -51,10 +35,12 @@ struct cairn_fast_input {
     int scalar;        /* 1: a bare integer (n == 1), 0: an array */
 };
 
+/* Scalars' strings point into the line (printable ASCII, no escapes, so
+ * the bytes are the value); their json is always NULL. */
 struct cairn_fast_rec {
-    struct cairn_fast_scalar variant; /* ABSENT or STRING */
-    struct cairn_fast_scalar id;      /* any kind */
-    struct cairn_fast_scalar expected;
+    struct cairn_scalar variant; /* ABSENT or STRING */
+    struct cairn_scalar id;      /* any kind but a real */
+    struct cairn_scalar expected;
     int has_input;
     struct cairn_fast_input inputs[CAIRN_FAST_MAX_INPUTS];
     size_t n_inputs;

@@ -8,9 +8,21 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "record_internal.h"
+#include "inputs.h"
 
-static int bound_error(struct rec_error *e, const struct rec *r, const char *field,
+#include <jansson.h>
+
+#include "jsontext.h"
+#include "util.h"
+
+
+/* What the checks need to know of the record: whose inputs, which limits. */
+struct want {
+    const struct cairn_plugin *d;
+    enum cairn_limits limits;
+};
+
+static int bound_error(struct cairn_rec_error *e, const struct want *r, const char *field,
                        const char *what, const char *detail)
 {
     int extended = r->limits == CAIRN_LIMITS_EXTENDED;
@@ -20,21 +32,21 @@ static int bound_error(struct rec_error *e, const struct rec *r, const char *fie
                 extended ? "" : " (options.limits \"extended\" lifts the official limits)");
 }
 
-static const struct cairn_bounds *bounds_of(const struct rec *r,
+static const struct cairn_bounds *bounds_of(const struct want *r,
                                             const struct cairn_input_decl *decl)
 {
     return r->limits == CAIRN_LIMITS_EXTENDED ? &decl->extended : &decl->official;
 }
 
-static const char *limits_name(const struct rec *r)
+static const char *limits_name(const struct want *r)
 {
     return r->limits == CAIRN_LIMITS_EXTENDED ? "extended" : "official";
 }
 
 /* Length first: it is cheap, and it protects memory before the elements
  * are looked at. */
-static int check_length(const struct rec *r, const struct cairn_input_decl *decl, size_t n,
-                        struct rec_error *e)
+static int check_length(const struct want *r, const struct cairn_input_decl *decl, size_t n,
+                        struct cairn_rec_error *e)
 {
     const struct cairn_bounds *b = bounds_of(r, decl);
     char detail[160];
@@ -57,8 +69,8 @@ static int is_scalar(const struct cairn_input_decl *decl)
 
 /* A value out of bounds: constraint or too_large, the same words for an
  * array element ("input.piles[3]: ...") and a scalar ("input.n: ..."). */
-static int check_values(const struct rec *r, const struct cairn_input_decl *decl,
-                        const int64_t *v, size_t n, struct rec_error *e)
+static int check_values(const struct want *r, const struct cairn_input_decl *decl,
+                        const int64_t *v, size_t n, struct cairn_rec_error *e)
 {
     const struct cairn_bounds *b = bounds_of(r, decl);
     char where[32] = "", detail[160];
@@ -80,7 +92,7 @@ static int check_values(const struct rec *r, const struct cairn_input_decl *decl
 
 /* An input of the wrong JSON shape (an array where a scalar is declared,
  * or the other way round); got is "an array", "an integer", ... */
-static int shape_error(struct rec_error *e, const struct cairn_input_decl *decl, const char *got)
+static int shape_error(struct cairn_rec_error *e, const struct cairn_input_decl *decl, const char *got)
 {
     return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: expected %s, got %s",
                           decl->name,
@@ -91,7 +103,7 @@ static int shape_error(struct rec_error *e, const struct cairn_input_decl *decl,
  * of them.  Checked before any bound: such a record is malformed under
  * any limits. */
 static int check_equal_lengths(const struct cairn_plugin *d, const struct cairn_array *arrays,
-                               struct rec_error *e)
+                               struct cairn_rec_error *e)
 {
     size_t first = d->n_inputs, i;
 
@@ -111,8 +123,8 @@ static int check_equal_lengths(const struct cairn_plugin *d, const struct cairn_
 
 /* Converts one declared integer array into dst, checking it against the
  * bounds for the record's limits. */
-static int load_array(const struct rec *r, const struct cairn_input_decl *decl,
-                      const json_t *arr, int64_t *dst, struct rec_error *e)
+static int load_array(const struct want *r, const struct cairn_input_decl *decl,
+                      const json_t *arr, int64_t *dst, struct cairn_rec_error *e)
 {
     size_t n = json_array_size(arr), i;
 
@@ -134,16 +146,17 @@ static int load_array(const struct rec *r, const struct cairn_input_decl *decl,
  * run in this order in both readers, so their messages agree: unknown
  * fields (in the record's order), then per declared input missing or of
  * the wrong shape, then equal lengths, then per input its bounds. */
-int cairn_rec_load_inputs(const struct rec *r, struct cairn_scratch *s,
-                       struct cairn_array *arrays, struct rec_error *e)
+int cairn_inputs_from_json(const struct cairn_plugin *d, enum cairn_limits limits,
+                           json_t *input, struct cairn_scratch *s, struct cairn_array *arrays,
+                           struct cairn_rec_error *e)
 {
-    const struct cairn_plugin *d = r->plugin->desc;
+    const struct want want = {.d = d, .limits = limits}, *r = &want;
     const char *key;
     json_t *val;
     size_t i, total = 0, at = 0;
     char nb[72];
 
-    json_object_foreach(r->input, key, val) {
+    json_object_foreach(input, key, val) {
         for (i = 0; i < d->n_inputs; i++)
             if (strcmp(key, d->inputs[i].name) == 0)
                 break;
@@ -152,7 +165,7 @@ int cairn_rec_load_inputs(const struct rec *r, struct cairn_scratch *s,
                         cairn_short_name(key, nb), d->name);
     }
     for (i = 0; i < d->n_inputs; i++) {
-        json_t *v = json_object_get(r->input, d->inputs[i].name);
+        json_t *v = json_object_get(input, d->inputs[i].name);
         if (v == NULL)
             return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: missing (%s needs it)",
                         d->inputs[i].name, d->name);
@@ -166,7 +179,7 @@ int cairn_rec_load_inputs(const struct rec *r, struct cairn_scratch *s,
     if (cairn_grow((void **)&s->values, &s->values_cap, total ? total : 1, sizeof(int64_t)) != 0)
         return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory for %zu values", total);
     for (i = 0; i < d->n_inputs; i++) {
-        json_t *v = json_object_get(r->input, d->inputs[i].name);
+        json_t *v = json_object_get(input, d->inputs[i].name);
         int64_t *dst = s->values + at;
 
         if (is_scalar(&d->inputs[i])) {
@@ -184,11 +197,11 @@ int cairn_rec_load_inputs(const struct rec *r, struct cairn_scratch *s,
 
 /* The plain reader's input: its integers are already in s->values.  The
  * checks run in the jansson path's order, so messages agree. */
-int cairn_rec_load_fast_inputs(const struct rec *r, struct cairn_scratch *s,
-                            struct cairn_array *arrays, struct rec_error *e)
+int cairn_inputs_from_fast(const struct cairn_plugin *d, enum cairn_limits limits,
+                           const struct cairn_fast_rec *f, struct cairn_scratch *s,
+                           struct cairn_array *arrays, struct cairn_rec_error *e)
 {
-    const struct cairn_plugin *d = r->plugin->desc;
-    const struct cairn_fast_rec *f = r->fast;
+    const struct want want = {.d = d, .limits = limits}, *r = &want;
     const struct cairn_fast_input *given[CAIRN_FAST_MAX_INPUTS] = {0};
     size_t i, j;
     char key[256], nb[72];

@@ -13,119 +13,61 @@
 #include <time.h>
 
 #include "fastparse.h"
-#include "jsonspan.h"
-#include "record_internal.h"
+#include "inputs.h"
+#include "jsontext.h"
 #include "render.h"
 
-static const char *const code_names[CAIRN_CODE_COUNT] = {
-    [CAIRN_CODE_BAD_JSON] = "bad_json",
-    [CAIRN_CODE_BAD_RECORD] = "bad_record",
-    [CAIRN_CODE_UNKNOWN_VARIANT] = "unknown_variant",
-    [CAIRN_CODE_INVALID_INPUT] = "invalid_input",
-    [CAIRN_CODE_CONSTRAINT] = "constraint",
-    [CAIRN_CODE_TOO_LARGE] = "too_large",
-    [CAIRN_CODE_INTERNAL] = "internal",
-};
-
-const char *cairn_code_name(enum cairn_code code)
-{
-    return (unsigned)code < CAIRN_CODE_COUNT ? code_names[code] : "internal";
-}
 
 /* ---- one record ------------------------------------------------------- */
 
-int cairn_rec_fail(struct rec_error *e, enum cairn_code code, const char *fmt, ...)
-{
-    va_list ap;
 
-    e->code = code;
-    va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
-const char *cairn_json_type_name(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a real number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "an unknown value";
-}
 
-/* Copies a user-supplied name into out, cut at a UTF-8 boundary, so error
- * messages stay short and valid UTF-8 whatever the key was. */
-const char *cairn_short_name(const char *s, char out[72])
-{
-    size_t n = strlen(s), cut = 64;
 
-    if (n <= cut)
-        return s;
-    while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
-        cut--;
-    memcpy(out, s, cut);
-    memcpy(out + cut, "...", 4);
-    return out;
-}
+/* Everything learned about a record on the way to solving it. */
+struct rec {
+    uint64_t line_no;
+    json_t *root;                     /* jansson's tree, or NULL */
+    const struct cairn_fast_rec *fast; /* or the plain reader's record */
+    struct cairn_scalar id;
+    struct cairn_scalar expected;
+    json_t *input;
+    const struct cairn_plugin_handle *plugin;
+    size_t plugin_index; /* registry index, or n_plugins when unresolved */
+    enum cairn_limits limits;
+    int want_moves;
+};
 
-int cairn_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    void *q;
-
-    if (need <= *cap)
-        return 0;
-    if (need > SIZE_MAX / elem)
-        return -ENOMEM;
-    q = realloc(*p, need * elem);
-    if (q == NULL)
-        return -ENOMEM;
-    *p = q;
-    *cap = need;
-    return 0;
-}
-
-static void scalar_from_json(struct scalar *v, const json_t *j)
+static void scalar_from_json(struct cairn_scalar *v, const json_t *j)
 {
     memset(v, 0, sizeof(*v));
     v->json = j;
     switch (json_typeof(j)) {
     case JSON_STRING:
-        v->kind = CAIRN_FAST_STRING;
+        v->kind = CAIRN_SCALAR_STRING;
         v->s = json_string_value(j);
         v->n = json_string_length(j);
         break;
     case JSON_INTEGER:
-        v->kind = CAIRN_FAST_INT;
+        v->kind = CAIRN_SCALAR_INT;
         v->i = (int64_t)json_integer_value(j);
         break;
-    case JSON_TRUE: v->kind = CAIRN_FAST_TRUE; break;
-    case JSON_FALSE: v->kind = CAIRN_FAST_FALSE; break;
-    case JSON_NULL: v->kind = CAIRN_FAST_NULL; break;
+    case JSON_TRUE: v->kind = CAIRN_SCALAR_TRUE; break;
+    case JSON_FALSE: v->kind = CAIRN_SCALAR_FALSE; break;
+    case JSON_NULL: v->kind = CAIRN_SCALAR_NULL; break;
     default: break; /* a real, an array, an object: kept as json */
     }
 }
 
-static int present(const struct scalar *v)
-{
-    return v->kind != CAIRN_FAST_ABSENT || v->json != NULL;
-}
-
-static const char *scalar_type(const struct scalar *v)
+static const char *scalar_type(const struct cairn_scalar *v)
 {
     switch (v->kind) {
-    case CAIRN_FAST_STRING: return "a string";
-    case CAIRN_FAST_INT: return "an integer";
-    case CAIRN_FAST_TRUE:
-    case CAIRN_FAST_FALSE: return "a boolean";
-    case CAIRN_FAST_NULL: return "null";
-    case CAIRN_FAST_ABSENT: break;
+    case CAIRN_SCALAR_STRING: return "a string";
+    case CAIRN_SCALAR_INT: return "an integer";
+    case CAIRN_SCALAR_TRUE:
+    case CAIRN_SCALAR_FALSE: return "a boolean";
+    case CAIRN_SCALAR_NULL: return "null";
+    case CAIRN_SCALAR_ABSENT: break;
     }
     return v->json != NULL ? cairn_json_type_name(v->json) : "nothing";
 }
@@ -141,17 +83,8 @@ static enum cairn_code code_of_status(int status)
     }
 }
 
-static void render_id_of(const struct scalar *v, struct cairn_id *id)
-{
-    id->kind = v->kind;
-    id->s = v->s;
-    id->n = v->n;
-    id->i = v->i;
-    id->json = v->kind == CAIRN_FAST_ABSENT ? v->json : NULL;
-}
-
 static int parse_options(struct rec *r, const struct cairn_record_ctx *ctx,
-                         struct rec_error *e)
+                         struct cairn_rec_error *e)
 {
     json_t *opts = json_object_get(r->root, "options");
     const char *key;
@@ -190,7 +123,7 @@ static int parse_options(struct rec *r, const struct cairn_record_ctx *ctx,
 }
 
 static int resolve(struct rec *r, const struct cairn_record_ctx *ctx, const char *name,
-                   struct rec_error *e)
+                   struct cairn_rec_error *e)
 {
     char nb[72];
 
@@ -205,7 +138,7 @@ static int resolve(struct rec *r, const struct cairn_record_ctx *ctx, const char
 
 /* Checks the record's shape and resolves its variant. */
 static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const char *line,
-                        size_t len, struct rec_error *e)
+                        size_t len, struct cairn_rec_error *e)
 {
     json_error_t jerr;
     json_t *variant;
@@ -265,18 +198,17 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
 /* The same record from the plain-record reader: only clean records get
  * here, so only the errors past parsing can occur. */
 static int take_fast(struct rec *r, const struct cairn_record_ctx *ctx,
-                     const struct cairn_fast_rec *f, struct rec_error *e)
+                     const struct cairn_fast_rec *f, struct cairn_rec_error *e)
 {
     char name[80];
     const char *variant = ctx->default_variant;
 
     r->fast = f;
-    r->id = (struct scalar){.kind = f->id.kind, .s = f->id.s, .n = f->id.n, .i = f->id.i};
-    r->expected = (struct scalar){
-        .kind = f->expected.kind, .s = f->expected.s, .n = f->expected.n, .i = f->expected.i};
+    r->id = f->id;
+    r->expected = f->expected;
     r->limits = f->limits >= 0 ? (enum cairn_limits)f->limits : ctx->default_limits;
     r->want_moves = f->moves > 0;
-    if (f->variant.kind == CAIRN_FAST_STRING) {
+    if (f->variant.kind == CAIRN_SCALAR_STRING) {
         /* Longer than any plugin name: still an unknown variant, named
          * (shortened) the way the jansson path names it. */
         size_t n = f->variant.n < sizeof(name) - 1 ? f->variant.n : sizeof(name) - 1;
@@ -290,20 +222,20 @@ static int take_fast(struct rec *r, const struct cairn_record_ctx *ctx,
     return resolve(r, ctx, variant, e);
 }
 
-static int expected_matches(const struct cairn_plugin *d, const struct scalar *x,
-                            int64_t answer, int *match, struct rec_error *e)
+static int expected_matches(const struct cairn_plugin *d, const struct cairn_scalar *x,
+                            int64_t answer, int *match, struct cairn_rec_error *e)
 {
     static const char *const winners[] = {"Alice", "Bob", "Tie"};
 
     switch (d->answer_kind) {
     case CAIRN_ANSWER_BOOL:
-        if (x->kind != CAIRN_FAST_TRUE && x->kind != CAIRN_FAST_FALSE)
+        if (x->kind != CAIRN_SCALAR_TRUE && x->kind != CAIRN_SCALAR_FALSE)
             return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "expected: %s answers a boolean, got %s",
                         d->name, scalar_type(x));
-        *match = (x->kind == CAIRN_FAST_TRUE) == (answer != 0);
+        *match = (x->kind == CAIRN_SCALAR_TRUE) == (answer != 0);
         return 0;
     case CAIRN_ANSWER_INT:
-        if (x->kind != CAIRN_FAST_INT)
+        if (x->kind != CAIRN_SCALAR_INT)
             return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "expected: %s answers an integer, got %s",
                         d->name, scalar_type(x));
         *match = x->i == answer;
@@ -311,7 +243,7 @@ static int expected_matches(const struct cairn_plugin *d, const struct scalar *x
     case CAIRN_ANSWER_WINNER: {
         size_t w;
         for (w = 0; w < 3; w++)
-            if (x->kind == CAIRN_FAST_STRING && x->n == strlen(winners[w]) &&
+            if (x->kind == CAIRN_SCALAR_STRING && x->n == strlen(winners[w]) &&
                 memcmp(x->s, winners[w], x->n) == 0)
                 break;
         if (w == 3)
@@ -334,21 +266,21 @@ static uint64_t now_ns(void)
 
 /* Validates, solves and renders a parsed record. */
 static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cairn_buf *out,
-                        struct cairn_tally *tally, struct rec_error *e)
+                        struct cairn_tally *tally, struct cairn_rec_error *e)
 {
     const struct cairn_plugin *d = r->plugin->desc;
     struct cairn_array arrays[8];
     struct cairn_problem prob;
     struct cairn_result res;
     char msg[256] = "";
-    struct cairn_id id;
     size_t need;
     int rc, match = 0;
     uint64_t t0, dt;
 
     if (d->n_inputs > sizeof(arrays) / sizeof(arrays[0]))
         return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "plugin %s declares too many inputs", d->name);
-    if ((r->fast != NULL ? cairn_rec_load_fast_inputs(r, s, arrays, e) : cairn_rec_load_inputs(r, s, arrays, e)) != 0)
+    if ((r->fast != NULL ? cairn_inputs_from_fast(d, r->limits, r->fast, s, arrays, e)
+                      : cairn_inputs_from_json(d, r->limits, r->input, s, arrays, e)) != 0)
         return -1;
     prob = (struct cairn_problem){.inputs = arrays, .n_inputs = d->n_inputs,
                                   .limits = r->limits, .want_moves = r->want_moves};
@@ -388,16 +320,15 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
     if (r->want_moves && res.n_moves > res.moves_cap)
         return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "%s overran its moves buffer", d->name);
 
-    if (present(&r->expected) && expected_matches(d, &r->expected, res.answer, &match, e) != 0)
+    if (cairn_scalar_present(&r->expected) && expected_matches(d, &r->expected, res.answer, &match, e) != 0)
         return -1;
-    render_id_of(&r->id, &id);
-    if (cairn_render_head(out, r->line_no, &id, r->plugin) != 0 ||
-        cairn_render_ok(out, d, &res, r->want_moves, present(&r->expected), match) != 0)
+    if (cairn_render_head(out, r->line_no, &r->id, r->plugin) != 0 ||
+        cairn_render_ok(out, d, &res, r->want_moves, cairn_scalar_present(&r->expected), match) != 0)
         return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory rendering the result");
 
     tally->ok++;
     tally->variant_ok[r->plugin_index]++;
-    if (present(&r->expected)) {
+    if (cairn_scalar_present(&r->expected)) {
         if (match)
             tally->matches++;
         else
@@ -423,8 +354,7 @@ int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratc
 {
     struct rec r = {.line_no = line_no, .plugin_index = ctx->reg->n_plugins};
     struct cairn_fast_rec fast;
-    struct rec_error e;
-    struct cairn_id id;
+    struct cairn_rec_error e;
     size_t mark = out->len;
     const char *nul;
     int rc = 0, took;
@@ -456,8 +386,7 @@ int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratc
     out->len = mark;
     tally->errors[e.code]++;
     tally->variant_err[r.plugin_index]++;
-    render_id_of(&r.id, &id);
-    if (cairn_render_head(out, line_no, &id, r.plugin) != 0 ||
+    if (cairn_render_head(out, line_no, &r.id, r.plugin) != 0 ||
         cairn_render_error_tail(out, e.code, e.msg) != 0)
         rc = -ENOMEM;
 done:
@@ -475,9 +404,7 @@ int cairn_record_error(uint64_t line_no, enum cairn_code code, const char *messa
     tally->records++;
     tally->errors[code]++;
     tally->variant_err[tally->n_variants - 1]++;
-    struct cairn_id none = {.kind = CAIRN_FAST_ABSENT};
-
-    if (cairn_render_head(out, line_no, &none, NULL) != 0 ||
+    if (cairn_render_head(out, line_no, NULL, NULL) != 0 ||
         cairn_render_error_tail(out, code, message) != 0)
         return -ENOMEM;
     return 0;

@@ -7,19 +7,19 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fastparse.h"
+#include <jansson.h>
 
-static int put_id(struct cairn_buf *out, const struct cairn_id *id)
+static int put_id(struct cairn_buf *out, const struct cairn_scalar *id)
 {
     char tmp[64];
     size_t n;
 
     switch (id->kind) {
-    case CAIRN_FAST_STRING: return cairn_buf_json_string(out, id->s, id->n);
-    case CAIRN_FAST_INT: return cairn_buf_int(out, id->i);
-    case CAIRN_FAST_TRUE: return cairn_buf_puts(out, "true");
-    case CAIRN_FAST_FALSE: return cairn_buf_puts(out, "false");
-    case CAIRN_FAST_NULL: return cairn_buf_puts(out, "null");
+    case CAIRN_SCALAR_STRING: return cairn_buf_json_string(out, id->s, id->n);
+    case CAIRN_SCALAR_INT: return cairn_buf_int(out, id->i);
+    case CAIRN_SCALAR_TRUE: return cairn_buf_puts(out, "true");
+    case CAIRN_SCALAR_FALSE: return cairn_buf_puts(out, "false");
+    case CAIRN_SCALAR_NULL: return cairn_buf_puts(out, "null");
     default:
         /* A real: its text as written in the record, when known. */
         if (id->s != NULL)
@@ -31,12 +31,12 @@ static int put_id(struct cairn_buf *out, const struct cairn_id *id)
     }
 }
 
-int cairn_render_head(struct cairn_buf *out, uint64_t line_no, const struct cairn_id *id,
+int cairn_render_head(struct cairn_buf *out, uint64_t line_no, const struct cairn_scalar *id,
                       const struct cairn_plugin_handle *plugin)
 {
     int rc = cairn_buf_puts(out, "{\"line\":");
     rc |= cairn_buf_int(out, (int64_t)line_no);
-    if (id != NULL && (id->kind != CAIRN_FAST_ABSENT || id->json != NULL)) {
+    if (id != NULL && cairn_scalar_present(id)) {
         rc |= cairn_buf_puts(out, ",\"id\":");
         rc |= put_id(out, id);
     }

@@ -7,25 +7,16 @@
 #ifndef CAIRN_RENDER_H
 #define CAIRN_RENDER_H
 
-#include <jansson.h>
 #include <stdint.h>
 
 #include "cairn/plugin.h"
+#include "codes.h"
 #include "plugin_loader.h"
-#include "record.h"
+#include "scalar.h"
 #include "util.h"
 
-/* The record's id: kind (enum cairn_fast_kind) with s/n or i; kind 0
- * (absent) with json set for another JSON value (a real); neither: no id. */
-struct cairn_id {
-    int kind;
-    const char *s;
-    size_t n;
-    int64_t i;
-    const json_t *json;
-};
-
-int cairn_render_head(struct cairn_buf *out, uint64_t line_no, const struct cairn_id *id,
+/* id: the record's id, rendered when present (NULL or absent: none). */
+int cairn_render_head(struct cairn_buf *out, uint64_t line_no, const struct cairn_scalar *id,
                       const struct cairn_plugin_handle *plugin);
 int cairn_render_ok(struct cairn_buf *out, const struct cairn_plugin *d,
                     const struct cairn_result *res, int want_moves, int has_match, int match);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
+#include "tally.h"
 
 const double cairn_solve_bucket_le[CAIRN_SOLVE_BUCKETS - 1] = {
     1e-6, 1e-5, 1e-4, 5e-4, 1e-3, 5e-3, 0.01, 0.05, 0.1, 0.5, 1.0};
@@ -84,13 +84,3 @@ void cairn_tally_free(struct cairn_tally *t)
     free(t->variant_hist);
     memset(t, 0, sizeof(*t));
 }
-
-void cairn_scratch_free(struct cairn_scratch *s)
-{
-    free(s->mem);
-    free(s->values);
-    free(s->moves);
-    cairn_arena_free(&s->arena);
-    memset(s, 0, sizeof(*s));
-}
-

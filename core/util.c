@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -265,4 +266,33 @@ uint64_t cairn_hash64(const void *p, size_t n)
     h = (h ^ (h >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
     h = (h ^ (h >> 27)) * UINT64_C(0x94d049bb133111eb);
     return h ^ (h >> 31);
+}
+
+const char *cairn_short_name(const char *s, char out[72])
+{
+    size_t n = strlen(s), cut = 64;
+
+    if (n <= cut)
+        return s;
+    while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+        cut--;
+    memcpy(out, s, cut);
+    memcpy(out + cut, "...", 4);
+    return out;
+}
+
+int cairn_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    void *q;
+
+    if (need <= *cap)
+        return 0;
+    if (need > SIZE_MAX / elem)
+        return -ENOMEM;
+    q = realloc(*p, need * elem);
+    if (q == NULL)
+        return -ENOMEM;
+    *p = q;
+    *cap = need;
+    return 0;
 }

@@ -45,4 +45,11 @@ char *cairn_name_escape(const char *name);
  * names derived from long ones, not for security. */
 uint64_t cairn_hash64(const void *p, size_t n);
 
+/* A user-supplied name for a message: s itself when short, else its first
+ * 64 bytes (cut at a UTF-8 boundary) and "..." in out. */
+const char *cairn_short_name(const char *s, char out[72]);
+
+/* Grows *p to hold need elements of elem bytes.  0 or -ENOMEM. */
+int cairn_grow(void **p, size_t *cap, size_t need, size_t elem);
+
 #endif /* CAIRN_UTIL_H */

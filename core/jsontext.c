@@ -1,9 +1,9 @@
 /*
- * jsonspan.c - finding a member's text in an already validated JSON object
- * (see jsonspan.h).  Only called on lines jansson accepted, so it skips
+ * jsontext.c - finding a member's text in an already validated JSON object,
+ * and naming a value's type (see jsontext.h).  Only called on lines jansson accepted, so it skips
  * rather than checks.
  */
-#include "jsonspan.h"
+#include "jsontext.h"
 
 #include <string.h>
 
@@ -135,4 +135,19 @@ int cairn_json_member_text(const char *line, size_t len, const char *key, const 
             return 0;
         c.p++;
     }
+}
+
+const char *cairn_json_type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "an unknown value";
 }

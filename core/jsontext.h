@@ -1,14 +1,16 @@
 /*
- * jsonspan.h - where a top-level member's value is written in a line of
- * JSON, byte for byte.
+ * jsontext.h - JSON as text, for messages and echoes: where a top-level
+ * member's value is written in a line, byte for byte; a value's type in
+ * words.
  *
  * jansson keeps a real as a double, so 0.1 would be echoed back as
  * 0.10000000000000001 and 1.50 as 1.5; a record's id is echoed exactly as
  * written, since users join results on it.
  */
-#ifndef CAIRN_JSONSPAN_H
-#define CAIRN_JSONSPAN_H
+#ifndef CAIRN_JSONTEXT_H
+#define CAIRN_JSONTEXT_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 /*
@@ -22,4 +24,7 @@
 int cairn_json_member_text(const char *line, size_t len, const char *key, const char **val,
                            size_t *val_len);
 
-#endif /* CAIRN_JSONSPAN_H */
+/* "an object", "a string", ...: a value's type, for messages. */
+const char *cairn_json_type_name(const json_t *v);
+
+#endif /* CAIRN_JSONTEXT_H */

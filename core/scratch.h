@@ -1,0 +1,25 @@
+/*
+ * scratch.h - a worker's working memory, reused from record to record.
+ */
+#ifndef CAIRN_SCRATCH_H
+#define CAIRN_SCRATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+
+/* Used by one worker at a time; grown on demand, never shrunk. */
+struct cairn_scratch {
+    void *mem;                /* the plugin's scratch */
+    size_t mem_cap;
+    int64_t *values;          /* the record's integers */
+    size_t values_cap;
+    int32_t *moves;           /* a line of play */
+    size_t moves_cap;
+    struct cairn_arena arena; /* jansson's memory while a record is parsed */
+};
+
+void cairn_scratch_free(struct cairn_scratch *s);
+
+#endif /* CAIRN_SCRATCH_H */

@@ -1,0 +1,43 @@
+/*
+ * tally.h - what happened to records, counted per job and per batch, for
+ * summaries and metrics.
+ */
+#ifndef CAIRN_TALLY_H
+#define CAIRN_TALLY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codes.h"
+
+/* Solve-time histogram buckets (seconds, upper bounds); the last bucket
+ * is +Inf.  Shared by the tallies and the metrics. */
+#define CAIRN_SOLVE_BUCKETS 12
+extern const double cairn_solve_bucket_le[CAIRN_SOLVE_BUCKETS - 1];
+
+/* What happened to records, for summaries and metrics.  Index by_variant
+ * with the plugin's index in the registry; the extra last slot counts
+ * records whose variant was never resolved. */
+struct cairn_tally {
+    uint64_t records;
+    uint64_t ok;
+    uint64_t errors[CAIRN_CODE_COUNT];
+    uint64_t matches;
+    uint64_t mismatches;
+    uint64_t solve_ns;
+    size_t n_variants;     /* registry size + 1 */
+    uint64_t *variant_ok;  /* [n_variants] */
+    uint64_t *variant_err; /* [n_variants] */
+    uint64_t *variant_ns;  /* [n_variants] solve time */
+    uint64_t *variant_hist; /* [n_variants * CAIRN_SOLVE_BUCKETS] solves per bucket */
+};
+
+/* The histogram bucket of a solve that took ns nanoseconds. */
+size_t cairn_solve_bucket(uint64_t ns);
+
+int cairn_tally_init(struct cairn_tally *t, size_t n_plugins);
+void cairn_tally_reset(struct cairn_tally *t);
+void cairn_tally_add(struct cairn_tally *into, const struct cairn_tally *from);
+void cairn_tally_free(struct cairn_tally *t);
+
+#endif /* CAIRN_TALLY_H */
