@@ -33,20 +33,6 @@
 #define RETRY_FIRST_MS 1000
 #define RETRY_MAX_MS 60000
 
-struct cairn_plugin_set *cairn_plugin_set_ref(struct cairn_plugin_set *ps)
-{
-    ps->refs++;
-    return ps;
-}
-
-void cairn_plugin_set_unref(struct cairn_plugin_set *ps)
-{
-    if (ps != NULL && --ps->refs == 0) {
-        cairn_registry_free(&ps->reg);
-        free(ps);
-    }
-}
-
 static uint64_t ms(double seconds)
 {
     return seconds <= 0 ? 0 : (uint64_t)(seconds * 1000.0 + 0.5);
@@ -188,12 +174,12 @@ static void check_done(struct cairn_daemon *d)
 static void on_stop_timeout(uv_timer_t *t)
 {
     struct cairn_daemon *d = t->data;
-    struct cairn_job *job;
+    struct cairn_running *r;
 
     /* Workers may still hold these jobs' batches: leave the memory to the
      * process exit, but remove temporary files so nothing stray remains. */
-    for (job = d->jobs; job != NULL; job = job->next)
-        cairn_job_abandon(job);
+    for (r = d->jobs; r != NULL; r = r->next)
+        cairn_job_abandon(r->job);
     d->abandoned = 1;
     d->finished = 1;
     write_metrics(d);
@@ -281,6 +267,46 @@ static void retry_later(struct cairn_daemon *d, const char *name)
         arm_retry(d);
 }
 
+static void on_job_batch(void *data, const struct cairn_registry *reg,
+                         const struct cairn_tally *batch);
+static void on_job_end(void *data, struct cairn_job *job, enum cairn_job_outcome outcome);
+
+/* Starts one job and lists it as active.  0, or a negative errno when
+ * nothing was started. */
+static int start_job(struct cairn_daemon *d, const char *name, int recovered)
+{
+    size_t n = strlen(name);
+    struct cairn_running *r = malloc(sizeof(*r) + n + 1);
+    struct cairn_job_env env;
+    int rc;
+
+    if (r == NULL)
+        return -ENOMEM;
+    memcpy(r->name, name, n + 1);
+    r->d = d;
+    env = (struct cairn_job_env){.loop = &d->loop,
+                                 .pool = &d->pool,
+                                 .spool = &d->spool,
+                                 .cfg = &d->cfg,
+                                 .plugins = d->plugins,
+                                 .log = &d->log,
+                                 .on_batch = on_job_batch,
+                                 .on_end = on_job_end,
+                                 .data = r};
+    rc = cairn_job_start(&env, name, recovered, &r->job);
+    if (rc != 0) {
+        free(r);
+        return rc;
+    }
+    r->prev = NULL;
+    r->next = d->jobs;
+    if (d->jobs != NULL)
+        d->jobs->prev = r;
+    d->jobs = r;
+    d->active++;
+    return 0;
+}
+
 /* Claims and starts queued jobs while there is room. */
 static void schedule(struct cairn_daemon *d)
 {
@@ -303,23 +329,13 @@ static void schedule(struct cairn_daemon *d)
         if (d->queue_head == NULL)
             d->queue_tail = NULL;
         d->queued--;
-        rc = p->recovered ? 0 : cairn_spool_claim(&d->spool, p->name);
-        if (rc == -ENOENT && repair_state(d) > 0)
-            rc = cairn_spool_claim(&d->spool, p->name); /* active/ was gone, not the job */
-        if (rc == 0)
-            rc = cairn_job_start(d, p->name);
+        rc = start_job(d, p->name, p->recovered);
         if (rc != 0) {
+            /* Nothing was claimed (out of memory): it waits in the spool. */
             cairn_nameset_remove(&d->known, p->name);
-            if (rc == -EEXIST)
-                d->name_busy = 1; /* same name still active: look again when it ends */
-            else if (rc != -ENOENT && rc != -EAGAIN) {
-                /* Claimed, but no job could be made of it (out of memory):
-                 * back to the spool, like any job we cannot run now. */
-                cairn_spool_unclaim(&d->spool, p->name);
-                cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot start job %s: %s", p->name,
-                          uv_strerror(rc));
-                retry_later(d, p->name);
-            }
+            cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot start job %s: %s", p->name,
+                      uv_strerror(rc));
+            retry_later(d, p->name);
         }
         free(p);
     }
@@ -415,30 +431,65 @@ static void on_watch(struct cairn_watch *w, enum cairn_watch_event ev, const cha
     }
 }
 
-void cairn_daemon_job_ended(struct cairn_daemon *d, struct cairn_job *job, int ok)
+/* Loop thread, after each batch a job wrote: the daemon's counters. */
+static void on_job_batch(void *data, const struct cairn_registry *reg,
+                         const struct cairn_tally *batch)
 {
+    struct cairn_running *r = data;
+
+    cairn_metrics_add_tally(&r->d->metrics, reg, batch);
+    r->d->records += batch->records;
+}
+
+/* Loop thread, once per job: count its outcome, decide what comes next
+ * for its name, and schedule more work. */
+static void on_job_end(void *data, struct cairn_job *job, enum cairn_job_outcome outcome)
+{
+    struct cairn_running *r = data;
+    struct cairn_daemon *d = r->d;
+    struct cairn_job_info info;
     struct stat st;
 
-    if (job->prev != NULL)
-        job->prev->next = job->next;
+    cairn_job_info(job, &info);
+    if (r->prev != NULL)
+        r->prev->next = r->next;
     else
-        d->jobs = job->next;
-    if (job->next != NULL)
-        job->next->prev = job->prev;
+        d->jobs = r->next;
+    if (r->next != NULL)
+        r->next->prev = r->prev;
     d->active--;
-    d->bytes_ended += job->size;
-    cairn_nameset_remove(&d->known, job->name);
-    if (ok >= 0)
+    d->bytes_ended += info.size;
+    cairn_metrics_add_bytes(&d->metrics, info.bytes_read);
+    cairn_nameset_remove(&d->known, r->name);
+    switch (outcome) {
+    case CAIRN_JOB_DONE:
+    case CAIRN_JOB_FAILED:
+        cairn_metrics_job_done(&d->metrics, outcome == CAIRN_JOB_DONE, info.wall_seconds);
+        if (outcome == CAIRN_JOB_DONE)
+            d->jobs_ok++;
+        else
+            d->jobs_failed++;
         d->retry_ms = 0; /* outputs work again: back-off starts over */
-    if (ok < 0) {
+        if (!d->stopping && fstatat(d->spool.in_fd, r->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            !(d->watching && cairn_watch_is_writing(&d->watch, r->name)))
+            enqueue(d, r->name, 0, (uint64_t)st.st_size); /* a new file of that name came */
+        break;
+    case CAIRN_JOB_RETRY:
         repair_state(d); /* done/ or failed/ may be what failed */
-        retry_later(d, job->name);
-    } else if (!d->stopping && fstatat(d->spool.in_fd, job->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-               !(d->watching && cairn_watch_is_writing(&d->watch, job->name))) {
-        /* A new file of the same name arrived while this one ran. */
-        enqueue(d, job->name, 0, (uint64_t)st.st_size);
+        retry_later(d, r->name);
+        break;
+    case CAIRN_JOB_GONE:
+        /* Vanished, another daemon's, or active/ itself was gone. */
+        if (repair_state(d) > 0 && !d->stopping &&
+            fstatat(d->spool.in_fd, r->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+            enqueue(d, r->name, 0, (uint64_t)st.st_size);
+        break;
+    case CAIRN_JOB_BUSY:
+        d->name_busy = 1; /* same name still active: look again when it ends */
+        break;
     }
-    if (d->name_busy) {
+    free(r);
+    if (d->name_busy && outcome != CAIRN_JOB_BUSY) {
         d->name_busy = 0;
         scan(d);
     }

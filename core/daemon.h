@@ -17,21 +17,22 @@
 #include "metrics.h"
 #include "nameset.h"
 #include "plugin_loader.h"
+#include "plugin_set.h"
 #include "settle.h"
 #include "spool.h"
 #include "watch.h"
 
-/* A loaded plugin set; jobs hold a reference, so a reload never unloads
- * code a job in flight is still using. */
-struct cairn_plugin_set {
-    struct cairn_registry reg;
-    unsigned refs;
-};
-
-struct cairn_plugin_set *cairn_plugin_set_ref(struct cairn_plugin_set *ps);
-void cairn_plugin_set_unref(struct cairn_plugin_set *ps);
-
 struct cairn_job;
+struct cairn_daemon;
+
+/* A running job, as the daemon lists it. */
+struct cairn_running {
+    struct cairn_daemon *d;
+    struct cairn_running *prev;
+    struct cairn_running *next;
+    struct cairn_job *job;
+    char name[];         /* NAME.jsonl */
+};
 
 /* A name waiting to be claimed. */
 struct cairn_pending {
@@ -70,10 +71,9 @@ struct cairn_daemon {
     struct cairn_nameset retry;   /* outputs failed: wait for retry_timer */
     struct cairn_settle settle;   /* files with a future mtime, watched */
     struct timespec scan_time;    /* the wall clock when the scan began */
-    struct cairn_job *jobs;       /* active jobs */
+    struct cairn_running *jobs;   /* active jobs */
     size_t active;
     size_t max_active;
-    uint64_t job_counter;         /* numbers jobs for their temporary names */
 
     uv_timer_t rescan_timer;      /* every rescan_interval_s */
     uv_timer_t young_timer;       /* when a too-young file comes of age */
@@ -117,10 +117,6 @@ struct cairn_daemon {
  *          negative errno when it could not start.
  */
 int cairn_daemon_run(struct cairn_daemon *d);
-
-/* Called by jobs (job.c) when they end (ok: 1 done, 0 failed, -1 handed
- * back for a retry), to schedule more work. */
-void cairn_daemon_job_ended(struct cairn_daemon *d, struct cairn_job *job, int ok);
 
 /* progress.c: --once on a terminal draws one live line on stderr. */
 void cairn_progress_start(struct cairn_daemon *d);

@@ -286,16 +286,13 @@ static int run_daemon(struct cairn_config *cfg, const struct cairn_log *log,
         return EXIT_USAGE;
     }
     d = calloc(1, sizeof(*d));
-    if (d == NULL || (d->plugins = calloc(1, sizeof(*d->plugins))) == NULL) {
+    /* The daemon owns the configuration and plugins from here on. */
+    if (d == NULL || (d->plugins = cairn_plugin_set_new(reg)) == NULL) {
         free(d);
         return EXIT_RUNTIME;
     }
-    /* The daemon owns the configuration and plugins from here on. */
     d->cfg = *cfg;
     memset(cfg, 0, sizeof(*cfg));
-    d->plugins->reg = *reg;
-    d->plugins->refs = 1;
-    memset(reg, 0, sizeof(*reg));
     d->log = *log;
     d->config_file = file;
     d->apply_overrides = apply_overrides;
