@@ -38,8 +38,8 @@
  * the safe non-zero residue when there is one, else a multiple of 3, else
  * the losing stone; the line ends at the losing removal or when the stones
  * run out.  Within a residue the stones go in input order (first index
- * first), so the line is found with one cursor per residue: O(n), no
- * scratch.
+ * first).  Each stone's place in that line follows from the counts, so
+ * one more pass writes it (see ix_line): O(n), no scratch.
  */
 #include <cairn/plugin.h>
 
@@ -243,33 +243,65 @@ static int ix_first_residue(const size_t c[3], int alice_wins)
     return ix_line_length(c, 1) >= ix_line_length(c, 2) ? 1 : 2;
 }
 
-/* The next stone of residue r at or after *cur, in input order. */
-static size_t ix_next(const int64_t *v, size_t *cur, int r)
-{
-    size_t i = *cur;
-    while (ix_res(v[i]) != r)
-        i++;
-    *cur = i + 1;
-    return i;
-}
+/*
+ * The line of play, written in one pass over the stones.  With Alice's
+ * first residue A = r (1 or 2), B = 3 - r and Z = 0, and each residue's
+ * stones taken in input order (the k-th stone of a residue is "its k"):
+ *
+ *   slot 0             A's 0         (Alice's first stone)
+ *   slots 1 .. m       A's k (k >= 1) at 2k - 1, B's k at 2k + 2: the
+ *                      forced run A, B, A, B, ... (the sum needs r, then
+ *                      -r, then r ...)
+ *   slots m+1 .. m+z   Z's k at m + 1 + k: the multiples of 3, once the
+ *                      run is stuck
+ *   slot m+z+1         the first unused stone of the residue left over,
+ *                      if any: the losing removal
+ *
+ * m, z and what is left over come from the counts (see the top of the
+ * file).  Every stone lands in its slot, or in a spare slot past the line
+ * when it is not played, so the pass has no data-dependent branch: with
+ * random residues a branch per stone would be mispredicted every other
+ * stone.  Returns the number of moves.
+ */
+struct ix_stream {
+    int64_t off, mul; /* its k-th stone (k < used) goes to max(off + mul k, 0) */
+    size_t used;      /* how many of its stones the line plays in order */
+    size_t extra;     /* where its stone number `used` goes (the losing one, or spare) */
+};
 
-static size_t ix_line(const int64_t *v, const size_t counts[3], int alice_wins, int32_t *moves)
+static size_t ix_line(const int64_t *v, size_t n, const size_t c[3], int r, int32_t *moves)
 {
-    size_t c[3] = {counts[0], counts[1], counts[2]};
-    size_t cur[3] = {0, 0, 0};
-    size_t k = 0;
-    int r = ix_first_residue(c, alice_wins);
-    int s = 0; /* the removed sum mod 3 */
-
-    for (;;) {
-        /* INDEX moves are int32_t: n <= 1e7 keeps every index in range. */
-        moves[k++] = (int32_t)ix_next(v, &cur[r], r);
-        c[r]--;
-        s = (s + r) % 3;
-        if (s == 0 || c[0] + c[1] + c[2] == 0)
-            return k; /* that removal lost, or the stones ran out */
-        r = c[s] > 0 ? s : c[0] > 0 ? 0 : 3 - s;
+    if (r == 0) { /* only multiples of 3: Alice's first removal loses */
+        moves[0] = 0;
+        return 1;
     }
+    size_t a = c[r] - 1, b = c[3 - r], z = c[0];
+    size_t m = a <= b ? 2 * a : 2 * b + 1;
+    size_t left = a <= b ? b - a : a - b - 1;
+    size_t len = 1 + m + z + (left > 0);
+    size_t spare = len < n ? len : 0; /* unplayed stones exist only if len < n */
+    struct ix_stream st[3];
+
+    st[0] = (struct ix_stream){.off = (int64_t)(m + 1), .mul = 1, .used = z, .extra = spare};
+    st[r] = (struct ix_stream){
+        .off = -1, .mul = 2, .used = a <= b ? a + 1 : b + 2,
+        .extra = a > b && left > 0 ? m + z + 1 : spare};
+    st[3 - r] = (struct ix_stream){
+        .off = 2, .mul = 2, .used = a <= b ? a : b,
+        .extra = a <= b && left > 0 ? m + z + 1 : spare};
+
+    size_t k[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        int q = ix_res(v[i]);
+        const struct ix_stream *sq = &st[q];
+        size_t kq = k[q]++;
+        int64_t at = sq->off + sq->mul * (int64_t)kq;
+        size_t slot = at < 0 ? 0 : (size_t)at;
+        slot = kq < sq->used ? slot : kq == sq->used ? sq->extra : spare;
+        /* INDEX moves are int32_t: n <= 1e7 keeps every index in range. */
+        moves[slot] = (int32_t)i;
+    }
+    return len;
 }
 
 static int ix_solve(const struct cairn_problem *pb, struct cairn_result *res, void *scratch,
@@ -298,7 +330,7 @@ static int ix_solve(const struct cairn_problem *pb, struct cairn_result *res, vo
     ix_count(v, n, c);
     int wins = ix_alice_wins(c);
     if (pb->want_moves)
-        res->n_moves = ix_line(v, c, wins, res->moves);
+        res->n_moves = ix_line(v, n, c, ix_first_residue(c, wins), res->moves);
     res->answer = wins;
     res->alice = res->bob = 0; /* a win/lose game: no totals */
     return CAIRN_OK;
