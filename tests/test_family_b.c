@@ -27,6 +27,15 @@
 #include "brute_family_b.h"
 #include "cairn/plugin.h"
 
+/* ck_assert_msg() without its per-call bookkeeping (Check records every
+ * passing assertion, which costs a write in fork mode): the replays and
+ * bound checks below run it millions of times. */
+#define CHECK_MSG(cond, ...)                                                                   \
+    do {                                                                                       \
+        if (!(cond))                                                                           \
+            ck_abort_msg(__VA_ARGS__);                                                         \
+    } while (0)
+
 enum fam { SG8 = 0, IX = 1, PTW = 2, SRG = 3, N_FAM = 4 };
 
 static const char *const fam_name[N_FAM] = {"stone-game-viii", "stone-game-ix",
@@ -104,7 +113,7 @@ static int64_t sum64(const int64_t *a, size_t n)
 
 static const struct cairn_plugin *plugin(enum fam g)
 {
-    ck_assert_msg(g_pl[g].desc != NULL, "plugin %s is not loaded from %s: %s", fam_name[g],
+    CHECK_MSG(g_pl[g].desc != NULL, "plugin %s is not loaded from %s: %s", fam_name[g],
                   g_plugin_dir ? g_plugin_dir : "(CAIRN_TEST_PLUGIN_DIR unset)", g_pl[g].why);
     return g_pl[g].desc;
 }
@@ -159,11 +168,11 @@ static void assert_in_bounds(const struct cairn_plugin *p, enum cairn_limits lim
     if (p->inputs[0].kind == CAIRN_INPUT_INT)
         ck_assert_uint_eq(n, 1);
     else
-        ck_assert_msg(n >= b->min_len && n <= b->max_len,
+        CHECK_MSG(n >= b->min_len && n <= b->max_len,
                       "%s: length %zu is outside the declared %s bounds %zu..%zu (a test bug)",
                       p->name, n, which, b->min_len, b->max_len);
     for (size_t i = 0; i < n; i++)
-        ck_assert_msg(a[i] >= b->min_value && a[i] <= b->max_value,
+        CHECK_MSG(a[i] >= b->min_value && a[i] <= b->max_value,
                       "%s: value %" PRId64 " is outside the declared %s bounds (a test bug)",
                       p->name, a[i], which);
 }
@@ -184,7 +193,7 @@ static void run_plugin(const struct cairn_plugin *p, const int64_t *a, size_t n,
     if (p->check != NULL) {
         msg[0] = '\0';
         int rc = p->check(&pb, msg, sizeof msg);
-        ck_assert_msg(rc == CAIRN_OK, "%s: check() refused %s: rc %d: %s", p->name,
+        CHECK_MSG(rc == CAIRN_OK, "%s: check() refused %s: rc %d: %s", p->name,
                       row_str(a, n), rc, msg);
     }
     size_t sb = p->scratch_bytes(&pb);
@@ -205,17 +214,17 @@ static void run_plugin(const struct cairn_plugin *p, const int64_t *a, size_t n,
     msg[0] = '\0';
     int rc = p->solve(&pb, &o->res, scratch, msg, sizeof msg);
     free(scratch);
-    ck_assert_msg(rc == CAIRN_OK, "%s: solve() failed on %s: rc %d: %s", p->name, row_str(a, n),
+    CHECK_MSG(rc == CAIRN_OK, "%s: solve() failed on %s: rc %d: %s", p->name, row_str(a, n),
                   rc, msg);
     if (want_moves) {
-        ck_assert_msg(o->res.n_moves <= cap, "%s: n_moves %zu > moves_cap %zu", p->name,
+        CHECK_MSG(o->res.n_moves <= cap, "%s: n_moves %zu > moves_cap %zu", p->name,
                       o->res.n_moves, cap);
-        ck_assert_msg(o->moves[cap] == MOVES_CANARY, "%s: solve() wrote past moves_cap on %s",
+        CHECK_MSG(o->moves[cap] == MOVES_CANARY, "%s: solve() wrote past moves_cap on %s",
                       p->name, row_str(a, n));
-        ck_assert_msg(o->res.moves == o->moves && o->res.moves_cap == cap,
+        CHECK_MSG(o->res.moves == o->moves && o->res.moves_cap == cap,
                       "%s: solve() changed result.moves or moves_cap", p->name);
     } else {
-        ck_assert_msg(o->res.n_moves == 0, "%s: n_moves %zu set although moves were not wanted",
+        CHECK_MSG(o->res.n_moves == 0, "%s: n_moves %zu set although moves were not wanted",
                       p->name, o->res.n_moves);
     }
 }
@@ -234,9 +243,9 @@ static void expect_solve_refuses(const struct cairn_plugin *p, const int64_t *a,
     ck_assert_ptr_nonnull(scratch);
     int rc = p->solve(&pb, &res, scratch, msg, sizeof msg);
     free(scratch);
-    ck_assert_msg(rc == status, "%s: solve() of %s returned %d, expected %d", p->name,
+    CHECK_MSG(rc == status, "%s: solve() of %s returned %d, expected %d", p->name,
                   row_str(a, n), rc, status);
-    ck_assert_msg(msg[0] != '\0', "%s: solve() refused %s without a message", p->name,
+    CHECK_MSG(msg[0] != '\0', "%s: solve() refused %s without a message", p->name,
                   row_str(a, n));
 }
 
@@ -292,11 +301,11 @@ static void verify_sg8(const int64_t *a, size_t n, enum cairn_limits lim, int wa
     int64_t *f = sg8_ref_f(a, n);
     int64_t d = f[0];
     if (n <= SG8_MINIMAX_MAX_N)
-        ck_assert_msg(brute_sg8_minimax(a, n) == d, "sg8 references disagree on %s",
+        CHECK_MSG(brute_sg8_minimax(a, n) == d, "sg8 references disagree on %s",
                       row_str(a, n));
 
     run_plugin(p, a, n, lim, 0, &o);
-    ck_assert_msg(o.res.answer == d && o.res.alice - o.res.bob == d,
+    CHECK_MSG(o.res.answer == d && o.res.alice - o.res.bob == d,
                   "stone-game-viii %s: answer %" PRId64 " (alice %" PRId64 " bob %" PRId64
                   "), reference %" PRId64,
                   row_str(a, n), o.res.answer, o.res.alice, o.res.bob, d);
@@ -305,7 +314,7 @@ static void verify_sg8(const int64_t *a, size_t n, enum cairn_limits lim, int wa
         return;
     }
     run_plugin(p, a, n, lim, 1, &om);
-    ck_assert_msg(om.res.answer == o.res.answer && om.res.alice == o.res.alice &&
+    CHECK_MSG(om.res.answer == o.res.answer && om.res.alice == o.res.alice &&
                       om.res.bob == o.res.bob,
                   "stone-game-viii %s: with moves %" PRId64 "/%" PRId64 "/%" PRId64
                   ", without %" PRId64 "/%" PRId64 "/%" PRId64,
@@ -318,7 +327,7 @@ static void verify_sg8(const int64_t *a, size_t n, enum cairn_limits lim, int wa
     size_t k = 0;
     for (size_t t = 0; t < om.res.n_moves; t++) {
         int64_t x = om.moves[t];
-        ck_assert_msg(x >= 2 && (uint64_t)x <= n - k,
+        CHECK_MSG(x >= 2 && (uint64_t)x <= n - k,
                       "stone-game-viii %s: move %zu merges %" PRId64 " with %zu stones left",
                       row_str(a, n), t, x, n - k);
         size_t j = k + (size_t)x - 1;
@@ -331,11 +340,11 @@ static void verify_sg8(const int64_t *a, size_t n, enum cairn_limits lim, int wa
                 first_best = i;
             }
         }
-        ck_assert_msg(pj - f[j] == f[k],
+        CHECK_MSG(pj - f[j] == f[k],
                       "stone-game-viii %s: move %zu (x=%" PRId64 " from state %zu) is worth %" PRId64
                       ", best is %" PRId64,
                       row_str(a, n), t, x, k, pj - f[j], f[k]);
-        ck_assert_msg(first_best == j,
+        CHECK_MSG(first_best == j,
                       "stone-game-viii %s: move %zu (x=%" PRId64 ") is optimal but x=%zu is "
                       "too and smaller",
                       row_str(a, n), t, x, first_best - k + 1);
@@ -343,9 +352,9 @@ static void verify_sg8(const int64_t *a, size_t n, enum cairn_limits lim, int wa
         pk = pj;
         k = j;
     }
-    ck_assert_msg(k == n - 1, "stone-game-viii %s: the line stops with %zu stones left",
+    CHECK_MSG(k == n - 1, "stone-game-viii %s: the line stops with %zu stones left",
                   row_str(a, n), n - k);
-    ck_assert_msg(took[0] == om.res.alice && took[1] == om.res.bob,
+    CHECK_MSG(took[0] == om.res.alice && took[1] == om.res.bob,
                   "stone-game-viii %s: replay gives %" PRId64 "/%" PRId64 ", solve() %" PRId64
                   "/%" PRId64,
                   row_str(a, n), took[0], took[1], om.res.alice, om.res.bob);
@@ -478,7 +487,7 @@ START_TEST(test_sg8_bounds)
     a[n / 2]++;
     ck_assert_int_eq(call_check(p, a, n, CAIRN_LIMITS_EXTENDED, msg, sizeof msg),
                      CAIRN_E_TOO_LARGE);
-    ck_assert_msg(strstr(msg, "input.stones") != NULL, "message: %s", msg);
+    CHECK_MSG(strstr(msg, "input.stones") != NULL, "message: %s", msg);
     /* Official limits never need it (and the host bounds already hold). */
     for (size_t i = 0; i < 100000; i++)
         a[i] = -10000;
@@ -550,9 +559,9 @@ static void verify_ix(const int64_t *a, size_t n, enum cairn_limits lim, int wan
     int want = ix_ref(a, n);
 
     run_plugin(p, a, n, lim, want_moves, &o);
-    ck_assert_msg(o.res.answer == want, "stone-game-ix %s: answer %" PRId64 ", reference %d",
+    CHECK_MSG(o.res.answer == want, "stone-game-ix %s: answer %" PRId64 ", reference %d",
                   row_str(a, n), o.res.answer, want);
-    ck_assert_msg(o.res.alice == 0 && o.res.bob == 0, "stone-game-ix: totals set");
+    CHECK_MSG(o.res.alice == 0 && o.res.bob == 0, "stone-game-ix: totals set");
     if (!want_moves)
         return;
 
@@ -567,7 +576,7 @@ static void verify_ix(const int64_t *a, size_t n, enum cairn_limits lim, int wan
         int r1 = brute_ix_residue(a[o.moves[0]]);
         for (int q = 1; q <= 2; q++)
             if (c[q] > 0 && q != r1)
-                ck_assert_msg(r1 != 0 && (o.res.n_moves > ix_policy_length(c, q) ||
+                CHECK_MSG(r1 != 0 && (o.res.n_moves > ix_policy_length(c, q) ||
                                           (o.res.n_moves == ix_policy_length(c, q) && r1 < q)),
                               "stone-game-ix %s: Alice loses in %zu moves starting with residue "
                               "%d; residue %d lasts %zu",
@@ -577,28 +586,28 @@ static void verify_ix(const int64_t *a, size_t n, enum cairn_limits lim, int wan
     size_t t;
     for (t = 0; t < o.res.n_moves; t++) {
         int32_t i = o.moves[t];
-        ck_assert_msg(i >= 0 && (size_t)i < n && !gone[i],
+        CHECK_MSG(i >= 0 && (size_t)i < n && !gone[i],
                       "stone-game-ix %s: move %zu takes index %" PRId32 " (invalid or gone)",
                       row_str(a, n), t, i);
         int r = brute_ix_residue(a[i]);
         for (int32_t e = 0; e < i; e++)
-            ck_assert_msg(gone[e] || brute_ix_residue(a[e]) != r,
+            CHECK_MSG(gone[e] || brute_ix_residue(a[e]) != r,
                           "stone-game-ix %s: move %zu takes index %" PRId32
                           " but %" PRId32 " has the same residue and comes first",
                           row_str(a, n), t, i, e);
         int mover_wins = alice == want;
         int ns = (s + r) % 3;
         if (t > 0)
-            ck_assert_msg(r == (c[s] > 0 ? s : c[0] > 0 ? 0 : 3 - s),
+            CHECK_MSG(r == (c[s] > 0 ? s : c[0] > 0 ? 0 : 3 - s),
                           "stone-game-ix %s: move %zu takes residue %d with %zu/%zu/%zu left "
                           "at sum %d mod 3",
                           row_str(a, n), t, r, c[0], c[1], c[2], s);
         if (ns == 0) {
-            ck_assert_msg(!mover_wins, "stone-game-ix %s: the winner loses on move %zu",
+            CHECK_MSG(!mover_wins, "stone-game-ix %s: the winner loses on move %zu",
                           row_str(a, n), t);
             /* the loser had no safe stone: every stone left makes 0 */
             for (int q = 0; q < 3; q++)
-                ck_assert_msg(c[q] == 0 || (s + q) % 3 == 0,
+                CHECK_MSG(c[q] == 0 || (s + q) % 3 == 0,
                               "stone-game-ix %s: move %zu loses at once though a stone of "
                               "residue %d was left",
                               row_str(a, n), t, q);
@@ -613,19 +622,19 @@ static void verify_ix(const int64_t *a, size_t n, enum cairn_limits lim, int wan
         if (mover_wins && c[0] + c[1] + c[2] > 0) {
             int still = brute_ix_table_get(table, c[0], c[1], c[2], s, alice);
             ck_assert_int_ge(still, 0);
-            ck_assert_msg(still == want,
+            CHECK_MSG(still == want,
                           "stone-game-ix %s: move %zu (index %" PRId32 ") gives the win away",
                           row_str(a, n), t, i);
         }
     }
-    ck_assert_msg(t + ended_by_loss == o.res.n_moves,
+    CHECK_MSG(t + ended_by_loss == o.res.n_moves,
                   "stone-game-ix %s: %zu moves after the losing one", row_str(a, n),
                   o.res.n_moves - t - 1);
     if (ended_by_loss)
-        ck_assert_msg(alice == want, "stone-game-ix %s: the line's loser is the winner",
+        CHECK_MSG(alice == want, "stone-game-ix %s: the line's loser is the winner",
                       row_str(a, n)); /* alice was flipped past the loser */
     else
-        ck_assert_msg(c[0] + c[1] + c[2] == 0 && want == 0,
+        CHECK_MSG(c[0] + c[1] + c[2] == 0 && want == 0,
                       "stone-game-ix %s: the line stops after %zu moves, %zu stones left",
                       row_str(a, n), o.res.n_moves, c[0] + c[1] + c[2]);
     brute_ix_table_free(table);
@@ -773,7 +782,7 @@ START_TEST(test_ix_bounds)
         int want = c0 % 2 == 0 ? c1 >= 1 && c2 >= 1 : (c1 > c2 ? c1 - c2 : c2 - c1) >= 3;
         struct outcome o;
         run_plugin(p, a, n, CAIRN_LIMITS_OFFICIAL, 1, &o);
-        ck_assert_msg(o.res.answer == want, "counts %zu/%zu/%zu: answer %" PRId64, c0, c1, c2,
+        CHECK_MSG(o.res.answer == want, "counts %zu/%zu/%zu: answer %" PRId64, c0, c1, c2,
                       o.res.answer);
         /* Replay: legal, the loser is the right player, never early. */
         size_t c[3] = {c0, c1, c2};
@@ -782,17 +791,16 @@ START_TEST(test_ix_bounds)
         ck_assert_ptr_nonnull(gone);
         for (size_t t = 0; t < o.res.n_moves; t++) {
             int32_t i = o.moves[t];
-            ck_assert(i >= 0 && (size_t)i < n && !gone[i]);
+            CHECK_MSG(i >= 0 && (size_t)i < n && !gone[i], "move %zu: index %" PRId32, t, i);
             gone[i] = 1;
             int r = brute_ix_residue(a[i]);
             if ((s + r) % 3 == 0) {
                 /* the last move, by the loser, with no safe stone left */
-                ck_assert_uint_eq(t + 1, o.res.n_moves);
-                ck_assert_int_eq(alice, !want);
-                if (s == 0)
-                    ck_assert(c[1] == 0 && c[2] == 0);
-                else
-                    ck_assert(c[0] == 0 && c[s] == 0);
+                CHECK_MSG(t + 1 == o.res.n_moves && alice == !want,
+                          "move %zu of %zu loses, by %s", t, o.res.n_moves,
+                          alice ? "Alice" : "Bob");
+                CHECK_MSG(s == 0 ? c[1] == 0 && c[2] == 0 : c[0] == 0 && c[s] == 0,
+                          "move %zu loses with a safe stone left", t);
             }
             c[r]--;
             s = (s + r) % 3;
@@ -858,7 +866,7 @@ START_TEST(test_ix_bounds)
         }
         struct outcome om;
         run_plugin(p, a, len, CAIRN_LIMITS_EXTENDED, 0, &om);
-        ck_assert_msg(om.res.answer == (it % 2),
+        CHECK_MSG(om.res.answer == (it % 2),
                       "counts %zu/%zu/%zu (mixed values): answer %" PRId64, cm[0], cm[1], cm[2],
                       om.res.answer);
     }
@@ -896,7 +904,7 @@ static void verify_ptw(const int64_t *a, size_t n, enum cairn_limits lim, int wa
     int64_t d = ptw_ref(a, n), sum = sum64(a, n);
 
     run_plugin(p, a, n, lim, want_moves, &o);
-    ck_assert_msg(o.res.answer == (d >= 0) && o.res.alice == (sum + d) / 2 &&
+    CHECK_MSG(o.res.answer == (d >= 0) && o.res.alice == (sum + d) / 2 &&
                       o.res.bob == (sum - d) / 2,
                   "predict-the-winner %s: answer %" PRId64 " alice %" PRId64 " bob %" PRId64
                   ", reference D %" PRId64 " (true iff D >= 0)",
@@ -908,16 +916,16 @@ static void verify_ptw(const int64_t *a, size_t n, enum cairn_limits lim, int wa
     size_t i = 0, j = n; /* a[i..j) is left */
     for (size_t t = 0; t < n; t++) {
         int32_t m = o.moves[t];
-        ck_assert_msg(m == 0 || m == 1, "predict-the-winner %s: move %zu is %" PRId32,
+        CHECK_MSG(m == 0 || m == 1, "predict-the-winner %s: move %zu is %" PRId32,
                       row_str(a, n), t, m);
         int64_t here = ptw_ref(a + i, j - i);
         int64_t left = a[i] - ptw_ref(a + i + 1, j - i - 1);
         int64_t right = a[j - 1] - ptw_ref(a + i, j - i - 1);
-        ck_assert_msg((m ? right : left) == here,
+        CHECK_MSG((m ? right : left) == here,
                       "predict-the-winner %s: move %zu (%c) on a[%zu..%zu) is worth %" PRId64
                       ", best is %" PRId64,
                       row_str(a, n), t, m ? 'R' : 'L', i, j, m ? right : left, here);
-        ck_assert_msg(!m || right > left, "predict-the-winner %s: move %zu takes R on a tie",
+        CHECK_MSG(!m || right > left, "predict-the-winner %s: move %zu takes R on a tie",
                       row_str(a, n), t);
         took[t % 2] += m ? a[j - 1] : a[i];
         if (m)
@@ -925,7 +933,7 @@ static void verify_ptw(const int64_t *a, size_t n, enum cairn_limits lim, int wa
         else
             i++;
     }
-    ck_assert_msg(took[0] == o.res.alice && took[1] == o.res.bob,
+    CHECK_MSG(took[0] == o.res.alice && took[1] == o.res.bob,
                   "predict-the-winner %s: replay gives %" PRId64 "/%" PRId64, row_str(a, n),
                   took[0], took[1]);
     free(o.moves);
@@ -1065,15 +1073,15 @@ static void verify_srg(int64_t n, enum cairn_limits lim)
     int32_t want_moves[11];
     size_t want_n;
     int want = brute_srg_play(n, 0, want_moves, &want_n);
-    ck_assert_msg(want >= 0, "n=%" PRId64 " is not decided by the rules (a test bug)", n);
+    CHECK_MSG(want >= 0, "n=%" PRId64 " is not decided by the rules (a test bug)", n);
     for (int wm = 0; wm <= 1; wm++) {
         struct outcome o;
         run_plugin(plugin(SRG), &n, 1, lim, wm, &o);
-        ck_assert_msg(o.res.answer == want, "stone-removal-game n=%" PRId64 ": answer %" PRId64
+        CHECK_MSG(o.res.answer == want, "stone-removal-game n=%" PRId64 ": answer %" PRId64
                       ", simulation %d", n, o.res.answer, want);
         ck_assert(o.res.alice == 0 && o.res.bob == 0);
         if (wm) {
-            ck_assert_msg(o.res.n_moves == want_n, "n=%" PRId64 ": %zu moves, simulation %zu",
+            CHECK_MSG(o.res.n_moves == want_n, "n=%" PRId64 ": %zu moves, simulation %zu",
                           n, o.res.n_moves, want_n);
             int64_t left = n;
             for (size_t k = 0; k < want_n; k++) {
@@ -1136,6 +1144,65 @@ START_TEST(test_srg_every_n)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* The longest extended rows                                           */
+/* ------------------------------------------------------------------ */
+
+/* stone-game-viii and stone-game-ix at their extended maximum length,
+ * without moves, against streaming references (the textbook recurrence;
+ * the residue counts and the rule, itself checked against the DP above). */
+START_TEST(test_extended_max_length)
+{
+    const struct cairn_plugin *sg8 = plugin(SG8), *ix = plugin(IX);
+    size_t n = sg8->inputs[0].extended.max_len;
+    ck_assert_uint_ge(n, 10000000);
+    ck_assert_uint_eq(ix->inputs[0].extended.max_len, n);
+    int64_t *a = malloc(n * sizeof *a);
+    ck_assert_ptr_nonnull(a);
+    rng_seed(0xE7);
+
+    /* |v| <= 8e4: (n + 1) * sum|v| stays under the 9e18 of check() */
+    int64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += a[i] = rng_range(-80000, 80000);
+    int64_t g = total, p = total;
+    for (size_t j = n - 1; j-- > 1;) {
+        p -= a[j + 1];
+        g = p - g > g ? p - g : g;
+    }
+    struct outcome o;
+    run_plugin(sg8, a, n, CAIRN_LIMITS_EXTENDED, 0, &o);
+    ck_assert_int_eq(o.res.answer, g);
+    ck_assert_int_eq(o.res.alice - o.res.bob, g);
+
+    /* c0 odd and c1 = c2 + 3: Alice wins, and one stone moved from
+     * residue 1 to 2 makes her lose, so every stone must be counted.
+     * Residues are drawn without replacement; every seventh value is a
+     * wide one (negative or past 2^32) for the exact path. */
+    size_t c[3];
+    c[0] = n / 3 | 1;
+    c[2] = (n - c[0] - 3) / 2;
+    c[1] = c[2] + 3;
+    ck_assert_uint_eq(c[0] + c[1] + c[2], n);
+    size_t left[3] = {c[0], c[1], c[2]}, first_one = n;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t pick = rng_next() % (left[0] + left[1] + left[2]);
+        int r = pick < left[0] ? 0 : pick < left[0] + left[1] ? 1 : 2;
+        left[r]--;
+        a[i] = i % 7 ? 3 * rng_range(r == 0, 3333) + r
+                     : 3 * rng_range(-(INT64_C(1) << 60), INT64_C(1) << 60) + r;
+        if (r == 1 && first_one == n)
+            first_one = i;
+    }
+    run_plugin(ix, a, n, CAIRN_LIMITS_EXTENDED, 0, &o);
+    ck_assert_int_eq(o.res.answer, 1);
+    a[first_one] += 1; /* residue 1 -> 2: c1 - c2 = 1 */
+    run_plugin(ix, a, n, CAIRN_LIMITS_EXTENDED, 0, &o);
+    ck_assert_int_eq(o.res.answer, 0);
+    free(a);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* The descriptors                                                     */
 /* ------------------------------------------------------------------ */
 
@@ -1179,7 +1246,7 @@ START_TEST(test_descriptors)
         ck_assert_uint_eq(p->totals, totals[g]);
         ck_assert_uint_eq(p->equal_length, 0);
         const struct cairn_bounds *o = &p->inputs[0].official, *e = &p->inputs[0].extended;
-        ck_assert_msg(o->min_value == official[g].min_value &&
+        CHECK_MSG(o->min_value == official[g].min_value &&
                           o->max_value == official[g].max_value &&
                           (kind[g] == CAIRN_INPUT_INT || (o->min_len == official[g].min_len &&
                                                           o->max_len == official[g].max_len)),
@@ -1239,6 +1306,7 @@ static Suite *family_b_suite(void)
     tcase_add_test(tc, test_sg8_bounds);
     tcase_add_test(tc, test_ix_bounds);
     tcase_add_test(tc, test_ptw_bounds);
+    tcase_add_test(tc, test_extended_max_length);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
 
