@@ -15,9 +15,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "job.h"
 #include "notify.h"
+#include "publish.h"
+#include "status.h"
 #include "tmpfile.h"
 
 #ifndef CAIRN_VERSION
@@ -61,6 +64,7 @@ static void close_all(struct cairn_daemon *d)
     close_handle((uv_handle_t *)&d->status_timer);
     close_handle((uv_handle_t *)&d->watchdog_timer);
     close_handle((uv_handle_t *)&d->progress_timer);
+    close_handle((uv_handle_t *)&d->live_timer);
     close_handle((uv_handle_t *)&d->sig_term);
     close_handle((uv_handle_t *)&d->sig_int);
     close_handle((uv_handle_t *)&d->sig_hup);
@@ -114,7 +118,7 @@ static int output_ready(struct cairn_daemon *d)
  * fail on them for ever otherwise); returns how many were recreated. */
 static int repair_state(struct cairn_daemon *d)
 {
-    static const char *const sub[] = {"active", "done", "failed"};
+    static const char *const sub[] = {"active", "done", "failed", "status"};
     int rc = cairn_spool_repair(&d->spool), n = 0, i;
 
     if (rc < 0) {
@@ -122,7 +126,7 @@ static int repair_state(struct cairn_daemon *d)
                   uv_strerror(rc));
         return 0;
     }
-    for (i = 0; i < 3; i++)
+    for (i = 0; i < 4; i++)
         if (rc & (1 << i)) {
             cairn_log(&d->log, CAIRN_LOG_WARNING,
                       "%s/.cairn/%s was removed or moved away: recreated", d->cfg.input_dir,
@@ -132,6 +136,7 @@ static int repair_state(struct cairn_daemon *d)
     return n;
 }
 
+/* The final metrics, at exit: written now, the loop is closing. */
 static void write_metrics(struct cairn_daemon *d)
 {
     int rc;
@@ -143,6 +148,96 @@ static void write_metrics(struct cairn_daemon *d)
     if (rc != 0)
         cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot write %s/%s: %s", d->cfg.output_dir,
                   d->cfg.metrics_file, uv_strerror(rc));
+}
+
+static void metrics_written(int rc, void *data)
+{
+    struct cairn_daemon *d = data;
+
+    d->metrics_busy = 0;
+    if (rc != 0)
+        cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot write %s/%s: %s", d->cfg.output_dir,
+                  d->cfg.metrics_file, uv_strerror(rc));
+}
+
+/* The periodic metrics: rendered here, written (and fsync'd) on the pool,
+ * so the loop never waits for a disk.  One write at a time. */
+static void write_metrics_async(struct cairn_daemon *d)
+{
+    static const struct cairn_publish_opts opts = {.kind = 'm', .sync = 1, .mode = 0644};
+    struct cairn_buf text = {0};
+    int rc;
+
+    if (d->metrics_busy || !output_ready(d))
+        return;
+    cairn_metrics_set_gauges(&d->metrics, d->active, d->queued);
+    rc = cairn_metrics_render(&d->metrics, &text);
+    if (rc == 0)
+        rc = cairn_publish_start(&d->loop, d->spool.out_fd, d->cfg.metrics_file, &text, &opts,
+                                 metrics_written, d);
+    cairn_buf_free(&text);
+    if (rc == 0)
+        d->metrics_busy = 1;
+    else
+        metrics_written(rc, d);
+}
+
+static void status_written(int rc, void *data)
+{
+    struct cairn_daemon *d = data;
+
+    d->status_busy = 0;
+    (void)rc; /* best effort: the next tick tries again */
+}
+
+/* INPUT/.cairn/status/NAME (status.h), for `cairn status`: rewritten at
+ * most once a second while jobs run, and once more when the last ends. */
+static void write_status(struct cairn_daemon *d)
+{
+    static const struct cairn_publish_opts opts = {.kind = 's'};
+    struct cairn_status_job *jobs = NULL;
+    struct cairn_status_report st;
+    struct cairn_buf text = {0};
+    const struct cairn_running *r;
+    size_t n = 0;
+    int rc;
+
+    if (d->status_busy || d->status_name == NULL || (d->active == 0 && !d->status_dirty))
+        return;
+    if (d->active > 0 && (jobs = calloc(d->active, sizeof(*jobs))) == NULL)
+        return;
+    for (r = d->jobs; r != NULL && n < d->active; r = r->next) {
+        struct cairn_job_info info;
+
+        cairn_job_info(r->job, &info);
+        jobs[n++] = (struct cairn_status_job){.name = info.name,
+                                              .size = info.size,
+                                              .bytes = info.bytes_read,
+                                              .records = info.records,
+                                              .started = info.started};
+    }
+    st = (struct cairn_status_report){.host = d->host,
+                               .pid = (long)getpid(),
+                               .version = CAIRN_VERSION,
+                               .started = d->started_real,
+                               .jobs = jobs,
+                               .n_jobs = n};
+    rc = cairn_status_render(&st, &text);
+    free(jobs);
+    if (rc == 0)
+        rc = cairn_publish_start(&d->loop, d->spool.status_fd, d->status_name, &text, &opts,
+                                 status_written, d);
+    cairn_buf_free(&text);
+    if (rc == 0) {
+        d->status_busy = 1;
+        d->status_dirty = 0;
+        d->live_ns = uv_hrtime();
+    }
+}
+
+static void on_live_timer(uv_timer_t *t)
+{
+    write_status(t->data);
 }
 
 static void drop_queue(struct cairn_daemon *d)
@@ -167,6 +262,8 @@ static void check_done(struct cairn_daemon *d)
         d->finished = 1;
         cairn_progress_stop(d);
         write_metrics(d);
+        if (d->status_name != NULL)
+            unlinkat(d->spool.status_fd, d->status_name, 0); /* a clean exit */
         close_all(d);
     }
 }
@@ -267,6 +364,7 @@ static void retry_later(struct cairn_daemon *d, const char *name)
         arm_retry(d);
 }
 
+static void write_status(struct cairn_daemon *d);
 static void on_job_batch(void *data, const struct cairn_registry *reg,
                          const struct cairn_tally *batch);
 static void on_job_end(void *data, struct cairn_job *job, enum cairn_job_outcome outcome);
@@ -304,6 +402,10 @@ static int start_job(struct cairn_daemon *d, const char *name, int recovered)
         d->jobs->prev = r;
     d->jobs = r;
     d->active++;
+    d->status_dirty = 1;
+    /* A job that began after a quiet spell is shown at once. */
+    if (uv_hrtime() - d->live_ns >= 1000000000ull)
+        write_status(d);
     return 0;
 }
 
@@ -458,6 +560,7 @@ static void on_job_end(void *data, struct cairn_job *job, enum cairn_job_outcome
     if (r->next != NULL)
         r->next->prev = r->prev;
     d->active--;
+    d->status_dirty = 1;
     d->bytes_ended += info.size;
     cairn_metrics_add_bytes(&d->metrics, info.bytes_read);
     cairn_nameset_remove(&d->known, r->name);
@@ -498,7 +601,7 @@ static void on_job_end(void *data, struct cairn_job *job, enum cairn_job_outcome
 
 static void on_metrics_timer(uv_timer_t *t)
 {
-    write_metrics(t->data);
+    write_metrics_async(t->data);
 }
 
 static void on_signal(uv_signal_t *s, int signum)
@@ -530,7 +633,7 @@ static int init_handles(struct cairn_daemon *d)
 {
     uv_timer_t *timers[] = {&d->rescan_timer,  &d->young_timer,  &d->retry_timer,
                             &d->metrics_timer, &d->stop_timer,   &d->status_timer,
-                            &d->watchdog_timer, &d->progress_timer};
+                            &d->watchdog_timer, &d->progress_timer, &d->live_timer};
     uv_signal_t *signals[] = {&d->sig_term, &d->sig_int, &d->sig_hup};
     int nums[] = {SIGTERM, SIGINT, SIGHUP};
     size_t i;
@@ -587,6 +690,10 @@ int cairn_daemon_run(struct cairn_daemon *d)
 
     threads = d->threads;
     d->start_ns = uv_hrtime();
+    clock_gettime(CLOCK_REALTIME, &d->started_real);
+    if (gethostname(d->host, sizeof(d->host) - 1) != 0 || d->host[0] == '\0')
+        snprintf(d->host, sizeof(d->host), "localhost");
+    d->status_name = cairn_status_file_name();
     d->max_active = 4 * (size_t)threads;
     if ((rc = uv_loop_init(&d->loop)) != 0)
         return rc;
@@ -633,6 +740,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
     cairn_spool_scan(&d->spool, 1, on_recovered, d);
     scan(d);
     cairn_daemon_start_timers(d);
+    uv_timer_start(&d->live_timer, on_live_timer, 1000, 1000);
     start_notify(d);
     if (d->once)
         cairn_progress_start(d);
@@ -648,6 +756,7 @@ out:
     cairn_nameset_free(&d->known);
     cairn_nameset_free(&d->retry);
     cairn_settle_free(&d->settle);
+    free(d->status_name);
     cairn_pool_close(&d->pool);
     cairn_metrics_free(&d->metrics);
     cairn_spool_close(&d->spool);

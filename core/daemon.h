@@ -83,6 +83,7 @@ struct cairn_daemon {
     uv_timer_t status_timer;      /* systemd STATUS= refresh */
     uv_timer_t watchdog_timer;    /* WATCHDOG=1 at half of WATCHDOG_USEC */
     uv_timer_t progress_timer;    /* --once on a terminal: the progress line */
+    uv_timer_t live_timer;        /* the status file, once a second */
     uv_signal_t sig_term;
     uv_signal_t sig_int;
     uv_signal_t sig_hup;
@@ -106,6 +107,13 @@ struct cairn_daemon {
     uint64_t jobs_failed;
     int runtime_error;            /* e.g. the input directory vanished */
     int output_gone;              /* output_dir unusable: claim nothing */
+    int metrics_busy;             /* a metrics write is on the pool */
+    int status_busy;              /* a status write is on the pool */
+    int status_dirty;             /* the set of active jobs changed */
+    char *status_name;            /* this daemon's file in .cairn/status/ */
+    uint64_t live_ns;             /* when it was last written */
+    char host[65];
+    struct timespec started_real;
 };
 
 /*

@@ -569,7 +569,8 @@ void cairn_job_info(const struct cairn_job *job, struct cairn_job_info *info)
                                     .bytes_read = job->stream.bytes,
                                     .records = job->stream.tally.records,
                                     .wall_seconds = job->wall_seconds,
-                                    .reason = job->fail_reason};
+                                    .reason = job->fail_reason,
+                                    .started = job->started};
 }
 
 void cairn_job_abandon(struct cairn_job *job)

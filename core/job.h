@@ -75,6 +75,7 @@ struct cairn_job_info {
     uint64_t records;     /* answered so far */
     double wall_seconds;  /* when ended */
     const char *reason;   /* why it failed or was handed back, or NULL */
+    struct timespec started; /* wall clock */
 };
 void cairn_job_info(const struct cairn_job *job, struct cairn_job_info *info);
 

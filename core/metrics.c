@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tmpfile.h"
+#include "publish.h"
 
 const double cairn_job_bucket_le[CAIRN_JOB_BUCKETS - 1] = {
     0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600};
@@ -431,33 +431,22 @@ int cairn_metrics_render(const struct cairn_metrics *m, struct cairn_buf *out)
 
 int cairn_metrics_write(const struct cairn_metrics *m, int dir_fd, const char *file)
 {
+    /* The collector may run as another user: 0644 whatever our umask. */
+    static const struct cairn_publish_opts opts = {.kind = 'm', .sync = 1, .mode = 0644};
     struct cairn_buf text = {0};
-    struct cairn_tmpfile t;
     int rc;
 
-    if (file[0] == '\0' || strchr(file, '/') != NULL || strcmp(file, ".") == 0 ||
-        strcmp(file, "..") == 0)
+    if (!cairn_metrics_file_ok(file))
         return -EINVAL;
     rc = cairn_metrics_render(m, &text);
     if (rc == 0)
-        rc = cairn_tmpfile_open(&t, dir_fd, 'm', 0644);
-    if (rc != 0)
-        goto out;
-    /* The collector may run as another user: 0644 whatever our umask.  The
-     * file is one we just created (O_EXCL), never someone else's. */
-    if (fchmod(t.fd, 0644) != 0) {
-        rc = -errno;
-        cairn_tmpfile_discard(&t);
-        goto out;
-    }
-    rc = cairn_tmpfile_write_sync(&t, text.data, text.len);
-    /* The directory is not fsynced: the file is rewritten every few seconds
-     * and at exit, so losing one rename to a power cut costs nothing. */
-    if (rc == 0)
-        rc = cairn_tmpfile_commit(&t, file);
-    else
-        cairn_tmpfile_discard(&t);
-out:
+        rc = cairn_publish_now(dir_fd, file, text.data, text.len, &opts);
     cairn_buf_free(&text);
     return rc;
+}
+
+int cairn_metrics_file_ok(const char *file)
+{
+    return file[0] != '\0' && strchr(file, '/') == NULL && strcmp(file, ".") != 0 &&
+           strcmp(file, "..") != 0;
 }
