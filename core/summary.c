@@ -73,6 +73,7 @@ int cairn_summary_render(const struct cairn_job_facts *job, struct cairn_buf *ou
     errors = by_variant = NULL;
     json_object_set_new(root, "matches", json_integer((json_int_t)t->matches));
     json_object_set_new(root, "mismatches", json_integer((json_int_t)t->mismatches));
+    json_object_set_new(root, "unchecked", json_integer((json_int_t)t->unchecked));
     json_object_set_new(root, "bytes", json_integer((json_int_t)job->bytes));
     json_object_set_new(root, "started", json_string(started_s));
     json_object_set_new(root, "finished", json_string(finished_s));
