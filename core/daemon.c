@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 
 #include "job.h"
@@ -466,10 +467,15 @@ void cairn_daemon_log_plugins(const struct cairn_daemon *d)
 {
     size_t i;
 
-    for (i = 0; i < d->plugins->reg.n_plugins; i++)
-        cairn_log(&d->log, CAIRN_LOG_INFO, "plugin %s %s loaded from %s",
-                  d->plugins->reg.plugins[i].desc->name,
-                  d->plugins->reg.plugins[i].desc->version, d->plugins->reg.plugins[i].path);
+    /* The inode says which install of the file runs: a new one after an
+     * upgrade by rename, the same one after a reload of an unchanged file. */
+    for (i = 0; i < d->plugins->reg.n_plugins; i++) {
+        const struct cairn_plugin_handle *h = &d->plugins->reg.plugins[i];
+        cairn_log(&d->log, CAIRN_LOG_INFO,
+                  "plugin %s %s loaded from %s (device %u:%u, inode %llu)", h->desc->name,
+                  h->desc->version, h->path, major(h->dev), minor(h->dev),
+                  (unsigned long long)h->ino);
+    }
 }
 
 static int init_handles(struct cairn_daemon *d)
