@@ -50,14 +50,22 @@ static int refuse(struct cairn_registry *reg, const char *fmt, ...)
 }
 
 /* Anyone who can change a plugin file, or the directory it is listed in,
- * can make the daemon run their code.  what is "plugin directory" or
- * "plugin file". */
+ * can make the daemon run their code: like sshd's StrictModes, only root
+ * and the daemon's own user may own them, and only the owner may write.
+ * what is "plugin directory" or "plugin file". */
 static int vet(struct cairn_registry *reg, const char *path, const char *what,
                const struct stat *st)
 {
+    uid_t me = geteuid();
+
     if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
         return refuse(reg, "%s: %s is writable by group or others (mode %04o); fix with chmod go-w",
                       path, what, (unsigned)(st->st_mode & 07777));
+    if (st->st_uid != 0 && st->st_uid != me)
+        return refuse(reg,
+                      "%s: %s is owned by uid %u; only root (uid 0) or cairnd's own user "
+                      "(uid %u) may own it; fix with chown",
+                      path, what, (unsigned)st->st_uid, (unsigned)me);
     return 0;
 }
 

@@ -55,8 +55,9 @@ int cairn_plugin_adopt(const struct cairn_plugin *raw, struct cairn_plugin *out,
  * RETURNS  0 when every file loaded; -EINVAL when the directory or some
  *          files were refused (each reason is in reg->errors; the good ones
  *          are still loaded); -ENOMEM.
- * NOTES    refuses a directory or file writable by group or others, a
- *          non-regular file, one over
+ * NOTES    refuses a directory or file writable by group or others, or
+ *          owned by anyone but root and this process's effective user (as
+ *          sshd's StrictModes), a non-regular file, one over
  *          CAIRN_PLUGIN_MAX_BYTES, a dlopen failure, a missing entry
  *          symbol, a descriptor cairn_plugin_adopt() refuses, and a
  *          duplicate name or alias (naming both files).  Each file is
