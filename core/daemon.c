@@ -79,6 +79,7 @@ static void close_all(struct cairn_daemon *d)
     close_handle((uv_handle_t *)&d->sig_term);
     close_handle((uv_handle_t *)&d->sig_int);
     close_handle((uv_handle_t *)&d->sig_hup);
+    cairn_hang_close(&d->hang);
 }
 
 /* STATUS= for systemctl status: the live counts an operator asks first. */
@@ -186,6 +187,15 @@ static void check_done(struct cairn_daemon *d)
     }
 }
 
+void cairn_daemon_abort(struct cairn_daemon *d)
+{
+    d->abandoned = 1;
+    d->finished = 1;
+    write_metrics(d);
+    close_all(d);
+    uv_stop(&d->loop);
+}
+
 static void on_stop_timeout(uv_timer_t *t)
 {
     struct cairn_daemon *d = t->data;
@@ -195,11 +205,7 @@ static void on_stop_timeout(uv_timer_t *t)
      * process exit, but remove temporary files so nothing stray remains. */
     for (job = d->jobs; job != NULL; job = job->next)
         cairn_job_abandon(job);
-    d->abandoned = 1;
-    d->finished = 1;
-    write_metrics(d);
-    close_all(d);
-    uv_stop(&d->loop);
+    cairn_daemon_abort(d);
 }
 
 static void begin_stop(struct cairn_daemon *d, const char *why)
@@ -559,6 +565,8 @@ int cairn_daemon_run(struct cairn_daemon *d)
         cairn_pool_set_max_running(&d->pool, threads);
     if (rc == 0)
         rc = init_handles(d);
+    if (rc == 0)
+        rc = cairn_daemon_watch_hangs(d);
     if (rc == 0 && !d->once) {
         rc = cairn_watch_start(&d->watch, &d->loop, d->cfg.input_dir, d->spool.in_fd, on_watch,
                                d);
@@ -601,6 +609,7 @@ out:
     cairn_nameset_free(&d->retry);
     cairn_settle_free(&d->settle);
     cairn_pool_close(&d->pool);
+    cairn_hang_free(&d->hang);
     cairn_metrics_free(&d->metrics);
     cairn_spool_close(&d->spool);
     uv_loop_close(&d->loop);

@@ -443,8 +443,9 @@ int cairn_job_start(struct cairn_daemon *d, const char *name)
     if (attempts >= d->cfg.max_attempts) {
         link_job(d, job);
         job->fail_reason = cairn_asprintf(
-            "%u earlier run(s) never finished: the job crashed or killed the daemon "
-            "(max_attempts %llu)", attempts, (unsigned long long)d->cfg.max_attempts);
+            "%u earlier run(s) never finished: the job crashed, hung (solve_timeout_s) or "
+            "killed the daemon (max_attempts %llu)", attempts,
+            (unsigned long long)d->cfg.max_attempts);
         if (job->fail_reason == NULL)
             return fail_job(job, "%s", "out of memory");
         finish(job);
@@ -460,7 +461,8 @@ int cairn_job_start(struct cairn_daemon *d, const char *name)
     /* A job keeps the settings it began with, whatever a reload brings. */
     job->ctx = (struct cairn_record_ctx){.reg = &job->plugins->reg,
                                          .default_limits = d->cfg.limits,
-                                         .default_variant = job->default_variant};
+                                         .default_variant = job->default_variant,
+                                         .hang = &d->hang};
     cairn_tally_free(&job->stream.tally); /* the stream sizes its own */
     job->stream.pool = &d->pool;
     job->stream.ctx = &job->ctx;

@@ -30,12 +30,16 @@ enum cairn_code {
 /* "bad_json", "bad_record", ... as in SPEC section 3. */
 const char *cairn_code_name(enum cairn_code code);
 
+struct cairn_hang;
+
 /* Settings shared read-only by every worker for the life of a job. */
 struct cairn_record_ctx {
     const struct cairn_registry *reg;
     enum cairn_limits default_limits;
     const char *default_variant; /* NULL: records must name theirs */
     int no_fast_path;            /* 1: every record through jansson (tests, fuzzing) */
+    struct cairn_hang *hang;     /* watches plugin calls that never return (hang.h),
+                                    reporting this ctx as the owner; NULL: none */
 };
 
 /* Working memory reused from record to record by one worker at a time. */

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "util.h"
 
 #define DEADLINE_MS 15000
 
@@ -270,6 +271,150 @@ START_TEST(overwrite_in_place_keeps_the_loaded_code)
 }
 END_TEST
 
+/* ---- 11. a plugin call that never returns ------------------------------ */
+
+#define HANG_TIMEOUT_S 1.0
+/* Start-up, claim, and the monitor's check interval (a quarter of the
+ * timeout), with room for a loaded machine. */
+#define HANG_MARGIN_S 5.0
+
+#define HANG_CFG                                                                          \
+    "{\"min_age_ms\": 0, \"rescan_interval_s\": 1, \"metrics_interval_s\": 0.2, "        \
+    "\"solve_timeout_s\": 1, \"max_attempts\": 2, \"threads\": 1}\n"
+
+/* Line 3 hangs; line 2 is blank, so the line named must be the physical one. */
+#define STUCK_JOB                                                                         \
+    "{\"variant\":\"hang\",\"input\":{\"values\":[1]}}\n"                                 \
+    "\n"                                                                                  \
+    "{\"variant\":\"hang\",\"input\":{\"values\":[666]}}\n"                               \
+    "{\"variant\":\"hang\",\"input\":{\"values\":[2]}}\n"
+
+#define FINE_JOB "{\"variant\":\"hang\",\"input\":{\"values\":[4,5]}}\n"
+
+/* The run count in .cairn/active/.cairn-attempts.HASH ("INODE COUNT"). */
+static unsigned attempts_of(const struct env *e, const char *name)
+{
+    char path[PATH_MAX];
+    unsigned long long ino;
+    unsigned count = 0;
+    char *s;
+
+    th_pathf(path, "%s/.cairn/active/.cairn-attempts.%016llx", e->in,
+             (unsigned long long)cairn_hash64(name, strlen(name)));
+    s = th_slurp_nofollow(path, NULL);
+    if (s == NULL || sscanf(s, "%llu %u", &ino, &count) != 2)
+        count = 0;
+    free(s);
+    return count;
+}
+
+/* Waits for run p to end on its own; returns its exit code and checks it
+ * ended after the timeout and within the margin of it (from t0). */
+static int wait_hang_exit(int p, double t0)
+{
+    int code = th_wait_exit(p, (long)((HANG_TIMEOUT_S + HANG_MARGIN_S) * 1000));
+    double took = th_now_s() - t0;
+
+    TH_REQUIRE(took >= HANG_TIMEOUT_S, "cairnd exited after %.2f s, before solve_timeout_s",
+               took);
+    return code;
+}
+
+START_TEST(hang_ends_the_run_counted_then_quarantined)
+{
+    struct env e;
+    char path[PATH_MAX];
+    json_t *sum;
+    double t0;
+    int p, code;
+
+    env_init(&e, HANG_CFG);
+    install_by_rename(&e, "hang.so", "hang.so");
+    th_drop_job(e.in, "stuck.jsonl", STUCK_JOB, strlen(STUCK_JOB));
+
+    /* Run 1, the daemon: one worker, stuck on line 3.  A job claimed after
+     * it waits behind it, and is not blamed. */
+    t0 = th_now_s();
+    p = start(&e, NULL);
+    TH_EVENTUALLY(th_log_has(p, "job stuck claimed") || !th_running(p), DEADLINE_MS,
+                  "the stuck job was not claimed");
+    th_drop_job(e.in, "innocent.jsonl", FINE_JOB, strlen(FINE_JOB));
+    code = wait_hang_exit(p, t0);
+    TH_REQUIRE(code == 1, "a hung plugin call: the daemon exited %d, not 1", code);
+    TH_REQUIRE(th_log_has(p, "job stuck: line 3: plugin hang has not returned"),
+               "the log does not name the job, the line and the plugin");
+    TH_REQUIRE(attempts_of(&e, "stuck.jsonl") == 1, "run 1 of the hung job counted %u times",
+               attempts_of(&e, "stuck.jsonl"));
+    th_pathf(path, "%s/.cairn/active/stuck.jsonl", e.in);
+    TH_REQUIRE(th_exists(path), "the hung job is not in .cairn/active/ for the next start");
+    th_pathf(path, "%s/.cairn/active/innocent.jsonl", e.in);
+    if (th_exists(path))
+        TH_REQUIRE(attempts_of(&e, "innocent.jsonl") == 0,
+                   "the job waiting behind the hung one was counted as an attempt");
+    TH_REQUIRE(th_count_entries(e.out, ".cairn.") == 0, "temporary files left in %s", e.out);
+
+    /* Run 2, --once: the same, counted again. */
+    t0 = th_now_s();
+    p = start(&e, "--once");
+    code = wait_hang_exit(p, t0);
+    TH_REQUIRE(code == 1, "--once on a hung plugin call exited %d, not 1", code);
+    TH_REQUIRE(th_log_has(p, "job stuck: line 3: plugin hang"), "run 2 did not say why");
+    TH_REQUIRE(attempts_of(&e, "stuck.jsonl") == 2, "after run 2, the count is %u",
+               attempts_of(&e, "stuck.jsonl"));
+
+    /* Run 3: max_attempts (2) runs never ended: quarantined, and the daemon
+     * goes on with the rest. */
+    p = start(&e, NULL);
+    TH_OUT(path, &e, "stuck.summary.json");
+    TH_EVENTUALLY(th_exists(path) || !th_running(p), DEADLINE_MS, "no summary for the hung job");
+    TH_REQUIRE(th_running(p), "run 3 exited: the hung job was run again");
+    sum = th_load_json(path);
+    TH_REQUIRE(strcmp(th_str_field(sum, "status"), "failed") == 0, "status %s",
+               th_str_field(sum, "status"));
+    TH_REQUIRE(strstr(th_str_field(sum, "reason"), "max_attempts") != NULL,
+               "the reason does not say why: %s", th_str_field(sum, "reason"));
+    json_decref(sum);
+    th_pathf(path, "%s/.cairn/failed/stuck.jsonl", e.in);
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the hung job is not in .cairn/failed/");
+    th_pathf(path, "%s/.cairn/failed/stuck.reason.json", e.in);
+    TH_REQUIRE(th_exists(path), "no .cairn/failed/stuck.reason.json");
+    TH_OUT(path, &e, "innocent.summary.json");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the innocent job never finished");
+    run_job(&e, p, "later", FINE_JOB);
+    TH_REQUIRE(answer_of(&e, "later") == 9, "later: %lld", answer_of(&e, "later"));
+    TH_REQUIRE(answer_of(&e, "innocent") == 9, "innocent: %lld", answer_of(&e, "innocent"));
+    th_stop(p);
+    th_cleanup();
+}
+END_TEST
+
+START_TEST(filter_hang_exits_non_zero_naming_the_line)
+{
+    struct env e;
+    char input[PATH_MAX];
+    struct th_run r;
+    double t0, took;
+
+    env_init(&e, "{\"solve_timeout_s\": 1}\n");
+    install_by_rename(&e, "hang.so", "hang.so");
+    th_pathf(input, "%s/records.jsonl", e.root);
+    th_write_text(input, STUCK_JOB);
+    t0 = th_now_s();
+    r = th_run_cairnd_stdin(g_cairnd, e.root, input,
+                            (const char *const[]){"--filter", "-c", e.cfg, "--plugins",
+                                                  e.plugins, "--threads", "1", NULL});
+    took = th_now_s() - t0;
+    TH_REQUIRE(r.status == 1, "--filter on a hung plugin call exited %d, not 1: %s", r.status,
+               r.err);
+    TH_REQUIRE(took >= HANG_TIMEOUT_S && took < HANG_TIMEOUT_S + HANG_MARGIN_S,
+               "--filter exited after %.2f s", took);
+    TH_REQUIRE(strstr(r.err, "line 3: plugin hang has not returned") != NULL,
+               "stderr does not name the line and the plugin: %s", r.err);
+    th_run_free(&r);
+    th_cleanup();
+}
+END_TEST
+
 static Suite *plugins_suite(void)
 {
     Suite *s = suite_create("plugins");
@@ -279,6 +424,12 @@ static Suite *plugins_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, upgrade_by_rename_runs_the_new_code_after_sighup);
     tcase_add_test(tc, overwrite_in_place_keeps_the_loaded_code);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("hangs");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, hang_ends_the_run_counted_then_quarantined);
+    tcase_add_test(tc, filter_hang_exits_non_zero_naming_the_line);
     suite_add_tcase(s, tc);
     return s;
 }
