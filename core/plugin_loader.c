@@ -59,7 +59,8 @@ static int vet(struct cairn_registry *reg, const char *path, const char *what,
     uid_t me = geteuid();
 
     if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
-        return refuse(reg, "%s: %s is writable by group or others (mode %04o); fix with chmod go-w",
+        return refuse(reg,
+                      "%s: %s is writable by group or others (mode %04o); fix with chmod go-w",
                       path, what, (unsigned)(st->st_mode & 07777));
     if (st->st_uid != 0 && st->st_uid != me)
         return refuse(reg,
