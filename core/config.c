@@ -47,6 +47,7 @@ static const struct key keys[] = {
     KEY(metrics_file, T_FILE_NAME, "metrics.prom", 0, 0),
     KEY(metrics_interval_s, T_SECONDS, "10", 0, 0),
     KEY(shutdown_timeout_s, T_SECONDS, "30", 0, 0),
+    KEY(solve_timeout_s, T_SECONDS, "60", 0, 0),
     KEY(limits, T_LIMITS, "official", 0, 0),
     KEY(default_variant, T_STRING, NULL, 0, 0),
     KEY(log_level, T_LOG_LEVEL, "info", 0, 0),

@@ -23,6 +23,7 @@ struct cairn_config {
     char *metrics_file;
     double metrics_interval_s;
     double shutdown_timeout_s;
+    double solve_timeout_s;      /* a record's plugin calls past this: hung (0 = never) */
     enum cairn_limits limits;
     char *default_variant;       /* NULL: none */
     enum cairn_log_level log_level;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,6 +69,7 @@ static void close_all(struct cairn_daemon *d)
     close_handle((uv_handle_t *)&d->sig_term);
     close_handle((uv_handle_t *)&d->sig_int);
     close_handle((uv_handle_t *)&d->sig_hup);
+    cairn_hang_close(&d->hang);
 }
 
 /* STATUS= for systemctl status: the live counts an operator asks first. */
@@ -268,6 +270,15 @@ static void check_done(struct cairn_daemon *d)
     }
 }
 
+void cairn_daemon_abort(struct cairn_daemon *d)
+{
+    d->abandoned = 1;
+    d->finished = 1;
+    write_metrics(d);
+    close_all(d);
+    uv_stop(&d->loop);
+}
+
 static void on_stop_timeout(uv_timer_t *t)
 {
     struct cairn_daemon *d = t->data;
@@ -276,12 +287,8 @@ static void on_stop_timeout(uv_timer_t *t)
     /* Workers may still hold these jobs' batches: leave the memory to the
      * process exit, but remove temporary files so nothing stray remains. */
     for (r = d->jobs; r != NULL; r = r->next)
-        cairn_job_abandon(r->job);
-    d->abandoned = 1;
-    d->finished = 1;
-    write_metrics(d);
-    close_all(d);
-    uv_stop(&d->loop);
+        cairn_job_abandon(r->job, 0);
+    cairn_daemon_abort(d);
 }
 
 static void begin_stop(struct cairn_daemon *d, const char *why)
@@ -388,6 +395,7 @@ static int start_job(struct cairn_daemon *d, const char *name, int recovered)
                                  .cfg = &d->cfg,
                                  .plugins = d->plugins,
                                  .log = &d->log,
+                                 .hang = &d->hang,
                                  .on_batch = on_job_batch,
                                  .on_end = on_job_end,
                                  .data = r};
@@ -623,10 +631,15 @@ void cairn_daemon_log_plugins(const struct cairn_daemon *d)
 {
     size_t i;
 
-    for (i = 0; i < d->plugins->reg.n_plugins; i++)
-        cairn_log(&d->log, CAIRN_LOG_INFO, "plugin %s %s loaded from %s",
-                  d->plugins->reg.plugins[i].desc->name,
-                  d->plugins->reg.plugins[i].desc->version, d->plugins->reg.plugins[i].path);
+    /* The inode says which install of the file runs: a new one after an
+     * upgrade by rename, the same one after a reload of an unchanged file. */
+    for (i = 0; i < d->plugins->reg.n_plugins; i++) {
+        const struct cairn_plugin_handle *h = &d->plugins->reg.plugins[i];
+        cairn_log(&d->log, CAIRN_LOG_INFO,
+                  "plugin %s %s loaded from %s (device %u:%u, inode %llu)", h->desc->name,
+                  h->desc->version, h->path, major(h->dev), minor(h->dev),
+                  (unsigned long long)h->ino);
+    }
 }
 
 static int init_handles(struct cairn_daemon *d)
@@ -714,6 +727,8 @@ int cairn_daemon_run(struct cairn_daemon *d)
         cairn_pool_set_max_running(&d->pool, threads);
     if (rc == 0)
         rc = init_handles(d);
+    if (rc == 0)
+        rc = cairn_daemon_watch_hangs(d);
     if (rc == 0 && !d->once) {
         rc = cairn_watch_start(&d->watch, &d->loop, d->cfg.input_dir, d->spool.in_fd, on_watch,
                                d);
@@ -758,6 +773,7 @@ out:
     cairn_settle_free(&d->settle);
     free(d->status_name);
     cairn_pool_close(&d->pool);
+    cairn_hang_free(&d->hang);
     cairn_metrics_free(&d->metrics);
     cairn_spool_close(&d->spool);
     uv_loop_close(&d->loop);

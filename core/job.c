@@ -388,7 +388,8 @@ static void start_streaming(struct cairn_job *job)
     /* A job keeps the settings it began with, whatever a reload brings. */
     job->ctx = (struct cairn_record_ctx){.reg = &job->plugins->reg,
                                          .default_limits = job->ctx.default_limits,
-                                         .default_variant = job->default_variant};
+                                         .default_variant = job->default_variant,
+                                         .hang = job->env.hang};
     job->stream.pool = job->env.pool;
     job->stream.ctx = &job->ctx;
     job->stream.sink = (struct cairn_sink){.write = sink_write, .end = sink_end, .data = job};
@@ -508,8 +509,9 @@ static void after_start(uv_work_t *req, int status)
         finish(job);
     } else if (job->attempts >= job->max_attempts) {
         job->fail_reason = cairn_asprintf(
-            "%u earlier run(s) never finished: the job crashed or killed the daemon "
-            "(max_attempts %llu)", job->attempts, (unsigned long long)job->max_attempts);
+            "%u earlier run(s) never finished: the job crashed, hung (solve_timeout_s) or "
+            "killed the daemon (max_attempts %llu)", job->attempts,
+            (unsigned long long)job->max_attempts);
         if (job->fail_reason == NULL)
             end_early(job, "describe the quarantine", -ENOMEM);
         else
@@ -573,15 +575,22 @@ void cairn_job_info(const struct cairn_job *job, struct cairn_job_info *info)
                                     .started = job->started};
 }
 
-void cairn_job_abandon(struct cairn_job *job)
+void cairn_job_abandon(struct cairn_job *job, int counted)
 {
     /* By name only: a worker may still be writing through the descriptor,
      * and the process exit closes it. */
     if (job->res_tmp.fd >= 0)
         unlinkat(job->res_tmp.dir_fd, job->res_tmp.name, 0);
-    cairn_attempts_forget(job->env.spool->active_fd, job->name); /* a shutdown is not a crash */
+    if (counted)
+        return; /* its attempts file keeps this run */
+    cairn_attempts_forget(job->env.spool->active_fd, job->name); /* not the job's fault */
     cairn_log(job->env.log, CAIRN_LOG_WARNING,
-              "job %s not finished within shutdown_timeout_s: left in .cairn/active/ for the "
-              "next start",
+              "job %s not finished: left in .cairn/active/ for the next start (this run is not "
+              "counted against it)",
               job->base);
+}
+
+int cairn_job_owns(const struct cairn_job *job, const void *owner)
+{
+    return owner == (const void *)&job->ctx;
 }

@@ -46,6 +46,8 @@ struct cairn_job_env {
     /* The job takes its own reference. */
     struct cairn_plugin_set *plugins;
     const struct cairn_log *log;
+    /* Watches the job's plugin calls (hang.h); NULL: none. */
+    struct cairn_hang *hang;
     /* Loop thread, after each batch of results is written: its counts,
      * indexed by reg (the job's plugin set). */
     void (*on_batch)(void *data, const struct cairn_registry *reg,
@@ -79,9 +81,14 @@ struct cairn_job_info {
 };
 void cairn_job_info(const struct cairn_job *job, struct cairn_job_info *info);
 
-/* Shutdown past its deadline: remove this job's temporary files and
- * leave its input in active/ for the next start.  The job is not freed:
- * workers may still hold its batches. */
-void cairn_job_abandon(struct cairn_job *job);
+/* The run ends before the job does (a shutdown past its deadline, or a
+ * hung plugin call): remove this job's temporary files and leave its input
+ * in active/ for the next start, its run counted as an attempt (counted:
+ * the job is why) or not.  The job is not freed: workers may still hold
+ * its batches. */
+void cairn_job_abandon(struct cairn_job *job, int counted);
+
+/* 1 when owner (a hang report's, hang.h) is this job's record context. */
+int cairn_job_owns(const struct cairn_job *job, const void *owner);
 
 #endif /* CAIRN_JOB_H */

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "fastparse.h"
+#include "hang.h"
 #include "inputs.h"
 #include "jsontext.h"
 #include "render.h"
@@ -351,6 +352,20 @@ static size_t utf8_column(const char *line, size_t at)
     return col;
 }
 
+/* solve_record, with the worker saying which record's plugin calls it is
+ * in: one that never returns must be noticed (hang.h). */
+static int watched_solve(const struct cairn_record_ctx *ctx, const struct rec *r,
+                         struct cairn_scratch *s, struct cairn_buf *out,
+                         struct cairn_tally *tally, struct cairn_rec_error *e)
+{
+    int rc;
+
+    cairn_hang_begin(ctx->hang, ctx, r->line_no, r->plugin->desc->name);
+    rc = solve_record(r, s, out, tally, e);
+    cairn_hang_end(ctx->hang);
+    return rc;
+}
+
 int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratch *s,
                          uint64_t line_no, const char *line, size_t len,
                          struct cairn_buf *out, struct cairn_tally *tally)
@@ -381,7 +396,7 @@ int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratc
     } else {
         rc = parse_record(&r, ctx, line, len, &e);
     }
-    if (rc == 0 && solve_record(&r, s, out, tally, &e) == 0)
+    if (rc == 0 && watched_solve(ctx, &r, s, out, tally, &e) == 0)
         goto done;
 
     /* Drop anything half-rendered before writing the error line. */

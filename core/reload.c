@@ -118,6 +118,7 @@ void cairn_daemon_reload(struct cairn_daemon *d)
     if (d->cfg.umask >= 0)
         umask((mode_t)d->cfg.umask);
     cairn_daemon_start_timers(d);
+    cairn_hang_set_timeout(&d->hang, d->cfg.solve_timeout_s);
     cairn_daemon_log_plugins(d);
     cairn_log(&d->log, CAIRN_LOG_INFO, "reloaded: %zu plugin(s) from %s", ps->reg.n_plugins,
               d->cfg.plugin_dir);

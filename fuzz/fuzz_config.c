@@ -125,6 +125,7 @@ static void check_config(const struct cairn_config *c)
     check_seconds(c->rescan_interval_s, "rescan_interval_s");
     check_seconds(c->metrics_interval_s, "metrics_interval_s");
     check_seconds(c->shutdown_timeout_s, "shutdown_timeout_s");
+    check_seconds(c->solve_timeout_s, "solve_timeout_s");
     CHECK(c->keep_inputs == 0 || c->keep_inputs == 1, "keep_inputs is %d", c->keep_inputs);
     CHECK(c->limits == CAIRN_LIMITS_OFFICIAL || c->limits == CAIRN_LIMITS_EXTENDED,
           "limits is %d", (int)c->limits);
@@ -156,7 +157,8 @@ static void check_copy(const struct cairn_config *c)
               c->log_level == d.log_level && c->umask == d.umask &&
               c->rescan_interval_s == d.rescan_interval_s &&
               c->metrics_interval_s == d.metrics_interval_s &&
-              c->shutdown_timeout_s == d.shutdown_timeout_s,
+              c->shutdown_timeout_s == d.shutdown_timeout_s &&
+              c->solve_timeout_s == d.solve_timeout_s,
           "the copy's numbers differ");
     cairn_config_free(&d);
 }

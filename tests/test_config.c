@@ -70,6 +70,7 @@ START_TEST(defaults_match_the_spec)
     ck_assert_str_eq(cfg.metrics_file, "metrics.prom");
     ck_assert_double_eq(cfg.metrics_interval_s, 10.0);
     ck_assert_double_eq(cfg.shutdown_timeout_s, 30.0);
+    ck_assert_double_eq(cfg.solve_timeout_s, 60.0);
     ck_assert_int_eq(cfg.limits, CAIRN_LIMITS_OFFICIAL);
     ck_assert_ptr_null(cfg.default_variant);
     ck_assert_int_eq(cfg.log_level, CAIRN_LOG_INFO);
@@ -101,6 +102,7 @@ START_TEST(every_key_loads)
                    "  \"metrics_file\": \"node-a.prom\",\n"
                    "  \"metrics_interval_s\": 1,\n"
                    "  \"shutdown_timeout_s\": 0.5,\n"
+                   "  \"solve_timeout_s\": 2.5,\n"
                    "  \"limits\": \"extended\",\n"
                    "  \"default_variant\": \"877\",\n"
                    "  \"log_level\": \"debug\"\n"
@@ -120,6 +122,7 @@ START_TEST(every_key_loads)
     ck_assert_str_eq(cfg.metrics_file, "node-a.prom");
     ck_assert_double_eq(cfg.metrics_interval_s, 1.0);
     ck_assert_double_eq(cfg.shutdown_timeout_s, 0.5);
+    ck_assert_double_eq(cfg.solve_timeout_s, 2.5);
     ck_assert_int_eq(cfg.limits, CAIRN_LIMITS_EXTENDED);
     ck_assert_str_eq(cfg.default_variant, "877");
     ck_assert_int_eq(cfg.log_level, CAIRN_LOG_DEBUG);
@@ -205,6 +208,8 @@ static const struct {
     {"{\"rescan_interval_s\": \"30\"}", "rescan_interval_s"},
     {"{\"rescan_interval_s\": -1}", "rescan_interval_s"},
     {"{\"shutdown_timeout_s\": []}", "shutdown_timeout_s"},
+    {"{\"solve_timeout_s\": -1}", "solve_timeout_s"},
+    {"{\"solve_timeout_s\": \"60\"}", "solve_timeout_s"},
     {"{\"metrics_file\": \"\"}", "metrics_file"},
     {"{\"metrics_file\": 5}", "metrics_file"},
     {"{\"plugin_dir\": null}", "plugin_dir"},
