@@ -121,11 +121,6 @@ static size_t sg5_max_moves(const struct cairn_problem *pb)
     return pb->inputs[0].n - 1;
 }
 
-static inline int64_t sg5_max(int64_t a, int64_t b)
-{
-    return a > b ? a : b;
-}
-
 /* Row r of the dp triangle (row r holding columns r..n-1, rows stored one
  * after the other), as a pointer indexed by the column itself. */
 static int64_t *sg5_row(int64_t *tri, size_t n, size_t r)
