@@ -28,6 +28,8 @@ struct cairn_config {
     char *default_variant;       /* NULL: none */
     enum cairn_log_level log_level;
     int umask;                   /* -1: keep the inherited umask */
+    char *metrics_labels;        /* NULL: none; else the rendered text,
+                                    instance="node7",zone="b" */
 };
 
 /* Fills cfg with the built-in defaults.  Returns 0 or -ENOMEM. */

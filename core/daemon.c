@@ -718,6 +718,8 @@ int cairn_daemon_run(struct cairn_daemon *d)
     }
     rc = cairn_metrics_init(&d->metrics, CAIRN_VERSION);
     if (rc == 0)
+        cairn_metrics_set_labels(&d->metrics, d->cfg.metrics_labels);
+    if (rc == 0)
         rc = cairn_metrics_set_plugins(&d->metrics, &d->plugins->reg);
     /* Two batches per worker: one being solved, one waiting. */
     if (rc == 0)

@@ -114,6 +114,8 @@ void cairn_daemon_reload(struct cairn_daemon *d)
     d->plugins = ps;
     cairn_config_free(&d->cfg);
     d->cfg = nc;
+    /* Borrowed from the configuration just freed: point it at the new one. */
+    cairn_metrics_set_labels(&d->metrics, d->cfg.metrics_labels);
     d->log.level = d->cfg.log_level;
     if (d->cfg.umask >= 0)
         umask((mode_t)d->cfg.umask);
