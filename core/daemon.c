@@ -21,6 +21,7 @@
 #include "job.h"
 #include "notify.h"
 #include "publish.h"
+#include "reload.h"
 #include "status.h"
 #include "tmpfile.h"
 
@@ -270,7 +271,11 @@ static void check_done(struct cairn_daemon *d)
     }
 }
 
-void cairn_daemon_abort(struct cairn_daemon *d)
+/* Ends the run at once, without waiting for workers, which may never
+ * return: metrics written, handles closed, the loop stopped, d->abandoned
+ * set (main() then leaves with _exit).  The caller has dealt with the
+ * active jobs. */
+static void abort_run(struct cairn_daemon *d)
 {
     d->abandoned = 1;
     d->finished = 1;
@@ -288,7 +293,7 @@ static void on_stop_timeout(uv_timer_t *t)
      * process exit, but remove temporary files so nothing stray remains. */
     for (r = d->jobs; r != NULL; r = r->next)
         cairn_job_abandon(r->job, 0);
-    cairn_daemon_abort(d);
+    abort_run(d);
 }
 
 static void begin_stop(struct cairn_daemon *d, const char *why)
@@ -612,17 +617,130 @@ static void on_metrics_timer(uv_timer_t *t)
     write_metrics_async(t->data);
 }
 
+/* SIGHUP: swap in a new configuration and plugin set, or keep the old. */
+static void reload(struct cairn_daemon *d)
+{
+    const struct cairn_reload_in in = {.old = &d->cfg,
+                                       .config_file = d->config_file,
+                                       .apply_overrides = d->apply_overrides,
+                                       .overrides_data = d->overrides_data,
+                                       .log = &d->log};
+    struct cairn_plugin_set *ps;
+    struct cairn_config nc;
+
+    if (cairn_reload_prepare(&in, &nc, &ps) != 0)
+        return;
+    if (cairn_metrics_set_plugins(&d->metrics, &ps->reg) != 0) {
+        cairn_log(&d->log, CAIRN_LOG_ERROR, "reload: out of memory; keeping the old set");
+        cairn_plugin_set_unref(ps);
+        cairn_config_free(&nc);
+        return;
+    }
+    cairn_plugin_set_unref(d->plugins);
+    d->plugins = ps;
+    cairn_config_free(&d->cfg);
+    d->cfg = nc;
+    /* Borrowed from the configuration just freed: point it at the new one. */
+    cairn_metrics_set_labels(&d->metrics, d->cfg.metrics_labels);
+    d->log.level = d->cfg.log_level;
+    if (d->cfg.umask >= 0)
+        umask((mode_t)d->cfg.umask);
+    cairn_daemon_start_timers(d);
+    cairn_hang_set_timeout(&d->hang, d->cfg.solve_timeout_s);
+    cairn_daemon_log_plugins(d);
+    cairn_log(&d->log, CAIRN_LOG_INFO, "reloaded: %zu plugin(s) from %s", ps->reg.n_plugins,
+              d->cfg.plugin_dir);
+}
+
 static void on_signal(uv_signal_t *s, int signum)
 {
     struct cairn_daemon *d = s->data;
 
     if (signum == SIGHUP) {
         cairn_notify_reloading();
-        cairn_daemon_reload(d);
+        reload(d);
         notify_status(d, "READY=1\n");
     }
     else
         begin_stop(d, signum == SIGTERM ? "SIGTERM" : "SIGINT");
+}
+
+/* ---- a plugin call that never returns -----------------------------------
+ *
+ * The daemon's answer (hang.h notices).
+ *
+ * A thread inside a plugin can be neither stopped nor cancelled safely:
+ * the only way out is to leave it behind.  So when a record's plugin calls
+ * have run longer than solve_timeout_s (hang.h notices), the run ends:
+ *   - the log names the job, the line and the plugin;
+ *   - WATCHDOG=1 stops at once, so systemd does not take a daemon whose
+ *     loop still turns for a healthy one, whatever happens next;
+ *   - the hung job's run stays counted in its on-disk attempts file: the
+ *     count is written when a run begins and forgotten only when it ends
+ *     (attempts.h), so after max_attempts such runs the job goes to
+ *     failed/ instead of hanging the daemon at every start;
+ *   - other jobs running at that moment were not at fault: their count is
+ *     forgotten and they stay in active/ for the next start;
+ *   - the process exits 1 without joining the stuck worker, as the
+ *     shutdown timeout does, so systemd's Restart=on-failure starts a fresh
+ *     one (and --once reports the failure).
+ */
+static const struct cairn_running *running_of(const struct cairn_daemon *d, const void *owner)
+{
+    const struct cairn_running *r;
+
+    for (r = d->jobs; r != NULL; r = r->next)
+        if (cairn_job_owns(r->job, owner))
+            return r;
+    return NULL;
+}
+
+static int is_hung(const struct cairn_job *job, const struct cairn_hang_report *rep, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (cairn_job_owns(job, rep[i].owner))
+            return 1;
+    return 0;
+}
+
+static void on_hang(struct cairn_hang *h, const struct cairn_hang_report *rep, size_t n)
+{
+    struct cairn_daemon *d = h->data;
+    const struct cairn_running *r;
+    size_t i;
+
+    if (d->finished)
+        return;
+    uv_timer_stop(&d->watchdog_timer);
+    cairn_notify("STATUS=a plugin call never returned (solve_timeout_s): exiting for a restart");
+    for (i = 0; i < n; i++) {
+        r = running_of(d, rep[i].owner);
+        cairn_log(&d->log, CAIRN_LOG_ERROR,
+                  "job %.*s: line %llu: plugin %s has not returned for %.1f s (solve_timeout_s "
+                  "%g); this run counts as an attempt (max_attempts %llu); exiting, without "
+                  "waiting for it, so the daemon can be restarted",
+                  r != NULL ? (int)(strlen(r->name) - strlen(".jsonl")) : 9,
+                  r != NULL ? r->name : "(unknown)", (unsigned long long)rep[i].line,
+                  rep[i].plugin, rep[i].seconds, d->cfg.solve_timeout_s,
+                  (unsigned long long)d->cfg.max_attempts);
+    }
+    for (r = d->jobs; r != NULL; r = r->next)
+        cairn_job_abandon(r->job, is_hung(r->job, rep, n));
+    d->runtime_error = 1;
+    abort_run(d);
+}
+
+static int watch_hangs(struct cairn_daemon *d)
+{
+    /* Any thread of the pool may run a batch, the I/O ones included. */
+    int rc = cairn_hang_init(&d->hang, &d->loop, (size_t)d->threads + CAIRN_IO_THREADS, on_hang,
+                             d);
+
+    if (rc == 0)
+        cairn_hang_set_timeout(&d->hang, d->cfg.solve_timeout_s);
+    return rc;
 }
 
 /* ---- start ------------------------------------------------------------- */
@@ -730,7 +848,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
     if (rc == 0)
         rc = init_handles(d);
     if (rc == 0)
-        rc = cairn_daemon_watch_hangs(d);
+        rc = watch_hangs(d);
     if (rc == 0 && !d->once) {
         rc = cairn_watch_start(&d->watch, &d->loop, d->cfg.input_dir, d->spool.in_fd, on_watch,
                                d);

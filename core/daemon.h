@@ -138,19 +138,6 @@ void cairn_daemon_log_plugins(const struct cairn_daemon *d);
 /* (Re)starts the rescan and metrics timers from d->cfg. */
 void cairn_daemon_start_timers(struct cairn_daemon *d);
 
-/* SIGHUP (reload.c): re-read the configuration and the plugin directory;
- * keep the old ones, and say why, when the new ones are bad. */
-void cairn_daemon_reload(struct cairn_daemon *d);
 
-/* Ends the run at once, without waiting for workers, which may never
- * return: metrics written, handles closed, the loop stopped, d->abandoned
- * set (main() then leaves with _exit).  The caller has dealt with the
- * active jobs. */
-void cairn_daemon_abort(struct cairn_daemon *d);
-
-/* stuck.c: watch plugin calls against solve_timeout_s (d->hang); one
- * that never returns ends the run with exit status 1, its job's attempt
- * counted.  0 or a negative errno. */
-int cairn_daemon_watch_hangs(struct cairn_daemon *d);
 
 #endif /* CAIRN_DAEMON_H */

@@ -174,28 +174,6 @@ fail:
     return -EINVAL;
 }
 
-static int load_plugins(const struct cairn_config *cfg, const struct cairn_log *log,
-                        struct cairn_registry *reg)
-{
-    size_t i;
-    int rc = cairn_registry_load(reg, cfg->plugin_dir);
-
-    for (i = 0; i < reg->n_errors; i++)
-        cairn_log(log, CAIRN_LOG_ERROR, "plugin refused: %s", reg->errors[i]);
-    if (rc == 0 && reg->n_plugins == 0) {
-        cairn_log(log, CAIRN_LOG_ERROR, "no plugins found in %s", cfg->plugin_dir);
-        return -ENOENT;
-    }
-    if (rc == 0 && cfg->default_variant != NULL &&
-        cairn_registry_find(reg, cfg->default_variant) == NULL) {
-        cairn_log(log, CAIRN_LOG_ERROR,
-                  "default_variant \"%s\" names no loaded plugin or alias",
-                  cfg->default_variant);
-        return -EINVAL;
-    }
-    return rc;
-}
-
 static void print_plugins(const struct cairn_registry *reg)
 {
     size_t i, j;
@@ -405,7 +383,7 @@ int main(int argc, char **argv)
     /* A vanished reader must surface as EPIPE, not kill us mid-write. */
     signal(SIGPIPE, SIG_IGN);
 
-    if (load_plugins(&cfg, &log, &reg) != 0) {
+    if (cairn_plugin_set_load_registry(&reg, cfg.plugin_dir, cfg.default_variant, &log, "") != 0) {
         status = EXIT_USAGE;
         goto out;
     }

@@ -3,6 +3,7 @@
  */
 #include "plugin_set.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,4 +31,41 @@ void cairn_plugin_set_unref(struct cairn_plugin_set *ps)
         cairn_registry_free(&ps->reg);
         free(ps);
     }
+}
+
+int cairn_plugin_set_load_registry(struct cairn_registry *reg, const char *dir,
+                                   const char *default_variant, const struct cairn_log *log,
+                                   const char *prefix)
+{
+    int rc = cairn_registry_load(reg, dir);
+    size_t i;
+
+    for (i = 0; i < reg->n_errors; i++)
+        cairn_log(log, CAIRN_LOG_ERROR, "%splugin refused: %s", prefix, reg->errors[i]);
+    if (rc == 0 && reg->n_plugins == 0) {
+        cairn_log(log, CAIRN_LOG_ERROR, "%sno plugins found in %s", prefix, dir);
+        return -ENOENT;
+    }
+    if (rc == 0 && default_variant != NULL && cairn_registry_find(reg, default_variant) == NULL) {
+        cairn_log(log, CAIRN_LOG_ERROR, "%sdefault_variant \"%s\" names no loaded plugin or alias",
+                  prefix, default_variant);
+        return -EINVAL;
+    }
+    return rc;
+}
+
+struct cairn_plugin_set *cairn_plugin_set_load(const char *dir, const char *default_variant,
+                                               const struct cairn_log *log, const char *prefix,
+                                               int *rc)
+{
+    struct cairn_registry reg = {0};
+    struct cairn_plugin_set *ps;
+
+    *rc = cairn_plugin_set_load_registry(&reg, dir, default_variant, log, prefix);
+    if (*rc == 0 && (ps = cairn_plugin_set_new(&reg)) != NULL)
+        return ps;
+    if (*rc == 0)
+        *rc = -ENOMEM;
+    cairn_registry_free(&reg);
+    return NULL;
 }

@@ -9,12 +9,33 @@
 #ifndef CAIRN_PLUGIN_SET_H
 #define CAIRN_PLUGIN_SET_H
 
+#include "log.h"
 #include "plugin_loader.h"
 
 struct cairn_plugin_set {
     struct cairn_registry reg;
     unsigned refs;
 };
+
+/*
+ * NAME     cairn_plugin_set_load_registry - load and vet dir into reg
+ * ARGUMENTS default_variant: must name a loaded plugin or alias (NULL:
+ *          none); prefix starts every log line ("" or "reload: ")
+ * RETURNS  0; -EINVAL (a refused plugin or an unknown default_variant),
+ *          -ENOENT (no plugins), -ENOMEM; every reason is logged.  reg
+ *          holds whatever loaded either way (free it).
+ * NOTES    the one place start-up, --check, --list-plugins, --filter and a
+ *          reload load plugins; the loader (plugin_loader.h) does the
+ *          vetting, the private copies and the ABI versions.
+ */
+int cairn_plugin_set_load_registry(struct cairn_registry *reg, const char *dir,
+                                   const char *default_variant, const struct cairn_log *log,
+                                   const char *prefix);
+
+/* The same as a new set (one reference), or NULL (*rc says why). */
+struct cairn_plugin_set *cairn_plugin_set_load(const char *dir, const char *default_variant,
+                                               const struct cairn_log *log, const char *prefix,
+                                               int *rc);
 
 /* A new set holding reg (moved in; reg is zeroed), one reference.  NULL
  * when out of memory (reg is then left as it was). */

@@ -1,0 +1,29 @@
+/*
+ * reload.h - SIGHUP: read the configuration and the plugin directory
+ * again, keeping what only a restart may change.
+ */
+#ifndef CAIRN_RELOAD_H
+#define CAIRN_RELOAD_H
+
+#include "config.h"
+#include "log.h"
+#include "plugin_set.h"
+
+struct cairn_reload_in {
+    const struct cairn_config *old;  /* the settings in force */
+    const char *config_file;         /* NULL: none */
+    int (*apply_overrides)(struct cairn_config *cfg, char **err, void *data);
+    void *overrides_data;            /* the command line, applied again */
+    const struct cairn_log *log;
+};
+
+/*
+ * NAME     cairn_reload_prepare - a new configuration and plugin set
+ * RETURNS  0 with *nc and *ps (one reference) ready to be swapped in;
+ *          a negative errno, and nothing to free, when either is bad (the
+ *          log says why; the caller keeps the old ones)
+ */
+int cairn_reload_prepare(const struct cairn_reload_in *in, struct cairn_config *nc,
+                         struct cairn_plugin_set **ps);
+
+#endif /* CAIRN_RELOAD_H */
