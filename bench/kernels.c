@@ -78,8 +78,9 @@ static int run_peers(const struct cairn_registry *reg, const struct bench_peer *
         size_t n_in = t->make(rng, in, buf, PEER_BUF);
         double *tp = malloc((size_t)repeats * sizeof(double));
         double *tt = malloc((size_t)repeats * sizeof(double));
-        struct cairn_problem pb = {.inputs = in, .n_inputs = n_in,
-                                   .limits = CAIRN_LIMITS_EXTENDED};
+        struct cairn_problem pb = { .inputs = in,
+                                    .n_inputs = n_in,
+                                    .limits = CAIRN_LIMITS_EXTENDED };
         void *scratch = NULL;
         char msg[256];
 
@@ -92,7 +93,7 @@ static int run_peers(const struct cairn_registry *reg, const struct bench_peer *
             continue;
         }
         for (int r = 0; r < repeats; r++) {
-            struct cairn_result res = {0};
+            struct cairn_result res = { 0 };
             double t0 = now_s(), t1;
             int64_t ref;
             int rc = h->desc->solve(&pb, &res, scratch, msg, sizeof(msg));
@@ -120,11 +121,11 @@ static int run_peers(const struct cairn_registry *reg, const struct bench_peer *
 int main(int argc, char **argv)
 {
     static const struct kcase cases[] = {
-        {"stone-game", 500, 1, 500},
-        {"stone-game-ii", 100, 1, 10000},
-        {"stone-game-iii", 50000, -1000, 1000},
+        { "stone-game", 500, 1, 500 },
+        { "stone-game-ii", 100, 1, 10000 },
+        { "stone-game-iii", 50000, -1000, 1000 },
     };
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     int repeats = argc > 2 ? atoi(argv[2]) : 21;
     size_t c;
     int status = 0;
@@ -138,17 +139,17 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s\n", reg.errors[i]);
         return 2;
     }
-    printf("%-16s %7s %14s %14s %8s\n", "kernel", "n", "plugin (us)", "textbook (us)",
-           "speed-up");
+    printf("%-16s %7s %14s %14s %8s\n", "kernel", "n", "plugin (us)", "textbook (us)", "speed-up");
     for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         const struct kcase *k = &cases[c];
         const struct cairn_plugin *d = cairn_registry_find(&reg, k->variant)->desc;
         int64_t *a = malloc(k->n * sizeof(*a));
         double *tp = malloc((size_t)repeats * sizeof(double));
         double *tt = malloc((size_t)repeats * sizeof(double));
-        struct cairn_array arr = {.v = a, .n = k->n};
-        struct cairn_problem pb = {.inputs = &arr, .n_inputs = 1,
-                                   .limits = CAIRN_LIMITS_EXTENDED};
+        struct cairn_array arr = { .v = a, .n = k->n };
+        struct cairn_problem pb = { .inputs = &arr,
+                                    .n_inputs = 1,
+                                    .limits = CAIRN_LIMITS_EXTENDED };
         void *scratch;
         char msg[256];
         int r;
@@ -157,7 +158,7 @@ int main(int argc, char **argv)
             a[i] = k->lo + (int64_t)(rng() % (uint64_t)(k->hi - k->lo + 1));
         scratch = malloc(d->scratch_bytes(&pb) + 16);
         for (r = 0; r < repeats; r++) {
-            struct cairn_result res = {0};
+            struct cairn_result res = { 0 };
             double t0 = now_s(), t1;
             int64_t ref;
 
@@ -174,17 +175,16 @@ int main(int argc, char **argv)
             }
         }
         double mp = median(tp, repeats), mt = median(tt, repeats);
-        printf("%-16s %7zu %14.1f %14.1f %7.1fx\n", k->variant, k->n, mp * 1e6, mt * 1e6,
-               mt / mp);
+        printf("%-16s %7zu %14.1f %14.1f %7.1fx\n", k->variant, k->n, mp * 1e6, mt * 1e6, mt / mp);
         free(scratch);
         free(a);
         free(tp);
         free(tt);
     }
     printf("(medians of %d runs each, interleaved; random official-range inputs)\n", repeats);
-    printf("\n%-20s %14s %14s %8s  %s\n", "kernel", "plugin (us)", "peer (us)", "speed-up",
-           "peer");
-    if (run_peers(&reg, bench_peers_a, repeats) != 0 || run_peers(&reg, bench_peers_b, repeats) != 0)
+    printf("\n%-20s %14s %14s %8s  %s\n", "kernel", "plugin (us)", "peer (us)", "speed-up", "peer");
+    if (run_peers(&reg, bench_peers_a, repeats) != 0 ||
+        run_peers(&reg, bench_peers_b, repeats) != 0)
         status = 1;
     printf("(medians of %d runs each, interleaved; one position at the official maximum)\n",
            repeats);

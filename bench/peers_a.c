@@ -18,7 +18,7 @@ static size_t make_sg4(bench_rng_fn rng, struct cairn_array *in, int64_t *buf, s
     if (cap < 1)
         return 0;
     buf[0] = 100000; /* the official maximum; one position, no randomness */
-    in[0] = (struct cairn_array){.v = buf, .n = 1};
+    in[0] = (struct cairn_array){ .v = buf, .n = 1 };
     return 1;
 }
 
@@ -55,7 +55,7 @@ static size_t make_sg5(bench_rng_fn rng, struct cairn_array *in, int64_t *buf, s
         return 0;
     for (size_t i = 0; i < n; i++)
         buf[i] = 1 + (int64_t)(rng() % 1000000);
-    in[0] = (struct cairn_array){.v = buf, .n = n};
+    in[0] = (struct cairn_array){ .v = buf, .n = n };
     return 1;
 }
 
@@ -121,8 +121,8 @@ static size_t make_sg6(bench_rng_fn rng, struct cairn_array *in, int64_t *buf, s
         return 0;
     for (size_t i = 0; i < 2 * n; i++)
         buf[i] = 1 + (int64_t)(rng() % 100);
-    in[0] = (struct cairn_array){.v = buf, .n = n};
-    in[1] = (struct cairn_array){.v = buf + n, .n = n};
+    in[0] = (struct cairn_array){ .v = buf, .n = n };
+    in[1] = (struct cairn_array){ .v = buf + n, .n = n };
     return 2;
 }
 
@@ -147,7 +147,7 @@ static int64_t peer_sg6(const struct cairn_array *in, size_t n_in)
     if (sorted_vals == NULL)
         return -2;
     for (size_t i = 0; i < n; i++)
-        sorted_vals[i] = (struct sg6_pair){in[0].v[i], in[1].v[i]};
+        sorted_vals[i] = (struct sg6_pair){ in[0].v[i], in[1].v[i] };
     qsort(sorted_vals, n, sizeof *sorted_vals, sg6_by_sum_desc);
     int64_t alice = 0, bob = 0;
     for (size_t i = 0; i < n; i += 2)
@@ -167,7 +167,7 @@ static size_t make_sg7(bench_rng_fn rng, struct cairn_array *in, int64_t *buf, s
         return 0;
     for (size_t i = 0; i < n; i++)
         buf[i] = 1 + (int64_t)(rng() % 1000);
-    in[0] = (struct cairn_array){.v = buf, .n = n};
+    in[0] = (struct cairn_array){ .v = buf, .n = n };
     return 1;
 }
 
@@ -203,13 +203,13 @@ static int64_t peer_sg7(const struct cairn_array *in, size_t n_in)
 }
 
 const struct bench_peer bench_peers_a[] = {
-    {"stone-game-iv", "kamyu104 Python/stone-game-iv.py @85e38558 (bottom-up DP)", make_sg4,
-     peer_sg4},
-    {"stone-game-v", "kamyu104 Python/stone-game-v.py @9ab46b26 (O(n^2), Solution)", make_sg5,
-     peer_sg5},
-    {"stone-game-vi", "kamyu104 Python/stone-game-vi.py @0f59579b (sort by a+b)", make_sg6,
-     peer_sg6},
-    {"stone-game-vii", "kamyu104 Python/stone-game-vii.py @e64bf429 (two rows)", make_sg7,
-     peer_sg7},
-    {0},
+    { "stone-game-iv", "kamyu104 Python/stone-game-iv.py @85e38558 (bottom-up DP)", make_sg4,
+      peer_sg4 },
+    { "stone-game-v", "kamyu104 Python/stone-game-v.py @9ab46b26 (O(n^2), Solution)", make_sg5,
+      peer_sg5 },
+    { "stone-game-vi", "kamyu104 Python/stone-game-vi.py @0f59579b (sort by a+b)", make_sg6,
+      peer_sg6 },
+    { "stone-game-vii", "kamyu104 Python/stone-game-vii.py @e64bf429 (two rows)", make_sg7,
+      peer_sg7 },
+    { 0 },
 };

@@ -22,7 +22,7 @@ static size_t sg8_make(bench_rng_fn rng, struct cairn_array *in, int64_t *buf, s
         return 0;
     for (size_t i = 0; i < SG8_N; i++)
         buf[i] = (int64_t)(rng() % 20001) - 10000;
-    in[0] = (struct cairn_array){.v = buf, .n = SG8_N};
+    in[0] = (struct cairn_array){ .v = buf, .n = SG8_N };
     return 1;
 }
 
@@ -57,7 +57,7 @@ static size_t ix_make(bench_rng_fn rng, struct cairn_array *in, int64_t *buf, si
         return 0;
     for (size_t i = 0; i < IX_N; i++)
         buf[i] = 1 + (int64_t)(rng() % 10000);
-    in[0] = (struct cairn_array){.v = buf, .n = IX_N};
+    in[0] = (struct cairn_array){ .v = buf, .n = IX_N };
     return 1;
 }
 
@@ -67,7 +67,7 @@ static size_t ix_make(bench_rng_fn rng, struct cairn_array *in, int64_t *buf, si
 static int64_t ix_peer(const struct cairn_array *in, size_t n_in)
 {
     const int64_t *stones = in[0].v;
-    size_t count[3] = {0, 0, 0};
+    size_t count[3] = { 0, 0, 0 };
     (void)n_in;
     for (size_t i = 0; i < in[0].n; i++)
         count[stones[i] % 3]++; /* official stones are positive */
@@ -91,7 +91,7 @@ static size_t ptw_make(bench_rng_fn rng, struct cairn_array *in, int64_t *buf, s
         return 0;
     for (size_t i = 0; i < PTW_N; i++)
         buf[i] = (int64_t)(rng() % 10000001);
-    in[0] = (struct cairn_array){.v = buf, .n = PTW_N};
+    in[0] = (struct cairn_array){ .v = buf, .n = PTW_N };
     return 1;
 }
 
@@ -128,7 +128,7 @@ static size_t srg_make(bench_rng_fn rng, struct cairn_array *in, int64_t *buf, s
     if (cap < 1)
         return 0;
     buf[0] = 50; /* 1 <= n <= 50 */
-    in[0] = (struct cairn_array){.v = buf, .n = 1};
+    in[0] = (struct cairn_array){ .v = buf, .n = 1 };
     return 1;
 }
 
@@ -145,11 +145,11 @@ static int64_t srg_peer(const struct cairn_array *in, size_t n_in)
 }
 
 const struct bench_peer bench_peers_b[] = {
-    {"stone-game-viii", "doocs/leetcode 1872 Solution.py @6580758c", sg8_make, sg8_peer},
-    {"stone-game-ix", "kamyu104/LeetCode-Solutions stone-game-ix.py @154379b1", ix_make, ix_peer},
-    {"predict-the-winner", "kamyu104/LeetCode-Solutions predict-the-winner.py @016652b8 (n=19)",
-     ptw_make, ptw_peer},
-    {"stone-removal-game", "kamyu104/LeetCode-Solutions stone-removal-game.py @7c948b7b",
-     srg_make, srg_peer},
-    {0},
+    { "stone-game-viii", "doocs/leetcode 1872 Solution.py @6580758c", sg8_make, sg8_peer },
+    { "stone-game-ix", "kamyu104/LeetCode-Solutions stone-game-ix.py @154379b1", ix_make, ix_peer },
+    { "predict-the-winner", "kamyu104/LeetCode-Solutions predict-the-winner.py @016652b8 (n=19)",
+      ptw_make, ptw_peer },
+    { "stone-removal-game", "kamyu104/LeetCode-Solutions stone-removal-game.py @7c948b7b", srg_make,
+      srg_peer },
+    { 0 },
 };

@@ -22,7 +22,15 @@
 #endif
 
 enum key_type {
-    T_STRING, T_FILE_NAME, T_UINT, T_SECONDS, T_BOOL, T_LIMITS, T_LOG_LEVEL, T_UMASK, T_LABELS
+    T_STRING,
+    T_FILE_NAME,
+    T_UINT,
+    T_SECONDS,
+    T_BOOL,
+    T_LIMITS,
+    T_LOG_LEVEL,
+    T_UMASK,
+    T_LABELS
 };
 
 struct key {
@@ -34,8 +42,10 @@ struct key {
     uint64_t max;
 };
 
-#define KEY(name, type, deflt, min, max) \
-    {#name, type, offsetof(struct cairn_config, name), deflt, min, max}
+#define KEY(name, type, deflt, min, max)                                  \
+    {                                                                     \
+#name, type, offsetof(struct cairn_config, name), deflt, min, max \
+    }
 
 static const struct key keys[] = {
     KEY(input_dir, T_STRING, NULL, 0, 0),
@@ -77,7 +87,7 @@ static const struct key *find_key(const char *name)
 
 static char *known_keys(void)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
     size_t i;
 
     for (i = 0; i < N_KEYS; i++)
@@ -116,7 +126,7 @@ static const char *type_text(enum key_type t)
 static int store_labels(char **field, const json_t *v, const char *key, const char *where,
                         char **err)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
     const char *name, *why = NULL;
     const json_t *value;
 
@@ -127,15 +137,14 @@ static int store_labels(char **field, const json_t *v, const char *key, const ch
     }
     if (!json_is_object(v)) {
         if (err != NULL)
-            *err = cairn_asprintf("%s: key \"%s\": expected %s", where, key,
-                                  type_text(T_LABELS));
+            *err = cairn_asprintf("%s: key \"%s\": expected %s", where, key, type_text(T_LABELS));
         return -EINVAL;
     }
-    json_object_foreach((json_t *)v, name, value) {
+    json_object_foreach((json_t *)v, name, value)
+    {
         if (cairn_metrics_label_check(name, &why) != 0) {
             if (err != NULL)
-                *err = cairn_asprintf("%s: key \"%s\": label \"%s\": %s", where, key, name,
-                                      why);
+                *err = cairn_asprintf("%s: key \"%s\": label \"%s\": %s", where, key, name, why);
             cairn_buf_free(&b);
             return -EINVAL;
         }
@@ -145,7 +154,8 @@ static int store_labels(char **field, const json_t *v, const char *key, const ch
             strlen(json_string_value(value)) != json_string_length(value)) {
             if (err != NULL)
                 *err = cairn_asprintf("%s: key \"%s\": label \"%s\": expected a non-empty "
-                                      "string without NUL", where, key, name);
+                                      "string without NUL",
+                                      where, key, name);
             cairn_buf_free(&b);
             return -EINVAL;
         }
@@ -164,8 +174,7 @@ static int store_labels(char **field, const json_t *v, const char *key, const ch
 
 /* Stores v (already a JSON value) into the field of k.  Returns 0, or
  * -EINVAL with *why set to a static explanation. */
-static int store(struct cairn_config *cfg, const struct key *k, const json_t *v,
-                 const char **why)
+static int store(struct cairn_config *cfg, const struct key *k, const json_t *v, const char **why)
 {
     char *field = (char *)cfg + k->offset;
 
@@ -251,8 +260,7 @@ static int store(struct cairn_config *cfg, const struct key *k, const json_t *v,
         *(int *)field = (int)m;
         return 0;
     }
-    case T_LABELS:
-        return store_labels((char **)field, v, k->name, NULL, NULL);
+    case T_LABELS: return store_labels((char **)field, v, k->name, NULL, NULL);
     }
     return -EINVAL;
 }
@@ -269,11 +277,11 @@ static int store_or_explain(struct cairn_config *cfg, const struct key *k, const
     rc = store(cfg, k, v, &why);
     if (rc == -EINVAL) {
         if (why != NULL)
-            *err = cairn_asprintf("%s: key \"%s\": %s (allowed: %" PRIu64 "..%" PRIu64 ")",
-                                  where, k->name, why, k->min, k->max);
+            *err = cairn_asprintf("%s: key \"%s\": %s (allowed: %" PRIu64 "..%" PRIu64 ")", where,
+                                  k->name, why, k->min, k->max);
         else
-            *err = cairn_asprintf("%s: key \"%s\": expected %s", where, k->name,
-                                  type_text(k->type));
+            *err =
+                cairn_asprintf("%s: key \"%s\": expected %s", where, k->name, type_text(k->type));
     }
     return rc;
 }
@@ -287,10 +295,8 @@ static json_t *text_to_json(const struct key *k, const char *text)
     case T_UINT:
     case T_SECONDS:
     case T_BOOL:
-    case T_LABELS:
-        return json_loads(text, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &e);
-    default:
-        return json_string(text);
+    case T_LABELS: return json_loads(text, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &e);
+    default: return json_string(text);
     }
 }
 
@@ -360,7 +366,8 @@ int cairn_config_load_file(struct cairn_config *cfg, const char *path, char **er
         json_decref(root);
         return -EINVAL;
     }
-    json_object_foreach(root, name, v) {
+    json_object_foreach(root, name, v)
+    {
         const struct key *k = find_key(name);
         if (k == NULL) {
             char *known = known_keys();
@@ -460,14 +467,14 @@ int cairn_config_check_dirs(const struct cairn_config *cfg, char **err)
         rc = -EINVAL;
         if (strcmp(in, out) == 0)
             *err = cairn_asprintf("input_dir and output_dir are the same directory (%s): the "
-                                  "daemon would take its own results for jobs", in);
+                                  "daemon would take its own results for jobs",
+                                  in);
         else
-            *err = cairn_asprintf("%s (%s) lies inside %s (%s): input_dir and output_dir "
-                                  "must not contain each other",
-                                  contains(in, out) ? "output_dir" : "input_dir",
-                                  contains(in, out) ? out : in,
-                                  contains(in, out) ? "input_dir" : "output_dir",
-                                  contains(in, out) ? in : out);
+            *err = cairn_asprintf(
+                "%s (%s) lies inside %s (%s): input_dir and output_dir "
+                "must not contain each other",
+                contains(in, out) ? "output_dir" : "input_dir", contains(in, out) ? out : in,
+                contains(in, out) ? "input_dir" : "output_dir", contains(in, out) ? in : out);
         if (*err == NULL)
             rc = -ENOMEM;
     }

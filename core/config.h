@@ -14,7 +14,7 @@ struct cairn_config {
     char *input_dir;
     char *output_dir;
     char *plugin_dir;
-    uint64_t threads;            /* 0 = one per CPU */
+    uint64_t threads; /* 0 = one per CPU */
     uint64_t min_age_ms;
     double rescan_interval_s;
     int keep_inputs;
@@ -23,12 +23,12 @@ struct cairn_config {
     char *metrics_file;
     double metrics_interval_s;
     double shutdown_timeout_s;
-    double solve_timeout_s;      /* a record's plugin calls past this: hung (0 = never) */
+    double solve_timeout_s; /* a record's plugin calls past this: hung (0 = never) */
     enum cairn_limits limits;
-    char *default_variant;       /* NULL: none */
+    char *default_variant; /* NULL: none */
     enum cairn_log_level log_level;
-    int umask;                   /* -1: keep the inherited umask */
-    char *metrics_labels;        /* NULL: none; else the rendered text,
+    int umask;            /* -1: keep the inherited umask */
+    char *metrics_labels; /* NULL: none; else the rendered text,
                                     instance="node7",zone="b" */
 };
 

@@ -36,7 +36,7 @@
  * twice as long after each failure in a row, so a full disk is not
  * hammered but a freed one is noticed soon. */
 #define RETRY_FIRST_MS 1000
-#define RETRY_MAX_MS 60000
+#define RETRY_MAX_MS   60000
 
 static uint64_t ms(double seconds)
 {
@@ -121,7 +121,7 @@ static int output_ready(struct cairn_daemon *d)
  * fail on them for ever otherwise); returns how many were recreated. */
 static int repair_state(struct cairn_daemon *d)
 {
-    static const char *const sub[] = {"active", "done", "failed", "status"};
+    static const char *const sub[] = { "active", "done", "failed", "status" };
     int rc = cairn_spool_repair(&d->spool), n = 0, i;
 
     if (rc < 0) {
@@ -167,8 +167,8 @@ static void metrics_written(int rc, void *data)
  * so the loop never waits for a disk.  One write at a time. */
 static void write_metrics_async(struct cairn_daemon *d)
 {
-    static const struct cairn_publish_opts opts = {.kind = 'm', .sync = 1, .mode = 0644};
-    struct cairn_buf text = {0};
+    static const struct cairn_publish_opts opts = { .kind = 'm', .sync = 1, .mode = 0644 };
+    struct cairn_buf text = { 0 };
     int rc;
 
     if (d->metrics_busy || !output_ready(d))
@@ -197,10 +197,10 @@ static void status_written(int rc, void *data)
  * most once a second while jobs run, and once more when the last ends. */
 static void write_status(struct cairn_daemon *d)
 {
-    static const struct cairn_publish_opts opts = {.kind = 's'};
+    static const struct cairn_publish_opts opts = { .kind = 's' };
     struct cairn_status_job *jobs = NULL;
     struct cairn_status_report st;
-    struct cairn_buf text = {0};
+    struct cairn_buf text = { 0 };
     const struct cairn_running *r;
     size_t n = 0;
     int rc;
@@ -213,18 +213,18 @@ static void write_status(struct cairn_daemon *d)
         struct cairn_job_info info;
 
         cairn_job_info(r->job, &info);
-        jobs[n++] = (struct cairn_status_job){.name = info.name,
-                                              .size = info.size,
-                                              .bytes = info.bytes_read,
-                                              .records = info.records,
-                                              .started = info.started};
+        jobs[n++] = (struct cairn_status_job){ .name = info.name,
+                                               .size = info.size,
+                                               .bytes = info.bytes_read,
+                                               .records = info.records,
+                                               .started = info.started };
     }
-    st = (struct cairn_status_report){.host = d->host,
-                               .pid = (long)getpid(),
-                               .version = CAIRN_VERSION,
-                               .started = d->started_real,
-                               .jobs = jobs,
-                               .n_jobs = n};
+    st = (struct cairn_status_report){ .host = d->host,
+                                       .pid = (long)getpid(),
+                                       .version = CAIRN_VERSION,
+                                       .started = d->started_real,
+                                       .jobs = jobs,
+                                       .n_jobs = n };
     rc = cairn_status_render(&st, &text);
     free(jobs);
     if (rc == 0)
@@ -302,8 +302,10 @@ static void begin_stop(struct cairn_daemon *d, const char *why)
         return;
     d->stopping = 1;
     notify_status(d, "STOPPING=1\n");
-    cairn_log(&d->log, CAIRN_LOG_INFO, "%s: no new jobs; waiting for %zu active job(s), "
-              "at most %.0f s", why, d->active, d->cfg.shutdown_timeout_s);
+    cairn_log(&d->log, CAIRN_LOG_INFO,
+              "%s: no new jobs; waiting for %zu active job(s), "
+              "at most %.0f s",
+              why, d->active, d->cfg.shutdown_timeout_s);
     if (d->watching) {
         cairn_watch_stop(&d->watch);
         d->watching = 0;
@@ -326,8 +328,7 @@ static void enqueue(struct cairn_daemon *d, const char *name, int recovered, uin
     struct cairn_pending *p;
     size_t n = strlen(name);
 
-    if (d->stopping || cairn_nameset_has(&d->known, name) ||
-        cairn_nameset_has(&d->retry, name))
+    if (d->stopping || cairn_nameset_has(&d->known, name) || cairn_nameset_has(&d->retry, name))
         return;
     p = malloc(sizeof(*p) + n + 1);
     if (p == NULL || cairn_nameset_add(&d->known, name) < 0) {
@@ -394,16 +395,16 @@ static int start_job(struct cairn_daemon *d, const char *name, int recovered)
         return -ENOMEM;
     memcpy(r->name, name, n + 1);
     r->d = d;
-    env = (struct cairn_job_env){.loop = &d->loop,
-                                 .pool = &d->pool,
-                                 .spool = &d->spool,
-                                 .cfg = &d->cfg,
-                                 .plugins = d->plugins,
-                                 .log = &d->log,
-                                 .hang = &d->hang,
-                                 .on_batch = on_job_batch,
-                                 .on_end = on_job_end,
-                                 .data = r};
+    env = (struct cairn_job_env){ .loop = &d->loop,
+                                  .pool = &d->pool,
+                                  .spool = &d->spool,
+                                  .cfg = &d->cfg,
+                                  .plugins = d->plugins,
+                                  .log = &d->log,
+                                  .hang = &d->hang,
+                                  .on_batch = on_job_batch,
+                                  .on_end = on_job_end,
+                                  .data = r };
     rc = cairn_job_start(&env, name, recovered, &r->job);
     if (rc != 0) {
         free(r);
@@ -620,11 +621,11 @@ static void on_metrics_timer(uv_timer_t *t)
 /* SIGHUP: swap in a new configuration and plugin set, or keep the old. */
 static void reload(struct cairn_daemon *d)
 {
-    const struct cairn_reload_in in = {.old = &d->cfg,
-                                       .config_file = d->config_file,
-                                       .apply_overrides = d->apply_overrides,
-                                       .overrides_data = d->overrides_data,
-                                       .log = &d->log};
+    const struct cairn_reload_in in = { .old = &d->cfg,
+                                        .config_file = d->config_file,
+                                        .apply_overrides = d->apply_overrides,
+                                        .overrides_data = d->overrides_data,
+                                        .log = &d->log };
     struct cairn_plugin_set *ps;
     struct cairn_config nc;
 
@@ -660,8 +661,7 @@ static void on_signal(uv_signal_t *s, int signum)
         cairn_notify_reloading();
         reload(d);
         notify_status(d, "READY=1\n");
-    }
-    else
+    } else
         begin_stop(d, signum == SIGTERM ? "SIGTERM" : "SIGINT");
 }
 
@@ -722,9 +722,8 @@ static void on_hang(struct cairn_hang *h, const struct cairn_hang_report *rep, s
                   "%g); this run counts as an attempt (max_attempts %llu); exiting, without "
                   "waiting for it, so the daemon can be restarted",
                   r != NULL ? (int)(strlen(r->name) - strlen(".jsonl")) : 9,
-                  r != NULL ? r->name : "(unknown)", (unsigned long long)rep[i].line,
-                  rep[i].plugin, rep[i].seconds, d->cfg.solve_timeout_s,
-                  (unsigned long long)d->cfg.max_attempts);
+                  r != NULL ? r->name : "(unknown)", (unsigned long long)rep[i].line, rep[i].plugin,
+                  rep[i].seconds, d->cfg.solve_timeout_s, (unsigned long long)d->cfg.max_attempts);
     }
     for (r = d->jobs; r != NULL; r = r->next)
         cairn_job_abandon(r->job, is_hung(r->job, rep, n));
@@ -735,8 +734,7 @@ static void on_hang(struct cairn_hang *h, const struct cairn_hang_report *rep, s
 static int watch_hangs(struct cairn_daemon *d)
 {
     /* Any thread of the pool may run a batch, the I/O ones included. */
-    int rc = cairn_hang_init(&d->hang, &d->loop, (size_t)d->threads + CAIRN_IO_THREADS, on_hang,
-                             d);
+    int rc = cairn_hang_init(&d->hang, &d->loop, (size_t)d->threads + CAIRN_IO_THREADS, on_hang, d);
 
     if (rc == 0)
         cairn_hang_set_timeout(&d->hang, d->cfg.solve_timeout_s);
@@ -753,20 +751,19 @@ void cairn_daemon_log_plugins(const struct cairn_daemon *d)
      * upgrade by rename, the same one after a reload of an unchanged file. */
     for (i = 0; i < d->plugins->reg.n_plugins; i++) {
         const struct cairn_plugin_handle *h = &d->plugins->reg.plugins[i];
-        cairn_log(&d->log, CAIRN_LOG_INFO,
-                  "plugin %s %s loaded from %s (device %u:%u, inode %llu)", h->desc->name,
-                  h->desc->version, h->path, major(h->dev), minor(h->dev),
+        cairn_log(&d->log, CAIRN_LOG_INFO, "plugin %s %s loaded from %s (device %u:%u, inode %llu)",
+                  h->desc->name, h->desc->version, h->path, major(h->dev), minor(h->dev),
                   (unsigned long long)h->ino);
     }
 }
 
 static int init_handles(struct cairn_daemon *d)
 {
-    uv_timer_t *timers[] = {&d->rescan_timer,  &d->young_timer,  &d->retry_timer,
-                            &d->metrics_timer, &d->stop_timer,   &d->status_timer,
-                            &d->watchdog_timer, &d->progress_timer, &d->live_timer};
-    uv_signal_t *signals[] = {&d->sig_term, &d->sig_int, &d->sig_hup};
-    int nums[] = {SIGTERM, SIGINT, SIGHUP};
+    uv_timer_t *timers[] = { &d->rescan_timer,   &d->young_timer,    &d->retry_timer,
+                             &d->metrics_timer,  &d->stop_timer,     &d->status_timer,
+                             &d->watchdog_timer, &d->progress_timer, &d->live_timer };
+    uv_signal_t *signals[] = { &d->sig_term, &d->sig_int, &d->sig_hup };
+    int nums[] = { SIGTERM, SIGINT, SIGHUP };
     size_t i;
     int rc;
 
@@ -850,8 +847,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
     if (rc == 0)
         rc = watch_hangs(d);
     if (rc == 0 && !d->once) {
-        rc = cairn_watch_start(&d->watch, &d->loop, d->cfg.input_dir, d->spool.in_fd, on_watch,
-                               d);
+        rc = cairn_watch_start(&d->watch, &d->loop, d->cfg.input_dir, d->spool.in_fd, on_watch, d);
         d->watching = rc == 0;
         if (rc != 0)
             cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot watch %s: %s", d->cfg.input_dir,
@@ -864,8 +860,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
     }
     cairn_daemon_log_plugins(d);
     cairn_log(&d->log, CAIRN_LOG_INFO, "%s %s: %u worker thread(s), output %s",
-              d->once ? "processing" : "watching", d->cfg.input_dir, threads,
-              d->cfg.output_dir);
+              d->once ? "processing" : "watching", d->cfg.input_dir, threads, d->cfg.output_dir);
 
     /* Jobs a crash left in active/ first: they were claimed before anything
      * new.  Another live daemon's jobs are skipped by their lock. */

@@ -32,13 +32,13 @@ struct cairn_running {
     struct cairn_running *prev;
     struct cairn_running *next;
     struct cairn_job *job;
-    char name[];         /* NAME.jsonl */
+    char name[]; /* NAME.jsonl */
 };
 
 /* A name waiting to be claimed. */
 struct cairn_pending {
     struct cairn_pending *next;
-    int recovered;  /* already in active/ (left by a crash): no claim */
+    int recovered; /* already in active/ (left by a crash): no claim */
     char name[];
 };
 
@@ -54,66 +54,66 @@ struct cairn_daemon {
     uv_loop_t loop;
     struct cairn_config cfg;
     struct cairn_log log;
-    const char *config_file;      /* re-read on SIGHUP; NULL = none */
+    const char *config_file; /* re-read on SIGHUP; NULL = none */
     int (*apply_overrides)(struct cairn_config *cfg, char **err, void *data);
-    void *overrides_data;         /* the command line, re-applied on SIGHUP */
+    void *overrides_data; /* the command line, re-applied on SIGHUP */
 
-    unsigned threads;             /* the libuv pool size, fixed at start */
+    unsigned threads; /* the libuv pool size, fixed at start */
     struct cairn_plugin_set *plugins;
     struct cairn_pool pool;
     struct cairn_spool spool;
     struct cairn_watch watch;
     struct cairn_metrics metrics;
-    struct cairn_hang hang;       /* plugin calls past solve_timeout_s (stuck.c) */
+    struct cairn_hang hang; /* plugin calls past solve_timeout_s (stuck.c) */
 
     struct cairn_pending *queue_head; /* ready to claim, oldest first */
     struct cairn_pending *queue_tail;
     size_t queued;
-    struct cairn_nameset known;   /* queued or active: never twice */
-    struct cairn_nameset retry;   /* outputs failed: wait for retry_timer */
-    struct cairn_settle settle;   /* files with a future mtime, watched */
-    struct timespec scan_time;    /* the wall clock when the scan began */
-    struct cairn_running *jobs;   /* active jobs */
+    struct cairn_nameset known; /* queued or active: never twice */
+    struct cairn_nameset retry; /* outputs failed: wait for retry_timer */
+    struct cairn_settle settle; /* files with a future mtime, watched */
+    struct timespec scan_time;  /* the wall clock when the scan began */
+    struct cairn_running *jobs; /* active jobs */
     size_t active;
     size_t max_active;
 
-    uv_timer_t rescan_timer;      /* every rescan_interval_s */
-    uv_timer_t young_timer;       /* when a too-young file comes of age */
-    uv_timer_t retry_timer;       /* RETRY_DELAY_MS after an output failure */
+    uv_timer_t rescan_timer; /* every rescan_interval_s */
+    uv_timer_t young_timer;  /* when a too-young file comes of age */
+    uv_timer_t retry_timer;  /* RETRY_DELAY_MS after an output failure */
     uv_timer_t metrics_timer;
-    uv_timer_t stop_timer;        /* shutdown_timeout_s */
-    uv_timer_t status_timer;      /* systemd STATUS= refresh */
-    uv_timer_t watchdog_timer;    /* WATCHDOG=1 at half of WATCHDOG_USEC */
-    uv_timer_t progress_timer;    /* --once on a terminal: the progress line */
-    uv_timer_t live_timer;        /* the status file, once a second */
+    uv_timer_t stop_timer;     /* shutdown_timeout_s */
+    uv_timer_t status_timer;   /* systemd STATUS= refresh */
+    uv_timer_t watchdog_timer; /* WATCHDOG=1 at half of WATCHDOG_USEC */
+    uv_timer_t progress_timer; /* --once on a terminal: the progress line */
+    uv_timer_t live_timer;     /* the status file, once a second */
     uv_signal_t sig_term;
     uv_signal_t sig_int;
     uv_signal_t sig_hup;
 
-    int once;                     /* --once: exit when the spool is empty */
+    int once; /* --once: exit when the spool is empty */
     int stopping;
-    int finished;                 /* handles are closing; the loop ends */
-    int abandoned;                /* shutdown timed out with jobs running */
+    int finished;  /* handles are closing; the loop ends */
+    int abandoned; /* shutdown timed out with jobs running */
     int watching;
-    int name_busy;                /* a claim met a same-named active job */
-    uint64_t young_wait_ms;       /* shortest wait a scan found, or 0 */
-    uint64_t retry_ms;            /* the next output-failure back-off, or 0 */
-    uint64_t records;             /* answered since start, for records/s */
-    uint64_t status_records;      /* ... at the last STATUS= */
+    int name_busy;           /* a claim met a same-named active job */
+    uint64_t young_wait_ms;  /* shortest wait a scan found, or 0 */
+    uint64_t retry_ms;       /* the next output-failure back-off, or 0 */
+    uint64_t records;        /* answered since start, for records/s */
+    uint64_t status_records; /* ... at the last STATUS= */
     uint64_t status_ns;
-    uint64_t jobs_seen;           /* enqueued since start */
-    uint64_t bytes_seen;          /* their sizes when found */
-    uint64_t bytes_ended;         /* the sizes of jobs that ended */
+    uint64_t jobs_seen;   /* enqueued since start */
+    uint64_t bytes_seen;  /* their sizes when found */
+    uint64_t bytes_ended; /* the sizes of jobs that ended */
     uint64_t start_ns;
     uint64_t jobs_ok;
     uint64_t jobs_failed;
-    int runtime_error;            /* e.g. the input directory vanished */
-    int output_gone;              /* output_dir unusable: claim nothing */
-    int metrics_busy;             /* a metrics write is on the pool */
-    int status_busy;              /* a status write is on the pool */
-    int status_dirty;             /* the set of active jobs changed */
-    char *status_name;            /* this daemon's file in .cairn/status/ */
-    uint64_t live_ns;             /* when it was last written */
+    int runtime_error; /* e.g. the input directory vanished */
+    int output_gone;   /* output_dir unusable: claim nothing */
+    int metrics_busy;  /* a metrics write is on the pool */
+    int status_busy;   /* a status write is on the pool */
+    int status_dirty;  /* the set of active jobs changed */
+    char *status_name; /* this daemon's file in .cairn/status/ */
+    uint64_t live_ns;  /* when it was last written */
     char host[65];
     struct timespec started_real;
 };
@@ -137,7 +137,5 @@ void cairn_daemon_log_plugins(const struct cairn_daemon *d);
 
 /* (Re)starts the rescan and metrics timers from d->cfg. */
 void cairn_daemon_start_timers(struct cairn_daemon *d);
-
-
 
 #endif /* CAIRN_DAEMON_H */

@@ -14,8 +14,7 @@
 
 /* ---- the pool ---------------------------------------------------------- */
 
-int cairn_pool_init(struct cairn_pool *p, uv_loop_t *loop, size_t max_batches,
-                    size_t batch_bytes)
+int cairn_pool_init(struct cairn_pool *p, uv_loop_t *loop, size_t max_batches, size_t batch_bytes)
 {
     memset(p, 0, sizeof(*p));
     if (max_batches == 0 || batch_bytes < 64)
@@ -164,8 +163,8 @@ static void work_cb(uv_work_t *req)
                      s->max_line_bytes);
             rc = cairn_record_error(l->no, CAIRN_CODE_TOO_LARGE, msg, &b->out, &b->tally);
         } else {
-            rc = cairn_record_process(s->ctx, &b->scratch, l->no, b->in + l->off, l->len,
-                                      &b->out, &b->tally);
+            rc = cairn_record_process(s->ctx, &b->scratch, l->no, b->in + l->off, l->len, &b->out,
+                                      &b->tally);
         }
         if (rc != 0) {
             b->failed = rc;
@@ -179,8 +178,8 @@ static void work_cb(uv_work_t *req)
  * the stream, only fires when the outermost one leaves. */
 static void maybe_end(struct cairn_stream *s)
 {
-    if (s->depth == 0 && s->eof && s->filling == NULL && !s->reading && s->in_flight == 0 && !s->waiting &&
-        !s->ended) {
+    if (s->depth == 0 && s->eof && s->filling == NULL && !s->reading && s->in_flight == 0 &&
+        !s->waiting && !s->ended) {
         s->ended = 1;
         s->sink.end(s, s->status);
     }
@@ -298,7 +297,7 @@ void cairn_batch_release(struct cairn_batch *b)
  * is handed on once it holds MAX_BATCH_LINES lines, and no read adds more
  * than MAX_READ bytes (so at most MAX_READ / 2 more lines) to it. */
 #define MAX_BATCH_LINES 4096
-#define MAX_READ (16u * 1024u)
+#define MAX_READ        (16u * 1024u)
 
 static int is_blank(const char *p, size_t n)
 {
@@ -320,7 +319,7 @@ static int push_line(struct cairn_batch *b, uint64_t no, size_t off, size_t len)
         b->lines = l;
         b->lines_cap = cap;
     }
-    b->lines[b->n_lines++] = (struct cairn_line){.no = no, .off = off, .len = len};
+    b->lines[b->n_lines++] = (struct cairn_line){ .no = no, .off = off, .len = len };
     return 0;
 }
 
@@ -487,8 +486,7 @@ static void handle_read(struct cairn_stream *s, ssize_t nread)
         s->line_start = 0;
     }
     if (b->n_lines >= MAX_BATCH_LINES ||
-        (b->n_lines > 0 &&
-         (s->source.prompt || b->in_cap - b->in_len < s->pool->batch_bytes / 8)))
+        (b->n_lines > 0 && (s->source.prompt || b->in_cap - b->in_len < s->pool->batch_bytes / 8)))
         dispatch(s);
 }
 

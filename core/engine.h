@@ -37,7 +37,7 @@ struct cairn_batch {
     struct cairn_stream *stream;
     struct cairn_pool *pool;
     uint64_t seq;
-    char *in;            /* raw bytes; lines point into it */
+    char *in; /* raw bytes; lines point into it */
     size_t in_len;
     size_t in_cap;
     struct cairn_line *lines;
@@ -46,7 +46,7 @@ struct cairn_batch {
     struct cairn_buf out; /* rendered result lines, filled on a worker */
     struct cairn_tally tally;
     struct cairn_scratch scratch;
-    int failed;          /* -ENOMEM from a worker */
+    int failed; /* -ENOMEM from a worker */
     uv_work_t work;
     struct cairn_batch *next;
 };
@@ -54,9 +54,9 @@ struct cairn_batch {
 struct cairn_pool {
     uv_loop_t *loop;
     size_t max_batches;
-    size_t n_batches;      /* allocated so far */
-    size_t batch_bytes;    /* target input bytes per batch */
-    size_t max_running;    /* batches on workers at once; 0 = no limit */
+    size_t n_batches;   /* allocated so far */
+    size_t batch_bytes; /* target input bytes per batch */
+    size_t max_running; /* batches on workers at once; 0 = no limit */
     size_t running;
     struct cairn_batch *ready_head; /* dispatched, waiting for a worker */
     struct cairn_batch *ready_tail;
@@ -73,7 +73,7 @@ struct cairn_source {
      * call cairn_stream_read_done() later on the loop thread. */
     int (*read)(struct cairn_source *src, struct cairn_stream *s, char *buf, size_t len,
                 ssize_t *nread);
-    int prompt;  /* hand lines to workers after every read (pipes, ttys) */
+    int prompt; /* hand lines to workers after every read (pipes, ttys) */
     void *data;
 };
 
@@ -96,32 +96,31 @@ struct cairn_stream {
     struct cairn_source source;
     struct cairn_sink sink;
 
-    struct cairn_batch *filling;  /* being read into */
-    struct cairn_buf carry;       /* partial last line between batches */
-    size_t line_start;            /* where the unfinished line begins */
-    int depth;                    /* nesting of entry points, see engine.c */
-    uint64_t line_no;             /* lines fully seen so far */
-    int skipping;                 /* inside a line over max_line_bytes */
-    size_t skipped;               /* its bytes so far */
-    int skip_cr;                  /* the last of them was '\r' */
-    int seen_first;               /* BOM check done */
+    struct cairn_batch *filling; /* being read into */
+    struct cairn_buf carry;      /* partial last line between batches */
+    size_t line_start;           /* where the unfinished line begins */
+    int depth;                   /* nesting of entry points, see engine.c */
+    uint64_t line_no;            /* lines fully seen so far */
+    int skipping;                /* inside a line over max_line_bytes */
+    size_t skipped;              /* its bytes so far */
+    int skip_cr;                 /* the last of them was '\r' */
+    int seen_first;              /* BOM check done */
     int eof;
-    int status;                   /* first error, or 0 */
+    int status; /* first error, or 0 */
     int reading;
 
-    uint64_t next_seq;            /* next batch number to hand out */
-    uint64_t emit_seq;            /* next batch number the sink gets */
-    size_t in_flight;             /* dispatched, not yet released */
-    struct cairn_batch *done;     /* finished batches waiting for their turn */
-    uint64_t bytes;               /* bytes read */
-    struct cairn_tally tally;     /* sum over released batches */
+    uint64_t next_seq;        /* next batch number to hand out */
+    uint64_t emit_seq;        /* next batch number the sink gets */
+    size_t in_flight;         /* dispatched, not yet released */
+    struct cairn_batch *done; /* finished batches waiting for their turn */
+    uint64_t bytes;           /* bytes read */
+    struct cairn_tally tally; /* sum over released batches */
     struct cairn_stream *wait_next;
     int waiting;
     int ended;
 };
 
-int cairn_pool_init(struct cairn_pool *p, uv_loop_t *loop, size_t max_batches,
-                    size_t batch_bytes);
+int cairn_pool_init(struct cairn_pool *p, uv_loop_t *loop, size_t max_batches, size_t batch_bytes);
 /* At most n batches solve at once (the libuv pool may be larger, to give
  * file I/O threads of its own).  0: no limit. */
 void cairn_pool_set_max_running(struct cairn_pool *p, size_t n);

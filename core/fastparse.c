@@ -101,21 +101,11 @@ static int read_scalar(struct cursor *c, struct cairn_scalar *v)
     if (c->p == c->end)
         return 0;
     switch (*c->p) {
-    case '"':
-        v->kind = CAIRN_SCALAR_STRING;
-        return read_string(c, &v->s, &v->n);
-    case 't':
-        v->kind = CAIRN_SCALAR_TRUE;
-        return read_word(c, "true", 4);
-    case 'f':
-        v->kind = CAIRN_SCALAR_FALSE;
-        return read_word(c, "false", 5);
-    case 'n':
-        v->kind = CAIRN_SCALAR_NULL;
-        return read_word(c, "null", 4);
-    default:
-        v->kind = CAIRN_SCALAR_INT;
-        return read_int(c, &v->i);
+    case '"': v->kind = CAIRN_SCALAR_STRING; return read_string(c, &v->s, &v->n);
+    case 't': v->kind = CAIRN_SCALAR_TRUE; return read_word(c, "true", 4);
+    case 'f': v->kind = CAIRN_SCALAR_FALSE; return read_word(c, "false", 5);
+    case 'n': v->kind = CAIRN_SCALAR_NULL; return read_word(c, "null", 4);
+    default: v->kind = CAIRN_SCALAR_INT; return read_int(c, &v->i);
     }
 }
 
@@ -242,7 +232,7 @@ static int read_options(struct cursor *c, struct cairn_fast_rec *r)
 int cairn_fast_parse(const char *line, size_t len, struct cairn_fast_rec *r,
                      struct cairn_scratch *s)
 {
-    struct cursor c = {.p = line, .end = line + len};
+    struct cursor c = { .p = line, .end = line + len };
     int seen_options = 0, rc;
 
     memset(r, 0, sizeof(*r));

@@ -28,11 +28,11 @@
 #define CAIRN_FAST_MAX_INPUTS 8
 
 struct cairn_fast_input {
-    const char *name;  /* into the line, printable ASCII */
+    const char *name; /* into the line, printable ASCII */
     size_t name_len;
-    size_t off;        /* the values: scratch->values[off .. off + n) */
+    size_t off; /* the values: scratch->values[off .. off + n) */
     size_t n;
-    int scalar;        /* 1: a bare integer (n == 1), 0: an array */
+    int scalar; /* 1: a bare integer (n == 1), 0: an array */
 };
 
 /* Scalars' strings point into the line (printable ASCII, no escapes, so
@@ -44,8 +44,8 @@ struct cairn_fast_rec {
     int has_input;
     struct cairn_fast_input inputs[CAIRN_FAST_MAX_INPUTS];
     size_t n_inputs;
-    int limits;                       /* -1 unset, else enum cairn_limits */
-    int moves;                        /* -1 unset, else 0/1 */
+    int limits; /* -1 unset, else enum cairn_limits */
+    int moves;  /* -1 unset, else 0/1 */
 };
 
 /*

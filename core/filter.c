@@ -51,11 +51,11 @@ static void sink_end(struct cairn_stream *s, int status)
     f->status = status;
 }
 
-int cairn_filter_run(uv_loop_t *loop, struct cairn_pool *pool,
-                     const struct cairn_record_ctx *ctx, size_t max_line_bytes, uv_file in_fd,
-                     uv_file out_fd, struct cairn_tally *tally)
+int cairn_filter_run(uv_loop_t *loop, struct cairn_pool *pool, const struct cairn_record_ctx *ctx,
+                     size_t max_line_bytes, uv_file in_fd, uv_file out_fd,
+                     struct cairn_tally *tally)
 {
-    struct filter f = {.out_fd = out_fd};
+    struct filter f = { .out_fd = out_fd };
     struct cairn_fd_source fs;
     struct cairn_stream s;
     int rc;
@@ -64,11 +64,11 @@ int cairn_filter_run(uv_loop_t *loop, struct cairn_pool *pool,
     s.pool = pool;
     s.ctx = ctx;
     s.max_line_bytes = max_line_bytes;
-    s.sink = (struct cairn_sink){.write = sink_write, .end = sink_end, .data = &f};
+    s.sink = (struct cairn_sink){ .write = sink_write, .end = sink_end, .data = &f };
     rc = cairn_fd_source_init(&fs, loop, in_fd, &f.input);
     if (rc != 0)
         return rc;
-    s.source = (struct cairn_source){.read = read_input, .prompt = f.input.prompt, .data = &f};
+    s.source = (struct cairn_source){ .read = read_input, .prompt = f.input.prompt, .data = &f };
     rc = cairn_stream_start(&s);
     if (rc == 0)
         uv_run(loop, UV_RUN_DEFAULT);

@@ -18,8 +18,8 @@
  * NOTES    runs the loop until done; tally must be initialised for
  *          ctx->reg.
  */
-int cairn_filter_run(uv_loop_t *loop, struct cairn_pool *pool,
-                     const struct cairn_record_ctx *ctx, size_t max_line_bytes, uv_file in_fd,
-                     uv_file out_fd, struct cairn_tally *tally);
+int cairn_filter_run(uv_loop_t *loop, struct cairn_pool *pool, const struct cairn_record_ctx *ctx,
+                     size_t max_line_bytes, uv_file in_fd, uv_file out_fd,
+                     struct cairn_tally *tally);
 
 #endif /* CAIRN_FILTER_H */

@@ -18,7 +18,7 @@
 
 struct cairn_hang_slot {
     atomic_uint_fast64_t seq;
-    atomic_uint_fast64_t t0;     /* uv_hrtime() when the calls began; 0: idle */
+    atomic_uint_fast64_t t0; /* uv_hrtime() when the calls began; 0: idle */
     atomic_uint_fast64_t line;
     _Atomic(const void *) owner;
     _Atomic(const char *) plugin;
@@ -41,8 +41,8 @@ int cairn_hang_init(struct cairn_hang *h, uv_loop_t *loop, size_t n_threads, cai
     memset(h, 0, sizeof(*h));
     if (n_threads == 0)
         n_threads = 1;
-    h->slots = aligned_alloc(_Alignof(struct cairn_hang_slot),
-                             n_threads * sizeof(struct cairn_hang_slot));
+    h->slots =
+        aligned_alloc(_Alignof(struct cairn_hang_slot), n_threads * sizeof(struct cairn_hang_slot));
     h->reports = calloc(n_threads, sizeof(*h->reports));
     if (h->slots == NULL || h->reports == NULL) {
         cairn_hang_free(h);
@@ -166,8 +166,7 @@ static void publish(struct cairn_hang_slot *s, uint64_t t0, const void *owner, u
     atomic_store_explicit(&s->seq, q + 2, memory_order_release);
 }
 
-void cairn_hang_begin(struct cairn_hang *h, const void *owner, uint64_t line,
-                      const char *plugin)
+void cairn_hang_begin(struct cairn_hang *h, const void *owner, uint64_t line, const char *plugin)
 {
     struct cairn_hang_slot *s;
     uint64_t now;

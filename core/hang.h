@@ -42,15 +42,15 @@ struct cairn_hang_slot; /* one per worker thread, private to hang.c */
 
 struct cairn_hang {
     uv_timer_t timer;
-    uint64_t timeout_ns;          /* 0: nothing is watched */
-    uint64_t id;                  /* tells a worker's cached slot of a freed
+    uint64_t timeout_ns; /* 0: nothing is watched */
+    uint64_t id;         /* tells a worker's cached slot of a freed
                                      monitor from one of ours */
     struct cairn_hang_slot *slots;
     size_t n_slots;
-    atomic_size_t n_claimed;      /* slots handed to worker threads */
+    atomic_size_t n_claimed;           /* slots handed to worker threads */
     struct cairn_hang_report *reports; /* [n_slots], filled at each check */
     cairn_hang_cb cb;
-    void *data;                   /* for cb */
+    void *data; /* for cb */
 };
 
 /*
@@ -77,8 +77,7 @@ void cairn_hang_close(struct cairn_hang *h);
 void cairn_hang_free(struct cairn_hang *h);
 
 /* On a worker, around one record's plugin calls.  h NULL: nothing. */
-void cairn_hang_begin(struct cairn_hang *h, const void *owner, uint64_t line,
-                      const char *plugin);
+void cairn_hang_begin(struct cairn_hang *h, const void *owner, uint64_t line, const char *plugin);
 void cairn_hang_end(struct cairn_hang *h);
 
 #endif /* CAIRN_HANG_H */

@@ -15,7 +15,6 @@
 #include "jsontext.h"
 #include "util.h"
 
-
 /* What the checks need to know of the record: whose inputs, which limits. */
 struct want {
     const struct cairn_plugin *d;
@@ -27,9 +26,9 @@ static int bound_error(struct cairn_rec_error *e, const struct want *r, const ch
 {
     int extended = r->limits == CAIRN_LIMITS_EXTENDED;
 
-    return cairn_rec_fail(e, extended ? CAIRN_CODE_TOO_LARGE : CAIRN_CODE_CONSTRAINT,
-                "input.%s%s: %s%s", field, what, detail,
-                extended ? "" : " (options.limits \"extended\" lifts the official limits)");
+    return cairn_rec_fail(
+        e, extended ? CAIRN_CODE_TOO_LARGE : CAIRN_CODE_CONSTRAINT, "input.%s%s: %s%s", field, what,
+        detail, extended ? "" : " (options.limits \"extended\" lifts the official limits)");
 }
 
 static const struct cairn_bounds *bounds_of(const struct want *r,
@@ -52,13 +51,14 @@ static int check_length(const struct want *r, const struct cairn_input_decl *dec
     char detail[160];
 
     if (n > b->max_len) {
-        snprintf(detail, sizeof(detail), "length %zu is over the %s maximum %zu", n,
-                 limits_name(r), b->max_len);
+        snprintf(detail, sizeof(detail), "length %zu is over the %s maximum %zu", n, limits_name(r),
+                 b->max_len);
         return bound_error(e, r, decl->name, "", detail);
     }
     if (n < b->min_len)
-        return cairn_rec_fail(e, CAIRN_CODE_CONSTRAINT, "input.%s: length %zu is under the minimum %zu",
-                    decl->name, n, b->min_len);
+        return cairn_rec_fail(e, CAIRN_CODE_CONSTRAINT,
+                              "input.%s: length %zu is under the minimum %zu", decl->name, n,
+                              b->min_len);
     return 0;
 }
 
@@ -69,8 +69,8 @@ static int is_scalar(const struct cairn_input_decl *decl)
 
 /* A value out of bounds: constraint or too_large, the same words for an
  * array element ("input.piles[3]: ...") and a scalar ("input.n: ..."). */
-static int check_values(const struct want *r, const struct cairn_input_decl *decl,
-                        const int64_t *v, size_t n, struct cairn_rec_error *e)
+static int check_values(const struct want *r, const struct cairn_input_decl *decl, const int64_t *v,
+                        size_t n, struct cairn_rec_error *e)
 {
     const struct cairn_bounds *b = bounds_of(r, decl);
     char where[32] = "", detail[160];
@@ -92,10 +92,10 @@ static int check_values(const struct want *r, const struct cairn_input_decl *dec
 
 /* An input of the wrong JSON shape (an array where a scalar is declared,
  * or the other way round); got is "an array", "an integer", ... */
-static int shape_error(struct cairn_rec_error *e, const struct cairn_input_decl *decl, const char *got)
+static int shape_error(struct cairn_rec_error *e, const struct cairn_input_decl *decl,
+                       const char *got)
 {
-    return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: expected %s, got %s",
-                          decl->name,
+    return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: expected %s, got %s", decl->name,
                           is_scalar(decl) ? "an integer" : "an array of integers", got);
 }
 
@@ -123,8 +123,8 @@ static int check_equal_lengths(const struct cairn_plugin *d, const struct cairn_
 
 /* Converts one declared integer array into dst, checking it against the
  * bounds for the record's limits. */
-static int load_array(const struct want *r, const struct cairn_input_decl *decl,
-                      const json_t *arr, int64_t *dst, struct cairn_rec_error *e)
+static int load_array(const struct want *r, const struct cairn_input_decl *decl, const json_t *arr,
+                      int64_t *dst, struct cairn_rec_error *e)
 {
     size_t n = json_array_size(arr), i;
 
@@ -134,41 +134,42 @@ static int load_array(const struct want *r, const struct cairn_input_decl *decl,
         const json_t *v = json_array_get(arr, i);
 
         if (!json_is_integer(v))
-            return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s[%zu]: expected an integer, got %s",
-                        decl->name, i, cairn_json_type_name(v));
+            return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
+                                  "input.%s[%zu]: expected an integer, got %s", decl->name, i,
+                                  cairn_json_type_name(v));
         dst[i] = (int64_t)json_integer_value(v);
     }
     return check_values(r, decl, dst, n, e);
 }
 
-
 /* Builds the plain C problem from the record's input object.  The checks
  * run in this order in both readers, so their messages agree: unknown
  * fields (in the record's order), then per declared input missing or of
  * the wrong shape, then equal lengths, then per input its bounds. */
-int cairn_inputs_from_json(const struct cairn_plugin *d, enum cairn_limits limits,
-                           json_t *input, struct cairn_scratch *s, struct cairn_array *arrays,
+int cairn_inputs_from_json(const struct cairn_plugin *d, enum cairn_limits limits, json_t *input,
+                           struct cairn_scratch *s, struct cairn_array *arrays,
                            struct cairn_rec_error *e)
 {
-    const struct want want = {.d = d, .limits = limits}, *r = &want;
+    const struct want want = { .d = d, .limits = limits }, *r = &want;
     const char *key;
     json_t *val;
     size_t i, total = 0, at = 0;
     char nb[72];
 
-    json_object_foreach(input, key, val) {
+    json_object_foreach(input, key, val)
+    {
         for (i = 0; i < d->n_inputs; i++)
             if (strcmp(key, d->inputs[i].name) == 0)
                 break;
         if (i == d->n_inputs)
             return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: %s takes no such field",
-                        cairn_short_name(key, nb), d->name);
+                                  cairn_short_name(key, nb), d->name);
     }
     for (i = 0; i < d->n_inputs; i++) {
         json_t *v = json_object_get(input, d->inputs[i].name);
         if (v == NULL)
             return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: missing (%s needs it)",
-                        d->inputs[i].name, d->name);
+                                  d->inputs[i].name, d->name);
         if (is_scalar(&d->inputs[i]) ? !json_is_integer(v) : !json_is_array(v))
             return shape_error(e, &d->inputs[i], cairn_json_type_name(v));
         arrays[i].n = is_scalar(&d->inputs[i]) ? 1 : json_array_size(v);
@@ -201,8 +202,8 @@ int cairn_inputs_from_fast(const struct cairn_plugin *d, enum cairn_limits limit
                            const struct cairn_fast_rec *f, struct cairn_scratch *s,
                            struct cairn_array *arrays, struct cairn_rec_error *e)
 {
-    const struct want want = {.d = d, .limits = limits}, *r = &want;
-    const struct cairn_fast_input *given[CAIRN_FAST_MAX_INPUTS] = {0};
+    const struct want want = { .d = d, .limits = limits }, *r = &want;
+    const struct cairn_fast_input *given[CAIRN_FAST_MAX_INPUTS] = { 0 };
     size_t i, j;
     char key[256], nb[72];
 
@@ -215,21 +216,21 @@ int cairn_inputs_from_fast(const struct cairn_plugin *d, enum cairn_limits limit
                 memcmp(d->inputs[i].name, f->inputs[j].name, f->inputs[j].name_len) == 0)
                 break;
         if (i == d->n_inputs) {
-            size_t n = f->inputs[j].name_len < sizeof(key) - 1 ? f->inputs[j].name_len
-                                                                : sizeof(key) - 1;
+            size_t n =
+                f->inputs[j].name_len < sizeof(key) - 1 ? f->inputs[j].name_len : sizeof(key) - 1;
             memcpy(key, f->inputs[j].name, n);
             key[n] = '\0';
             return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: %s takes no such field",
-                        cairn_short_name(key, nb), d->name);
+                                  cairn_short_name(key, nb), d->name);
         }
         if (i < CAIRN_FAST_MAX_INPUTS)
             given[i] = &f->inputs[j];
-        arrays[i] = (struct cairn_array){.v = s->values + f->inputs[j].off, .n = f->inputs[j].n};
+        arrays[i] = (struct cairn_array){ .v = s->values + f->inputs[j].off, .n = f->inputs[j].n };
     }
     for (i = 0; i < d->n_inputs; i++) {
         if (i >= CAIRN_FAST_MAX_INPUTS || given[i] == NULL)
             return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: missing (%s needs it)",
-                        d->inputs[i].name, d->name);
+                                  d->inputs[i].name, d->name);
         /* The plain reader takes only integers and integer arrays. */
         if (is_scalar(&d->inputs[i]) != given[i]->scalar)
             return shape_error(e, &d->inputs[i], given[i]->scalar ? "an integer" : "an array");

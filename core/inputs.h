@@ -25,8 +25,8 @@
  *          missing or of the wrong shape, then equal lengths, then per
  *          input its bounds for limits.
  */
-int cairn_inputs_from_json(const struct cairn_plugin *d, enum cairn_limits limits,
-                           json_t *input, struct cairn_scratch *s, struct cairn_array *arrays,
+int cairn_inputs_from_json(const struct cairn_plugin *d, enum cairn_limits limits, json_t *input,
+                           struct cairn_scratch *s, struct cairn_array *arrays,
                            struct cairn_rec_error *e);
 
 /* The same for the plain reader's record, whose integers already sit in

@@ -21,25 +21,25 @@
 
 #define RESULTS_SUFFIX ".results.jsonl"
 #define SUMMARY_SUFFIX ".summary.json"
-#define REASON_SUFFIX ".reason.json"
+#define REASON_SUFFIX  ".reason.json"
 
 struct cairn_job {
     struct cairn_job_env env;
-    char *name;          /* NAME.jsonl, as in the spool */
-    char *base;          /* NAME */
-    char *out_base;      /* what outputs are named after: NAME, or for a
+    char *name;     /* NAME.jsonl, as in the spool */
+    char *base;     /* NAME */
+    char *out_base; /* what outputs are named after: NAME, or for a
                             name too long for NAME.results.jsonl, a cut of
                             it, "~" and a hash of the whole name */
-    char *label;         /* name, escaped for JSON and messages */
-    int recovered;       /* already in active/ (left by a crash): no claim */
-    int claimed;         /* in active/ and ours: a hand-back renames it out */
+    char *label;    /* name, escaped for JSON and messages */
+    int recovered;  /* already in active/ (left by a crash): no claim */
+    int claimed;    /* in active/ and ours: a hand-back renames it out */
     int in_fd;
-    int out_fd;          /* the output directory, as it was when we began;
+    int out_fd;                   /* the output directory, as it was when we began;
                             results and summary land there together */
     struct cairn_tmpfile res_tmp; /* the results, until published */
-    uint64_t size;       /* of the input when opened, for progress */
-    ino_t ino;           /* of the input, to tie the attempts count to it */
-    unsigned attempts;   /* earlier runs that never ended */
+    uint64_t size;                /* of the input when opened, for progress */
+    ino_t ino;                    /* of the input, to tie the attempts count to it */
+    unsigned attempts;            /* earlier runs that never ended */
     /* What the job keeps from its environment, whatever a reload brings. */
     struct cairn_plugin_set *plugins;
     struct cairn_record_ctx ctx;
@@ -50,11 +50,11 @@ struct cairn_job {
     struct cairn_fd_source src;
     uint64_t t0_ns;
     struct timespec started;
-    int write_error;     /* first failure writing results */
-    char *fail_reason;   /* set: the job itself is bad, it goes to failed/ */
+    int write_error;   /* first failure writing results */
+    char *fail_reason; /* set: the job itself is bad, it goes to failed/ */
     /* Work on pool threads: the start, then the finish. */
     uv_work_t work;
-    int start_rc;        /* 0, or the negative errno that stopped the start */
+    int start_rc; /* 0, or the negative errno that stopped the start */
     struct cairn_buf summary;
     struct cairn_buf reason;
     int finish_rc;
@@ -118,13 +118,11 @@ static char *output_base(const char *name, const char *base)
                           (unsigned long long)cairn_hash64(name, strlen(name)));
 }
 
-
-
-#define STEP(what, expr)                 \
-    do {                                 \
-        job->finish_step = (what);       \
-        if ((rc = (expr)) != 0)          \
-            goto fail;                   \
+#define STEP(what, expr)           \
+    do {                           \
+        job->finish_step = (what); \
+        if ((rc = (expr)) != 0)    \
+            goto fail;             \
     } while (0)
 
 static int errno_of(int ok)
@@ -137,7 +135,7 @@ static void finish_ok(struct cairn_job *job)
     const struct cairn_spool *sp = job->env.spool;
     char *res = output_name(job, RESULTS_SUFFIX);
     char *sum = output_name(job, SUMMARY_SUFFIX);
-    struct cairn_tmpfile sum_tmp = {.fd = -1};
+    struct cairn_tmpfile sum_tmp = { .fd = -1 };
     int rc = -ENOMEM;
 
     job->finish_step = "name outputs";
@@ -169,8 +167,8 @@ static void finish_ok(struct cairn_job *job)
      * claimed the moment it does, and its count must not be ours. */
     cairn_attempts_forget(sp->active_fd, job->name);
     if (job->keep_inputs)
-        STEP("move input to done", errno_of(renameat(sp->active_fd, job->name, sp->done_fd,
-                                                      job->name)));
+        STEP("move input to done",
+             errno_of(renameat(sp->active_fd, job->name, sp->done_fd, job->name)));
     else
         STEP("delete input", errno_of(unlinkat(sp->active_fd, job->name, 0)));
     job->finish_rc = 0;
@@ -200,8 +198,8 @@ static void finish_failed(struct cairn_job *job)
     STEP("fsync output directory", errno_of(fsync(job->out_fd)));
     cairn_attempts_forget(sp->active_fd, job->name);
     /* rename(2) moves a symlink or FIFO itself: nothing is followed. */
-    STEP("move input to failed", errno_of(renameat(sp->active_fd, job->name, sp->failed_fd,
-                                                    job->name)));
+    STEP("move input to failed",
+         errno_of(renameat(sp->active_fd, job->name, sp->failed_fd, job->name)));
     job->finish_rc = 0;
     goto out;
 fail:
@@ -210,7 +208,6 @@ out:
     free(reason);
     free(sum);
 }
-
 
 static void finish_work(uv_work_t *req)
 {
@@ -253,8 +250,10 @@ static void hand_back(struct cairn_job *job, const char *step, int err)
 
     cairn_tmpfile_discard(&job->res_tmp);
     if (!job->claimed) {
-        cairn_log(job->env.log, CAIRN_LOG_ERROR, "job %s: cannot %s: %s; left in the spool for "
-                  "another try", job->base, step, uv_strerror(err));
+        cairn_log(job->env.log, CAIRN_LOG_ERROR,
+                  "job %s: cannot %s: %s; left in the spool for "
+                  "another try",
+                  job->base, step, uv_strerror(err));
         return;
     }
     cairn_attempts_forget(sp->active_fd, job->name);
@@ -272,9 +271,7 @@ static void end(struct cairn_job *job, enum cairn_job_outcome outcome)
     const struct cairn_tally *t = &job->stream.tally;
 
     switch (outcome) {
-    case CAIRN_JOB_RETRY:
-        hand_back(job, job->finish_step, job->finish_rc);
-        break;
+    case CAIRN_JOB_RETRY: hand_back(job, job->finish_step, job->finish_rc); break;
     case CAIRN_JOB_FAILED:
         cairn_log(job->env.log, CAIRN_LOG_ERROR, "job %s failed: %s (moved to .cairn/failed/)",
                   job->base, job->fail_reason);
@@ -283,12 +280,11 @@ static void end(struct cairn_job *job, enum cairn_job_outcome outcome)
         cairn_log(job->env.log, CAIRN_LOG_INFO,
                   "job %s finished: %llu records, %llu ok, %llu errors, %llu bytes in %.3f s",
                   job->base, (unsigned long long)t->records, (unsigned long long)t->ok,
-                  (unsigned long long)(t->records - t->ok),
-                  (unsigned long long)job->stream.bytes, job->wall_seconds);
+                  (unsigned long long)(t->records - t->ok), (unsigned long long)job->stream.bytes,
+                  job->wall_seconds);
         break;
     case CAIRN_JOB_GONE:
-    case CAIRN_JOB_BUSY:
-        break;
+    case CAIRN_JOB_BUSY: break;
     }
     job->env.on_end(job->env.data, job, outcome);
     job_free(job);
@@ -321,15 +317,15 @@ static void finish(struct cairn_job *job)
     int rc = 0;
 
     job->wall_seconds = (double)(uv_hrtime() - job->t0_ns) / 1e9;
-    facts = (struct cairn_job_facts){.name = job->name,
-                                     .base = job->base,
-                                     .out_base = job->out_base,
-                                     .reason = job->fail_reason,
-                                     .started = job->started,
-                                     .wall_seconds = job->wall_seconds,
-                                     .bytes = job->stream.bytes,
-                                     .tally = &job->stream.tally,
-                                     .reg = &job->plugins->reg};
+    facts = (struct cairn_job_facts){ .name = job->name,
+                                      .base = job->base,
+                                      .out_base = job->out_base,
+                                      .reason = job->fail_reason,
+                                      .started = job->started,
+                                      .wall_seconds = job->wall_seconds,
+                                      .bytes = job->stream.bytes,
+                                      .tally = &job->stream.tally,
+                                      .reg = &job->plugins->reg };
     if (job->fail_reason != NULL)
         rc = cairn_reason_render(&facts, &job->reason);
     if (rc == 0)
@@ -386,13 +382,13 @@ static void start_streaming(struct cairn_job *job)
     int rc;
 
     /* A job keeps the settings it began with, whatever a reload brings. */
-    job->ctx = (struct cairn_record_ctx){.reg = &job->plugins->reg,
-                                         .default_limits = job->ctx.default_limits,
-                                         .default_variant = job->default_variant,
-                                         .hang = job->env.hang};
+    job->ctx = (struct cairn_record_ctx){ .reg = &job->plugins->reg,
+                                          .default_limits = job->ctx.default_limits,
+                                          .default_variant = job->default_variant,
+                                          .hang = job->env.hang };
     job->stream.pool = job->env.pool;
     job->stream.ctx = &job->ctx;
-    job->stream.sink = (struct cairn_sink){.write = sink_write, .end = sink_end, .data = job};
+    job->stream.sink = (struct cairn_sink){ .write = sink_write, .end = sink_end, .data = job };
     rc = cairn_fd_source_init(&job->src, job->env.loop, job->in_fd, &job->stream.source);
     if (rc == 0)
         rc = cairn_stream_start(&job->stream);
@@ -422,8 +418,8 @@ static int open_input(struct cairn_job *job)
     }
     /* O_NOFOLLOW and O_NONBLOCK: if it was swapped for a link or a FIFO
      * since the lstat, we neither follow nor hang. */
-    job->in_fd = openat(sp->active_fd, job->name,
-                        O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    job->in_fd =
+        openat(sp->active_fd, job->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (job->in_fd < 0) {
         int err = errno;
         if (err == ENOENT)
@@ -442,8 +438,8 @@ static int open_input(struct cairn_job *job)
         st.st_ino != now.st_ino || st.st_dev != now.st_dev)
         return -ENOENT;
     if (!S_ISREG(st.st_mode)) {
-        job->fail_reason = cairn_asprintf("%s is %s; job files must be regular files",
-                                          job->label, file_kind(st.st_mode));
+        job->fail_reason = cairn_asprintf("%s is %s; job files must be regular files", job->label,
+                                          file_kind(st.st_mode));
         return job->fail_reason ? 1 : -ENOMEM;
     }
     job->size = (uint64_t)st.st_size;
@@ -510,8 +506,8 @@ static void after_start(uv_work_t *req, int status)
     } else if (job->attempts >= job->max_attempts) {
         job->fail_reason = cairn_asprintf(
             "%u earlier run(s) never finished: the job crashed, hung (solve_timeout_s) or "
-            "killed the daemon (max_attempts %llu)", job->attempts,
-            (unsigned long long)job->max_attempts);
+            "killed the daemon (max_attempts %llu)",
+            job->attempts, (unsigned long long)job->max_attempts);
         if (job->fail_reason == NULL)
             end_early(job, "describe the quarantine", -ENOMEM);
         else
@@ -566,13 +562,13 @@ int cairn_job_start(const struct cairn_job_env *env, const char *name, int recov
 
 void cairn_job_info(const struct cairn_job *job, struct cairn_job_info *info)
 {
-    *info = (struct cairn_job_info){.name = job->name,
-                                    .size = job->size,
-                                    .bytes_read = job->stream.bytes,
-                                    .records = job->stream.tally.records,
-                                    .wall_seconds = job->wall_seconds,
-                                    .reason = job->fail_reason,
-                                    .started = job->started};
+    *info = (struct cairn_job_info){ .name = job->name,
+                                     .size = job->size,
+                                     .bytes_read = job->stream.bytes,
+                                     .records = job->stream.tally.records,
+                                     .wall_seconds = job->wall_seconds,
+                                     .reason = job->fail_reason,
+                                     .started = job->started };
 }
 
 void cairn_job_abandon(struct cairn_job *job, int counted)

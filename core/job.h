@@ -50,8 +50,7 @@ struct cairn_job_env {
     struct cairn_hang *hang;
     /* Loop thread, after each batch of results is written: its counts,
      * indexed by reg (the job's plugin set). */
-    void (*on_batch)(void *data, const struct cairn_registry *reg,
-                     const struct cairn_tally *batch);
+    void (*on_batch)(void *data, const struct cairn_registry *reg, const struct cairn_tally *batch);
     /* Loop thread, exactly once: how the job ended.  job is valid during
      * the call only (cairn_job_info), and freed right after. */
     void (*on_end)(void *data, struct cairn_job *job, enum cairn_job_outcome outcome);
@@ -71,12 +70,12 @@ int cairn_job_start(const struct cairn_job_env *env, const char *name, int recov
 
 /* What a running or ending job can tell about itself. */
 struct cairn_job_info {
-    const char *name;     /* NAME.jsonl */
-    uint64_t size;        /* of the input, when opened (0 before) */
+    const char *name; /* NAME.jsonl */
+    uint64_t size;    /* of the input, when opened (0 before) */
     uint64_t bytes_read;
-    uint64_t records;     /* answered so far */
-    double wall_seconds;  /* when ended */
-    const char *reason;   /* why it failed or was handed back, or NULL */
+    uint64_t records;        /* answered so far */
+    double wall_seconds;     /* when ended */
+    const char *reason;      /* why it failed or was handed back, or NULL */
     struct timespec started; /* wall clock */
 };
 void cairn_job_info(const struct cairn_job *job, struct cairn_job_info *info);

@@ -79,9 +79,7 @@ static void skip_value(struct span *c)
         if (c->p >= c->end)
             return;
         switch (*c->p) {
-        case '"':
-            string_is(c, "");
-            continue;
+        case '"': string_is(c, ""); continue;
         case '{':
         case '[':
             depth++;
@@ -106,7 +104,7 @@ static void skip_value(struct span *c)
 int cairn_json_member_text(const char *line, size_t len, const char *key, const char **val,
                            size_t *val_len)
 {
-    struct span c = {line, line + len};
+    struct span c = { line, line + len };
 
     skip_ws(&c);
     if (c.p >= c.end || *c.p != '{')

@@ -38,10 +38,10 @@ int cairn_log_level_parse(const char *s, enum cairn_log_level *out)
     static const struct {
         const char *name;
         enum cairn_log_level level;
-    } names[] = {{"error", CAIRN_LOG_ERROR},
-                 {"warning", CAIRN_LOG_WARNING},
-                 {"info", CAIRN_LOG_INFO},
-                 {"debug", CAIRN_LOG_DEBUG}};
+    } names[] = { { "error", CAIRN_LOG_ERROR },
+                  { "warning", CAIRN_LOG_WARNING },
+                  { "info", CAIRN_LOG_INFO },
+                  { "debug", CAIRN_LOG_DEBUG } };
     size_t i;
 
     for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -77,7 +77,7 @@ static size_t escape_controls(char *out, size_t cap, const char *msg)
 
 void cairn_log(const struct cairn_log *log, enum cairn_log_level level, const char *fmt, ...)
 {
-    static const char *const tags[8] = {"", "", "", "error", "warning", "", "info", "debug"};
+    static const char *const tags[8] = { "", "", "", "error", "warning", "", "info", "debug" };
     char line[2048], msg[1024];
     int n = 0;
     va_list ap;
@@ -94,8 +94,8 @@ void cairn_log(const struct cairn_log *log, enum cairn_log_level level, const ch
         clock_gettime(CLOCK_REALTIME, &ts);
         gmtime_r(&ts.tv_sec, &tm);
         n += (int)strftime(line + n, sizeof(line) - (size_t)n, "%Y-%m-%dT%H:%M:%S", &tm);
-        n += snprintf(line + n, sizeof(line) - (size_t)n, ".%03ldZ cairnd %s: ",
-                      ts.tv_nsec / 1000000, tags[level & 7]);
+        n += snprintf(line + n, sizeof(line) - (size_t)n,
+                      ".%03ldZ cairnd %s: ", ts.tv_nsec / 1000000, tags[level & 7]);
     }
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);

@@ -7,7 +7,7 @@
 #define CAIRN_LOG_H
 
 enum cairn_log_level {
-    CAIRN_LOG_ERROR = 3,   /* syslog priorities, so they print as <N> */
+    CAIRN_LOG_ERROR = 3, /* syslog priorities, so they print as <N> */
     CAIRN_LOG_WARNING = 4,
     CAIRN_LOG_INFO = 6,
     CAIRN_LOG_DEBUG = 7

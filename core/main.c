@@ -31,10 +31,21 @@
 #define CAIRN_SYSCONF_FILE "/etc/cairn/cairn.json"
 #endif
 
-enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+enum {
+    EXIT_OK = 0,
+    EXIT_RUNTIME = 1,
+    EXIT_USAGE = 2
+};
 
-enum mode { MODE_DAEMON, MODE_ONCE, MODE_FILTER, MODE_CHECK, MODE_LIST, MODE_VERSION, MODE_HELP };
-
+enum mode {
+    MODE_DAEMON,
+    MODE_ONCE,
+    MODE_FILTER,
+    MODE_CHECK,
+    MODE_LIST,
+    MODE_VERSION,
+    MODE_HELP
+};
 
 static const char usage_text[] =
     "usage: cairnd [-c FILE] [--input DIR] [--output DIR] [--plugins DIR] [--threads N]\n"
@@ -59,13 +70,25 @@ static const char usage_text[] =
     "2 usage, configuration or plugin error.\n";
 
 /* The options that override configuration keys, and those keys. */
-enum { O_INPUT = 256, O_OUTPUT, O_PLUGINS, O_THREADS, O_LIMITS, O_ONCE, O_FILTER, O_CHECK,
-       O_LIST, O_VERSION, O_HELP };
+enum {
+    O_INPUT = 256,
+    O_OUTPUT,
+    O_PLUGINS,
+    O_THREADS,
+    O_LIMITS,
+    O_ONCE,
+    O_FILTER,
+    O_CHECK,
+    O_LIST,
+    O_VERSION,
+    O_HELP
+};
 #define N_OVERRIDES (O_LIMITS - O_INPUT + 1)
-static const char *const override_key[N_OVERRIDES] = {
-    [O_INPUT - O_INPUT] = "input_dir",     [O_OUTPUT - O_INPUT] = "output_dir",
-    [O_PLUGINS - O_INPUT] = "plugin_dir", [O_THREADS - O_INPUT] = "threads",
-    [O_LIMITS - O_INPUT] = "limits"};
+static const char *const override_key[N_OVERRIDES] = { [O_INPUT - O_INPUT] = "input_dir",
+                                                       [O_OUTPUT - O_INPUT] = "output_dir",
+                                                       [O_PLUGINS - O_INPUT] = "plugin_dir",
+                                                       [O_THREADS - O_INPUT] = "threads",
+                                                       [O_LIMITS - O_INPUT] = "limits" };
 
 struct cli {
     enum mode mode;
@@ -89,20 +112,19 @@ static int set_mode(struct cli *cli, enum mode m)
 
 static int parse_cli(int argc, char **argv, struct cli *cli)
 {
-    static const struct option opts[] = {
-        {"config", required_argument, NULL, 'c'},
-        {"input", required_argument, NULL, O_INPUT},
-        {"output", required_argument, NULL, O_OUTPUT},
-        {"plugins", required_argument, NULL, O_PLUGINS},
-        {"threads", required_argument, NULL, O_THREADS},
-        {"limits", required_argument, NULL, O_LIMITS},
-        {"once", no_argument, NULL, O_ONCE},
-        {"filter", no_argument, NULL, O_FILTER},
-        {"check", no_argument, NULL, O_CHECK},
-        {"list-plugins", no_argument, NULL, O_LIST},
-        {"version", no_argument, NULL, O_VERSION},
-        {"help", no_argument, NULL, O_HELP},
-        {NULL, 0, NULL, 0}};
+    static const struct option opts[] = { { "config", required_argument, NULL, 'c' },
+                                          { "input", required_argument, NULL, O_INPUT },
+                                          { "output", required_argument, NULL, O_OUTPUT },
+                                          { "plugins", required_argument, NULL, O_PLUGINS },
+                                          { "threads", required_argument, NULL, O_THREADS },
+                                          { "limits", required_argument, NULL, O_LIMITS },
+                                          { "once", no_argument, NULL, O_ONCE },
+                                          { "filter", no_argument, NULL, O_FILTER },
+                                          { "check", no_argument, NULL, O_CHECK },
+                                          { "list-plugins", no_argument, NULL, O_LIST },
+                                          { "version", no_argument, NULL, O_VERSION },
+                                          { "help", no_argument, NULL, O_HELP },
+                                          { NULL, 0, NULL, 0 } };
     int c, rc = 0;
 
     memset(cli, 0, sizeof(*cli));
@@ -113,9 +135,7 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
         case O_OUTPUT:
         case O_PLUGINS:
         case O_THREADS:
-        case O_LIMITS:
-            cli->values[c - O_INPUT] = optarg;
-            break;
+        case O_LIMITS: cli->values[c - O_INPUT] = optarg; break;
         case O_ONCE: rc = set_mode(cli, MODE_ONCE); break;
         case O_FILTER: rc = set_mode(cli, MODE_FILTER); break;
         case O_CHECK: rc = set_mode(cli, MODE_CHECK); break;
@@ -141,7 +161,8 @@ static int apply_overrides(struct cairn_config *cfg, char **err, void *data)
     int i;
 
     for (i = 0; i < N_OVERRIDES; i++)
-        if (cli->values[i] != NULL && cairn_config_set(cfg, override_key[i], cli->values[i], err) != 0)
+        if (cli->values[i] != NULL &&
+            cairn_config_set(cfg, override_key[i], cli->values[i], err) != 0)
             return -EINVAL;
     return 0;
 }
@@ -243,10 +264,10 @@ static int run_filter(const struct cairn_config *cfg, const struct cairn_log *lo
                       const struct cairn_registry *reg, unsigned threads)
 {
     struct cairn_hang hang;
-    struct cairn_record_ctx ctx = {.reg = reg,
-                                   .default_limits = cfg->limits,
-                                   .default_variant = cfg->default_variant,
-                                   .hang = &hang};
+    struct cairn_record_ctx ctx = { .reg = reg,
+                                    .default_limits = cfg->limits,
+                                    .default_variant = cfg->default_variant,
+                                    .hang = &hang };
     struct cairn_tally tally;
     struct cairn_pool pool;
     uv_loop_t loop;
@@ -291,8 +312,10 @@ static int run_daemon(struct cairn_config *cfg, const struct cairn_log *log,
     int rc;
 
     if (cfg->input_dir == NULL || cfg->output_dir == NULL) {
-        fprintf(stderr, "cairnd: %s is not set (use --input/--output or the configuration "
-                        "file)\n", cfg->input_dir == NULL ? "input_dir" : "output_dir");
+        fprintf(stderr,
+                "cairnd: %s is not set (use --input/--output or the configuration "
+                "file)\n",
+                cfg->input_dir == NULL ? "input_dir" : "output_dir");
         return EXIT_USAGE;
     }
     d = calloc(1, sizeof(*d));
@@ -353,7 +376,7 @@ static int fill_std_descriptors(void)
 
 int main(int argc, char **argv)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     struct cairn_config cfg;
     struct cairn_log log;
     const char *file = NULL;
@@ -388,19 +411,14 @@ int main(int argc, char **argv)
         goto out;
     }
     switch (cli.mode) {
-    case MODE_CHECK:
-        print_check(&cfg, &reg);
-        break;
-    case MODE_LIST:
-        print_plugins(&reg);
-        break;
+    case MODE_CHECK: print_check(&cfg, &reg); break;
+    case MODE_LIST: print_plugins(&reg); break;
     case MODE_FILTER:
-        status = run_filter(&cfg, &log, &reg, worker_threads(&cfg, 0)) == 0 ? EXIT_OK
-                                                                          : EXIT_RUNTIME;
+        status =
+            run_filter(&cfg, &log, &reg, worker_threads(&cfg, 0)) == 0 ? EXIT_OK : EXIT_RUNTIME;
         break;
     default:
-        status = run_daemon(&cfg, &log, &reg, &cli, file,
-                            worker_threads(&cfg, CAIRN_IO_THREADS));
+        status = run_daemon(&cfg, &log, &reg, &cli, file, worker_threads(&cfg, CAIRN_IO_THREADS));
         break;
     }
 out:

@@ -21,7 +21,8 @@
 #include "publish.h"
 
 const double cairn_job_bucket_le[CAIRN_JOB_BUCKETS - 1] = {
-    0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600};
+    0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600
+};
 
 /* ---- life cycle ------------------------------------------------------- */
 
@@ -207,8 +208,7 @@ void cairn_metrics_set_labels(struct cairn_metrics *m, const char *labels)
     m->labels = labels;
 }
 
-void cairn_metrics_set_gauges(struct cairn_metrics *m, uint64_t jobs_active,
-                              uint64_t jobs_queued)
+void cairn_metrics_set_gauges(struct cairn_metrics *m, uint64_t jobs_active, uint64_t jobs_queued)
 {
     m->jobs_active = jobs_active;
     m->jobs_queued = jobs_queued;
@@ -230,7 +230,7 @@ struct expo {
 
 /* The labels cairn sets on its own series: a configured label of the same
  * name would give one sample two values of it, which the format forbids. */
-static const char *const own_labels[] = {"status", "variant", "code", "name", "version", "le"};
+static const char *const own_labels[] = { "status", "variant", "code", "name", "version", "le" };
 
 /* The shortest text that reads back as v, so 0.1 prints as "0.1" rather
  * than %.17g's "0.10000000000000001".  The daemon never calls setlocale(),
@@ -304,8 +304,7 @@ int cairn_metrics_label_put(struct cairn_buf *b, const char *name, const char *v
     return 0;
 }
 
-static int put_family(struct expo *e, const char *name, const char *type,
-                      const char *help)
+static int put_family(struct expo *e, const char *name, const char *type, const char *help)
 {
     return cairn_buf_printf(e->b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
@@ -335,8 +334,8 @@ static int put_sample(struct expo *e, const char *name, const char *suffix,
     return rc ? -ENOMEM : 0;
 }
 
-static int put_u64(struct expo *e, const char *name, const char *suffix,
-                   const struct label *labels, size_t n_labels, uint64_t v)
+static int put_u64(struct expo *e, const char *name, const char *suffix, const struct label *labels,
+                   size_t n_labels, uint64_t v)
 {
     char num[24];
 
@@ -356,8 +355,7 @@ static int put_double(struct expo *e, const char *name, const char *suffix,
 /* One histogram's series: _bucket in rising le (cumulative), then _sum and
  * _count.  label may be NULL; le has n_buckets - 1 finite bounds. */
 static int put_histogram(struct expo *e, const char *name, const struct label *label,
-                         const double *le, const uint64_t *per_bucket, size_t n_buckets,
-                         double sum)
+                         const double *le, const uint64_t *per_bucket, size_t n_buckets, double sum)
 {
     struct label l[2];
     size_t n = 0, i;
@@ -381,7 +379,7 @@ static int put_histogram(struct expo *e, const char *name, const struct label *l
 
 static int render_jobs(const struct cairn_metrics *m, struct expo *e)
 {
-    struct label ok = {"status", "ok"}, failed = {"status", "failed"};
+    struct label ok = { "status", "ok" }, failed = { "status", "failed" };
     int rc;
 
     rc = put_family(e, "cairn_jobs_total", "counter", "Jobs finished, by outcome.");
@@ -413,7 +411,7 @@ static int render_records(const struct cairn_metrics *m, struct expo *e)
                     "Records answered, by variant (\"none\": never resolved) and status.");
     for (i = 0; i < m->n_variants; i++) {
         const struct cairn_metrics_variant *v = &m->variants[i];
-        struct label l[2] = {{"variant", v->name}, {"status", "ok"}};
+        struct label l[2] = { { "variant", v->name }, { "status", "ok" } };
 
         rc |= put_u64(e, "cairn_records_total", "", l, 2, v->ok);
         l[1].value = "error";
@@ -423,7 +421,7 @@ static int render_records(const struct cairn_metrics *m, struct expo *e)
     rc |= put_family(e, "cairn_record_errors_total", "counter",
                      "Records answered with an error line, by error code.");
     for (i = 0; i < CAIRN_CODE_COUNT; i++) {
-        struct label l = {"code", cairn_code_name((enum cairn_code)i)};
+        struct label l = { "code", cairn_code_name((enum cairn_code)i) };
 
         rc |= put_u64(e, "cairn_record_errors_total", "", &l, 1, m->errors[i]);
     }
@@ -432,7 +430,7 @@ static int render_records(const struct cairn_metrics *m, struct expo *e)
                      "Time spent in a plugin's solver per record, by variant, in seconds.");
     for (i = 0; i < m->n_variants; i++) {
         const struct cairn_metrics_variant *v = &m->variants[i];
-        struct label l = {"variant", v->name};
+        struct label l = { "variant", v->name };
         uint64_t n = 0;
         size_t k;
 
@@ -449,14 +447,14 @@ static int render_records(const struct cairn_metrics *m, struct expo *e)
 
 static int render_info(const struct cairn_metrics *m, struct expo *e)
 {
-    struct label build = {"version", m->version};
+    struct label build = { "version", m->version };
     size_t i;
     int rc;
 
     rc = put_family(e, "cairn_plugin_info", "gauge", "Loaded solver plugins (always 1).");
     for (i = 0; i < m->n_plugins; i++) {
-        struct label l[2] = {{"name", m->plugins[i].name},
-                             {"version", m->plugins[i].version}};
+        struct label l[2] = { { "name", m->plugins[i].name },
+                              { "version", m->plugins[i].version } };
 
         rc |= put_u64(e, "cairn_plugin_info", "", l, 2, 1);
     }
@@ -470,11 +468,10 @@ static int render_info(const struct cairn_metrics *m, struct expo *e)
 
 int cairn_metrics_render(const struct cairn_metrics *m, struct cairn_buf *out)
 {
-    struct expo e = {out, m->labels != NULL && m->labels[0] != '\0' ? m->labels : NULL};
+    struct expo e = { out, m->labels != NULL && m->labels[0] != '\0' ? m->labels : NULL };
     size_t len0 = out->len;
 
-    if (render_jobs(m, &e) != 0 || render_records(m, &e) != 0 ||
-        render_info(m, &e) != 0) {
+    if (render_jobs(m, &e) != 0 || render_records(m, &e) != 0 || render_info(m, &e) != 0) {
         out->len = len0; /* no half exposition for the caller to publish */
         return -ENOMEM;
     }
@@ -486,8 +483,8 @@ int cairn_metrics_render(const struct cairn_metrics *m, struct cairn_buf *out)
 int cairn_metrics_write(const struct cairn_metrics *m, int dir_fd, const char *file)
 {
     /* The collector may run as another user: 0644 whatever our umask. */
-    static const struct cairn_publish_opts opts = {.kind = 'm', .sync = 1, .mode = 0644};
-    struct cairn_buf text = {0};
+    static const struct cairn_publish_opts opts = { .kind = 'm', .sync = 1, .mode = 0644 };
+    struct cairn_buf text = { 0 };
     int rc;
 
     if (!cairn_metrics_file_ok(file))

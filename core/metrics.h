@@ -33,7 +33,7 @@ extern const double cairn_job_bucket_le[CAIRN_JOB_BUCKETS - 1];
 /* Counters of one variant, accumulated across every registry it was in. */
 struct cairn_metrics_variant {
     char *name;
-    int solvable;        /* was a plugin name at some point (vs. "none") */
+    int solvable; /* was a plugin name at some point (vs. "none") */
     uint64_t ok;
     uint64_t err;
     uint64_t solve_ns;
@@ -48,8 +48,8 @@ struct cairn_metrics_plugin {
 };
 
 struct cairn_metrics {
-    char *version;           /* cairn_build_info{version} */
-    double start_time;       /* unix seconds, at init */
+    char *version;     /* cairn_build_info{version} */
+    double start_time; /* unix seconds, at init */
 
     uint64_t jobs_ok;
     uint64_t jobs_failed;
@@ -57,7 +57,7 @@ struct cairn_metrics {
     double job_seconds_sum;
 
     uint64_t bytes_read;
-    uint64_t jobs_active;    /* gauges: last value set */
+    uint64_t jobs_active; /* gauges: last value set */
     uint64_t jobs_queued;
 
     uint64_t errors[CAIRN_CODE_COUNT];
@@ -66,10 +66,10 @@ struct cairn_metrics {
     size_t n_variants;
     size_t cap_variants;
 
-    struct cairn_metrics_plugin *plugins;   /* the current plugin set */
+    struct cairn_metrics_plugin *plugins; /* the current plugin set */
     size_t n_plugins;
 
-    const char *labels;      /* borrowed: cairn_metrics_set_labels() */
+    const char *labels; /* borrowed: cairn_metrics_set_labels() */
 };
 
 /*
@@ -102,8 +102,7 @@ int cairn_metrics_add_tally(struct cairn_metrics *m, const struct cairn_registry
 /* A job ended: ok or failed, its wall time in seconds. */
 void cairn_metrics_job_done(struct cairn_metrics *m, int ok, double wall_seconds);
 void cairn_metrics_add_bytes(struct cairn_metrics *m, uint64_t bytes);
-void cairn_metrics_set_gauges(struct cairn_metrics *m, uint64_t jobs_active,
-                              uint64_t jobs_queued);
+void cairn_metrics_set_gauges(struct cairn_metrics *m, uint64_t jobs_active, uint64_t jobs_queued);
 
 /*
  * NAME     cairn_metrics_set_labels - labels added to every series

@@ -45,7 +45,7 @@ static size_t probe(const struct cairn_nameset *s, const char *name, int *found)
 
 static int rehash(struct cairn_nameset *s, size_t cap)
 {
-    struct cairn_nameset n = {.slots = calloc(cap, sizeof(char *)), .cap = cap};
+    struct cairn_nameset n = { .slots = calloc(cap, sizeof(char *)), .cap = cap };
     size_t i;
 
     if (n.slots == NULL)

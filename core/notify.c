@@ -35,7 +35,7 @@ uint64_t cairn_notify_watchdog_usec(void)
 int cairn_notify(const char *state)
 {
     const char *path = getenv("NOTIFY_SOCKET");
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
     size_t n;
     socklen_t len;
     int fd, rc = 0;

@@ -95,8 +95,8 @@ static void explain(char *why, size_t why_len, const char *text, const char *cop
 
     why[0] = '\0';
     while ((hit = strstr(text, copy_name)) != NULL && used < why_len) {
-        used += (size_t)snprintf(why + used, why_len - used, "%.*s%s", (int)(hit - text), text,
-                                 path);
+        used +=
+            (size_t)snprintf(why + used, why_len - used, "%.*s%s", (int)(hit - text), text, path);
         text = hit + n;
     }
     if (used < why_len)
@@ -137,8 +137,8 @@ static void *open_fresh(int *copy_fd, char *name, size_t name_len, int *err)
     return dlopen(name, RTLD_NOW | RTLD_LOCAL);
 }
 
-int cairn_plugin_copy_open(int fd, const struct stat *st, const char *path, void **dl,
-                           int *copy_fd, char *why, size_t why_len)
+int cairn_plugin_copy_open(int fd, const struct stat *st, const char *path, void **dl, int *copy_fd,
+                           char *why, size_t why_len)
 {
     struct stat after;
     char name[64], text[768];
@@ -152,16 +152,17 @@ int cairn_plugin_copy_open(int fd, const struct stat *st, const char *path, void
     copy = make_memfd(path);
     if (copy < 0)
         return copy == -ENOMEM ? -ENOMEM
-                               : fail(why, why_len, "cannot make a private copy to load "
-                                      "(memfd_create): %s", strerror(-copy));
+                               : fail(why, why_len,
+                                      "cannot make a private copy to load "
+                                      "(memfd_create): %s",
+                                      strerror(-copy));
     rc = copy_bytes(fd, copy, &total);
     if (rc != 0) {
         close(copy);
         if (rc == -EFBIG)
             return fail(why, why_len, "file grew past the %lld-byte limit for a plugin",
                         (long long)CAIRN_PLUGIN_MAX_BYTES);
-        return rc == -ENOMEM ? -ENOMEM
-                             : fail(why, why_len, "cannot copy: %s", strerror(-rc));
+        return rc == -ENOMEM ? -ENOMEM : fail(why, why_len, "cannot copy: %s", strerror(-rc));
     }
     /* Written in place while we read: what we have may be torn.  (Install
      * by rename, as a package manager and `make install` do.) */
@@ -169,7 +170,8 @@ int cairn_plugin_copy_open(int fd, const struct stat *st, const char *path, void
         after.st_mtim.tv_sec != st->st_mtim.tv_sec ||
         after.st_mtim.tv_nsec != st->st_mtim.tv_nsec) {
         close(copy);
-        return fail(why, why_len, "file changed while it was being read; install plugins by "
+        return fail(why, why_len,
+                    "file changed while it was being read; install plugins by "
                     "renaming them into place");
     }
     /* Nothing, not even a process that opens /proc/PID/fd/N, can change

@@ -41,8 +41,8 @@
  *          object, and a number reused too early could be mistaken for it.
  *          Close both with cairn_plugin_copy_close().
  */
-int cairn_plugin_copy_open(int fd, const struct stat *st, const char *path, void **dl,
-                           int *copy_fd, char *why, size_t why_len);
+int cairn_plugin_copy_open(int fd, const struct stat *st, const char *path, void **dl, int *copy_fd,
+                           char *why, size_t why_len);
 
 /* dlclose(dl), then close(copy_fd). */
 void cairn_plugin_copy_close(void *dl, int copy_fd);

@@ -59,8 +59,7 @@ static int vet(struct cairn_registry *reg, const char *path, const char *what,
     uid_t me = geteuid();
 
     if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
-        return refuse(reg,
-                      "%s: %s is writable by group or others (mode %04o); fix with chmod go-w",
+        return refuse(reg, "%s: %s is writable by group or others (mode %04o); fix with chmod go-w",
                       path, what, (unsigned)(st->st_mode & 07777));
     if (st->st_uid != 0 && st->st_uid != me)
         return refuse(reg,
@@ -75,8 +74,8 @@ static int name_is_valid(const char *s)
     if (s == NULL || *s == '\0' || strlen(s) > 64)
         return 0;
     for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' ||
-              *s == '_' || *s == '.'))
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' ||
+              *s == '.'))
             return 0;
     return 1;
 }
@@ -251,14 +250,14 @@ int cairn_plugin_adopt(const struct cairn_plugin *raw, struct cairn_plugin *out,
         return problem(why, why_len,
                        "plugin ABI version %u.%u, this cairnd speaks %u.%u (major %u only): "
                        "rebuild the plugin against this cairn's header",
-                       (unsigned)raw->abi_major, (unsigned)raw->abi_minor,
-                       CAIRN_PLUGIN_ABI_MAJOR, CAIRN_PLUGIN_ABI_MINOR, CAIRN_PLUGIN_ABI_MAJOR);
+                       (unsigned)raw->abi_major, (unsigned)raw->abi_minor, CAIRN_PLUGIN_ABI_MAJOR,
+                       CAIRN_PLUGIN_ABI_MINOR, CAIRN_PLUGIN_ABI_MAJOR);
     if (raw->abi_minor > CAIRN_PLUGIN_ABI_MINOR)
         return problem(why, why_len,
                        "plugin ABI version %u.%u, this cairnd speaks %u.%u (minors up to %u): "
                        "upgrade cairnd, or rebuild the plugin against this cairn's header",
-                       (unsigned)raw->abi_major, (unsigned)raw->abi_minor,
-                       CAIRN_PLUGIN_ABI_MAJOR, CAIRN_PLUGIN_ABI_MINOR, CAIRN_PLUGIN_ABI_MINOR);
+                       (unsigned)raw->abi_major, (unsigned)raw->abi_minor, CAIRN_PLUGIN_ABI_MAJOR,
+                       CAIRN_PLUGIN_ABI_MINOR, CAIRN_PLUGIN_ABI_MINOR);
     if (raw->struct_size < size_of_minor[raw->abi_minor])
         return problem(why, why_len, "descriptor is %u bytes, ABI %u.%u needs at least %zu",
                        (unsigned)raw->struct_size, (unsigned)raw->abi_major,
@@ -318,8 +317,7 @@ static int load_one(struct cairn_registry *reg, const char *path, int fd, const 
     sym = dlsym(dl, CAIRN_PLUGIN_ENTRY_SYMBOL);
     if (sym == NULL) {
         cairn_plugin_copy_close(dl, copy_fd);
-        return refuse(reg, "%s: no symbol %s: not a cairn plugin", path,
-                         CAIRN_PLUGIN_ENTRY_SYMBOL);
+        return refuse(reg, "%s: no symbol %s: not a cairn plugin", path, CAIRN_PLUGIN_ENTRY_SYMBOL);
     }
     /* POSIX guarantees this object-to-function pointer conversion works. */
     cairn_plugin_entry_fn entry;
@@ -360,9 +358,12 @@ static int load_one(struct cairn_registry *reg, const char *path, int fd, const 
         return -ENOMEM;
     }
     reg->plugins = grown;
-    reg->plugins[reg->n_plugins++] = (struct cairn_plugin_handle){
-        .desc = copy, .path = path_copy, .dev = st->st_dev, .ino = st->st_ino, .dl = dl,
-        .copy_fd = copy_fd};
+    reg->plugins[reg->n_plugins++] = (struct cairn_plugin_handle){ .desc = copy,
+                                                                   .path = path_copy,
+                                                                   .dev = st->st_dev,
+                                                                   .ino = st->st_ino,
+                                                                   .dl = dl,
+                                                                   .copy_fd = copy_fd };
     return 0;
 }
 
@@ -426,8 +427,7 @@ static int open_vetted(struct cairn_registry *reg, int dfd, const char *name, co
     if (*fd < 0) {
         int err = errno;
         if (err == ELOOP)
-            return refuse(reg, "%s: not a regular file (symbolic links are not followed)",
-                          path);
+            return refuse(reg, "%s: not a regular file (symbolic links are not followed)", path);
         return refuse(reg, "%s: cannot open: %s", path, strerror(err));
     }
     if (fstat(*fd, st) != 0) {
@@ -476,9 +476,9 @@ int cairn_registry_load(struct cairn_registry *reg, const char *dir)
     if (d == NULL) {
         int err = errno;
         close(dfd);
-        return err == ENOMEM ? -ENOMEM
-                             : refuse(reg, "%s: cannot read plugin directory: %s", dir,
-                                      strerror(err));
+        return err == ENOMEM
+                   ? -ENOMEM
+                   : refuse(reg, "%s: cannot read plugin directory: %s", dir, strerror(err));
     }
     rc = list_candidates(d, &names, &n);
     if (rc != 0) {

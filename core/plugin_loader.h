@@ -27,7 +27,7 @@ struct cairn_plugin_handle {
 struct cairn_registry {
     struct cairn_plugin_handle *plugins;
     size_t n_plugins;
-    char **errors;  /* one message per refused file, naming it and why */
+    char **errors; /* one message per refused file, naming it and why */
     size_t n_errors;
 };
 

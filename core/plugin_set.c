@@ -58,7 +58,7 @@ struct cairn_plugin_set *cairn_plugin_set_load(const char *dir, const char *defa
                                                const struct cairn_log *log, const char *prefix,
                                                int *rc)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     struct cairn_plugin_set *ps;
 
     *rc = cairn_plugin_set_load_registry(&reg, dir, default_variant, log, prefix);

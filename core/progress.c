@@ -31,12 +31,12 @@ static void draw(struct cairn_daemon *d, int final)
         double left = (double)(d->bytes_seen - done) / bytes_rate;
         snprintf(eta, sizeof(eta), "%d:%02d", (int)(left / 60), (int)left % 60);
     }
-    fprintf(stderr, "\r\033[Kcairnd: %llu/%llu jobs, %llu records, %.0f records/s, "
+    fprintf(stderr,
+            "\r\033[Kcairnd: %llu/%llu jobs, %llu records, %.0f records/s, "
             "%.1f/%.1f MiB, ETA %s%s",
-            (unsigned long long)(d->jobs_ok + d->jobs_failed),
-            (unsigned long long)d->jobs_seen, (unsigned long long)d->records, rate,
-            (double)done / 1048576.0, (double)d->bytes_seen / 1048576.0,
-            final ? "0:00" : eta, final ? "\n" : "");
+            (unsigned long long)(d->jobs_ok + d->jobs_failed), (unsigned long long)d->jobs_seen,
+            (unsigned long long)d->records, rate, (double)done / 1048576.0,
+            (double)d->bytes_seen / 1048576.0, final ? "0:00" : eta, final ? "\n" : "");
     fflush(stderr);
 }
 

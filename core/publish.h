@@ -12,9 +12,9 @@
 #include "util.h"
 
 struct cairn_publish_opts {
-    char kind;      /* the temporary's kind letter (tmpfile.h); 0: 'p' */
-    int sync;       /* fsync before the rename */
-    mode_t mode;    /* chmod the temporary to this (0: leave it to the umask) */
+    char kind;   /* the temporary's kind letter (tmpfile.h); 0: 'p' */
+    int sync;    /* fsync before the rename */
+    mode_t mode; /* chmod the temporary to this (0: leave it to the umask) */
 };
 
 /*

@@ -18,17 +18,12 @@
 #include "jsontext.h"
 #include "render.h"
 
-
 /* ---- one record ------------------------------------------------------- */
-
-
-
-
 
 /* Everything learned about a record on the way to solving it. */
 struct rec {
     uint64_t line_no;
-    json_t *root;                     /* jansson's tree, or NULL */
+    json_t *root;                      /* jansson's tree, or NULL */
     const struct cairn_fast_rec *fast; /* or the plain reader's record */
     struct cairn_scalar id;
     struct cairn_scalar expected;
@@ -98,8 +93,9 @@ static int parse_options(struct rec *r, const struct cairn_record_ctx *ctx,
         return 0;
     if (!json_is_object(opts))
         return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "options: expected an object, got %s",
-                    cairn_json_type_name(opts));
-    json_object_foreach(opts, key, val) {
+                              cairn_json_type_name(opts));
+    json_object_foreach(opts, key, val)
+    {
         if (strcmp(key, "limits") == 0) {
             const char *s = json_string_value(val);
             if (s != NULL && strcmp(s, "official") == 0)
@@ -108,16 +104,17 @@ static int parse_options(struct rec *r, const struct cairn_record_ctx *ctx,
                 r->limits = CAIRN_LIMITS_EXTENDED;
             else
                 return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
-                            "options.limits: expected \"official\" or \"extended\"");
+                                      "options.limits: expected \"official\" or \"extended\"");
         } else if (strcmp(key, "moves") == 0) {
             if (!json_is_boolean(val))
-                return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "options.moves: expected a boolean, got %s",
-                            cairn_json_type_name(val));
+                return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
+                                      "options.moves: expected a boolean, got %s",
+                                      cairn_json_type_name(val));
             r->want_moves = json_is_true(val);
         } else {
             return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
-                        "options.%s: unknown option (known: limits, moves)",
-                        cairn_short_name(key, nb));
+                                  "options.%s: unknown option (known: limits, moves)",
+                                  cairn_short_name(key, nb));
         }
     }
     return 0;
@@ -130,9 +127,10 @@ static int resolve(struct rec *r, const struct cairn_record_ctx *ctx, const char
 
     r->plugin = cairn_registry_find(ctx->reg, name);
     if (r->plugin == NULL)
-        return cairn_rec_fail(e, CAIRN_CODE_UNKNOWN_VARIANT,
-                    "variant \"%s\" names no loaded plugin or alias (see cairnd --list-plugins)",
-                    cairn_short_name(name, nb));
+        return cairn_rec_fail(
+            e, CAIRN_CODE_UNKNOWN_VARIANT,
+            "variant \"%s\" names no loaded plugin or alias (see cairnd --list-plugins)",
+            cairn_short_name(name, nb));
     r->plugin_index = (size_t)(r->plugin - ctx->reg->plugins);
     return 0;
 }
@@ -152,13 +150,13 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
         return cairn_rec_fail(e, CAIRN_CODE_BAD_JSON, "column %d: %s", jerr.column, jerr.text);
     if (!json_is_object(r->root))
         return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "a record must be a JSON object, got %s",
-                    cairn_json_type_name(r->root));
+                              cairn_json_type_name(r->root));
 
     {
         const json_t *id = json_object_get(r->root, "id");
         if (id != NULL && (json_is_object(id) || json_is_array(id)))
             return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "id: expected a scalar, got %s",
-                        cairn_json_type_name(id));
+                                  cairn_json_type_name(id));
         if (id != NULL)
             scalar_from_json(&r->id, id);
         /* A real is echoed as written, not as the double jansson made of
@@ -177,11 +175,11 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
     if (variant == NULL) {
         if (ctx->default_variant == NULL)
             return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
-                        "variant: missing (and no default_variant is configured)");
+                                  "variant: missing (and no default_variant is configured)");
         name = ctx->default_variant;
     } else if (!json_is_string(variant)) {
         return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "variant: expected a string, got %s",
-                    cairn_json_type_name(variant));
+                              cairn_json_type_name(variant));
     } else {
         name = json_string_value(variant);
     }
@@ -191,7 +189,7 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
         return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "input: missing");
     if (!json_is_object(r->input))
         return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "input: expected an object, got %s",
-                    cairn_json_type_name(r->input));
+                              cairn_json_type_name(r->input));
 
     if (parse_options(r, ctx, e) != 0)
         return -1;
@@ -221,7 +219,7 @@ static int take_fast(struct rec *r, const struct cairn_record_ctx *ctx,
         variant = name;
     } else if (variant == NULL) {
         return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
-                    "variant: missing (and no default_variant is configured)");
+                              "variant: missing (and no default_variant is configured)");
     }
     return resolve(r, ctx, variant, e);
 }
@@ -229,19 +227,21 @@ static int take_fast(struct rec *r, const struct cairn_record_ctx *ctx,
 static int expected_matches(const struct cairn_plugin *d, const struct cairn_scalar *x,
                             int64_t answer, int *match, struct cairn_rec_error *e)
 {
-    static const char *const winners[] = {"Alice", "Bob", "Tie"};
+    static const char *const winners[] = { "Alice", "Bob", "Tie" };
 
     switch (d->answer_kind) {
     case CAIRN_ANSWER_BOOL:
         if (x->kind != CAIRN_SCALAR_TRUE && x->kind != CAIRN_SCALAR_FALSE)
-            return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "expected: %s answers a boolean, got %s",
-                        d->name, scalar_type(x));
+            return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
+                                  "expected: %s answers a boolean, got %s", d->name,
+                                  scalar_type(x));
         *match = (x->kind == CAIRN_SCALAR_TRUE) == (answer != 0);
         return 0;
     case CAIRN_ANSWER_INT:
         if (x->kind != CAIRN_SCALAR_INT)
-            return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "expected: %s answers an integer, got %s",
-                        d->name, scalar_type(x));
+            return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
+                                  "expected: %s answers an integer, got %s", d->name,
+                                  scalar_type(x));
         *match = x->i == answer;
         return 0;
     case CAIRN_ANSWER_WINNER: {
@@ -252,7 +252,7 @@ static int expected_matches(const struct cairn_plugin *d, const struct cairn_sca
                 break;
         if (w == 3)
             return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
-                        "expected: %s answers \"Alice\", \"Bob\" or \"Tie\"", d->name);
+                                  "expected: %s answers \"Alice\", \"Bob\" or \"Tie\"", d->name);
         *match = answer >= 0 && answer <= 2 && (size_t)answer == w;
         return 0;
     }
@@ -282,12 +282,14 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
     uint64_t t0, dt;
 
     if (d->n_inputs > sizeof(arrays) / sizeof(arrays[0]))
-        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "plugin %s declares too many inputs", d->name);
+        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "plugin %s declares too many inputs",
+                              d->name);
     if ((r->fast != NULL ? cairn_inputs_from_fast(d, r->limits, r->fast, s, arrays, e)
-                      : cairn_inputs_from_json(d, r->limits, r->input, s, arrays, e)) != 0)
+                         : cairn_inputs_from_json(d, r->limits, r->input, s, arrays, e)) != 0)
         return -1;
-    prob = (struct cairn_problem){.inputs = arrays, .n_inputs = d->n_inputs,
-                                  .limits = r->limits, .want_moves = r->want_moves};
+    prob = (struct cairn_problem){
+        .inputs = arrays, .n_inputs = d->n_inputs, .limits = r->limits, .want_moves = r->want_moves
+    };
     memset(&res, 0, sizeof(res));
 
     if (d->check != NULL && (rc = d->check(&prob, msg, sizeof(msg))) != CAIRN_OK) {
@@ -295,13 +297,14 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
 
         return cairn_rec_fail(e, code_of_status(rc), "%s%s%s", internal ? d->name : "",
                               internal ? ": " : "",
-                              msg[0] ? msg
+                              msg[0]     ? msg
                               : internal ? "check failed"
                                          : "input breaks a rule of the game");
     }
     need = d->scratch_bytes(&prob);
     if (cairn_grow(&s->mem, &s->mem_cap, need ? need : 1, 1) != 0)
-        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory (needs %zu bytes of scratch)", need);
+        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory (needs %zu bytes of scratch)",
+                              need);
     if (r->want_moves) {
         size_t m = d->max_moves(&prob);
         if (cairn_grow((void **)&s->moves, &s->moves_cap, m ? m : 1, sizeof(int32_t)) != 0)
@@ -324,7 +327,8 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
     if (r->want_moves && res.n_moves > res.moves_cap)
         return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "%s overran its moves buffer", d->name);
 
-    if (cairn_scalar_present(&r->expected) && expected_matches(d, &r->expected, res.answer, &match, e) != 0)
+    if (cairn_scalar_present(&r->expected) &&
+        expected_matches(d, &r->expected, res.answer, &match, e) != 0)
         return -1;
     if (cairn_render_head(out, r->line_no, &r->id, r->plugin) != 0 ||
         cairn_render_ok(out, d, &res, r->want_moves, &r->expected, match) != 0)
@@ -355,8 +359,8 @@ static size_t utf8_column(const char *line, size_t at)
 /* solve_record, with the worker saying which record's plugin calls it is
  * in: one that never returns must be noticed (hang.h). */
 static int watched_solve(const struct cairn_record_ctx *ctx, const struct rec *r,
-                         struct cairn_scratch *s, struct cairn_buf *out,
-                         struct cairn_tally *tally, struct cairn_rec_error *e)
+                         struct cairn_scratch *s, struct cairn_buf *out, struct cairn_tally *tally,
+                         struct cairn_rec_error *e)
 {
     int rc;
 
@@ -367,10 +371,10 @@ static int watched_solve(const struct cairn_record_ctx *ctx, const struct rec *r
 }
 
 int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratch *s,
-                         uint64_t line_no, const char *line, size_t len,
-                         struct cairn_buf *out, struct cairn_tally *tally)
+                         uint64_t line_no, const char *line, size_t len, struct cairn_buf *out,
+                         struct cairn_tally *tally)
 {
-    struct rec r = {.line_no = line_no, .plugin_index = ctx->reg->n_plugins};
+    struct rec r = { .line_no = line_no, .plugin_index = ctx->reg->n_plugins };
     struct cairn_fast_rec fast;
     struct cairn_rec_error e;
     size_t mark = out->len;

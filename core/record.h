@@ -38,8 +38,8 @@ struct cairn_record_ctx {
  *          or -ENOMEM when even the error line could not be written
  */
 int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratch *s,
-                         uint64_t line_no, const char *line, size_t len,
-                         struct cairn_buf *out, struct cairn_tally *tally);
+                         uint64_t line_no, const char *line, size_t len, struct cairn_buf *out,
+                         struct cairn_tally *tally);
 
 /* Appends an error result line that needs no parsing (e.g. a line over
  * max_line_bytes) and counts it. */

@@ -21,16 +21,18 @@ static int differs(const char *a, const char *b)
 /* Settings fixed for the life of the process. */
 static void keep_fixed(const struct cairn_reload_in *in, struct cairn_config *nc)
 {
-    char **fixed[] = {&nc->input_dir, &nc->output_dir};
-    char *const old[] = {in->old->input_dir, in->old->output_dir};
-    const char *names[] = {"input_dir", "output_dir"};
+    char **fixed[] = { &nc->input_dir, &nc->output_dir };
+    char *const old[] = { in->old->input_dir, in->old->output_dir };
+    const char *names[] = { "input_dir", "output_dir" };
     size_t i;
 
     for (i = 0; i < 2; i++) {
         if (!differs(*fixed[i], old[i]))
             continue;
-        cairn_log(in->log, CAIRN_LOG_WARNING, "reload: %s changes only with a restart; "
-                  "keeping %s", names[i], old[i]);
+        cairn_log(in->log, CAIRN_LOG_WARNING,
+                  "reload: %s changes only with a restart; "
+                  "keeping %s",
+                  names[i], old[i]);
         free(*fixed[i]);
         *fixed[i] = strdup(old[i]);
     }
@@ -63,8 +65,7 @@ int cairn_reload_prepare(const struct cairn_reload_in *in, struct cairn_config *
     int rc;
 
     cairn_log(in->log, CAIRN_LOG_INFO, "SIGHUP: reloading %s and %s",
-              in->config_file ? in->config_file : "(no configuration file)",
-              in->old->plugin_dir);
+              in->config_file ? in->config_file : "(no configuration file)", in->old->plugin_dir);
     if ((rc = load_config(in, nc)) != 0)
         return rc;
     keep_fixed(in, nc);

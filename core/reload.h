@@ -10,10 +10,10 @@
 #include "plugin_set.h"
 
 struct cairn_reload_in {
-    const struct cairn_config *old;  /* the settings in force */
-    const char *config_file;         /* NULL: none */
+    const struct cairn_config *old; /* the settings in force */
+    const char *config_file;        /* NULL: none */
     int (*apply_overrides)(struct cairn_config *cfg, char **err, void *data);
-    void *overrides_data;            /* the command line, applied again */
+    void *overrides_data; /* the command line, applied again */
     const struct cairn_log *log;
 };
 

@@ -63,17 +63,15 @@ static int put_move(struct cairn_buf *out, enum cairn_moves_kind kind, int32_t m
     int rc;
 
     switch (kind) {
-    case CAIRN_MOVES_SIDE:
-        return cairn_buf_puts(out, m ? "\"R\"" : "\"L\"");
+    case CAIRN_MOVES_SIDE: return cairn_buf_puts(out, m ? "\"R\"" : "\"L\"");
     case CAIRN_MOVES_SPLIT:
         rc = cairn_buf_puts(out, "{\"split\":");
         rc |= cairn_buf_int(out, CAIRN_MOVE_SPLIT_AT(m));
         rc |= cairn_buf_puts(out, CAIRN_MOVE_SPLIT_KEEPS_RIGHT(m) ? ",\"keep\":\"R\"}"
-                                                                : ",\"keep\":\"L\"}");
+                                                                  : ",\"keep\":\"L\"}");
         return rc;
     case CAIRN_MOVES_COUNT:
-    case CAIRN_MOVES_INDEX:
-        break;
+    case CAIRN_MOVES_INDEX: break;
     }
     return cairn_buf_int(out, m);
 }
@@ -82,20 +80,14 @@ int cairn_render_ok(struct cairn_buf *out, const struct cairn_plugin *d,
                     const struct cairn_result *res, int want_moves,
                     const struct cairn_scalar *expected, int match)
 {
-    static const char *const winners[] = {"\"Alice\"", "\"Bob\"", "\"Tie\""};
+    static const char *const winners[] = { "\"Alice\"", "\"Bob\"", "\"Tie\"" };
     int rc = cairn_buf_puts(out, ",\"status\":\"ok\",\"answer\":");
     size_t i;
 
     switch (d->answer_kind) {
-    case CAIRN_ANSWER_BOOL:
-        rc |= cairn_buf_puts(out, res->answer ? "true" : "false");
-        break;
-    case CAIRN_ANSWER_INT:
-        rc |= cairn_buf_int(out, res->answer);
-        break;
-    case CAIRN_ANSWER_WINNER:
-        rc |= cairn_buf_puts(out, winners[res->answer]);
-        break;
+    case CAIRN_ANSWER_BOOL: rc |= cairn_buf_puts(out, res->answer ? "true" : "false"); break;
+    case CAIRN_ANSWER_INT: rc |= cairn_buf_int(out, res->answer); break;
+    case CAIRN_ANSWER_WINNER: rc |= cairn_buf_puts(out, winners[res->answer]); break;
     }
     /* Only the totals the game defines: a win/lose game has no "alice"
      * worth printing, and a made-up 0 would read as a real score. */

@@ -11,11 +11,11 @@
 
 /* Used by one worker at a time; grown on demand, never shrunk. */
 struct cairn_scratch {
-    void *mem;                /* the plugin's scratch */
+    void *mem; /* the plugin's scratch */
     size_t mem_cap;
-    int64_t *values;          /* the record's integers */
+    int64_t *values; /* the record's integers */
     size_t values_cap;
-    int32_t *moves;           /* a line of play */
+    int32_t *moves; /* a line of play */
     size_t moves_cap;
     struct cairn_arena arena; /* jansson's memory while a record is parsed */
 };

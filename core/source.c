@@ -73,12 +73,8 @@ int cairn_fd_source_init(struct cairn_fd_source *fs, uv_loop_t *loop, uv_file fd
         if (rc == 0 && (rc = uv_pipe_open(&fs->h.pipe, fd)) != 0)
             uv_close((uv_handle_t *)&fs->h.pipe, NULL);
         break;
-    case UV_TTY:
-        rc = uv_tty_init(loop, &fs->h.tty, fd, 0);
-        break;
-    default:
-        src->read = read_plain;
-        return 0;
+    case UV_TTY: rc = uv_tty_init(loop, &fs->h.tty, fd, 0); break;
+    default: src->read = read_plain; return 0;
     }
     if (rc != 0)
         return rc;

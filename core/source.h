@@ -18,7 +18,7 @@ struct cairn_fd_source {
         uv_tty_t tty;
         uv_stream_t stream;
     } h;
-    int is_stream;       /* h is in use and must be closed */
+    int is_stream; /* h is in use and must be closed */
     struct cairn_stream *s;
     char *buf;
     size_t len;

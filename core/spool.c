@@ -80,8 +80,8 @@ fail_rc:
 
 void cairn_spool_close(struct cairn_spool *sp)
 {
-    int *fds[] = {&sp->in_fd, &sp->active_fd, &sp->done_fd, &sp->failed_fd, &sp->status_fd,
-                  &sp->out_fd};
+    int *fds[] = { &sp->in_fd,     &sp->active_fd, &sp->done_fd,
+                   &sp->failed_fd, &sp->status_fd, &sp->out_fd };
     size_t i;
 
     for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
@@ -124,8 +124,8 @@ static int still_there(int in_fd, const char *path, int fd)
 
 int cairn_spool_repair(struct cairn_spool *sp)
 {
-    static const char *const sub[] = {"active", "done", "failed", "status"};
-    int *fds[] = {&sp->active_fd, &sp->done_fd, &sp->failed_fd, &sp->status_fd};
+    static const char *const sub[] = { "active", "done", "failed", "status" };
+    int *fds[] = { &sp->active_fd, &sp->done_fd, &sp->failed_fd, &sp->status_fd };
     int state = -1, repaired = 0, i;
 
     for (i = 0; i < 4; i++) {

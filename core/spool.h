@@ -23,7 +23,7 @@ struct cairn_spool {
     int active_fd;
     int done_fd;
     int failed_fd;
-    int status_fd;   /* .cairn/status/: live status files (status.h) */
+    int status_fd; /* .cairn/status/: live status files (status.h) */
     int out_fd;
 };
 

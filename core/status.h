@@ -20,10 +20,10 @@
 #include "util.h"
 
 struct cairn_status_job {
-    const char *name;        /* NAME.jsonl */
+    const char *name; /* NAME.jsonl */
     uint64_t size;
-    uint64_t bytes;          /* read so far */
-    uint64_t records;        /* answered so far */
+    uint64_t bytes;   /* read so far */
+    uint64_t records; /* answered so far */
     struct timespec started;
 };
 

@@ -43,8 +43,8 @@ int cairn_summary_render(const struct cairn_job_facts *job, struct cairn_buf *ou
     clock_gettime(CLOCK_REALTIME, &finished);
     rfc3339(&job->started, started_s);
     rfc3339(&finished, finished_s);
-    if (root == NULL || errors == NULL || by_variant == NULL || results == NULL ||
-        job_s == NULL || input == NULL)
+    if (root == NULL || errors == NULL || by_variant == NULL || results == NULL || job_s == NULL ||
+        input == NULL)
         goto out;
     for (i = 0; i < CAIRN_CODE_COUNT; i++)
         json_object_set_new(errors, cairn_code_name(i), json_integer((json_int_t)t->errors[i]));
@@ -52,12 +52,12 @@ int cairn_summary_render(const struct cairn_job_facts *job, struct cairn_buf *ou
         const char *name = i < reg->n_plugins ? reg->plugins[i].desc->name : "none";
         if (t->variant_ok[i] + t->variant_err[i] == 0)
             continue;
-        json_object_set_new(
-            by_variant, name,
-            json_pack("{s:I,s:I,s:I,s:f}", "records",
-                      (json_int_t)(t->variant_ok[i] + t->variant_err[i]), "ok",
-                      (json_int_t)t->variant_ok[i], "errors", (json_int_t)t->variant_err[i],
-                      "solve_seconds", (double)t->variant_ns[i] / 1e9));
+        json_object_set_new(by_variant, name,
+                            json_pack("{s:I,s:I,s:I,s:f}", "records",
+                                      (json_int_t)(t->variant_ok[i] + t->variant_err[i]), "ok",
+                                      (json_int_t)t->variant_ok[i], "errors",
+                                      (json_int_t)t->variant_err[i], "solve_seconds",
+                                      (double)t->variant_ns[i] / 1e9));
     }
     json_object_set_new(root, "job", json_string(job_s));
     json_object_set_new(root, "status", json_string(job->reason != NULL ? "failed" : "ok"));
@@ -112,8 +112,8 @@ int cairn_reason_render(const struct cairn_job_facts *job, struct cairn_buf *out
     char *job_s = cairn_name_escape(job->base);
 
     root = job_s == NULL ? NULL
-                         : json_pack("{s:s,s:s,s:s,s:I}", "job", job_s, "reason",
-                                     job->reason, "time", when, "pid", (json_int_t)getpid());
+                         : json_pack("{s:s,s:s,s:s,s:I}", "job", job_s, "reason", job->reason,
+                                     "time", when, "pid", (json_int_t)getpid());
     free(job_s);
     text = root ? json_dumps(root, JSON_COMPACT) : NULL;
     json_decref(root);

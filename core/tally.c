@@ -8,8 +8,8 @@
 
 #include "tally.h"
 
-const double cairn_solve_bucket_le[CAIRN_SOLVE_BUCKETS - 1] = {
-    1e-6, 1e-5, 1e-4, 5e-4, 1e-3, 5e-3, 0.01, 0.05, 0.1, 0.5, 1.0};
+const double cairn_solve_bucket_le[CAIRN_SOLVE_BUCKETS - 1] = { 1e-6, 1e-5, 1e-4, 5e-4, 1e-3, 5e-3,
+                                                                0.01, 0.05, 0.1,  0.5,  1.0 };
 
 size_t cairn_solve_bucket(uint64_t ns)
 {

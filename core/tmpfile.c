@@ -16,9 +16,9 @@
 
 #include "util.h"
 
-#define PREFIX ".cairn."
+#define PREFIX     ".cairn."
 #define PREFIX_LEN 7
-#define HEX_LEN 32
+#define HEX_LEN    32
 
 static int random_name(char out[CAIRN_TMPFILE_NAME_MAX], char kind)
 {

@@ -22,8 +22,8 @@
 #define CAIRN_TMPFILE_NAME_MAX 48
 
 struct cairn_tmpfile {
-    int dir_fd;   /* borrowed: the directory it lives in */
-    int fd;       /* open for writing and locked; -1 when closed */
+    int dir_fd; /* borrowed: the directory it lives in */
+    int fd;     /* open for writing and locked; -1 when closed */
     char name[CAIRN_TMPFILE_NAME_MAX];
 };
 

@@ -205,7 +205,7 @@ int cairn_write_all(int fd, const void *buf, size_t n)
             continue;
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             /* Someone left the descriptor non-blocking: wait, don't spin. */
-            struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+            struct pollfd pfd = { .fd = fd, .events = POLLOUT };
             if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
                 return -errno;
             continue;
@@ -223,7 +223,7 @@ char *cairn_name_escape(const char *name)
     static const char hex[] = "0123456789abcdef";
     const unsigned char *u = (const unsigned char *)name;
     size_t n = strlen(name), i = 0;
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
 
     if (cairn_buf_reserve(&b, n + 1) != 0)
         return NULL;
@@ -235,7 +235,7 @@ char *cairn_name_escape(const char *name)
             rc = cairn_buf_append(&b, "\\\\", 2);
             seq = 1;
         } else if (seq == 0) {
-            char esc[4] = {'\\', 'x', hex[u[i] >> 4], hex[u[i] & 15]};
+            char esc[4] = { '\\', 'x', hex[u[i] >> 4], hex[u[i] & 15] };
             rc = cairn_buf_append(&b, esc, 4);
             seq = 1;
         } else {

@@ -12,8 +12,8 @@
 
 #include "spool.h"
 
-#define WATCH_MASK                                                                        \
-    (IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |   \
+#define WATCH_MASK                                                                      \
+    (IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | \
      IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
 
 static void on_event(struct cairn_watch *w, const struct inotify_event *ev)

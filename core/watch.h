@@ -23,8 +23,7 @@ enum cairn_watch_event {
 };
 
 struct cairn_watch;
-typedef void (*cairn_watch_cb)(struct cairn_watch *w, enum cairn_watch_event ev,
-                               const char *name);
+typedef void (*cairn_watch_cb)(struct cairn_watch *w, enum cairn_watch_event ev, const char *name);
 
 struct cairn_watch {
     uv_poll_t poll;

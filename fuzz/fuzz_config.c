@@ -40,14 +40,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static char tmp_path[4096];
 static int tmp_fd = -1;
 
-#define CHECK(cond, ...)                                                            \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            fprintf(stderr, "fuzz_config: invariant broken: %s\n  ", #cond);        \
-            fprintf(stderr, __VA_ARGS__);                                           \
-            fprintf(stderr, "\n");                                                  \
-            abort();                                                                \
-        }                                                                           \
+#define CHECK(cond, ...)                                                     \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            fprintf(stderr, "fuzz_config: invariant broken: %s\n  ", #cond); \
+            fprintf(stderr, __VA_ARGS__);                                    \
+            fprintf(stderr, "\n");                                           \
+            abort();                                                         \
+        }                                                                    \
     } while (0)
 
 static void remove_tmp(void)
@@ -133,8 +133,8 @@ static void check_config(const struct cairn_config *c)
     check_seconds(c->shutdown_timeout_s, "shutdown_timeout_s");
     check_seconds(c->solve_timeout_s, "solve_timeout_s");
     CHECK(c->keep_inputs == 0 || c->keep_inputs == 1, "keep_inputs is %d", c->keep_inputs);
-    CHECK(c->limits == CAIRN_LIMITS_OFFICIAL || c->limits == CAIRN_LIMITS_EXTENDED,
-          "limits is %d", (int)c->limits);
+    CHECK(c->limits == CAIRN_LIMITS_OFFICIAL || c->limits == CAIRN_LIMITS_EXTENDED, "limits is %d",
+          (int)c->limits);
     CHECK(c->log_level == CAIRN_LOG_ERROR || c->log_level == CAIRN_LOG_WARNING ||
               c->log_level == CAIRN_LOG_INFO || c->log_level == CAIRN_LOG_DEBUG,
           "log_level is %d", (int)c->log_level);

@@ -56,17 +56,17 @@ static struct cairn_buf slow_out;
 
 #define PREFIX "{\"line\":0,\"status\":\"ok\"}\n" /* a previous result line */
 
-static const char *const default_variants[4] = {NULL, "stone-game", "1140", "stone-game-iii"};
+static const char *const default_variants[4] = { NULL, "stone-game", "1140", "stone-game-iii" };
 
-#define CHECK(cond, ...)                                                            \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            fprintf(stderr, "fuzz_record: invariant broken: %s\n  ", #cond);        \
-            fprintf(stderr, __VA_ARGS__);                                           \
-            fprintf(stderr, "\n  output line: %.*s\n", (int)(out.len - mark),       \
-                    out.data ? out.data + mark : "");                               \
-            abort();                                                                \
-        }                                                                           \
+#define CHECK(cond, ...)                                                      \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            fprintf(stderr, "fuzz_record: invariant broken: %s\n  ", #cond);  \
+            fprintf(stderr, __VA_ARGS__);                                     \
+            fprintf(stderr, "\n  output line: %.*s\n", (int)(out.len - mark), \
+                    out.data ? out.data + mark : "");                         \
+            abort();                                                          \
+        }                                                                     \
     } while (0)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -83,8 +83,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     for (i = 0; i < reg.n_errors; i++)
         fprintf(stderr, "fuzz_record: plugin refused: %s\n", reg.errors[i]);
     if (rc != 0 || reg.n_plugins < 3) {
-        fprintf(stderr, "fuzz_record: loading plugins from %s failed (rc %d, %zu loaded);"
-                        " set CAIRN_FUZZ_PLUGIN_DIR\n", dir, rc, reg.n_plugins);
+        fprintf(stderr,
+                "fuzz_record: loading plugins from %s failed (rc %d, %zu loaded);"
+                " set CAIRN_FUZZ_PLUGIN_DIR\n",
+                dir, rc, reg.n_plugins);
         exit(2);
     }
     if (cairn_tally_init(&tally, reg.n_plugins) != 0) {
@@ -117,8 +119,8 @@ static int code_index(const char *code)
 /* The id the record carries, if it is a JSON object with a scalar id. */
 static json_t *record_id(const uint8_t *data, size_t size)
 {
-    json_t *root = json_loadb((const char *)data, size,
-                              JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
+    json_t *root =
+        json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
     json_t *id = NULL;
 
     /* A raw NUL anywhere makes the line bad_json for cairn, though jansson
@@ -189,9 +191,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
           "the earlier contents of the buffer changed or nothing was appended");
     for (i = mark; i < out.len; i++)
         newlines += out.data[i] == '\n';
-    CHECK(newlines == 1 && out.data[out.len - 1] == '\n',
-          "%zu newlines appended, last byte 0x%02x", newlines,
-          (unsigned char)out.data[out.len - 1]);
+    CHECK(newlines == 1 && out.data[out.len - 1] == '\n', "%zu newlines appended, last byte 0x%02x",
+          newlines, (unsigned char)out.data[out.len - 1]);
 
     /* No JSON_DECODE_ANY: a result line must be an object (or array). */
     res = json_loadb(out.data + mark, out.len - mark, JSON_REJECT_DUPLICATES, &jerr);
@@ -238,8 +239,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     want_id = record_id(data, size);
     got_id = json_object_get(res, "id");
     if (want_id != NULL)
-        CHECK(got_id != NULL && (json_equal(want_id, got_id) ||
-                                 (json_is_real(want_id) && json_is_null(got_id))),
+        CHECK(got_id != NULL &&
+                  (json_equal(want_id, got_id) || (json_is_real(want_id) && json_is_null(got_id))),
               "the record's id was not echoed back");
     else
         CHECK(got_id == NULL, "an id was echoed that the record does not have as a scalar");

@@ -93,27 +93,27 @@
  */
 #define DG_OFFICIAL_MAX_LEN 100
 #define DG_EXTENDED_MAX_LEN 1000000
-#define DG_MIN_VALUE 1
-#define DG_MAX_VALUE 99
-#define DG_ONE_DIGIT_MAX 9
+#define DG_MIN_VALUE        1
+#define DG_MAX_VALUE        99
+#define DG_ONE_DIGIT_MAX    9
 
 static const struct cairn_input_decl dg_inputs[] = {
     {
         .name = "nums", /* the key inside the record's "input" object */
         .kind = CAIRN_INPUT_INT_ARRAY,
-        .official = {.min_len = 1,
-                     .max_len = DG_OFFICIAL_MAX_LEN,
-                     .min_value = DG_MIN_VALUE,
-                     .max_value = DG_MAX_VALUE},
-        .extended = {.min_len = 1,
-                     .max_len = DG_EXTENDED_MAX_LEN,
-                     .min_value = DG_MIN_VALUE,
-                     .max_value = DG_MAX_VALUE},
+        .official = { .min_len = 1,
+                      .max_len = DG_OFFICIAL_MAX_LEN,
+                      .min_value = DG_MIN_VALUE,
+                      .max_value = DG_MAX_VALUE },
+        .extended = { .min_len = 1,
+                      .max_len = DG_EXTENDED_MAX_LEN,
+                      .min_value = DG_MIN_VALUE,
+                      .max_value = DG_MAX_VALUE },
     },
 };
 
 /* Other names a record's "variant" may use for this plugin.  NULL-ended. */
-static const char *const dg_aliases[] = {"3232", NULL};
+static const char *const dg_aliases[] = { "3232", NULL };
 
 /* Writes a message for the host, which adds it to the error line. */
 static void dg_msg(char *msg, size_t msg_len, const char *text)

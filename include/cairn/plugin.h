@@ -87,7 +87,7 @@ struct cairn_bounds {
 
 /* One declared input: the key inside the record's "input" object. */
 struct cairn_input_decl {
-    const char *name;            /* e.g. "piles" */
+    const char *name; /* e.g. "piles" */
     enum cairn_input_kind kind;
     struct cairn_bounds official; /* the LeetCode constraints */
     struct cairn_bounds extended; /* what the kernel can handle in 64 bits */
@@ -95,9 +95,9 @@ struct cairn_input_decl {
 
 /* How the host renders the answer. */
 enum cairn_answer_kind {
-    CAIRN_ANSWER_BOOL = 1,   /* answer is 0 or 1: JSON false/true */
-    CAIRN_ANSWER_INT = 2,    /* answer is the integer itself */
-    CAIRN_ANSWER_WINNER = 3  /* answer is enum cairn_winner: "Alice"/"Bob"/"Tie" */
+    CAIRN_ANSWER_BOOL = 1,  /* answer is 0 or 1: JSON false/true */
+    CAIRN_ANSWER_INT = 2,   /* answer is the integer itself */
+    CAIRN_ANSWER_WINNER = 3 /* answer is enum cairn_winner: "Alice"/"Bob"/"Tie" */
 };
 
 enum cairn_winner {
@@ -122,8 +122,8 @@ enum cairn_moves_kind {
  * input as given (lo < k < hi), and the left ([lo, k)) or right ([k, hi))
  * part is kept.  keep_right is 0 or 1. */
 #define CAIRN_MOVE_SPLIT(k, keep_right) ((int32_t)(((uint32_t)(k) << 1) | (uint32_t)(keep_right)))
-#define CAIRN_MOVE_SPLIT_AT(m) ((int32_t)((uint32_t)(m) >> 1))
-#define CAIRN_MOVE_SPLIT_KEEPS_RIGHT(m) ((int)((uint32_t)(m) & 1u))
+#define CAIRN_MOVE_SPLIT_AT(m)          ((int32_t)((uint32_t)(m) >> 1))
+#define CAIRN_MOVE_SPLIT_KEEPS_RIGHT(m) ((int)((uint32_t)(m) % 2u))
 
 /* 1.1: which totals the game defines, rendered after the answer.  A 1.0
  * plugin defines all three. */
@@ -137,7 +137,7 @@ enum cairn_totals {
 /* An integer array, validated against its declaration. */
 struct cairn_array {
     const int64_t *v;
-    size_t n;           /* a CAIRN_INPUT_INT scalar: always 1 */
+    size_t n; /* a CAIRN_INPUT_INT scalar: always 1 */
 };
 
 /* One position to solve.  Owned by the host; valid during the call only. */
@@ -145,17 +145,17 @@ struct cairn_problem {
     const struct cairn_array *inputs; /* one per declared input, in order */
     size_t n_inputs;
     enum cairn_limits limits;
-    int want_moves;                   /* nonzero: fill result->moves */
+    int want_moves; /* nonzero: fill result->moves */
 };
 
 /* The answer.  The host zeroes it and sets moves/moves_cap before solve(). */
 struct cairn_result {
-    int64_t answer;       /* see enum cairn_answer_kind */
-    int64_t alice;        /* Alice's total under optimal play */
-    int64_t bob;          /* Bob's total under optimal play */
-    int32_t *moves;       /* host-owned buffer for one optimal line of play */
-    size_t moves_cap;     /* its capacity: max_moves(problem) entries */
-    size_t n_moves;       /* set by solve() when want_moves */
+    int64_t answer;   /* see enum cairn_answer_kind */
+    int64_t alice;    /* Alice's total under optimal play */
+    int64_t bob;      /* Bob's total under optimal play */
+    int32_t *moves;   /* host-owned buffer for one optimal line of play */
+    size_t moves_cap; /* its capacity: max_moves(problem) entries */
+    size_t n_moves;   /* set by solve() when want_moves */
 };
 
 /*
@@ -163,14 +163,14 @@ struct cairn_result {
  */
 struct cairn_plugin {
     /* Read first, before anything else. */
-    uint16_t abi_major;          /* CAIRN_PLUGIN_ABI_MAJOR */
-    uint16_t abi_minor;          /* CAIRN_PLUGIN_ABI_MINOR */
-    uint32_t struct_size;        /* sizeof(struct cairn_plugin) */
+    uint16_t abi_major;   /* CAIRN_PLUGIN_ABI_MAJOR */
+    uint16_t abi_minor;   /* CAIRN_PLUGIN_ABI_MINOR */
+    uint32_t struct_size; /* sizeof(struct cairn_plugin) */
 
-    const char *name;            /* variant name, [a-z0-9-]+, e.g. "stone-game" */
-    const char *const *aliases;  /* NULL-terminated, e.g. {"877", NULL} */
-    const char *version;         /* the plugin's own version, e.g. "1.0.0" */
-    const char *summary;         /* one line for --list-plugins */
+    const char *name;           /* variant name, [a-z0-9-]+, e.g. "stone-game" */
+    const char *const *aliases; /* NULL-terminated, e.g. {"877", NULL} */
+    const char *version;        /* the plugin's own version, e.g. "1.0.0" */
+    const char *summary;        /* one line for --list-plugins */
 
     const struct cairn_input_decl *inputs;
     size_t n_inputs;
@@ -208,8 +208,8 @@ struct cairn_plugin {
      *          reentrant and must not allocate with anything but scratch
      * RETURNS  CAIRN_OK with *result filled, or a status and a message
      */
-    int (*solve)(const struct cairn_problem *problem, struct cairn_result *result,
-                 void *scratch, char *msg, size_t msg_len);
+    int (*solve)(const struct cairn_problem *problem, struct cairn_result *result, void *scratch,
+                 char *msg, size_t msg_len);
 
     /* ---- 1.1: absent (read as below) when struct_size ends before them ---- */
 

@@ -34,38 +34,38 @@
 #include <emmintrin.h>
 #endif
 
-#define PTW_OFFICIAL_MAX_LEN 20
+#define PTW_OFFICIAL_MAX_LEN   20
 #define PTW_OFFICIAL_MAX_VALUE INT64_C(10000000) /* 1e7 */
 /* n * |v| <= 2e18 < 2^63: every sum and every DP value fits, and so does
  * v - d (|v - d| <= 2e18 + 1e14).  n^2 / 2 = 2e8 cells take about 0.1 s;
  * the moves bit table is about 25 MB. */
-#define PTW_EXTENDED_MAX_LEN 20000
+#define PTW_EXTENDED_MAX_LEN   20000
 #define PTW_EXTENDED_MAX_VALUE INT64_C(100000000000000) /* 1e14 */
 
-#define PTW_BLOCK 8
+#define PTW_BLOCK              8
 /* Cells per step of the 32-bit row, and the padding it needs past the
  * n numbers and the n cells. */
 #define PTW_CHUNK 8
 /* Rows up to this long (every official one) take ptw_small_sse2. */
-#define PTW_SMALL_MAX 20
+#define PTW_SMALL_MAX   20
 #define PTW_SMALL_LANES 48 /* its padded copy of the numbers, in int32 */
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void);
 
-static const char *const ptw_aliases[] = {"486", NULL};
+static const char *const ptw_aliases[] = { "486", NULL };
 
 static const struct cairn_input_decl ptw_inputs[] = {
     {
         .name = "nums",
         .kind = CAIRN_INPUT_INT_ARRAY,
-        .official = {.min_len = 1,
-                     .max_len = PTW_OFFICIAL_MAX_LEN,
-                     .min_value = 0,
-                     .max_value = PTW_OFFICIAL_MAX_VALUE},
-        .extended = {.min_len = 1,
-                     .max_len = PTW_EXTENDED_MAX_LEN,
-                     .min_value = -PTW_EXTENDED_MAX_VALUE,
-                     .max_value = PTW_EXTENDED_MAX_VALUE},
+        .official = { .min_len = 1,
+                      .max_len = PTW_OFFICIAL_MAX_LEN,
+                      .min_value = 0,
+                      .max_value = PTW_OFFICIAL_MAX_VALUE },
+        .extended = { .min_len = 1,
+                      .max_len = PTW_EXTENDED_MAX_LEN,
+                      .min_value = -PTW_EXTENDED_MAX_VALUE,
+                      .max_value = PTW_EXTENDED_MAX_VALUE },
     },
 };
 
@@ -197,13 +197,13 @@ static void ptw_row32(int32_t *restrict d, const int32_t *restrict v, size_t len
  * that no real cell reads (SSE2 arithmetic wraps, so it is harmless).
  * v32 (scratch, PTW_SMALL_LANES int32) receives the numbers and zeros.
  */
-#define PTW_STEP(k, xk, xk1)                                                                   \
-    do {                                                                                       \
-        __m128i sh_ = _mm_or_si128(_mm_srli_si128(xk, 4), _mm_slli_si128(xk1, 12));            \
-        __m128i a_ = _mm_sub_epi32(v##k, sh_); /* take the left end */                         \
+#define PTW_STEP(k, xk, xk1)                                                                    \
+    do {                                                                                        \
+        __m128i sh_ = _mm_or_si128(_mm_srli_si128(xk, 4), _mm_slli_si128(xk1, 12));             \
+        __m128i a_ = _mm_sub_epi32(v##k, sh_); /* take the left end */                          \
         __m128i b_ = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(const void *)(w + 4 * k)), \
-                                   xk); /* take the right end */                               \
-        __m128i gt_ = _mm_cmpgt_epi32(a_, b_);                                                 \
+                                   xk); /* take the right end */                                \
+        __m128i gt_ = _mm_cmpgt_epi32(a_, b_);                                                  \
         xk = _mm_or_si128(_mm_and_si128(gt_, a_), _mm_andnot_si128(gt_, b_));                   \
     } while (0)
 
@@ -243,9 +243,7 @@ static int64_t ptw_small_sse2(const int64_t *v, size_t n, int32_t *v32)
             PTW_STEP(0, x0, x1);
             PTW_STEP(1, x1, x2);
             break;
-        default:
-            PTW_STEP(0, x0, x1);
-            break;
+        default: PTW_STEP(0, x0, x1); break;
         }
     }
     return _mm_cvtsi128_si32(x0);
@@ -306,7 +304,7 @@ static int ptw_solve(const struct cairn_problem *pb, struct cairn_result *res, v
         diff = ptw_small_sse2(v, n, scratch);
     } else
 #endif
-    if (!pb->want_moves && magnitude < (UINT64_C(1) << 30)) {
+        if (!pb->want_moves && magnitude < (UINT64_C(1) << 30)) {
         /* Every |d| <= magnitude and |v - d| <= 2 * magnitude < 2^31 in
          * the cells that matter.  d32: n cells and PTW_CHUNK + 1 of
          * padding; v32: n numbers and PTW_CHUNK zeros. */
@@ -347,7 +345,7 @@ static int ptw_solve(const struct cairn_problem *pb, struct cairn_result *res, v
         diff = d[0];
     }
 
-    res->answer = diff >= 0; /* a tie is a player-1 win */
+    res->answer = diff >= 0;       /* a tie is a player-1 win */
     res->alice = (sum + diff) / 2; /* exact: sum + diff = 2 * alice */
     res->bob = (sum - diff) / 2;
     return CAIRN_OK;

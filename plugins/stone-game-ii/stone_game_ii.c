@@ -23,28 +23,28 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define SG2_OFFICIAL_MAX_LEN 100
+#define SG2_OFFICIAL_MAX_LEN   100
 #define SG2_OFFICIAL_MAX_VALUE 10000
 /* n * |v| <= 1e18 < 2^63; the table is at most 1000 x 500 int64 (4 MB). */
-#define SG2_EXTENDED_MAX_LEN 1000
+#define SG2_EXTENDED_MAX_LEN   1000
 #define SG2_EXTENDED_MAX_VALUE INT64_C(1000000000000000) /* 1e15 */
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void);
 
-static const char *const sg2_aliases[] = {"1140", NULL};
+static const char *const sg2_aliases[] = { "1140", NULL };
 
 static const struct cairn_input_decl sg2_inputs[] = {
     {
         .name = "piles",
         .kind = CAIRN_INPUT_INT_ARRAY,
-        .official = {.min_len = 1,
-                     .max_len = SG2_OFFICIAL_MAX_LEN,
-                     .min_value = 1,
-                     .max_value = SG2_OFFICIAL_MAX_VALUE},
-        .extended = {.min_len = 1,
-                     .max_len = SG2_EXTENDED_MAX_LEN,
-                     .min_value = -SG2_EXTENDED_MAX_VALUE,
-                     .max_value = SG2_EXTENDED_MAX_VALUE},
+        .official = { .min_len = 1,
+                      .max_len = SG2_OFFICIAL_MAX_LEN,
+                      .min_value = 1,
+                      .max_value = SG2_OFFICIAL_MAX_VALUE },
+        .extended = { .min_len = 1,
+                      .max_len = SG2_EXTENDED_MAX_LEN,
+                      .min_value = -SG2_EXTENDED_MAX_VALUE,
+                      .max_value = SG2_EXTENDED_MAX_VALUE },
     },
 };
 
@@ -145,7 +145,8 @@ static int sg2_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     size_t n;
     int rc = sg2_get(pb, &p, &n);
     if (rc != CAIRN_OK) {
-        sg2_msg(msg, msg_len, rc == CAIRN_E_TOO_LARGE ? "input.piles: too long" : "input.piles: bad problem");
+        sg2_msg(msg, msg_len,
+                rc == CAIRN_E_TOO_LARGE ? "input.piles: too long" : "input.piles: bad problem");
         return rc;
     }
     if (!res || !scratch) {
@@ -158,7 +159,7 @@ static int sg2_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     }
 
     int64_t *suf = scratch;
-    struct sg2_ctx c = {.suf = suf, .t = suf + (n + 1), .n = n, .w = sg2_width(n)};
+    struct sg2_ctx c = { .suf = suf, .t = suf + (n + 1), .n = n, .w = sg2_width(n) };
     const size_t stride = n + 1;
 
     int nonneg = 1;

@@ -19,28 +19,28 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define SG3_OFFICIAL_MAX_LEN 50000
+#define SG3_OFFICIAL_MAX_LEN   50000
 #define SG3_OFFICIAL_MAX_VALUE 1000
 /* n * |v| <= 1e18 < 2^63; with moves, n bytes of scratch (10 MB). */
-#define SG3_EXTENDED_MAX_LEN 10000000
+#define SG3_EXTENDED_MAX_LEN   10000000
 #define SG3_EXTENDED_MAX_VALUE INT64_C(100000000000) /* 1e11 */
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void);
 
-static const char *const sg3_aliases[] = {"1406", NULL};
+static const char *const sg3_aliases[] = { "1406", NULL };
 
 static const struct cairn_input_decl sg3_inputs[] = {
     {
         .name = "stoneValue",
         .kind = CAIRN_INPUT_INT_ARRAY,
-        .official = {.min_len = 1,
-                     .max_len = SG3_OFFICIAL_MAX_LEN,
-                     .min_value = -SG3_OFFICIAL_MAX_VALUE,
-                     .max_value = SG3_OFFICIAL_MAX_VALUE},
-        .extended = {.min_len = 1,
-                     .max_len = SG3_EXTENDED_MAX_LEN,
-                     .min_value = -SG3_EXTENDED_MAX_VALUE,
-                     .max_value = SG3_EXTENDED_MAX_VALUE},
+        .official = { .min_len = 1,
+                      .max_len = SG3_OFFICIAL_MAX_LEN,
+                      .min_value = -SG3_OFFICIAL_MAX_VALUE,
+                      .max_value = SG3_OFFICIAL_MAX_VALUE },
+        .extended = { .min_len = 1,
+                      .max_len = SG3_EXTENDED_MAX_LEN,
+                      .min_value = -SG3_EXTENDED_MAX_VALUE,
+                      .max_value = SG3_EXTENDED_MAX_VALUE },
     },
 };
 
@@ -68,7 +68,7 @@ static size_t sg3_scratch_bytes(const struct cairn_problem *pb)
     const int64_t *v;
     size_t n;
     if (sg3_get(pb, &v, &n) != CAIRN_OK)
-        return 0; /* solve() refuses the problem before touching scratch */
+        return 0;                  /* solve() refuses the problem before touching scratch */
     return pb->want_moves ? n : 0; /* one byte per position, n <= 1e7 */
 }
 
@@ -99,8 +99,8 @@ static int64_t sg3_margin(const int64_t *v, size_t n, int64_t *sum)
         int64_t m, next_m23;
         i--;
         s += v[i];
-        m = g1 < m23 ? g1 : m23;        /* on the loop-carried chain */
-        next_m23 = g1 < g2 ? g1 : g2;   /* off it: next step's min(g[i+2], g[i+3]) */
+        m = g1 < m23 ? g1 : m23;      /* on the loop-carried chain */
+        next_m23 = g1 < g2 ? g1 : g2; /* off it: next step's min(g[i+2], g[i+3]) */
         g2 = g1;
         g1 = 2 * s - m;
         m23 = next_m23;
@@ -158,7 +158,8 @@ static int sg3_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     int rc = sg3_get(pb, &v, &n);
     if (rc != CAIRN_OK) {
         sg3_msg(msg, msg_len,
-                rc == CAIRN_E_TOO_LARGE ? "input.stoneValue: too long" : "input.stoneValue: bad problem");
+                rc == CAIRN_E_TOO_LARGE ? "input.stoneValue: too long"
+                                        : "input.stoneValue: bad problem");
         return rc;
     }
     if (!res) {

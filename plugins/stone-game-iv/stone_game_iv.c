@@ -37,15 +37,15 @@
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void);
 
-static const char *const sg4_aliases[] = {"1510", NULL};
+static const char *const sg4_aliases[] = { "1510", NULL };
 
 static const struct cairn_input_decl sg4_inputs[] = {
     {
         .name = "n",
         .kind = CAIRN_INPUT_INT,
-        .official = {.min_len = 1, .max_len = 1, .min_value = 1, .max_value = SG4_OFFICIAL_MAX_N},
+        .official = { .min_len = 1, .max_len = 1, .min_value = 1, .max_value = SG4_OFFICIAL_MAX_N },
         /* n = 0 is a position of the game too: Alice cannot move and loses. */
-        .extended = {.min_len = 1, .max_len = 1, .min_value = 0, .max_value = SG4_EXTENDED_MAX_N},
+        .extended = { .min_len = 1, .max_len = 1, .min_value = 0, .max_value = SG4_EXTENDED_MAX_N },
     },
 };
 
@@ -181,7 +181,8 @@ static int sg4_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     uint64_t n;
     int rc = sg4_get(pb, &n);
     if (rc != CAIRN_OK) {
-        sg4_msg(msg, msg_len, rc == CAIRN_E_TOO_LARGE ? "input.n: too large" : "input.n: bad problem");
+        sg4_msg(msg, msg_len,
+                rc == CAIRN_E_TOO_LARGE ? "input.n: too large" : "input.n: bad problem");
         return rc;
     }
     if (!res || !scratch) {

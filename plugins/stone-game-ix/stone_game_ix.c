@@ -50,7 +50,7 @@
 #include <emmintrin.h>
 #endif
 
-#define IX_OFFICIAL_MAX_LEN 100000
+#define IX_OFFICIAL_MAX_LEN   100000
 #define IX_OFFICIAL_MAX_VALUE 10000
 /* Only v mod 3 is ever computed, so any 64-bit value is fine.  The length
  * is the host's limit more than the kernel's (10^7 stones take 20-40 ms,
@@ -59,20 +59,20 @@
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void);
 
-static const char *const ix_aliases[] = {"2029", NULL};
+static const char *const ix_aliases[] = { "2029", NULL };
 
 static const struct cairn_input_decl ix_inputs[] = {
     {
         .name = "stones",
         .kind = CAIRN_INPUT_INT_ARRAY,
-        .official = {.min_len = 1,
-                     .max_len = IX_OFFICIAL_MAX_LEN,
-                     .min_value = 1,
-                     .max_value = IX_OFFICIAL_MAX_VALUE},
-        .extended = {.min_len = 1,
-                     .max_len = IX_EXTENDED_MAX_LEN,
-                     .min_value = INT64_MIN,
-                     .max_value = INT64_MAX},
+        .official = { .min_len = 1,
+                      .max_len = IX_OFFICIAL_MAX_LEN,
+                      .min_value = 1,
+                      .max_value = IX_OFFICIAL_MAX_VALUE },
+        .extended = { .min_len = 1,
+                      .max_len = IX_EXTENDED_MAX_LEN,
+                      .min_value = INT64_MIN,
+                      .max_value = INT64_MAX },
     },
 };
 
@@ -195,7 +195,7 @@ static int ix_sum_sse2(const int64_t *v, size_t n, struct ix_sums *s)
 /* c[0..2]: stones per residue. */
 static void ix_count(const int64_t *v, size_t n, size_t c[3])
 {
-    struct ix_sums s = {0, 0};
+    struct ix_sums s = { 0, 0 };
     for (size_t i = 0; i < n; i += IX_BLOCK) {
         size_t len = n - i < IX_BLOCK ? n - i : IX_BLOCK;
 #if defined(__SSE2__)
@@ -282,15 +282,16 @@ static size_t ix_line(const int64_t *v, size_t n, const size_t c[3], int r, int3
     size_t spare = len < n ? len : 0; /* unplayed stones exist only if len < n */
     struct ix_stream st[3];
 
-    st[0] = (struct ix_stream){.off = (int64_t)(m + 1), .mul = 1, .used = z, .extra = spare};
-    st[r] = (struct ix_stream){
-        .off = -1, .mul = 2, .used = a <= b ? a + 1 : b + 2,
-        .extra = a > b && left > 0 ? m + z + 1 : spare};
+    st[0] = (struct ix_stream){ .off = (int64_t)(m + 1), .mul = 1, .used = z, .extra = spare };
+    st[r] = (struct ix_stream){ .off = -1,
+                                .mul = 2,
+                                .used = a <= b ? a + 1 : b + 2,
+                                .extra = a > b && left > 0 ? m + z + 1 : spare };
     st[3 - r] = (struct ix_stream){
-        .off = 2, .mul = 2, .used = a <= b ? a : b,
-        .extra = a <= b && left > 0 ? m + z + 1 : spare};
+        .off = 2, .mul = 2, .used = a <= b ? a : b, .extra = a <= b && left > 0 ? m + z + 1 : spare
+    };
 
-    size_t k[3] = {0, 0, 0};
+    size_t k[3] = { 0, 0, 0 };
     for (size_t i = 0; i < n; i++) {
         int q = ix_res(v[i]);
         const struct ix_stream *sq = &st[q];

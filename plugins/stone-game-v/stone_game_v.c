@@ -39,31 +39,31 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define SG5_OFFICIAL_MAX_LEN 500
+#define SG5_OFFICIAL_MAX_LEN   500
 #define SG5_OFFICIAL_MAX_VALUE 1000000
 /* n * v <= 2e18: every prefix sum, S + dp < 2 S and 2 P[p] fit in int64.
  * The Rmax triangle is 16 MB at the maximum (32 MB with moves); the time,
  * about 25 ms there, is not what limits n. */
-#define SG5_EXTENDED_MAX_LEN 2000
+#define SG5_EXTENDED_MAX_LEN   2000
 #define SG5_EXTENDED_MAX_VALUE INT64_C(1000000000000000) /* 1e15 */
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void);
 
-static const char *const sg5_aliases[] = {"1563", NULL};
+static const char *const sg5_aliases[] = { "1563", NULL };
 
 static const struct cairn_input_decl sg5_inputs[] = {
     {
         .name = "stoneValue",
         .kind = CAIRN_INPUT_INT_ARRAY,
-        .official = {.min_len = 1,
-                     .max_len = SG5_OFFICIAL_MAX_LEN,
-                     .min_value = 1,
-                     .max_value = SG5_OFFICIAL_MAX_VALUE},
+        .official = { .min_len = 1,
+                      .max_len = SG5_OFFICIAL_MAX_LEN,
+                      .min_value = 1,
+                      .max_value = SG5_OFFICIAL_MAX_VALUE },
         /* Values stay >= 1 even here: the moving cut point needs them. */
-        .extended = {.min_len = 1,
-                     .max_len = SG5_EXTENDED_MAX_LEN,
-                     .min_value = 1,
-                     .max_value = SG5_EXTENDED_MAX_VALUE},
+        .extended = { .min_len = 1,
+                      .max_len = SG5_EXTENDED_MAX_LEN,
+                      .min_value = 1,
+                      .max_value = SG5_EXTENDED_MAX_VALUE },
     },
 };
 
@@ -243,7 +243,8 @@ static int sg5_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     int rc = sg5_get(pb, &v, &n);
     if (rc != CAIRN_OK) {
         sg5_msg(msg, msg_len,
-                rc == CAIRN_E_TOO_LARGE ? "input.stoneValue: too long" : "input.stoneValue: bad problem");
+                rc == CAIRN_E_TOO_LARGE ? "input.stoneValue: too long"
+                                        : "input.stoneValue: bad problem");
         return rc;
     }
     if (!res || !scratch) {

@@ -29,46 +29,46 @@
 #include <stdio.h>
 #include <string.h>
 
-#define SG6_OFFICIAL_MAX_LEN 100000
+#define SG6_OFFICIAL_MAX_LEN   100000
 #define SG6_OFFICIAL_MAX_VALUE 100
 /* 2^21 > the maximum length, so an index fits in 21 bits, and a key range
  * of at most 4e12 < 2^42 leaves the packed word below 2^63.  Alice's and
  * Bob's points stay within n * 1e12 = 2e18.  Radix scratch: 16 n bytes
  * (32 MB at the maximum). */
-#define SG6_EXTENDED_MAX_LEN 2000000
+#define SG6_EXTENDED_MAX_LEN   2000000
 #define SG6_EXTENDED_MAX_VALUE INT64_C(1000000000000) /* 1e12 */
-#define SG6_INDEX_BITS 21
-#define SG6_COUNT_SLACK 1024
-#define SG6_RADIX_BITS 11
+#define SG6_INDEX_BITS         21
+#define SG6_COUNT_SLACK        1024
+#define SG6_RADIX_BITS         11
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void);
 
-static const char *const sg6_aliases[] = {"1686", NULL};
+static const char *const sg6_aliases[] = { "1686", NULL };
 
 static const struct cairn_input_decl sg6_inputs[] = {
     {
         .name = "aliceValues",
         .kind = CAIRN_INPUT_INT_ARRAY,
-        .official = {.min_len = 1,
-                     .max_len = SG6_OFFICIAL_MAX_LEN,
-                     .min_value = 1,
-                     .max_value = SG6_OFFICIAL_MAX_VALUE},
-        .extended = {.min_len = 1,
-                     .max_len = SG6_EXTENDED_MAX_LEN,
-                     .min_value = -SG6_EXTENDED_MAX_VALUE,
-                     .max_value = SG6_EXTENDED_MAX_VALUE},
+        .official = { .min_len = 1,
+                      .max_len = SG6_OFFICIAL_MAX_LEN,
+                      .min_value = 1,
+                      .max_value = SG6_OFFICIAL_MAX_VALUE },
+        .extended = { .min_len = 1,
+                      .max_len = SG6_EXTENDED_MAX_LEN,
+                      .min_value = -SG6_EXTENDED_MAX_VALUE,
+                      .max_value = SG6_EXTENDED_MAX_VALUE },
     },
     {
         .name = "bobValues",
         .kind = CAIRN_INPUT_INT_ARRAY,
-        .official = {.min_len = 1,
-                     .max_len = SG6_OFFICIAL_MAX_LEN,
-                     .min_value = 1,
-                     .max_value = SG6_OFFICIAL_MAX_VALUE},
-        .extended = {.min_len = 1,
-                     .max_len = SG6_EXTENDED_MAX_LEN,
-                     .min_value = -SG6_EXTENDED_MAX_VALUE,
-                     .max_value = SG6_EXTENDED_MAX_VALUE},
+        .official = { .min_len = 1,
+                      .max_len = SG6_OFFICIAL_MAX_LEN,
+                      .min_value = 1,
+                      .max_value = SG6_OFFICIAL_MAX_VALUE },
+        .extended = { .min_len = 1,
+                      .max_len = SG6_EXTENDED_MAX_LEN,
+                      .min_value = -SG6_EXTENDED_MAX_VALUE,
+                      .max_value = SG6_EXTENDED_MAX_VALUE },
     },
 };
 

@@ -43,36 +43,40 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define SG7_OFFICIAL_MAX_LEN 1000
+#define SG7_OFFICIAL_MAX_LEN   1000
 #define SG7_OFFICIAL_MAX_VALUE 1000
 /* Each score is at most sum|v| <= n V, so e, u, t, d and every candidate
  * stay within n^2 V = 1.6e18 and a difference of two within 3.2e18 < 2^63.
  * About 0.25 s at the maximum. */
-#define SG7_EXTENDED_MAX_LEN 16000
+#define SG7_EXTENDED_MAX_LEN   16000
 #define SG7_EXTENDED_MAX_VALUE INT64_C(6250000000) /* 6.25e9 */
 /* The "keep" path up to here: n(n+1)/2 int32 is at most 8.4 MB. */
 #define SG7_KEEP_MAX_LEN 2048
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void);
 
-static const char *const sg7_aliases[] = {"1690", NULL};
+static const char *const sg7_aliases[] = { "1690", NULL };
 
 static const struct cairn_input_decl sg7_inputs[] = {
     {
         .name = "stones",
         .kind = CAIRN_INPUT_INT_ARRAY,
-        .official = {.min_len = 2,
-                     .max_len = SG7_OFFICIAL_MAX_LEN,
-                     .min_value = 1,
-                     .max_value = SG7_OFFICIAL_MAX_VALUE},
-        .extended = {.min_len = 1,
-                     .max_len = SG7_EXTENDED_MAX_LEN,
-                     .min_value = -SG7_EXTENDED_MAX_VALUE,
-                     .max_value = SG7_EXTENDED_MAX_VALUE},
+        .official = { .min_len = 2,
+                      .max_len = SG7_OFFICIAL_MAX_LEN,
+                      .min_value = 1,
+                      .max_value = SG7_OFFICIAL_MAX_VALUE },
+        .extended = { .min_len = 1,
+                      .max_len = SG7_EXTENDED_MAX_LEN,
+                      .min_value = -SG7_EXTENDED_MAX_VALUE,
+                      .max_value = SG7_EXTENDED_MAX_VALUE },
     },
 };
 
-enum sg7_path { SG7_KEEP, SG7_SUM, SG7_BITS };
+enum sg7_path {
+    SG7_KEEP,
+    SG7_SUM,
+    SG7_BITS
+};
 
 /* Words of decision bits for the rows of length 2..n, each row padded to
  * whole 64-bit words: sum_{k=1}^{n-1} ceil(k / 64). */
@@ -139,15 +143,9 @@ static size_t sg7_scratch_bytes(const struct cairn_problem *pb)
         return 0; /* solve() refuses the problem before touching scratch */
     size_t bytes = (n + 1) * sizeof(int64_t);
     switch (sg7_choose(v, n, pb->want_moves)) {
-    case SG7_KEEP:
-        bytes += ((n + 1) + n * (n + 1) / 2) * sizeof(int32_t);
-        break;
-    case SG7_SUM:
-        bytes += 2 * n * sizeof(int64_t);
-        break;
-    default:
-        bytes += n * sizeof(int64_t) + sg7_bit_words(n) * sizeof(uint64_t);
-        break;
+    case SG7_KEEP: bytes += ((n + 1) + n * (n + 1) / 2) * sizeof(int32_t); break;
+    case SG7_SUM: bytes += 2 * n * sizeof(int64_t); break;
+    default: bytes += n * sizeof(int64_t) + sg7_bit_words(n) * sizeof(uint64_t); break;
     }
     return bytes;
 }
@@ -248,7 +246,8 @@ static int sg7_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     size_t n;
     int rc = sg7_get(pb, &v, &n);
     if (rc != CAIRN_OK) {
-        sg7_msg(msg, msg_len, rc == CAIRN_E_TOO_LARGE ? "input.stones: too long" : "input.stones: bad problem");
+        sg7_msg(msg, msg_len,
+                rc == CAIRN_E_TOO_LARGE ? "input.stones: too long" : "input.stones: bad problem");
         return rc;
     }
     if (!res || !scratch) {
@@ -266,7 +265,7 @@ static int sg7_solve(const struct cairn_problem *pb, struct cairn_result *res, v
         P[i + 1] = P[i] + v[i];
     const int64_t sum = P[n];
     int32_t *moves = pb->want_moves ? res->moves : NULL;
-    int64_t score[2] = {0, 0}; /* along the line: Alice, Bob */
+    int64_t score[2] = { 0, 0 }; /* along the line: Alice, Bob */
     int64_t diff, total;
     size_t lo = 0;
     enum sg7_path path = sg7_choose(v, n, pb->want_moves);

@@ -38,8 +38,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define SG8_OFFICIAL_MIN_LEN 2
-#define SG8_OFFICIAL_MAX_LEN 100000
+#define SG8_OFFICIAL_MIN_LEN   2
+#define SG8_OFFICIAL_MAX_LEN   100000
 #define SG8_OFFICIAL_MAX_VALUE 10000
 /*
  * n * |v| <= 10^18: every prefix sum fits, with room for 4 |P| (|g| <= 2
@@ -47,26 +47,26 @@
  * reach about (n + 1) * sum|v|, so check() also asks for that to stay
  * under SG8_TOTALS_LIMIT (see sg8_check).
  */
-#define SG8_EXTENDED_MAX_LEN 10000000
-#define SG8_EXTENDED_MAX_VALUE INT64_C(100000000000) /* 1e11 */
-#define SG8_TOTALS_LIMIT INT64_C(9000000000000000000) /* 9e18 < 2^63 - 1 */
+#define SG8_EXTENDED_MAX_LEN   10000000
+#define SG8_EXTENDED_MAX_VALUE INT64_C(100000000000)        /* 1e11 */
+#define SG8_TOTALS_LIMIT       INT64_C(9000000000000000000) /* 9e18 < 2^63 - 1 */
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void);
 
-static const char *const sg8_aliases[] = {"1872", NULL};
+static const char *const sg8_aliases[] = { "1872", NULL };
 
 static const struct cairn_input_decl sg8_inputs[] = {
     {
         .name = "stones",
         .kind = CAIRN_INPUT_INT_ARRAY,
-        .official = {.min_len = SG8_OFFICIAL_MIN_LEN,
-                     .max_len = SG8_OFFICIAL_MAX_LEN,
-                     .min_value = -SG8_OFFICIAL_MAX_VALUE,
-                     .max_value = SG8_OFFICIAL_MAX_VALUE},
-        .extended = {.min_len = 1,
-                     .max_len = SG8_EXTENDED_MAX_LEN,
-                     .min_value = -SG8_EXTENDED_MAX_VALUE,
-                     .max_value = SG8_EXTENDED_MAX_VALUE},
+        .official = { .min_len = SG8_OFFICIAL_MIN_LEN,
+                      .max_len = SG8_OFFICIAL_MAX_LEN,
+                      .min_value = -SG8_OFFICIAL_MAX_VALUE,
+                      .max_value = SG8_OFFICIAL_MAX_VALUE },
+        .extended = { .min_len = 1,
+                      .max_len = SG8_EXTENDED_MAX_LEN,
+                      .min_value = -SG8_EXTENDED_MAX_VALUE,
+                      .max_value = SG8_EXTENDED_MAX_VALUE },
     },
 };
 
@@ -136,7 +136,7 @@ static size_t sg8_scratch_bytes(const struct cairn_problem *pb)
     const int64_t *v;
     size_t n;
     if (sg8_get(pb, &v, &n) != CAIRN_OK)
-        return 0; /* solve() refuses the problem before touching scratch */
+        return 0;                  /* solve() refuses the problem before touching scratch */
     return pb->want_moves ? n : 0; /* one flag byte per state, n <= 1e7 */
 }
 
@@ -156,8 +156,7 @@ struct sg8_pass {
 
 /* Positions j = hi-1 down to lo (lo >= 1), one at a time.  When cand is
  * not NULL, cand[j] = 1 where j becomes the candidate, else 0. */
-static void sg8_steps(struct sg8_pass *st, const int64_t *v, size_t lo, size_t hi,
-                      uint8_t *cand)
+static void sg8_steps(struct sg8_pass *st, const int64_t *v, size_t lo, size_t hi, uint8_t *cand)
 {
     int64_t g = st->g, sigma = st->sigma, p = st->p;
     for (size_t j = hi; j-- > lo;) {
@@ -247,7 +246,7 @@ static int sg8_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     int64_t total = sg8_total(v, n);
     /* State n-1 ends the game: c(n-1) = P[n-1], the line from it scores
      * P[n-1] for the mover and nothing more. */
-    struct sg8_pass st = {.g = total, .sigma = total, .p = total};
+    struct sg8_pass st = { .g = total, .sigma = total, .p = total };
 
     if (!pb->want_moves) {
         sg8_pass(&st, v, n);

@@ -21,28 +21,28 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define SG_OFFICIAL_MAX_LEN 500
+#define SG_OFFICIAL_MAX_LEN   500
 #define SG_OFFICIAL_MAX_VALUE 500
 /* n * |v| <= 2e18 < 2^63: every sum and every difference fits in int64. */
-#define SG_EXTENDED_MAX_LEN 20000
+#define SG_EXTENDED_MAX_LEN   20000
 #define SG_EXTENDED_MAX_VALUE INT64_C(100000000000000) /* 1e14 */
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void);
 
-static const char *const sg_aliases[] = {"877", NULL};
+static const char *const sg_aliases[] = { "877", NULL };
 
 static const struct cairn_input_decl sg_inputs[] = {
     {
         .name = "piles",
         .kind = CAIRN_INPUT_INT_ARRAY,
-        .official = {.min_len = 2,
-                     .max_len = SG_OFFICIAL_MAX_LEN,
-                     .min_value = 1,
-                     .max_value = SG_OFFICIAL_MAX_VALUE},
-        .extended = {.min_len = 1,
-                     .max_len = SG_EXTENDED_MAX_LEN,
-                     .min_value = -SG_EXTENDED_MAX_VALUE,
-                     .max_value = SG_EXTENDED_MAX_VALUE},
+        .official = { .min_len = 2,
+                      .max_len = SG_OFFICIAL_MAX_LEN,
+                      .min_value = 1,
+                      .max_value = SG_OFFICIAL_MAX_VALUE },
+        .extended = { .min_len = 1,
+                      .max_len = SG_EXTENDED_MAX_LEN,
+                      .min_value = -SG_EXTENDED_MAX_VALUE,
+                      .max_value = SG_EXTENDED_MAX_VALUE },
     },
 };
 
@@ -88,14 +88,16 @@ static int sg_check(const struct cairn_problem *pb, char *msg, size_t msg_len)
     size_t n;
     int rc = sg_get(pb, &p, &n);
     if (rc != CAIRN_OK) {
-        sg_msg(msg, msg_len, rc == CAIRN_E_TOO_LARGE ? "input.piles: too long" : "input.piles: bad problem");
+        sg_msg(msg, msg_len,
+               rc == CAIRN_E_TOO_LARGE ? "input.piles: too long" : "input.piles: bad problem");
         return rc;
     }
     if (pb->limits != CAIRN_LIMITS_OFFICIAL)
         return CAIRN_OK;
     if (n % 2 != 0) {
         if (msg && msg_len)
-            snprintf(msg, msg_len, "input.piles: length %zu is odd (official rule: even length)", n);
+            snprintf(msg, msg_len, "input.piles: length %zu is odd (official rule: even length)",
+                     n);
         return CAIRN_E_CONSTRAINT;
     }
     /* Official bounds are already enforced by the host, but do not rely on
@@ -106,7 +108,8 @@ static int sg_check(const struct cairn_problem *pb, char *msg, size_t msg_len)
         s += (uint64_t)p[i];
     if (s % 2 == 0) {
         if (msg && msg_len)
-            snprintf(msg, msg_len, "input.piles: sum %lld is even (official rule: odd sum, so no tie)",
+            snprintf(msg, msg_len,
+                     "input.piles: sum %lld is even (official rule: odd sum, so no tie)",
                      (long long)(int64_t)s);
         return CAIRN_E_CONSTRAINT;
     }
@@ -214,7 +217,8 @@ static int sg_solve(const struct cairn_problem *pb, struct cairn_result *res, vo
     size_t n;
     int rc = sg_get(pb, &p, &n);
     if (rc != CAIRN_OK) {
-        sg_msg(msg, msg_len, rc == CAIRN_E_TOO_LARGE ? "input.piles: too long" : "input.piles: bad problem");
+        sg_msg(msg, msg_len,
+               rc == CAIRN_E_TOO_LARGE ? "input.piles: too long" : "input.piles: bad problem");
         return rc;
     }
     if (!res || !scratch) {

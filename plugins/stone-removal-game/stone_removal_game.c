@@ -31,24 +31,21 @@
 #define SRG_OFFICIAL_MIN 1
 #define SRG_OFFICIAL_MAX 50
 #define SRG_EXTENDED_MAX 54 /* T(9) = 54 < 55 = T(10): see above */
-#define SRG_FIRST 10        /* stones Alice must remove on her first turn */
+#define SRG_FIRST        10 /* stones Alice must remove on her first turn */
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void);
 
-static const char *const srg_aliases[] = {"3360", NULL};
+static const char *const srg_aliases[] = { "3360", NULL };
 
 static const struct cairn_input_decl srg_inputs[] = {
     {
         .name = "n",
         .kind = CAIRN_INPUT_INT,
-        .official = {.min_len = 1,
-                     .max_len = 1,
-                     .min_value = SRG_OFFICIAL_MIN,
-                     .max_value = SRG_OFFICIAL_MAX},
-        .extended = {.min_len = 1,
-                     .max_len = 1,
-                     .min_value = 0,
-                     .max_value = SRG_EXTENDED_MAX},
+        .official = { .min_len = 1,
+                      .max_len = 1,
+                      .min_value = SRG_OFFICIAL_MIN,
+                      .max_value = SRG_OFFICIAL_MAX },
+        .extended = { .min_len = 1, .max_len = 1, .min_value = 0, .max_value = SRG_EXTENDED_MAX },
     },
 };
 
@@ -91,9 +88,8 @@ static size_t srg_max_moves(const struct cairn_problem *pb)
  * compares against constants, written out so no loop is left. */
 static int srg_moves_made(int64_t n)
 {
-    return (n >= SRG_T(1)) + (n >= SRG_T(2)) + (n >= SRG_T(3)) + (n >= SRG_T(4)) +
-           (n >= SRG_T(5)) + (n >= SRG_T(6)) + (n >= SRG_T(7)) + (n >= SRG_T(8)) +
-           (n >= SRG_T(9));
+    return (n >= SRG_T(1)) + (n >= SRG_T(2)) + (n >= SRG_T(3)) + (n >= SRG_T(4)) + (n >= SRG_T(5)) +
+           (n >= SRG_T(6)) + (n >= SRG_T(7)) + (n >= SRG_T(8)) + (n >= SRG_T(9));
 }
 
 static int srg_solve(const struct cairn_problem *pb, struct cairn_result *res, void *scratch,
@@ -125,7 +121,7 @@ static int srg_solve(const struct cairn_problem *pb, struct cairn_result *res, v
             res->moves[k] = SRG_FIRST - k;
         res->n_moves = (size_t)m;
     }
-    res->answer = m % 2; /* Alice made the last successful move */
+    res->answer = m % 2;       /* Alice made the last successful move */
     res->alice = res->bob = 0; /* a win/lose game: no totals */
     return CAIRN_OK;
 }
