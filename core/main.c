@@ -309,7 +309,7 @@ static int run_daemon(struct cairn_config *cfg, const struct cairn_log *log,
                       unsigned threads)
 {
     struct cairn_daemon *d;
-    int rc;
+    int rc, status;
 
     if (cfg->input_dir == NULL || cfg->output_dir == NULL) {
         fprintf(stderr,
@@ -335,19 +335,22 @@ static int run_daemon(struct cairn_config *cfg, const struct cairn_log *log,
     if (d->cfg.umask >= 0)
         umask((mode_t)d->cfg.umask);
     rc = cairn_daemon_run(d);
+    /* The one place a run's outcome becomes an exit status. */
+    status = rc < 0             ? (rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME)
+             : d->runtime_error ? EXIT_RUNTIME
+             : cli->mode == MODE_ONCE && d->jobs_failed ? EXIT_RUNTIME
+                                                        : EXIT_OK;
     if (d->abandoned) {
         /* Workers still solve the abandoned jobs' batches, and libuv's
          * exit-time destructor would join them: leave without waiting.
          * The inputs are back in .cairn/active/ for the next start. */
         fflush(NULL);
-        _exit(rc == 0 ? EXIT_OK : EXIT_RUNTIME);
+        _exit(status);
     }
     cairn_plugin_set_unref(d->plugins);
     cairn_config_free(&d->cfg);
     free(d);
-    if (rc < 0)
-        return rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-    return rc == 0 ? EXIT_OK : EXIT_RUNTIME;
+    return status;
 }
 
 /* Descriptors 0-2 closed at exec would be handed out to the first files
