@@ -149,8 +149,23 @@ int cairn_cmd_results(struct cairn_client *cl, const char *name, int want_join)
 
     if ((rc = cairn_client_job_names(cl, name, &file, &base)) != 0)
         return rc;
-    if ((rc = cairn_client_open_output(cl)) != 0)
+    if ((rc = cairn_client_open_output(cl)) != 0) {
+        /* No output directory yet (no daemon ever ran): a job waiting in
+         * the spool is still better told as "not finished". */
+        struct cairn_where w;
+        char *why = cl->msg;
+
+        cl->msg = NULL;
+        if (cairn_client_open_input(cl, 0) == 0 && cairn_client_locate(cl, file, base, &w) == 0 &&
+            (w.waiting || w.active)) {
+            free(why);
+            rc = not_finished(cl, file, base);
+        } else {
+            free(cl->msg);
+            cl->msg = why;
+        }
         goto out;
+    }
     ob = cairn_client_out_base(file, base);
     sum = ob ? cairn_asprintf("%s.summary.json", ob) : NULL;
     res = ob ? cairn_asprintf("%s.results.jsonl", ob) : NULL;

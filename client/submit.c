@@ -257,6 +257,12 @@ int cairn_client_submit(struct cairn_client *cl, const struct cairn_submit_opts 
         s[i].src = o->files[i];
         s[i].tmp.fd = -1;
     }
+    /* Summaries name taken jobs too.  No output directory yet means no
+     * summary yet: not an error here (--wait checked it already). */
+    if (cl->cfg.output_dir != NULL && cairn_client_open_output(cl) != 0) {
+        free(cl->msg);
+        cl->msg = NULL;
+    }
     /* Temporaries a killed `cairn submit` left: nobody holds their lock. */
     cairn_tmpfile_sweep(cl->in_fd);
     /* With --name, refuse before reading a possibly long file. */
