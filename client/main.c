@@ -32,6 +32,7 @@ static const char usage_text[] =
     "usage: cairn [-c FILE] [--input DIR] [--output DIR] COMMAND [ARGS]\n"
     "\n"
     "  cairn submit [--wait] [--timeout S] [--name NAME] [--no-check] FILE...|-\n"
+    "  cairn wait [--timeout S] NAME...\n"
     "  cairn status [--json]\n"
     "  cairn retry NAME...|--failed\n"
     "  cairn results NAME [--join]\n"
@@ -42,7 +43,7 @@ static const char usage_text[] =
     "  --input DIR        the spool (input_dir)\n"
     "  --output DIR       cairnd's output directory (output_dir)\n"
     "  --wait             submit: wait for each job's summary and print its outcome\n"
-    "  --timeout S        submit: stop waiting after S seconds (implies --wait)\n"
+    "  --timeout S        submit, wait: stop waiting after S seconds (implies --wait)\n"
     "  --name NAME        submit: the job's name (one FILE); refused if it exists\n"
     "  --no-check         submit: skip the check that each line is a JSON object\n"
     "  --json             status: one JSON object instead of text\n"
@@ -53,16 +54,16 @@ static const char usage_text[] =
     "  -h, --help         this text\n"
     "\n"
     "A NAME ending in .jsonl is a job file's name, anything else a job's name.\n"
-    "Exit status: 0 success; 1 a job failed (submit --wait) or a runtime error;\n"
+    "Exit status: 0 success; 1 a job failed (submit --wait, wait) or a runtime error;\n"
     "2 usage, configuration or bad input (unknown job, missing or unwritable spool,\n"
-    "a file that is not JSON lines); 3 submit --wait timed out.\n";
+    "a file that is not JSON lines); 3 submit --wait or wait timed out.\n";
 
 enum { O_INPUT = 256, O_OUTPUT, O_WAIT, O_TIMEOUT, O_NAME, O_NO_CHECK, O_JSON, O_FAILED,
        O_JOIN, O_HTML, O_VERSION, O_HELP, O_END };
 
-/* Which subcommand each option belongs to (NULL: all of them). */
+/* Which subcommands each option belongs to (NULL: all of them). */
 static const char *const owner[O_END - O_INPUT] = {
-    [O_WAIT - O_INPUT] = "submit",   [O_TIMEOUT - O_INPUT] = "submit",
+    [O_WAIT - O_INPUT] = "submit",   [O_TIMEOUT - O_INPUT] = "submit wait",
     [O_NAME - O_INPUT] = "submit",   [O_NO_CHECK - O_INPUT] = "submit",
     [O_JSON - O_INPUT] = "status",   [O_FAILED - O_INPUT] = "retry",
     [O_JOIN - O_INPUT] = "results",  [O_HTML - O_INPUT] = "report"};
@@ -93,6 +94,18 @@ static int usage_error(const char *fmt, const char *a, const char *b)
     fprintf(stderr, fmt, a, b);
     fputs("\n(cairn --help lists the commands and options)\n", stderr);
     return -EINVAL;
+}
+
+/* 1 when command is one of the space-separated words in list. */
+static int owns(const char *list, const char *command)
+{
+    size_t n = strlen(command);
+    const char *p;
+
+    for (p = list; (p = strstr(p, command)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+    return 0;
 }
 
 static int parse_cli(int argc, char **argv, struct cli *cli)
@@ -151,7 +164,7 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
     cli->args = argv + optind + 1;
     cli->n_args = (size_t)(argc - optind - 1);
     for (i = 0; i < O_END - O_INPUT; i++)
-        if (cli->used[i] && owner[i] != NULL && strcmp(owner[i], cli->command) != 0)
+        if (cli->used[i] && owner[i] != NULL && !owns(owner[i], cli->command))
             return usage_error("--%s is not an option of \"%s\"", names[i], cli->command);
     return 0;
 }
@@ -231,6 +244,16 @@ static int run(struct cairn_client *cl, const struct cli *cli, int *wait_exit)
 
     if (strcmp(cmd, "submit") == 0)
         return run_submit(cl, cli, wait_exit);
+    if (strcmp(cmd, "wait") == 0) {
+        struct cairn_wait_result r;
+        int rc;
+
+        if (cli->n_args == 0)
+            return usage_error("wait: name the jobs to wait for%s%s", "", "");
+        rc = cairn_cmd_wait(cl, cli->args, cli->n_args, cli->timeout, isatty(STDERR_FILENO), &r);
+        *wait_exit = r.timed_out ? EXIT_TIMEOUT : r.failed ? EXIT_FAILED : EXIT_OK;
+        return rc;
+    }
     if (strcmp(cmd, "status") == 0) {
         if (cli->n_args > 0)
             return usage_error("status takes no operand (got \"%s\")%s", cli->args[0], "");

@@ -51,4 +51,10 @@ struct cairn_wait_result {
 int cairn_client_wait(struct cairn_client *cl, const struct cairn_submitted *jobs, size_t n,
                       double timeout_s, int progress, struct cairn_wait_result *r);
 
+/* `cairn wait NAME...`: cairn_client_wait for jobs already handed over
+ * (by another command, a script, or a producer's own rename).  -ENOENT
+ * with a message for a name that is no job at all. */
+int cairn_cmd_wait(struct cairn_client *cl, char *const *names, size_t n, double timeout_s,
+                   int progress, struct cairn_wait_result *r);
+
 #endif /* CAIRN_CLIENT_SUBMIT_H */

@@ -246,3 +246,35 @@ out:
     free(w.state);
     return rc;
 }
+
+int cairn_cmd_wait(struct cairn_client *cl, char *const *names, size_t n, double timeout_s,
+                   int progress, struct cairn_wait_result *r)
+{
+    struct cairn_submitted *jobs = calloc(n ? n : 1, sizeof(*jobs));
+    size_t i;
+    int rc = 0;
+
+    memset(r, 0, sizeof(*r));
+    if (jobs == NULL)
+        return -ENOMEM;
+    if ((rc = cairn_client_open_input(cl, 0)) != 0 || (rc = cairn_client_open_output(cl)) != 0)
+        goto out;
+    /* Every name must be a job somewhere: waiting for a typo would never
+     * end. */
+    for (i = 0; i < n && rc == 0; i++) {
+        struct cairn_where w;
+
+        rc = cairn_client_job_names(cl, names[i], &jobs[i].file, &jobs[i].base);
+        if (rc == 0)
+            rc = cairn_client_locate(cl, jobs[i].file, jobs[i].base, &w);
+        if (rc == 0 && !w.waiting && !w.active && !w.summary && !w.failed)
+            rc = cairn_client_fail(cl, -ENOENT, "no job %s: not in the spool %s, and no "
+                                   "summary in %s", jobs[i].base, cl->cfg.input_dir,
+                                   cl->cfg.output_dir);
+    }
+    if (rc == 0)
+        rc = cairn_client_wait(cl, jobs, n, timeout_s, progress, r);
+out:
+    cairn_submitted_free(jobs, n);
+    return rc;
+}

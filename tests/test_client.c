@@ -210,6 +210,21 @@ START_TEST(submit_wait_failed)
     snprintf(log_text, sizeof(log_text), "%.*s: failed: ", (int)(strlen(file) - 6), file);
     TH_REQUIRE(th_log_has(p, log_text), "no \"%s\" line", log_text);
     TH_REQUIRE(th_log_has(p, "regular file"), "the reason is not shown");
+    /* `cairn wait` on a job that already ended: its outcome at once. */
+    {
+        char base[256];
+        struct th_run r;
+
+        snprintf(base, sizeof(base), "%.*s", (int)(strlen(file) - 6), file);
+        r = cairn(&e, "wait", "--timeout", "30", base);
+        TH_REQUIRE(r.status == 1 && strstr(r.out, log_text) == r.out, "wait: exit %d: %s%s",
+                   r.status, r.out, r.err);
+        th_run_free(&r);
+        r = cairn(&e, "wait", "nosuch");
+        TH_REQUIRE(r.status == 2 && strstr(r.err, "no job nosuch") != NULL, "exit %d: %s",
+                   r.status, r.err);
+        th_run_free(&r);
+    }
     free(file);
     free(off);
     th_cleanup();
