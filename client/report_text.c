@@ -102,16 +102,21 @@ static void times(const struct cairn_report *r, FILE *out)
 
 static void jobs(const struct cairn_report *r, FILE *out)
 {
+    int w = 8;
     size_t i;
 
-    fprintf(out, "\njobs:\n  %-32s %-6s %8s %8s %8s %8s %8s %10s\n", "job", "status",
+    /* As wide as the longest name shown, within reason. */
+    for (i = 0; i < r->n_jobs && i < JOBS_SHOWN; i++)
+        if ((int)strlen(r->jobs[i].name) > w)
+            w = strlen(r->jobs[i].name) > 64 ? 64 : (int)strlen(r->jobs[i].name);
+    fprintf(out, "\njobs:\n  %-*s %-6s %8s %8s %8s %8s %8s %10s\n", w, "job", "status",
             "records", "ok", "errors", "match", "differ", "wall");
     for (i = 0; i < r->n_jobs && i < JOBS_SHOWN; i++) {
         const struct cairn_rep_job *j = &r->jobs[i];
         char wall[32];
 
         cairn_report_seconds(j->wall_seconds, wall);
-        fprintf(out, "  %-32s %-6s %8llu %8llu %8llu %8llu %8llu %10s\n", j->name, j->status,
+        fprintf(out, "  %-*s %-6s %8llu %8llu %8llu %8llu %8llu %10s\n", w, j->name, j->status,
                 (unsigned long long)j->records, (unsigned long long)j->ok,
                 (unsigned long long)(j->records - j->ok), (unsigned long long)j->matches,
                 (unsigned long long)j->mismatches, wall);
