@@ -341,11 +341,12 @@ int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const 
     }
     rc = n > 0 ? named_summaries(&c, jobs, n)
                : cairn_client_each_file(c.out_fd, ".summary.json", add_name, &c);
-    if (rc == 0)
+    if (rc == 0 && c.n_names > 0)
         qsort(c.names, c.n_names, sizeof(*c.names), by_name);
     for (i = 0; rc == 0 && i < c.n_names; i++)
         rc = add_summary(&c, c.names[i]);
-    qsort(r->per_record, r->n_per_record, sizeof(double), by_value);
+    if (r->n_per_record > 0) /* qsort(NULL, 0) is undefined */
+        qsort(r->per_record, r->n_per_record, sizeof(double), by_value);
     r->expected_note =
         r->spool != NULL ? "from the result line, else from the record in the spool's "
                            ".cairn/done/"

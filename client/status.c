@@ -310,9 +310,12 @@ int cairn_cmd_status(struct cairn_client *cl, int as_json)
                                strerror(-rc));
         goto out;
     }
-    qsort(waiting.v, waiting.n, sizeof(*waiting.v), by_mtime);
-    qsort(active.v, active.n, sizeof(*active.v), by_mtime);
-    qsort(reasons.v, reasons.n, sizeof(*reasons.v), newest_first);
+    if (waiting.n > 0) /* qsort(NULL, 0) is undefined */
+        qsort(waiting.v, waiting.n, sizeof(*waiting.v), by_mtime);
+    if (active.n > 0) /* qsort(NULL, 0) is undefined */
+        qsort(active.v, active.n, sizeof(*active.v), by_mtime);
+    if (reasons.n > 0) /* qsort(NULL, 0) is undefined */
+        qsort(reasons.v, reasons.n, sizeof(*reasons.v), newest_first);
     if (as_json)
         print_json(cl, &waiting, &active, &failed, &reasons, &done, have_out, ds, nd);
     else
