@@ -5,7 +5,8 @@
  * (report_html.c).
  *
  * What the figures are, since the files do not carry everything:
- *   - records, ok, errors by code, per variant: the summaries' counts;
+ *   - records, ok, errors by code, per variant: the summaries' counts,
+ *     and for errors by code within a variant, the result lines';
  *   - accuracy per variant: result lines' "match" (a variant's records
  *     with an "expected" answer that were solved);
  *   - a mismatch's expected answer: the result line's "expected" when it
@@ -36,16 +37,18 @@ struct cairn_rep_job {
     double wall_seconds, solve_seconds, started, finished;
 };
 
-struct cairn_rep_variant {
-    char *name;
-    uint64_t records, ok, errors;
-    uint64_t checked, matches; /* from the result lines */
-    double solve_seconds;
-};
-
 struct cairn_rep_count {
     char *name;
     uint64_t n;
+};
+
+struct cairn_rep_variant {
+    char *name;
+    uint64_t records, ok, errors;
+    uint64_t checked, matches;      /* from the result lines */
+    struct cairn_rep_count *codes;  /* error lines by code, from the result lines */
+    size_t n_codes, cap_codes;
+    double solve_seconds;
 };
 
 struct cairn_rep_mismatch {
@@ -68,6 +71,8 @@ struct cairn_report {
     struct cairn_rep_mismatch mm[CAIRN_REPORT_MISMATCHES];
     size_t n_mm;
     uint64_t records, ok, errors, matches, mismatches, checked, bytes;
+    uint64_t unchecked;              /* summaries' "unchecked", when they have it */
+    int has_unchecked;
     uint64_t jobs_ok, jobs_failed;
     double first_start, last_finish, solve_seconds;
     double *per_record;              /* each job's mean solve time per record, sorted */

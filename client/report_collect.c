@@ -43,20 +43,27 @@ static struct cairn_rep_variant *variant(struct cairn_report *r, const char *nam
     return &r->variants[i];
 }
 
-static struct cairn_rep_count *code(struct cairn_report *r, const char *name)
+/* The counter called name in the list (*v, *n), added at 0 if new. */
+static struct cairn_rep_count *counter(struct cairn_rep_count **v, size_t *n, size_t *cap,
+                                       const char *name)
 {
     size_t i;
 
-    for (i = 0; i < r->n_codes; i++)
-        if (strcmp(r->codes[i].name, name) == 0)
-            return &r->codes[i];
-    if (cairn_grow((void **)&r->codes, &r->cap_codes, r->n_codes + 1, sizeof(*r->codes)) != 0)
+    for (i = 0; i < *n; i++)
+        if (strcmp((*v)[i].name, name) == 0)
+            return &(*v)[i];
+    if (cairn_grow((void **)v, cap, *n + 1, sizeof(**v)) != 0)
         return NULL;
-    r->codes[i].n = 0;
-    if ((r->codes[i].name = strdup(name)) == NULL)
+    (*v)[i].n = 0;
+    if (((*v)[i].name = strdup(name)) == NULL)
         return NULL;
-    r->n_codes++;
-    return &r->codes[i];
+    (*n)++;
+    return &(*v)[i];
+}
+
+static struct cairn_rep_count *code(struct cairn_report *r, const char *name)
+{
+    return counter(&r->codes, &r->n_codes, &r->cap_codes, name);
 }
 
 static uint64_t count(json_t *o, const char *key)
@@ -112,8 +119,15 @@ static int read_results(struct ctx *c, const char *res_name, const char *job)
         json_error_t e;
         json_t *o = json_loadb(line, len, 0, &e), *match = json_object_get(o, "match");
         const char *vname = json_string_value(json_object_get(o, "variant"));
+        const char *ecode = json_string_value(
+            json_object_get(json_object_get(o, "error"), "code"));
         struct cairn_rep_variant *v;
 
+        if (ecode != NULL && (v = variant(r, vname ? vname : "none")) != NULL) {
+            struct cairn_rep_count *cc = counter(&v->codes, &v->n_codes, &v->cap_codes, ecode);
+            if (cc != NULL)
+                cc->n++;
+        }
         if (json_is_boolean(match) && (v = variant(r, vname ? vname : "none")) != NULL) {
             v->checked++;
             r->checked++;
@@ -220,6 +234,10 @@ static int add_summary(struct ctx *c, const char *sum_name)
     r->mismatches += j->mismatches;
     r->bytes += j->bytes;
     r->solve_seconds += j->solve_seconds;
+    if (json_is_integer(json_object_get(s, "unchecked"))) {
+        r->has_unchecked = 1;
+        r->unchecked += count(s, "unchecked");
+    }
     if (j->started >= 0 && (r->first_start == 0 || j->started < r->first_start))
         r->first_start = j->started;
     if (j->finished > r->last_finish)
@@ -370,8 +388,13 @@ void cairn_report_free(struct cairn_report *r)
         free(r->jobs[i].status);
         free(r->jobs[i].reason);
     }
-    for (i = 0; i < r->n_variants; i++)
+    for (i = 0; i < r->n_variants; i++) {
+        size_t k;
+        for (k = 0; k < r->variants[i].n_codes; k++)
+            free(r->variants[i].codes[k].name);
+        free(r->variants[i].codes);
         free(r->variants[i].name);
+    }
     for (i = 0; i < r->n_codes; i++)
         free(r->codes[i].name);
     for (i = 0; i < r->n_mm; i++) {

@@ -88,6 +88,10 @@ static void cards(const struct cairn_report *r, FILE *out)
     card(out, "mismatches", v, "differ from expected");
     pct(r->matches, r->matches + r->mismatches, v);
     card(out, "accuracy", v, "accuracy");
+    if (r->has_unchecked) {
+        snprintf(v, sizeof(v), "%llu", (unsigned long long)r->unchecked);
+        card(out, "unchecked", v, "expected given, record ended in an error");
+    }
     if (r->first_start > 0 && span > 0)
         snprintf(v, sizeof(v), "%.0f", (double)r->records / span);
     else
@@ -242,12 +246,12 @@ static void histogram(const struct cairn_report *r, FILE *out)
 
 static void variants_table(const struct cairn_report *r, FILE *out)
 {
-    size_t i;
+    size_t i, k;
 
     fputs("<table id=\"variants\"><tr><th>variant</th><th class=\"n\">records</th>"
           "<th class=\"n\">ok</th><th class=\"n\">errors</th><th class=\"n\">checked</th>"
           "<th class=\"n\">match</th><th class=\"n\">accuracy</th>"
-          "<th class=\"n\">solve time per ok record</th></tr>\n", out);
+          "<th class=\"n\">solve time per ok record</th><th>errors by code</th></tr>\n", out);
     for (i = 0; i < r->n_variants; i++) {
         const struct cairn_rep_variant *v = &r->variants[i];
         char acc[16], per[32] = "-";
@@ -261,10 +265,16 @@ static void variants_table(const struct cairn_report *r, FILE *out)
         esc(out, v->name);
         fprintf(out, "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
                      "<td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
-                     "<td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n",
+                     "<td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
                 (unsigned long long)v->records, (unsigned long long)v->ok,
                 (unsigned long long)v->errors, (unsigned long long)v->checked,
                 (unsigned long long)v->matches, acc, per);
+        for (k = 0; k < v->n_codes; k++) {
+            fputs(k ? ", " : "", out);
+            esc(out, v->codes[k].name);
+            fprintf(out, " %llu", (unsigned long long)v->codes[k].n);
+        }
+        fputs("</td></tr>\n", out);
     }
     fputs("</table>\n", out);
 }

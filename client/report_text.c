@@ -52,6 +52,18 @@ static void variants(const struct cairn_report *r, FILE *out)
     }
     fprintf(out, "(checked: records with an expected answer that were solved; solve/record: "
                  "the variant's solve time over its ok records)\n");
+    for (i = 0; i < r->n_variants; i++) {
+        const struct cairn_rep_variant *v = &r->variants[i];
+        size_t k;
+
+        if (v->n_codes == 0)
+            continue;
+        fprintf(out, "errors of %s:", v->name);
+        for (k = 0; k < v->n_codes; k++)
+            fprintf(out, "%s %s %llu", k ? "," : "", v->codes[k].name,
+                    (unsigned long long)v->codes[k].n);
+        fputc('\n', out);
+    }
 }
 
 static void mismatches(const struct cairn_report *r, FILE *out)
@@ -148,6 +160,9 @@ int cairn_report_text(const struct cairn_report *r, FILE *out)
     fprintf(out, "\naccuracy against expected: %llu checked: %llu match, %llu differ (%s)\n",
             (unsigned long long)(r->matches + r->mismatches), (unsigned long long)r->matches,
             (unsigned long long)r->mismatches, acc);
+    if (r->has_unchecked)
+        fprintf(out, "unchecked: %llu (an expected answer, but the record ended in an error)\n",
+                (unsigned long long)r->unchecked);
     mismatches(r, out);
     times(r, out);
     jobs(r, out);
