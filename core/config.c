@@ -14,13 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics.h"
 #include "util.h"
 
 #ifndef CAIRN_PLUGIN_DIR
 #define CAIRN_PLUGIN_DIR "/usr/local/lib/cairn/plugins"
 #endif
 
-enum key_type { T_STRING, T_FILE_NAME, T_UINT, T_SECONDS, T_BOOL, T_LIMITS, T_LOG_LEVEL, T_UMASK };
+enum key_type {
+    T_STRING, T_FILE_NAME, T_UINT, T_SECONDS, T_BOOL, T_LIMITS, T_LOG_LEVEL, T_UMASK, T_LABELS
+};
 
 struct key {
     const char *name;
@@ -47,17 +50,19 @@ static const struct key keys[] = {
     KEY(metrics_file, T_FILE_NAME, "metrics.prom", 0, 0),
     KEY(metrics_interval_s, T_SECONDS, "10", 0, 0),
     KEY(shutdown_timeout_s, T_SECONDS, "30", 0, 0),
+    KEY(solve_timeout_s, T_SECONDS, "60", 0, 0),
     KEY(limits, T_LIMITS, "official", 0, 0),
     KEY(default_variant, T_STRING, NULL, 0, 0),
     KEY(log_level, T_LOG_LEVEL, "info", 0, 0),
     KEY(umask, T_UMASK, NULL, 0, 0777),
+    KEY(metrics_labels, T_LABELS, NULL, 0, 0),
 };
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 
 /* Keys whose field is a malloc'd string the configuration owns. */
 static int owns_string(const struct key *k)
 {
-    return k->type == T_STRING || k->type == T_FILE_NAME;
+    return k->type == T_STRING || k->type == T_FILE_NAME || k->type == T_LABELS;
 }
 
 static const struct key *find_key(const char *name)
@@ -97,8 +102,64 @@ static const char *type_text(enum key_type t)
     case T_LIMITS: return "\"official\" or \"extended\"";
     case T_LOG_LEVEL: return "\"error\", \"warning\", \"info\" or \"debug\"";
     case T_UMASK: return "an octal mode string such as \"0027\", or null";
+    case T_LABELS: return "an object of label names to non-empty strings, or null";
     }
     return "?";
+}
+
+/*
+ * metrics_labels: {"instance":"node7"} is kept as the text every series
+ * gets, instance="node7", so metrics.c never sees JSON and a bad label is
+ * refused here, naming it, rather than at the first render.  where and err
+ * may be NULL (no message wanted).
+ */
+static int store_labels(char **field, const json_t *v, const char *key, const char *where,
+                        char **err)
+{
+    struct cairn_buf b = {0};
+    const char *name, *why = NULL;
+    const json_t *value;
+
+    if (json_is_null(v)) {
+        free(*field);
+        *field = NULL;
+        return 0;
+    }
+    if (!json_is_object(v)) {
+        if (err != NULL)
+            *err = cairn_asprintf("%s: key \"%s\": expected %s", where, key,
+                                  type_text(T_LABELS));
+        return -EINVAL;
+    }
+    json_object_foreach((json_t *)v, name, value) {
+        if (cairn_metrics_label_check(name, &why) != 0) {
+            if (err != NULL)
+                *err = cairn_asprintf("%s: key \"%s\": label \"%s\": %s", where, key, name,
+                                      why);
+            cairn_buf_free(&b);
+            return -EINVAL;
+        }
+        /* An empty value is the same as no label to Prometheus, and a NUL
+         * cannot be written: both are surely mistakes. */
+        if (!json_is_string(value) || json_string_length(value) == 0 ||
+            strlen(json_string_value(value)) != json_string_length(value)) {
+            if (err != NULL)
+                *err = cairn_asprintf("%s: key \"%s\": label \"%s\": expected a non-empty "
+                                      "string without NUL", where, key, name);
+            cairn_buf_free(&b);
+            return -EINVAL;
+        }
+        if ((b.len > 0 && cairn_buf_puts(&b, ",") != 0) ||
+            cairn_metrics_label_put(&b, name, json_string_value(value)) != 0 ||
+            cairn_buf_append(&b, "", 1) != 0) {
+            cairn_buf_free(&b);
+            return -ENOMEM;
+        }
+        b.len--; /* keep the text terminated, but append after it */
+    }
+    free(*field);
+    *field = b.data; /* NULL for {}: no labels */
+    return 0;
 }
 
 /* Stores v (already a JSON value) into the field of k.  Returns 0, or
@@ -190,6 +251,8 @@ static int store(struct cairn_config *cfg, const struct key *k, const json_t *v,
         *(int *)field = (int)m;
         return 0;
     }
+    case T_LABELS:
+        return store_labels((char **)field, v, k->name, NULL, NULL);
     }
     return -EINVAL;
 }
@@ -198,8 +261,12 @@ static int store_or_explain(struct cairn_config *cfg, const struct key *k, const
                             const char *where, char **err)
 {
     const char *why;
-    int rc = store(cfg, k, v, &why);
+    int rc;
 
+    /* Its messages name the label at fault as well as the key. */
+    if (k->type == T_LABELS)
+        return store_labels((char **)((char *)cfg + k->offset), v, k->name, where, err);
+    rc = store(cfg, k, v, &why);
     if (rc == -EINVAL) {
         if (why != NULL)
             *err = cairn_asprintf("%s: key \"%s\": %s (allowed: %" PRIu64 "..%" PRIu64 ")",
@@ -220,7 +287,8 @@ static json_t *text_to_json(const struct key *k, const char *text)
     case T_UINT:
     case T_SECONDS:
     case T_BOOL:
-        return json_loads(text, JSON_DECODE_ANY, &e);
+    case T_LABELS:
+        return json_loads(text, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &e);
     default:
         return json_string(text);
     }

@@ -23,10 +23,13 @@ struct cairn_config {
     char *metrics_file;
     double metrics_interval_s;
     double shutdown_timeout_s;
+    double solve_timeout_s;      /* a record's plugin calls past this: hung (0 = never) */
     enum cairn_limits limits;
     char *default_variant;       /* NULL: none */
     enum cairn_log_level log_level;
     int umask;                   /* -1: keep the inherited umask */
+    char *metrics_labels;        /* NULL: none; else the rendered text,
+                                    instance="node7",zone="b" */
 };
 
 /* Fills cfg with the built-in defaults.  Returns 0 or -ENOMEM. */

@@ -14,10 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "job.h"
 #include "notify.h"
+#include "publish.h"
+#include "status.h"
 #include "tmpfile.h"
 
 #ifndef CAIRN_VERSION
@@ -32,20 +36,6 @@
  * hammered but a freed one is noticed soon. */
 #define RETRY_FIRST_MS 1000
 #define RETRY_MAX_MS 60000
-
-struct cairn_plugin_set *cairn_plugin_set_ref(struct cairn_plugin_set *ps)
-{
-    ps->refs++;
-    return ps;
-}
-
-void cairn_plugin_set_unref(struct cairn_plugin_set *ps)
-{
-    if (ps != NULL && --ps->refs == 0) {
-        cairn_registry_free(&ps->reg);
-        free(ps);
-    }
-}
 
 static uint64_t ms(double seconds)
 {
@@ -75,9 +65,11 @@ static void close_all(struct cairn_daemon *d)
     close_handle((uv_handle_t *)&d->status_timer);
     close_handle((uv_handle_t *)&d->watchdog_timer);
     close_handle((uv_handle_t *)&d->progress_timer);
+    close_handle((uv_handle_t *)&d->live_timer);
     close_handle((uv_handle_t *)&d->sig_term);
     close_handle((uv_handle_t *)&d->sig_int);
     close_handle((uv_handle_t *)&d->sig_hup);
+    cairn_hang_close(&d->hang);
 }
 
 /* STATUS= for systemctl status: the live counts an operator asks first. */
@@ -128,7 +120,7 @@ static int output_ready(struct cairn_daemon *d)
  * fail on them for ever otherwise); returns how many were recreated. */
 static int repair_state(struct cairn_daemon *d)
 {
-    static const char *const sub[] = {"active", "done", "failed"};
+    static const char *const sub[] = {"active", "done", "failed", "status"};
     int rc = cairn_spool_repair(&d->spool), n = 0, i;
 
     if (rc < 0) {
@@ -136,7 +128,7 @@ static int repair_state(struct cairn_daemon *d)
                   uv_strerror(rc));
         return 0;
     }
-    for (i = 0; i < 3; i++)
+    for (i = 0; i < 4; i++)
         if (rc & (1 << i)) {
             cairn_log(&d->log, CAIRN_LOG_WARNING,
                       "%s/.cairn/%s was removed or moved away: recreated", d->cfg.input_dir,
@@ -146,6 +138,7 @@ static int repair_state(struct cairn_daemon *d)
     return n;
 }
 
+/* The final metrics, at exit: written now, the loop is closing. */
 static void write_metrics(struct cairn_daemon *d)
 {
     int rc;
@@ -157,6 +150,96 @@ static void write_metrics(struct cairn_daemon *d)
     if (rc != 0)
         cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot write %s/%s: %s", d->cfg.output_dir,
                   d->cfg.metrics_file, uv_strerror(rc));
+}
+
+static void metrics_written(int rc, void *data)
+{
+    struct cairn_daemon *d = data;
+
+    d->metrics_busy = 0;
+    if (rc != 0)
+        cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot write %s/%s: %s", d->cfg.output_dir,
+                  d->cfg.metrics_file, uv_strerror(rc));
+}
+
+/* The periodic metrics: rendered here, written (and fsync'd) on the pool,
+ * so the loop never waits for a disk.  One write at a time. */
+static void write_metrics_async(struct cairn_daemon *d)
+{
+    static const struct cairn_publish_opts opts = {.kind = 'm', .sync = 1, .mode = 0644};
+    struct cairn_buf text = {0};
+    int rc;
+
+    if (d->metrics_busy || !output_ready(d))
+        return;
+    cairn_metrics_set_gauges(&d->metrics, d->active, d->queued);
+    rc = cairn_metrics_render(&d->metrics, &text);
+    if (rc == 0)
+        rc = cairn_publish_start(&d->loop, d->spool.out_fd, d->cfg.metrics_file, &text, &opts,
+                                 metrics_written, d);
+    cairn_buf_free(&text);
+    if (rc == 0)
+        d->metrics_busy = 1;
+    else
+        metrics_written(rc, d);
+}
+
+static void status_written(int rc, void *data)
+{
+    struct cairn_daemon *d = data;
+
+    d->status_busy = 0;
+    (void)rc; /* best effort: the next tick tries again */
+}
+
+/* INPUT/.cairn/status/NAME (status.h), for `cairn status`: rewritten at
+ * most once a second while jobs run, and once more when the last ends. */
+static void write_status(struct cairn_daemon *d)
+{
+    static const struct cairn_publish_opts opts = {.kind = 's'};
+    struct cairn_status_job *jobs = NULL;
+    struct cairn_status_report st;
+    struct cairn_buf text = {0};
+    const struct cairn_running *r;
+    size_t n = 0;
+    int rc;
+
+    if (d->status_busy || d->status_name == NULL || (d->active == 0 && !d->status_dirty))
+        return;
+    if (d->active > 0 && (jobs = calloc(d->active, sizeof(*jobs))) == NULL)
+        return;
+    for (r = d->jobs; r != NULL && n < d->active; r = r->next) {
+        struct cairn_job_info info;
+
+        cairn_job_info(r->job, &info);
+        jobs[n++] = (struct cairn_status_job){.name = info.name,
+                                              .size = info.size,
+                                              .bytes = info.bytes_read,
+                                              .records = info.records,
+                                              .started = info.started};
+    }
+    st = (struct cairn_status_report){.host = d->host,
+                               .pid = (long)getpid(),
+                               .version = CAIRN_VERSION,
+                               .started = d->started_real,
+                               .jobs = jobs,
+                               .n_jobs = n};
+    rc = cairn_status_render(&st, &text);
+    free(jobs);
+    if (rc == 0)
+        rc = cairn_publish_start(&d->loop, d->spool.status_fd, d->status_name, &text, &opts,
+                                 status_written, d);
+    cairn_buf_free(&text);
+    if (rc == 0) {
+        d->status_busy = 1;
+        d->status_dirty = 0;
+        d->live_ns = uv_hrtime();
+    }
+}
+
+static void on_live_timer(uv_timer_t *t)
+{
+    write_status(t->data);
 }
 
 static void drop_queue(struct cairn_daemon *d)
@@ -181,24 +264,31 @@ static void check_done(struct cairn_daemon *d)
         d->finished = 1;
         cairn_progress_stop(d);
         write_metrics(d);
+        if (d->status_name != NULL)
+            unlinkat(d->spool.status_fd, d->status_name, 0); /* a clean exit */
         close_all(d);
     }
 }
 
-static void on_stop_timeout(uv_timer_t *t)
+void cairn_daemon_abort(struct cairn_daemon *d)
 {
-    struct cairn_daemon *d = t->data;
-    struct cairn_job *job;
-
-    /* Workers may still hold these jobs' batches: leave the memory to the
-     * process exit, but remove temporary files so nothing stray remains. */
-    for (job = d->jobs; job != NULL; job = job->next)
-        cairn_job_abandon(job);
     d->abandoned = 1;
     d->finished = 1;
     write_metrics(d);
     close_all(d);
     uv_stop(&d->loop);
+}
+
+static void on_stop_timeout(uv_timer_t *t)
+{
+    struct cairn_daemon *d = t->data;
+    struct cairn_running *r;
+
+    /* Workers may still hold these jobs' batches: leave the memory to the
+     * process exit, but remove temporary files so nothing stray remains. */
+    for (r = d->jobs; r != NULL; r = r->next)
+        cairn_job_abandon(r->job, 0);
+    cairn_daemon_abort(d);
 }
 
 static void begin_stop(struct cairn_daemon *d, const char *why)
@@ -281,6 +371,52 @@ static void retry_later(struct cairn_daemon *d, const char *name)
         arm_retry(d);
 }
 
+static void write_status(struct cairn_daemon *d);
+static void on_job_batch(void *data, const struct cairn_registry *reg,
+                         const struct cairn_tally *batch);
+static void on_job_end(void *data, struct cairn_job *job, enum cairn_job_outcome outcome);
+
+/* Starts one job and lists it as active.  0, or a negative errno when
+ * nothing was started. */
+static int start_job(struct cairn_daemon *d, const char *name, int recovered)
+{
+    size_t n = strlen(name);
+    struct cairn_running *r = malloc(sizeof(*r) + n + 1);
+    struct cairn_job_env env;
+    int rc;
+
+    if (r == NULL)
+        return -ENOMEM;
+    memcpy(r->name, name, n + 1);
+    r->d = d;
+    env = (struct cairn_job_env){.loop = &d->loop,
+                                 .pool = &d->pool,
+                                 .spool = &d->spool,
+                                 .cfg = &d->cfg,
+                                 .plugins = d->plugins,
+                                 .log = &d->log,
+                                 .hang = &d->hang,
+                                 .on_batch = on_job_batch,
+                                 .on_end = on_job_end,
+                                 .data = r};
+    rc = cairn_job_start(&env, name, recovered, &r->job);
+    if (rc != 0) {
+        free(r);
+        return rc;
+    }
+    r->prev = NULL;
+    r->next = d->jobs;
+    if (d->jobs != NULL)
+        d->jobs->prev = r;
+    d->jobs = r;
+    d->active++;
+    d->status_dirty = 1;
+    /* A job that began after a quiet spell is shown at once. */
+    if (uv_hrtime() - d->live_ns >= 1000000000ull)
+        write_status(d);
+    return 0;
+}
+
 /* Claims and starts queued jobs while there is room. */
 static void schedule(struct cairn_daemon *d)
 {
@@ -303,23 +439,13 @@ static void schedule(struct cairn_daemon *d)
         if (d->queue_head == NULL)
             d->queue_tail = NULL;
         d->queued--;
-        rc = p->recovered ? 0 : cairn_spool_claim(&d->spool, p->name);
-        if (rc == -ENOENT && repair_state(d) > 0)
-            rc = cairn_spool_claim(&d->spool, p->name); /* active/ was gone, not the job */
-        if (rc == 0)
-            rc = cairn_job_start(d, p->name);
+        rc = start_job(d, p->name, p->recovered);
         if (rc != 0) {
+            /* Nothing was claimed (out of memory): it waits in the spool. */
             cairn_nameset_remove(&d->known, p->name);
-            if (rc == -EEXIST)
-                d->name_busy = 1; /* same name still active: look again when it ends */
-            else if (rc != -ENOENT && rc != -EAGAIN) {
-                /* Claimed, but no job could be made of it (out of memory):
-                 * back to the spool, like any job we cannot run now. */
-                cairn_spool_unclaim(&d->spool, p->name);
-                cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot start job %s: %s", p->name,
-                          uv_strerror(rc));
-                retry_later(d, p->name);
-            }
+            cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot start job %s: %s", p->name,
+                      uv_strerror(rc));
+            retry_later(d, p->name);
         }
         free(p);
     }
@@ -415,30 +541,66 @@ static void on_watch(struct cairn_watch *w, enum cairn_watch_event ev, const cha
     }
 }
 
-void cairn_daemon_job_ended(struct cairn_daemon *d, struct cairn_job *job, int ok)
+/* Loop thread, after each batch a job wrote: the daemon's counters. */
+static void on_job_batch(void *data, const struct cairn_registry *reg,
+                         const struct cairn_tally *batch)
 {
+    struct cairn_running *r = data;
+
+    cairn_metrics_add_tally(&r->d->metrics, reg, batch);
+    r->d->records += batch->records;
+}
+
+/* Loop thread, once per job: count its outcome, decide what comes next
+ * for its name, and schedule more work. */
+static void on_job_end(void *data, struct cairn_job *job, enum cairn_job_outcome outcome)
+{
+    struct cairn_running *r = data;
+    struct cairn_daemon *d = r->d;
+    struct cairn_job_info info;
     struct stat st;
 
-    if (job->prev != NULL)
-        job->prev->next = job->next;
+    cairn_job_info(job, &info);
+    if (r->prev != NULL)
+        r->prev->next = r->next;
     else
-        d->jobs = job->next;
-    if (job->next != NULL)
-        job->next->prev = job->prev;
+        d->jobs = r->next;
+    if (r->next != NULL)
+        r->next->prev = r->prev;
     d->active--;
-    d->bytes_ended += job->size;
-    cairn_nameset_remove(&d->known, job->name);
-    if (ok >= 0)
+    d->status_dirty = 1;
+    d->bytes_ended += info.size;
+    cairn_metrics_add_bytes(&d->metrics, info.bytes_read);
+    cairn_nameset_remove(&d->known, r->name);
+    switch (outcome) {
+    case CAIRN_JOB_DONE:
+    case CAIRN_JOB_FAILED:
+        cairn_metrics_job_done(&d->metrics, outcome == CAIRN_JOB_DONE, info.wall_seconds);
+        if (outcome == CAIRN_JOB_DONE)
+            d->jobs_ok++;
+        else
+            d->jobs_failed++;
         d->retry_ms = 0; /* outputs work again: back-off starts over */
-    if (ok < 0) {
+        if (!d->stopping && fstatat(d->spool.in_fd, r->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            !(d->watching && cairn_watch_is_writing(&d->watch, r->name)))
+            enqueue(d, r->name, 0, (uint64_t)st.st_size); /* a new file of that name came */
+        break;
+    case CAIRN_JOB_RETRY:
         repair_state(d); /* done/ or failed/ may be what failed */
-        retry_later(d, job->name);
-    } else if (!d->stopping && fstatat(d->spool.in_fd, job->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-               !(d->watching && cairn_watch_is_writing(&d->watch, job->name))) {
-        /* A new file of the same name arrived while this one ran. */
-        enqueue(d, job->name, 0, (uint64_t)st.st_size);
+        retry_later(d, r->name);
+        break;
+    case CAIRN_JOB_GONE:
+        /* Vanished, another daemon's, or active/ itself was gone. */
+        if (repair_state(d) > 0 && !d->stopping &&
+            fstatat(d->spool.in_fd, r->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+            enqueue(d, r->name, 0, (uint64_t)st.st_size);
+        break;
+    case CAIRN_JOB_BUSY:
+        d->name_busy = 1; /* same name still active: look again when it ends */
+        break;
     }
-    if (d->name_busy) {
+    free(r);
+    if (d->name_busy && outcome != CAIRN_JOB_BUSY) {
         d->name_busy = 0;
         scan(d);
     }
@@ -447,7 +609,7 @@ void cairn_daemon_job_ended(struct cairn_daemon *d, struct cairn_job *job, int o
 
 static void on_metrics_timer(uv_timer_t *t)
 {
-    write_metrics(t->data);
+    write_metrics_async(t->data);
 }
 
 static void on_signal(uv_signal_t *s, int signum)
@@ -469,17 +631,22 @@ void cairn_daemon_log_plugins(const struct cairn_daemon *d)
 {
     size_t i;
 
-    for (i = 0; i < d->plugins->reg.n_plugins; i++)
-        cairn_log(&d->log, CAIRN_LOG_INFO, "plugin %s %s loaded from %s",
-                  d->plugins->reg.plugins[i].desc->name,
-                  d->plugins->reg.plugins[i].desc->version, d->plugins->reg.plugins[i].path);
+    /* The inode says which install of the file runs: a new one after an
+     * upgrade by rename, the same one after a reload of an unchanged file. */
+    for (i = 0; i < d->plugins->reg.n_plugins; i++) {
+        const struct cairn_plugin_handle *h = &d->plugins->reg.plugins[i];
+        cairn_log(&d->log, CAIRN_LOG_INFO,
+                  "plugin %s %s loaded from %s (device %u:%u, inode %llu)", h->desc->name,
+                  h->desc->version, h->path, major(h->dev), minor(h->dev),
+                  (unsigned long long)h->ino);
+    }
 }
 
 static int init_handles(struct cairn_daemon *d)
 {
     uv_timer_t *timers[] = {&d->rescan_timer,  &d->young_timer,  &d->retry_timer,
                             &d->metrics_timer, &d->stop_timer,   &d->status_timer,
-                            &d->watchdog_timer, &d->progress_timer};
+                            &d->watchdog_timer, &d->progress_timer, &d->live_timer};
     uv_signal_t *signals[] = {&d->sig_term, &d->sig_int, &d->sig_hup};
     int nums[] = {SIGTERM, SIGINT, SIGHUP};
     size_t i;
@@ -536,6 +703,10 @@ int cairn_daemon_run(struct cairn_daemon *d)
 
     threads = d->threads;
     d->start_ns = uv_hrtime();
+    clock_gettime(CLOCK_REALTIME, &d->started_real);
+    if (gethostname(d->host, sizeof(d->host) - 1) != 0 || d->host[0] == '\0')
+        snprintf(d->host, sizeof(d->host), "localhost");
+    d->status_name = cairn_status_file_name();
     d->max_active = 4 * (size_t)threads;
     if ((rc = uv_loop_init(&d->loop)) != 0)
         return rc;
@@ -547,6 +718,8 @@ int cairn_daemon_run(struct cairn_daemon *d)
     }
     rc = cairn_metrics_init(&d->metrics, CAIRN_VERSION);
     if (rc == 0)
+        cairn_metrics_set_labels(&d->metrics, d->cfg.metrics_labels);
+    if (rc == 0)
         rc = cairn_metrics_set_plugins(&d->metrics, &d->plugins->reg);
     /* Two batches per worker: one being solved, one waiting. */
     if (rc == 0)
@@ -556,6 +729,8 @@ int cairn_daemon_run(struct cairn_daemon *d)
         cairn_pool_set_max_running(&d->pool, threads);
     if (rc == 0)
         rc = init_handles(d);
+    if (rc == 0)
+        rc = cairn_daemon_watch_hangs(d);
     if (rc == 0 && !d->once) {
         rc = cairn_watch_start(&d->watch, &d->loop, d->cfg.input_dir, d->spool.in_fd, on_watch,
                                d);
@@ -582,6 +757,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
     cairn_spool_scan(&d->spool, 1, on_recovered, d);
     scan(d);
     cairn_daemon_start_timers(d);
+    uv_timer_start(&d->live_timer, on_live_timer, 1000, 1000);
     start_notify(d);
     if (d->once)
         cairn_progress_start(d);
@@ -597,7 +773,9 @@ out:
     cairn_nameset_free(&d->known);
     cairn_nameset_free(&d->retry);
     cairn_settle_free(&d->settle);
+    free(d->status_name);
     cairn_pool_close(&d->pool);
+    cairn_hang_free(&d->hang);
     cairn_metrics_free(&d->metrics);
     cairn_spool_close(&d->spool);
     uv_loop_close(&d->loop);

@@ -13,25 +13,27 @@
 
 #include "config.h"
 #include "engine.h"
+#include "hang.h"
 #include "log.h"
 #include "metrics.h"
 #include "nameset.h"
 #include "plugin_loader.h"
+#include "plugin_set.h"
 #include "settle.h"
 #include "spool.h"
 #include "watch.h"
 
-/* A loaded plugin set; jobs hold a reference, so a reload never unloads
- * code a job in flight is still using. */
-struct cairn_plugin_set {
-    struct cairn_registry reg;
-    unsigned refs;
-};
-
-struct cairn_plugin_set *cairn_plugin_set_ref(struct cairn_plugin_set *ps);
-void cairn_plugin_set_unref(struct cairn_plugin_set *ps);
-
 struct cairn_job;
+struct cairn_daemon;
+
+/* A running job, as the daemon lists it. */
+struct cairn_running {
+    struct cairn_daemon *d;
+    struct cairn_running *prev;
+    struct cairn_running *next;
+    struct cairn_job *job;
+    char name[];         /* NAME.jsonl */
+};
 
 /* A name waiting to be claimed. */
 struct cairn_pending {
@@ -62,6 +64,7 @@ struct cairn_daemon {
     struct cairn_spool spool;
     struct cairn_watch watch;
     struct cairn_metrics metrics;
+    struct cairn_hang hang;       /* plugin calls past solve_timeout_s (stuck.c) */
 
     struct cairn_pending *queue_head; /* ready to claim, oldest first */
     struct cairn_pending *queue_tail;
@@ -70,10 +73,9 @@ struct cairn_daemon {
     struct cairn_nameset retry;   /* outputs failed: wait for retry_timer */
     struct cairn_settle settle;   /* files with a future mtime, watched */
     struct timespec scan_time;    /* the wall clock when the scan began */
-    struct cairn_job *jobs;       /* active jobs */
+    struct cairn_running *jobs;   /* active jobs */
     size_t active;
     size_t max_active;
-    uint64_t job_counter;         /* numbers jobs for their temporary names */
 
     uv_timer_t rescan_timer;      /* every rescan_interval_s */
     uv_timer_t young_timer;       /* when a too-young file comes of age */
@@ -83,6 +85,7 @@ struct cairn_daemon {
     uv_timer_t status_timer;      /* systemd STATUS= refresh */
     uv_timer_t watchdog_timer;    /* WATCHDOG=1 at half of WATCHDOG_USEC */
     uv_timer_t progress_timer;    /* --once on a terminal: the progress line */
+    uv_timer_t live_timer;        /* the status file, once a second */
     uv_signal_t sig_term;
     uv_signal_t sig_int;
     uv_signal_t sig_hup;
@@ -106,6 +109,13 @@ struct cairn_daemon {
     uint64_t jobs_failed;
     int runtime_error;            /* e.g. the input directory vanished */
     int output_gone;              /* output_dir unusable: claim nothing */
+    int metrics_busy;             /* a metrics write is on the pool */
+    int status_busy;              /* a status write is on the pool */
+    int status_dirty;             /* the set of active jobs changed */
+    char *status_name;            /* this daemon's file in .cairn/status/ */
+    uint64_t live_ns;             /* when it was last written */
+    char host[65];
+    struct timespec started_real;
 };
 
 /*
@@ -117,10 +127,6 @@ struct cairn_daemon {
  *          negative errno when it could not start.
  */
 int cairn_daemon_run(struct cairn_daemon *d);
-
-/* Called by jobs (job.c) when they end (ok: 1 done, 0 failed, -1 handed
- * back for a retry), to schedule more work. */
-void cairn_daemon_job_ended(struct cairn_daemon *d, struct cairn_job *job, int ok);
 
 /* progress.c: --once on a terminal draws one live line on stderr. */
 void cairn_progress_start(struct cairn_daemon *d);
@@ -135,5 +141,16 @@ void cairn_daemon_start_timers(struct cairn_daemon *d);
 /* SIGHUP (reload.c): re-read the configuration and the plugin directory;
  * keep the old ones, and say why, when the new ones are bad. */
 void cairn_daemon_reload(struct cairn_daemon *d);
+
+/* Ends the run at once, without waiting for workers, which may never
+ * return: metrics written, handles closed, the loop stopped, d->abandoned
+ * set (main() then leaves with _exit).  The caller has dealt with the
+ * active jobs. */
+void cairn_daemon_abort(struct cairn_daemon *d);
+
+/* stuck.c: watch plugin calls against solve_timeout_s (d->hang); one
+ * that never returns ends the run with exit status 1, its job's attempt
+ * counted.  0 or a negative errno. */
+int cairn_daemon_watch_hangs(struct cairn_daemon *d);
 
 #endif /* CAIRN_DAEMON_H */

@@ -1,5 +1,6 @@
 /*
- * job.c - one job's life: open and lock, stream, publish, move the input.
+ * job.c - one job's life: claim, open and lock, stream, publish, move the
+ * input (see job.h for the order and the threads).
  */
 #include "job.h"
 
@@ -14,17 +15,52 @@
 #include <unistd.h>
 
 #include "attempts.h"
-#include "outcome.h"
+#include "source.h"
+#include "summary.h"
 #include "tmpfile.h"
 
 #define RESULTS_SUFFIX ".results.jsonl"
 #define SUMMARY_SUFFIX ".summary.json"
 #define REASON_SUFFIX ".reason.json"
 
-static uint64_t now_ns(void)
-{
-    return uv_hrtime();
-}
+struct cairn_job {
+    struct cairn_job_env env;
+    char *name;          /* NAME.jsonl, as in the spool */
+    char *base;          /* NAME */
+    char *out_base;      /* what outputs are named after: NAME, or for a
+                            name too long for NAME.results.jsonl, a cut of
+                            it, "~" and a hash of the whole name */
+    char *label;         /* name, escaped for JSON and messages */
+    int recovered;       /* already in active/ (left by a crash): no claim */
+    int claimed;         /* in active/ and ours: a hand-back renames it out */
+    int in_fd;
+    int out_fd;          /* the output directory, as it was when we began;
+                            results and summary land there together */
+    struct cairn_tmpfile res_tmp; /* the results, until published */
+    uint64_t size;       /* of the input when opened, for progress */
+    ino_t ino;           /* of the input, to tie the attempts count to it */
+    unsigned attempts;   /* earlier runs that never ended */
+    /* What the job keeps from its environment, whatever a reload brings. */
+    struct cairn_plugin_set *plugins;
+    struct cairn_record_ctx ctx;
+    char *default_variant;
+    int keep_inputs;
+    uint64_t max_attempts;
+    struct cairn_stream stream;
+    struct cairn_fd_source src;
+    uint64_t t0_ns;
+    struct timespec started;
+    int write_error;     /* first failure writing results */
+    char *fail_reason;   /* set: the job itself is bad, it goes to failed/ */
+    /* Work on pool threads: the start, then the finish. */
+    uv_work_t work;
+    int start_rc;        /* 0, or the negative errno that stopped the start */
+    struct cairn_buf summary;
+    struct cairn_buf reason;
+    int finish_rc;
+    const char *finish_step;
+    double wall_seconds;
+};
 
 static const char *file_kind(mode_t m)
 {
@@ -82,7 +118,7 @@ static char *output_base(const char *name, const char *base)
                           (unsigned long long)cairn_hash64(name, strlen(name)));
 }
 
-/* ---- finishing, on a worker ------------------------------------------- */
+
 
 #define STEP(what, expr)                 \
     do {                                 \
@@ -98,7 +134,7 @@ static int errno_of(int ok)
 
 static void finish_ok(struct cairn_job *job)
 {
-    const struct cairn_spool *sp = &job->d->spool;
+    const struct cairn_spool *sp = job->env.spool;
     char *res = output_name(job, RESULTS_SUFFIX);
     char *sum = output_name(job, SUMMARY_SUFFIX);
     struct cairn_tmpfile sum_tmp = {.fd = -1};
@@ -150,7 +186,7 @@ out:
 
 static void finish_failed(struct cairn_job *job)
 {
-    const struct cairn_spool *sp = &job->d->spool;
+    const struct cairn_spool *sp = job->env.spool;
     char *reason = output_name(job, REASON_SUFFIX);
     char *sum = output_name(job, SUMMARY_SUFFIX);
     int rc = -ENOMEM;
@@ -175,6 +211,7 @@ out:
     free(sum);
 }
 
+
 static void finish_work(uv_work_t *req)
 {
     struct cairn_job *job = req->data;
@@ -192,8 +229,7 @@ static void job_free(struct cairn_job *job)
         close(job->out_fd);
     if (job->in_fd >= 0)
         close(job->in_fd); /* releases the lock */
-    if (job->plugins != NULL)
-        cairn_plugin_set_unref(job->plugins);
+    cairn_plugin_set_unref(job->plugins);
     cairn_stream_free(&job->stream);
     cairn_buf_free(&job->summary);
     cairn_buf_free(&job->reason);
@@ -212,70 +248,109 @@ static void job_free(struct cairn_job *job)
  * spool to be tried again. */
 static void hand_back(struct cairn_job *job, const char *step, int err)
 {
-    struct cairn_daemon *d = job->d;
+    const struct cairn_spool *sp = job->env.spool;
     int rc;
 
     cairn_tmpfile_discard(&job->res_tmp);
-    cairn_attempts_forget(d->spool.active_fd, job->name);
-    rc = cairn_spool_unclaim(&d->spool, job->name);
-    cairn_log(&d->log, CAIRN_LOG_ERROR, "job %s: cannot %s: %s; %s", job->base, step,
+    if (!job->claimed) {
+        cairn_log(job->env.log, CAIRN_LOG_ERROR, "job %s: cannot %s: %s; left in the spool for "
+                  "another try", job->base, step, uv_strerror(err));
+        return;
+    }
+    cairn_attempts_forget(sp->active_fd, job->name);
+    rc = cairn_spool_unclaim(sp, job->name);
+    cairn_log(job->env.log, CAIRN_LOG_ERROR, "job %s: cannot %s: %s; %s", job->base, step,
               uv_strerror(err),
               rc == 0 ? "handed back to the spool for another try"
                       : "left in .cairn/active/ for the next start");
 }
 
-static void after_finish(uv_work_t *req, int status)
+/* Every end goes through here, once: the outcome is sorted by the one
+ * policy (outcome.h), said in the log, and reported. */
+static void end(struct cairn_job *job, enum cairn_job_outcome outcome)
 {
-    struct cairn_job *job = req->data;
-    struct cairn_daemon *d = job->d;
     const struct cairn_tally *t = &job->stream.tally;
-    int ok = 0;
 
-    if (status != 0 && job->finish_rc == 0)
-        job->finish_rc = status;
-    switch (cairn_job_outcome(job->finish_rc, job->fail_reason != NULL)) {
+    switch (outcome) {
     case CAIRN_JOB_RETRY:
         hand_back(job, job->finish_step, job->finish_rc);
         break;
     case CAIRN_JOB_FAILED:
-        cairn_log(&d->log, CAIRN_LOG_ERROR, "job %s failed: %s (moved to .cairn/failed/)",
+        cairn_log(job->env.log, CAIRN_LOG_ERROR, "job %s failed: %s (moved to .cairn/failed/)",
                   job->base, job->fail_reason);
-        cairn_metrics_job_done(&d->metrics, 0, job->wall_seconds);
-        d->jobs_failed++;
         break;
     case CAIRN_JOB_DONE:
-        cairn_log(&d->log, CAIRN_LOG_INFO,
+        cairn_log(job->env.log, CAIRN_LOG_INFO,
                   "job %s finished: %llu records, %llu ok, %llu errors, %llu bytes in %.3f s",
                   job->base, (unsigned long long)t->records, (unsigned long long)t->ok,
                   (unsigned long long)(t->records - t->ok),
                   (unsigned long long)job->stream.bytes, job->wall_seconds);
-        cairn_metrics_job_done(&d->metrics, 1, job->wall_seconds);
-        d->jobs_ok++;
-        ok = 1;
+        break;
+    case CAIRN_JOB_GONE:
+    case CAIRN_JOB_BUSY:
         break;
     }
-    cairn_daemon_job_ended(d, job, job->finish_rc == 0 ? ok : -1);
+    job->env.on_end(job->env.data, job, outcome);
     job_free(job);
 }
 
-static void finish(struct cairn_job *job)
+static void after_finish(uv_work_t *req, int status)
 {
-    int rc;
+    struct cairn_job *job = req->data;
 
-    rc = job->fail_reason != NULL ? cairn_job_render_reason(job) : 0;
-    if (rc == 0)
-        rc = cairn_job_render_summary(job, job->fail_reason != NULL ? "failed" : "ok");
-    job->finish.data = job;
-    if (rc == 0)
-        rc = uv_queue_work(&job->d->loop, &job->finish, finish_work, after_finish);
-    if (rc != 0) {
-        job->finish_rc = rc;
-        job->finish_step = "prepare the summary";
-        after_finish(&job->finish, 0);
-    }
+    if (status != 0 && job->finish_rc == 0)
+        job->finish_rc = status;
+    end(job, cairn_job_outcome(job->finish_rc, job->fail_reason != NULL));
 }
 
-/* ---- streaming --------------------------------------------------------- */
+/* Ends the job now as "try again later" (its outputs cannot be made, or
+ * memory ran out): the same path as any other end, and the daemon's
+ * back-off keeps it from coming straight back. */
+static void end_early(struct cairn_job *job, const char *step, int rc)
+{
+    job->finish_rc = rc;
+    job->finish_step = step;
+    end(job, cairn_job_outcome(rc, job->fail_reason != NULL));
+}
+
+/* Renders the summary (and the reason) on the loop, then publishes on a
+ * pool thread. */
+static void finish(struct cairn_job *job)
+{
+    struct cairn_job_facts facts;
+    int rc = 0;
+
+    job->wall_seconds = (double)(uv_hrtime() - job->t0_ns) / 1e9;
+    facts = (struct cairn_job_facts){.name = job->name,
+                                     .base = job->base,
+                                     .out_base = job->out_base,
+                                     .reason = job->fail_reason,
+                                     .started = job->started,
+                                     .wall_seconds = job->wall_seconds,
+                                     .bytes = job->stream.bytes,
+                                     .tally = &job->stream.tally,
+                                     .reg = &job->plugins->reg};
+    if (job->fail_reason != NULL)
+        rc = cairn_reason_render(&facts, &job->reason);
+    if (rc == 0)
+        rc = cairn_summary_render(&facts, &job->summary);
+    job->work.data = job;
+    if (rc == 0)
+        rc = uv_queue_work(job->env.loop, &job->work, finish_work, after_finish);
+    if (rc != 0)
+        end_early(job, "prepare the summary", rc);
+}
+
+static void fail_job(struct cairn_job *job, const char *fmt, const char *detail)
+{
+    job->fail_reason = cairn_asprintf(fmt, detail);
+    if (job->fail_reason == NULL)
+        end_early(job, "describe the failure", -ENOMEM);
+    else
+        finish(job);
+}
+
+/* ---- streaming, on the loop --------------------------------------------- */
 
 static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
 {
@@ -283,8 +358,8 @@ static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
 
     if (job->write_error == 0 && b->out.len > 0)
         job->write_error = cairn_write_all(job->res_tmp.fd, b->out.data, b->out.len);
-    cairn_metrics_add_tally(&job->d->metrics, &job->plugins->reg, &b->tally);
-    job->d->records += b->tally.records;
+    if (job->env.on_batch != NULL)
+        job->env.on_batch(job->env.data, &job->plugins->reg, &b->tally);
     cairn_batch_release(b);
 }
 
@@ -292,19 +367,13 @@ static void sink_end(struct cairn_stream *s, int status)
 {
     struct cairn_job *job = s->sink.data;
 
-    job->streaming = 0;
     cairn_fd_source_close(&job->src);
-    cairn_metrics_add_bytes(&job->d->metrics, s->bytes);
     if (job->write_error != 0) {
-        job->finish_rc = job->write_error;
-        job->finish_step = "write results";
-        after_finish(&job->finish, 0);
+        end_early(job, "write results", job->write_error);
         return;
     }
     if (status == -ENOMEM) {
-        job->finish_rc = status;
-        job->finish_step = "process the job (out of memory)";
-        after_finish(&job->finish, 0);
+        end_early(job, "process the job (out of memory)", status);
         return;
     }
     if (status != 0)
@@ -312,33 +381,35 @@ static void sink_end(struct cairn_stream *s, int status)
     finish(job);
 }
 
-/* ---- start ------------------------------------------------------------- */
-
-/* A job that cannot begin for want of its outputs (or a transient error):
- * it ends now, through the same path as any other, as "try again later";
- * the daemon's back-off keeps it from coming straight back. */
-static int end_early(struct cairn_job *job, const char *step, int rc)
+static void start_streaming(struct cairn_job *job)
 {
-    job->finish_rc = rc;
-    job->finish_step = step;
-    after_finish(&job->finish, 0);
-    return 0;
+    int rc;
+
+    /* A job keeps the settings it began with, whatever a reload brings. */
+    job->ctx = (struct cairn_record_ctx){.reg = &job->plugins->reg,
+                                         .default_limits = job->ctx.default_limits,
+                                         .default_variant = job->default_variant,
+                                         .hang = job->env.hang};
+    job->stream.pool = job->env.pool;
+    job->stream.ctx = &job->ctx;
+    job->stream.sink = (struct cairn_sink){.write = sink_write, .end = sink_end, .data = job};
+    rc = cairn_fd_source_init(&job->src, job->env.loop, job->in_fd, &job->stream.source);
+    if (rc == 0)
+        rc = cairn_stream_start(&job->stream);
+    if (rc == -ENOMEM)
+        end_early(job, "start streaming", rc);
+    else if (rc != 0)
+        fail_job(job, "cannot stream the job: %s", uv_strerror(rc));
 }
 
-static int fail_job(struct cairn_job *job, const char *fmt, const char *detail)
-{
-    job->fail_reason = cairn_asprintf(fmt, detail);
-    if (job->fail_reason == NULL)
-        return end_early(job, "describe the failure", -ENOMEM);
-    finish(job);
-    return 0;
-}
+/* ---- starting: claim, open, count, create, on a pool thread -------------- */
 
 /* Opens and locks active/NAME.  0 when this daemon now owns it; 1 when the
- * job is bad and fail_reason is set; negative errno otherwise. */
+ * job is bad and fail_reason is set; negative errno otherwise (-ENOENT:
+ * gone, -EAGAIN: another daemon holds it). */
 static int open_input(struct cairn_job *job)
 {
-    const struct cairn_spool *sp = &job->d->spool;
+    const struct cairn_spool *sp = job->env.spool;
     struct stat st, now;
 
     if (fstatat(sp->active_fd, job->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
@@ -380,118 +451,146 @@ static int open_input(struct cairn_job *job)
     return 0;
 }
 
-static int open_results(struct cairn_job *job)
+/* The blocking half of a start.  start_rc: 0 (ready to stream, or
+ * fail_reason set), -ENOENT/-EAGAIN (not ours), -EEXIST (a job of that
+ * name is active), or another error (hand it back). */
+static void start_work(uv_work_t *req)
 {
-    return cairn_tmpfile_open(&job->res_tmp, job->out_fd, 'r', 0644);
+    struct cairn_job *job = req->data;
+    const struct cairn_spool *sp = job->env.spool;
+    int rc = 0;
+
+    /* One renameat2(RENAME_NOREPLACE): atomic, and never over a job in
+     * progress. */
+    job->finish_step = "claim the job";
+    if (!job->recovered && (rc = cairn_spool_claim(sp, job->name)) != 0) {
+        job->start_rc = rc;
+        return;
+    }
+    job->finish_step = "open the job file";
+    rc = open_input(job);
+    if (rc < 0) {
+        job->start_rc = rc;
+        return;
+    }
+    if (rc == 1)
+        return; /* bad: fail_reason says why */
+    job->attempts = cairn_attempts_count(sp->active_fd, job->name, job->ino);
+    if (job->attempts >= job->max_attempts)
+        return; /* quarantined on the loop, where the reason is worded */
+    job->finish_step = "create the results file";
+    job->start_rc = cairn_tmpfile_open(&job->res_tmp, job->out_fd, 'r', 0644);
 }
 
-static void link_job(struct cairn_daemon *d, struct cairn_job *job)
+static void after_start(uv_work_t *req, int status)
 {
-    job->next = d->jobs;
-    if (d->jobs != NULL)
-        d->jobs->prev = job;
-    d->jobs = job;
-    d->active++;
+    struct cairn_job *job = req->data;
+    int rc = status != 0 ? status : job->start_rc;
+
+    /* Ours unless the claim itself failed, or another daemon holds it. */
+    job->claimed = rc == 0 || (job->in_fd >= 0 && rc != -EAGAIN && rc != -ENOENT) ||
+                   (job->recovered && rc != -EAGAIN && rc != -ENOENT);
+    if (rc == -ENOENT || rc == -EAGAIN) {
+        end(job, CAIRN_JOB_GONE);
+        return;
+    }
+    if (rc == -EEXIST) {
+        end(job, CAIRN_JOB_BUSY);
+        return;
+    }
+    if (rc != 0) {
+        /* Not startable now: give it back (if it was ours) for another
+         * try after the back-off. */
+        end_early(job, job->finish_step, rc);
+        return;
+    }
+    cairn_log(job->env.log, CAIRN_LOG_INFO, "job %s claimed", job->base);
+    if (job->fail_reason != NULL) {
+        finish(job);
+    } else if (job->attempts >= job->max_attempts) {
+        job->fail_reason = cairn_asprintf(
+            "%u earlier run(s) never finished: the job crashed, hung (solve_timeout_s) or "
+            "killed the daemon (max_attempts %llu)", job->attempts,
+            (unsigned long long)job->max_attempts);
+        if (job->fail_reason == NULL)
+            end_early(job, "describe the quarantine", -ENOMEM);
+        else
+            finish(job);
+    } else {
+        start_streaming(job);
+    }
 }
 
-int cairn_job_start(struct cairn_daemon *d, const char *name)
+int cairn_job_start(const struct cairn_job_env *env, const char *name, int recovered,
+                    struct cairn_job **job_out)
 {
     struct cairn_job *job = calloc(1, sizeof(*job));
     size_t base_len = strlen(name) - strlen(".jsonl");
-    unsigned attempts;
     int rc;
 
     if (job == NULL)
         return -ENOMEM;
-    job->d = d;
-    job->id = ++d->job_counter;
-    job->finish.data = job; /* after_finish() is also called directly */
+    job->env = *env;
+    job->recovered = recovered;
     job->in_fd = job->res_tmp.fd = -1;
-    /* The job keeps its own handle on the output directory: if the path is
-     * moved and recreated while it runs, its results and summary still land
-     * together, in the directory its results file was created in. */
-    job->out_fd = fcntl(d->spool.out_fd, F_DUPFD_CLOEXEC, 3);
+    job->plugins = cairn_plugin_set_ref(env->plugins);
     job->name = strdup(name);
     job->base = strndup(name, base_len);
     job->out_base = job->base != NULL ? output_base(name, job->base) : NULL;
     job->label = cairn_name_escape(name);
-    job->plugins = cairn_plugin_set_ref(d->plugins);
-    job->keep_inputs = d->cfg.keep_inputs;
-    job->t0_ns = now_ns();
+    job->keep_inputs = env->cfg->keep_inputs;
+    job->max_attempts = env->cfg->max_attempts;
+    job->ctx.default_limits = env->cfg->limits;
+    job->stream.max_line_bytes = env->cfg->max_line_bytes;
+    if (env->cfg->default_variant != NULL)
+        job->default_variant = strdup(env->cfg->default_variant);
+    job->t0_ns = uv_hrtime();
     clock_gettime(CLOCK_REALTIME, &job->started);
-    if (job->out_fd < 0) {
-        rc = -errno;
-        job_free(job);
-        return rc;
-    }
+    /* The job's own handle on the output directory (see out_fd). */
+    job->out_fd = fcntl(env->spool->out_fd, F_DUPFD_CLOEXEC, 3);
     if (job->name == NULL || job->base == NULL || job->out_base == NULL || job->label == NULL ||
-        cairn_tally_init(&job->stream.tally, job->plugins->reg.n_plugins) != 0) {
+        (env->cfg->default_variant != NULL && job->default_variant == NULL)) {
         job_free(job);
         return -ENOMEM;
     }
-    rc = open_input(job);
-    if (rc == -EAGAIN || rc == -ENOENT) {
-        job_free(job); /* not ours (any more): nothing to undo */
+    job->work.data = job;
+    rc = job->out_fd < 0 ? -errno : uv_queue_work(env->loop, &job->work, start_work, after_start);
+    if (rc != 0) {
+        /* Nothing was claimed: the job is still where it was. */
+        job_free(job);
         return rc;
     }
-    if (rc < 0) {
-        link_job(d, job);
-        return end_early(job, "open the job file", rc);
-    }
-    if (rc == 1) {
-        link_job(d, job);
-        cairn_log(&d->log, CAIRN_LOG_INFO, "job %s claimed", job->base);
-        finish(job);
-        return 0;
-    }
-    attempts = cairn_attempts_count(d->spool.active_fd, job->name, job->ino);
-    if (attempts >= d->cfg.max_attempts) {
-        link_job(d, job);
-        job->fail_reason = cairn_asprintf(
-            "%u earlier run(s) never finished: the job crashed or killed the daemon "
-            "(max_attempts %llu)", attempts, (unsigned long long)d->cfg.max_attempts);
-        if (job->fail_reason == NULL)
-            return end_early(job, "describe the quarantine", -ENOMEM);
-        finish(job);
-        return 0;
-    }
-    link_job(d, job);
-    rc = open_results(job);
-    if (rc != 0)
-        return end_early(job, "create the results file", rc);
-    if (d->cfg.default_variant != NULL &&
-        (job->default_variant = strdup(d->cfg.default_variant)) == NULL)
-        return end_early(job, "copy the settings", -ENOMEM);
-    /* A job keeps the settings it began with, whatever a reload brings. */
-    job->ctx = (struct cairn_record_ctx){.reg = &job->plugins->reg,
-                                         .default_limits = d->cfg.limits,
-                                         .default_variant = job->default_variant};
-    cairn_tally_free(&job->stream.tally); /* the stream sizes its own */
-    job->stream.pool = &d->pool;
-    job->stream.ctx = &job->ctx;
-    job->stream.max_line_bytes = d->cfg.max_line_bytes;
-    job->stream.sink = (struct cairn_sink){.write = sink_write, .end = sink_end, .data = job};
-    rc = cairn_fd_source_init(&job->src, &d->loop, job->in_fd, &job->stream.source);
-    if (rc == 0)
-        rc = cairn_stream_start(&job->stream);
-    if (rc == -ENOMEM)
-        return end_early(job, "start streaming", rc);
-    if (rc != 0)
-        return fail_job(job, "cannot stream the job: %s", uv_strerror(rc));
-    job->streaming = 1;
-    cairn_log(&d->log, CAIRN_LOG_INFO, "job %s claimed", job->base);
+    *job_out = job;
     return 0;
 }
 
-void cairn_job_abandon(struct cairn_job *job)
+void cairn_job_info(const struct cairn_job *job, struct cairn_job_info *info)
+{
+    *info = (struct cairn_job_info){.name = job->name,
+                                    .size = job->size,
+                                    .bytes_read = job->stream.bytes,
+                                    .records = job->stream.tally.records,
+                                    .wall_seconds = job->wall_seconds,
+                                    .reason = job->fail_reason,
+                                    .started = job->started};
+}
+
+void cairn_job_abandon(struct cairn_job *job, int counted)
 {
     /* By name only: a worker may still be writing through the descriptor,
      * and the process exit closes it. */
     if (job->res_tmp.fd >= 0)
         unlinkat(job->res_tmp.dir_fd, job->res_tmp.name, 0);
-    cairn_attempts_forget(job->d->spool.active_fd, job->name); /* a shutdown is not a crash */
-    cairn_log(&job->d->log, CAIRN_LOG_WARNING,
-              "job %s not finished within shutdown_timeout_s: left in .cairn/active/ for the "
-              "next start",
+    if (counted)
+        return; /* its attempts file keeps this run */
+    cairn_attempts_forget(job->env.spool->active_fd, job->name); /* not the job's fault */
+    cairn_log(job->env.log, CAIRN_LOG_WARNING,
+              "job %s not finished: left in .cairn/active/ for the next start (this run is not "
+              "counted against it)",
               job->base);
+}
+
+int cairn_job_owns(const struct cairn_job *job, const void *owner)
+{
+    return owner == (const void *)&job->ctx;
 }

@@ -1,12 +1,18 @@
 /*
- * job.h - one claimed job file, from active/ to its results and summary.
+ * job.h - one claimed job file, from the spool to its results and summary.
  *
- *   open active/NAME.jsonl (never following a link, never blocking on a
- *   FIFO) and lock it -> stream it through the engine into a temporary
- *   (tmpfile.h) in OUTPUT -> on a worker: stage the summary, fsync both,
- *   rename the results to NAME.results.jsonl and then the summary to
- *   NAME.summary.json, fsync the directory, then move the input to done/
- *   (or delete it).
+ * A job is given an environment (cairn_job_env) and reports back through
+ * two callbacks; it knows nothing of the daemon that runs it.  Its life:
+ *
+ *   on a pool thread: claim INPUT/NAME.jsonl into active/ (one rename),
+ *     open it (never following a link, never blocking on a FIFO), lock it,
+ *     count the attempt, create the results temporary (tmpfile.h)
+ *   on the loop: stream it through the engine into the temporary
+ *     (on_batch after each batch written)
+ *   on a pool thread: stage the summary, fsync both, rename the results to
+ *     NAME.results.jsonl and then the summary to NAME.summary.json, fsync
+ *     the directory, move the input to done/ (or delete it)
+ *   on the loop: on_end, once, with the outcome (outcome.h)
  *
  * A job that cannot be read at all goes to failed/ with NAME.reason.json
  * and a "failed" summary.  A job whose outputs cannot be written is handed
@@ -16,68 +22,73 @@
 #define CAIRN_JOB_H
 
 #include <stdint.h>
-#include <sys/types.h>
 #include <time.h>
 #include <uv.h>
 
-#include "daemon.h"
+#include "config.h"
 #include "engine.h"
-#include "source.h"
-#include "tmpfile.h"
-#include "util.h"
+#include "log.h"
+#include "outcome.h"
+#include "plugin_set.h"
+#include "spool.h"
 
-struct cairn_job {
-    struct cairn_daemon *d;
-    uint64_t id;         /* this daemon's job number, for temporary names */
-    struct cairn_job *prev;
-    struct cairn_job *next;
-    char *name;          /* NAME.jsonl, as in active/ */
-    char *base;          /* NAME */
-    char *label;         /* name, escaped for JSON (cairn_name_escape) */
-    char *out_base;      /* what outputs are named after: NAME, or for a
-                            name too long for NAME.results.jsonl, a cut of
-                            it, "~" and a hash of the whole name */
-    int in_fd;
-    int out_fd;          /* the output directory, as it was when we began */
-    struct cairn_tmpfile res_tmp; /* the results, until published */
-    uint64_t size;       /* of the input when opened, for progress */
-    ino_t ino;           /* of the input, to tie the attempts count to it */
+struct cairn_job;
+
+struct cairn_job_env {
+    uv_loop_t *loop;
+    struct cairn_pool *pool;
+    /* Borrowed for the job's life.  Its descriptors are only ever swapped
+     * in place (dup2), never closed, while jobs run. */
+    const struct cairn_spool *spool;
+    /* Read when the job starts: the job keeps what it needs, so a reload
+     * never changes a job in flight. */
+    const struct cairn_config *cfg;
+    /* The job takes its own reference. */
     struct cairn_plugin_set *plugins;
-    struct cairn_record_ctx ctx;
-    char *default_variant;
-    int keep_inputs;
-    struct cairn_stream stream;
-    struct cairn_fd_source src;
-    int streaming;
-    uint64_t t0_ns;
-    struct timespec started;
-    int write_error;     /* first failure writing results */
-    char *fail_reason;   /* set: the job itself is bad, it goes to failed/ */
-    /* Finishing, on a worker thread. */
-    uv_work_t finish;
-    struct cairn_buf summary;
-    struct cairn_buf reason;
-    int finish_rc;
-    const char *finish_step;
-    double wall_seconds;
+    const struct cairn_log *log;
+    /* Watches the job's plugin calls (hang.h); NULL: none. */
+    struct cairn_hang *hang;
+    /* Loop thread, after each batch of results is written: its counts,
+     * indexed by reg (the job's plugin set). */
+    void (*on_batch)(void *data, const struct cairn_registry *reg,
+                     const struct cairn_tally *batch);
+    /* Loop thread, exactly once: how the job ended.  job is valid during
+     * the call only (cairn_job_info), and freed right after. */
+    void (*on_end)(void *data, struct cairn_job *job, enum cairn_job_outcome outcome);
+    void *data;
 };
 
 /*
- * NAME     cairn_job_start - run active/name
- * RETURNS  0 when the job is ours: it ends through cairn_daemon_job_ended
- *          (perhaps before this returns, handed back when its outputs
- *          cannot be created); -EAGAIN when another daemon holds it;
- *          -ENOENT when it vanished; -ENOMEM before anything was done
+ * NAME     cairn_job_start - run INPUT/name (or, recovered, active/name)
+ * ARGUMENTS *job_out: the job, for cairn_job_info and cairn_job_abandon
+ *          until on_end
+ * RETURNS  0: the job ends through env->on_end, later, on the loop; or a
+ *          negative errno (-ENOMEM): nothing was done, nothing claimed,
+ *          and on_end is never called
  */
-int cairn_job_start(struct cairn_daemon *d, const char *name);
+int cairn_job_start(const struct cairn_job_env *env, const char *name, int recovered,
+                    struct cairn_job **job_out);
 
-/* summary.c: render job->summary (status "ok" or "failed") and, for a
- * failed job, job->reason.  0 or -ENOMEM. */
-int cairn_job_render_summary(struct cairn_job *job, const char *status);
-int cairn_job_render_reason(struct cairn_job *job);
+/* What a running or ending job can tell about itself. */
+struct cairn_job_info {
+    const char *name;     /* NAME.jsonl */
+    uint64_t size;        /* of the input, when opened (0 before) */
+    uint64_t bytes_read;
+    uint64_t records;     /* answered so far */
+    double wall_seconds;  /* when ended */
+    const char *reason;   /* why it failed or was handed back, or NULL */
+    struct timespec started; /* wall clock */
+};
+void cairn_job_info(const struct cairn_job *job, struct cairn_job_info *info);
 
-/* Shutdown past its deadline: remove this job's temporary files and
- * leave its input in active/ for the next start. */
-void cairn_job_abandon(struct cairn_job *job);
+/* The run ends before the job does (a shutdown past its deadline, or a
+ * hung plugin call): remove this job's temporary files and leave its input
+ * in active/ for the next start, its run counted as an attempt (counted:
+ * the job is why) or not.  The job is not freed: workers may still hold
+ * its batches. */
+void cairn_job_abandon(struct cairn_job *job, int counted);
+
+/* 1 when owner (a hang report's, hang.h) is this job's record context. */
+int cairn_job_owns(const struct cairn_job *job, const void *owner);
 
 #endif /* CAIRN_JOB_H */

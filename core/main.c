@@ -19,6 +19,7 @@
 #include "daemon.h"
 #include "engine.h"
 #include "filter.h"
+#include "hang.h"
 #include "log.h"
 #include "plugin_loader.h"
 #include "record.h"
@@ -241,11 +242,33 @@ static unsigned worker_threads(const struct cairn_config *cfg, unsigned io_extra
     return n;
 }
 
+/* --filter: a record whose plugin calls never return (solve_timeout_s)
+ * ends the run.  Its line is named; the stuck worker cannot be stopped,
+ * and libuv's exit would wait for it, so we leave with _exit.  Result lines
+ * already on stdout stay; later ones are never written. */
+static void filter_hung(struct cairn_hang *h, const struct cairn_hang_report *r, size_t n)
+{
+    const struct cairn_log *log = h->data;
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        cairn_log(log, CAIRN_LOG_ERROR,
+                  "--filter: line %llu: plugin %s has not returned for %.1f s "
+                  "(solve_timeout_s %g); exiting",
+                  (unsigned long long)r[i].line, r[i].plugin, r[i].seconds,
+                  (double)h->timeout_ns / 1e9);
+    fflush(NULL);
+    _exit(EXIT_RUNTIME);
+}
+
 static int run_filter(const struct cairn_config *cfg, const struct cairn_log *log,
                       const struct cairn_registry *reg, unsigned threads)
 {
-    struct cairn_record_ctx ctx = {
-        .reg = reg, .default_limits = cfg->limits, .default_variant = cfg->default_variant};
+    struct cairn_hang hang;
+    struct cairn_record_ctx ctx = {.reg = reg,
+                                   .default_limits = cfg->limits,
+                                   .default_variant = cfg->default_variant,
+                                   .hang = &hang};
     struct cairn_tally tally;
     struct cairn_pool pool;
     uv_loop_t loop;
@@ -257,6 +280,12 @@ static int run_filter(const struct cairn_config *cfg, const struct cairn_log *lo
         uv_loop_close(&loop);
         return -ENOMEM;
     }
+    if (cairn_hang_init(&hang, &loop, threads, filter_hung, (void *)log) != 0) {
+        cairn_tally_free(&tally);
+        uv_loop_close(&loop);
+        return -ENOMEM;
+    }
+    cairn_hang_set_timeout(&hang, cfg->solve_timeout_s);
     /* Two batches per worker: one being solved, one waiting, so workers
      * never idle while the loop thread reads. */
     rc = cairn_pool_init(&pool, &loop, 2 * (size_t)threads + 2, CAIRN_BATCH_BYTES);
@@ -267,6 +296,9 @@ static int run_filter(const struct cairn_config *cfg, const struct cairn_log *lo
     cairn_log(log, CAIRN_LOG_DEBUG, "--filter: %llu records, %llu ok, %llu errors",
               (unsigned long long)tally.records, (unsigned long long)tally.ok,
               (unsigned long long)(tally.records - tally.ok));
+    cairn_hang_close(&hang);
+    uv_run(&loop, UV_RUN_DEFAULT); /* lets the timer's close complete */
+    cairn_hang_free(&hang);
     cairn_pool_close(&pool);
     cairn_tally_free(&tally);
     uv_loop_close(&loop);
@@ -286,16 +318,13 @@ static int run_daemon(struct cairn_config *cfg, const struct cairn_log *log,
         return EXIT_USAGE;
     }
     d = calloc(1, sizeof(*d));
-    if (d == NULL || (d->plugins = calloc(1, sizeof(*d->plugins))) == NULL) {
+    /* The daemon owns the configuration and plugins from here on. */
+    if (d == NULL || (d->plugins = cairn_plugin_set_new(reg)) == NULL) {
         free(d);
         return EXIT_RUNTIME;
     }
-    /* The daemon owns the configuration and plugins from here on. */
     d->cfg = *cfg;
     memset(cfg, 0, sizeof(*cfg));
-    d->plugins->reg = *reg;
-    d->plugins->refs = 1;
-    memset(reg, 0, sizeof(*reg));
     d->log = *log;
     d->config_file = file;
     d->apply_overrides = apply_overrides;

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tmpfile.h"
+#include "publish.h"
 
 const double cairn_job_bucket_le[CAIRN_JOB_BUCKETS - 1] = {
     0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600};
@@ -202,6 +202,11 @@ void cairn_metrics_add_bytes(struct cairn_metrics *m, uint64_t bytes)
     m->bytes_read += bytes;
 }
 
+void cairn_metrics_set_labels(struct cairn_metrics *m, const char *labels)
+{
+    m->labels = labels;
+}
+
 void cairn_metrics_set_gauges(struct cairn_metrics *m, uint64_t jobs_active,
                               uint64_t jobs_queued)
 {
@@ -215,6 +220,17 @@ struct label {
     const char *key;
     const char *value;
 };
+
+/* Where one rendering goes, and the configured labels every series gets
+ * (already "k=\"v\",..." text; NULL for none). */
+struct expo {
+    struct cairn_buf *b;
+    const char *labels;
+};
+
+/* The labels cairn sets on its own series: a configured label of the same
+ * name would give one sample two values of it, which the format forbids. */
+static const char *const own_labels[] = {"status", "variant", "code", "name", "version", "le"};
 
 /* The shortest text that reads back as v, so 0.1 prints as "0.1" rather
  * than %.17g's "0.10000000000000001".  The daemon never calls setlocale(),
@@ -256,53 +272,90 @@ static int put_label_value(struct cairn_buf *b, const char *s)
     return cairn_buf_append(b, s + run, i - run);
 }
 
-static int put_family(struct cairn_buf *b, const char *name, const char *type,
-                      const char *help)
+int cairn_metrics_label_check(const char *name, const char **why)
 {
-    return cairn_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+    size_t i;
+
+    *why = NULL;
+    if (!(name[0] == '_' || (name[0] >= 'a' && name[0] <= 'z') ||
+          (name[0] >= 'A' && name[0] <= 'Z')) ||
+        strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+            strlen(name)) {
+        *why = "not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)";
+        return -EINVAL;
+    }
+    if (strncmp(name, "__", 2) == 0) {
+        *why = "label names starting with \"__\" are reserved for Prometheus";
+        return -EINVAL;
+    }
+    for (i = 0; i < sizeof(own_labels) / sizeof(own_labels[0]); i++)
+        if (strcmp(name, own_labels[i]) == 0) {
+            *why = "cairn sets this label itself (status, variant, code, name, version, le)";
+            return -EINVAL;
+        }
+    return 0;
 }
 
-static int put_sample(struct cairn_buf *b, const char *name, const char *suffix,
+int cairn_metrics_label_put(struct cairn_buf *b, const char *name, const char *value)
+{
+    if (cairn_buf_puts(b, name) != 0 || cairn_buf_puts(b, "=\"") != 0 ||
+        put_label_value(b, value) != 0 || cairn_buf_puts(b, "\"") != 0)
+        return -ENOMEM;
+    return 0;
+}
+
+static int put_family(struct expo *e, const char *name, const char *type,
+                      const char *help)
+{
+    return cairn_buf_printf(e->b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static int put_sample(struct expo *e, const char *name, const char *suffix,
                       const struct label *labels, size_t n_labels, const char *value)
 {
+    struct cairn_buf *b = e->b;
     int rc = cairn_buf_puts(b, name);
+    int braces = n_labels > 0 || e->labels != NULL;
     size_t i;
 
     rc |= cairn_buf_puts(b, suffix);
+    if (braces)
+        rc |= cairn_buf_puts(b, "{");
+    /* The configured labels first: the same prefix on every series. */
+    if (e->labels != NULL)
+        rc |= cairn_buf_puts(b, e->labels);
     for (i = 0; i < n_labels; i++) {
-        rc |= cairn_buf_puts(b, i == 0 ? "{" : ",");
-        rc |= cairn_buf_puts(b, labels[i].key);
-        rc |= cairn_buf_puts(b, "=\"");
-        rc |= put_label_value(b, labels[i].value);
-        rc |= cairn_buf_puts(b, "\"");
+        if (i > 0 || e->labels != NULL)
+            rc |= cairn_buf_puts(b, ",");
+        rc |= cairn_metrics_label_put(b, labels[i].key, labels[i].value);
     }
-    rc |= cairn_buf_puts(b, n_labels > 0 ? "} " : " ");
+    rc |= cairn_buf_puts(b, braces ? "} " : " ");
     rc |= cairn_buf_puts(b, value);
     rc |= cairn_buf_puts(b, "\n");
     return rc ? -ENOMEM : 0;
 }
 
-static int put_u64(struct cairn_buf *b, const char *name, const char *suffix,
+static int put_u64(struct expo *e, const char *name, const char *suffix,
                    const struct label *labels, size_t n_labels, uint64_t v)
 {
     char num[24];
 
     snprintf(num, sizeof(num), "%" PRIu64, v);
-    return put_sample(b, name, suffix, labels, n_labels, num);
+    return put_sample(e, name, suffix, labels, n_labels, num);
 }
 
-static int put_double(struct cairn_buf *b, const char *name, const char *suffix,
+static int put_double(struct expo *e, const char *name, const char *suffix,
                       const struct label *labels, size_t n_labels, double v)
 {
     char num[40];
 
     fmt_double(num, sizeof(num), v);
-    return put_sample(b, name, suffix, labels, n_labels, num);
+    return put_sample(e, name, suffix, labels, n_labels, num);
 }
 
 /* One histogram's series: _bucket in rising le (cumulative), then _sum and
  * _count.  label may be NULL; le has n_buckets - 1 finite bounds. */
-static int put_histogram(struct cairn_buf *b, const char *name, const struct label *label,
+static int put_histogram(struct expo *e, const char *name, const struct label *label,
                          const double *le, const uint64_t *per_bucket, size_t n_buckets,
                          double sum)
 {
@@ -319,63 +372,63 @@ static int put_histogram(struct cairn_buf *b, const char *name, const struct lab
     for (i = 0; i < n_buckets; i++) {
         cum += per_bucket[i];
         fmt_double(bound, sizeof(bound), i < n_buckets - 1 ? le[i] : INFINITY);
-        rc |= put_u64(b, name, "_bucket", l, n + 1, cum);
+        rc |= put_u64(e, name, "_bucket", l, n + 1, cum);
     }
-    rc |= put_double(b, name, "_sum", l, n, sum);
-    rc |= put_u64(b, name, "_count", l, n, cum);
+    rc |= put_double(e, name, "_sum", l, n, sum);
+    rc |= put_u64(e, name, "_count", l, n, cum);
     return rc ? -ENOMEM : 0;
 }
 
-static int render_jobs(const struct cairn_metrics *m, struct cairn_buf *b)
+static int render_jobs(const struct cairn_metrics *m, struct expo *e)
 {
     struct label ok = {"status", "ok"}, failed = {"status", "failed"};
     int rc;
 
-    rc = put_family(b, "cairn_jobs_total", "counter", "Jobs finished, by outcome.");
-    rc |= put_u64(b, "cairn_jobs_total", "", &ok, 1, m->jobs_ok);
-    rc |= put_u64(b, "cairn_jobs_total", "", &failed, 1, m->jobs_failed);
+    rc = put_family(e, "cairn_jobs_total", "counter", "Jobs finished, by outcome.");
+    rc |= put_u64(e, "cairn_jobs_total", "", &ok, 1, m->jobs_ok);
+    rc |= put_u64(e, "cairn_jobs_total", "", &failed, 1, m->jobs_failed);
 
-    rc |= put_family(b, "cairn_job_seconds", "histogram",
+    rc |= put_family(e, "cairn_job_seconds", "histogram",
                      "Wall time of finished jobs, from claim to summary, in seconds.");
-    rc |= put_histogram(b, "cairn_job_seconds", NULL, cairn_job_bucket_le, m->job_hist,
+    rc |= put_histogram(e, "cairn_job_seconds", NULL, cairn_job_bucket_le, m->job_hist,
                         CAIRN_JOB_BUCKETS, m->job_seconds_sum);
 
-    rc |= put_family(b, "cairn_jobs_active", "gauge", "Jobs being processed now.");
-    rc |= put_u64(b, "cairn_jobs_active", "", NULL, 0, m->jobs_active);
-    rc |= put_family(b, "cairn_jobs_queued", "gauge",
+    rc |= put_family(e, "cairn_jobs_active", "gauge", "Jobs being processed now.");
+    rc |= put_u64(e, "cairn_jobs_active", "", NULL, 0, m->jobs_active);
+    rc |= put_family(e, "cairn_jobs_queued", "gauge",
                      "Jobs found in the input directory and waiting for a worker.");
-    rc |= put_u64(b, "cairn_jobs_queued", "", NULL, 0, m->jobs_queued);
+    rc |= put_u64(e, "cairn_jobs_queued", "", NULL, 0, m->jobs_queued);
 
-    rc |= put_family(b, "cairn_bytes_read_total", "counter", "Bytes of job files read.");
-    rc |= put_u64(b, "cairn_bytes_read_total", "", NULL, 0, m->bytes_read);
+    rc |= put_family(e, "cairn_bytes_read_total", "counter", "Bytes of job files read.");
+    rc |= put_u64(e, "cairn_bytes_read_total", "", NULL, 0, m->bytes_read);
     return rc ? -ENOMEM : 0;
 }
 
-static int render_records(const struct cairn_metrics *m, struct cairn_buf *b)
+static int render_records(const struct cairn_metrics *m, struct expo *e)
 {
     size_t i;
     int rc;
 
-    rc = put_family(b, "cairn_records_total", "counter",
+    rc = put_family(e, "cairn_records_total", "counter",
                     "Records answered, by variant (\"none\": never resolved) and status.");
     for (i = 0; i < m->n_variants; i++) {
         const struct cairn_metrics_variant *v = &m->variants[i];
         struct label l[2] = {{"variant", v->name}, {"status", "ok"}};
 
-        rc |= put_u64(b, "cairn_records_total", "", l, 2, v->ok);
+        rc |= put_u64(e, "cairn_records_total", "", l, 2, v->ok);
         l[1].value = "error";
-        rc |= put_u64(b, "cairn_records_total", "", l, 2, v->err);
+        rc |= put_u64(e, "cairn_records_total", "", l, 2, v->err);
     }
 
-    rc |= put_family(b, "cairn_record_errors_total", "counter",
+    rc |= put_family(e, "cairn_record_errors_total", "counter",
                      "Records answered with an error line, by error code.");
     for (i = 0; i < CAIRN_CODE_COUNT; i++) {
         struct label l = {"code", cairn_code_name((enum cairn_code)i)};
 
-        rc |= put_u64(b, "cairn_record_errors_total", "", &l, 1, m->errors[i]);
+        rc |= put_u64(e, "cairn_record_errors_total", "", &l, 1, m->errors[i]);
     }
 
-    rc |= put_family(b, "cairn_solve_seconds", "histogram",
+    rc |= put_family(e, "cairn_solve_seconds", "histogram",
                      "Time spent in a plugin's solver per record, by variant, in seconds.");
     for (i = 0; i < m->n_variants; i++) {
         const struct cairn_metrics_variant *v = &m->variants[i];
@@ -388,39 +441,40 @@ static int render_records(const struct cairn_metrics *m, struct cairn_buf *b)
         /* "none" is never solved: an always-empty histogram is noise. */
         if (!v->solvable && n == 0)
             continue;
-        rc |= put_histogram(b, "cairn_solve_seconds", &l, cairn_solve_bucket_le, v->hist,
+        rc |= put_histogram(e, "cairn_solve_seconds", &l, cairn_solve_bucket_le, v->hist,
                             CAIRN_SOLVE_BUCKETS, (double)v->solve_ns / 1e9);
     }
     return rc ? -ENOMEM : 0;
 }
 
-static int render_info(const struct cairn_metrics *m, struct cairn_buf *b)
+static int render_info(const struct cairn_metrics *m, struct expo *e)
 {
     struct label build = {"version", m->version};
     size_t i;
     int rc;
 
-    rc = put_family(b, "cairn_plugin_info", "gauge", "Loaded solver plugins (always 1).");
+    rc = put_family(e, "cairn_plugin_info", "gauge", "Loaded solver plugins (always 1).");
     for (i = 0; i < m->n_plugins; i++) {
         struct label l[2] = {{"name", m->plugins[i].name},
                              {"version", m->plugins[i].version}};
 
-        rc |= put_u64(b, "cairn_plugin_info", "", l, 2, 1);
+        rc |= put_u64(e, "cairn_plugin_info", "", l, 2, 1);
     }
-    rc |= put_family(b, "cairn_build_info", "gauge", "The cairn build (always 1).");
-    rc |= put_u64(b, "cairn_build_info", "", &build, 1, 1);
-    rc |= put_family(b, "cairn_start_time_seconds", "gauge",
+    rc |= put_family(e, "cairn_build_info", "gauge", "The cairn build (always 1).");
+    rc |= put_u64(e, "cairn_build_info", "", &build, 1, 1);
+    rc |= put_family(e, "cairn_start_time_seconds", "gauge",
                      "When the daemon started, in seconds since the Unix epoch.");
-    rc |= put_double(b, "cairn_start_time_seconds", "", NULL, 0, m->start_time);
+    rc |= put_double(e, "cairn_start_time_seconds", "", NULL, 0, m->start_time);
     return rc ? -ENOMEM : 0;
 }
 
 int cairn_metrics_render(const struct cairn_metrics *m, struct cairn_buf *out)
 {
+    struct expo e = {out, m->labels != NULL && m->labels[0] != '\0' ? m->labels : NULL};
     size_t len0 = out->len;
 
-    if (render_jobs(m, out) != 0 || render_records(m, out) != 0 ||
-        render_info(m, out) != 0) {
+    if (render_jobs(m, &e) != 0 || render_records(m, &e) != 0 ||
+        render_info(m, &e) != 0) {
         out->len = len0; /* no half exposition for the caller to publish */
         return -ENOMEM;
     }
@@ -431,33 +485,22 @@ int cairn_metrics_render(const struct cairn_metrics *m, struct cairn_buf *out)
 
 int cairn_metrics_write(const struct cairn_metrics *m, int dir_fd, const char *file)
 {
+    /* The collector may run as another user: 0644 whatever our umask. */
+    static const struct cairn_publish_opts opts = {.kind = 'm', .sync = 1, .mode = 0644};
     struct cairn_buf text = {0};
-    struct cairn_tmpfile t;
     int rc;
 
-    if (file[0] == '\0' || strchr(file, '/') != NULL || strcmp(file, ".") == 0 ||
-        strcmp(file, "..") == 0)
+    if (!cairn_metrics_file_ok(file))
         return -EINVAL;
     rc = cairn_metrics_render(m, &text);
     if (rc == 0)
-        rc = cairn_tmpfile_open(&t, dir_fd, 'm', 0644);
-    if (rc != 0)
-        goto out;
-    /* The collector may run as another user: 0644 whatever our umask.  The
-     * file is one we just created (O_EXCL), never someone else's. */
-    if (fchmod(t.fd, 0644) != 0) {
-        rc = -errno;
-        cairn_tmpfile_discard(&t);
-        goto out;
-    }
-    rc = cairn_tmpfile_write_sync(&t, text.data, text.len);
-    /* The directory is not fsynced: the file is rewritten every few seconds
-     * and at exit, so losing one rename to a power cut costs nothing. */
-    if (rc == 0)
-        rc = cairn_tmpfile_commit(&t, file);
-    else
-        cairn_tmpfile_discard(&t);
-out:
+        rc = cairn_publish_now(dir_fd, file, text.data, text.len, &opts);
     cairn_buf_free(&text);
     return rc;
+}
+
+int cairn_metrics_file_ok(const char *file)
+{
+    return file[0] != '\0' && strchr(file, '/') == NULL && strcmp(file, ".") != 0 &&
+           strcmp(file, "..") != 0;
 }

@@ -68,6 +68,8 @@ struct cairn_metrics {
 
     struct cairn_metrics_plugin *plugins;   /* the current plugin set */
     size_t n_plugins;
+
+    const char *labels;      /* borrowed: cairn_metrics_set_labels() */
 };
 
 /*
@@ -103,6 +105,30 @@ void cairn_metrics_add_bytes(struct cairn_metrics *m, uint64_t bytes);
 void cairn_metrics_set_gauges(struct cairn_metrics *m, uint64_t jobs_active,
                               uint64_t jobs_queued);
 
+/*
+ * NAME     cairn_metrics_set_labels - labels added to every series
+ * ARGUMENTS labels: cairn_metrics_label_put() pieces joined by ',' (the
+ *          config's metrics_labels), or NULL or "" for none.  Borrowed, not
+ *          copied: it must stay valid until the next call or the last
+ *          render (the daemon points it at its current configuration).
+ * NOTES    They come first in every series, so several daemons' files can
+ *          feed one node_exporter without two series being the same.
+ */
+void cairn_metrics_set_labels(struct cairn_metrics *m, const char *labels);
+
+/*
+ * NAME     cairn_metrics_label_check - may a configured label be called name?
+ * RETURNS  0; -EINVAL with *why (static text) when name is not a Prometheus
+ *          label name ([a-zA-Z_][a-zA-Z0-9_]*), starts with "__" (reserved
+ *          for Prometheus), or is a label cairn sets itself (status,
+ *          variant, code, name, version, le).
+ */
+int cairn_metrics_label_check(const char *name, const char **why);
+
+/* Appends name="value", the value escaped as the exposition format
+ * requires (backslash, double quote, newline).  Returns 0 or -ENOMEM. */
+int cairn_metrics_label_put(struct cairn_buf *b, const char *name, const char *value);
+
 /* Appends the Prometheus text exposition (format 0.0.4) to out.
  * Returns 0 or -ENOMEM. */
 int cairn_metrics_render(const struct cairn_metrics *m, struct cairn_buf *out);
@@ -119,5 +145,8 @@ int cairn_metrics_render(const struct cairn_metrics *m, struct cairn_buf *out);
  *          never sees a torn file.  The temporary never outlives the call.
  */
 int cairn_metrics_write(const struct cairn_metrics *m, int dir_fd, const char *file);
+
+/* 1 when file is a plain name cairn_metrics_write accepts. */
+int cairn_metrics_file_ok(const char *file);
 
 #endif /* CAIRN_METRICS_H */

@@ -15,7 +15,10 @@
 enum cairn_job_outcome {
     CAIRN_JOB_DONE,   /* outputs published, input to done/ */
     CAIRN_JOB_FAILED, /* the job itself is bad: failed/ with a reason */
-    CAIRN_JOB_RETRY   /* handed back to the spool, tried again later */
+    CAIRN_JOB_RETRY,  /* handed back to the spool, tried again later */
+    /* Ends that are no outcome of ours: */
+    CAIRN_JOB_GONE,   /* vanished before the claim, or another daemon's */
+    CAIRN_JOB_BUSY    /* a job of the same name is still active here */
 };
 
 /*

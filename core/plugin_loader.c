@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "plugin_copy.h"
 #include "util.h"
 
 /* Records why something was refused.  Returns -EINVAL (refused, reason
@@ -48,9 +49,25 @@ static int refuse(struct cairn_registry *reg, const char *fmt, ...)
     return -EINVAL;
 }
 
-static int writable_by_others(mode_t mode)
+/* Anyone who can change a plugin file, or the directory it is listed in,
+ * can make the daemon run their code: like sshd's StrictModes, only root
+ * and the daemon's own user may own them, and only the owner may write.
+ * what is "plugin directory" or "plugin file". */
+static int vet(struct cairn_registry *reg, const char *path, const char *what,
+               const struct stat *st)
 {
-    return (mode & (S_IWGRP | S_IWOTH)) != 0;
+    uid_t me = geteuid();
+
+    if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
+        return refuse(reg,
+                      "%s: %s is writable by group or others (mode %04o); fix with chmod go-w",
+                      path, what, (unsigned)(st->st_mode & 07777));
+    if (st->st_uid != 0 && st->st_uid != me)
+        return refuse(reg,
+                      "%s: %s is owned by uid %u; only root (uid 0) or cairnd's own user "
+                      "(uid %u) may own it; fix with chown",
+                      path, what, (unsigned)st->st_uid, (unsigned)me);
+    return 0;
 }
 
 static int name_is_valid(const char *s)
@@ -279,33 +296,28 @@ static const struct cairn_plugin_handle *find_clash(const struct cairn_registry 
     return NULL;
 }
 
-/* Loads one file, already known to be a regular "*.so".  Returns 0, or
- * -EINVAL with the reason added to reg->errors, or -ENOMEM. */
-static int load_one(struct cairn_registry *reg, const char *path)
+/* Loads one file from fd, already vetted through st (a regular "*.so").
+ * Returns 0, or -EINVAL with the reason added to reg->errors, or -ENOMEM. */
+static int load_one(struct cairn_registry *reg, const char *path, int fd, const struct stat *st)
 {
     void *dl;
     void *sym;
     const struct cairn_plugin *d;
     struct cairn_plugin *copy;
     const struct cairn_plugin_handle *other;
-    char why[320];
+    char why[1024];
     const char *clash = NULL;
     struct cairn_plugin_handle *grown;
     char *path_copy;
+    int copy_fd, rc;
 
-    /* RTLD_NOW: a missing symbol fails here, not mid-job.  RTLD_LOCAL:
-     * plugins cannot see (or clash with) each other's symbols. */
-    dlerror();
-    dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (dl == NULL) {
-        const char *e = dlerror();
-        return refuse(reg, "%s: cannot load: %s (try `ldd %s`)", path,
-                         e ? e : "unknown dlopen error", path);
-    }
+    rc = cairn_plugin_copy_open(fd, st, path, &dl, &copy_fd, why, sizeof(why));
+    if (rc != 0)
+        return rc == -ENOMEM ? rc : refuse(reg, "%s: %s", path, why);
     dlerror();
     sym = dlsym(dl, CAIRN_PLUGIN_ENTRY_SYMBOL);
     if (sym == NULL) {
-        dlclose(dl);
+        cairn_plugin_copy_close(dl, copy_fd);
         return refuse(reg, "%s: no symbol %s: not a cairn plugin", path,
                          CAIRN_PLUGIN_ENTRY_SYMBOL);
     }
@@ -314,26 +326,26 @@ static int load_one(struct cairn_registry *reg, const char *path)
     memcpy(&entry, &sym, sizeof(entry));
     d = entry();
     if (d == NULL) {
-        dlclose(dl);
+        cairn_plugin_copy_close(dl, copy_fd);
         return refuse(reg, "%s: %s returned NULL", path, CAIRN_PLUGIN_ENTRY_SYMBOL);
     }
     copy = malloc(sizeof(*copy));
     if (copy == NULL) {
-        dlclose(dl);
+        cairn_plugin_copy_close(dl, copy_fd);
         return -ENOMEM;
     }
     if (cairn_plugin_adopt(d, copy, why, sizeof(why)) != 0) {
-        int rc = refuse(reg, "%s: %s", path, why);
+        rc = refuse(reg, "%s: %s", path, why);
         free(copy);
-        dlclose(dl);
+        cairn_plugin_copy_close(dl, copy_fd);
         return rc;
     }
     other = find_clash(reg, copy, &clash);
     if (other != NULL) {
-        int rc = refuse(reg, "%s: name or alias \"%s\" is already taken by %s (%s)", path,
-                           clash, other->path, other->desc->name);
+        rc = refuse(reg, "%s: name or alias \"%s\" is already taken by %s (%s)", path, clash,
+                    other->path, other->desc->name);
         free(copy);
-        dlclose(dl);
+        cairn_plugin_copy_close(dl, copy_fd);
         return rc;
     }
 
@@ -344,12 +356,13 @@ static int load_one(struct cairn_registry *reg, const char *path)
         if (grown != NULL)
             reg->plugins = grown;
         free(copy);
-        dlclose(dl);
+        cairn_plugin_copy_close(dl, copy_fd);
         return -ENOMEM;
     }
     reg->plugins = grown;
     reg->plugins[reg->n_plugins++] = (struct cairn_plugin_handle){
-        .desc = copy, .path = path_copy, .dl = dl};
+        .desc = copy, .path = path_copy, .dev = st->st_dev, .ino = st->st_ino, .dl = dl,
+        .copy_fd = copy_fd};
     return 0;
 }
 
@@ -395,6 +408,44 @@ oom:
     return -ENOMEM;
 }
 
+/* Opens dir/name without following a link or blocking on a FIFO, and
+ * vets what was opened: everything after this reads through *fd, so the
+ * file loaded is the file vetted.  0, -EINVAL (refused), or -ENOMEM. */
+static int open_vetted(struct cairn_registry *reg, int dfd, const char *name, const char *path,
+                       int *fd, struct stat *st)
+{
+    int rc;
+
+    *fd = -1;
+    /* lstat first: a device or socket is refused unopened. */
+    if (fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) != 0)
+        return refuse(reg, "%s: cannot stat: %s", path, strerror(errno));
+    if (!S_ISREG(st->st_mode))
+        return refuse(reg, "%s: not a regular file (symbolic links are not followed)", path);
+    *fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (*fd < 0) {
+        int err = errno;
+        if (err == ELOOP)
+            return refuse(reg, "%s: not a regular file (symbolic links are not followed)",
+                          path);
+        return refuse(reg, "%s: cannot open: %s", path, strerror(err));
+    }
+    if (fstat(*fd, st) != 0) {
+        int err = errno;
+        close(*fd);
+        *fd = -1;
+        return refuse(reg, "%s: cannot stat: %s", path, strerror(err));
+    }
+    rc = S_ISREG(st->st_mode)
+             ? vet(reg, path, "plugin file", st)
+             : refuse(reg, "%s: not a regular file (symbolic links are not followed)", path);
+    if (rc != 0) {
+        close(*fd);
+        *fd = -1;
+    }
+    return rc;
+}
+
 int cairn_registry_load(struct cairn_registry *reg, const char *dir)
 {
     struct stat st;
@@ -404,23 +455,30 @@ int cairn_registry_load(struct cairn_registry *reg, const char *dir)
     int dfd;
     int rc = 0;
 
-    d = opendir(dir);
-    if (d == NULL) {
+    dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
         int err = errno;
+        if (err == ENOTDIR)
+            return refuse(reg, "%s: not a directory", dir);
         return refuse(reg, "%s: cannot open plugin directory: %s", dir, strerror(err));
     }
-    dfd = dirfd(d);
     if (fstat(dfd, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        closedir(d);
+        close(dfd);
         return refuse(reg, "%s: not a directory", dir);
     }
-    /* Anyone who can write here can make the daemon run their code. */
-    if (writable_by_others(st.st_mode)) {
-        closedir(d);
-        return refuse(reg,
-                         "%s: plugin directory is writable by group or others (mode %04o); "
-                         "fix with chmod go-w",
-                         dir, (unsigned)(st.st_mode & 07777));
+    /* Whoever can add or rename files here chooses the code we run: the
+     * directory is vetted before anything in it is trusted. */
+    if ((rc = vet(reg, dir, "plugin directory", &st)) != 0) {
+        close(dfd);
+        return rc;
+    }
+    d = fdopendir(dfd);
+    if (d == NULL) {
+        int err = errno;
+        close(dfd);
+        return err == ENOMEM ? -ENOMEM
+                             : refuse(reg, "%s: cannot read plugin directory: %s", dir,
+                                      strerror(err));
     }
     rc = list_candidates(d, &names, &n);
     if (rc != 0) {
@@ -429,24 +487,16 @@ int cairn_registry_load(struct cairn_registry *reg, const char *dir)
     }
     for (i = 0; i < n; i++) {
         char *path = cairn_asprintf("%s/%s", dir, names[i]);
-        int one;
+        int one, fd;
 
         if (path == NULL) {
             rc = -ENOMEM;
             break;
         }
-        if (fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) != 0) {
-            one = refuse(reg, "%s: cannot stat: %s", path, strerror(errno));
-        } else if (!S_ISREG(st.st_mode)) {
-            one = refuse(reg, "%s: not a regular file (symbolic links are not followed)",
-                            path);
-        } else if (writable_by_others(st.st_mode)) {
-            one = refuse(reg,
-                            "%s: plugin file is writable by group or others (mode %04o); "
-                            "fix with chmod go-w",
-                            path, (unsigned)(st.st_mode & 07777));
-        } else {
-            one = load_one(reg, path);
+        one = open_vetted(reg, dfd, names[i], path, &fd, &st);
+        if (one == 0) {
+            one = load_one(reg, path, fd, &st);
+            close(fd);
         }
         free(path);
         if (one == -ENOMEM) {
@@ -485,7 +535,7 @@ void cairn_registry_free(struct cairn_registry *reg)
 
     for (i = 0; i < reg->n_plugins; i++) {
         free((void *)reg->plugins[i].desc);
-        dlclose(reg->plugins[i].dl);
+        cairn_plugin_copy_close(reg->plugins[i].dl, reg->plugins[i].copy_fd);
         free(reg->plugins[i].path);
     }
     for (i = 0; i < reg->n_errors; i++)

@@ -5,6 +5,7 @@
 #define CAIRN_PLUGIN_LOADER_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "cairn/plugin.h"
 
@@ -15,7 +16,10 @@ struct cairn_plugin_handle {
      * this, never the plugin's raw descriptor.  Freed with the registry. */
     const struct cairn_plugin *desc;
     char *path;  /* the file it came from */
-    void *dl;    /* dlopen handle, closed by cairn_registry_free() */
+    dev_t dev;   /* ... identified by the device and inode of the file */
+    ino_t ino;   /* that was vetted and copied (a new install: a new inode) */
+    void *dl;    /* dlopen handle of a private copy (plugin_copy.h), */
+    int copy_fd; /* and the copy; both closed by cairn_registry_free() */
 };
 
 /* The loaded plugins.  Read-only (and so shareable between threads) once
@@ -51,10 +55,16 @@ int cairn_plugin_adopt(const struct cairn_plugin *raw, struct cairn_plugin *out,
  * RETURNS  0 when every file loaded; -EINVAL when the directory or some
  *          files were refused (each reason is in reg->errors; the good ones
  *          are still loaded); -ENOMEM.
- * NOTES    refuses a directory or file writable by group or others, a
- *          non-regular file, a dlopen failure, a missing entry symbol, a
- *          descriptor cairn_plugin_adopt() refuses, and a duplicate name or
- *          alias (naming both files).  reg must be zeroed or freed before.
+ * NOTES    refuses a directory or file writable by group or others, or
+ *          owned by anyone but root and this process's effective user (as
+ *          sshd's StrictModes), a non-regular file, one over
+ *          CAIRN_PLUGIN_MAX_BYTES, a dlopen failure, a missing entry
+ *          symbol, a descriptor cairn_plugin_adopt() refuses, and a
+ *          duplicate name or alias (naming both files).  Each file is
+ *          vetted through the descriptor it is then copied from, and runs
+ *          from that private copy: replacing or overwriting the file later
+ *          changes nothing until the next load.  reg must be zeroed or
+ *          freed before.
  */
 int cairn_registry_load(struct cairn_registry *reg, const char *dir);
 

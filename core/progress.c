@@ -15,12 +15,16 @@ static void draw(struct cairn_daemon *d, int final)
 {
     double elapsed = (double)(uv_hrtime() - d->start_ns) / 1e9;
     uint64_t done = d->bytes_ended;
-    const struct cairn_job *job;
+    const struct cairn_running *r;
     double rate, bytes_rate;
     char eta[32] = "--";
 
-    for (job = d->jobs; job != NULL; job = job->next)
-        done += job->stream.bytes;
+    for (r = d->jobs; r != NULL; r = r->next) {
+        struct cairn_job_info info;
+
+        cairn_job_info(r->job, &info);
+        done += info.bytes_read;
+    }
     rate = elapsed > 0 ? (double)d->records / elapsed : 0;
     bytes_rate = elapsed > 0 ? (double)done / elapsed : 0;
     if (bytes_rate > 0 && d->bytes_seen >= done) {

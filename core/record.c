@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "fastparse.h"
+#include "hang.h"
 #include "inputs.h"
 #include "jsontext.h"
 #include "render.h"
@@ -167,6 +168,11 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
             r->id.s = NULL;
     }
 
+    /* Read before anything can fail, so a record that ends in an error
+     * still counts as "unchecked" when it expected an answer. */
+    if (json_object_get(r->root, "expected") != NULL)
+        scalar_from_json(&r->expected, json_object_get(r->root, "expected"));
+
     variant = json_object_get(r->root, "variant");
     if (variant == NULL) {
         if (ctx->default_variant == NULL)
@@ -187,8 +193,6 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
         return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "input: expected an object, got %s",
                     cairn_json_type_name(r->input));
 
-    if (json_object_get(r->root, "expected") != NULL)
-        scalar_from_json(&r->expected, json_object_get(r->root, "expected"));
     if (parse_options(r, ctx, e) != 0)
         return -1;
 
@@ -323,7 +327,7 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
     if (cairn_scalar_present(&r->expected) && expected_matches(d, &r->expected, res.answer, &match, e) != 0)
         return -1;
     if (cairn_render_head(out, r->line_no, &r->id, r->plugin) != 0 ||
-        cairn_render_ok(out, d, &res, r->want_moves, cairn_scalar_present(&r->expected), match) != 0)
+        cairn_render_ok(out, d, &res, r->want_moves, &r->expected, match) != 0)
         return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory rendering the result");
 
     tally->ok++;
@@ -346,6 +350,20 @@ static size_t utf8_column(const char *line, size_t at)
     for (size_t i = 0; i < at; i++)
         col += ((unsigned char)line[i] & 0xC0) != 0x80;
     return col;
+}
+
+/* solve_record, with the worker saying which record's plugin calls it is
+ * in: one that never returns must be noticed (hang.h). */
+static int watched_solve(const struct cairn_record_ctx *ctx, const struct rec *r,
+                         struct cairn_scratch *s, struct cairn_buf *out,
+                         struct cairn_tally *tally, struct cairn_rec_error *e)
+{
+    int rc;
+
+    cairn_hang_begin(ctx->hang, ctx, r->line_no, r->plugin->desc->name);
+    rc = solve_record(r, s, out, tally, e);
+    cairn_hang_end(ctx->hang);
+    return rc;
 }
 
 int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratch *s,
@@ -378,13 +396,16 @@ int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratc
     } else {
         rc = parse_record(&r, ctx, line, len, &e);
     }
-    if (rc == 0 && solve_record(&r, s, out, tally, &e) == 0)
+    if (rc == 0 && watched_solve(ctx, &r, s, out, tally, &e) == 0)
         goto done;
 
     /* Drop anything half-rendered before writing the error line. */
     rc = 0;
     out->len = mark;
     tally->errors[e.code]++;
+    /* An expected answer that could not be graded is counted, not lost. */
+    if (cairn_scalar_present(&r.expected))
+        tally->unchecked++;
     tally->variant_err[r.plugin_index]++;
     if (cairn_render_head(out, line_no, &r.id, r.plugin) != 0 ||
         cairn_render_error_tail(out, e.code, e.msg) != 0)

@@ -18,12 +18,16 @@
 #include "tally.h"
 #include "util.h"
 
+struct cairn_hang;
+
 /* Settings shared read-only by every worker for the life of a job. */
 struct cairn_record_ctx {
     const struct cairn_registry *reg;
     enum cairn_limits default_limits;
     const char *default_variant; /* NULL: records must name theirs */
     int no_fast_path;            /* 1: every record through jansson (tests, fuzzing) */
+    struct cairn_hang *hang;     /* watches plugin calls that never return (hang.h),
+                                    reporting this ctx as the owner; NULL: none */
 };
 
 /*

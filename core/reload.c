@@ -114,10 +114,13 @@ void cairn_daemon_reload(struct cairn_daemon *d)
     d->plugins = ps;
     cairn_config_free(&d->cfg);
     d->cfg = nc;
+    /* Borrowed from the configuration just freed: point it at the new one. */
+    cairn_metrics_set_labels(&d->metrics, d->cfg.metrics_labels);
     d->log.level = d->cfg.log_level;
     if (d->cfg.umask >= 0)
         umask((mode_t)d->cfg.umask);
     cairn_daemon_start_timers(d);
+    cairn_hang_set_timeout(&d->hang, d->cfg.solve_timeout_s);
     cairn_daemon_log_plugins(d);
     cairn_log(&d->log, CAIRN_LOG_INFO, "reloaded: %zu plugin(s) from %s", ps->reg.n_plugins,
               d->cfg.plugin_dir);

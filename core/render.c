@@ -79,7 +79,8 @@ static int put_move(struct cairn_buf *out, enum cairn_moves_kind kind, int32_t m
 }
 
 int cairn_render_ok(struct cairn_buf *out, const struct cairn_plugin *d,
-                    const struct cairn_result *res, int want_moves, int has_match, int match)
+                    const struct cairn_result *res, int want_moves,
+                    const struct cairn_scalar *expected, int match)
 {
     static const char *const winners[] = {"\"Alice\"", "\"Bob\"", "\"Tie\""};
     int rc = cairn_buf_puts(out, ",\"status\":\"ok\",\"answer\":");
@@ -110,8 +111,15 @@ int cairn_render_ok(struct cairn_buf *out, const struct cairn_plugin *d,
         rc |= cairn_buf_puts(out, ",\"margin\":");
         rc |= cairn_buf_int(out, res->alice - res->bob);
     }
-    if (has_match)
+    if (expected != NULL && cairn_scalar_present(expected)) {
         rc |= cairn_buf_puts(out, match ? ",\"match\":true" : ",\"match\":false");
+        /* A wrong answer is graded where it stands: what was expected,
+         * beside what the game gives. */
+        if (!match) {
+            rc |= cairn_buf_puts(out, ",\"expected\":");
+            rc |= put_id(out, expected);
+        }
+    }
     if (want_moves) {
         rc |= cairn_buf_puts(out, ",\"moves\":[");
         for (i = 0; i < res->n_moves; i++) {

@@ -32,7 +32,7 @@ int cairn_spool_open(struct cairn_spool *sp, const char *input_dir, const char *
 {
     int state;
 
-    sp->in_fd = sp->active_fd = sp->done_fd = sp->failed_fd = sp->out_fd = -1;
+    sp->in_fd = sp->active_fd = sp->done_fd = sp->failed_fd = sp->status_fd = sp->out_fd = -1;
     *what = input_dir;
     sp->in_fd = open(input_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (sp->in_fd < 0)
@@ -51,11 +51,16 @@ int cairn_spool_open(struct cairn_spool *sp, const char *input_dir, const char *
         *what = ".cairn/failed";
         sp->failed_fd = open_dir_at(state, "failed", 0755);
     }
+    if (sp->failed_fd >= 0) {
+        *what = ".cairn/status";
+        sp->status_fd = open_dir_at(state, "status", 0755);
+    }
     close(state);
-    if (sp->active_fd < 0 || sp->done_fd < 0 || sp->failed_fd < 0) {
-        int rc = sp->active_fd < 0 ? sp->active_fd
-                 : sp->done_fd < 0 ? sp->done_fd
-                                   : sp->failed_fd;
+    if (sp->active_fd < 0 || sp->done_fd < 0 || sp->failed_fd < 0 || sp->status_fd < 0) {
+        int rc = sp->active_fd < 0   ? sp->active_fd
+                 : sp->done_fd < 0   ? sp->done_fd
+                 : sp->failed_fd < 0 ? sp->failed_fd
+                                     : sp->status_fd;
         cairn_spool_close(sp);
         return rc;
     }
@@ -75,7 +80,8 @@ fail_rc:
 
 void cairn_spool_close(struct cairn_spool *sp)
 {
-    int *fds[] = {&sp->in_fd, &sp->active_fd, &sp->done_fd, &sp->failed_fd, &sp->out_fd};
+    int *fds[] = {&sp->in_fd, &sp->active_fd, &sp->done_fd, &sp->failed_fd, &sp->status_fd,
+                  &sp->out_fd};
     size_t i;
 
     for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
@@ -118,11 +124,11 @@ static int still_there(int in_fd, const char *path, int fd)
 
 int cairn_spool_repair(struct cairn_spool *sp)
 {
-    static const char *const sub[] = {"active", "done", "failed"};
-    int *fds[] = {&sp->active_fd, &sp->done_fd, &sp->failed_fd};
+    static const char *const sub[] = {"active", "done", "failed", "status"};
+    int *fds[] = {&sp->active_fd, &sp->done_fd, &sp->failed_fd, &sp->status_fd};
     int state = -1, repaired = 0, i;
 
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < 4; i++) {
         char path[32];
         int fd;
 

@@ -6,6 +6,7 @@
  *   INPUT/.cairn/done/          finished inputs (keep_inputs)
  *   INPUT/.cairn/failed/        inputs that could not be processed, with
  *                               NAME.reason.json
+ *   INPUT/.cairn/status/        one live status file per running daemon
  *
  * Everything is reached through directory descriptors and plain names
  * (never paths built from job names), so a job name cannot point anywhere
@@ -22,6 +23,7 @@ struct cairn_spool {
     int active_fd;
     int done_fd;
     int failed_fd;
+    int status_fd;   /* .cairn/status/: live status files (status.h) */
     int out_fd;
 };
 
@@ -45,7 +47,8 @@ int cairn_spool_follow_output(struct cairn_spool *sp, const char *output_dir);
 
 /*
  * NAME     cairn_spool_repair - recreate state folders removed or moved away
- * RETURNS  which were recreated (bit 0 active/, 1 done/, 2 failed/), 0 when
+ * RETURNS  which were recreated (bit 0 active/, 1 done/, 2 failed/, 3
+ *          status/), 0 when
  *          all are in place, or a negative errno
  * NOTES    the descriptors keep their numbers (dup2), so work in flight on
  *          other threads never uses a closed one.

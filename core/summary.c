@@ -1,7 +1,8 @@
 /*
  * summary.c - what a finished job says about itself: NAME.summary.json
  * (SPEC section 3) and, for a job that could not be processed,
- * NAME.reason.json.  Rendered on the loop thread, written by the finisher.
+ * NAME.reason.json.  Rendered on the loop thread from plain facts, written
+ * by the finisher (job.c).
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -10,7 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "job.h"
+#include "summary.h"
+
+#include <errno.h>
 
 static void rfc3339(const struct timespec *ts, char out[32])
 {
@@ -22,10 +25,10 @@ static void rfc3339(const struct timespec *ts, char out[32])
     snprintf(out + n, 32 - n, ".%03ldZ", ts->tv_nsec / 1000000);
 }
 
-int cairn_job_render_summary(struct cairn_job *job, const char *status)
+int cairn_summary_render(const struct cairn_job_facts *job, struct cairn_buf *out)
 {
-    const struct cairn_tally *t = &job->stream.tally;
-    const struct cairn_registry *reg = &job->plugins->reg;
+    const struct cairn_tally *t = job->tally;
+    const struct cairn_registry *reg = job->reg;
     json_t *root = json_object(), *errors = json_object(), *by_variant = json_object();
     struct timespec finished;
     char started_s[32], finished_s[32];
@@ -57,11 +60,11 @@ int cairn_job_render_summary(struct cairn_job *job, const char *status)
                       "solve_seconds", (double)t->variant_ns[i] / 1e9));
     }
     json_object_set_new(root, "job", json_string(job_s));
-    json_object_set_new(root, "status", json_string(status));
-    if (job->fail_reason != NULL)
-        json_object_set_new(root, "reason", json_string(job->fail_reason));
+    json_object_set_new(root, "status", json_string(job->reason != NULL ? "failed" : "ok"));
+    if (job->reason != NULL)
+        json_object_set_new(root, "reason", json_string(job->reason));
     json_object_set_new(root, "input", json_string(input));
-    if (job->fail_reason == NULL)
+    if (job->reason == NULL)
         json_object_set_new(root, "results", json_string(results));
     json_object_set_new(root, "records", json_integer((json_int_t)t->records));
     json_object_set_new(root, "ok", json_integer((json_int_t)t->ok));
@@ -70,21 +73,20 @@ int cairn_job_render_summary(struct cairn_job *job, const char *status)
     errors = by_variant = NULL;
     json_object_set_new(root, "matches", json_integer((json_int_t)t->matches));
     json_object_set_new(root, "mismatches", json_integer((json_int_t)t->mismatches));
-    json_object_set_new(root, "bytes", json_integer((json_int_t)job->stream.bytes));
+    json_object_set_new(root, "unchecked", json_integer((json_int_t)t->unchecked));
+    json_object_set_new(root, "bytes", json_integer((json_int_t)job->bytes));
     json_object_set_new(root, "started", json_string(started_s));
     json_object_set_new(root, "finished", json_string(finished_s));
-    job->wall_seconds = (double)(uv_hrtime() - job->t0_ns) / 1e9;
     json_object_set_new(root, "wall_seconds", json_real(job->wall_seconds));
     json_object_set_new(root, "solve_seconds", json_real((double)t->solve_ns / 1e9));
     json_object_set_new(root, "pid", json_integer((json_int_t)getpid()));
 
     need = json_dumpb(root, NULL, 0, JSON_COMPACT | JSON_REAL_PRECISION(9));
-    job->summary.len = 0;
-    if (need == 0 || cairn_buf_reserve(&job->summary, need + 1) != 0)
+    out->len = 0;
+    if (need == 0 || cairn_buf_reserve(out, need + 1) != 0)
         goto out;
-    job->summary.len =
-        json_dumpb(root, job->summary.data, need, JSON_COMPACT | JSON_REAL_PRECISION(9));
-    job->summary.data[job->summary.len++] = '\n';
+    out->len = json_dumpb(root, out->data, need, JSON_COMPACT | JSON_REAL_PRECISION(9));
+    out->data[out->len++] = '\n';
     rc = 0;
 out:
     json_decref(errors);
@@ -97,7 +99,7 @@ out:
     return rc;
 }
 
-int cairn_job_render_reason(struct cairn_job *job)
+int cairn_reason_render(const struct cairn_job_facts *job, struct cairn_buf *out)
 {
     struct timespec now;
     char when[32];
@@ -111,14 +113,14 @@ int cairn_job_render_reason(struct cairn_job *job)
 
     root = job_s == NULL ? NULL
                          : json_pack("{s:s,s:s,s:s,s:I}", "job", job_s, "reason",
-                                     job->fail_reason, "time", when, "pid", (json_int_t)getpid());
+                                     job->reason, "time", when, "pid", (json_int_t)getpid());
     free(job_s);
     text = root ? json_dumps(root, JSON_COMPACT) : NULL;
     json_decref(root);
     if (text == NULL)
         return -ENOMEM;
-    job->reason.len = 0;
-    rc = cairn_buf_puts(&job->reason, text) || cairn_buf_puts(&job->reason, "\n") ? -ENOMEM : 0;
+    out->len = 0;
+    rc = cairn_buf_puts(out, text) || cairn_buf_puts(out, "\n") ? -ENOMEM : 0;
     free(text);
     return rc;
 }

@@ -19,7 +19,8 @@
  *     its key allows (a failed load may leave it partly updated, never
  *     broken): strings NULL (only for keys without a default) or non-empty,
  *     integers within their bounds, seconds finite and in [0, 1e9], the
- *     enums in range, umask -1 or 0..0777;
+ *     enums in range, umask -1 or 0..0777, metrics_labels without a raw
+ *     newline;
  *   - cairn_config_copy() of the result is equal field by field, and
  *     cairn_config_free() of both is clean (ASan and LeakSanitizer watch).
  */
@@ -116,6 +117,11 @@ static void check_config(const struct cairn_config *c)
     check_string(c->plugin_dir, 0, "plugin_dir");
     check_string(c->metrics_file, 0, "metrics_file");
     check_string(c->default_variant, 1, "default_variant");
+    check_string(c->metrics_labels, 1, "metrics_labels");
+    /* The label text goes into every series as it is: a raw newline
+     * would end a sample line in the middle. */
+    CHECK(c->metrics_labels == NULL || strchr(c->metrics_labels, '\n') == NULL,
+          "metrics_labels holds a raw newline: %s", c->metrics_labels);
     CHECK(c->threads <= 1024, "threads is %llu", (unsigned long long)c->threads);
     CHECK(c->min_age_ms <= 86400000, "min_age_ms is %llu", (unsigned long long)c->min_age_ms);
     CHECK(c->max_line_bytes >= 64 && c->max_line_bytes <= ((uint64_t)1 << 40),
@@ -125,6 +131,7 @@ static void check_config(const struct cairn_config *c)
     check_seconds(c->rescan_interval_s, "rescan_interval_s");
     check_seconds(c->metrics_interval_s, "metrics_interval_s");
     check_seconds(c->shutdown_timeout_s, "shutdown_timeout_s");
+    check_seconds(c->solve_timeout_s, "solve_timeout_s");
     CHECK(c->keep_inputs == 0 || c->keep_inputs == 1, "keep_inputs is %d", c->keep_inputs);
     CHECK(c->limits == CAIRN_LIMITS_OFFICIAL || c->limits == CAIRN_LIMITS_EXTENDED,
           "limits is %d", (int)c->limits);
@@ -148,7 +155,8 @@ static void check_copy(const struct cairn_config *c)
     CHECK(same_string(c->input_dir, d.input_dir) && same_string(c->output_dir, d.output_dir) &&
               same_string(c->plugin_dir, d.plugin_dir) &&
               same_string(c->metrics_file, d.metrics_file) &&
-              same_string(c->default_variant, d.default_variant),
+              same_string(c->default_variant, d.default_variant) &&
+              same_string(c->metrics_labels, d.metrics_labels),
           "the copy's strings differ or are shared with the original");
     CHECK(c->threads == d.threads && c->min_age_ms == d.min_age_ms &&
               c->max_line_bytes == d.max_line_bytes && c->max_attempts == d.max_attempts &&
@@ -156,7 +164,8 @@ static void check_copy(const struct cairn_config *c)
               c->log_level == d.log_level && c->umask == d.umask &&
               c->rescan_interval_s == d.rescan_interval_s &&
               c->metrics_interval_s == d.metrics_interval_s &&
-              c->shutdown_timeout_s == d.shutdown_timeout_s,
+              c->shutdown_timeout_s == d.shutdown_timeout_s &&
+              c->solve_timeout_s == d.solve_timeout_s,
           "the copy's numbers differ");
     cairn_config_free(&d);
 }

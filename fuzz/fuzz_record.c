@@ -28,7 +28,8 @@
  *     and "status" either "ok" (with "variant" and "answer") or "error"
  *     with an "error" object whose "code" is a known code and whose
  *     "message" is a string;
- *   - a scalar "id" in a record that is a JSON object is echoed back
+ *   - a scalar "id" in a record that is a JSON object (with no raw NUL
+ *     byte) is echoed back
  *     (a real number may come back as null when it does not fit);
  *   - the tally grew by exactly one record, counted once as ok or once
  *     under the error code the line reports, and once per-variant.
@@ -120,6 +121,12 @@ static json_t *record_id(const uint8_t *data, size_t size)
                               JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
     json_t *id = NULL;
 
+    /* A raw NUL anywhere makes the line bad_json for cairn, though jansson
+     * stops reading at one after a number or literal and may accept it. */
+    if (memchr(data, '\0', size) != NULL) {
+        json_decref(root);
+        return NULL;
+    }
     if (json_is_object(root)) {
         id = json_object_get(root, "id");
         if (id != NULL && (json_is_object(id) || json_is_array(id)))

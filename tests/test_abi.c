@@ -134,10 +134,12 @@ static const char *const v10_in[] = {
     "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},\"options\":{\"moves\":true}}",
     "{\"variant\":\"front-one-or-two\",\"input\":{\"stones\":[2,7,9,4,4]},\"expected\":\"Tie\"}",
 };
+/* What a 1.0 cairnd wrote, but for one thing the host added since:
+ * "expected" beside a mismatch (line 3).  The plugin's part is unchanged. */
 static const char *const v10_out[] = {
     "{\"line\":1,\"id\":\"a\",\"variant\":\"front-one-or-two\",\"status\":\"ok\",\"answer\":\"Alice\",\"alice\":8,\"bob\":5,\"margin\":3}",
     "{\"line\":2,\"variant\":\"front-one-or-two\",\"status\":\"ok\",\"answer\":\"Alice\",\"alice\":7,\"bob\":-1,\"margin\":8,\"moves\":[1,1,2]}",
-    "{\"line\":3,\"variant\":\"front-one-or-two\",\"status\":\"ok\",\"answer\":\"Alice\",\"alice\":2,\"bob\":0,\"margin\":2,\"match\":false,\"moves\":[2]}",
+    "{\"line\":3,\"variant\":\"front-one-or-two\",\"status\":\"ok\",\"answer\":\"Alice\",\"alice\":2,\"bob\":0,\"margin\":2,\"match\":false,\"expected\":\"Tie\",\"moves\":[2]}",
     "{\"line\":4,\"id\":4,\"variant\":\"front-one-or-two\",\"status\":\"ok\",\"answer\":\"Bob\",\"alice\":-2,\"bob\":-1,\"margin\":-1,\"moves\":[2,2,1]}",
     "{\"line\":5,\"variant\":\"front-one-or-two\",\"status\":\"error\",\"error\":{\"code\":\"constraint\",\"message\":\"input.stones[0]: 1001 is over the official maximum 1000 (options.limits \\\"extended\\\" lifts the official limits)\"}}",
     "{\"line\":6,\"variant\":\"front-one-or-two\",\"status\":\"ok\",\"answer\":\"Alice\",\"alice\":1001,\"bob\":0,\"margin\":1001}",

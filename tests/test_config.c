@@ -70,6 +70,7 @@ START_TEST(defaults_match_the_spec)
     ck_assert_str_eq(cfg.metrics_file, "metrics.prom");
     ck_assert_double_eq(cfg.metrics_interval_s, 10.0);
     ck_assert_double_eq(cfg.shutdown_timeout_s, 30.0);
+    ck_assert_double_eq(cfg.solve_timeout_s, 60.0);
     ck_assert_int_eq(cfg.limits, CAIRN_LIMITS_OFFICIAL);
     ck_assert_ptr_null(cfg.default_variant);
     ck_assert_int_eq(cfg.log_level, CAIRN_LOG_INFO);
@@ -101,6 +102,7 @@ START_TEST(every_key_loads)
                    "  \"metrics_file\": \"node-a.prom\",\n"
                    "  \"metrics_interval_s\": 1,\n"
                    "  \"shutdown_timeout_s\": 0.5,\n"
+                   "  \"solve_timeout_s\": 2.5,\n"
                    "  \"limits\": \"extended\",\n"
                    "  \"default_variant\": \"877\",\n"
                    "  \"log_level\": \"debug\"\n"
@@ -120,6 +122,7 @@ START_TEST(every_key_loads)
     ck_assert_str_eq(cfg.metrics_file, "node-a.prom");
     ck_assert_double_eq(cfg.metrics_interval_s, 1.0);
     ck_assert_double_eq(cfg.shutdown_timeout_s, 0.5);
+    ck_assert_double_eq(cfg.solve_timeout_s, 2.5);
     ck_assert_int_eq(cfg.limits, CAIRN_LIMITS_EXTENDED);
     ck_assert_str_eq(cfg.default_variant, "877");
     ck_assert_int_eq(cfg.log_level, CAIRN_LOG_DEBUG);
@@ -164,6 +167,74 @@ START_TEST(optional_string_may_be_null)
 }
 END_TEST
 
+/* Kept as the text every series gets, values escaped as Prometheus's text
+ * format wants; {} and null mean none. */
+START_TEST(metrics_labels_load)
+{
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL;
+
+    ck_assert_ptr_null(cfg.metrics_labels);
+    ck_assert_int_eq(load_text(&cfg,
+                               "{\"metrics_labels\": {\"instance\": \"node7\", "
+                               "\"_Zone9\": \"a\\\"b\\\\c\\nd \\u00e9\"}}",
+                               &path, &err),
+                     0);
+    ck_assert_str_eq(cfg.metrics_labels, "instance=\"node7\",_Zone9=\"a\\\"b\\\\c\\nd \xc3\xa9\"");
+    free(path);
+    ck_assert_int_eq(load_text(&cfg, "{\"metrics_labels\": {}}", &path, &err), 0);
+    ck_assert_ptr_null(cfg.metrics_labels);
+    free(path);
+    ck_assert_int_eq(load_text(&cfg, "{\"metrics_labels\": {\"a\": \"1\"}}", &path, &err), 0);
+    ck_assert_str_eq(cfg.metrics_labels, "a=\"1\"");
+    free(path);
+    ck_assert_int_eq(load_text(&cfg, "{\"metrics_labels\": null}", &path, &err), 0);
+    ck_assert_ptr_null(cfg.metrics_labels);
+    free(path);
+    /* From text, as cairn_config_set takes it. */
+    ck_assert_int_eq(cairn_config_set(&cfg, "metrics_labels", "{\"job\":\"cairn\"}", &err), 0);
+    ck_assert_str_eq(cfg.metrics_labels, "job=\"cairn\"");
+    cairn_config_free(&cfg);
+}
+END_TEST
+
+/* A bad label is named, with the rule it breaks, besides file and key. */
+START_TEST(metrics_labels_name_the_bad_label)
+{
+    static const struct {
+        const char *json, *label, *rule;
+    } bad[] = {
+        {"{\"metrics_labels\": {\"ok\": \"1\", \"in-stance\": \"a\"}}", "\"in-stance\"",
+         "[a-zA-Z_][a-zA-Z0-9_]*"},
+        {"{\"metrics_labels\": {\"__x\": \"a\"}}", "\"__x\"", "reserved"},
+        {"{\"metrics_labels\": {\"variant\": \"a\"}}", "\"variant\"", "cairn sets"},
+        {"{\"metrics_labels\": {\"node\": 7}}", "\"node\"", "non-empty string"},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct cairn_config cfg = defaults();
+        char *path, *err = NULL;
+
+        ck_assert_int_eq(load_text(&cfg, "{\"metrics_labels\": {\"keep\": \"me\"}}", &path,
+                                   &err),
+                         0);
+        free(path);
+        ck_assert_int_eq(load_text(&cfg, bad[i].json, &path, &err), -EINVAL);
+        ck_assert_ptr_nonnull(err);
+        ck_assert_msg(strstr(err, path) != NULL, "no file in: %s", err);
+        ck_assert_msg(strstr(err, "\"metrics_labels\"") != NULL, "no key in: %s", err);
+        ck_assert_msg(strstr(err, bad[i].label) != NULL, "no label in: %s", err);
+        ck_assert_msg(strstr(err, bad[i].rule) != NULL, "no rule in: %s", err);
+        /* The old labels stand. */
+        ck_assert_str_eq(cfg.metrics_labels, "keep=\"me\"");
+        free(err);
+        free(path);
+        cairn_config_free(&cfg);
+    }
+}
+END_TEST
+
 /* ---- refusals --------------------------------------------------------- */
 
 START_TEST(unknown_key_is_refused)
@@ -205,11 +276,23 @@ static const struct {
     {"{\"rescan_interval_s\": \"30\"}", "rescan_interval_s"},
     {"{\"rescan_interval_s\": -1}", "rescan_interval_s"},
     {"{\"shutdown_timeout_s\": []}", "shutdown_timeout_s"},
+    {"{\"solve_timeout_s\": -1}", "solve_timeout_s"},
+    {"{\"solve_timeout_s\": \"60\"}", "solve_timeout_s"},
     {"{\"metrics_file\": \"\"}", "metrics_file"},
     {"{\"metrics_file\": 5}", "metrics_file"},
     {"{\"plugin_dir\": null}", "plugin_dir"},
     {"{\"input_dir\": {}}", "input_dir"},
     {"{\"default_variant\": 877}", "default_variant"},
+    {"{\"metrics_labels\": \"instance=node7\"}", "metrics_labels"},
+    {"{\"metrics_labels\": [\"instance\"]}", "metrics_labels"},
+    {"{\"metrics_labels\": {\"instance\": 7}}", "metrics_labels"},
+    {"{\"metrics_labels\": {\"instance\": \"\"}}", "metrics_labels"},
+    {"{\"metrics_labels\": {\"1st\": \"a\"}}", "metrics_labels"},
+    {"{\"metrics_labels\": {\"in-stance\": \"a\"}}", "metrics_labels"},
+    {"{\"metrics_labels\": {\"\": \"a\"}}", "metrics_labels"},
+    {"{\"metrics_labels\": {\"__name__\": \"a\"}}", "metrics_labels"},
+    {"{\"metrics_labels\": {\"status\": \"a\"}}", "metrics_labels"},
+    {"{\"metrics_labels\": {\"le\": \"a\"}}", "metrics_labels"},
 };
 
 START_TEST(wrong_type_is_refused)
@@ -350,6 +433,8 @@ static const struct {
     {"threads", "four"}, {"threads", "-1"},     {"threads", "4x"},  {"threads", ""},
     {"threads", "2.5"},  {"threads", "100000"}, {"limits", "fast"}, {"limits", "OFFICIAL"},
     {"limits", ""},      {"max_attempts", "0"}, {"log_level", "loud"},
+    {"metrics_labels", "instance=node7"}, {"metrics_labels", "{\"a\":\"1\",\"a\":\"2\"}"},
+    {"metrics_labels", "{\"le\":\"1\"}"},
 };
 
 START_TEST(set_refuses_bad_values)
@@ -395,6 +480,7 @@ START_TEST(copy_is_independent)
     ck_assert_int_eq(cairn_config_set(&src, "output_dir", "/out", &err), 0);
     ck_assert_int_eq(cairn_config_set(&src, "default_variant", "stone-game", &err), 0);
     ck_assert_int_eq(cairn_config_set(&src, "threads", "5", &err), 0);
+    ck_assert_int_eq(cairn_config_set(&src, "metrics_labels", "{\"instance\":\"n1\"}", &err), 0);
     ck_assert_int_eq(cairn_config_copy(&dst, &src), 0);
 
     ck_assert_str_eq(dst.input_dir, "/in");
@@ -409,6 +495,8 @@ START_TEST(copy_is_independent)
     ck_assert_ptr_ne(dst.plugin_dir, src.plugin_dir);
     ck_assert_ptr_ne(dst.metrics_file, src.metrics_file);
     ck_assert_ptr_ne(dst.default_variant, src.default_variant);
+    ck_assert_str_eq(dst.metrics_labels, "instance=\"n1\"");
+    ck_assert_ptr_ne(dst.metrics_labels, src.metrics_labels);
 
     /* Changing and freeing the source leaves the copy intact. */
     ck_assert_int_eq(cairn_config_set(&src, "input_dir", "/elsewhere", &err), 0);
@@ -418,6 +506,7 @@ START_TEST(copy_is_independent)
     cairn_config_free(&src);
     ck_assert_str_eq(dst.input_dir, "/in");
     ck_assert_str_eq(dst.default_variant, "stone-game");
+    ck_assert_str_eq(dst.metrics_labels, "instance=\"n1\"");
     cairn_config_free(&dst);
 }
 END_TEST
@@ -604,6 +693,59 @@ START_TEST(cairnd_check_refuses_metrics_file_paths)
 }
 END_TEST
 
+/* metrics_labels reach the daemon's metrics file: every series carries
+ * them, and a bad label stops --check with exit 2 naming it. */
+START_TEST(cairnd_writes_metrics_labels)
+{
+    char *plugins = plugin_dir_copy(), *top = th_make_dir_in(root_dir);
+    char *in = th_xasprintf("%s/in", top), *out = th_xasprintf("%s/out", top);
+    char *prom = th_xasprintf("%s/metrics.prom", out), *json, *cfg, *text, *line;
+    struct th_run r;
+    size_t samples = 0;
+
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    json = th_xasprintf("{\"input_dir\": \"%s\", \"output_dir\": \"%s\", "
+                        "\"metrics_labels\": {\"instance\": \"node7\", \"rack\": \"r\\\"2\"}}",
+                        in, out);
+    cfg = write_file("labels.json", json);
+    r = run_cairnd((const char *const[]){"--once", "-c", cfg, "--plugins", plugins, NULL});
+    ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
+    th_run_free(&r);
+    text = th_read_file(prom, NULL);
+    for (line = text; *line != '\0'; line = strchr(line, '\n') + 1) {
+        if (*line != '#') {
+            ck_assert_msg(strncmp(line, "cairn_", 6) == 0, "odd line in %s", text);
+            ck_assert_msg(strstr(line, "{instance=\"node7\",rack=\"r\\\"2\"") ==
+                              strchr(line, '{') && strchr(line, '{') != NULL,
+                          "a series without the labels first: %.*s",
+                          (int)(strchr(line, '\n') - line), line);
+            samples++;
+        }
+    }
+    ck_assert_uint_gt(samples, 20);
+    ck_assert_ptr_nonnull(strstr(text, "\ncairn_jobs_total{instance=\"node7\",rack=\"r\\\"2\","
+                                       "status=\"ok\"} 0\n"));
+    ck_assert_ptr_nonnull(strstr(text, "\ncairn_jobs_active{instance=\"node7\",rack=\"r\\\"2\"} 0\n"));
+    free(text);
+    free(cfg);
+    free(json);
+
+    cfg = write_file("bad-labels.json", "{\"metrics_labels\": {\"code\": \"x\"}}");
+    r = run_cairnd((const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
+    ck_assert_msg(r.status == 2, "exit %d, stderr: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.err, "metrics_labels") != NULL && strstr(r.err, "\"code\"") != NULL,
+                  "stderr: %s", r.err);
+    th_run_free(&r);
+    th_rm_tree(top);
+    free(cfg);
+    free(prom);
+    free(out);
+    free(in);
+    free(top);
+    free(plugins);
+}
+END_TEST
+
 /* Any number of repeated options: the last of each wins, none is lost
  * (the eighth override was once dropped silently). */
 START_TEST(cairnd_every_override_counts)
@@ -675,6 +817,9 @@ static Suite *config_suite(void)
     CASE("cairnd --check refuses a metrics_file that is a path",
          cairnd_check_refuses_metrics_file_paths);
     CASE("every command-line override counts", cairnd_every_override_counts);
+    CASE("metrics_labels load as escaped label text", metrics_labels_load);
+    CASE("a bad metrics label is named with its rule", metrics_labels_name_the_bad_label);
+    CASE("cairnd puts metrics_labels on every series", cairnd_writes_metrics_labels);
 #undef CASE
     return s;
 }

@@ -108,15 +108,21 @@ static void drop_text(const struct env *e, const char *name, const char *text)
     drop_job(e, name, text, strlen(text));
 }
 
-/* examples/official.jsonl: 8 records with "expected" answers. */
+/* The first 8 records of examples/official.jsonl (the three first games'
+ * official examples, with "expected" answers). */
 static char *official(size_t *len)
 {
     char path[PATH_MAX];
-    char *s;
+    char *s, *p;
+    int lines = 0;
 
     th_pathf(path, "%s/examples/official.jsonl", g_source_dir);
     s = th_slurp(path, len);
     ck_assert_msg(s != NULL, "cannot read %s", path);
+    for (p = s; *p != '\0' && lines < 8; p++)
+        lines += *p == '\n';
+    *p = '\0';
+    *len = (size_t)(p - s);
     ck_assert_uint_eq(count_lines(s, *len), 8);
     return s;
 }
@@ -1261,6 +1267,41 @@ START_TEST(metrics_file_setting)
 }
 END_TEST
 
+/* metrics_labels are on every series, and a SIGHUP that changes them is
+ * followed (the metrics keep no pointer into the configuration it freed). */
+START_TEST(metrics_labels_follow_a_reload)
+{
+    struct env e;
+    char prom[PATH_MAX];
+    int p;
+
+    env_init(&e, "\"metrics_labels\": {\"instance\": \"a\"}");
+    TH_OUT(prom, &e, "metrics.prom");
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    TH_EVENTUALLY(th_file_contains(prom, "\ncairn_jobs_total{instance=\"a\",status=\"ok\"} 0\n"),
+                  DEADLINE_MS, "metrics.prom never carried instance=\"a\"");
+    TH_REQUIRE(th_file_contains(prom, "\ncairn_jobs_active{instance=\"a\"} 0\n"),
+               "a series without labels of its own lacks instance=\"a\"");
+    promtool_check(&e, prom);
+    env_config(&e, "\"metrics_labels\": {\"instance\": \"b\", \"zone\": \"z\\\"1\"}");
+    kill(th_pid[p], SIGHUP);
+    TH_EVENTUALLY(th_log_has(p, "reloaded"), DEADLINE_MS, "no \"reloaded\" after SIGHUP");
+    drop_text(&e, "l.jsonl", TWO_VARIANTS);
+    wait_summary(&e, "l", DEADLINE_MS);
+    TH_EVENTUALLY(th_file_contains(prom, "\ncairn_jobs_total{instance=\"b\",zone=\"z\\\"1\","
+                                         "status=\"ok\"} 1\n"),
+                  DEADLINE_MS, "metrics.prom never carried the reloaded labels");
+    TH_REQUIRE(!th_file_contains(prom, "instance=\"a\""), "the old label is still there");
+    promtool_check(&e, prom);
+    th_stop(p);
+    TH_REQUIRE(th_file_contains(prom, "\ncairn_jobs_total{instance=\"b\",zone=\"z\\\"1\","
+                                      "status=\"ok\"} 1\n"),
+               "the metrics written at exit lost the labels");
+    th_cleanup();
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* 11. bad configuration                                               */
 /* ------------------------------------------------------------------ */
@@ -1336,6 +1377,7 @@ static Suite *daemon_suite(void)
     tc = tcase(s, "metrics");
     tcase_add_test(tc, metrics_file_is_kept);
     tcase_add_test(tc, metrics_file_setting);
+    tcase_add_test(tc, metrics_labels_follow_a_reload);
     tc = tcase(s, "bad_config");
     tcase_add_test(tc, bad_config_exits_2_naming_the_key);
     return s;

@@ -10,6 +10,8 @@
  *   - a job file with an mtime in the future is taken all the same.
  */
 #include <check.h>
+#include <dirent.h>
+#include <jansson.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "util.h"
 
 static const char *g_cairnd;
 static const char *g_plugins;
@@ -272,6 +275,71 @@ START_TEST(future_mtime_daemon)
 }
 END_TEST
 
+/* The live status file (core/status.h): while a job runs, the daemon's
+ * file in .cairn/status/ lists it with its size and progress; at a clean
+ * exit the file is gone. */
+START_TEST(status_file_shows_active_jobs)
+{
+    struct env e;
+    char dir[PATH_MAX], path[PATH_MAX];
+    struct cairn_buf big = {0};
+    int p, ok, i;
+    json_t *st = NULL, *job;
+
+    env_init(&e);
+    /* Long enough to be seen running for seconds, on one thread: 12,000
+     * stone-game-ii rows of 100. */
+    th_write_text(e.cfg, "{\"min_age_ms\":0,\"threads\":1,\"shutdown_timeout_s\":5}\n");
+    for (i = 0; i < 12000; i++) {
+        ck_assert_int_eq(cairn_buf_puts(&big, "{\"variant\":\"1140\",\"input\":{\"piles\":["), 0);
+        for (int k = 0; k < 100; k++)
+            ck_assert_int_eq(cairn_buf_printf(&big, "%s%d", k ? "," : "", 1 + (i * 7 + k * 13) % 10000), 0);
+        ck_assert_int_eq(cairn_buf_puts(&big, "]}}\n"), 0);
+    }
+    p = start(&e);
+    th_drop_job(e.in, "big.jsonl", big.data, big.len);
+    th_pathf(dir, "%s/.cairn/status", e.in);
+    /* Poll until a status file lists the job (rewritten once a second). */
+    for (double end = th_now_s() + 10; st == NULL && th_now_s() < end; th_sleep_ms(50)) {
+        DIR *d = opendir(dir);
+        struct dirent *de;
+
+        while (d != NULL && st == NULL && (de = readdir(d)) != NULL) {
+            json_t *j;
+
+            if (!th_ends_with(de->d_name, ".json"))
+                continue;
+            th_pathf(path, "%s/%s", dir, de->d_name);
+            j = json_load_file(path, 0, NULL);
+            /* Listed, and opened (its size known). */
+            if (j != NULL && json_array_size(json_object_get(j, "active")) == 1 &&
+                json_integer_value(json_object_get(
+                    json_array_get(json_object_get(j, "active"), 0), "size")) > 0)
+                st = j;
+            else
+                json_decref(j);
+        }
+        if (d != NULL)
+            closedir(d);
+    }
+    TH_REQUIRE(st != NULL, "no status file listed the running job");
+    job = json_array_get(json_object_get(st, "active"), 0);
+    TH_REQUIRE(strcmp(th_str_field(job, "job"), "big") == 0 &&
+                   strcmp(th_str_field(job, "input"), "big.jsonl") == 0 &&
+                   th_int_field(job, "size") == (long long)big.len &&
+                   th_int_field(job, "bytes") <= (long long)big.len &&
+                   th_int_field(st, "pid") == (long long)th_pid[p],
+               "status: %s", json_dumps(st, JSON_COMPACT));
+    json_decref(st);
+    TH_EVENTUALLY(summary_in(e.out, "big"), 60000, "the big job did not finish");
+    stop_promptly(p);
+    TH_POLL(ok, th_count_entries(dir, "") == 0, 2000);
+    TH_REQUIRE(ok, "a status file is left after a clean exit: %s", th_list_dir(dir, " "));
+    cairn_buf_free(&big);
+    th_cleanup();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("directories");
@@ -297,6 +365,7 @@ int main(void)
     tcase_add_test(tc, failed_removed_is_recreated);
     tcase_add_test(tc, future_mtime_once);
     tcase_add_test(tc, future_mtime_daemon);
+    tcase_add_test(tc, status_file_shows_active_jobs);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);

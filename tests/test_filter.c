@@ -358,7 +358,7 @@ START_TEST(test_line_numbers_and_errors)
         "   \r\n"                                                               /* 5 blank */
         "[1,2]\r\n"                                                             /* 6 */
         "{\"variant\":\"1140\",\"input\":{\"piles\":[1,2,3,4,5]}}\r\n"             /* 7 ok */
-        "{\"variant\":\"stone-game-v\",\"input\":{}}\n"                         /* 8 */
+        "{\"variant\":\"no-such-game\",\"input\":{}}\n"                         /* 8 */
         "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]}}\n"                 /* 9 ok */
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,\"4\",5]}}\n"      /* 10 */
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n"          /* 11 ok */

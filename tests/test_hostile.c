@@ -780,7 +780,7 @@ START_TEST(wrong_types)
         {"{\"variant\":null,\"input\":{\"stoneValue\":[1,2,3,7]}}", "bad_record", "variant"},
         {"{\"variant\":[\"stone-game-iii\"],\"input\":{\"stoneValue\":[1,2,3,7]}}", "bad_record", "variant"},
         {"{\"input\":{\"stoneValue\":[1,2,3,7]}}", "bad_record", "variant"},
-        {"{\"variant\":\"stone-game-iv\",\"input\":{\"stoneValue\":[1,2,3,7]}}", "unknown_variant", "stone-game-iv"},
+        {"{\"variant\":\"no-such-game\",\"input\":{\"stoneValue\":[1,2,3,7]}}", "unknown_variant", "no-such-game"},
         /* input */
         {"{\"variant\":\"stone-game-iii\",\"input\":[1,2,3,7]}", "bad_record", "input"},
         {"{\"variant\":\"stone-game-iii\",\"input\":\"[1,2,3,7]\"}", "bad_record", "input"},

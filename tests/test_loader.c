@@ -351,6 +351,114 @@ START_TEST(writable_file_is_refused)
 }
 END_TEST
 
+/* ---- ownership (sshd's StrictModes) ----------------------------------- */
+
+/* Another user's uid: nobody on Debian.  Giving a file away takes root. */
+#define OTHER_UID 65534
+
+static int can_chown(const char *test)
+{
+    if (geteuid() == 0)
+        return 1;
+    fprintf(stderr, "test_loader: SKIP %s: not running as root, so no file can be given to "
+                    "another user\n", test);
+    return 0;
+}
+
+START_TEST(file_owned_by_another_user_is_refused)
+{
+    struct cairn_registry reg = {0};
+    char *dir, *path, *allowed;
+
+    if (!can_chown("file_owned_by_another_user_is_refused"))
+        return;
+    dir = th_make_dir_in(root_dir);
+    path = th_xasprintf("%s/stone-game.so", dir);
+    allowed = th_xasprintf("only root (uid 0) or cairnd's own user (uid %u)",
+                           (unsigned)geteuid());
+    add_all_real(dir);
+    /* Not writable by anyone else: the owner alone could change it. */
+    ck_assert_int_eq(chown(path, OTHER_UID, OTHER_UID), 0);
+    ck_assert_int_eq(chmod(path, 0644), 0);
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 1);
+    ASSERT_ERROR(&reg, path, "plugin file is owned by uid 65534", allowed);
+    ck_assert_uint_eq(reg.n_plugins, 2);
+    ck_assert_ptr_null(cairn_registry_find(&reg, "877"));
+    cairn_registry_free(&reg);
+    th_rm_tree(dir);
+    free(allowed);
+    free(path);
+    free(dir);
+}
+END_TEST
+
+START_TEST(directory_owned_by_another_user_is_refused)
+{
+    struct cairn_registry reg = {0};
+    char *dir;
+
+    if (!can_chown("directory_owned_by_another_user_is_refused"))
+        return;
+    dir = th_make_dir_in(root_dir);
+    add_all_real(dir);
+    ck_assert_int_eq(chown(dir, OTHER_UID, OTHER_UID), 0);
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ASSERT_ERROR(&reg, dir, "plugin directory is owned by uid 65534", "root (uid 0)");
+    /* Its owner could have renamed anything into it: nothing is trusted. */
+    ck_assert_uint_eq(reg.n_plugins, 0);
+    cairn_registry_free(&reg);
+    th_rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
+/* A daemon running as its own user (cairn) loads what that user owns, and
+ * what root owns. */
+START_TEST(own_user_and_root_are_accepted)
+{
+    char *dir, *path;
+    pid_t pid;
+    int st;
+
+    if (!can_chown("own_user_and_root_are_accepted"))
+        return;
+    dir = th_make_dir_in(root_dir);
+    path = th_xasprintf("%s/stone-game.so", dir);
+    add_all_real(dir);
+    ck_assert_int_eq(chmod(root_dir, 0711), 0); /* mkdtemp made it 0700 */
+    ck_assert_int_eq(chown(dir, OTHER_UID, OTHER_UID), 0);
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    ck_assert_int_eq(chown(path, OTHER_UID, OTHER_UID), 0); /* the others stay root's */
+    ck_assert_int_eq(chmod(path, 0644), 0);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        struct cairn_registry reg = {0};
+        int rc;
+
+        if (setegid(OTHER_UID) != 0 || seteuid(OTHER_UID) != 0)
+            _exit(3);
+        rc = cairn_registry_load(&reg, dir);
+        if (rc != 0 || reg.n_plugins != 3) {
+            fprintf(stderr, "as uid %d: rc %d, %zu plugins, %s\n", OTHER_UID, rc, reg.n_plugins,
+                    all_errors(&reg));
+            _exit(1);
+        }
+        _exit(0);
+    }
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_int_eq(chmod(root_dir, 0700), 0);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                  "a plugin directory owned by the daemon's own user was refused (status 0x%x)",
+                  (unsigned)st);
+    th_rm_tree(dir);
+    free(path);
+    free(dir);
+}
+END_TEST
+
 START_TEST(read_only_file_is_accepted)
 {
     struct cairn_registry reg = {0};
@@ -604,7 +712,7 @@ START_TEST(abi_1_0_plugin_loads_beside_1_1_plugins)
 
     /* The host reads its own copy, never the plugin's descriptor (whose
      * 1.1 fields would lie past its end). */
-    dl = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    dl = h->dl;
     ck_assert_ptr_nonnull(dl);
     sym = dlsym(dl, CAIRN_PLUGIN_ENTRY_SYMBOL);
     ck_assert_ptr_nonnull(sym);
@@ -613,7 +721,6 @@ START_TEST(abi_1_0_plugin_loads_beside_1_1_plugins)
     ck_assert_ptr_ne(h->desc, raw);
     ck_assert_ptr_eq(h->desc->solve, raw->solve);
     ck_assert_ptr_eq(h->desc->name, raw->name);
-    dlclose(dl);
 
     /* And it plays: [1,2,3,7] -> Alice 8, Bob 5. */
     ck_assert_uint_le(h->desc->scratch_bytes(&pb), sizeof(scratch));
@@ -1102,6 +1209,36 @@ START_TEST(cairnd_check_writable_directory_exits_2)
 }
 END_TEST
 
+START_TEST(cairnd_check_foreign_owner_exits_2)
+{
+    char *scratch, *plugins, *cfg, *path;
+    struct th_run r;
+
+    if (!can_chown("cairnd_check_foreign_owner_exits_2"))
+        return;
+    scratch = th_make_dir_in(root_dir);
+    plugins = th_make_dir_in(root_dir);
+    cfg = write_config(scratch, "{}\n");
+    path = th_xasprintf("%s/stone-game-ii.so", plugins);
+    add_all_real(plugins);
+    ck_assert_int_eq(chown(path, OTHER_UID, OTHER_UID), 0);
+    ck_assert_int_eq(chmod(path, 0644), 0);
+    r = run_cairnd(scratch,
+                   (const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
+    ck_assert_msg(r.status == 2, "exit %d, stderr: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.err, path) != NULL, "stderr does not name the file: %s", r.err);
+    ck_assert_msg(strstr(r.err, "owned by uid 65534") != NULL, "stderr: %s", r.err);
+    ck_assert_msg(strstr(r.err, "root (uid 0)") != NULL, "stderr: %s", r.err);
+    th_run_free(&r);
+    th_rm_tree(scratch);
+    th_rm_tree(plugins);
+    free(path);
+    free(cfg);
+    free(scratch);
+    free(plugins);
+}
+END_TEST
+
 START_TEST(cairnd_check_missing_directory_exits_2)
 {
     char *scratch = th_make_dir_in(root_dir);
@@ -1239,6 +1376,10 @@ static Suite *loader_suite(void)
     CASE("a writable directory is refused", writable_directory_is_refused);
     CASE("a writable file is refused", writable_file_is_refused);
     CASE("a read-only file is accepted", read_only_file_is_accepted);
+    CASE("a file owned by another user is refused", file_owned_by_another_user_is_refused);
+    CASE("a directory owned by another user is refused",
+         directory_owned_by_another_user_is_refused);
+    CASE("the daemon's own user and root are accepted", own_user_and_root_are_accepted);
     CASE("a missing entry symbol is refused", missing_entry_symbol_is_refused);
     CASE("an unresolved symbol is refused at load", unresolved_symbol_is_refused_at_load);
     CASE("a malformed descriptor is refused", malformed_descriptor_is_refused);
@@ -1253,6 +1394,8 @@ static Suite *loader_suite(void)
     CASE("cairnd --check on a writable directory exits 2",
          cairnd_check_writable_directory_exits_2);
     CASE("cairnd --check on a missing directory exits 2", cairnd_check_missing_directory_exits_2);
+    CASE("cairnd --check with a plugin owned by another user exits 2",
+         cairnd_check_foreign_owner_exits_2);
     CASE("cairnd --list-plugins shows name, aliases, version, file",
          cairnd_list_plugins_shows_name_aliases_version_file);
     CASE("cairnd --list-plugins shows each plugin's ABI", cairnd_list_plugins_shows_each_abi);

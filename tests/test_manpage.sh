@@ -83,13 +83,14 @@ for opt in $(cat "$tmp/long" "$tmp/short"); do
 done
 
 # 4. Every key of the shipped configuration ("key": value, one per line),
-#    and default_variant and plugin_dir, which it leaves at their defaults.
+#    and the keys it leaves at their defaults or unset: default_variant,
+#    plugin_dir, umask, metrics_labels.
 sed -n 's/^[[:space:]]*"\([a-z_][a-z0-9_]*\)"[[:space:]]*:.*/\1/p' "$config" | sort -u >"$tmp/keys"
 if [ "$(wc -l <"$tmp/keys")" -lt 10 ]; then
     fail "found only $(wc -l <"$tmp/keys") keys in $config"
 fi
 n_keys=0
-for key in $(cat "$tmp/keys") default_variant plugin_dir; do
+for key in $(cat "$tmp/keys") default_variant plugin_dir umask metrics_labels; do
     n_keys=$((n_keys + 1))
     documented "$key" || fail "configuration key $key is not in $page"
 done

@@ -468,14 +468,14 @@ END_TEST
 START_TEST(test_counts_follow_names_across_reload)
 {
     /* The reload puts the plugins in reverse order and adds a new one. */
-    struct cairn_plugin_handle h[8];
+    struct cairn_plugin_handle h[32];
     struct cairn_registry r2 = {0};
     size_t sg = plugin_index(&g_reg, "stone-game"), i;
     struct cairn_metrics m;
     struct cairn_tally t;
     char *text;
 
-    ck_assert_uint_lt(g_reg.n_plugins, 8);
+    ck_assert_uint_lt(g_reg.n_plugins, sizeof(h) / sizeof(h[0]));
     for (i = 0; i < g_reg.n_plugins; i++)
         h[i] = g_reg.plugins[g_reg.n_plugins - 1 - i];
     h[g_reg.n_plugins] = (struct cairn_plugin_handle){.desc = &fake_quote};
@@ -590,6 +590,117 @@ START_TEST(test_label_values_are_escaped)
     ck_assert_ptr_null(strstr(text, "C:\\\\new\nline"));
     free(text);
     cairn_metrics_free(&m);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* configured labels (metrics_labels)                                  */
+/* ------------------------------------------------------------------ */
+
+/* The label text the configuration makes of {"instance":"node7",
+ * "note":"a \"b\" c:\\d\ne"}: one value needing every escape. */
+static char *labels_text(void)
+{
+    struct cairn_buf b = {0};
+
+    ck_assert_int_eq(cairn_metrics_label_put(&b, "instance", "node7"), 0);
+    ck_assert_int_eq(cairn_buf_puts(&b, ","), 0);
+    ck_assert_int_eq(cairn_metrics_label_put(&b, "note", "a \"b\" c:\\d\ne"), 0);
+    ck_assert_int_eq(cairn_buf_append(&b, "", 1), 0);
+    return b.data;
+}
+
+#define LABELS "instance=\"node7\",note=\"a \\\"b\\\" c:\\\\d\\ne\""
+
+START_TEST(test_label_put_escapes)
+{
+    char *t = labels_text();
+
+    ck_assert_str_eq(t, LABELS);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_label_names_follow_prometheus)
+{
+    static const char *const good[] = {"instance", "_x", "Node_7", "job", "a", "quantile_x"};
+    static const char *const bad[] = {"", "7up", "in-stance", "a b", "é", "__name__", "__x",
+                                      "status", "variant", "code", "name", "version", "le"};
+    const char *why;
+    size_t i;
+
+    for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        ck_assert_msg(cairn_metrics_label_check(good[i], &why) == 0, "%s refused: %s", good[i],
+                      why);
+        ck_assert_ptr_null(why);
+    }
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        why = NULL;
+        ck_assert_msg(cairn_metrics_label_check(bad[i], &why) == -EINVAL, "%s accepted", bad[i]);
+        ck_assert_ptr_nonnull(why);
+    }
+}
+END_TEST
+
+/* Every sample, histograms and unlabelled gauges included, gets the
+ * configured labels first; the rest of each line is what it was without
+ * them, and "" means none. */
+START_TEST(test_configured_labels_on_every_series)
+{
+    struct cairn_metrics m;
+    char *labels = labels_text(), *plain, *text;
+    const char *p, *q;
+    size_t samples = 0;
+
+    populate(&m);
+    plain = render(&m);
+    cairn_metrics_set_labels(&m, "");
+    text = render(&m);
+    ck_assert_str_eq(text, plain);
+    free(text);
+    cairn_metrics_set_labels(&m, labels);
+    text = render(&m);
+    for (p = plain, q = text; *p != '\0'; samples += *p != '#') {
+        const char *pe = strchr(p, '\n'), *brace;
+        size_t name_len;
+
+        ck_assert_ptr_nonnull(pe);
+        if (*p == '#') {
+            ck_assert_msg(strncmp(p, q, (size_t)(pe - p + 1)) == 0, "comment changed: %s", q);
+            q += pe - p + 1;
+            p = pe + 1;
+            continue;
+        }
+        name_len = strcspn(p, "{ ");
+        ck_assert_msg(strncmp(p, q, name_len) == 0 && q[name_len] == '{' &&
+                          strncmp(q + name_len + 1, LABELS, strlen(LABELS)) == 0,
+                      "labels missing or not first: %.*s", (int)(strchr(q, '\n') - q), q);
+        q += name_len + 1 + strlen(LABELS);
+        brace = p + name_len;
+        if (*brace == '{') { /* its own labels follow, after a comma */
+            ck_assert_msg(*q == ',', "no comma: %.*s", (int)(strchr(q, '\n') - q), q);
+            q++;
+            brace++;
+        } else { /* none of its own: the braces close at once */
+            ck_assert_msg(*q == '}', "not closed: %.*s", (int)(strchr(q, '\n') - q), q);
+            q++;
+        }
+        ck_assert_msg(strncmp(brace, q, (size_t)(pe - brace + 1)) == 0, "rest differs: %.*s / %.*s",
+                      (int)(pe - p), p, (int)(strchr(q, '\n') - q), q);
+        q += pe - brace + 1;
+        p = pe + 1;
+    }
+    ck_assert_int_eq(*q, '\0');
+    ck_assert_uint_gt(samples, 50);
+    ck_assert_uint_eq(u64_of(text, "cairn_jobs_total{" LABELS ",status=\"ok\"}"), 1);
+    ck_assert_uint_eq(u64_of(text, "cairn_bytes_read_total{" LABELS "}"), 4096);
+    ck_assert_uint_eq(u64_of(text, "cairn_job_seconds_bucket{" LABELS ",le=\"+Inf\"}"), 2);
+    /* The raw newline never reaches the output. */
+    ck_assert_ptr_null(strstr(text, "d\ne"));
+    free(text);
+    free(plain);
+    cairn_metrics_free(&m);
+    free(labels);
 }
 END_TEST
 
@@ -714,20 +825,24 @@ END_TEST
 /* promtool: the whole output passes `promtool check metrics`          */
 /* ------------------------------------------------------------------ */
 
-START_TEST(test_promtool_accepts_populated_output)
+/* 1 when promtool is on PATH; says why the check is skipped otherwise. */
+static int have_promtool(void)
 {
-    struct cairn_metrics m;
+    if (system("command -v promtool >/dev/null 2>&1") == 0)
+        return 1;
+    fprintf(stderr, "test_metrics: promtool not on PATH, skipping the promtool check "
+                    "(install the Debian package 'prometheus')\n");
+    return 0;
+}
+
+/* Writes m's file and runs `promtool check metrics` over it. */
+static void promtool_check(const struct cairn_metrics *m)
+{
     char *dir, *cmd, *log, *logpath;
     int rc;
 
-    if (system("command -v promtool >/dev/null 2>&1") != 0) {
-        fprintf(stderr, "test_metrics: promtool not on PATH, skipping the promtool check "
-                        "(install the Debian package 'prometheus')\n");
-        return;
-    }
     dir = make_tmpdir();
-    populate(&m);
-    ck_assert_int_eq(write_to(&m, dir, "metrics.prom"), 0);
+    ck_assert_int_eq(write_to(m, dir, "metrics.prom"), 0);
     logpath = cairn_asprintf("%s/promtool.log", dir);
     cmd = cairn_asprintf("promtool check metrics < '%s/metrics.prom' > '%s' 2>&1", dir, logpath);
     rc = system(cmd);
@@ -737,8 +852,35 @@ START_TEST(test_promtool_accepts_populated_output)
     free(log);
     free(logpath);
     free(cmd);
-    cairn_metrics_free(&m);
     rm_dir(dir, "metrics.prom");
+}
+
+START_TEST(test_promtool_accepts_populated_output)
+{
+    struct cairn_metrics m;
+
+    if (!have_promtool())
+        return;
+    populate(&m);
+    promtool_check(&m);
+    cairn_metrics_free(&m);
+}
+END_TEST
+
+START_TEST(test_promtool_accepts_configured_labels)
+{
+    struct cairn_metrics m;
+    char *labels = labels_text();
+
+    if (!have_promtool()) {
+        free(labels);
+        return;
+    }
+    populate(&m);
+    cairn_metrics_set_labels(&m, labels);
+    promtool_check(&m);
+    cairn_metrics_free(&m);
+    free(labels);
 }
 END_TEST
 
@@ -768,6 +910,12 @@ static Suite *metrics_suite(void)
     tcase_add_test(tc, test_label_values_are_escaped);
     suite_add_tcase(s, tc);
 
+    tc = tcase_create("configured labels");
+    tcase_add_test(tc, test_label_put_escapes);
+    tcase_add_test(tc, test_label_names_follow_prometheus);
+    tcase_add_test(tc, test_configured_labels_on_every_series);
+    suite_add_tcase(s, tc);
+
     tc = tcase_create("write");
     tcase_add_test(tc, test_write_publishes_the_render_atomically);
     tcase_add_test(tc, test_write_fails_cleanly);
@@ -776,6 +924,7 @@ static Suite *metrics_suite(void)
 
     tc = tcase_create("promtool");
     tcase_add_test(tc, test_promtool_accepts_populated_output);
+    tcase_add_test(tc, test_promtool_accepts_configured_labels);
     suite_add_tcase(s, tc);
 
     return s;

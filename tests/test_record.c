@@ -155,7 +155,7 @@ static void expect_ok(const json_t *j, const char *variant, const char *answer, 
                       int64_t bob)
 {
     static const char *const keys[] = {"line", "id", "variant", "status", "answer", "alice",
-                                       "bob", "margin", "match", "moves", NULL};
+                                       "bob", "margin", "match", "expected", "moves", NULL};
 
     ck_assert_msg(json_is_string(json_object_get(j, "status")) &&
                       strcmp(json_string_value(json_object_get(j, "status")), "ok") == 0,
@@ -460,6 +460,8 @@ START_TEST(test_expected_match_bool)
     j = run("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":false}");
     expect_ok(j, "stone-game", "true", 9, 8);
     expect_json(json_object_get(j, "match"), "false", "match");
+    /* A mismatch shows what was expected beside the answer. */
+    expect_json(json_object_get(j, "expected"), "false", "expected");
     json_decref(j);
 }
 END_TEST
@@ -474,6 +476,7 @@ START_TEST(test_expected_match_int)
     j = run("{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5]},\"expected\":9}");
     expect_ok(j, "stone-game-ii", "8", 8, 7);
     expect_json(json_object_get(j, "match"), "false", "match");
+    expect_json(json_object_get(j, "expected"), "9", "expected");
     json_decref(j);
 }
 END_TEST
@@ -489,8 +492,35 @@ START_TEST(test_expected_match_winner)
                          w[i]);
         expect_ok(j, "stone-game-iii", "\"Bob\"", 6, 7);
         expect_json(json_object_get(j, "match"), i == 1 ? "true" : "false", "match");
+        /* "expected" is there on a mismatch only. */
+        ck_assert_msg((json_object_get(j, "expected") != NULL) == (i != 1), "%s", g_out);
         json_decref(j);
     }
+}
+END_TEST
+
+/* A record that expected an answer but ended in an error is counted as
+ * unchecked: once it was counted nowhere, silently. */
+START_TEST(test_expected_but_error_is_unchecked)
+{
+    struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
+    struct cairn_tally t;
+    json_t *j;
+
+    ck_assert_int_eq(cairn_tally_init(&t, g_reg.n_plugins), 0);
+    j = run_ctx(&c, 1, "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4]},\"expected\":true}",
+                strlen("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4]},\"expected\":true}"), &t);
+    json_decref(j);
+    j = run_ctx(&c, 2, "{\"variant\":\"nope\",\"input\":{},\"expected\":1}",
+                strlen("{\"variant\":\"nope\",\"input\":{},\"expected\":1}"), &t);
+    json_decref(j);
+    j = run_ctx(&c, 3, "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":true}",
+                strlen("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":true}"), &t);
+    json_decref(j);
+    ck_assert_uint_eq(t.unchecked, 2);
+    ck_assert_uint_eq(t.matches, 1);
+    ck_assert_uint_eq(t.mismatches, 0);
+    cairn_tally_free(&t);
 }
 END_TEST
 
@@ -976,8 +1006,8 @@ END_TEST
 
 START_TEST(test_unknown_variant)
 {
-    json_t *j = run("{\"id\":\"u\",\"variant\":\"stone-game-iv\",\"input\":{\"piles\":[1]}}");
-    expect_error(j, "unknown_variant", "stone-game-iv", NULL);
+    json_t *j = run("{\"id\":\"u\",\"variant\":\"no-such-game\",\"input\":{\"piles\":[1]}}");
+    expect_error(j, "unknown_variant", "no-such-game", NULL);
     expect_id(j, "\"u\"");
     expect_no(j, "variant");
     json_decref(j);
@@ -1352,6 +1382,7 @@ static Suite *record_suite(void)
     tcase_add_test(tc, test_expected_match_int);
     tcase_add_test(tc, test_expected_match_winner);
     tcase_add_test(tc, test_expected_wrong_type);
+    tcase_add_test(tc, test_expected_but_error_is_unchecked);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("options");

@@ -49,7 +49,8 @@ pc=$(find "$tmp/dest" -type f -name cairn-plugin.pc -path '*/pkgconfig/*' | head
 ok "installed ${pc#"$tmp/dest"}"
 # The rest of the install tree, where a Debian admin looks for it.
 for want in '*/bin/cairnd' '*/cairn/plugins/stone-game.so' '*/cairn/plugins/stone-game-ii.so' \
-    '*/cairn/plugins/stone-game-iii.so' '*/etc/cairn/cairn.json' '*/man8/cairnd.8' \
+    '*/cairn/plugins/stone-game-iii.so' '*/cairn/plugins/stone-game-viii.so' \
+    '*/cairn/plugins/predict-the-winner.so' '*/etc/cairn/cairn.json' '*/man8/cairnd.8' \
     '*/systemd/system/cairn.service' '*/sysusers.d/cairn.conf' '*/tmpfiles.d/cairn.conf'; do
     got=$(find "$tmp/dest" -path "$want" | head -n 1)
     [ -n "$got" ] || fail "nothing installed matches $want"
@@ -96,9 +97,9 @@ cat "$tmp/make.log"
 if grep -i 'warning:' "$tmp/make.log" >/dev/null; then
     fail "the example does not compile warning-free"
 fi
-so=$tmp/work/predict-the-winner.so
-[ -f "$so" ] || fail "make did not produce predict-the-winner.so"
-ok "make builds predict-the-winner.so without warnings"
+so=$tmp/work/digit-game.so
+[ -f "$so" ] || fail "make did not produce digit-game.so"
+ok "make builds digit-game.so without warnings"
 
 syms=$(nm -D --defined-only "$so" | awk '{ printf "%s%s", sep, $NF; sep = " " }')
 echo "# nm -D --defined-only: $syms"
@@ -110,8 +111,8 @@ plugins=$tmp/plugins
 mkdir "$plugins" || fail "cannot make $plugins"
 chmod 0755 "$plugins" || fail "cannot chmod $plugins"
 cp "$so" "$plugins/" || fail "cannot copy the plugin"
-chmod 0644 "$plugins/predict-the-winner.so" || fail "cannot chmod the plugin"
-[ "$(ls -A "$plugins")" = "predict-the-winner.so" ] || fail "$plugins holds more than the plugin"
+chmod 0644 "$plugins/digit-game.so" || fail "cannot chmod the plugin"
+[ "$(ls -A "$plugins")" = "digit-game.so" ] || fail "$plugins holds more than the plugin"
 
 cairnd=$(find "$tmp/dest" -type f -path '*/bin/cairnd' | head -n 1)
 if [ -n "$cairnd" ]; then
@@ -130,25 +131,31 @@ if ! "$cairnd" --list-plugins --plugins "$plugins" -c "$conf" >"$tmp/list.out" 2
     fail "cairnd --list-plugins failed"
 fi
 cat "$tmp/list.out"
-grep -F 'predict-the-winner' "$tmp/list.out" >/dev/null || fail "--list-plugins does not name predict-the-winner"
-grep -F 'aliases: 486' "$tmp/list.out" >/dev/null || fail "--list-plugins does not show alias 486"
-ok "cairnd --list-plugins lists predict-the-winner, alias 486"
+grep -F 'digit-game' "$tmp/list.out" >/dev/null || fail "--list-plugins does not name digit-game"
+grep -F 'aliases: 3232' "$tmp/list.out" >/dev/null || fail "--list-plugins does not show alias 3232"
+ok "cairnd --list-plugins lists digit-game, alias 3232"
 
-# 6. --filter solves LeetCode 486's two examples, by alias and by name.
+# 6. --filter solves LeetCode 3232's three examples, by alias and by name,
+# the last with its one move (Alice takes the two-digit numbers).
 printf '%s\n' \
-    '{"variant":"486","input":{"nums":[1,5,2]}}' \
-    '{"variant":"predict-the-winner","input":{"nums":[1,5,233,7]}}' |
+    '{"variant":"3232","input":{"nums":[1,2,3,4,10]}}' \
+    '{"variant":"digit-game","input":{"nums":[1,2,3,4,5,14]}}' \
+    '{"variant":"digit-game","input":{"nums":[5,5,5,25]},"options":{"moves":true}}' |
     "$cairnd" --filter --plugins "$plugins" -c "$conf" >"$tmp/filter.out" 2>"$tmp/filter.err"
 rc=$?
 cat "$tmp/filter.out" "$tmp/filter.err"
 [ $rc -eq 0 ] || fail "cairnd --filter exited $rc"
-[ "$(wc -l <"$tmp/filter.out")" -eq 2 ] || fail "expected 2 result lines"
-sed -n 1p "$tmp/filter.out" | grep -F '"variant":"predict-the-winner","status":"ok","answer":false,"alice":3,"bob":5' >/dev/null ||
-    fail "[1,5,2] should answer false (alice 3, bob 5)"
-ok "[1,5,2] via alias 486: false"
-sed -n 2p "$tmp/filter.out" | grep -F '"variant":"predict-the-winner","status":"ok","answer":true,"alice":234,"bob":12' >/dev/null ||
-    fail "[1,5,233,7] should answer true (alice 234, bob 12)"
-ok "[1,5,233,7] via predict-the-winner: true"
+[ "$(wc -l <"$tmp/filter.out")" -eq 3 ] || fail "expected 3 result lines"
+sed -n 1p "$tmp/filter.out" | grep -F '"variant":"digit-game","status":"ok","answer":false,"alice":10,"bob":10' >/dev/null ||
+    fail "[1,2,3,4,10] should answer false (alice 10, bob 10)"
+ok "[1,2,3,4,10] via alias 3232: false"
+sed -n 2p "$tmp/filter.out" | grep -F '"variant":"digit-game","status":"ok","answer":true,"alice":15,"bob":14' >/dev/null ||
+    fail "[1,2,3,4,5,14] should answer true (alice 15, bob 14)"
+ok "[1,2,3,4,5,14] via digit-game: true"
+sed -n 3p "$tmp/filter.out" | grep -F '"answer":true,"alice":25,"bob":15' >/dev/null &&
+    sed -n 3p "$tmp/filter.out" | grep -F '"moves":[2]' >/dev/null ||
+    fail "[5,5,5,25] should answer true (alice 25, bob 15), moves [2]"
+ok "[5,5,5,25] via digit-game: true, moves [2]"
 
 # 7. make install: into DESTDIR + plugindir, mode 0644, and a directory
 # cairnd accepts even under a group-writable umask.  Without the sysroot,
@@ -161,11 +168,11 @@ if ! (unset PKG_CONFIG_SYSROOT_DIR; umask 002; make -C "$tmp/work" install DESTD
 fi
 cat "$tmp/install2.log"
 inst=$tmp/inst$pdir
-[ -n "$(find "$inst/predict-the-winner.so" -prune -type f -perm 644)" ] ||
-    fail "$inst/predict-the-winner.so missing or not mode 0644"
+[ -n "$(find "$inst/digit-game.so" -prune -type f -perm 644)" ] ||
+    fail "$inst/digit-game.so missing or not mode 0644"
 [ -z "$(find "$inst" -prune \( -perm -020 -o -perm -002 \))" ] ||
     fail "$inst is writable by group or others"
-[ "$(ls -A "$inst")" = "predict-the-winner.so" ] || fail "make install left other files in $inst"
+[ "$(ls -A "$inst")" = "digit-game.so" ] || fail "make install left other files in $inst"
 "$cairnd" --list-plugins --plugins "$inst" -c "$conf" >"$tmp/list2.out" 2>&1 ||
     { cat "$tmp/list2.out"; fail "cairnd refuses the directory make install made"; }
 ok "make install DESTDIR=... puts it in ${pdir} (0644, directory not group/world-writable)"

@@ -436,7 +436,7 @@ START_TEST(test_plugins_load_by_name_and_alias)
         ck_assert_str_eq(by_name->desc->name, game_name[g]);
         ck_assert_ptr_nonnull(by_name->path);
     }
-    ck_assert_ptr_null(cairn_registry_find(&g_reg, "stone-game-iv"));
+    ck_assert_ptr_null(cairn_registry_find(&g_reg, "no-such-game"));
     ck_assert_ptr_null(cairn_registry_find(&g_reg, "1141"));
     ck_assert_ptr_null(cairn_registry_find(&g_reg, ""));
 }

@@ -11,6 +11,7 @@
  *   FIXTURE_SOLVE      the solve function [fixture_sum]
  *   FIXTURE_CHECK      the check function [NULL]
  *   FIXTURE_ENTRY      the exported function's name [cairn_plugin_entry]
+ *   FIXTURE_VERSION    the version string ["0.0.1"]
  */
 #include <cairn/plugin.h>
 
@@ -31,6 +32,9 @@
 #endif
 #ifndef FIXTURE_CHECK
 #define FIXTURE_CHECK NULL
+#endif
+#ifndef FIXTURE_VERSION
+#define FIXTURE_VERSION "0.0.1"
 #endif
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *FIXTURE_ENTRY(void);
@@ -75,7 +79,7 @@ static const struct cairn_plugin fixture_plugin = {
     .struct_size = sizeof(struct cairn_plugin),
     .name = FIXTURE_NAME,
     .aliases = fixture_aliases,
-    .version = "0.0.1",
+    .version = FIXTURE_VERSION,
     .summary = "test plugin: the sum of values",
     .inputs = fixture_inputs,
     .n_inputs = 1,

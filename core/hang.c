@@ -1,0 +1,188 @@
+/*
+ * hang.c - notice a plugin call that never returns.  See hang.h.
+ *
+ * Each worker thread owns one slot and is its only writer; the loop
+ * thread only reads.  A slot is a seqlock (Boehm, "Can seqlocks get along
+ * with programming language memory models?", 2012): the writer makes seq
+ * odd, writes the fields, makes it even again; a reader that sees the same
+ * even seq before and after its reads has a consistent record.  A reader
+ * that meets a write in progress skips the slot: that worker is starting
+ * or ending a record right now, so it is not stuck.  The cost per record
+ * is a clock read and a few plain stores; no lock, no system call.
+ */
+#include "hang.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cairn_hang_slot {
+    atomic_uint_fast64_t seq;
+    atomic_uint_fast64_t t0;     /* uv_hrtime() when the calls began; 0: idle */
+    atomic_uint_fast64_t line;
+    _Atomic(const void *) owner;
+    _Atomic(const char *) plugin;
+} __attribute__((aligned(64))); /* one cache line each: workers do not share */
+
+/* Monitors are numbered, so a thread that cached a slot of a monitor that
+ * was freed (a test making several) claims a new one instead of writing
+ * into freed memory. */
+static atomic_uint_fast64_t next_id = 1;
+
+/* The calling thread's slot, and whose it is. */
+static _Thread_local uint64_t my_id;
+static _Thread_local struct cairn_hang_slot *my_slot;
+
+int cairn_hang_init(struct cairn_hang *h, uv_loop_t *loop, size_t n_threads, cairn_hang_cb cb,
+                    void *data)
+{
+    int rc;
+
+    memset(h, 0, sizeof(*h));
+    if (n_threads == 0)
+        n_threads = 1;
+    h->slots = aligned_alloc(_Alignof(struct cairn_hang_slot),
+                             n_threads * sizeof(struct cairn_hang_slot));
+    h->reports = calloc(n_threads, sizeof(*h->reports));
+    if (h->slots == NULL || h->reports == NULL) {
+        cairn_hang_free(h);
+        return -ENOMEM;
+    }
+    memset(h->slots, 0, n_threads * sizeof(struct cairn_hang_slot));
+    h->n_slots = n_threads;
+    atomic_init(&h->n_claimed, 0);
+    h->id = atomic_fetch_add(&next_id, 1);
+    h->cb = cb;
+    h->data = data;
+    if ((rc = uv_timer_init(loop, &h->timer)) != 0) {
+        cairn_hang_free(h);
+        return rc;
+    }
+    h->timer.data = h;
+    /* A watch on work in progress is no reason to keep a loop running. */
+    uv_unref((uv_handle_t *)&h->timer);
+    return 0;
+}
+
+/* A consistent copy of slot s into *r; 0 when it is idle or changing. */
+static int read_slot(struct cairn_hang_slot *s, uint64_t now, struct cairn_hang_report *r)
+{
+    uint64_t q1, q2, t0;
+
+    q1 = atomic_load_explicit(&s->seq, memory_order_acquire);
+    if (q1 & 1)
+        return 0;
+    t0 = atomic_load_explicit(&s->t0, memory_order_relaxed);
+    r->line = atomic_load_explicit(&s->line, memory_order_relaxed);
+    r->owner = atomic_load_explicit(&s->owner, memory_order_relaxed);
+    r->plugin = atomic_load_explicit(&s->plugin, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    q2 = atomic_load_explicit(&s->seq, memory_order_relaxed);
+    if (q1 != q2 || t0 == 0 || now < t0)
+        return 0;
+    r->seconds = (double)(now - t0) / 1e9;
+    return 1;
+}
+
+static void on_check(uv_timer_t *t)
+{
+    struct cairn_hang *h = t->data;
+    size_t claimed = atomic_load_explicit(&h->n_claimed, memory_order_acquire);
+    uint64_t now = uv_hrtime();
+    size_t i, n = 0;
+
+    if (claimed > h->n_slots)
+        claimed = h->n_slots;
+    for (i = 0; i < claimed; i++) {
+        struct cairn_hang_report *r = &h->reports[n];
+
+        if (read_slot(&h->slots[i], now, r) && r->seconds * 1e9 > (double)h->timeout_ns)
+            n++;
+    }
+    if (n > 0 && h->cb != NULL)
+        h->cb(h, h->reports, n);
+}
+
+void cairn_hang_set_timeout(struct cairn_hang *h, double seconds)
+{
+    uint64_t every_ms;
+
+    if (h->timer.loop == NULL)
+        return;
+    uv_timer_stop(&h->timer);
+    h->timeout_ns = seconds > 0 ? (uint64_t)(seconds * 1e9) : 0;
+    if (h->timeout_ns == 0)
+        return;
+    /* A quarter of the timeout, within [20 ms, 1 s]: a hang is reported at
+     * most that long after the timeout, at a negligible cost. */
+    every_ms = h->timeout_ns / 4000000;
+    every_ms = every_ms < 20 ? 20 : every_ms > 1000 ? 1000 : every_ms;
+    uv_timer_start(&h->timer, on_check, every_ms, every_ms);
+}
+
+void cairn_hang_close(struct cairn_hang *h)
+{
+    if (h->timer.loop != NULL && !uv_is_closing((uv_handle_t *)&h->timer)) {
+        uv_timer_stop(&h->timer);
+        uv_close((uv_handle_t *)&h->timer, NULL);
+    }
+}
+
+void cairn_hang_free(struct cairn_hang *h)
+{
+    free(h->slots);
+    free(h->reports);
+    h->slots = NULL;
+    h->reports = NULL;
+    h->n_slots = 0;
+}
+
+/* The calling thread's slot in h, claimed at its first record; NULL when
+ * every slot is taken. */
+static struct cairn_hang_slot *slot_of(struct cairn_hang *h)
+{
+    size_t i;
+
+    if (my_id == h->id)
+        return my_slot;
+    i = atomic_fetch_add_explicit(&h->n_claimed, 1, memory_order_acq_rel);
+    my_id = h->id;
+    my_slot = i < h->n_slots ? &h->slots[i] : NULL;
+    return my_slot;
+}
+
+/* The writer's half of the seqlock; this thread is the slot's only writer. */
+static void publish(struct cairn_hang_slot *s, uint64_t t0, const void *owner, uint64_t line,
+                    const char *plugin)
+{
+    uint64_t q = atomic_load_explicit(&s->seq, memory_order_relaxed);
+
+    atomic_store_explicit(&s->seq, q + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&s->t0, t0, memory_order_relaxed);
+    atomic_store_explicit(&s->line, line, memory_order_relaxed);
+    atomic_store_explicit(&s->owner, owner, memory_order_relaxed);
+    atomic_store_explicit(&s->plugin, plugin, memory_order_relaxed);
+    atomic_store_explicit(&s->seq, q + 2, memory_order_release);
+}
+
+void cairn_hang_begin(struct cairn_hang *h, const void *owner, uint64_t line,
+                      const char *plugin)
+{
+    struct cairn_hang_slot *s;
+    uint64_t now;
+
+    if (h == NULL || (s = slot_of(h)) == NULL)
+        return;
+    now = uv_hrtime();
+    publish(s, now ? now : 1, owner, line, plugin);
+}
+
+void cairn_hang_end(struct cairn_hang *h)
+{
+    struct cairn_hang_slot *s;
+
+    if (h == NULL || (s = slot_of(h)) == NULL)
+        return;
+    publish(s, 0, NULL, 0, NULL);
+}

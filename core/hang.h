@@ -1,0 +1,84 @@
+/*
+ * hang.h - notice a plugin call that never returns.
+ *
+ * A worker thread says, before a record's plugin calls (check, scratch
+ * size, solve) and after them, which record it is in and since when:
+ * lock-free, a few stores in a slot of its own.  A timer on the loop thread
+ * looks at every slot a few times per timeout and reports each record whose
+ * plugin calls have run longer than the timeout.
+ *
+ * What to do about it is the owner's decision (stuck.c for the daemon,
+ * main.c for --filter): a thread inside a plugin can be neither stopped nor
+ * cancelled safely, only left behind by exiting.
+ *
+ * The monitor's functions run on the loop thread, except cairn_hang_begin
+ * and cairn_hang_end, which run on workers.
+ */
+#ifndef CAIRN_HANG_H
+#define CAIRN_HANG_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+/* One record past the timeout. */
+struct cairn_hang_report {
+    const void *owner;  /* as given to cairn_hang_begin: the record's context */
+    uint64_t line;      /* its 1-based line number */
+    const char *plugin; /* the plugin's name */
+    double seconds;     /* how long its plugin calls have run so far */
+};
+
+struct cairn_hang;
+
+/* Called on the loop thread, at every check that finds records past the
+ * timeout (so again at the next check if the owner does nothing), with
+ * all of them.  owner, plugin and the strings they lead to stay valid
+ * until the callback returns. */
+typedef void (*cairn_hang_cb)(struct cairn_hang *h, const struct cairn_hang_report *r, size_t n);
+
+struct cairn_hang_slot; /* one per worker thread, private to hang.c */
+
+struct cairn_hang {
+    uv_timer_t timer;
+    uint64_t timeout_ns;          /* 0: nothing is watched */
+    uint64_t id;                  /* tells a worker's cached slot of a freed
+                                     monitor from one of ours */
+    struct cairn_hang_slot *slots;
+    size_t n_slots;
+    atomic_size_t n_claimed;      /* slots handed to worker threads */
+    struct cairn_hang_report *reports; /* [n_slots], filled at each check */
+    cairn_hang_cb cb;
+    void *data;                   /* for cb */
+};
+
+/*
+ * NAME     cairn_hang_init - a monitor on loop, not yet checking
+ * ARGUMENTS n_threads: every thread that may call cairn_hang_begin (the
+ *          whole libuv pool: any of its threads may run a batch); a thread
+ *          beyond them is not watched
+ * RETURNS  0, -ENOMEM, or a libuv error
+ * NOTES    the timer never keeps the loop alive (uv_unref)
+ */
+int cairn_hang_init(struct cairn_hang *h, uv_loop_t *loop, size_t n_threads, cairn_hang_cb cb,
+                    void *data);
+
+/* Checks from now on against a timeout of `seconds` (0: stops checking),
+ * often enough to notice a record within about a quarter of it (and at
+ * most a second) past the timeout. */
+void cairn_hang_set_timeout(struct cairn_hang *h, double seconds);
+
+/* Stops checking and closes the timer (a zeroed h is left alone). */
+void cairn_hang_close(struct cairn_hang *h);
+
+/* Frees the slots, once the timer is closed and no worker can be inside
+ * cairn_hang_begin/end any more. */
+void cairn_hang_free(struct cairn_hang *h);
+
+/* On a worker, around one record's plugin calls.  h NULL: nothing. */
+void cairn_hang_begin(struct cairn_hang *h, const void *owner, uint64_t line,
+                      const char *plugin);
+void cairn_hang_end(struct cairn_hang *h);
+
+#endif /* CAIRN_HANG_H */

@@ -1,0 +1,82 @@
+/*
+ * status.c - the live status file of a daemon (see status.h).
+ */
+#include "status.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+static int put_time(struct cairn_buf *out, const struct timespec *ts)
+{
+    struct tm tm;
+    char text[40];
+    size_t n;
+
+    gmtime_r(&ts->tv_sec, &tm);
+    n = strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(text + n, sizeof(text) - n, ".%03ldZ", ts->tv_nsec / 1000000);
+    return cairn_buf_json_string(out, text, strlen(text));
+}
+
+static int put_name(struct cairn_buf *out, const char *name)
+{
+    char *escaped = cairn_name_escape(name);
+    int rc = escaped == NULL ? -ENOMEM : cairn_buf_json_string(out, escaped, strlen(escaped));
+
+    free(escaped);
+    return rc;
+}
+
+int cairn_status_render(const struct cairn_status_report *st, struct cairn_buf *out)
+{
+    struct timespec now;
+    int rc;
+
+    clock_gettime(CLOCK_REALTIME, &now);
+    out->len = 0;
+    rc = cairn_buf_puts(out, "{\"host\":");
+    rc |= cairn_buf_json_string(out, st->host, strlen(st->host));
+    rc |= cairn_buf_printf(out, ",\"pid\":%ld,\"version\":", st->pid);
+    rc |= cairn_buf_json_string(out, st->version, strlen(st->version));
+    rc |= cairn_buf_puts(out, ",\"started\":");
+    rc |= put_time(out, &st->started);
+    rc |= cairn_buf_puts(out, ",\"updated\":");
+    rc |= put_time(out, &now);
+    rc |= cairn_buf_puts(out, ",\"active\":[");
+    for (size_t i = 0; i < st->n_jobs && rc == 0; i++) {
+        const struct cairn_status_job *j = &st->jobs[i];
+        size_t n = strlen(j->name);
+        char *base = strndup(j->name, n > 6 ? n - 6 : n); /* without ".jsonl" */
+
+        if (base == NULL)
+            return -ENOMEM;
+        rc |= cairn_buf_puts(out, i ? ",{\"job\":" : "{\"job\":");
+        rc |= put_name(out, base);
+        rc |= cairn_buf_puts(out, ",\"input\":");
+        rc |= put_name(out, j->name);
+        rc |= cairn_buf_printf(out, ",\"size\":%llu,\"bytes\":%llu,\"records\":%llu,\"started\":",
+                               (unsigned long long)j->size, (unsigned long long)j->bytes,
+                               (unsigned long long)j->records);
+        rc |= put_time(out, &j->started);
+        rc |= cairn_buf_puts(out, "}");
+        free(base);
+    }
+    rc |= cairn_buf_puts(out, "]}\n");
+    return rc ? -ENOMEM : 0;
+}
+
+char *cairn_status_file_name(void)
+{
+    char host[256] = "localhost";
+    unsigned int r = 0;
+
+    if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0' || strchr(host, '/'))
+        snprintf(host, sizeof(host), "localhost");
+    if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+        r = (unsigned int)getpid() ^ (unsigned int)time(NULL);
+    return cairn_asprintf("%.64s.%ld.%08x.json", host, (long)getpid(), r);
+}

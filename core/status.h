@@ -1,0 +1,46 @@
+/*
+ * status.h - what a running daemon is doing, for `cairn status`: one small
+ * JSON file per daemon in INPUT/.cairn/status/, rewritten at most once a
+ * second while jobs run and removed at a clean exit.
+ *
+ *   {"host":"h","pid":123,"version":"0.1.0","started":"...","updated":"...",
+ *    "active":[{"job":"NAME","input":"NAME.jsonl","size":12345,
+ *               "bytes":2345,"records":10,"started":"..."}]}
+ *
+ * Times are RFC 3339 UTC; job and input are escaped as in summaries.  A
+ * file whose "updated" is old belongs to a daemon that died.
+ */
+#ifndef CAIRN_STATUS_H
+#define CAIRN_STATUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "util.h"
+
+struct cairn_status_job {
+    const char *name;        /* NAME.jsonl */
+    uint64_t size;
+    uint64_t bytes;          /* read so far */
+    uint64_t records;        /* answered so far */
+    struct timespec started;
+};
+
+struct cairn_status_report {
+    const char *host;
+    long pid;
+    const char *version;
+    struct timespec started;
+    const struct cairn_status_job *jobs;
+    size_t n_jobs;
+};
+
+/* Renders st as one JSON line into out (replacing it).  0 or -ENOMEM. */
+int cairn_status_render(const struct cairn_status_report *st, struct cairn_buf *out);
+
+/* A name for this daemon's status file, unique across hosts and PID
+ * namespaces: HOST.PID.RANDOM.json.  malloc'd, or NULL. */
+char *cairn_status_file_name(void);
+
+#endif /* CAIRN_STATUS_H */

@@ -1,0 +1,36 @@
+/*
+ * summary.h - what a finished job says about itself (SPEC section 3):
+ * NAME.summary.json and, for a job that could not be processed,
+ * NAME.reason.json.
+ */
+#ifndef CAIRN_SUMMARY_H
+#define CAIRN_SUMMARY_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "plugin_loader.h"
+#include "tally.h"
+#include "util.h"
+
+/* The facts a summary is made of. */
+struct cairn_job_facts {
+    const char *name;                /* NAME.jsonl, as in the spool */
+    const char *base;                /* NAME */
+    const char *out_base;            /* what the outputs are named after */
+    const char *reason;              /* why it failed, or NULL: status "ok" */
+    struct timespec started;         /* wall clock */
+    double wall_seconds;
+    uint64_t bytes;                  /* read */
+    const struct cairn_tally *tally; /* n_variants 0 for a job never read */
+    const struct cairn_registry *reg; /* what the tally's variants index */
+};
+
+/* Renders the summary (one JSON line) into out, replacing its contents.
+ * 0 or -ENOMEM. */
+int cairn_summary_render(const struct cairn_job_facts *facts, struct cairn_buf *out);
+
+/* Renders NAME.reason.json for a failed job.  0 or -ENOMEM. */
+int cairn_reason_render(const struct cairn_job_facts *facts, struct cairn_buf *out);
+
+#endif /* CAIRN_SUMMARY_H */

@@ -1,0 +1,443 @@
+#!/bin/bash
+# test_slurm.sh SRCDIR CAIRND PLUGINDIR - contrib/slurm/cairn-slurm on a live
+# single-node Slurm cluster.
+#
+# Brings up munged, slurmctld and slurmd (no systemd: each started here, in
+# its own session, on free loopback ports, with its own munge key, state and
+# logs in a temporary directory), then:
+#   1. runs the recipe over a deterministic corpus (every game, official,
+#      extended and alias records, every error code, blank, whitespace-only
+#      and CRLF lines, a byte-order mark, no final newline) with 1 and with
+#      2 tasks: the merged results must be byte-identical to one
+#      `cairnd --filter` over the whole file, and the summary's counts equal
+#      those of a `cairnd --once` summary of the same file;
+#   2. holds shard 1 of a 3-task run halfway (the recipe's test-only
+#      CAIRN_SLURM_TEST_PAUSE), cancels that one array task with scancel
+#      while cairnd is mid-run, and checks that the recipe re-ran that shard
+#      alone and the output is still identical;
+#   3. does the same with --retries 0: the recipe must exit 1 and publish
+#      nothing.
+# Prints the records/s of the 1- and 2-task runs.  Stops only the processes
+# it started, by PID, whatever happens (trap).
+#
+#   CAIRN_TEST_SLURM_RECORDS  records per game in the corpus [3000]
+#   CAIRN_TEST_SLURM_KEEP=1   keep the temporary directory (logs) on exit
+#
+# Exit status: 0 pass, 1 fail, 77 skip (not root, or Slurm/munge not
+# installed: apt-get install slurmctld slurmd slurm-client munge, which
+# scripts/deps does).
+# shellcheck disable=SC2015 # "A && B || fail": fail when either test fails
+set -u -o pipefail
+set +m # no job control: `setsid prog &` then execs prog in place, so $! is its PID
+
+src=${1:?usage: test_slurm.sh SRCDIR CAIRND PLUGINDIR}
+cairnd=${2:?usage: test_slurm.sh SRCDIR CAIRND PLUGINDIR}
+built_plugins=${3:?usage: test_slurm.sh SRCDIR CAIRND PLUGINDIR}
+per_game=${CAIRN_TEST_SLURM_RECORDS:-3000}
+recipe=$src/contrib/slurm/cairn-slurm
+t0=$(date +%s.%N)
+
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+since() { awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
+say() { echo "[slurm $(since)s] $*"; }
+
+[ "$(id -u)" -eq 0 ] || skip "not root: the test starts munged, slurmctld and slurmd itself, and slurmd runs jobs as their submitter"
+for tool in munged munge unmunge slurmctld slurmd sbatch squeue scancel scontrol sinfo python3; do
+    command -v "$tool" >/dev/null 2>&1 ||
+        skip "$tool not found: Slurm cannot run here (apt-get install slurmctld slurmd slurm-client munge; scripts/deps installs them)"
+done
+
+tmp=$(mktemp -d /tmp/cairn-test-slurm.XXXXXX) || exit 1
+chmod 0755 "$tmp"
+cluster=$tmp/cluster
+mkdir -p "$cluster/etc" "$cluster/log" "$cluster/run" "$cluster/ctld" "$cluster/d" "$cluster/munge"
+export SLURM_CONF=$cluster/etc/slurm.conf
+
+# ---- processes we started, and only those ------------------------------
+pids=() names=() recipe_pid=""
+
+# alive PID NAME: PID is a live process (not a zombie) called NAME, so a
+# recycled PID is never signalled.
+alive() {
+    local st
+    [ -r "/proc/$1/stat" ] || return 1
+    st=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+    [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ] || return 1
+    [ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]
+}
+
+stop_pid() { # stop_pid PID NAME
+    local i
+    alive "$1" "$2" || { wait "$1" 2>/dev/null; return 0; }
+    kill -TERM "$1" 2>/dev/null
+    for ((i = 0; i < 100; i++)); do
+        alive "$1" "$2" || break
+        sleep 0.1
+    done
+    if alive "$1" "$2"; then
+        echo "test_slurm: $2 (pid $1) ignored SIGTERM for 10 s: SIGKILL" >&2
+        kill -KILL "$1" 2>/dev/null
+    fi
+    wait "$1" 2>/dev/null
+    return 0
+}
+
+cleanup() {
+    local rc=$? i
+    trap - EXIT INT TERM HUP
+    if [ -n "$recipe_pid" ]; then stop_pid "$recipe_pid" cairn-slurm; fi
+    # This cluster's jobs are this test's: cancel them while slurmctld is up.
+    if [ "${#pids[@]}" -gt 1 ] && alive "${pids[1]}" slurmctld; then
+        jobs=$(squeue -h -o %A 2>/dev/null | sort -u)
+        # shellcheck disable=SC2086 # one job id per word
+        [ -z "$jobs" ] || scancel --quiet $jobs 2>/dev/null
+        for ((i = 0; i < 50; i++)); do
+            [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
+            sleep 0.2
+        done
+    fi
+    for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+        stop_pid "${pids[i]}" "${names[i]}"
+    done
+    if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
+        for f in "$cluster"/log/*; do
+            [ -s "$f" ] && { echo "--- $f (last lines)"; tail -n 20 "$f"; }
+        done >&2
+    fi
+    if [ "${CAIRN_TEST_SLURM_KEEP:-0}" = 1 ]; then
+        echo "test_slurm: kept $tmp" >&2
+    else
+        rm -rf "$tmp"
+    fi
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# start NAME CMD...: CMD in its own session, its PID remembered.
+start() {
+    local name=$1 i
+    shift
+    setsid "$@" </dev/null >>"$cluster/log/$name.stderr" 2>&1 &
+    pids+=($!)
+    names+=("$name")
+    # Until exec, the child is still called bash or setsid.
+    for ((i = 0; i < 100; i++)); do
+        [ "$(cat "/proc/$!/comm" 2>/dev/null)" = "$name" ] && return 0
+        sleep 0.02
+    done
+    fail "$name (pid $!) did not start: $(cat "$cluster/log/$name.stderr")"
+}
+
+# wait_for NAME SECONDS CMD...: until CMD succeeds; fails at once if the
+# daemon NAME (the last started) died.
+wait_for() {
+    local name=$1 end=$(($(date +%s) + $2))
+    shift 2
+    until "$@" >/dev/null 2>&1; do
+        alive "${pids[${#pids[@]} - 1]}" "$name" || fail "$name exited during start-up"
+        [ "$(date +%s)" -lt "$end" ] || fail "$name not ready after $2 s"
+        sleep 0.1
+    done
+}
+
+# ---- the cluster ---------------------------------------------------------
+# Two free loopback ports, so a system Slurm or another test run is never
+# disturbed.
+read -r ctld_port d_port < <(python3 -c '
+import socket
+s = [socket.socket() for _ in range(2)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])')
+host=$(hostname -s)
+hw=$(slurmd -C 2>/dev/null | head -n 1)
+case $hw in NodeName=*) ;; *) skip "slurmd -C failed: Slurm cannot run here ($hw)" ;; esac
+
+# Only what a single node needs: no cgroups (proctrack/linuxproc,
+# task/none), no accounting, munge for authentication, jobs scheduled at
+# once (batch_sched_delay=0) and killed soon after a cancel (KillWait).
+cat >"$SLURM_CONF" <<EOF
+ClusterName=cairntest
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$ctld_port
+SlurmdPort=$d_port
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$cluster/munge/munge.socket.2
+StateSaveLocation=$cluster/ctld
+SlurmdSpoolDir=$cluster/d
+SlurmctldPidFile=$cluster/run/slurmctld.pid
+SlurmdPidFile=$cluster/run/slurmd.pid
+SlurmctldLogFile=$cluster/log/slurmctld.log
+SlurmdLogFile=$cluster/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerType=sched/backfill
+SchedulerParameters=batch_sched_delay=0
+MpiDefault=none
+SwitchType=switch/none
+MailProg=/bin/true
+ReturnToService=2
+KillWait=5
+MinJobAge=600
+$hw NodeAddr=127.0.0.1 NodeHostname=$host State=UNKNOWN
+PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
+EOF
+
+# munged wants its socket directory o+x and nothing group- or
+# world-writable; the key is this cluster's own.
+chmod 0711 "$cluster/munge"
+dd if=/dev/urandom of="$cluster/munge/munge.key" bs=1024 count=1 status=none
+chmod 0600 "$cluster/munge/munge.key"
+socket=$cluster/munge/munge.socket.2
+start munged munged --foreground --socket="$socket" --key-file="$cluster/munge/munge.key" \
+    --pid-file="$cluster/run/munged.pid" --log-file="$cluster/log/munged.log" \
+    --seed-file="$cluster/munge/munged.seed"
+munge_ok() { munge -n -S "$socket" | unmunge -S "$socket"; }
+wait_for munged 15 munge_ok
+
+start slurmctld slurmctld -D -c -f "$SLURM_CONF"
+ctld_up() { scontrol ping | grep -q 'is UP'; }
+wait_for slurmctld 60 ctld_up
+
+start slurmd slurmd -D -f "$SLURM_CONF"
+node_idle() {
+    case $(sinfo -h -n "$host" -o %t 2>/dev/null | head -n 1) in
+        idle | mix | alloc) return 0 ;;
+        down* | drain* | fail*) scontrol update nodename="$host" state=resume; return 1 ;;
+        *) return 1 ;;
+    esac
+}
+wait_for slurmd 60 node_idle
+say "cluster up: munged, slurmctld, slurmd (pids ${pids[*]}), ports $ctld_port/$d_port, node $host"
+
+# ---- plugins, configuration, corpus --------------------------------------
+# The plugin directory the recipe's README asks for: its own copies,
+# regular files, nothing writable by group or others.
+plugins=$tmp/plugins
+mkdir -m 0755 "$plugins"
+cp "$built_plugins"/*.so "$plugins/" && chmod 0755 "$plugins"/*.so || fail "cannot copy plugins"
+cfg=$tmp/cairn.json
+# min_age_ms 0: the --once reference takes its job at once.
+echo '{"max_line_bytes": 65536, "min_age_ms": 0}' >"$cfg"
+
+input=$tmp/corpus.jsonl
+python3 - "$per_game" "$src/examples" "$input" <<'EOF' || fail "corpus generation failed"
+import random, sys
+
+per_game, examples, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+errors = open(examples + "/errors.jsonl", "rb").read().splitlines()
+extras = (open(examples + "/official.jsonl", "rb").read().splitlines() +
+          open(examples + "/extended.jsonl", "rb").read().splitlines())
+rng = random.Random(877 + 1140 + 1406)
+nums = lambda n, lo, hi: ",".join(map(str, rng.choices(range(lo, hi + 1), k=n)))
+lines = [b"\xef\xbb\xbf" + extras[0]]  # a byte-order mark on the first line
+for i in range(3 * per_game):
+    game, opts = i % 3, ""
+    if i % 7 == 0:
+        opts = ',"options":{"moves":true}'
+    elif i % 11 == 0:
+        opts = ',"options":{"limits":"extended"}'
+    if game == 0:
+        n = 2 * rng.randint(1, 60)
+        piles = rng.choices(range(1, 501), k=n)
+        if sum(piles) % 2 == 0:
+            piles[0] += 1 if piles[0] < 500 else -1
+        rec = '{"id":%d,"variant":"%s","input":{"piles":[%s]}%s}' % (
+            i, "877" if i % 5 == 0 else "stone-game", ",".join(map(str, piles)), opts)
+    elif game == 1:
+        rec = '{"id":"r%d","variant":"%s","input":{"piles":[%s]}%s}' % (
+            i, "1140" if i % 5 == 1 else "stone-game-ii", nums(rng.randint(1, 60), 1, 10000), opts)
+    else:
+        rec = '{"id":%d.5,"variant":"%s","input":{"stoneValue":[%s]}%s}' % (
+            i, "1406" if i % 5 == 2 else "stone-game-iii", nums(rng.randint(1, 400), -1000, 1000), opts)
+    end = b"\r\n" if i % 61 == 0 else b"\n"
+    lines.append(rec.encode() + end[:-1])
+    if i % 40 == 0:
+        lines.append(errors[(i // 40) % len(errors)])
+    if i % 97 == 0:
+        lines.append(b"")
+    if i % 89 == 0:
+        lines.append(b" \t ")
+    if i % 101 == 0:
+        lines.append(extras[(i // 101) % len(extras)])
+    if i % 503 == 0:
+        lines.append(b"\xef\xbb\xbf{}")  # a mid-file mark is not JSON
+lines.append(b"x" * 70000)  # over max_line_bytes: too_large
+with open(out, "wb") as f:
+    f.write(b"\n".join(lines) + b'\n{"variant":"877","input":{"piles":[3,7,2,3]}}')  # no final newline
+EOF
+say "corpus: $(wc -l <"$input") lines, $(wc -c <"$input") bytes, $per_game records per game"
+
+# The references: one cairnd --filter over the whole file, and the summary
+# cairnd --once writes for it.
+ref=$tmp/ref.jsonl
+"$cairnd" --filter -c "$cfg" --plugins "$plugins" --threads 1 <"$input" >"$ref" ||
+    fail "cairnd --filter over the corpus failed"
+mkdir -p "$tmp/spool/in" "$tmp/spool/out"
+cp "$input" "$tmp/spool/in/corpus.jsonl"
+"$cairnd" --once -c "$cfg" --plugins "$plugins" --threads 1 --input "$tmp/spool/in" \
+    --output "$tmp/spool/out" 2>"$tmp/once.log" || fail "cairnd --once failed: $(cat "$tmp/once.log")"
+records=$(wc -l <"$ref")
+for code in bad_json bad_record unknown_variant invalid_input constraint too_large; do
+    grep -q "\"code\":\"$code\"" "$ref" || fail "the corpus has no $code line"
+done
+say "reference: $records result lines"
+
+# compare_summary SUMMARY TASKS: the recipe's counts must be those of the
+# --once summary; sets $retries $submissions $rps $wall_s $split_s $run_s
+# from it (one python3 start: each costs a good part of a second here).
+compare_summary() {
+    local vals
+    vals=$(python3 - "$1" "$tmp/spool/out/corpus.summary.json" "$2" <<'EOF'
+import json, sys
+s, ref, tasks = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
+bad = [k for k in ("records", "ok", "errors", "matches", "mismatches", "bytes") if s[k] != ref[k]]
+strip = lambda v: {k: v[k] for k in ("records", "ok", "errors")}
+if {k: strip(v) for k, v in s["by_variant"].items() if v["records"]} != \
+   {k: strip(v) for k, v in ref["by_variant"].items() if v["records"]}:
+    bad.append("by_variant")
+if s["status"] != "ok" or s["tasks"] != tasks or not s["wall_seconds"] > 0:
+    bad.append("status/tasks/wall_seconds")
+if bad:
+    sys.exit("summary differs from cairnd --once in %s:\n%s\n%s" % (bad, json.dumps(s), json.dumps(ref)))
+print(*(s[k] for k in ("retries", "submissions", "records_per_second", "wall_seconds",
+                       "split_seconds", "run_seconds")))
+EOF
+    ) || return 1
+    read -r retries submissions rps wall_s split_s run_s <<<"$vals"
+}
+
+# recipe_args TASKS OUTDIR [OPTION...]: the recipe's arguments, in $args.
+recipe_args() {
+    local tasks=$1 out=$2
+    shift 2
+    args=(-c "$cfg" --cairnd "$cairnd" --plugins "$plugins" --threads 1 --timeout 240 "$@"
+        "$input" "$tasks" "$out")
+}
+
+# ---- 0. plugins the daemon would refuse: nothing is submitted --------------
+mkdir -m 0775 "$tmp/open-plugins" && chmod 0775 "$tmp/open-plugins"
+cp "$plugins"/*.so "$tmp/open-plugins/"
+"$recipe" -c "$cfg" --cairnd "$cairnd" --plugins "$tmp/open-plugins" "$input" 2 "$tmp/out-refused" \
+    2>"$tmp/recipe-refused.log"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'writable by group or others' "$tmp/recipe-refused.log" ||
+    fail "a group-writable plugin directory: exit $rc, want 2 naming it: $(cat "$tmp/recipe-refused.log")"
+[ -z "$(squeue -h -o %i)" ] && [ ! -e "$tmp/out-refused/corpus.results.jsonl" ] ||
+    fail "a refused plugin directory still submitted or published something"
+say "a group-writable plugin directory is refused (exit 2) before anything is submitted"
+
+# ---- 1. byte-identical with 1 and 2 tasks ---------------------------------
+declare -A rate wall
+for tasks in 1 2; do
+    out=$tmp/out$tasks
+    recipe_args "$tasks" "$out"
+    "$recipe" "${args[@]}" 2>"$tmp/recipe$tasks.log" ||
+        fail "$tasks task(s): the recipe failed: $(cat "$tmp/recipe$tasks.log")"
+    cmp "$ref" "$out/corpus.results.jsonl" ||
+        fail "$tasks task(s): merged results differ from one cairnd --filter run"
+    compare_summary "$out/corpus.summary.json" "$tasks" || fail "$tasks task(s): bad summary"
+    [ "$retries" = 0 ] || fail "$tasks task(s): retries without a failure"
+    [ ! -e "$out/.cairn-slurm.corpus" ] || fail "$tasks task(s): work directory left behind"
+    rate[$tasks]=$rps
+    wall[$tasks]=$wall_s
+    say "$tasks task(s): identical to cairnd --filter; $records records in $wall_s s" \
+        "(split $split_s s, Slurm $run_s s) = $rps records/s"
+done
+
+# ---- 1b. more tasks than some shards have lines, a mark on every line -----
+# cairnd drops a byte-order mark from the first line it reads only: a shard
+# starting with one must not lose it (in one run, such a line is bad_json).
+small=$tmp/marks.jsonl
+for i in 1 2 3 4 5 6 7; do
+    printf '\357\273\277{"id":%d,"variant":"877","input":{"piles":[5,3,4,5]}}\n' "$i"
+    [ "$i" = 3 ] && printf '\n \t\r\n'
+done >"$small"
+"$cairnd" --filter -c "$cfg" --plugins "$plugins" --threads 1 <"$small" >"$tmp/marks-ref.jsonl" ||
+    fail "cairnd --filter over $small failed"
+[ "$(grep -c '"status":"ok"' "$tmp/marks-ref.jsonl")" = 1 ] || fail "want one mark dropped by cairnd"
+"$recipe" -c "$cfg" --cairnd "$cairnd" --plugins "$plugins" --threads 1 --timeout 240 \
+    "$small" 5 "$tmp/out-marks" 2>"$tmp/recipe-marks.log" ||
+    fail "5 tasks over $small: the recipe failed: $(cat "$tmp/recipe-marks.log")"
+cmp "$tmp/marks-ref.jsonl" "$tmp/out-marks/marks.results.jsonl" ||
+    fail "5 tasks over $small: merged results differ from one cairnd --filter run"
+say "5 tasks over 7 records, each after a byte-order mark: identical to cairnd --filter"
+
+# ---- 2. a task cancelled mid-run is re-run alone ---------------------------
+# cancel_mid_run OUTDIR LOG [OPTION...]: starts a 3-task run with shard 1
+# held halfway, waits until that shard's cairnd has written part of its
+# results, cancels that one array task, and waits for the recipe; its exit
+# status is left in $recipe_rc and the partial line count in $partial.
+cancel_mid_run() {
+    local out=$1 log=$2 job tmpfile i
+    shift 2
+    recipe_args 3 "$out" --keep-work "$@"
+    CAIRN_SLURM_TEST_PAUSE=1:120 "$recipe" "${args[@]}" 2>"$log" &
+    recipe_pid=$!
+    tmpfile=""
+    for ((i = 0; i < 600; i++)); do
+        for f in "$out"/.cairn-slurm.corpus/results/.000001.*.tmp; do
+            [ -s "$f" ] && tmpfile=$f
+        done
+        [ -n "$tmpfile" ] && break
+        alive "$recipe_pid" cairn-slurm || break
+        sleep 0.1
+    done
+    [ -n "$tmpfile" ] || fail "shard 1 never wrote partial results: $(cat "$log")"
+    job=$(sed -n 's/^cairn-slurm: submitted array job \([0-9]*\) .*/\1/p' "$log" | head -n 1)
+    [ -n "$job" ] || fail "no job id in the recipe's log: $(cat "$log")"
+    partial=$(wc -l <"$tmpfile")
+    scancel "${job}_1" || fail "scancel ${job}_1 failed"
+    say "cancelled task ${job}_1 with $partial of its result lines written"
+    wait "$recipe_pid"
+    recipe_rc=$?
+    recipe_pid=""
+    scontrol -o show job "${job}_1" | grep -q 'JobState=CANCELLED' ||
+        fail "task ${job}_1 is not CANCELLED: $(scontrol -o show job "${job}_1")"
+    cancelled_job=$job
+}
+
+out=$tmp/out-cancel
+cancel_mid_run "$out" "$tmp/recipe-cancel.log"
+[ "$recipe_rc" -eq 0 ] || fail "the recipe did not recover (exit $recipe_rc): $(cat "$tmp/recipe-cancel.log")"
+shard1=$(awk '$1 == 1 { print $3 }' "$out/.cairn-slurm.corpus/manifest")
+[ "$partial" -gt 0 ] && [ "$partial" -lt "$shard1" ] ||
+    fail "the cancel was not mid-run: $partial of $shard1 lines written"
+cmp "$ref" "$out/corpus.results.jsonl" || fail "after a cancelled task, merged results differ"
+compare_summary "$out/corpus.summary.json" 3 || fail "after a cancelled task: bad summary"
+[ "$retries" = 1 ] && [ "$submissions" = 2 ] ||
+    fail "want 1 retry in 2 submissions: $(cat "$out/corpus.summary.json")"
+grep -q '^cairn-slurm: re-running shard(s) 1 ' "$tmp/recipe-cancel.log" ||
+    fail "shard 1 was not re-run alone: $(cat "$tmp/recipe-cancel.log")"
+grep -q 'signalled, results not published' "$out"/.cairn-slurm.corpus/logs/"${cancelled_job}"_1.out ||
+    fail "the cancelled task did not refuse to publish: $(cat "$out"/.cairn-slurm.corpus/logs/"${cancelled_job}"_1.out)"
+say "cancelled task re-run alone: output still identical, summary says 1 retry"
+
+# ---- 3. no retries left: nothing published ---------------------------------
+out=$tmp/out-noretry
+cancel_mid_run "$out" "$tmp/recipe-noretry.log" --retries 0
+[ "$recipe_rc" -eq 1 ] || fail "with --retries 0 a cancelled task must fail the run (exit $recipe_rc)"
+grep -q 'still failed after 0 retries' "$tmp/recipe-noretry.log" ||
+    fail "no reason given: $(cat "$tmp/recipe-noretry.log")"
+[ ! -e "$out/corpus.results.jsonl" ] && [ ! -e "$out/corpus.summary.json" ] ||
+    fail "a failed run published results"
+[ -z "$(find "$out" -maxdepth 1 -name '.corpus*')" ] || fail "a failed run left temporaries in $out"
+say "with --retries 0 the run fails and publishes nothing"
+
+say "ok: records/s: 1 task ${rate[1]}, 2 tasks ${rate[2]} ($records records of all three games, wall ${wall[1]} s and ${wall[2]} s including scheduling)"
