@@ -51,6 +51,19 @@ int cairn_client_open_output(struct cairn_client *cl);
  * reading; -ENOENT when the daemon has not made it yet. */
 int cairn_client_state_dir(struct cairn_client *cl, const char *sub);
 
+/*
+ * NAME     cairn_client_open_kept_input - a finished job's input file
+ * ARGUMENTS in_fd: the input directory; file: NAME.jsonl
+ * RETURNS  a descriptor open for reading, or a negative errno (-ENOENT:
+ *          not kept)
+ * NOTES    cairnd publishes the summary before it moves the input from
+ *          .cairn/active/ to .cairn/done/, so just after a summary appears
+ *          the input is still in active/.  A rename is atomic, so looking
+ *          in done/, then active/, then done/ again finds it wherever it
+ *          is.
+ */
+int cairn_client_open_kept_input(int in_fd, const char *file);
+
 /* A job named on the command line: "NAME.jsonl" is a file name, anything
  * else a job name.  Sets *file ("NAME.jsonl") and *base ("NAME"), both
  * malloc'd; -EINVAL (with a message) for a name the spool never takes. */

@@ -21,7 +21,7 @@ struct ctx {
     struct cairn_client *cl;
     struct cairn_report *r;
     int out_fd;
-    int done_fd;  /* the spool's .cairn/done/, or -1 */
+    int in_fd;    /* the spool, or -1 */
     char **names; /* summary file names */
     size_t n_names, cap_names;
 };
@@ -168,9 +168,9 @@ static void expected_from_input(struct ctx *c, size_t first_mm, const char *inpu
     for (i = first_mm; i < r->n_mm; i++)
         if (r->mm[i].expected == NULL && r->mm[i].line > last)
             last = r->mm[i].line;
-    if (last == 0 || c->done_fd < 0 || file == NULL)
+    if (last == 0 || c->in_fd < 0 || file == NULL)
         goto out;
-    fd = openat(c->done_fd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    fd = cairn_client_open_kept_input(c->in_fd, file);
     if (fd < 0 || fstat(fd, &st) != 0 || (uint64_t)st.st_size != bytes ||
         (f = fdopen(fd, "r")) == NULL)
         goto out;
@@ -336,7 +336,7 @@ static int named_summaries(struct ctx *c, char *const *jobs, size_t n)
 int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const char *out_dir,
                          char *const *jobs, size_t n, const char *spool)
 {
-    struct ctx c = {.cl = cl, .r = r, .done_fd = -1};
+    struct ctx c = {.cl = cl, .r = r, .in_fd = -1};
     size_t i;
     int rc;
 
@@ -350,12 +350,8 @@ int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const 
                                  strerror(-rc));
     }
     if (spool != NULL) {
-        int in = open(spool, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (in >= 0) {
-            c.done_fd = openat(in, ".cairn/done", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-            close(in);
-        }
-        r->spool = c.done_fd >= 0 ? strdup(spool) : NULL;
+        c.in_fd = open(spool, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        r->spool = c.in_fd >= 0 ? strdup(spool) : NULL;
     }
     rc = n > 0 ? named_summaries(&c, jobs, n)
                : cairn_client_each_file(c.out_fd, ".summary.json", add_name, &c);
@@ -374,8 +370,8 @@ int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const 
         free(c.names[i]);
     free(c.names);
     close(c.out_fd);
-    if (c.done_fd >= 0)
-        close(c.done_fd);
+    if (c.in_fd >= 0)
+        close(c.in_fd);
     return rc;
 }
 

@@ -76,15 +76,14 @@ static int join(struct cairn_client *cl, FILE *results, const char *file, const 
     unsigned long long at = 0; /* input lines read so far */
     struct cairn_buf out = {0};
     ssize_t rn, in = 0;
-    int done_fd, rc = 0;
-    FILE *input;
+    FILE *input = NULL;
+    int fd, rc = 0;
 
     if ((rc = cairn_client_open_input(cl, 0)) != 0)
         return rc;
-    done_fd = cairn_client_state_dir(cl, "done");
-    input = done_fd >= 0 ? open_at(done_fd, file) : NULL;
-    if (done_fd >= 0)
-        close(done_fd);
+    fd = cairn_client_open_kept_input(cl->in_fd, file);
+    if (fd >= 0 && (input = fdopen(fd, "r")) == NULL)
+        close(fd);
     if (input == NULL) {
         if (!cl->cfg.keep_inputs)
             return cairn_client_fail(cl, -ENOENT,

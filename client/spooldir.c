@@ -85,6 +85,32 @@ int cairn_client_state_dir(struct cairn_client *cl, const char *sub)
     return fd < 0 ? -errno : fd;
 }
 
+static int open_in_state(int in_fd, const char *sub, const char *file)
+{
+    char path[32];
+    int dir, fd;
+
+    snprintf(path, sizeof(path), ".cairn/%s", sub);
+    dir = openat(in_fd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dir < 0)
+        return -errno;
+    fd = openat(dir, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    fd = fd < 0 ? -errno : fd;
+    close(dir);
+    return fd;
+}
+
+int cairn_client_open_kept_input(int in_fd, const char *file)
+{
+    static const char *const order[] = {"done", "active", "done"};
+    int fd = -ENOENT;
+    size_t i;
+
+    for (i = 0; i < 3 && fd == -ENOENT; i++)
+        fd = open_in_state(in_fd, order[i], file);
+    return fd;
+}
+
 int cairn_client_job_names(struct cairn_client *cl, const char *arg, char **file, char **base)
 {
     size_t n = strlen(arg);
