@@ -197,6 +197,8 @@ static void print_json(struct cairn_client *cl, struct list *waiting, struct lis
         json_t *o = ds[i].root ? json_deep_copy(ds[i].root) : json_object();
         json_object_set_new(o, "file", json_string(ds[i].file));
         json_object_set_new(o, "stale", json_boolean(ds[i].stale));
+        json_object_set_new(o, "idle", json_boolean(ds[i].idle && !ds[i].gone));
+        json_object_set_new(o, "gone", json_boolean(ds[i].gone));
         json_object_set_new(o, "age_seconds", json_real(ds[i].age_s));
         json_array_append_new(d, o);
     }
@@ -229,7 +231,13 @@ static void print_text(struct cairn_client *cl, struct list *waiting, struct lis
     for (i = 0; i < nd; i++) {
         const char *v = json_string_value(json_object_get(ds[i].root, "version"));
         cairn_status_label(&ds[i], who, sizeof(who));
-        if (ds[i].stale)
+        if (ds[i].gone)
+            printf("daemon:  %s: gone (no such process here; it left its status file %s)\n",
+                   who, ds[i].file);
+        else if (ds[i].idle)
+            printf("daemon:  %s, cairnd %s: idle, no update for %.0f s\n", who, v ? v : "?",
+                   ds[i].age_s);
+        else if (ds[i].stale)
             printf("daemon:  %s: stale, no update for %.0f s (not running?)\n", who,
                    ds[i].age_s);
         else

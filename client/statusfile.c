@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,29 @@ struct collect {
     size_t cap;
     double now;
 };
+
+/* 1 when the file names this machine: its daemon's pid means something
+ * here (PID namespaces aside, which share no spool without sharing a
+ * hostname only by accident). */
+static int on_this_host(json_t *root)
+{
+    const char *host = json_string_value(json_object_get(root, "host"));
+    char me[256] = "";
+
+    if (host == NULL || gethostname(me, sizeof(me) - 1) != 0)
+        return 0;
+    return strcmp(host, me[0] ? me : "localhost") == 0;
+}
+
+static int alive(json_t *root)
+{
+    json_int_t pid = json_integer_value(json_object_get(root, "pid"));
+
+    if (pid <= 0 || pid != (pid_t)pid)
+        return 0;
+    /* EPERM: it exists, it is only not ours to signal. */
+    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
 
 static int add_one(void *data, const char *name)
 {
@@ -54,6 +78,8 @@ static int add_one(void *data, const char *name)
     }
     d->age_s = c->now > updated ? c->now - updated : 0;
     d->stale = d->age_s > CAIRN_STATUS_STALE_S;
+    d->idle = d->stale && json_array_size(json_object_get(d->root, "active")) == 0;
+    d->gone = on_this_host(d->root) && !alive(d->root);
     return 0;
 }
 
@@ -114,7 +140,7 @@ int cairn_status_find(const struct cairn_daemon_status *d, size_t n, const char 
     for (i = 0; i < n && !found; i++) {
         json_t *active = json_object_get(d[i].root, "active"), *a;
 
-        if (d[i].stale)
+        if (d[i].stale || d[i].gone)
             continue;
         json_array_foreach(active, j, a) {
             const char *input = json_string_value(json_object_get(a, "input"));

@@ -12,7 +12,10 @@
  *
  * job and input are escaped like names in summaries (util.h
  * cairn_name_escape).  A file not updated for CAIRN_STATUS_STALE_S seconds
- * is a dead daemon's: it is shown as stale and its progress is not used.
+ * is not used for progress.  It is a dead daemon's when it still lists
+ * jobs (a daemon running jobs rewrites it every second); cairnd does not
+ * rewrite it while idle, so an old file with no jobs may be an idle
+ * daemon's, and on this host its pid tells which.
  */
 #ifndef CAIRN_CLIENT_STATUSFILE_H
 #define CAIRN_CLIENT_STATUSFILE_H
@@ -28,7 +31,9 @@ struct cairn_daemon_status {
     char *file;        /* its name in .cairn/status/ */
     json_t *root;      /* the object as read; NULL when unreadable */
     double age_s;      /* since "updated" (0 when in the future) */
-    int stale;         /* too old, or unreadable */
+    int stale;         /* too old, or unreadable: its progress is not used */
+    int idle;          /* stale but lists no job: perhaps only idle */
+    int gone;          /* on this host, and its pid is not running */
 };
 
 /* One active job as a daemon reports it. */
