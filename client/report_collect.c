@@ -295,6 +295,16 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Variants by name, "none" (records whose variant was never resolved)
+ * last. */
+static int by_variant(const void *a, const void *b)
+{
+    const struct cairn_rep_variant *x = a, *y = b;
+    int xn = strcmp(x->name, "none") == 0, yn = strcmp(y->name, "none") == 0;
+
+    return xn != yn ? xn - yn : strcmp(x->name, y->name);
+}
+
 static int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -359,6 +369,8 @@ int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const 
         qsort(c.names, c.n_names, sizeof(*c.names), by_name);
     for (i = 0; rc == 0 && i < c.n_names; i++)
         rc = add_summary(&c, c.names[i]);
+    if (r->n_variants > 0)
+        qsort(r->variants, r->n_variants, sizeof(*r->variants), by_variant);
     if (r->n_per_record > 0) /* qsort(NULL, 0) is undefined */
         qsort(r->per_record, r->n_per_record, sizeof(double), by_value);
     r->expected_note =
