@@ -1,0 +1,185 @@
+/*
+ * retry.c - `cairn retry NAME...|--failed`: a failed job's input goes back
+ * to the spool, as if just submitted.
+ *
+ * Order matters, because the daemon may claim the job the instant it is
+ * back:
+ *   1. its crash count (.cairn/active/.cairn-attempts.HASH) is removed, or
+ *      a job quarantined for crashing would be quarantined again at once
+ *      (the count is tied to the file's inode, which a rename keeps);
+ *   2. its "failed" summary is removed, or a `submit --wait`-style reader
+ *      would take the old outcome for the new run's;
+ *   3. one renameat2(RENAME_NOREPLACE) from .cairn/failed/ into INPUT: a
+ *      job of that name submitted meanwhile is never overwritten;
+ *   4. its reason file is removed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
+struct names {
+    char **v;
+    size_t n;
+    size_t cap;
+};
+
+static int add_name(void *data, const char *name)
+{
+    struct names *l = data;
+
+    if (cairn_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)) != 0)
+        return -ENOMEM;
+    if ((l->v[l->n] = strdup(name)) == NULL)
+        return -ENOMEM;
+    l->n++;
+    return 0;
+}
+
+/* Removes OUTPUT/<out base>.summary.json if it says "failed". */
+static void drop_failed_summary(struct cairn_client *cl, const char *name)
+{
+    json_error_t e;
+    json_t *s = NULL;
+    const char *status;
+    int fd;
+
+    if (cl->out_fd < 0)
+        return;
+    fd = openat(cl->out_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    s = json_loadfd(fd, 0, &e);
+    close(fd);
+    status = json_string_value(json_object_get(s, "status"));
+    if (status != NULL && strcmp(status, "failed") == 0)
+        unlinkat(cl->out_fd, name, 0);
+    json_decref(s);
+}
+
+static int requeue(struct cairn_client *cl, int failed_fd, int active_fd, const char *file,
+                   const char *base)
+{
+    char *ob = cairn_client_out_base(file, base);
+    char *summary = ob ? cairn_asprintf("%s.summary.json", ob) : NULL;
+    char *reason = ob ? cairn_asprintf("%s.reason.json", ob) : NULL;
+    char *attempts = cairn_asprintf(".cairn-attempts.%016llx",
+                                    (unsigned long long)cairn_hash64(file, strlen(file)));
+    int rc = -ENOMEM;
+
+    if (summary == NULL || reason == NULL || attempts == NULL)
+        goto out;
+    if (active_fd >= 0)
+        unlinkat(active_fd, attempts, 0);
+    drop_failed_summary(cl, summary);
+    if (renameat2(failed_fd, file, cl->in_fd, file, RENAME_NOREPLACE) != 0) {
+        rc = -errno;
+        rc = cairn_client_fail(cl, rc, "cannot requeue %s: %s%s", base, strerror(-rc),
+                               rc == -EEXIST ? " (a job of that name is waiting in the spool)"
+                                             : "");
+        goto out;
+    }
+    unlinkat(failed_fd, reason, 0);
+    printf("%s: requeued\n", base);
+    rc = 0;
+out:
+    free(ob);
+    free(summary);
+    free(reason);
+    free(attempts);
+    return rc;
+}
+
+/* Every name is checked before anything moves: a typo in the third name
+ * leaves the first two where they were. */
+static int check_all(struct cairn_client *cl, struct names *jobs, char *const *names,
+                     size_t n)
+{
+    size_t i;
+    int rc;
+
+    for (i = 0; i < n; i++) {
+        struct cairn_where w;
+        char *file, *base;
+
+        if ((rc = cairn_client_job_names(cl, names[i], &file, &base)) != 0)
+            return rc;
+        rc = cairn_client_locate(cl, file, base, &w);
+        if (rc == 0 && !w.failed)
+            rc = cairn_client_fail(cl, w.waiting || w.active ? -EEXIST : -ENOENT,
+                                   "%s is not a failed job: %s", base,
+                                   w.waiting   ? "it is waiting in the spool"
+                                   : w.active  ? "it is being processed"
+                                   : w.summary ? "it finished (cairn results shows it)"
+                                               : "no such job in .cairn/failed/");
+        if (rc == 0)
+            rc = add_name(jobs, file);
+        free(file);
+        free(base);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+int cairn_cmd_retry(struct cairn_client *cl, char *const *names, size_t n, int all)
+{
+    struct names jobs = {0};
+    int failed_fd, active_fd, rc, last = 0;
+    size_t i, bad = 0;
+
+    if ((rc = cairn_client_open_input(cl, 1)) != 0)
+        return rc;
+    if (cl->cfg.output_dir != NULL && cairn_client_open_output(cl) != 0) {
+        free(cl->msg); /* the old summaries simply stay */
+        cl->msg = NULL;
+    }
+    failed_fd = cairn_client_state_dir(cl, "failed");
+    if (failed_fd < 0) {
+        if (!all || failed_fd != -ENOENT)
+            return cairn_client_fail(cl, n > 0 && failed_fd == -ENOENT ? -ENOENT : failed_fd,
+                                     "%s is not a failed job: %s/.cairn/failed/ %s",
+                                     n > 0 ? names[0] : "?", cl->cfg.input_dir,
+                                     failed_fd == -ENOENT ? "does not exist" : "cannot be read");
+        printf("no failed jobs\n");
+        return 0;
+    }
+    active_fd = cairn_client_state_dir(cl, "active");
+    rc = all ? cairn_client_each_file(failed_fd, ".jsonl", add_name, &jobs)
+             : check_all(cl, &jobs, names, n);
+    if (rc == 0 && all && jobs.n == 0)
+        printf("no failed jobs\n");
+    /* One job that cannot move does not keep the others from it. */
+    for (i = 0; rc == 0 && i < jobs.n; i++) {
+        char *base = strndup(jobs.v[i], strlen(jobs.v[i]) - 6);
+        int one = base ? requeue(cl, failed_fd, active_fd, jobs.v[i], base) : -ENOMEM;
+
+        free(base);
+        if (one == -ENOMEM) {
+            rc = one;
+        } else if (one != 0) {
+            bad++;
+            last = one;
+            fprintf(stderr, "cairn: %s\n", cl->msg ? cl->msg : strerror(-one));
+        }
+    }
+    if (rc == 0 && bad > 0)
+        rc = cairn_client_fail(cl, last, "%zu of %zu job(s) not requeued", bad, jobs.n);
+    for (i = 0; i < jobs.n; i++)
+        free(jobs.v[i]);
+    free(jobs.v);
+    close(failed_fd);
+    if (active_fd >= 0)
+        close(active_fd);
+    return rc;
+}

@@ -1,0 +1,210 @@
+/*
+ * spooldir.c - finding the spool the daemon reads and the directory it
+ * writes, and where a job is in them.  Like the daemon, everything below
+ * a directory is reached by descriptor and plain name, never by a path
+ * built from a job name.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client.h"
+
+/* Bytes of a long name kept in its outputs' names (core/job.c). */
+#define OUTPUT_CUT 200
+#define RESULTS_SUFFIX ".results.jsonl"
+
+static int open_dir(struct cairn_client *cl, const char *path, const char *key,
+                    const char *origin, int write, int *fd_out)
+{
+    struct stat st;
+    int fd;
+
+    if (path == NULL)
+        return cairn_client_fail(cl, -EINVAL,
+                                 "%s is not set: give --%s DIR, or -c FILE naming a "
+                                 "configuration that sets it",
+                                 key, strcmp(key, "input_dir") == 0 ? "input" : "output");
+    if (stat(path, &st) != 0) {
+        int rc = -errno;
+        return cairn_client_fail(cl, rc, "%s %s (%s): %s%s", key, path, origin, strerror(-rc),
+                                 rc == -ENOENT && strcmp(key, "output_dir") == 0
+                                     ? " (cairnd creates it when it starts: is it running?)"
+                                     : "");
+    }
+    if (!S_ISDIR(st.st_mode))
+        return cairn_client_fail(cl, -ENOTDIR, "%s %s (%s) is not a directory", key, path,
+                                 origin);
+    /* access(2) asks with the real IDs, which are the ones that matter
+     * for a command a user runs. */
+    if (write && access(path, W_OK | X_OK) != 0) {
+        int rc = -errno;
+        return cairn_client_fail(cl, rc, "cannot write to %s %s (%s): %s%s", key, path, origin,
+                                 strerror(-rc),
+                                 rc == -EACCES ? " (producers must be in the spool's group)"
+                                               : "");
+    }
+    fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        int rc = -errno;
+        return cairn_client_fail(cl, rc, "cannot open %s %s: %s", key, path, strerror(-rc));
+    }
+    *fd_out = fd;
+    return 0;
+}
+
+int cairn_client_open_input(struct cairn_client *cl, int write)
+{
+    if (cl->in_fd >= 0)
+        return 0;
+    return open_dir(cl, cl->cfg.input_dir, "input_dir", cl->in_origin, write, &cl->in_fd);
+}
+
+int cairn_client_open_output(struct cairn_client *cl)
+{
+    if (cl->out_fd >= 0)
+        return 0;
+    return open_dir(cl, cl->cfg.output_dir, "output_dir", cl->out_origin, 0, &cl->out_fd);
+}
+
+int cairn_client_state_dir(struct cairn_client *cl, const char *sub)
+{
+    char path[64];
+    int fd;
+
+    if (cl->in_fd < 0)
+        return -EBADF;
+    snprintf(path, sizeof(path), ".cairn/%s", sub);
+    /* O_NOFOLLOW: the daemon never follows a link planted there either. */
+    fd = openat(cl->in_fd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+static int open_in_state(int in_fd, const char *sub, const char *file)
+{
+    char path[32];
+    int dir, fd;
+
+    snprintf(path, sizeof(path), ".cairn/%s", sub);
+    dir = openat(in_fd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dir < 0)
+        return -errno;
+    fd = openat(dir, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    fd = fd < 0 ? -errno : fd;
+    close(dir);
+    return fd;
+}
+
+int cairn_client_open_kept_input(int in_fd, const char *file)
+{
+    static const char *const order[] = {"done", "active", "done"};
+    int fd = -ENOENT;
+    size_t i;
+
+    for (i = 0; i < 3 && fd == -ENOENT; i++)
+        fd = open_in_state(in_fd, order[i], file);
+    return fd;
+}
+
+int cairn_client_job_names(struct cairn_client *cl, const char *arg, char **file, char **base)
+{
+    size_t n = strlen(arg);
+    int is_file = n > 6 && strcmp(arg + n - 6, ".jsonl") == 0;
+
+    *file = *base = NULL;
+    if (n == 0 || arg[0] == '.' || strchr(arg, '/') != NULL || (!is_file && n + 6 > NAME_MAX) ||
+        n > NAME_MAX)
+        return cairn_client_fail(cl, -EINVAL,
+                                 "\"%s\" is not a job name: a job is NAME.jsonl in the spool, "
+                                 "with no '/', not starting with '.'",
+                                 arg);
+    *file = is_file ? strdup(arg) : cairn_asprintf("%s.jsonl", arg);
+    *base = is_file ? strndup(arg, n - 6) : strdup(arg);
+    if (*file == NULL || *base == NULL) {
+        free(*file);
+        free(*base);
+        *file = *base = NULL;
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+char *cairn_client_out_base(const char *file, const char *base)
+{
+    size_t cut = OUTPUT_CUT;
+
+    if (strlen(base) + strlen(RESULTS_SUFFIX) <= NAME_MAX)
+        return strdup(base);
+    while (cut > 0 && ((unsigned char)base[cut] & 0xC0) == 0x80)
+        cut--;
+    return cairn_asprintf("%.*s~%016llx", (int)cut, base,
+                          (unsigned long long)cairn_hash64(file, strlen(file)));
+}
+
+static int present(int dir_fd, const char *name)
+{
+    struct stat st;
+
+    return dir_fd >= 0 && fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+int cairn_client_locate(struct cairn_client *cl, const char *file, const char *base,
+                        struct cairn_where *w)
+{
+    static const char *const sub[] = {"active", "done", "failed"};
+    int *flag[] = {&w->active, &w->done, &w->failed};
+    size_t i;
+
+    memset(w, 0, sizeof(*w));
+    w->waiting = present(cl->in_fd, file);
+    for (i = 0; i < 3; i++) {
+        int fd = cairn_client_state_dir(cl, sub[i]);
+        *flag[i] = present(fd, file);
+        if (fd >= 0)
+            close(fd);
+    }
+    if (cl->out_fd >= 0) {
+        char *ob = cairn_client_out_base(file, base);
+        char *sum = ob != NULL ? cairn_asprintf("%s.summary.json", ob) : NULL;
+
+        free(ob);
+        if (sum == NULL)
+            return -ENOMEM;
+        w->summary = present(cl->out_fd, sum);
+        free(sum);
+    }
+    return 0;
+}
+
+int cairn_client_each_file(int dir_fd, const char *suffix,
+                           int (*fn)(void *data, const char *name), void *data)
+{
+    size_t sl = strlen(suffix);
+    struct dirent *e;
+    int fd, rc = 0;
+    DIR *d;
+
+    /* A DIR stream owns its descriptor: read through a fresh one. */
+    fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if ((d = fdopendir(fd)) == NULL) {
+        rc = -errno;
+        close(fd);
+        return rc;
+    }
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+
+        if (e->d_name[0] == '.' || n <= sl || strcmp(e->d_name + n - sl, suffix) != 0)
+            continue;
+        rc = fn(data, e->d_name);
+    }
+    closedir(d);
+    return rc;
+}

@@ -1,0 +1,311 @@
+/*
+ * submit.c - the safe hand-off of SPEC section 2, done for the producer:
+ * each file is checked and copied into a locked dot-temp in the spool
+ * (O_EXCL, never claimed by the daemon), fsync'd, and renamed to
+ * NAME.jsonl with RENAME_NOREPLACE, so the daemon sees a whole file or
+ * nothing and no existing job is ever replaced.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "submit.h"
+#include "tmpfile.h"
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
+#define FLUSH_BYTES (1u << 20)
+/* Bytes of a file's base name kept in a generated job name: room for the
+ * suffix, and far from the 242 bytes where output names get cut. */
+#define NAME_KEEP 100
+#define NAME_TRIES 8
+
+struct staged {
+    const char *src;
+    char *file;
+    char *base;
+    struct cairn_tmpfile tmp;
+};
+
+/* NAME-YYYYMMDDTHHMMSSZ-8 hex: the file's name (without ".jsonl" and
+ * leading dots, which would make a dot-file the daemon never takes), the
+ * time and 32 random bits.  The time keeps names sortable; the random
+ * bits keep two producers in the same second apart. */
+static char *generate_base(const char *src)
+{
+    const char *slash = strrchr(src, '/'), *b = strcmp(src, "-") == 0 ? "stdin" : src;
+    size_t n, cut;
+    uint32_t rnd = 0;
+    char when[32];
+    struct tm tm;
+    time_t now = time(NULL);
+
+    if (slash != NULL && strcmp(src, "-") != 0)
+        b = slash + 1;
+    while (*b == '.')
+        b++;
+    n = strlen(b);
+    if (n > 6 && strcmp(b + n - 6, ".jsonl") == 0)
+        n -= 6;
+    if (n == 0) {
+        b = "job";
+        n = 3;
+    }
+    cut = n < NAME_KEEP ? n : NAME_KEEP;
+    while (cut > 0 && cut < n && ((unsigned char)b[cut] & 0xC0) == 0x80)
+        cut--;
+    if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+        rnd = (uint32_t)getpid() ^ (uint32_t)clock();
+    gmtime_r(&now, &tm);
+    strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", &tm);
+    return cairn_asprintf("%.*s-%s-%08x", (int)cut, b, when, (unsigned)rnd);
+}
+
+/* 1 when a job of this name is waiting, active, finished or failed. */
+static int taken(struct cairn_client *cl, const char *file, const char *base,
+                 const char **where)
+{
+    struct cairn_where w;
+
+    if (cairn_client_locate(cl, file, base, &w) != 0)
+        return -ENOMEM;
+    *where = w.waiting  ? "it is waiting in the spool"
+             : w.active ? "it is being processed (.cairn/active/)"
+             : w.summary ? "it has a summary in the output directory (a finished job)"
+             : w.failed ? "it is in .cairn/failed/"
+             : w.done   ? "its input is in .cairn/done/"
+                        : NULL;
+    return *where != NULL;
+}
+
+static int choose_name(struct cairn_client *cl, const struct cairn_submit_opts *o,
+                       struct staged *s)
+{
+    const char *where;
+    int tries, rc;
+
+    free(s->file);
+    free(s->base);
+    s->file = s->base = NULL;
+    if (o->name != NULL) {
+        if ((rc = cairn_client_job_names(cl, o->name, &s->file, &s->base)) != 0)
+            return rc;
+        if ((rc = taken(cl, s->file, s->base, &where)) < 0)
+            return rc;
+        if (rc == 1)
+            return cairn_client_fail(cl, -EEXIST,
+                                     "--name %s: a job of that name exists already: %s; "
+                                     "choose another name (outputs are never overwritten)",
+                                     o->name, where);
+        return 0;
+    }
+    for (tries = 0; tries < NAME_TRIES; tries++) {
+        s->base = generate_base(s->src);
+        s->file = s->base != NULL ? cairn_asprintf("%s.jsonl", s->base) : NULL;
+        if (s->file == NULL)
+            return -ENOMEM;
+        if ((rc = taken(cl, s->file, s->base, &where)) <= 0)
+            return rc;
+        free(s->file);
+        free(s->base);
+        s->file = s->base = NULL;
+    }
+    return cairn_client_fail(cl, -EEXIST, "no free job name for %s after %d tries", s->src,
+                             NAME_TRIES);
+}
+
+static int flush(struct cairn_buf *b, int fd)
+{
+    int rc = cairn_write_all(fd, b->data, b->len);
+
+    b->len = 0;
+    return rc;
+}
+
+/* Copies the source into the temporary, checking each line. */
+static int copy_checked(struct cairn_client *cl, const struct cairn_submit_opts *o,
+                        struct staged *s, FILE *in)
+{
+    const char *label = strcmp(s->src, "-") == 0 ? "<stdin>" : s->src;
+    struct cairn_buf out = {0};
+    char *line = NULL, why[256];
+    size_t cap = 0;
+    unsigned long long no = 0;
+    ssize_t n;
+    int rc = 0;
+
+    while ((n = cairn_client_getline(in, &line, &cap)) > 0) {
+        no++;
+        if (!o->no_check && cairn_client_check_line(line, (size_t)n, why, sizeof(why)) < 0) {
+            rc = cairn_client_fail(cl, -EINVAL,
+                                   "%s:%llu: not a JSON lines job file: %s (nothing was "
+                                   "submitted; --no-check submits it as it is)",
+                                   label, no, why);
+            goto out;
+        }
+        if ((rc = cairn_buf_append(&out, line, (size_t)n)) != 0)
+            goto out;
+        if (out.len >= FLUSH_BYTES && (rc = flush(&out, s->tmp.fd)) != 0)
+            goto write_error;
+    }
+    if (n < 0) {
+        rc = cairn_client_fail(cl, (int)n, "cannot read %s: %s", label, strerror((int)-n));
+        goto out;
+    }
+    if ((rc = flush(&out, s->tmp.fd)) != 0)
+        goto write_error;
+    if (fsync(s->tmp.fd) != 0) {
+        rc = -errno;
+        goto write_error;
+    }
+    goto out;
+write_error:
+    rc = cairn_client_fail(cl, rc, "cannot write %s in %s: %s", s->tmp.name, cl->cfg.input_dir,
+                           strerror(-rc));
+out:
+    free(line);
+    cairn_buf_free(&out);
+    return rc;
+}
+
+static int stage(struct cairn_client *cl, const struct cairn_submit_opts *o, struct staged *s)
+{
+    FILE *in;
+    int rc;
+
+    if (strcmp(s->src, "-") == 0) {
+        in = stdin;
+    } else if ((in = fopen(s->src, "re")) == NULL) {
+        rc = -errno;
+        return cairn_client_fail(cl, rc, "cannot open %s: %s", s->src, strerror(-rc));
+    }
+    rc = cairn_tmpfile_open(&s->tmp, cl->in_fd, 'j', 0644);
+    if (rc != 0)
+        rc = cairn_client_fail(cl, rc, "cannot create a temporary file in %s: %s",
+                               cl->cfg.input_dir, strerror(-rc));
+    else
+        rc = copy_checked(cl, o, s, in);
+    if (in != stdin)
+        fclose(in);
+    return rc;
+}
+
+/*
+ * The temporary becomes NAME.jsonl; a generated name that some job took
+ * meanwhile is replaced by a fresh one.
+ *
+ * Its lock must be gone before the job is in: cairnd takes a job file it
+ * cannot lock for another daemon's running job and leaves it in
+ * .cairn/active/.  So it is first renamed, still locked, to a dot-name no
+ * sweep matches (a sweep would take an unlocked temporary for a dead
+ * writer's), then unlocked, then renamed in.
+ */
+static int publish(struct cairn_client *cl, const struct cairn_submit_opts *o, struct staged *s)
+{
+    char held[CAIRN_TMPFILE_NAME_MAX + 16];
+    int tries, rc = 0;
+
+    snprintf(held, sizeof(held), ".cairn-submit%s", s->tmp.name + strlen(".cairn"));
+    if (renameat(cl->in_fd, s->tmp.name, cl->in_fd, held) != 0) {
+        rc = -errno;
+        return cairn_client_fail(cl, rc, "cannot rename %s in %s: %s", s->tmp.name,
+                                 cl->cfg.input_dir, strerror(-rc));
+    }
+    close(s->tmp.fd);
+    s->tmp.fd = -1;
+    for (tries = 0; tries < NAME_TRIES; tries++) {
+        if ((rc = choose_name(cl, o, s)) != 0)
+            break;
+        if (renameat2(cl->in_fd, held, cl->in_fd, s->file, RENAME_NOREPLACE) == 0) {
+            printf("%s\n", s->base);
+            fflush(stdout);
+            return 0;
+        }
+        rc = -errno;
+        if (rc != -EEXIST || o->name != NULL) {
+            rc = cairn_client_fail(cl, rc, "cannot rename %s to %s in %s: %s", held, s->file,
+                                   cl->cfg.input_dir, strerror(-rc));
+            break;
+        }
+    }
+    if (tries == NAME_TRIES)
+        rc = cairn_client_fail(cl, -EEXIST, "no free job name for %s after %d tries", s->src,
+                               NAME_TRIES);
+    unlinkat(cl->in_fd, held, 0);
+    return rc;
+}
+
+int cairn_client_submit(struct cairn_client *cl, const struct cairn_submit_opts *o,
+                        struct cairn_submitted **jobs)
+{
+    struct staged *s = calloc(o->n_files ? o->n_files : 1, sizeof(*s));
+    size_t i, done = 0;
+    int rc = 0;
+
+    *jobs = NULL;
+    if (s == NULL)
+        return -ENOMEM;
+    for (i = 0; i < o->n_files; i++) {
+        s[i].src = o->files[i];
+        s[i].tmp.fd = -1;
+    }
+    /* Summaries name taken jobs too.  No output directory yet means no
+     * summary yet: not an error here (--wait checked it already). */
+    if (cl->cfg.output_dir != NULL && cairn_client_open_output(cl) != 0) {
+        free(cl->msg);
+        cl->msg = NULL;
+    }
+    /* Temporaries a killed `cairn submit` left: nobody holds their lock. */
+    cairn_tmpfile_sweep(cl->in_fd);
+    /* With --name, refuse before reading a possibly long file. */
+    if (o->name != NULL && (rc = choose_name(cl, o, &s[0])) != 0)
+        goto out;
+    for (i = 0; i < o->n_files && rc == 0; i++)
+        rc = stage(cl, o, &s[i]);
+    for (i = 0; i < o->n_files && rc == 0; i++, done++)
+        rc = publish(cl, o, &s[i]);
+    /* The renames themselves reach the disk: a crash now cannot lose a
+     * job whose name was printed. */
+    if (done > 0 && fsync(cl->in_fd) != 0 && rc == 0)
+        rc = cairn_client_fail(cl, -errno, "cannot fsync %s: %s", cl->cfg.input_dir,
+                               strerror(errno));
+    if (rc == 0) {
+        *jobs = calloc(o->n_files ? o->n_files : 1, sizeof(**jobs));
+        if (*jobs == NULL) {
+            rc = -ENOMEM;
+            goto out;
+        }
+        for (i = 0; i < o->n_files; i++) {
+            (*jobs)[i].file = s[i].file;
+            (*jobs)[i].base = s[i].base;
+            s[i].file = s[i].base = NULL;
+        }
+    }
+out:
+    for (i = 0; i < o->n_files; i++) {
+        cairn_tmpfile_discard(&s[i].tmp);
+        free(s[i].file);
+        free(s[i].base);
+    }
+    free(s);
+    return rc;
+}
+
+void cairn_submitted_free(struct cairn_submitted *jobs, size_t n)
+{
+    size_t i;
+
+    for (i = 0; jobs != NULL && i < n; i++) {
+        free(jobs[i].file);
+        free(jobs[i].base);
+    }
+    free(jobs);
+}

@@ -1,0 +1,280 @@
+/*
+ * wait.c - `cairn submit --wait`: inotify on the output directory until
+ * every job's summary is there.  The daemon renames a summary into place
+ * last, so its name appearing means the job is finished and the file is
+ * whole.  The watch starts before the first look, so a summary written
+ * in between is seen by the look, and one written after by the watch.
+ *
+ * On a terminal a progress line is redrawn on stderr from the daemons'
+ * status files (statusfile.h); off one nothing but the outcome is printed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "statusfile.h"
+#include "submit.h"
+
+#define PROGRESS_MS 500
+
+enum { PENDING, OK, FAILED, TIMED_OUT };
+
+struct waiter {
+    struct cairn_client *cl;
+    const struct cairn_submitted *jobs;
+    size_t n;
+    char **sum;   /* each job's summary name in the output directory */
+    int *state;
+    size_t pending;
+    double timeout_s;
+    int progress;
+    int drawn;    /* a progress line is on the terminal */
+    uv_loop_t loop;
+    uv_fs_event_t watch;
+    uv_timer_t timeout;
+    uv_timer_t tick;
+    struct cairn_wait_result *r;
+};
+
+static void clear_line(struct waiter *w)
+{
+    if (w->drawn) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        w->drawn = 0;
+    }
+}
+
+static void print_outcome(struct waiter *w, size_t i, json_t *s)
+{
+    const char *status = json_string_value(json_object_get(s, "status"));
+    const char *reason = json_string_value(json_object_get(s, "reason"));
+
+    clear_line(w);
+    if (status != NULL && strcmp(status, "ok") == 0) {
+        json_int_t records = json_integer_value(json_object_get(s, "records"));
+        json_int_t ok = json_integer_value(json_object_get(s, "ok"));
+
+        printf("%s: ok, %lld records: %lld ok, %lld errors; expected answers: %lld match, "
+               "%lld differ (%.3f s)\n",
+               w->jobs[i].base, (long long)records, (long long)ok, (long long)(records - ok),
+               (long long)json_integer_value(json_object_get(s, "matches")),
+               (long long)json_integer_value(json_object_get(s, "mismatches")),
+               json_number_value(json_object_get(s, "wall_seconds")));
+        w->state[i] = OK;
+        w->r->ok++;
+    } else {
+        printf("%s: failed: %s\n", w->jobs[i].base,
+               reason ? reason : s ? "(no reason given)" : "its summary cannot be read");
+        w->state[i] = FAILED;
+        w->r->failed++;
+    }
+    fflush(stdout);
+    w->pending--;
+}
+
+static void stop(struct waiter *w)
+{
+    uv_fs_event_stop(&w->watch);
+    uv_timer_stop(&w->timeout);
+    uv_timer_stop(&w->tick);
+}
+
+/* Every pending job whose summary is there now is finished. */
+static void look(struct waiter *w)
+{
+    size_t i;
+
+    for (i = 0; i < w->n; i++) {
+        json_error_t e;
+        json_t *s;
+        int fd;
+
+        if (w->state[i] != PENDING)
+            continue;
+        fd = openat(w->cl->out_fd, w->sum[i], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        s = json_loadfd(fd, 0, &e);
+        close(fd);
+        print_outcome(w, i, s);
+        json_decref(s);
+    }
+    if (w->pending == 0)
+        stop(w);
+}
+
+static void on_event(uv_fs_event_t *h, const char *name, int events, int status)
+{
+    (void)name;
+    (void)events;
+    (void)status;
+    /* Any event: an overflowed queue reports no name, so look at all. */
+    look(h->data);
+}
+
+static const char *where_now(struct waiter *w, size_t i)
+{
+    struct cairn_where at;
+
+    if (cairn_client_locate(w->cl, w->jobs[i].file, w->jobs[i].base, &at) != 0)
+        return "somewhere";
+    return at.active    ? "active (being processed)"
+           : at.waiting ? "waiting in the spool"
+                        : "between states";
+}
+
+static void on_timeout(uv_timer_t *t)
+{
+    struct waiter *w = t->data;
+    size_t i;
+
+    look(w); /* a summary may have come with this very tick */
+    clear_line(w);
+    for (i = 0; i < w->n; i++) {
+        if (w->state[i] != PENDING)
+            continue;
+        printf("%s: timed out after %g s; it is %s\n", w->jobs[i].base, w->timeout_s,
+               where_now(w, i));
+        w->state[i] = TIMED_OUT;
+        w->r->timed_out++;
+        w->pending--;
+    }
+    fflush(stdout);
+    stop(w);
+}
+
+static void draw(struct waiter *w)
+{
+    struct cairn_daemon_status *ds = NULL;
+    struct cairn_progress p;
+    size_t nd = 0, i, done = w->n - w->pending;
+    char size[32], bytes[32];
+
+    for (i = 0; i < w->n && w->state[i] != PENDING; i++)
+        ;
+    if (i == w->n)
+        return;
+    cairn_status_files_read(w->cl, &ds, &nd);
+    fprintf(stderr, "\r\033[Kcairn: %s: ", w->jobs[i].base);
+    if (cairn_status_find(ds, nd, w->jobs[i].file, &p)) {
+        cairn_client_bytes(p.bytes, bytes);
+        cairn_client_bytes(p.size, size);
+        fprintf(stderr, "%s of %s (%.0f%%), %llu records", bytes, size,
+                p.size ? 100.0 * (double)p.bytes / (double)p.size : 0.0,
+                (unsigned long long)p.records);
+    } else {
+        fputs(where_now(w, i), stderr);
+    }
+    if (w->n > 1)
+        fprintf(stderr, " [%zu/%zu jobs done]", done, w->n);
+    fflush(stderr);
+    w->drawn = 1;
+    cairn_status_files_free(ds, nd);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    draw(t->data);
+}
+
+static void on_close(uv_handle_t *h)
+{
+    (void)h;
+}
+
+int cairn_client_wait(struct cairn_client *cl, const struct cairn_submitted *jobs, size_t n,
+                      double timeout_s, int progress, struct cairn_wait_result *r)
+{
+    struct waiter w = {.cl = cl, .jobs = jobs, .n = n, .pending = n, .timeout_s = timeout_s,
+                       .progress = progress, .r = r};
+    size_t i;
+    int rc;
+
+    memset(r, 0, sizeof(*r));
+    w.sum = calloc(n ? n : 1, sizeof(*w.sum));
+    w.state = calloc(n ? n : 1, sizeof(*w.state));
+    if (w.sum == NULL || w.state == NULL) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    for (i = 0; i < n; i++) {
+        char *ob = cairn_client_out_base(jobs[i].file, jobs[i].base);
+        w.sum[i] = ob != NULL ? cairn_asprintf("%s.summary.json", ob) : NULL;
+        free(ob);
+        if (w.sum[i] == NULL) {
+            rc = -ENOMEM;
+            goto out;
+        }
+    }
+    if ((rc = uv_loop_init(&w.loop)) != 0)
+        goto out;
+    uv_fs_event_init(&w.loop, &w.watch);
+    uv_timer_init(&w.loop, &w.timeout);
+    uv_timer_init(&w.loop, &w.tick);
+    w.watch.data = w.timeout.data = w.tick.data = &w;
+    rc = uv_fs_event_start(&w.watch, on_event, cl->cfg.output_dir, 0);
+    if (rc != 0) {
+        rc = cairn_client_fail(cl, rc, "cannot watch %s: %s", cl->cfg.output_dir,
+                               uv_strerror(rc));
+    } else {
+        look(&w);
+        if (w.pending > 0 && timeout_s >= 0)
+            uv_timer_start(&w.timeout, on_timeout, (uint64_t)(timeout_s * 1000.0), 0);
+        if (w.pending > 0 && progress) {
+            draw(&w);
+            uv_timer_start(&w.tick, on_tick, PROGRESS_MS, PROGRESS_MS);
+        }
+        uv_run(&w.loop, UV_RUN_DEFAULT);
+        clear_line(&w);
+    }
+    uv_close((uv_handle_t *)&w.watch, on_close);
+    uv_close((uv_handle_t *)&w.timeout, on_close);
+    uv_close((uv_handle_t *)&w.tick, on_close);
+    uv_run(&w.loop, UV_RUN_DEFAULT);
+    uv_loop_close(&w.loop);
+out:
+    for (i = 0; w.sum != NULL && i < n; i++)
+        free(w.sum[i]);
+    free(w.sum);
+    free(w.state);
+    return rc;
+}
+
+int cairn_cmd_wait(struct cairn_client *cl, char *const *names, size_t n, double timeout_s,
+                   int progress, struct cairn_wait_result *r)
+{
+    struct cairn_submitted *jobs = calloc(n ? n : 1, sizeof(*jobs));
+    size_t i;
+    int rc = 0;
+
+    memset(r, 0, sizeof(*r));
+    if (jobs == NULL)
+        return -ENOMEM;
+    if ((rc = cairn_client_open_input(cl, 0)) != 0 || (rc = cairn_client_open_output(cl)) != 0)
+        goto out;
+    /* Every name must be a job somewhere: waiting for a typo would never
+     * end. */
+    for (i = 0; i < n && rc == 0; i++) {
+        struct cairn_where w;
+
+        rc = cairn_client_job_names(cl, names[i], &jobs[i].file, &jobs[i].base);
+        if (rc == 0)
+            rc = cairn_client_locate(cl, jobs[i].file, jobs[i].base, &w);
+        if (rc == 0 && !w.waiting && !w.active && !w.summary && !w.failed)
+            rc = cairn_client_fail(cl, -ENOENT, "no job %s: not in the spool %s, and no "
+                                   "summary in %s", jobs[i].base, cl->cfg.input_dir,
+                                   cl->cfg.output_dir);
+    }
+    if (rc == 0)
+        rc = cairn_client_wait(cl, jobs, n, timeout_s, progress, r);
+out:
+    cairn_submitted_free(jobs, n);
+    return rc;
+}

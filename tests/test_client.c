@@ -1,0 +1,983 @@
+/*
+ * test_client.c - the `cairn` command end to end: the real cairn binary
+ * against the real cairnd, on temporary spools.
+ *
+ * Every test gets its own directory (in/, out/, the -c configuration that
+ * both programs read, the logs).  Daemons and background `cairn` runs are
+ * started with th_spawn, so they are killed and the directories removed
+ * when a test ends, whatever happens.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "util.h"
+
+static const char *g_cairn;
+static const char *g_cairnd;
+static const char *g_plugins;
+
+#define DEADLINE_MS 20000
+
+struct env {
+    char root[PATH_MAX];
+    char in[PATH_MAX];
+    char out[PATH_MAX];
+    char cfg[PATH_MAX];
+};
+
+/* A spool whose configuration names both directories: `cairn -c` and
+ * `cairnd -c` find the same ones, as on an installed system. */
+static void env_init(struct env *e, const char *extra)
+{
+    char text[PATH_MAX * 3];
+
+    th_new_dir(e->root);
+    th_pathf(e->in, "%s/in", e->root);
+    th_pathf(e->out, "%s/out", e->root);
+    th_pathf(e->cfg, "%s/cairn.json", e->root);
+    ck_assert_int_eq(mkdir(e->in, 0755), 0);
+    snprintf(text, sizeof(text),
+             "{\"input_dir\": \"%s\", \"output_dir\": \"%s\", \"min_age_ms\": 100, "
+             "\"rescan_interval_s\": 1, \"metrics_interval_s\": 0, \"log_level\": \"debug\"%s%s}\n",
+             e->in, e->out, extra ? ", " : "", extra ? extra : "");
+    th_write_text(e->cfg, text);
+}
+
+static int start_daemon(const struct env *e)
+{
+    char *argv[] = {(char *)g_cairnd, "-c", (char *)e->cfg, "--plugins", (char *)g_plugins,
+                    NULL};
+    int p = th_spawn(e->root, argv);
+
+    th_wait_ready(p);
+    return p;
+}
+
+/* cairn -c CFG args... (NULL-terminated), stdin from stdin_path. */
+static struct th_run cairn_in(const struct env *e, const char *stdin_path, ...)
+{
+    const char *args[32];
+    size_t n = 0;
+    va_list ap;
+
+    args[n++] = "-c";
+    args[n++] = e->cfg;
+    va_start(ap, stdin_path);
+    while (n < 31 && (args[n] = va_arg(ap, const char *)) != NULL)
+        n++;
+    va_end(ap);
+    args[n] = NULL;
+    return th_run_cairnd_stdin(g_cairn, e->root, stdin_path, args);
+}
+#define cairn(e, ...) cairn_in(e, "/dev/null", __VA_ARGS__, (const char *)NULL)
+
+/* The job files the tests submit, fixed here rather than read from
+ * examples/ (which grows with the project): official.jsonl is eight
+ * official examples with their expected answers (708 bytes), errors.jsonl
+ * one record per kind of mistake between two good ones. */
+static const char official_jsonl[] =
+    "{\"id\":\"877-1\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":true}\n"
+    "{\"id\":\"877-2\",\"variant\":\"stone-game\",\"input\":{\"piles\":[3,7,2,3]},\"expected\":true}\n"
+    "{\"id\":\"1140-1\",\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[2,7,9,4,4]},"
+    "\"expected\":10}\n"
+    "{\"id\":\"1140-2\",\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5,100]},"
+    "\"expected\":104}\n"
+    "{\"id\":\"1140-3\",\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5]},"
+    "\"expected\":8}\n"
+    "{\"id\":\"1406-1\",\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},"
+    "\"expected\":\"Bob\"}\n"
+    "{\"id\":\"1406-2\",\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,-9]},"
+    "\"expected\":\"Alice\"}\n"
+    "{\"id\":\"1406-3\",\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,6]},"
+    "\"expected\":\"Tie\"}\n";
+static const char errors_jsonl[] =
+    "{\"id\":\"ok-first\",\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]}}\n"
+    "{\"id\":\"bad-json\",\"variant\":\"stone-game\"\n"
+    "[\"a record must be an object\"]\n"
+    "{\"id\":\"no-variant\",\"input\":{\"piles\":[5,3,4,5]}}\n"
+    "{\"id\":\"unknown\",\"variant\":\"no-such-game\",\"input\":{\"piles\":[1]}}\n"
+    "{\"id\":\"wrong-type\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,\"4\",5]}}\n"
+    "{\"id\":\"odd-length\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4]}}\n"
+    "{\"id\":\"over-official\",\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,1001]}}\n"
+    "{\"id\":\"over-extended\",\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,"
+    "10000000000000000]},\"options\":{\"limits\":\"extended\"}}\n"
+    "{\"id\":\"ok-last\",\"variant\":\"stone-game\",\"input\":{\"piles\":[3,7,2,3]},"
+    "\"expected\":true}\n";
+
+/* th_top/name, written by main() before the suite runs. */
+static char *example(const char *name)
+{
+    return th_xasprintf("%s/%s", th_top, name);
+}
+
+/* The first line of s, malloc'd. */
+static char *line1(const char *s)
+{
+    const char *nl = strchr(s, '\n');
+
+    return nl ? strndup(s, (size_t)(nl - s)) : strdup(s);
+}
+
+/* The name of the one job file waiting in dir (polled for), malloc'd. */
+static char *waiting_job(const char *dir)
+{
+    char *names = NULL, *found = NULL;
+    double end = th_now_s() + DEADLINE_MS / 1000.0;
+
+    while (found == NULL && th_now_s() < end) {
+        char *p, *save = NULL;
+        free(names);
+        names = th_list_dir(dir, "\n");
+        for (p = strtok_r(names, "\n", &save); p != NULL; p = strtok_r(NULL, "\n", &save))
+            if (p[0] != '.' && th_ends_with(p, ".jsonl"))
+                found = strdup(p);
+        if (found == NULL)
+            th_sleep_ms(20);
+    }
+    free(names);
+    TH_REQUIRE(found != NULL, "no job file appeared in %s", dir);
+    return found;
+}
+
+static json_t *summary_of(const struct env *e, const char *job)
+{
+    char path[PATH_MAX];
+
+    TH_OUT(path, e, "%s.summary.json", job);
+    return th_load_json(path);
+}
+
+/* A job name as submit makes it: BASE-YYYYMMDDTHHMMSSZ-8 hex digits. */
+static int generated_name(const char *name, const char *base)
+{
+    size_t b = strlen(base), i;
+
+    if (strncmp(name, base, b) != 0 || strlen(name) != b + 1 + 16 + 1 + 8 || name[b] != '-' ||
+        name[b + 9] != 'T' || name[b + 16] != 'Z' || name[b + 17] != '-')
+        return 0;
+    for (i = b + 18; i < b + 26; i++)
+        if (!strchr("0123456789abcdef", name[i]))
+            return 0;
+    return 1;
+}
+
+/* Replaces INPUT/job.jsonl by a symbolic link, atomically: cairnd then
+ * fails the job ("not a regular file"), the one failure a test running as
+ * root can cause on purpose. */
+static void make_link(const struct env *e, const char *file)
+{
+    char tmp[PATH_MAX], dst[PATH_MAX];
+
+    TH_IN(tmp, e, ".link.tmp");
+    TH_IN(dst, e, "%s", file);
+    ck_assert_int_eq(symlink("/dev/null", tmp), 0);
+    ck_assert_int_eq(rename(tmp, dst), 0);
+}
+
+/* ------------------------------------------------------------------ */
+
+START_TEST(submit_wait_ok)
+{
+    struct env e;
+    char *off = example("official.jsonl"), *name, *second;
+    struct th_run r;
+    json_t *s;
+
+    env_init(&e, NULL);
+    start_daemon(&e);
+    r = cairn(&e, "submit", "--wait", off);
+    TH_REQUIRE(r.status == 0, "submit --wait exited %d: %s%s", r.status, r.out, r.err);
+    name = line1(r.out);
+    TH_REQUIRE(generated_name(name, "official"), "job name \"%s\" is not official-TIME-HEX",
+               name);
+    second = strchr(r.out, '\n') + 1;
+    TH_REQUIRE(strncmp(second, name, strlen(name)) == 0 &&
+                   strstr(second, ": ok, 8 records: 8 ok, 0 errors; expected answers: 8 match, "
+                                  "0 differ") != NULL,
+               "outcome line: %s", second);
+    /* Off a terminal: no progress line, nothing on stderr. */
+    TH_REQUIRE(r.err[0] == '\0' && strchr(r.out, '\r') == NULL, "not quiet: %s", r.err);
+    s = summary_of(&e, name);
+    ck_assert_str_eq(th_str_field(s, "status"), "ok");
+    ck_assert_int_eq(th_int_field(s, "matches"), 8);
+    json_decref(s);
+    th_run_free(&r);
+    /* The same file again: another name, never the same outputs. */
+    r = cairn(&e, "submit", "--wait", off);
+    TH_REQUIRE(r.status == 0, "second submit exited %d", r.status);
+    TH_REQUIRE(strncmp(r.out, name, strlen(name)) != 0, "the same name twice: %s", name);
+    th_run_free(&r);
+    free(name);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
+START_TEST(submit_wait_failed)
+{
+    struct env e;
+    char *off = example("official.jsonl"), *file, log_text[64];
+    char *argv[] = {(char *)g_cairn, "-c", NULL, "submit", "--wait", off, NULL};
+    int p;
+
+    env_init(&e, NULL);
+    argv[2] = e.cfg;
+    mkdir(e.out, 0755); /* as a daemon that is not running made it */
+    /* No daemon yet: the job waits, and is turned into a link. */
+    p = th_spawn(e.root, argv);
+    file = waiting_job(e.in);
+    make_link(&e, file);
+    start_daemon(&e);
+    ck_assert_int_eq(th_wait_exit(p, DEADLINE_MS), 1);
+    snprintf(log_text, sizeof(log_text), "%.*s: failed: ", (int)(strlen(file) - 6), file);
+    TH_REQUIRE(th_log_has(p, log_text), "no \"%s\" line", log_text);
+    TH_REQUIRE(th_log_has(p, "regular file"), "the reason is not shown");
+    /* `cairn wait` on a job that already ended: its outcome at once. */
+    {
+        char base[256];
+        struct th_run r;
+
+        snprintf(base, sizeof(base), "%.*s", (int)(strlen(file) - 6), file);
+        r = cairn(&e, "wait", "--timeout", "30", base);
+        TH_REQUIRE(r.status == 1 && strstr(r.out, log_text) == r.out, "wait: exit %d: %s%s",
+                   r.status, r.out, r.err);
+        th_run_free(&r);
+        r = cairn(&e, "wait", "nosuch");
+        TH_REQUIRE(r.status == 2 && strstr(r.err, "no job nosuch") != NULL, "exit %d: %s",
+                   r.status, r.err);
+        th_run_free(&r);
+    }
+    free(file);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
+START_TEST(submit_wait_timeout)
+{
+    struct env e;
+    char *off = example("official.jsonl");
+    struct th_run r;
+    double t0;
+
+    env_init(&e, NULL);
+    mkdir(e.out, 0755); /* as a daemon that is not running made it */
+    t0 = th_now_s();
+    r = cairn(&e, "submit", "--timeout", "0.5", off);
+    TH_REQUIRE(r.status == 3, "exit %d, want 3 (timeout): %s%s", r.status, r.out, r.err);
+    TH_REQUIRE(th_now_s() - t0 < 10, "took %.1f s", th_now_s() - t0);
+    TH_REQUIRE(strstr(r.out, ": timed out after 0.5 s; it is waiting in the spool") != NULL,
+               "stdout: %s", r.out);
+    th_run_free(&r);
+    /* --wait needs the output directory: refused before anything moves. */
+    th_rm_tree(e.out);
+    r = cairn(&e, "submit", "--wait", off);
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "is it running?") != NULL, "exit %d: %s",
+               r.status, r.err);
+    ck_assert_int_eq(th_count_entries(e.in, ""), 1); /* only the first job */
+    th_run_free(&r);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
+START_TEST(submit_from_pipe)
+{
+    struct env e;
+    char *off = example("official.jsonl"), *cmd, path[PATH_MAX], *name;
+    const char *args[3] = {"-c", NULL, NULL};
+    struct th_run r;
+    json_t *res;
+
+    env_init(&e, NULL);
+    start_daemon(&e);
+    cmd = th_xasprintf("cat '%s' | '%s' -c '%s' submit --wait - && "
+                       "cat '%s' | '%s' -c '%s' submit --wait --name piped -",
+                       off, g_cairn, e.cfg, off, g_cairn, e.cfg);
+    args[1] = cmd;
+    r = th_run_cairnd("/bin/sh", e.root, args);
+    TH_REQUIRE(r.status == 0, "exit %d: %s%s", r.status, r.out, r.err);
+    name = line1(r.out);
+    TH_REQUIRE(generated_name(name, "stdin"), "job name from a pipe: %s", name);
+    TH_REQUIRE(strstr(r.out, "\npiped\npiped: ok, 8 records") != NULL, "stdout: %s", r.out);
+    TH_OUT(path, &e, "piped.results.jsonl");
+    res = th_load_results(path);
+    ck_assert_uint_eq(json_array_size(res), 8);
+    json_decref(res);
+    th_run_free(&r);
+    free(name);
+    free(cmd);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
+START_TEST(submit_refuses_bad_files)
+{
+    struct env e;
+    char good[PATH_MAX], bad[PATH_MAX], *errors = example("errors.jsonl");
+    struct th_run r;
+
+    env_init(&e, NULL);
+    th_pathf(good, "%s/good.jsonl", e.root);
+    th_pathf(bad, "%s/bad.jsonl", e.root);
+    th_write_text(good, "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]}}\n");
+    th_write_text(bad, "{\"a\":1}\n\n[1,2]\n");
+    /* One bad file among several: nothing is submitted. */
+    r = cairn(&e, "submit", good, bad);
+    TH_REQUIRE(r.status == 2, "exit %d", r.status);
+    TH_REQUIRE(strstr(r.err, "bad.jsonl:3: not a JSON lines job file: not a JSON object but an "
+                             "array") != NULL, "stderr: %s", r.err);
+    TH_REQUIRE(th_count_entries(e.in, "") == 0, "left in the spool: %s",
+               th_list_dir(e.in, " "));
+    th_run_free(&r);
+    r = cairn(&e, "submit", errors);
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "errors.jsonl:2: not a JSON lines job file: "
+                                              "column ") != NULL,
+               "exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    /* --no-check hands it over as it is. */
+    r = cairn(&e, "submit", "--no-check", errors);
+    TH_REQUIRE(r.status == 0 && th_count_entries(e.in, "errors-") == 1, "exit %d: %s",
+               r.status, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "submit", "/nonexistent/x.jsonl");
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "/nonexistent/x.jsonl") != NULL, "exit %d: %s",
+               r.status, r.err);
+    th_run_free(&r);
+    free(errors);
+    th_cleanup();
+}
+END_TEST
+
+START_TEST(submit_name_taken)
+{
+    struct env e;
+    char *off = example("official.jsonl");
+    struct th_run r;
+
+    env_init(&e, NULL);
+    r = cairn(&e, "submit", "--name", "mine", off);
+    TH_REQUIRE(r.status == 0 && strcmp(r.out, "mine\n") == 0, "exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "submit", "--name", "mine.jsonl", off);
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "it is waiting in the spool") != NULL,
+               "exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    /* Once finished, the name is still taken: its summary would be replaced. */
+    start_daemon(&e);
+    {
+        char done[PATH_MAX];
+        TH_IN(done, &e, ".cairn/done/mine.jsonl");
+        TH_EVENTUALLY(th_exists(done), DEADLINE_MS, "mine never finished");
+    }
+    r = cairn(&e, "submit", "--name", "mine", off);
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "has a summary") != NULL, "exit %d: %s",
+               r.status, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "submit", "--name", ".hidden", off);
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "not a job name") != NULL, "exit %d: %s",
+               r.status, r.err);
+    th_run_free(&r);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
+START_TEST(bad_spool)
+{
+    struct env e;
+    char *off = example("official.jsonl"), missing[PATH_MAX];
+    struct th_run r;
+
+    env_init(&e, NULL);
+    th_pathf(missing, "%s/nope", e.root);
+    r = cairn(&e, "--input", missing, "submit", off);
+    TH_REQUIRE(r.status == 2 && strstr(r.err, missing) != NULL &&
+                   strstr(r.err, "No such file or directory") != NULL,
+               "exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "--input", missing, "status");
+    TH_REQUIRE(r.status == 2, "status on a missing spool exited %d", r.status);
+    th_run_free(&r);
+    if (geteuid() == 0) {
+        /* root writes anywhere: ask as nobody, who may enter but not write. */
+        const char *args[] = {"--reuid=65534", "--regid=65534", "--clear-groups", g_cairn,
+                              "-c", e.cfg, "submit", off, NULL};
+        chmod(th_top, 0755);
+        chmod(e.root, 0755);
+        r = th_run_cairnd("/usr/bin/setpriv", e.root, args);
+    } else {
+        chmod(e.in, 0555);
+        r = cairn(&e, "submit", off);
+    }
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "cannot write to input_dir") != NULL &&
+                   strstr(r.err, "Permission denied") != NULL,
+               "exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "frobnicate");
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "unknown command") != NULL, "exit %d: %s",
+               r.status, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "status", "--join");
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "--join is not an option of \"status\"") != NULL,
+               "exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
+/* A job that keeps one worker busy for a few seconds: stone-game-ii on
+ * 300 piles is about a millisecond a record. */
+static void drop_slow_job(const struct env *e, const char *name, int records)
+{
+    struct cairn_buf b = {0};
+    int n, k;
+
+    for (n = 0; n < records; n++) {
+        cairn_buf_puts(&b, "{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[");
+        for (k = 0; k < 300; k++)
+            cairn_buf_printf(&b, "%s%d", k ? "," : "", 1 + (n * 7 + k * 13) % 500);
+        cairn_buf_puts(&b, "]},\"options\":{\"limits\":\"extended\"}}\n");
+    }
+    th_drop_job(e->in, name, b.data, b.len);
+    cairn_buf_free(&b);
+}
+
+/* A daemon's status file (client/statusfile.h), as host and pid, last
+ * updated age_s ago. */
+static void write_status_file_as(const struct env *e, const char *name, const char *host,
+                                 long pid, double age_s, const char *active_json)
+{
+    char dir[PATH_MAX], path[PATH_MAX], now[32], text[2048];
+    time_t t = time(NULL) - (time_t)age_s;
+    struct tm tm;
+
+    TH_IN(dir, e, ".cairn");
+    mkdir(dir, 0755);
+    TH_IN(dir, e, ".cairn/status");
+    mkdir(dir, 0755);
+    gmtime_r(&t, &tm);
+    strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%S.000Z", &tm);
+    snprintf(text, sizeof(text),
+             "{\"host\":\"%s\",\"pid\":%ld,\"version\":\"0.1.0\",\"started\":\"%s\","
+             "\"updated\":\"%s\",\"active\":[%s]}\n",
+             host, pid, now, now, active_json);
+    th_pathf(path, "%s/%s", dir, name);
+    th_write_text(path, text);
+}
+
+static void write_status_file(const struct env *e, const char *name, double age_s,
+                              const char *active_json)
+{
+    write_status_file_as(e, name, "testhost", 4242, age_s, active_json);
+}
+
+/* "12.3 KiB", as cairn prints the size of path. */
+static const char *size_text(const char *path)
+{
+    static char out[32];
+    struct stat st;
+    double v;
+
+    TH_REQUIRE(stat(path, &st) == 0, "stat %s", path);
+    v = (double)st.st_size / 1024;
+    if (v >= 1024)
+        snprintf(out, sizeof(out), "%.1f MiB", v / 1024);
+    else
+        snprintf(out, sizeof(out), "%.1f KiB", v);
+    return out;
+}
+
+/* 1 when `cairn status` prints a line holding all of a, b and c, in order. */
+static int status_line_has(const struct env *e, const char *a, const char *b, const char *c)
+{
+    struct th_run r = cairn(e, "status");
+    const char *p = strstr(r.out, a), *q = p ? strstr(p, b) : NULL, *t = q ? strstr(q, c) : NULL;
+    int ok = t != NULL && memchr(p + 1, '\n', (size_t)(t - p - 1)) == NULL;
+
+    th_run_free(&r);
+    return ok;
+}
+
+START_TEST(status_shows_the_queue)
+{
+    struct env e;
+    char *off = example("official.jsonl"), active_path[PATH_MAX], path[PATH_MAX];
+    char host[256] = "", who[300], want[64];
+    const char *prog;
+    struct th_run r;
+    int daemon;
+    json_t *j;
+
+    env_init(&e, "\"threads\": 1");
+    /* Waiting: two jobs and no daemon. */
+    r = cairn(&e, "submit", "--name", "w1", off);
+    th_run_free(&r);
+    r = cairn(&e, "submit", "--name", "w2", off);
+    th_run_free(&r);
+    r = cairn(&e, "status");
+    TH_REQUIRE(r.status == 0 && strstr(r.out, "waiting: 2\n  w1  708 B\n  w2  708 B\n") != NULL &&
+                   strstr(r.out, "active:  0\n") != NULL,
+               "exit %d: %s%s", r.status, r.out, r.err);
+    th_run_free(&r);
+    /* One that will fail (a link), one that keeps the daemon busy. */
+    r = cairn(&e, "submit", "--name", "broken", off);
+    th_run_free(&r);
+    make_link(&e, "broken.jsonl");
+    drop_slow_job(&e, "slow.jsonl", 3000);
+    daemon = start_daemon(&e);
+    /* The small jobs end at once; slow runs for seconds. */
+    TH_OUT(path, &e, "w2.summary.json");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "w2 never finished");
+    TH_OUT(path, &e, "w1.summary.json");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "w1 never finished");
+    TH_IN(path, &e, ".cairn/failed/broken.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "broken never failed");
+    TH_IN(active_path, &e, ".cairn/active/slow.jsonl");
+    TH_EVENTUALLY(th_exists(active_path), DEADLINE_MS, "slow never became active");
+    /* The daemon's own status file gives slow's progress. */
+    gethostname(host, sizeof(host) - 1);
+    snprintf(who, sizeof(who), "%s pid %ld", host, (long)th_pid[daemon]);
+    snprintf(want, sizeof(want), " of %s (", size_text(active_path));
+    TH_EVENTUALLY(status_line_has(&e, "\n  slow  ", want, who), DEADLINE_MS,
+                  "no progress for slow from %s: want \"slow  N of%s...%%), N records, on %s\"",
+                  who, want, who);
+    /* A dead daemon's file (old, with jobs) is stale.  On this host a pid
+     * says more than a time: an old file without jobs whose daemon runs
+     * is an idle daemon's; one whose pid is gone is a dead daemon's,
+     * however fresh, and its progress is not used. */
+    {
+        char idle_who[300], gone_who[300];
+        pid_t dead = fork();
+
+        ck_assert_int_ge(dead, 0);
+        if (dead == 0)
+            _exit(0);
+        waitpid(dead, NULL, 0);
+        write_status_file(&e, "dead.json", 60,
+                          "{\"job\":\"w1\",\"input\":\"w1.jsonl\",\"size\":708,\"bytes\":1,"
+                          "\"records\":1,\"started\":\"2026-11-30T21:00:01.000Z\"}");
+        write_status_file_as(&e, "idle.json", host, (long)getpid(), 60, "");
+        write_status_file_as(&e, "gone.json", host, (long)dead, 0,
+                             "{\"job\":\"slow\",\"input\":\"slow.jsonl\",\"size\":1000000,"
+                             "\"bytes\":999999,\"records\":1,\"started\":\"2026-11-30T21:00:01.000Z\"}");
+        snprintf(idle_who, sizeof(idle_who), "%s pid %ld, cairnd 0.1.0: idle, no update for 6",
+                 host, (long)getpid());
+        snprintf(gone_who, sizeof(gone_who), "%s pid %ld: gone (no such process here", host,
+                 (long)dead);
+        r = cairn(&e, "status");
+        TH_REQUIRE(r.status == 0, "status exited %d: %s", r.status, r.err);
+        TH_REQUIRE(strstr(r.out, "testhost pid 4242: stale, no update for 6") &&
+                       strstr(r.out, idle_who) && strstr(r.out, gone_who),
+                   "stale, idle and gone daemons:\n%s", r.out);
+        TH_REQUIRE(strstr(r.out, "active:  1\n  slow  ") && strstr(r.out, who) &&
+                       !strstr(r.out, "999999") && !strstr(r.out, "976.6 KiB (100%)"),
+                   "slow's progress is not the live daemon's:\n%s", r.out);
+        th_run_free(&r);
+    }
+    r = cairn(&e, "status", "--json");
+    j = json_loads(r.out, 0, NULL);
+    TH_REQUIRE(j != NULL, "status --json is not JSON: %s", r.out);
+    ck_assert_uint_eq(json_array_size(json_object_get(j, "active")), 1);
+    prog = json_string_value(json_object_get(
+        json_object_get(json_array_get(json_object_get(j, "active"), 0), "progress"), "daemon"));
+    TH_REQUIRE(prog != NULL && strcmp(prog, who) == 0, "status --json: %s", r.out);
+    json_decref(j);
+    th_run_free(&r);
+    /* Everything finished: done and failed, with the failure's reason. */
+    TH_OUT(path, &e, "slow.summary.json");
+    /* Sanitizer builds solve many times slower. */
+    TH_EVENTUALLY(th_exists(path), 240000, "slow never finished");
+    r = cairn(&e, "status");
+    TH_REQUIRE(strstr(r.out, "waiting: 0\n") && strstr(r.out, "done:    3\n") &&
+                   strstr(r.out, "failed:  1\nlatest failures:\n") &&
+                   strstr(r.out, "broken: ") && strstr(r.out, "regular file"),
+               "after the run:\n%s", r.out);
+    th_run_free(&r);
+    r = cairn(&e, "status", "--json");
+    j = json_loads(r.out, 0, NULL);
+    TH_REQUIRE(j != NULL && th_int_field(j, "done") == 3 && th_int_field(j, "failed") == 1 &&
+                   json_array_size(json_object_get(j, "latest_failures")) == 1,
+               "status --json after the run: %s", r.out);
+    json_decref(j);
+    th_run_free(&r);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
+START_TEST(retry_requeues_and_resets_attempts)
+{
+    struct env e;
+    char *off = example("official.jsonl"), failed[PATH_MAX], tmp[PATH_MAX], att[PATH_MAX];
+    char sum[PATH_MAX], text[64];
+    struct th_run r;
+    struct stat st;
+    json_t *s;
+
+    env_init(&e, "\"max_attempts\": 2");
+    r = cairn(&e, "submit", "--name", "broken", off);
+    th_run_free(&r);
+    make_link(&e, "broken.jsonl");
+    r = cairn(&e, "submit", "--name", "other", off);
+    th_run_free(&r);
+    make_link(&e, "other.jsonl");
+    start_daemon(&e);
+    TH_IN(failed, &e, ".cairn/failed/broken.jsonl");
+    TH_OUT(sum, &e, "broken.summary.json");
+    TH_EVENTUALLY(th_exists(failed) && th_exists(sum), DEADLINE_MS, "broken never failed");
+    s = summary_of(&e, "broken");
+    ck_assert_str_eq(th_str_field(s, "status"), "failed");
+    json_decref(s);
+    /* Not failed jobs: refused, and nothing moves. */
+    r = cairn(&e, "retry", "broken", "nosuch");
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "nosuch is not a failed job") != NULL,
+               "exit %d: %s", r.status, r.err);
+    TH_REQUIRE(th_exists(failed), "broken moved although the command was refused");
+    th_run_free(&r);
+    /* The user repairs it (a regular file in place of the link), and the
+     * crash count of two runs that never ended is still on disk. */
+    TH_IN(tmp, &e, ".cairn/failed/.fix.tmp");
+    th_copy_file(off, tmp, 0644);
+    ck_assert_int_eq(rename(tmp, failed), 0);
+    ck_assert_int_eq(stat(failed, &st), 0);
+    TH_IN(att, &e, ".cairn/active/.cairn-attempts.%016llx",
+          (unsigned long long)cairn_hash64("broken.jsonl", strlen("broken.jsonl")));
+    snprintf(text, sizeof(text), "%llu 2\n", (unsigned long long)st.st_ino);
+    th_write_text(att, text);
+    r = cairn(&e, "retry", "broken");
+    TH_REQUIRE(r.status == 0 && strcmp(r.out, "broken: requeued\n") == 0, "exit %d: %s%s",
+               r.status, r.out, r.err);
+    th_run_free(&r);
+    TH_EVENTUALLY(th_exists(sum) && th_file_contains(sum, "\"status\":\"ok\""), DEADLINE_MS,
+                  "the retried job did not succeed (quarantined again by its old count?)");
+    TH_IN(tmp, &e, ".cairn/done/broken.jsonl");
+    TH_EVENTUALLY(th_exists(tmp), DEADLINE_MS, "broken never reached done/");
+    TH_REQUIRE(!th_exists(att), "the attempts file is still there");
+    TH_IN(tmp, &e, ".cairn/failed/broken.reason.json");
+    TH_REQUIRE(!th_exists(tmp), "the reason file is still there");
+    /* --failed takes the rest; the link fails again, as it should. */
+    r = cairn(&e, "retry", "--failed");
+    TH_REQUIRE(r.status == 0 && strcmp(r.out, "other: requeued\n") == 0, "exit %d: %s%s",
+               r.status, r.out, r.err);
+    th_run_free(&r);
+    TH_IN(failed, &e, ".cairn/failed/other.jsonl");
+    TH_EVENTUALLY(th_exists(failed), DEADLINE_MS, "other did not fail again");
+    r = cairn(&e, "retry", "broken");
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "it finished") != NULL, "exit %d: %s", r.status,
+               r.err);
+    th_run_free(&r);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
+START_TEST(results_and_join)
+{
+    struct env e;
+    char job[PATH_MAX];
+    struct th_run r;
+    json_t **lines;
+    size_t n;
+
+    env_init(&e, NULL);
+    th_pathf(job, "%s/mixed.jsonl", e.root);
+    /* A blank line, an id written 1.50, a bad line, CRLF. */
+    th_write_text(job, "{\"id\":1.50,\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]}}\n"
+                       "\n"
+                       "{\"id\":\"x\",\"variant\"\r\n"
+                       "{\"id\":\"last\",\"variant\":\"877\",\"input\":{\"piles\":[3,7,2,3]}}");
+    start_daemon(&e);
+    r = cairn(&e, "submit", "--wait", "--no-check", "--name", "mixed", job);
+    TH_REQUIRE(r.status == 0, "exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "results", "mixed");
+    {
+        char path[PATH_MAX];
+        char *want;
+        TH_OUT(path, &e, "mixed.results.jsonl");
+        want = th_read_file(path, NULL);
+        TH_REQUIRE(r.status == 0 && strcmp(r.out, want) == 0, "results differ from the file");
+        free(want);
+    }
+    th_run_free(&r);
+    r = cairn(&e, "results", "mixed.jsonl", "--join");
+    TH_REQUIRE(r.status == 0, "exit %d: %s", r.status, r.err);
+    lines = th_parse_lines(r.out, strlen(r.out), &n, "results --join");
+    ck_assert_uint_eq(n, 3);
+    TH_REQUIRE(strstr(r.out, "{\"line\":1,\"input\":{\"id\":1.50,\"variant\":\"1406\",") == r.out,
+               "line 1 is not the input as written: %s", r.out);
+    ck_assert_int_eq(th_int_field(lines[1], "line"), 3);
+    ck_assert_str_eq(th_str_field(lines[1], "input"), "{\"id\":\"x\",\"variant\"");
+    ck_assert_str_eq(th_str_field(json_object_get(json_object_get(lines[1], "result"), "error"),
+                                  "code"),
+                     "bad_json");
+    ck_assert_int_eq(th_int_field(json_object_get(lines[2], "result"), "line"), 4);
+    ck_assert_str_eq(th_str_field(json_object_get(lines[2], "input"), "id"), "last");
+    th_free_lines(lines, n);
+    th_run_free(&r);
+    r = cairn(&e, "results", "nosuch");
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "no job nosuch") != NULL, "exit %d: %s", r.status,
+               r.err);
+    th_run_free(&r);
+    th_cleanup();
+}
+END_TEST
+
+START_TEST(join_without_kept_inputs)
+{
+    struct env e;
+    char *off = example("official.jsonl");
+    struct th_run r;
+
+    env_init(&e, "\"keep_inputs\": false");
+    r = cairn(&e, "submit", "--name", "early", off);
+    th_run_free(&r);
+    r = cairn(&e, "results", "early");
+    TH_REQUIRE(r.status == 1 && strstr(r.err, "not finished: it is waiting") != NULL,
+               "exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    start_daemon(&e);
+    r = cairn(&e, "submit", "--wait", "--name", "gone", off);
+    TH_REQUIRE(r.status == 0, "exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "results", "gone", "--join");
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "keep_inputs is false in ") != NULL &&
+                   strstr(r.err, e.cfg) != NULL,
+               "exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
+/* A name of 245 bytes: cairnd names its outputs CUT~HASH, and every
+ * command must find them under that name (client/spooldir.c mirrors
+ * core/job.c). */
+START_TEST(long_job_names)
+{
+    struct env e;
+    char *off = example("official.jsonl"), name[250];
+    struct th_run r;
+
+    env_init(&e, NULL);
+    memset(name, 'n', 245);
+    name[245] = '\0';
+    start_daemon(&e);
+    r = cairn(&e, "submit", "--wait", "--name", name, off);
+    TH_REQUIRE(r.status == 0 && strstr(r.out, ": ok, 8 records") != NULL, "exit %d: %s%s",
+               r.status, r.out, r.err);
+    th_run_free(&r);
+    TH_REQUIRE(th_count_entries(e.out, "nnnn") == 2 && th_count_entries(e.out, name) == 0,
+               "outputs are not cut: %s", th_list_dir(e.out, " "));
+    r = cairn(&e, "results", name);
+    TH_REQUIRE(r.status == 0 && strstr(r.out, "\"id\":\"877-1\"") != NULL, "exit %d: %s",
+               r.status, r.err);
+    th_run_free(&r);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
+START_TEST(report_text)
+{
+    struct env e;
+    char wrong[PATH_MAX], *off = example("official.jsonl"), *errors = example("errors.jsonl");
+    struct th_run r;
+
+    env_init(&e, NULL);
+    th_pathf(wrong, "%s/wrong.jsonl", e.root);
+    th_write_text(wrong,
+                  "{\"id\":\"m1\",\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]},"
+                  "\"expected\":\"Alice\"}\n"
+                  "{\"id\":\"m2\",\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},"
+                  "\"expected\":true}\n");
+    start_daemon(&e);
+    r = cairn(&e, "submit", "--wait", "--name", "off", off);
+    th_run_free(&r);
+    r = cairn(&e, "submit", "--wait", "--no-check", "--name", "errs", errors);
+    th_run_free(&r);
+    r = cairn(&e, "submit", "--wait", "--name", "wrong", wrong);
+    TH_REQUIRE(r.status == 0, "exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "report", e.out);
+    TH_REQUIRE(r.status == 0, "report exited %d: %s", r.status, r.err);
+    TH_REQUIRE(strstr(r.out, "jobs: 3 (3 ok, 0 failed); records: 20, ok 12, errors 8\n"),
+               "totals:\n%s", r.out);
+    TH_REQUIRE(strstr(r.out, "errors by code: bad_json 1, bad_record 2, unknown_variant 1, "
+                             "invalid_input 1, constraint 2, too_large 1, internal 0\n"),
+               "codes:\n%s", r.out);
+    TH_REQUIRE(strstr(r.out, "\nerrors of stone-game: invalid_input 1, constraint 1\n") &&
+                   strstr(r.out, "\nerrors of none: bad_json 1, bad_record 2, unknown_variant 1\n"),
+               "errors by code per variant:\n%s", r.out);
+    TH_REQUIRE(strstr(r.out, "accuracy against expected: 11 checked: 10 match, 1 differ "
+                             "(90.9%)\n"),
+               "accuracy:\n%s", r.out);
+    TH_REQUIRE(strstr(r.out, "  wrong                         1  \"m1\"             \"Alice\"  "
+                             "        \"Bob\"\n"),
+               "the mismatch:\n%s", r.out);
+    TH_REQUIRE(strstr(r.out, "over 3 jobs: p50 ") && strstr(r.out, "throughput: 20 records"),
+               "times:\n%s", r.out);
+    th_run_free(&r);
+    /* Results written without "expected" on mismatches (cairnd before
+     * it had them): the record's own, from the spool's .cairn/done/ ... */
+    {
+        char path[PATH_MAX], *text, *p;
+        size_t len;
+
+        TH_OUT(path, &e, "wrong.results.jsonl");
+        text = th_read_file(path, &len);
+        if ((p = strstr(text, ",\"expected\":\"Alice\"")) != NULL)
+            memmove(p, p + 19, strlen(p + 19) + 1);
+        TH_REQUIRE(strstr(text, "\"expected\"") == NULL, "cannot strip expected from: %s", text);
+        th_write_text(path, text);
+        free(text);
+    }
+    r = cairn(&e, "report", e.out, "wrong");
+    TH_REQUIRE(r.status == 0 && strstr(r.out, "\"m1\"             \"Alice\""), "exit %d:\n%s%s",
+               r.status, r.out, r.err);
+    th_run_free(&r);
+    /* ... and without the spool (no -c, no --input), "unavailable". */
+    {
+        const char *args[] = {"report", e.out, "wrong", NULL};
+        r = th_run_cairnd(g_cairn, e.root, args);
+    }
+    TH_REQUIRE(r.status == 0 && strstr(r.out, "jobs: 1 (1 ok, 0 failed); records: 2") &&
+                   strstr(r.out, "\"m1\"             unavailable"),
+               "exit %d:\n%s%s", r.status, r.out, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "report", e.out, "nosuch");
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "no job nosuch"), "exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "report", e.in);
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "no job summaries"), "exit %d: %s", r.status,
+               r.err);
+    th_run_free(&r);
+    free(off);
+    free(errors);
+    th_cleanup();
+}
+END_TEST
+
+/* On a terminal (script(1)), submit --wait redraws a progress line from
+ * the daemon's status file; the outcome comes once the daemon is up. */
+START_TEST(progress_on_a_terminal)
+{
+    struct env e;
+    char *off = example("official.jsonl"), *cmd, *file, active[512], logp[PATH_MAX];
+    char *argv[] = {"/usr/bin/script", "-qec", NULL, "/dev/null", NULL};
+    int p;
+
+    if (access("/usr/bin/script", X_OK) != 0) {
+        fprintf(stderr, "progress_on_a_terminal: script(1) is not installed: skipped\n");
+        return;
+    }
+    env_init(&e, NULL);
+    mkdir(e.out, 0755);
+    cmd = th_xasprintf("'%s' -c '%s' submit --wait --timeout 60 '%s'", g_cairn, e.cfg, off);
+    argv[2] = cmd;
+    p = th_spawn(e.root, argv);
+    file = waiting_job(e.in);
+    TH_EVENTUALLY(th_log_has(p, "waiting in the spool"), DEADLINE_MS,
+                  "no progress line while waiting");
+    snprintf(active, sizeof(active),
+             "{\"job\":\"%.*s\",\"input\":\"%s\",\"size\":708,\"bytes\":354,\"records\":4,"
+             "\"started\":\"2026-11-30T21:00:01.000Z\"}",
+             (int)(strlen(file) - 6), file, file);
+    write_status_file(&e, "d.json", 0, active);
+    TH_EVENTUALLY(th_log_has(p, "354 B of 708 B (50%), 4 records"), DEADLINE_MS,
+                  "the progress line does not show the status file's figures");
+    start_daemon(&e);
+    ck_assert_int_eq(th_wait_exit(p, DEADLINE_MS), 0);
+    TH_REQUIRE(th_log_has(p, ": ok, 8 records: 8 ok"), "no outcome line");
+    th_pathf(logp, "%s", th_log[p]);
+    TH_REQUIRE(th_file_contains(logp, "\r\033[K"), "the line is not redrawn in place");
+    free(file);
+    free(cmd);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
+static Suite *client_suite(void)
+{
+    Suite *s = suite_create("client");
+    TCase *submit = tcase_create("submit"), *queue = tcase_create("queue"),
+          *results = tcase_create("results");
+
+    tcase_add_test(submit, submit_wait_ok);
+    tcase_add_test(submit, submit_wait_failed);
+    tcase_add_test(submit, submit_wait_timeout);
+    tcase_add_test(submit, submit_from_pipe);
+    tcase_add_test(submit, submit_refuses_bad_files);
+    tcase_add_test(submit, submit_name_taken);
+    tcase_add_test(submit, bad_spool);
+    tcase_add_test(submit, progress_on_a_terminal);
+    /* A job of seconds, a minute under sanitizers. */
+    tcase_set_timeout(queue, 280);
+    tcase_add_test(queue, status_shows_the_queue);
+    tcase_add_test(queue, retry_requeues_and_resets_attempts);
+    tcase_add_test(results, results_and_join);
+    tcase_add_test(results, join_without_kept_inputs);
+    tcase_add_test(results, long_job_names);
+    tcase_add_test(results, report_text);
+    suite_add_tcase(s, submit);
+    suite_add_tcase(s, queue);
+    suite_add_tcase(s, results);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr;
+    int failed;
+
+    g_cairn = getenv("CAIRN_TEST_CAIRN");
+    g_cairnd = getenv("CAIRN_TEST_CAIRND");
+    g_plugins = getenv("CAIRN_TEST_PLUGIN_DIR");
+    if (g_cairn == NULL || g_cairnd == NULL || g_plugins == NULL ||
+        access(g_cairn, X_OK) != 0) {
+        fprintf(stderr, "test_client: CAIRN_TEST_CAIRN, CAIRN_TEST_CAIRND and "
+                        "CAIRN_TEST_PLUGIN_DIR must be set (meson test sets them)\n");
+        return EXIT_FAILURE;
+    }
+    if (th_make_top("client") != 0)
+        return EXIT_FAILURE;
+    atexit(th_cleanup_top);
+    {
+        static const struct { const char *name, *text; } fx[] = {
+            {"official.jsonl", official_jsonl}, {"errors.jsonl", errors_jsonl}};
+        size_t i;
+
+        for (i = 0; i < 2; i++) {
+            char path[PATH_MAX + 32];
+            FILE *f;
+
+            snprintf(path, sizeof(path), "%s/%s", th_top, fx[i].name);
+            if ((f = fopen(path, "w")) == NULL || fputs(fx[i].text, f) == EOF ||
+                fclose(f) != 0) {
+                perror(path);
+                return EXIT_FAILURE;
+            }
+        }
+    }
+    sr = srunner_create(client_suite());
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
