@@ -670,7 +670,10 @@ START_TEST(retry_requeues_and_resets_attempts)
     TH_REQUIRE(!th_exists(att), "the attempts file is still there");
     TH_IN(tmp, &e, ".cairn/failed/broken.reason.json");
     TH_REQUIRE(!th_exists(tmp), "the reason file is still there");
-    /* --failed takes the rest; the link fails again, as it should. */
+    /* --failed takes the rest (once the daemon has failed it too); the
+     * link fails again, as it should. */
+    TH_IN(tmp, &e, ".cairn/failed/other.jsonl");
+    TH_EVENTUALLY(th_exists(tmp), DEADLINE_MS, "other never failed");
     r = cairn(&e, "retry", "--failed");
     TH_REQUIRE(r.status == 0 && strcmp(r.out, "other: requeued\n") == 0, "exit %d: %s%s",
                r.status, r.out, r.err);
