@@ -69,12 +69,6 @@ int cairn_client_open_kept_input(int in_fd, const char *file);
  * malloc'd; -EINVAL (with a message) for a name the spool never takes. */
 int cairn_client_job_names(struct cairn_client *cl, const char *arg, char **file, char **base);
 
-/* What cairnd names the job's outputs after: base itself, or for a name
- * too long for base.results.jsonl, its first 200 bytes, "~" and a hash of
- * the whole file name.  This must stay what core/job.c output_base()
- * does (tests/test_client.c checks a long name end to end).  malloc'd. */
-char *cairn_client_out_base(const char *file, const char *base);
-
 /* Where a job is now: each flag set when the file is there. */
 struct cairn_where {
     int waiting;  /* INPUT/NAME.jsonl */
@@ -83,8 +77,7 @@ struct cairn_where {
     int failed;   /* .cairn/failed/NAME.jsonl */
     int summary;  /* OUTPUT/<out base>.summary.json (needs out_fd) */
 };
-int cairn_client_locate(struct cairn_client *cl, const char *file, const char *base,
-                        struct cairn_where *w);
+int cairn_client_locate(struct cairn_client *cl, const char *file, struct cairn_where *w);
 
 /* Calls fn for every entry of dir_fd whose name ends in suffix and is
  * longer than it (dot-files skipped; any file type: the daemon takes a

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "names.h"
 #include "jsontext.h"
 #include "report.h"
 
@@ -324,7 +325,7 @@ static int named_summaries(struct ctx *c, char *const *jobs, size_t n)
 
         if ((rc = cairn_client_job_names(c->cl, jobs[i], &file, &base)) != 0)
             return rc;
-        ob = cairn_client_out_base(file, base);
+        ob = cairn_output_base(file);
         sum = ob ? cairn_asprintf("%s.summary.json", ob) : NULL;
         free(ob);
         free(file);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "names.h"
 #include "commands.h"
 
 static FILE *open_at(int dir_fd, const char *name)
@@ -47,7 +48,7 @@ static int not_finished(struct cairn_client *cl, const char *file, const char *b
     if (rc != 0) /* no spool to look in: the output directory was the only hope */
         return cairn_client_fail(cl, -ENOENT, "no job %s: no summary in %s", base,
                                  cl->cfg.output_dir);
-    if ((rc = cairn_client_locate(cl, file, base, &w)) != 0)
+    if ((rc = cairn_client_locate(cl, file, &w)) != 0)
         return rc;
     if (w.waiting || w.active)
         return cairn_client_fail(cl, -EBUSY, "job %s is not finished: it is %s", base,
@@ -155,7 +156,7 @@ int cairn_cmd_results(struct cairn_client *cl, const char *name, int want_join)
         char *why = cl->msg;
 
         cl->msg = NULL;
-        if (cairn_client_open_input(cl, 0) == 0 && cairn_client_locate(cl, file, base, &w) == 0 &&
+        if (cairn_client_open_input(cl, 0) == 0 && cairn_client_locate(cl, file, &w) == 0 &&
             (w.waiting || w.active)) {
             free(why);
             rc = not_finished(cl, file, base);
@@ -165,7 +166,7 @@ int cairn_cmd_results(struct cairn_client *cl, const char *name, int want_join)
         }
         goto out;
     }
-    ob = cairn_client_out_base(file, base);
+    ob = cairn_output_base(file);
     sum = ob ? cairn_asprintf("%s.summary.json", ob) : NULL;
     res = ob ? cairn_asprintf("%s.results.jsonl", ob) : NULL;
     if (sum == NULL || res == NULL) {

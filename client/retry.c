@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "names.h"
 #include "commands.h"
 
 #ifndef RENAME_NOREPLACE
@@ -70,11 +71,10 @@ static void drop_failed_summary(struct cairn_client *cl, const char *name)
 static int requeue(struct cairn_client *cl, int failed_fd, int active_fd, const char *file,
                    const char *base)
 {
-    char *ob = cairn_client_out_base(file, base);
+    char *ob = cairn_output_base(file);
     char *summary = ob ? cairn_asprintf("%s.summary.json", ob) : NULL;
     char *reason = ob ? cairn_asprintf("%s.reason.json", ob) : NULL;
-    char *attempts = cairn_asprintf(".cairn-attempts.%016llx",
-                                    (unsigned long long)cairn_hash64(file, strlen(file)));
+    char *attempts = cairn_attempts_file(file);
     int rc = -ENOMEM;
 
     if (summary == NULL || reason == NULL || attempts == NULL)
@@ -114,7 +114,7 @@ static int check_all(struct cairn_client *cl, struct names *jobs, char *const *n
 
         if ((rc = cairn_client_job_names(cl, names[i], &file, &base)) != 0)
             return rc;
-        rc = cairn_client_locate(cl, file, base, &w);
+        rc = cairn_client_locate(cl, file, &w);
         if (rc == 0 && !w.failed)
             rc = cairn_client_fail(cl, w.waiting || w.active ? -EEXIST : -ENOENT,
                                    "%s is not a failed job: %s", base,

@@ -14,10 +14,8 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "names.h"
 
-/* Bytes of a long name kept in its outputs' names (core/job.c). */
-#define OUTPUT_CUT 200
-#define RESULTS_SUFFIX ".results.jsonl"
 
 static int open_dir(struct cairn_client *cl, const char *path, const char *key,
                     const char *origin, int write, int *fd_out)
@@ -134,18 +132,6 @@ int cairn_client_job_names(struct cairn_client *cl, const char *arg, char **file
     return 0;
 }
 
-char *cairn_client_out_base(const char *file, const char *base)
-{
-    size_t cut = OUTPUT_CUT;
-
-    if (strlen(base) + strlen(RESULTS_SUFFIX) <= NAME_MAX)
-        return strdup(base);
-    while (cut > 0 && ((unsigned char)base[cut] & 0xC0) == 0x80)
-        cut--;
-    return cairn_asprintf("%.*s~%016llx", (int)cut, base,
-                          (unsigned long long)cairn_hash64(file, strlen(file)));
-}
-
 static int present(int dir_fd, const char *name)
 {
     struct stat st;
@@ -153,8 +139,7 @@ static int present(int dir_fd, const char *name)
     return dir_fd >= 0 && fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-int cairn_client_locate(struct cairn_client *cl, const char *file, const char *base,
-                        struct cairn_where *w)
+int cairn_client_locate(struct cairn_client *cl, const char *file, struct cairn_where *w)
 {
     static const char *const sub[] = {"active", "done", "failed"};
     int *flag[] = {&w->active, &w->done, &w->failed};
@@ -169,7 +154,7 @@ int cairn_client_locate(struct cairn_client *cl, const char *file, const char *b
             close(fd);
     }
     if (cl->out_fd >= 0) {
-        char *ob = cairn_client_out_base(file, base);
+        char *ob = cairn_output_base(file);
         char *sum = ob != NULL ? cairn_asprintf("%s.summary.json", ob) : NULL;
 
         free(ob);

@@ -70,12 +70,11 @@ static char *generate_base(const char *src)
 }
 
 /* 1 when a job of this name is waiting, active, finished or failed. */
-static int taken(struct cairn_client *cl, const char *file, const char *base,
-                 const char **where)
+static int taken(struct cairn_client *cl, const char *file, const char **where)
 {
     struct cairn_where w;
 
-    if (cairn_client_locate(cl, file, base, &w) != 0)
+    if (cairn_client_locate(cl, file, &w) != 0)
         return -ENOMEM;
     *where = w.waiting  ? "it is waiting in the spool"
              : w.active ? "it is being processed (.cairn/active/)"
@@ -98,7 +97,7 @@ static int choose_name(struct cairn_client *cl, const struct cairn_submit_opts *
     if (o->name != NULL) {
         if ((rc = cairn_client_job_names(cl, o->name, &s->file, &s->base)) != 0)
             return rc;
-        if ((rc = taken(cl, s->file, s->base, &where)) < 0)
+        if ((rc = taken(cl, s->file, &where)) < 0)
             return rc;
         if (rc == 1)
             return cairn_client_fail(cl, -EEXIST,
@@ -112,7 +111,7 @@ static int choose_name(struct cairn_client *cl, const struct cairn_submit_opts *
         s->file = s->base != NULL ? cairn_asprintf("%s.jsonl", s->base) : NULL;
         if (s->file == NULL)
             return -ENOMEM;
-        if ((rc = taken(cl, s->file, s->base, &where)) <= 0)
+        if ((rc = taken(cl, s->file, &where)) <= 0)
             return rc;
         free(s->file);
         free(s->base);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "names.h"
 #include "statusfile.h"
 #include "submit.h"
 
@@ -123,7 +124,7 @@ static const char *where_now(struct waiter *w, size_t i)
 {
     struct cairn_where at;
 
-    if (cairn_client_locate(w->cl, w->jobs[i].file, w->jobs[i].base, &at) != 0)
+    if (cairn_client_locate(w->cl, w->jobs[i].file, &at) != 0)
         return "somewhere";
     return at.active    ? "active (being processed)"
            : at.waiting ? "waiting in the spool"
@@ -205,7 +206,7 @@ int cairn_client_wait(struct cairn_client *cl, const struct cairn_submitted *job
         goto out;
     }
     for (i = 0; i < n; i++) {
-        char *ob = cairn_client_out_base(jobs[i].file, jobs[i].base);
+        char *ob = cairn_output_base(jobs[i].file);
         w.sum[i] = ob != NULL ? cairn_asprintf("%s.summary.json", ob) : NULL;
         free(ob);
         if (w.sum[i] == NULL) {
@@ -266,7 +267,7 @@ int cairn_cmd_wait(struct cairn_client *cl, char *const *names, size_t n, double
 
         rc = cairn_client_job_names(cl, names[i], &jobs[i].file, &jobs[i].base);
         if (rc == 0)
-            rc = cairn_client_locate(cl, jobs[i].file, jobs[i].base, &w);
+            rc = cairn_client_locate(cl, jobs[i].file, &w);
         if (rc == 0 && !w.waiting && !w.active && !w.summary && !w.failed)
             rc = cairn_client_fail(cl, -ENOENT, "no job %s: not in the spool %s, and no "
                                    "summary in %s", jobs[i].base, cl->cfg.input_dir,

@@ -13,21 +13,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "names.h"
 #include "util.h"
 
-/* Named by a hash of the job's name, not the name itself: a name near
- * NAME_MAX leaves no room for a prefix and a suffix, and a job that keeps
- * crashing must be counted whatever its name.  The file holds the job's
- * inode, so a hash collision or a new file of the same name starts at 0. */
-static char *attempts_name(const char *name)
-{
-    return cairn_asprintf(".cairn-attempts.%016llx",
-                          (unsigned long long)cairn_hash64(name, strlen(name)));
-}
+/* Named by a hash of the job's name, not the name itself (names.h): a
+ * name near NAME_MAX leaves no room for a prefix and a suffix, and a job
+ * that keeps crashing must be counted whatever its name.  The file holds
+ * the job's inode, so a hash collision or a new file of the same name
+ * starts at 0. */
 
 unsigned cairn_attempts_count(int active_fd, const char *name, ino_t ino)
 {
-    char *file = attempts_name(name);
+    char *file = cairn_attempts_file(name);
     unsigned long long old_ino = 0;
     unsigned before = 0;
     char buf[64];
@@ -54,7 +51,7 @@ unsigned cairn_attempts_count(int active_fd, const char *name, ino_t ino)
 
 void cairn_attempts_forget(int active_fd, const char *name)
 {
-    char *file = attempts_name(name);
+    char *file = cairn_attempts_file(name);
 
     if (file != NULL)
         unlinkat(active_fd, file, 0);

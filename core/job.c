@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "attempts.h"
+#include "names.h"
 #include "source.h"
 #include "summary.h"
 #include "tmpfile.h"
@@ -97,25 +98,6 @@ static int publish(int dir_fd, char kind, const char *name, const struct cairn_b
 static char *output_name(const struct cairn_job *job, const char *suffix)
 {
     return cairn_asprintf("%s%s", job->out_base, suffix);
-}
-
-/* Bytes of a long name kept in its outputs' names: with "~", 16 hex
- * digits and ".results.jsonl", still well under NAME_MAX. */
-#define OUTPUT_CUT 200
-
-/* NAME when NAME.results.jsonl fits in NAME_MAX; otherwise the first
- * OUTPUT_CUT bytes of NAME (not splitting a UTF-8 character), "~" and a
- * hash of the whole file name: short, and distinct for distinct names. */
-static char *output_base(const char *name, const char *base)
-{
-    size_t cut = OUTPUT_CUT;
-
-    if (strlen(base) + strlen(RESULTS_SUFFIX) <= NAME_MAX)
-        return strdup(base);
-    while (cut > 0 && ((unsigned char)base[cut] & 0xC0) == 0x80)
-        cut--;
-    return cairn_asprintf("%.*s~%016llx", (int)cut, base,
-                          (unsigned long long)cairn_hash64(name, strlen(name)));
 }
 
 #define STEP(what, expr)           \
@@ -532,7 +514,7 @@ int cairn_job_start(const struct cairn_job_env *env, const char *name, int recov
     job->plugins = cairn_plugin_set_ref(env->plugins);
     job->name = strdup(name);
     job->base = strndup(name, base_len);
-    job->out_base = job->base != NULL ? output_base(name, job->base) : NULL;
+    job->out_base = cairn_output_base(name);
     job->label = cairn_name_escape(name);
     job->keep_inputs = env->cfg->keep_inputs;
     job->max_attempts = env->cfg->max_attempts;

@@ -1,0 +1,19 @@
+/*
+ * names.h - the names cairn derives from a job's file name, in one place
+ * for the daemon and the cairn client alike.
+ */
+#ifndef CAIRN_NAMES_H
+#define CAIRN_NAMES_H
+
+/* What the outputs of file (NAME.jsonl) are named after: NAME when
+ * NAME.results.jsonl fits in NAME_MAX; otherwise NAME's first 200 bytes
+ * (not splitting a UTF-8 character), "~" and 16 hex digits of a hash of
+ * the whole file name: short, and distinct for distinct names.
+ * malloc'd, or NULL. */
+char *cairn_output_base(const char *file);
+
+/* The crash count of a claimed file in .cairn/active/: named by a hash of
+ * the file name, so any name's count fits.  malloc'd, or NULL. */
+char *cairn_attempts_file(const char *file);
+
+#endif /* CAIRN_NAMES_H */
