@@ -183,8 +183,7 @@ static int store(struct cairn_config *cfg, const struct key *k, const json_t *v,
     case T_FILE_NAME:
         /* The name is used in the output directory as it is: a path
          * would write elsewhere, or never. */
-        if (!json_is_string(v) || strchr(json_string_value(v), '/') != NULL ||
-            strcmp(json_string_value(v), ".") == 0 || strcmp(json_string_value(v), "..") == 0 ||
+        if (!json_is_string(v) || !cairn_is_plain_name(json_string_value(v)) ||
             json_string_length(v) > 255)
             return -EINVAL;
         /* fall through */

@@ -487,17 +487,11 @@ int cairn_metrics_write(const struct cairn_metrics *m, int dir_fd, const char *f
     struct cairn_buf text = { 0 };
     int rc;
 
-    if (!cairn_metrics_file_ok(file))
+    if (!cairn_is_plain_name(file))
         return -EINVAL;
     rc = cairn_metrics_render(m, &text);
     if (rc == 0)
         rc = cairn_publish_now(dir_fd, file, text.data, text.len, &opts);
     cairn_buf_free(&text);
     return rc;
-}
-
-int cairn_metrics_file_ok(const char *file)
-{
-    return file[0] != '\0' && strchr(file, '/') == NULL && strcmp(file, ".") != 0 &&
-           strcmp(file, "..") != 0;
 }

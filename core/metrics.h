@@ -145,7 +145,4 @@ int cairn_metrics_render(const struct cairn_metrics *m, struct cairn_buf *out);
  */
 int cairn_metrics_write(const struct cairn_metrics *m, int dir_fd, const char *file);
 
-/* 1 when file is a plain name cairn_metrics_write accepts. */
-int cairn_metrics_file_ok(const char *file);
-
 #endif /* CAIRN_METRICS_H */

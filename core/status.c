@@ -12,13 +12,9 @@
 
 static int put_time(struct cairn_buf *out, const struct timespec *ts)
 {
-    struct tm tm;
-    char text[40];
-    size_t n;
+    char text[32];
 
-    gmtime_r(&ts->tv_sec, &tm);
-    n = strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(text + n, sizeof(text) - n, ".%03ldZ", ts->tv_nsec / 1000000);
+    cairn_rfc3339(ts, text);
     return cairn_buf_json_string(out, text, strlen(text));
 }
 

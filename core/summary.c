@@ -15,16 +15,6 @@
 
 #include <errno.h>
 
-static void rfc3339(const struct timespec *ts, char out[32])
-{
-    struct tm tm;
-    size_t n;
-
-    gmtime_r(&ts->tv_sec, &tm);
-    n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out + n, 32 - n, ".%03ldZ", ts->tv_nsec / 1000000);
-}
-
 int cairn_summary_render(const struct cairn_job_facts *job, struct cairn_buf *out)
 {
     const struct cairn_tally *t = job->tally;
@@ -41,8 +31,8 @@ int cairn_summary_render(const struct cairn_job_facts *job, struct cairn_buf *ou
     int rc = -ENOMEM;
 
     clock_gettime(CLOCK_REALTIME, &finished);
-    rfc3339(&job->started, started_s);
-    rfc3339(&finished, finished_s);
+    cairn_rfc3339(&job->started, started_s);
+    cairn_rfc3339(&finished, finished_s);
     if (root == NULL || errors == NULL || by_variant == NULL || results == NULL || job_s == NULL ||
         input == NULL)
         goto out;
@@ -108,7 +98,7 @@ int cairn_reason_render(const struct cairn_job_facts *job, struct cairn_buf *out
     int rc;
 
     clock_gettime(CLOCK_REALTIME, &now);
-    rfc3339(&now, when);
+    cairn_rfc3339(&now, when);
     char *job_s = cairn_name_escape(job->base);
 
     root = job_s == NULL ? NULL

@@ -296,3 +296,18 @@ int cairn_grow(void **p, size_t *cap, size_t need, size_t elem)
     *cap = need;
     return 0;
 }
+
+int cairn_is_plain_name(const char *s)
+{
+    return s[0] != '\0' && strchr(s, '/') == NULL && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
+}
+
+void cairn_rfc3339(const struct timespec *ts, char out[32])
+{
+    struct tm tm;
+    size_t n;
+
+    gmtime_r(&ts->tv_sec, &tm);
+    n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + n, 32 - n, ".%03ldZ", ts->tv_nsec / 1000000);
+}

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 char *cairn_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *cairn_vasprintf(const char *fmt, va_list ap);
@@ -51,5 +52,12 @@ const char *cairn_short_name(const char *s, char out[72]);
 
 /* Grows *p to hold need elements of elem bytes.  0 or -ENOMEM. */
 int cairn_grow(void **p, size_t *cap, size_t need, size_t elem);
+
+/* 1 when s can name a file inside a directory as it is: not empty, no
+ * '/', not "." or "..". */
+int cairn_is_plain_name(const char *s);
+
+/* ts as RFC 3339 UTC with milliseconds, "2026-11-30T21:00:00.000Z". */
+void cairn_rfc3339(const struct timespec *ts, char out[32]);
 
 #endif /* CAIRN_UTIL_H */
