@@ -16,6 +16,7 @@
 
 #include "attempts.h"
 #include "names.h"
+#include "publish.h"
 #include "source.h"
 #include "summary.h"
 #include "tmpfile.h"
@@ -81,17 +82,9 @@ static const char *file_kind(mode_t m)
 /* Staged, fsync'd, renamed into place: readers see all or nothing. */
 static int publish(int dir_fd, char kind, const char *name, const struct cairn_buf *content)
 {
-    struct cairn_tmpfile t;
-    int rc = cairn_tmpfile_open(&t, dir_fd, kind, 0644);
+    const struct cairn_publish_opts opts = { .kind = kind, .sync = 1 };
 
-    if (rc != 0)
-        return rc;
-    rc = cairn_tmpfile_write_sync(&t, content->data, content->len);
-    if (rc != 0) {
-        cairn_tmpfile_discard(&t);
-        return rc;
-    }
-    return cairn_tmpfile_commit(&t, name);
+    return cairn_publish_now(dir_fd, name, content->data, content->len, &opts);
 }
 
 /* NAME<suffix>, the name of one of the job's outputs. */
