@@ -19,6 +19,8 @@
 #include "nameset.h"
 #include "plugin_loader.h"
 #include "plugin_set.h"
+#include "queue.h"
+#include "scanner.h"
 #include "settle.h"
 #include "spool.h"
 #include "watch.h"
@@ -33,13 +35,6 @@ struct cairn_running {
     struct cairn_running *next;
     struct cairn_job *job;
     char name[]; /* NAME.jsonl */
-};
-
-/* A name waiting to be claimed. */
-struct cairn_pending {
-    struct cairn_pending *next;
-    int recovered; /* already in active/ (left by a crash): no claim */
-    char name[];
 };
 
 /* Input bytes per batch: big enough to amortise a thread hop, small
@@ -64,22 +59,20 @@ struct cairn_daemon {
     struct cairn_spool spool;
     struct cairn_watch watch;
     struct cairn_metrics metrics;
-    struct cairn_hang hang; /* plugin calls past solve_timeout_s (stuck.c) */
+    struct cairn_hang hang; /* plugin calls past solve_timeout_s (hang.c) */
 
-    struct cairn_pending *queue_head; /* ready to claim, oldest first */
-    struct cairn_pending *queue_tail;
-    size_t queued;
-    struct cairn_nameset known; /* queued or active: never twice */
-    struct cairn_nameset retry; /* outputs failed: wait for retry_timer */
-    struct cairn_settle settle; /* files with a future mtime, watched */
-    struct timespec scan_time;  /* the wall clock when the scan began */
-    struct cairn_running *jobs; /* active jobs */
+    struct cairn_queue queue;     /* ready to claim; names queued or active */
+    struct cairn_nameset retry;   /* outputs failed: wait for retry_timer */
+    struct cairn_scanner scanner; /* directory scans, on the pool */
+    struct cairn_settle settle;   /* files with a future mtime, watched */
+    struct cairn_nameset ignored; /* never-taken files already logged */
+    struct cairn_running *jobs;   /* active jobs */
     size_t active;
     size_t max_active;
 
     uv_timer_t rescan_timer; /* every rescan_interval_s */
     uv_timer_t young_timer;  /* when a too-young file comes of age */
-    uv_timer_t retry_timer;  /* RETRY_DELAY_MS after an output failure */
+    uv_timer_t retry_timer;  /* after an output failure, backing off */
     uv_timer_t metrics_timer;
     uv_timer_t stop_timer;     /* shutdown_timeout_s */
     uv_timer_t status_timer;   /* systemd STATUS= refresh */
@@ -96,6 +89,7 @@ struct cairn_daemon {
     int abandoned; /* shutdown timed out with jobs running */
     int watching;
     int name_busy;           /* a claim met a same-named active job */
+    int scanned;             /* the first scan has been sorted */
     uint64_t young_wait_ms;  /* shortest wait a scan found, or 0 */
     uint64_t retry_ms;       /* the next output-failure back-off, or 0 */
     uint64_t records;        /* answered since start, for records/s */
@@ -116,6 +110,10 @@ struct cairn_daemon {
     uint64_t live_ns;  /* when it was last written */
     char host[65];
     struct timespec started_real;
+
+    /* daemon.c's: called by the dispatcher whenever work may have run
+     * out, to end the run when nothing is left to wait for. */
+    void (*check_done)(struct cairn_daemon *d);
 };
 
 /*

@@ -3,7 +3,6 @@
  */
 #include "spool.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -167,6 +166,14 @@ int cairn_spool_is_job_name(const char *name)
            strchr(name, '/') == NULL;
 }
 
+int cairn_spool_is_never_taken(const char *name)
+{
+    size_t n = strlen(name);
+
+    return n > 0 && name[0] != '.' && !(n >= 4 && strcmp(name + n - 4, ".tmp") == 0) &&
+           !cairn_spool_is_job_name(name);
+}
+
 int cairn_spool_claim(const struct cairn_spool *sp, const char *name)
 {
     if (renameat2(sp->in_fd, name, sp->active_fd, name, RENAME_NOREPLACE) != 0)
@@ -178,36 +185,5 @@ int cairn_spool_unclaim(const struct cairn_spool *sp, const char *name)
 {
     if (renameat2(sp->active_fd, name, sp->in_fd, name, RENAME_NOREPLACE) != 0)
         return -errno;
-    return 0;
-}
-
-int cairn_spool_scan(const struct cairn_spool *sp, int active, cairn_spool_found_fn found,
-                     void *data)
-{
-    int dfd = active ? sp->active_fd : sp->in_fd;
-    struct dirent *e;
-    DIR *d;
-    int fd;
-
-    /* A DIR stream owns its fd: scan through a duplicate, from the start. */
-    fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    d = fdopendir(fd);
-    if (d == NULL) {
-        int rc = -errno;
-        close(fd);
-        return rc;
-    }
-    while ((e = readdir(d)) != NULL) {
-        struct stat st;
-
-        if (!cairn_spool_is_job_name(e->d_name))
-            continue;
-        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-            continue; /* gone since readdir: nothing to do */
-        found(data, e->d_name, &st);
-    }
-    closedir(d);
     return 0;
 }

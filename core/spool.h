@@ -58,6 +58,11 @@ int cairn_spool_repair(struct cairn_spool *sp);
 /* 1 when name is a job file we may claim: "NAME.jsonl", not a dot-file. */
 int cairn_spool_is_job_name(const char *name);
 
+/* 1 when name is none of a job file, a dot-file or "*.tmp" (a producer's
+ * temporaries): a file the spool will never take, worth a word in the log
+ * since its producer probably meant it as a job. */
+int cairn_spool_is_never_taken(const char *name);
+
 /*
  * NAME     cairn_spool_claim - take INPUT/name for this daemon
  * RETURNS  0; -ENOENT when it is gone (another daemon took it, or its
@@ -70,13 +75,5 @@ int cairn_spool_claim(const struct cairn_spool *sp, const char *name);
 
 /* Gives a claimed job back to the input directory (RENAME_NOREPLACE). */
 int cairn_spool_unclaim(const struct cairn_spool *sp, const char *name);
-
-/* Callback for scans: a candidate name and what lstat(2) says of it. */
-typedef void (*cairn_spool_found_fn)(void *data, const char *name, const struct stat *st);
-
-/* Lists job names in the input directory (or, with active != 0, in
- * active/), calling found() for each.  Returns 0 or a negative errno. */
-int cairn_spool_scan(const struct cairn_spool *sp, int active, cairn_spool_found_fn found,
-                     void *data);
 
 #endif /* CAIRN_SPOOL_H */

@@ -31,14 +31,21 @@ static void on_event(struct cairn_watch *w, const struct inotify_event *ev)
         w->cb(w, CAIRN_WATCH_GONE, NULL);
         return;
     }
-    if (!cairn_spool_is_job_name(name))
+    if (!cairn_spool_is_job_name(name)) {
+        if ((ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) && !(ev->mask & IN_ISDIR) &&
+            cairn_spool_is_never_taken(name))
+            w->cb(w, CAIRN_WATCH_IGNORED, name);
         return;
+    }
     if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
         cairn_nameset_remove(&w->writing, name);
     } else if (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) {
         cairn_nameset_remove(&w->writing, name);
         w->cb(w, CAIRN_WATCH_READY, name);
-    } else if (ev->mask & (IN_CREATE | IN_MODIFY)) {
+    } else if ((ev->mask & IN_CREATE) ||
+               ((ev->mask & IN_MODIFY) && !cairn_nameset_has(&w->writing, name))) {
+        /* Only the first event of a write is looked at: one lstat per
+         * file, not one per write(2) its producer makes. */
         struct stat st;
 
         if (fstatat(w->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&

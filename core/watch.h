@@ -19,7 +19,8 @@
 enum cairn_watch_event {
     CAIRN_WATCH_READY,
     CAIRN_WATCH_OVERFLOW,
-    CAIRN_WATCH_GONE /* the input directory itself was removed or moved */
+    CAIRN_WATCH_GONE,   /* the input directory itself was removed or moved */
+    CAIRN_WATCH_IGNORED /* a file arrived under a name never taken (spool.h) */
 };
 
 struct cairn_watch;

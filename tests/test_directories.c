@@ -340,6 +340,52 @@ START_TEST(status_file_shows_active_jobs)
 }
 END_TEST
 
+/* A file the spool will never take (named *.json, *.txt, ...) is said in
+ * the log once while it stays, whether a scan or inotify found it, and
+ * said again if it comes back; a producer's temporaries (dot-files,
+ * *.tmp) are not mentioned.  It used to be ignored without a word. */
+START_TEST(never_taken_files_said_once)
+{
+    struct env e;
+    char path[PATH_MAX];
+    int p;
+
+    env_init(&e);
+    TH_IN(path, &e, "early.json");
+    th_write_text(path, JOB);
+    TH_IN(path, &e, ".hidden.jsonl");
+    th_write_text(path, JOB);
+    TH_IN(path, &e, "x.jsonl.tmp");
+    th_write_text(path, JOB);
+    p = start(&e);
+    th_drop_job(e.in, "late.txt", JOB, strlen(JOB)); /* by rename: inotify */
+    TH_IN(path, &e, "inplace.json");
+    th_write_text(path, JOB); /* written in place: inotify's close */
+    th_drop_job(e.in, "real.jsonl", JOB, strlen(JOB));
+    TH_EVENTUALLY(summary_in(e.out, "real"), 10000, "the real job was not done within 10 s");
+    /* Three rescans (rescan_interval_s 1) see the same files again. */
+    th_sleep_ms(3300);
+    TH_REQUIRE(log_lines_with(p, "early.json is never taken") == 1, "early.json said %d times",
+               log_lines_with(p, "early.json is never taken"));
+    TH_REQUIRE(log_lines_with(p, "late.txt is never taken") == 1, "late.txt said %d times",
+               log_lines_with(p, "late.txt is never taken"));
+    TH_REQUIRE(log_lines_with(p, "inplace.json is never taken") == 1,
+               "inplace.json said %d times", log_lines_with(p, "inplace.json is never taken"));
+    TH_REQUIRE(log_lines_with(p, "hidden") == 0 && log_lines_with(p, "x.jsonl.tmp") == 0,
+               "a producer's temporary was mentioned");
+    TH_REQUIRE(log_lines_with(p, "real.jsonl is never taken") == 0, "a job file was called never taken");
+    /* Gone, then back: said again. */
+    TH_IN(path, &e, "early.json");
+    ck_assert_int_eq(unlink(path), 0);
+    th_sleep_ms(1500);
+    th_drop_job(e.in, "early.json", JOB, strlen(JOB));
+    TH_EVENTUALLY(log_lines_with(p, "early.json is never taken") == 2, 5000,
+                  "early.json, back again, was not said again");
+    stop_promptly(p);
+    th_cleanup();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("directories");
@@ -366,6 +412,7 @@ int main(void)
     tcase_add_test(tc, future_mtime_once);
     tcase_add_test(tc, future_mtime_daemon);
     tcase_add_test(tc, status_file_shows_active_jobs);
+    tcase_add_test(tc, never_taken_files_said_once);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);

@@ -1,0 +1,276 @@
+/*
+ * test_scanner.c - the daemon's queue of names (queue.h) and its
+ * directory scans on the pool (scanner.h), on their own.
+ */
+#include <check.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "queue.h"
+#include "scanner.h"
+#include "spool.h"
+
+/* ---- the queue ----------------------------------------------------- */
+
+START_TEST(queue_keeps_order_and_never_takes_a_name_twice)
+{
+    struct cairn_queue q = { 0 };
+    struct cairn_pending *p;
+
+    ck_assert_int_eq(cairn_queue_push(&q, "a.jsonl", 0), 0);
+    ck_assert_int_eq(cairn_queue_push(&q, "b.jsonl", 1), 0);
+    ck_assert_int_eq(cairn_queue_push(&q, "a.jsonl", 0), 1); /* queued already */
+    ck_assert_uint_eq(q.n, 2);
+    p = cairn_queue_pop(&q);
+    ck_assert_str_eq(p->name, "a.jsonl");
+    ck_assert_int_eq(p->recovered, 0);
+    free(p);
+    /* Running: still taken, until released. */
+    ck_assert_int_eq(cairn_queue_push(&q, "a.jsonl", 0), 1);
+    ck_assert(cairn_queue_has(&q, "a.jsonl"));
+    cairn_queue_release(&q, "a.jsonl");
+    ck_assert(!cairn_queue_has(&q, "a.jsonl"));
+    ck_assert_int_eq(cairn_queue_push(&q, "a.jsonl", 0), 0);
+    p = cairn_queue_pop(&q);
+    ck_assert_str_eq(p->name, "b.jsonl");
+    ck_assert_int_eq(p->recovered, 1);
+    /* Dropping the pending entries releases their names only: b runs. */
+    cairn_queue_drop(&q);
+    ck_assert_uint_eq(q.n, 0);
+    ck_assert_ptr_null(cairn_queue_pop(&q));
+    ck_assert(!cairn_queue_has(&q, "a.jsonl"));
+    ck_assert(cairn_queue_has(&q, "b.jsonl"));
+    free(p);
+    cairn_queue_free(&q);
+}
+END_TEST
+
+/* ---- scans ----------------------------------------------------------- */
+
+struct seen {
+    int calls;
+    uv_thread_t loop_thread;
+    int on_loop_thread;
+    struct cairn_scan last; /* names only: copies of the lists' names */
+    char input[512], active[512], ignored[512], found[512];
+    int repaired;
+    int what;
+};
+
+static void names_of(const struct cairn_scan_list *l, char *out, size_t cap)
+{
+    size_t i, k;
+    char *sorted[64];
+    size_t n = l->n < 64 ? l->n : 64;
+
+    for (i = 0; i < n; i++)
+        sorted[i] = l->v[i].name;
+    /* readdir order is the file system's: sort for the comparison. */
+    for (i = 1; i < n; i++)
+        for (k = i; k > 0 && strcmp(sorted[k - 1], sorted[k]) > 0; k--) {
+            char *t = sorted[k];
+            sorted[k] = sorted[k - 1];
+            sorted[k - 1] = t;
+        }
+    out[0] = '\0';
+    for (i = 0; i < n; i++) {
+        strncat(out, sorted[i], cap - strlen(out) - 2);
+        strcat(out, " ");
+    }
+}
+
+static void on_done(struct cairn_scanner *s, const struct cairn_scan *c)
+{
+    struct seen *seen = s->data;
+    uv_thread_t self = uv_thread_self();
+
+    seen->calls++;
+    seen->on_loop_thread = uv_thread_equal(&self, &seen->loop_thread);
+    seen->what = c->what;
+    seen->repaired = c->repaired;
+    names_of(&c->input, seen->input, sizeof(seen->input));
+    names_of(&c->active, seen->active, sizeof(seen->active));
+    names_of(&c->ignored, seen->ignored, sizeof(seen->ignored));
+    names_of(&c->found, seen->found, sizeof(seen->found));
+}
+
+struct fixture {
+    char root[64];
+    char in[128];
+    char out[128];
+    struct cairn_spool spool;
+    uv_loop_t loop;
+    struct cairn_scanner s;
+    struct seen seen;
+};
+
+static void touch_in(struct fixture *f, const char *rel)
+{
+    char path[PATH_MAX];
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/%s", f->in, rel);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "{}\n", 3), 3);
+    close(fd);
+}
+
+static void setup(struct fixture *f)
+{
+    const char *what;
+
+    memset(f, 0, sizeof(*f));
+    snprintf(f->root, sizeof(f->root), "/tmp/cairn-test-scanner.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(f->root));
+    snprintf(f->in, sizeof(f->in), "%s/in", f->root);
+    snprintf(f->out, sizeof(f->out), "%s/out", f->root);
+    ck_assert_int_eq(mkdir(f->in, 0755), 0);
+    ck_assert_int_eq(mkdir(f->out, 0755), 0);
+    ck_assert_int_eq(cairn_spool_open(&f->spool, f->in, f->out, &what), 0);
+    ck_assert_int_eq(uv_loop_init(&f->loop), 0);
+    f->seen.loop_thread = uv_thread_self();
+    cairn_scanner_init(&f->s, &f->loop, &f->spool, on_done, &f->seen);
+}
+
+static void teardown(struct fixture *f)
+{
+    char cmd[128];
+
+    cairn_scanner_free(&f->s);
+    ck_assert_int_eq(uv_loop_close(&f->loop), 0);
+    cairn_spool_close(&f->spool);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->root);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(scan_lists_jobs_active_and_never_taken_files)
+{
+    struct fixture f;
+    char path[PATH_MAX];
+
+    setup(&f);
+    touch_in(&f, "a.jsonl");
+    touch_in(&f, "b.jsonl");
+    touch_in(&f, ".hidden.jsonl"); /* a producer's temporary */
+    touch_in(&f, "c.jsonl.tmp");   /* likewise */
+    touch_in(&f, "meant.json");    /* never taken: said in the log */
+    touch_in(&f, "notes.txt");
+    touch_in(&f, ".cairn/active/r.jsonl");
+    snprintf(path, sizeof(path), "%s/sub.txt", f.in);
+    ck_assert_int_eq(mkdir(path, 0755), 0); /* a folder is no file */
+    ck_assert_int_eq(cairn_scanner_request(&f.s, CAIRN_SCAN_FULL | CAIRN_SCAN_ACTIVE), 0);
+    ck_assert(cairn_scanner_busy(&f.s));
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(f.seen.calls, 1);
+    ck_assert(f.seen.on_loop_thread);
+    ck_assert(!cairn_scanner_busy(&f.s));
+    ck_assert_str_eq(f.seen.input, "a.jsonl b.jsonl ");
+    ck_assert_str_eq(f.seen.active, "r.jsonl ");
+    ck_assert_str_eq(f.seen.ignored, "meant.json notes.txt ");
+    ck_assert_int_eq(f.seen.repaired, 0);
+    teardown(&f);
+}
+END_TEST
+
+/* Requests made while a scan runs are gathered into one more. */
+START_TEST(requests_while_running_are_gathered)
+{
+    struct fixture f;
+
+    setup(&f);
+    touch_in(&f, "a.jsonl");
+    ck_assert_int_eq(cairn_scanner_request(&f.s, CAIRN_SCAN_FULL), 0);
+    ck_assert_int_eq(cairn_scanner_request(&f.s, CAIRN_SCAN_FULL), 0);
+    ck_assert_int_eq(cairn_scanner_lookup(&f.s, "a.jsonl"), 0);
+    ck_assert_int_eq(cairn_scanner_lookup(&f.s, "absent.jsonl"), 0);
+    ck_assert_int_eq(cairn_scanner_request(&f.s, CAIRN_SCAN_FULL), 0);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(f.seen.calls, 2);
+    ck_assert_int_eq(f.seen.what, CAIRN_SCAN_FULL);
+    ck_assert_str_eq(f.seen.found, "a.jsonl ");
+    ck_assert_str_eq(f.seen.input, "a.jsonl ");
+    teardown(&f);
+}
+END_TEST
+
+/* A lookup alone lists nothing but what it names. */
+START_TEST(lookup_alone_lists_nothing_else)
+{
+    struct fixture f;
+
+    setup(&f);
+    touch_in(&f, "a.jsonl");
+    touch_in(&f, "b.jsonl");
+    ck_assert_int_eq(cairn_scanner_lookup(&f.s, "b.jsonl"), 0);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(f.seen.calls, 1);
+    ck_assert_int_eq(f.seen.what, 0);
+    ck_assert_str_eq(f.seen.found, "b.jsonl ");
+    ck_assert_str_eq(f.seen.input, "");
+    teardown(&f);
+}
+END_TEST
+
+/* Every work item recreates a state folder someone removed. */
+START_TEST(scan_recreates_removed_state_folders)
+{
+    struct fixture f;
+    char path[PATH_MAX];
+    struct stat st;
+
+    setup(&f);
+    snprintf(path, sizeof(path), "%s/.cairn/done", f.in);
+    ck_assert_int_eq(rmdir(path), 0);
+    ck_assert_int_eq(cairn_scanner_request(&f.s, 0), 0);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(f.seen.calls, 1);
+    ck_assert_int_eq(f.seen.repaired, 1 << 1);
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert(S_ISDIR(st.st_mode));
+    teardown(&f);
+}
+END_TEST
+
+/* After stop, a scan in flight ends without a word, and no more start. */
+START_TEST(stopped_scanner_calls_nothing)
+{
+    struct fixture f;
+
+    setup(&f);
+    ck_assert_int_eq(cairn_scanner_request(&f.s, CAIRN_SCAN_FULL), 0);
+    ck_assert_int_eq(cairn_scanner_request(&f.s, CAIRN_SCAN_FULL), 0);
+    cairn_scanner_stop(&f.s);
+    ck_assert_int_eq(cairn_scanner_request(&f.s, CAIRN_SCAN_FULL), 0);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(f.seen.calls, 0);
+    teardown(&f);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("scanner");
+    TCase *tc = tcase_create("core");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_test(tc, queue_keeps_order_and_never_takes_a_name_twice);
+    tcase_add_test(tc, scan_lists_jobs_active_and_never_taken_files);
+    tcase_add_test(tc, requests_while_running_are_gathered);
+    tcase_add_test(tc, lookup_alone_lists_nothing_else);
+    tcase_add_test(tc, scan_recreates_removed_state_folders);
+    tcase_add_test(tc, stopped_scanner_calls_nothing);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
