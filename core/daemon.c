@@ -21,6 +21,7 @@
 #include "daemon_report.h"
 #include "job.h"
 #include "notify.h"
+#include "progress.h"
 #include "reload.h"
 #include "status.h"
 #include "tmpfile.h"
@@ -175,6 +176,9 @@ static void on_metrics_timer(uv_timer_t *t)
     cairn_daemon_write_metrics_async(t->data);
 }
 
+static void log_plugins(const struct cairn_daemon *d);
+static void start_timers(struct cairn_daemon *d);
+
 /* SIGHUP: swap in a new configuration and plugin set, or keep the old. */
 static void reload(struct cairn_daemon *d)
 {
@@ -203,9 +207,9 @@ static void reload(struct cairn_daemon *d)
     d->log.level = d->cfg.log_level;
     if (d->cfg.umask >= 0)
         umask((mode_t)d->cfg.umask);
-    cairn_daemon_start_timers(d);
+    start_timers(d);
     cairn_hang_set_timeout(&d->hang, d->cfg.solve_timeout_s);
-    cairn_daemon_log_plugins(d);
+    log_plugins(d);
     cairn_log(&d->log, CAIRN_LOG_INFO, "reloaded: %zu plugin(s) from %s", ps->reg.n_plugins,
               d->cfg.plugin_dir);
 }
@@ -300,7 +304,8 @@ static int watch_hangs(struct cairn_daemon *d)
 
 /* ---- start ------------------------------------------------------------- */
 
-void cairn_daemon_log_plugins(const struct cairn_daemon *d)
+/* One log line per loaded plugin. */
+static void log_plugins(const struct cairn_daemon *d)
 {
     size_t i;
 
@@ -339,7 +344,8 @@ static int init_handles(struct cairn_daemon *d)
     return 0;
 }
 
-void cairn_daemon_start_timers(struct cairn_daemon *d)
+/* (Re)starts the rescan and metrics timers from d->cfg. */
+static void start_timers(struct cairn_daemon *d)
 {
     uint64_t rescan = ms(d->cfg.rescan_interval_s), metrics = ms(d->cfg.metrics_interval_s);
 
@@ -416,7 +422,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
         uv_run(&d->loop, UV_RUN_DEFAULT);
         goto out;
     }
-    cairn_daemon_log_plugins(d);
+    log_plugins(d);
     cairn_log(&d->log, CAIRN_LOG_INFO, "%s %s: %u worker thread(s), output %s",
               d->once ? "processing" : "watching", d->cfg.input_dir, threads, d->cfg.output_dir);
 
@@ -428,7 +434,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
     /* The first scan lists active/ too: jobs a crash left there. */
     cairn_dispatch_init(d);
     cairn_dispatch_scan(d, CAIRN_SCAN_FULL | CAIRN_SCAN_ACTIVE);
-    cairn_daemon_start_timers(d);
+    start_timers(d);
     uv_timer_start(&d->live_timer, on_live_timer, 1000, 1000);
     start_notify(d);
     if (d->once)

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "daemon.h"
+#include "daemon_ctx.h"
 
 /* Before the first scan: the loop and the spool are open. */
 void cairn_dispatch_init(struct cairn_daemon *d);

@@ -9,7 +9,7 @@
 #ifndef CAIRN_DAEMON_REPORT_H
 #define CAIRN_DAEMON_REPORT_H
 
-#include "daemon.h"
+#include "daemon_ctx.h"
 
 /* STATUS= with the live counts, after extra (e.g. "READY=1\n") if any. */
 void cairn_daemon_notify_status(struct cairn_daemon *d, const char *extra);

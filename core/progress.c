@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "daemon.h"
+#include "progress.h"
 #include "job.h"
 
 #define PROGRESS_INTERVAL_MS 500
