@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "metrics.h"
 #include "util.h"
@@ -451,12 +453,91 @@ static int contains(const char *outer, const char *inner)
     return strncmp(outer, inner, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
 }
 
+/* key's directory path must be a directory we may create entries in
+ * (W_OK|X_OK); under_too: also INPUT/.cairn and .cairn/active when they
+ * exist, since a claim renames into active/.  A missing directory is
+ * allowed only when may_create, and then its parent must be writable.
+ * 0, or -EINVAL with *err naming the key and the path. */
+static int check_one_dir(const char *key, const char *path, int may_create, int under_too,
+                         char **err)
+{
+    static const char *const below[] = { "", "/.cairn", "/.cairn/active" };
+    struct stat st;
+    size_t i;
+
+    for (i = 0; i < (under_too ? 3u : 1u); i++) {
+        char *p = cairn_asprintf("%s%s", path, below[i]);
+        int rc = 0;
+
+        if (p == NULL)
+            return -ENOMEM;
+        if (stat(p, &st) != 0) {
+            int e = errno;
+            if (i > 0 && e == ENOENT) {
+                free(p);
+                continue; /* created at start */
+            }
+            if (e == ENOENT && may_create) {
+                /* mkdir needs the parent: its absence is found now, not
+                 * at the first job. */
+                char *copy = strdup(p), *slash;
+                if (copy == NULL) {
+                    free(p);
+                    return -ENOMEM;
+                }
+                while ((slash = strrchr(copy, '/')) != NULL && slash[1] == '\0' && slash != copy)
+                    *slash = '\0';
+                slash = strrchr(copy, '/');
+                const char *parent = slash == NULL   ? "."
+                                     : slash == copy ? "/"
+                                                     : (*slash = '\0', copy);
+                const char *why = NULL;
+                if (stat(parent, &st) != 0 || access(parent, W_OK | X_OK) != 0)
+                    why = strerror(errno);
+                else if (!S_ISDIR(st.st_mode))
+                    why = "not a directory";
+                if (why != NULL)
+                    *err = cairn_asprintf("%s: %s does not exist, and it cannot be created in %s: "
+                                          "%s",
+                                          key, p, parent, why);
+                free(copy);
+                rc = *err != NULL ? -EINVAL : 0;
+                free(p);
+                return rc;
+            }
+            *err = cairn_asprintf("%s: %s: %s", key, p, strerror(e));
+            rc = -EINVAL;
+        } else if (!S_ISDIR(st.st_mode)) {
+            *err = cairn_asprintf("%s: %s is not a directory", key, p);
+            rc = -EINVAL;
+        } else if (access(p, W_OK | X_OK) != 0) {
+            int e = errno;
+            *err =
+                cairn_asprintf("%s: %s is not writable by this user (%s): %s", key, p, strerror(e),
+                               under_too ? "claiming a job renames it into .cairn/active/"
+                                         : "results, summaries and metrics are written there");
+            rc = -EINVAL;
+        }
+        free(p);
+        if (rc != 0)
+            return *err != NULL ? rc : -ENOMEM;
+    }
+    return 0;
+}
+
 int cairn_config_check_dirs(const struct cairn_config *cfg, char **err)
 {
     char *in, *out;
     int rc = 0;
 
     *err = NULL;
+    /* Found now, with exit 2 naming the key, rather than as a runtime
+     * failure once the daemon has started. */
+    if (cfg->input_dir != NULL && (rc = check_one_dir("input_dir", cfg->input_dir, 0, 1, err)) != 0)
+        return rc;
+    if (cfg->output_dir != NULL &&
+        (rc = check_one_dir("output_dir", cfg->output_dir, 1, 0, err)) != 0)
+        return rc;
     if (cfg->input_dir == NULL || cfg->output_dir == NULL)
         return 0;
     in = resolve(cfg->input_dir);

@@ -750,7 +750,8 @@ END_TEST
  * (the eighth override was once dropped silently). */
 START_TEST(cairnd_every_override_counts)
 {
-    char *plugins = plugin_dir_copy();
+    char *plugins = plugin_dir_copy(), *last = th_make_dir_in(root_dir);
+    char *want = th_xasprintf("input_dir=%s ", last);
     const char *args[32];
     size_t n = 0, i;
     struct th_run r;
@@ -758,9 +759,10 @@ START_TEST(cairnd_every_override_counts)
     args[n++] = "--check";
     args[n++] = "--plugins";
     args[n++] = plugins;
+    /* Only the last --input must exist: --check refuses a missing one. */
     for (i = 0; i < 7; i++) {
         args[n++] = "--input";
-        args[n++] = i < 6 ? "/nonexistent/in" : "/tmp/cairn-last-input";
+        args[n++] = i < 6 ? "/nonexistent/in" : last;
     }
     args[n++] = "--threads";
     args[n++] = "3";
@@ -771,11 +773,99 @@ START_TEST(cairnd_every_override_counts)
     ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
     ck_assert_msg(strstr(r.out, "threads=3") != NULL, "threads lost: %s", r.out);
     ck_assert_msg(strstr(r.out, "limits=extended") != NULL, "limits lost: %s", r.out);
-    ck_assert_msg(strstr(r.out, "input_dir=/tmp/cairn-last-input") != NULL,
-                  "the last --input did not win: %s", r.out);
+    ck_assert_msg(strstr(r.out, want) != NULL, "the last --input did not win: %s", r.out);
     free(r.out);
     free(r.err);
     free(plugins);
+    free(last);
+    free(want);
+}
+END_TEST
+
+/* --check approves only directories the daemon can use (issue 12): a
+ * missing input directory, a file where a directory belongs, an output
+ * directory that cannot be created are configuration errors, exit 2, the
+ * message naming the key and the path.  --check once approved a missing
+ * input directory and the daemon then exited 1. */
+START_TEST(cairnd_check_refuses_unusable_dirs)
+{
+    char *plugins = plugin_dir_copy(), *top = th_make_dir_in(root_dir);
+    char *in = th_xasprintf("%s/in", top), *out = th_xasprintf("%s/out", top);
+    char *file = th_xasprintf("%s/plain-file", top);
+    char *deep = th_xasprintf("%s/no/such/out", top);
+    static const char *const modes[] = { "--check", "--once" };
+    const struct {
+        const char *in, *out, *key, *path;
+    } bad[] = {
+        { in, out, "input_dir", in },         /* in not created yet */
+        { file, out, "input_dir", file },     /* a file */
+        { top, file, "output_dir", file },    /* a file */
+        { top, deep, "output_dir", deep },    /* parent missing */
+    };
+    size_t i, m;
+
+    th_write_text(file, "not a directory\n");
+    for (m = 0; m < 2; m++)
+        for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+            const char *args[] = { modes[m], "--plugins", plugins, "--input", bad[i].in,
+                                   "--output", bad[i].out, NULL };
+            struct th_run r = run_cairnd(args);
+
+            ck_assert_msg(r.status == 2, "%s case %zu: exit %d, stderr: %s", modes[m], i,
+                          r.status, r.err);
+            ck_assert_msg(strstr(r.err, bad[i].key) != NULL && strstr(r.err, bad[i].path) != NULL,
+                          "%s case %zu: the message does not name %s and %s: %s", modes[m], i,
+                          bad[i].key, bad[i].path, r.err);
+            free(r.out);
+            free(r.err);
+        }
+    /* An output directory that does not exist yet but can be created is
+     * fine: the daemon creates it. */
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    {
+        const char *args[] = { "--check", "--plugins", plugins, "--input", in,
+                               "--output", out, NULL };
+        struct th_run r = run_cairnd(args);
+        ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
+        free(r.out);
+        free(r.err);
+    }
+    free(plugins);
+    free(top);
+    free(in);
+    free(out);
+    free(file);
+    free(deep);
+}
+END_TEST
+
+/* Not writable: only testable when not root (root passes access(2)). */
+START_TEST(cairnd_check_refuses_read_only_input)
+{
+    char *plugins, *top, *in, *out;
+
+    if (geteuid() == 0)
+        return; /* nothing to prove as root: every directory is writable */
+    plugins = plugin_dir_copy();
+    top = th_make_dir_in(root_dir);
+    in = th_xasprintf("%s/in", top);
+    out = th_xasprintf("%s/out", top);
+    ck_assert_int_eq(mkdir(in, 0555), 0);
+    {
+        const char *args[] = { "--check", "--plugins", plugins, "--input", in,
+                               "--output", out, NULL };
+        struct th_run r = run_cairnd(args);
+        ck_assert_msg(r.status == 2 && strstr(r.err, "input_dir") != NULL &&
+                          strstr(r.err, "not writable") != NULL,
+                      "exit %d, stderr: %s", r.status, r.err);
+        free(r.out);
+        free(r.err);
+    }
+    chmod(in, 0755);
+    free(plugins);
+    free(top);
+    free(in);
+    free(out);
 }
 END_TEST
 
@@ -812,6 +902,10 @@ static Suite *config_suite(void)
     CASE("cairnd --check names the bad key and exits 2", cairnd_check_names_bad_key);
     CASE("cairnd --check accepts a good config", cairnd_check_good_config);
     CASE("cairnd names a missing config file", cairnd_missing_config_is_named);
+    CASE("cairnd --check and --once refuse unusable directories, naming key and path",
+         cairnd_check_refuses_unusable_dirs);
+    CASE("cairnd --check refuses an input directory it cannot write",
+         cairnd_check_refuses_read_only_input);
     CASE("cairnd --check refuses input_dir and output_dir inside each other",
          cairnd_check_refuses_overlapping_dirs);
     CASE("cairnd --check refuses a metrics_file that is a path",

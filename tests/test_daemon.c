@@ -959,7 +959,9 @@ START_TEST(once_missing_input_dir_is_named)
         p = spawn(&e, argv);
     }
     code = th_wait_exit(p, DEADLINE_MS);
-    TH_REQUIRE(code != 0 && code < 128, "--once with a missing input dir exited %d", code);
+    /* A configuration error (exit 2), found before the daemon starts. */
+    TH_REQUIRE(code == 2, "--once with a missing input dir exited %d", code);
+    TH_REQUIRE(th_log_has(p, "input_dir"), "the error does not name the key input_dir");
     TH_REQUIRE(th_log_has(p, missing), "the error does not name %s", missing);
     th_cleanup();
 }
