@@ -23,6 +23,7 @@
 #include "log.h"
 #include "plugin_loader.h"
 #include "record.h"
+#include "summary.h"
 
 #ifndef CAIRN_VERSION
 #define CAIRN_VERSION "0.0.0"
@@ -50,7 +51,8 @@ enum mode {
 static const char usage_text[] =
     "usage: cairnd [-c FILE] [--input DIR] [--output DIR] [--plugins DIR] [--threads N]\n"
     "              [--limits official|extended]\n"
-    "              [--once | --filter | --check | --list-plugins | --version | --help]\n"
+    "              [--once | --filter [--summary] | --check | --list-plugins | --version | "
+    "--help]\n"
     "\n"
     "  -c, --config FILE    configuration file (default " CAIRN_SYSCONF_FILE " if present)\n"
     "  --input DIR          spool directory to watch (input_dir)\n"
@@ -61,6 +63,9 @@ static const char usage_text[] =
     "  (no mode)            run as a daemon in the foreground, watching the input directory\n"
     "  --once               process every job present in the input directory, then exit\n"
     "  --filter             read records from stdin, write result lines to stdout\n"
+    "  --summary            with --filter: end with one JSON line of counts on stderr\n"
+    "                       (records, ok, errors by code, matches, mismatches,\n"
+    "                       unchecked); the default when stderr is a terminal\n"
     "  --check              validate the configuration and load every plugin\n"
     "  --list-plugins       name, aliases, version and file of each plugin\n"
     "  --version            print the version\n"
@@ -81,7 +86,8 @@ enum {
     O_CHECK,
     O_LIST,
     O_VERSION,
-    O_HELP
+    O_HELP,
+    O_SUMMARY
 };
 #define N_OVERRIDES (O_LIMITS - O_INPUT + 1)
 static const char *const override_key[N_OVERRIDES] = { [O_INPUT - O_INPUT] = "input_dir",
@@ -93,6 +99,7 @@ static const char *const override_key[N_OVERRIDES] = { [O_INPUT - O_INPUT] = "in
 struct cli {
     enum mode mode;
     int mode_set;
+    int summary; /* --summary: --filter ends with its counts on stderr */
     const char *config_file;
     /* One value per overriding option (the last given wins), applied
      * after the file, in the order of override_key[]. */
@@ -124,6 +131,7 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
                                           { "list-plugins", no_argument, NULL, O_LIST },
                                           { "version", no_argument, NULL, O_VERSION },
                                           { "help", no_argument, NULL, O_HELP },
+                                          { "summary", no_argument, NULL, O_SUMMARY },
                                           { NULL, 0, NULL, 0 } };
     int c, rc = 0;
 
@@ -143,6 +151,7 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
         case O_VERSION: rc = set_mode(cli, MODE_VERSION); break;
         case 'h':
         case O_HELP: rc = set_mode(cli, MODE_HELP); break;
+        case O_SUMMARY: cli->summary = 1; break;
         default: return -EINVAL;
         }
         if (rc != 0)
@@ -150,6 +159,12 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
     }
     if (optind < argc) {
         fprintf(stderr, "cairnd: unexpected argument \"%s\"\n", argv[optind]);
+        return -EINVAL;
+    }
+    if (cli->summary && cli->mode != MODE_FILTER) {
+        /* Jobs have their summary files; silently ignoring it would hide
+         * a mistaken command line. */
+        fprintf(stderr, "cairnd: --summary goes with --filter\n");
         return -EINVAL;
     }
     return 0;
@@ -260,9 +275,23 @@ static void filter_hung(struct cairn_hang *h, const struct cairn_hang_report *r,
     _exit(EXIT_RUNTIME);
 }
 
-static int run_filter(const struct cairn_config *cfg, const struct cairn_log *log,
-                      const struct cairn_registry *reg, unsigned threads)
+/* The counts of a --filter run, one JSON line on stderr: stdout carries
+ * only result lines, so a pipeline's consumer never sees it. */
+static void print_filter_summary(const struct cairn_tally *t, double wall_seconds)
 {
+    struct cairn_buf b = { 0 };
+
+    if (cairn_filter_summary_render(t, wall_seconds, &b) == 0) {
+        fflush(stderr);
+        cairn_write_all(STDERR_FILENO, b.data, b.len);
+    }
+    cairn_buf_free(&b);
+}
+
+static int run_filter(const struct cairn_config *cfg, const struct cairn_log *log,
+                      const struct cairn_registry *reg, unsigned threads, int summary)
+{
+    uint64_t t0 = uv_hrtime();
     struct cairn_hang hang;
     struct cairn_record_ctx ctx = { .reg = reg,
                                     .default_limits = cfg->limits,
@@ -295,6 +324,8 @@ static int run_filter(const struct cairn_config *cfg, const struct cairn_log *lo
     cairn_log(log, CAIRN_LOG_DEBUG, "--filter: %llu records, %llu ok, %llu errors",
               (unsigned long long)tally.records, (unsigned long long)tally.ok,
               (unsigned long long)(tally.records - tally.ok));
+    if (summary)
+        print_filter_summary(&tally, (double)(uv_hrtime() - t0) / 1e9);
     cairn_hang_close(&hang);
     uv_run(&loop, UV_RUN_DEFAULT); /* lets the timer's close complete */
     cairn_hang_free(&hang);
@@ -418,7 +449,9 @@ int main(int argc, char **argv)
     case MODE_LIST: print_plugins(&reg); break;
     case MODE_FILTER:
         status =
-            run_filter(&cfg, &log, &reg, worker_threads(&cfg, 0)) == 0 ? EXIT_OK : EXIT_RUNTIME;
+            run_filter(&cfg, &log, &reg, worker_threads(&cfg, 0), cli.summary || isatty(2)) == 0
+                ? EXIT_OK
+                : EXIT_RUNTIME;
         break;
     default:
         status = run_daemon(&cfg, &log, &reg, &cli, file, worker_threads(&cfg, CAIRN_IO_THREADS));

@@ -15,6 +15,49 @@
 
 #include <errno.h>
 
+/* One count per error code, every code present: readers need not guess
+ * whether an absent code means zero. */
+static json_t *errors_object(const struct cairn_tally *t)
+{
+    json_t *errors = json_object();
+    size_t i;
+
+    for (i = 0; errors != NULL && i < CAIRN_CODE_COUNT; i++)
+        json_object_set_new(errors, cairn_code_name(i), json_integer((json_int_t)t->errors[i]));
+    return errors;
+}
+
+/* Appends root as one compact line to out, replacing its contents. */
+static int dump_line(const json_t *root, struct cairn_buf *out)
+{
+    size_t need = json_dumpb(root, NULL, 0, JSON_COMPACT | JSON_REAL_PRECISION(9));
+
+    out->len = 0;
+    if (need == 0 || cairn_buf_reserve(out, need + 1) != 0)
+        return -ENOMEM;
+    out->len = json_dumpb(root, out->data, need, JSON_COMPACT | JSON_REAL_PRECISION(9));
+    out->data[out->len++] = '\n';
+    return 0;
+}
+
+int cairn_filter_summary_render(const struct cairn_tally *t, double wall_seconds,
+                                struct cairn_buf *out)
+{
+    json_t *errors = errors_object(t), *root;
+    int rc;
+
+    if (errors == NULL)
+        return -ENOMEM;
+    /* "o" steals errors, even when json_pack fails. */
+    root = json_pack("{s:I,s:I,s:o,s:I,s:I,s:I,s:f,s:f}", "records", (json_int_t)t->records, "ok",
+                     (json_int_t)t->ok, "errors", errors, "matches", (json_int_t)t->matches,
+                     "mismatches", (json_int_t)t->mismatches, "unchecked", (json_int_t)t->unchecked,
+                     "wall_seconds", wall_seconds, "solve_seconds", (double)t->solve_ns / 1e9);
+    rc = root != NULL ? dump_line(root, out) : -ENOMEM;
+    json_decref(root);
+    return rc;
+}
+
 int cairn_summary_render(const struct cairn_job_facts *job, struct cairn_buf *out)
 {
     const struct cairn_tally *t = job->tally;
