@@ -25,6 +25,7 @@
 
 enum key_type {
     T_STRING,
+    T_DIR_LIST,
     T_FILE_NAME,
     T_UINT,
     T_SECONDS,
@@ -52,7 +53,7 @@ struct key {
 static const struct key keys[] = {
     KEY(input_dir, T_STRING, NULL, 0, 0),
     KEY(output_dir, T_STRING, NULL, 0, 0),
-    KEY(plugin_dir, T_STRING, CAIRN_PLUGIN_DIR, 0, 0),
+    KEY(plugin_dir, T_DIR_LIST, CAIRN_PLUGIN_DIR, 0, 0),
     KEY(threads, T_UINT, "0", 0, 1024),
     KEY(min_age_ms, T_UINT, "1000", 0, 86400000),
     KEY(rescan_interval_s, T_SECONDS, "30", 0, 0),
@@ -74,7 +75,8 @@ static const struct key keys[] = {
 /* Keys whose field is a malloc'd string the configuration owns. */
 static int owns_string(const struct key *k)
 {
-    return k->type == T_STRING || k->type == T_FILE_NAME || k->type == T_LABELS;
+    return k->type == T_STRING || k->type == T_DIR_LIST || k->type == T_FILE_NAME ||
+           k->type == T_LABELS;
 }
 
 static const struct key *find_key(const char *name)
@@ -107,6 +109,9 @@ static const char *type_text(enum key_type t)
 {
     switch (t) {
     case T_STRING: return "a non-empty string";
+    case T_DIR_LIST:
+        return "a directory, a colon-separated list of directories, or an array of "
+               "directories (non-empty, without ':')";
     case T_FILE_NAME: return "a plain file name (no '/', not \".\" or \"..\", at most 255 bytes)";
     case T_UINT: return "a non-negative integer";
     case T_SECONDS: return "a non-negative number of seconds";
@@ -174,6 +179,50 @@ static int store_labels(char **field, const json_t *v, const char *key, const ch
     return 0;
 }
 
+/* A directory list is kept as one colon-separated string, PATH style, so
+ * the command line, the file and the loader share one form.  A string is
+ * taken as such a list; an array's elements are joined.  Empty entries
+ * and, in an array, entries holding ':' are refused: either would load
+ * from a directory nobody named. */
+static int store_dir_list(char **field, const json_t *v, const char **why)
+{
+    struct cairn_buf b = { 0 };
+    size_t i, n = json_is_array(v) ? json_array_size(v) : 1;
+
+    if (!json_is_array(v) && !json_is_string(v))
+        return -EINVAL;
+    if (n == 0) {
+        *why = "an empty list names no directory";
+        return -EINVAL;
+    }
+    for (i = 0; i < n; i++) {
+        const json_t *e = json_is_array(v) ? json_array_get(v, i) : v;
+        const char *text = json_string_value(e);
+
+        if (text == NULL || strlen(text) != json_string_length(e) || *text == '\0' ||
+            (json_is_array(v) && strchr(text, ':') != NULL)) {
+            cairn_buf_free(&b);
+            return -EINVAL;
+        }
+        if (!json_is_array(v) &&
+            (text[0] == ':' || text[strlen(text) - 1] == ':' || strstr(text, "::") != NULL)) {
+            *why = "an empty entry in the colon-separated list";
+            return -EINVAL;
+        }
+        if ((i > 0 && cairn_buf_puts(&b, ":") != 0) || cairn_buf_puts(&b, text) != 0) {
+            cairn_buf_free(&b);
+            return -ENOMEM;
+        }
+    }
+    if (cairn_buf_append(&b, "", 1) != 0) {
+        cairn_buf_free(&b);
+        return -ENOMEM;
+    }
+    free(*field);
+    *field = b.data;
+    return 0;
+}
+
 /* Stores v (already a JSON value) into the field of k.  Returns 0, or
  * -EINVAL with *why set to a static explanation. */
 static int store(struct cairn_config *cfg, const struct key *k, const json_t *v, const char **why)
@@ -205,6 +254,7 @@ static int store(struct cairn_config *cfg, const struct key *k, const json_t *v,
         *(char **)field = s;
         return 0;
     }
+    case T_DIR_LIST: return store_dir_list((char **)field, v, why);
     case T_UINT: {
         json_int_t x;
         if (!json_is_integer(v) || (x = json_integer_value(v)) < 0)
@@ -277,7 +327,10 @@ static int store_or_explain(struct cairn_config *cfg, const struct key *k, const
         return store_labels((char **)((char *)cfg + k->offset), v, k->name, where, err);
     rc = store(cfg, k, v, &why);
     if (rc == -EINVAL) {
-        if (why != NULL)
+        if (why != NULL && k->type != T_UINT)
+            *err = cairn_asprintf("%s: key \"%s\": %s (expected %s)", where, k->name, why,
+                                  type_text(k->type));
+        else if (why != NULL)
             *err = cairn_asprintf("%s: key \"%s\": %s (allowed: %" PRIu64 "..%" PRIu64 ")", where,
                                   k->name, why, k->min, k->max);
         else

@@ -57,7 +57,7 @@ static const char usage_text[] =
     "  -c, --config FILE    configuration file (default " CAIRN_SYSCONF_FILE " if present)\n"
     "  --input DIR          spool directory to watch (input_dir)\n"
     "  --output DIR         where results, summaries and metrics go (output_dir)\n"
-    "  --plugins DIR        solver plugin directory (plugin_dir)\n"
+    "  --plugins DIR[:DIR]  solver plugin directories, colon-separated (plugin_dir)\n"
     "  --threads N          worker threads, 0 = one per CPU (threads)\n"
     "  --limits L           default limits for records: official or extended (limits)\n"
     "  (no mode)            run as a daemon in the foreground, watching the input directory\n"

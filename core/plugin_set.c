@@ -33,11 +33,39 @@ void cairn_plugin_set_unref(struct cairn_plugin_set *ps)
     }
 }
 
+/* Every directory of the colon-separated list, in order, into one
+ * registry: a name or alias met twice is refused naming both files,
+ * whichever directories they are in, so no directory silently shadows
+ * another.  0, -EINVAL (something refused), -ENOMEM. */
+static int load_dirs(struct cairn_registry *reg, const char *dirs)
+{
+    const char *p = dirs;
+    int rc = 0;
+
+    for (;;) {
+        size_t n = strcspn(p, ":");
+        char *dir = strndup(p, n);
+        int one;
+
+        if (dir == NULL)
+            return -ENOMEM;
+        one = cairn_registry_load(reg, dir);
+        free(dir);
+        if (one == -ENOMEM)
+            return one;
+        if (one != 0)
+            rc = one;
+        if (p[n] == '\0')
+            return rc;
+        p += n + 1;
+    }
+}
+
 int cairn_plugin_set_load_registry(struct cairn_registry *reg, const char *dir,
                                    const char *default_variant, const struct cairn_log *log,
                                    const char *prefix)
 {
-    int rc = cairn_registry_load(reg, dir);
+    int rc = load_dirs(reg, dir);
     size_t i;
 
     for (i = 0; i < reg->n_errors; i++)

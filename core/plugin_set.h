@@ -19,7 +19,8 @@ struct cairn_plugin_set {
 
 /*
  * NAME     cairn_plugin_set_load_registry - load and vet dir into reg
- * ARGUMENTS default_variant: must name a loaded plugin or alias (NULL:
+ * ARGUMENTS dir: one directory or a colon-separated list (plugin_dir),
+ *          loaded in order into one registry; default_variant: must name a loaded plugin or alias (NULL:
  *          none); prefix starts every log line ("" or "reload: ")
  * RETURNS  0; -EINVAL (a refused plugin or an unknown default_variant),
  *          -ENOENT (no plugins), -ENOMEM; every reason is logged.  reg

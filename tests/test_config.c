@@ -281,6 +281,13 @@ static const struct {
     {"{\"metrics_file\": \"\"}", "metrics_file"},
     {"{\"metrics_file\": 5}", "metrics_file"},
     {"{\"plugin_dir\": null}", "plugin_dir"},
+    {"{\"plugin_dir\": []}", "plugin_dir"},
+    {"{\"plugin_dir\": [\"/a\", \"\"]}", "plugin_dir"},
+    {"{\"plugin_dir\": [\"/a\", \"/b:/c\"]}", "plugin_dir"},
+    {"{\"plugin_dir\": [\"/a\", 5]}", "plugin_dir"},
+    {"{\"plugin_dir\": \"/a::/b\"}", "plugin_dir"},
+    {"{\"plugin_dir\": \":/a\"}", "plugin_dir"},
+    {"{\"plugin_dir\": \"/a:\"}", "plugin_dir"},
     {"{\"input_dir\": {}}", "input_dir"},
     {"{\"default_variant\": 877}", "default_variant"},
     {"{\"metrics_labels\": \"instance=node7\"}", "metrics_labels"},
@@ -294,6 +301,27 @@ static const struct {
     {"{\"metrics_labels\": {\"status\": \"a\"}}", "metrics_labels"},
     {"{\"metrics_labels\": {\"le\": \"a\"}}", "metrics_labels"},
 };
+
+/* plugin_dir takes a list (issue 12): a colon-separated string or an
+ * array, kept as one colon-separated string for the loader. */
+START_TEST(plugin_dir_takes_a_list)
+{
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL;
+
+    ck_assert_int_eq(load_text(&cfg, "{\"plugin_dir\": [\"/usr/lib/p\", \"my plugins\"]}", &path,
+                               &err),
+                     0);
+    ck_assert_str_eq(cfg.plugin_dir, "/usr/lib/p:my plugins");
+    free(path);
+    ck_assert_int_eq(load_text(&cfg, "{\"plugin_dir\": \"/a:/b\"}", &path, &err), 0);
+    ck_assert_str_eq(cfg.plugin_dir, "/a:/b");
+    free(path);
+    ck_assert_int_eq(cairn_config_set(&cfg, "plugin_dir", "/x:/y:/z", &err), 0);
+    ck_assert_str_eq(cfg.plugin_dir, "/x:/y:/z");
+    cairn_config_free(&cfg);
+}
+END_TEST
 
 START_TEST(wrong_type_is_refused)
 {
@@ -902,6 +930,7 @@ static Suite *config_suite(void)
     CASE("cairnd --check names the bad key and exits 2", cairnd_check_names_bad_key);
     CASE("cairnd --check accepts a good config", cairnd_check_good_config);
     CASE("cairnd names a missing config file", cairnd_missing_config_is_named);
+    CASE("plugin_dir takes a colon-separated string or an array", plugin_dir_takes_a_list);
     CASE("cairnd --check and --once refuse unusable directories, naming key and path",
          cairnd_check_refuses_unusable_dirs);
     CASE("cairnd --check refuses an input directory it cannot write",

@@ -1,6 +1,10 @@
 #!/bin/sh
 # test_sdk.sh BUILD_DIR SOURCE_DIR - the out-of-tree plugin SDK, end to end.
 #
+# Also: building the example against the build tree's uninstalled .pc,
+# and a user's plugin directory listed beside the shipped one (plugin_dir
+# and --plugins as lists, duplicates across them, SIGHUP rescanning all).
+#
 # Installs cairn with `meson install --destdir` into a temporary tree,
 # builds examples/plugin/ there with nothing but its Makefile and the
 # installed cairn-plugin.pc, and runs the installed cairnd on the result.
@@ -176,6 +180,99 @@ inst=$tmp/inst$pdir
 "$cairnd" --list-plugins --plugins "$inst" -c "$conf" >"$tmp/list2.out" 2>&1 ||
     { cat "$tmp/list2.out"; fail "cairnd refuses the directory make install made"; }
 ok "make install DESTDIR=... puts it in ${pdir} (0644, directory not group/world-writable)"
+
+# 8. Without installing: the build tree's uninstalled .pc, as the README
+# says (PKG_CONFIG_PATH=$PWD/build/meson-uninstalled make -C examples/plugin).
+# pkg-config prefers cairn-plugin-uninstalled.pc when it is on the path.
+upc=$build/meson-uninstalled/cairn-plugin-uninstalled.pc
+[ -f "$upc" ] || fail "meson did not generate $upc"
+cp -R "$src/examples/plugin" "$tmp/work2" || fail "cannot copy examples/plugin"
+rm -f "$tmp/work2"/*.so
+(
+    unset PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
+    PKG_CONFIG_PATH=$build/meson-uninstalled
+    export PKG_CONFIG_PATH
+    uflags=$(pkg-config --cflags cairn-plugin) || exit 1
+    echo "# uninstalled pkg-config --cflags cairn-plugin: $uflags"
+    case " $uflags " in
+        *" -I$src/include "*) ;;
+        *) echo "the uninstalled -I is not the source tree's include/: $uflags"; exit 1 ;;
+    esac
+    [ "$(pkg-config --variable=plugindir cairn-plugin)" = "$build/plugins" ] ||
+        { echo "uninstalled plugindir is not $build/plugins"; exit 1; }
+    make -C "$tmp/work2"
+) >"$tmp/make2.log" 2>&1 || { cat "$tmp/make2.log"; fail "building against the uninstalled .pc failed"; }
+grep -i 'warning:' "$tmp/make2.log" >/dev/null && { cat "$tmp/make2.log"; fail "warnings building against the uninstalled .pc"; }
+[ -f "$tmp/work2/digit-game.so" ] || fail "no digit-game.so from the uninstalled build"
+ok "make against build/meson-uninstalled (no install) builds digit-game.so"
+
+# 9. A user's plugin beside the shipped ones: plugin_dir and --plugins take
+# a list of directories (colon-separated, or a JSON array in the file).
+bcairnd=$build/core/cairnd
+mine=$tmp/mine
+mkdir -m 0755 "$mine" && cp "$tmp/work2/digit-game.so" "$mine/" && chmod 0644 "$mine/digit-game.so" ||
+    fail "cannot make $mine"
+"$bcairnd" --check --plugins "$build/plugins:$mine" -c "$conf" >"$tmp/check.out" 2>&1 ||
+    { cat "$tmp/check.out"; fail "--check with --plugins DIR:DIR failed"; }
+grep -F "plugin_dir=$build/plugins:$mine " "$tmp/check.out" >/dev/null ||
+    fail "--check does not show both directories: $(head -1 "$tmp/check.out")"
+grep -F "file: $mine/digit-game.so" "$tmp/check.out" >/dev/null &&
+    grep -F "file: $build/plugins/stone-game.so" "$tmp/check.out" >/dev/null ||
+    fail "--check does not show each plugin's directory: $(cat "$tmp/check.out")"
+ok "--check --plugins SHIPPED:MINE loads both, each file with its directory"
+printf '{"plugin_dir": ["%s", "%s"]}\n' "$build/plugins" "$mine" >"$tmp/list.json"
+printf '%s\n' '{"variant":"3232","input":{"nums":[1,2,3,4,5,14]}}' \
+    '{"variant":"877","input":{"piles":[5,3,4,5]}}' |
+    "$bcairnd" --filter -c "$tmp/list.json" >"$tmp/both.out" 2>"$tmp/both.err" ||
+    fail "--filter with plugin_dir as an array failed: $(cat "$tmp/both.err")"
+grep -c '"status":"ok"' "$tmp/both.out" | grep -qx 2 ||
+    fail "not both plugins answered: $(cat "$tmp/both.out")"
+ok "plugin_dir as a JSON array: the user's and a shipped plugin both answer"
+# A duplicate across directories is refused, naming both files.
+cp "$build/plugins/stone-game.so" "$mine/" && chmod 0644 "$mine/stone-game.so" || fail "cannot copy"
+"$bcairnd" --check --plugins "$build/plugins:$mine" -c "$conf" >"$tmp/dup.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "a duplicate across directories: --check exited $rc"
+grep -F "$mine/stone-game.so" "$tmp/dup.out" | grep -F "$build/plugins/stone-game.so" >/dev/null ||
+    fail "the refusal does not name both files: $(cat "$tmp/dup.out")"
+rm -f "$mine/stone-game.so"
+ok "a name in two directories is refused naming both files"
+for bad in "$build/plugins:" ":$mine" "$build/plugins::$mine"; do
+    "$bcairnd" --check --plugins "$bad" -c "$conf" >"$tmp/bad.out" 2>&1
+    rc=$?
+    [ $rc -eq 2 ] && grep -F plugin_dir "$tmp/bad.out" >/dev/null ||
+        fail "--plugins '$bad' (an empty entry): exit $rc, $(cat "$tmp/bad.out")"
+done
+ok "an empty entry in the list is refused naming plugin_dir"
+
+# 10. SIGHUP rescans every directory: a plugin added to the second one is
+# served after a reload.
+rm -f "$mine/digit-game.so"
+mkdir "$tmp/in" "$tmp/out" || fail "mkdir"
+printf '{"min_age_ms": 0, "rescan_interval_s": 1, "plugin_dir": ["%s", "%s"]}\n' "$build/plugins" "$mine" >"$tmp/d.json"
+"$bcairnd" -c "$tmp/d.json" --input "$tmp/in" --output "$tmp/out" 2>"$tmp/d.log" &
+daemon=$!
+trap 'kill $daemon 2>/dev/null; rm -rf "$tmp"' EXIT
+job() { # NAME: drop a digit-game job, wait for its summary
+    printf '{"variant":"3232","input":{"nums":[1,2,3,4,5,14]}}\n' >"$tmp/.$1.tmp" && mv "$tmp/.$1.tmp" "$tmp/in/$1.jsonl"
+    i=0
+    while [ ! -f "$tmp/out/$1.summary.json" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    [ -f "$tmp/out/$1.summary.json" ] || fail "no summary for $1: $(cat "$tmp/d.log")"
+}
+job before
+grep -F '"code":"unknown_variant"' "$tmp/out/before.results.jsonl" >/dev/null ||
+    fail "digit-game answered before it was installed: $(cat "$tmp/out/before.results.jsonl")"
+cp "$tmp/work2/digit-game.so" "$mine/" && chmod 0644 "$mine/digit-game.so" || fail "cannot copy"
+kill -HUP $daemon
+i=0
+while ! grep -F 'reloaded: ' "$tmp/d.log" >/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+grep -F "reloaded: " "$tmp/d.log" >/dev/null || fail "no reload: $(cat "$tmp/d.log")"
+job after
+grep -F '"status":"ok","answer":true' "$tmp/out/after.results.jsonl" >/dev/null ||
+    fail "digit-game not served after SIGHUP: $(cat "$tmp/out/after.results.jsonl") $(cat "$tmp/d.log")"
+kill $daemon
+wait $daemon
+ok "SIGHUP rescans every directory of plugin_dir"
 
 echo "PASS: plugin SDK"
 exit 0
