@@ -17,6 +17,7 @@
 #include "attempts.h"
 #include "names.h"
 #include "publish.h"
+#include "reuse.h"
 #include "source.h"
 #include "summary.h"
 #include "tmpfile.h"
@@ -27,14 +28,18 @@
 
 struct cairn_job {
     struct cairn_job_env env;
-    char *name;     /* NAME.jsonl, as in the spool */
-    char *base;     /* NAME */
-    char *out_base; /* what outputs are named after: NAME, or for a
+    char *name;         /* NAME.jsonl, as in the spool */
+    char *base;         /* NAME */
+    char *out_base;     /* what outputs are named after: NAME, or for a
                             name too long for NAME.results.jsonl, a cut of
                             it, "~" and a hash of the whole name */
-    char *label;    /* name, escaped for JSON and messages */
-    int recovered;  /* already in active/ (left by a crash): no claim */
-    int claimed;    /* in active/ and ours: a hand-back renames it out */
+    char *label;        /* name, escaped for JSON and messages */
+    char *submitted_as; /* the name it was dropped as, when a used name
+                            made the claim give it its own (reuse.h) */
+    char *claimed_as;   /* set by the claim (pool thread) to that name;
+                            after_start makes it the job's name */
+    int recovered;      /* already in active/ (left by a crash): no claim */
+    int claimed;        /* in active/ and ours: a hand-back renames it out */
     int in_fd;
     int out_fd;                   /* the output directory, as it was when we began;
                             results and summary land there together */
@@ -208,6 +213,8 @@ static void job_free(struct cairn_job *job)
     free(job->default_variant);
     free(job->fail_reason);
     free(job->name);
+    free(job->submitted_as);
+    free(job->claimed_as);
     free(job->base);
     free(job->out_base);
     free(job->label);
@@ -296,6 +303,7 @@ static void finish(struct cairn_job *job)
                                       .base = job->base,
                                       .out_base = job->out_base,
                                       .reason = job->fail_reason,
+                                      .submitted_as = job->submitted_as,
                                       .started = job->started,
                                       .wall_seconds = job->wall_seconds,
                                       .bytes = job->stream.bytes,
@@ -378,12 +386,12 @@ static void start_streaming(struct cairn_job *job)
 /* Opens and locks active/NAME.  0 when this daemon now owns it; 1 when the
  * job is bad and fail_reason is set; negative errno otherwise (-ENOENT:
  * gone, -EAGAIN: another daemon holds it). */
-static int open_input(struct cairn_job *job)
+static int open_input(struct cairn_job *job, const char *file)
 {
     const struct cairn_spool *sp = job->env.spool;
     struct stat st, now;
 
-    if (fstatat(sp->active_fd, job->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    if (fstatat(sp->active_fd, file, &st, AT_SYMLINK_NOFOLLOW) != 0)
         return -errno;
     if (!S_ISREG(st.st_mode)) {
         job->fail_reason = cairn_asprintf("%s is %s; job files must be regular files "
@@ -394,7 +402,7 @@ static int open_input(struct cairn_job *job)
     /* O_NOFOLLOW and O_NONBLOCK: if it was swapped for a link or a FIFO
      * since the lstat, we neither follow nor hang. */
     job->in_fd =
-        openat(sp->active_fd, job->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        openat(sp->active_fd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (job->in_fd < 0) {
         int err = errno;
         if (err == ENOENT)
@@ -409,8 +417,8 @@ static int open_input(struct cairn_job *job)
     /* Still ours at that name?  Another daemon may have finished and moved
      * it between our rename and our lock. */
     if (fstat(job->in_fd, &st) != 0 ||
-        fstatat(sp->active_fd, job->name, &now, AT_SYMLINK_NOFOLLOW) != 0 ||
-        st.st_ino != now.st_ino || st.st_dev != now.st_dev)
+        fstatat(sp->active_fd, file, &now, AT_SYMLINK_NOFOLLOW) != 0 || st.st_ino != now.st_ino ||
+        st.st_dev != now.st_dev)
         return -ENOENT;
     if (!S_ISREG(st.st_mode)) {
         job->fail_reason = cairn_asprintf("%s is %s; job files must be regular files", job->label,
@@ -429,34 +437,76 @@ static void start_work(uv_work_t *req)
 {
     struct cairn_job *job = req->data;
     const struct cairn_spool *sp = job->env.spool;
+    const char *file;
     int rc = 0;
 
     /* One renameat2(RENAME_NOREPLACE): atomic, and never over a job in
-     * progress. */
+     * progress; under a name of its own when the name was used before,
+     * so no earlier output is overwritten (reuse.h).  job->name stays
+     * as it is until after_start: the loop thread reads it meanwhile. */
     job->finish_step = "claim the job";
-    if (!job->recovered && (rc = cairn_spool_claim(sp, job->name)) != 0) {
+    if (!job->recovered &&
+        (rc = cairn_reuse_claim(sp, job->out_fd, job->name, &job->claimed_as)) != 0) {
         job->start_rc = rc;
         return;
     }
+    file = job->claimed_as != NULL ? job->claimed_as : job->name;
     job->finish_step = "open the job file";
-    rc = open_input(job);
+    rc = open_input(job, file);
     if (rc < 0) {
         job->start_rc = rc;
         return;
     }
     if (rc == 1)
         return; /* bad: fail_reason says why */
-    job->attempts = cairn_attempts_count(sp->active_fd, job->name, job->ino);
+    job->attempts = cairn_attempts_count(sp->active_fd, file, job->ino);
     if (job->attempts >= job->max_attempts)
         return; /* quarantined on the loop, where the reason is worded */
     job->finish_step = "create the results file";
     job->start_rc = cairn_tmpfile_open(&job->res_tmp, job->out_fd, 'r', 0644);
 }
 
+/* The claim gave the job a name of its own: from here on it is that job,
+ * its outputs and done/ copy named after it.  0 or -ENOMEM. */
+static int take_claimed_name(struct cairn_job *job)
+{
+    const char *name = job->claimed_as;
+    char *base = strndup(name, strlen(name) - strlen(".jsonl"));
+    char *out_base = cairn_output_base(name), *label = cairn_name_escape(name);
+
+    if (base == NULL || out_base == NULL || label == NULL) {
+        free(base);
+        free(out_base);
+        free(label);
+        return -ENOMEM;
+    }
+    cairn_log(job->env.log, CAIRN_LOG_WARNING,
+              "job %s: a job of this name finished before; its outputs are kept, and this one "
+              "runs as %s",
+              job->base, base);
+    job->submitted_as = job->name;
+    job->name = job->claimed_as;
+    job->claimed_as = NULL;
+    free(job->base);
+    free(job->out_base);
+    free(job->label);
+    job->base = base;
+    job->out_base = out_base;
+    job->label = label;
+    return 0;
+}
+
 static void after_start(uv_work_t *req, int status)
 {
     struct cairn_job *job = req->data;
     int rc = status != 0 ? status : job->start_rc;
+
+    if (job->claimed_as != NULL && take_claimed_name(job) != 0) {
+        /* Still in active/ under its new name: the next start runs it. */
+        cairn_log(job->env.log, CAIRN_LOG_ERROR, "job %s: out of memory naming it %s", job->base,
+                  job->claimed_as);
+        rc = rc != 0 ? rc : -ENOMEM;
+    }
 
     /* Ours unless the claim itself failed, or another daemon holds it. */
     job->claimed = rc == 0 || (job->in_fd >= 0 && rc != -EAGAIN && rc != -ENOENT) ||

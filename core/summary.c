@@ -97,6 +97,14 @@ int cairn_summary_render(const struct cairn_job_facts *job, struct cairn_buf *ou
     if (job->reason != NULL)
         json_object_set_new(root, "reason", json_string(job->reason));
     json_object_set_new(root, "input", json_string(input));
+    if (job->submitted_as != NULL) {
+        /* How a script that dropped NAME.jsonl finds this run. */
+        char *as = cairn_name_escape(job->submitted_as);
+        if (as == NULL)
+            goto out;
+        json_object_set_new(root, "submitted_as", json_string(as));
+        free(as);
+    }
     if (job->reason == NULL)
         json_object_set_new(root, "results", json_string(results));
     json_object_set_new(root, "records", json_integer((json_int_t)t->records));

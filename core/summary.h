@@ -15,11 +15,13 @@
 
 /* The facts a summary is made of. */
 struct cairn_job_facts {
-    const char *name;        /* NAME.jsonl, as in the spool */
-    const char *base;        /* NAME */
-    const char *out_base;    /* what the outputs are named after */
-    const char *reason;      /* why it failed, or NULL: status "ok" */
-    struct timespec started; /* wall clock */
+    const char *name;         /* NAME.jsonl, as in the spool */
+    const char *base;         /* NAME */
+    const char *out_base;     /* what the outputs are named after */
+    const char *reason;       /* why it failed, or NULL: status "ok" */
+    const char *submitted_as; /* the name it was dropped as, when that name
+                                 was used before (reuse.h); else NULL */
+    struct timespec started;  /* wall clock */
     double wall_seconds;
     uint64_t bytes;                   /* read */
     const struct cairn_tally *tally;  /* n_variants 0 for a job never read */

@@ -1,0 +1,102 @@
+#!/bin/sh
+# test_job_reuse.sh CAIRND CAIRN PLUGIN_DIR - a job name used again (issue
+# 12).  The second and third a.jsonl run as a~2 and a~3: the first run's
+# results, summary and done/ copy stay byte for byte, and each later
+# summary says submitted_as "a.jsonl".  A crash re-run from active/ still
+# replaces its own outputs under its own name.  Two concurrent
+# `cairn submit` of one file name get distinct job names.
+# Exit 0 pass, 1 fail.
+set -u
+cairnd=$1 cairn=$2 plugins=$3
+tmp=$(mktemp -d /tmp/cairn-test-job-reuse-XXXXXX)
+daemon=
+trap '[ -n "$daemon" ] && kill "$daemon" 2>/dev/null; rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; [ -f "$tmp/d.log" ] && sed 's/^/    /' "$tmp/d.log"; exit 1; }
+in=$tmp/in out=$tmp/out
+mkdir "$in"
+printf '{"min_age_ms": 0, "rescan_interval_s": 1, "keep_inputs": true}\n' >"$tmp/c.json"
+
+drop() { # NAME RECORDS: rename a job of RECORDS records into the spool
+    : >"$tmp/.job"
+    i=0
+    while [ $i -lt "$2" ]; do
+        printf '{"id":%d,"variant":"877","input":{"piles":[5,3,4,5]}}\n' $i >>"$tmp/.job"
+        i=$((i + 1))
+    done
+    mv "$tmp/.job" "$in/$1.jsonl"
+}
+await() { # FILE
+    i=0
+    while [ ! -f "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    [ -f "$1" ] || fail "$1 never appeared"
+}
+field() { # FILE KEY
+    python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get(sys.argv[2]); print("" if v is None else v)' "$1" "$2"
+}
+
+"$cairnd" -c "$tmp/c.json" --input "$in" --output "$out" --plugins "$plugins" 2>"$tmp/d.log" &
+daemon=$!
+drop a 1
+await "$out/a.summary.json"
+cp "$out/a.summary.json" "$tmp/a.summary.first"
+cp "$out/a.results.jsonl" "$tmp/a.results.first"
+cp "$in/.cairn/done/a.jsonl" "$tmp/a.done.first"
+[ -z "$(field "$out/a.summary.json" submitted_as)" ] || fail "a first run carries submitted_as"
+
+drop a 2
+await "$out/a~2.summary.json"
+drop a 3
+await "$out/a~3.summary.json"
+cmp -s "$out/a.summary.json" "$tmp/a.summary.first" || fail "the first summary was overwritten"
+cmp -s "$out/a.results.jsonl" "$tmp/a.results.first" || fail "the first results were overwritten"
+cmp -s "$in/.cairn/done/a.jsonl" "$tmp/a.done.first" || fail "the first done/ copy was overwritten"
+for n in 2 3; do
+    s=$out/a~$n.summary.json
+    [ "$(field "$s" job)" = "a~$n" ] || fail "a~$n: job is $(field "$s" job)"
+    [ "$(field "$s" submitted_as)" = "a.jsonl" ] || fail "a~$n: submitted_as is $(field "$s" submitted_as)"
+    [ "$(field "$s" records)" = "$n" ] || fail "a~$n: $(field "$s" records) records, want $n"
+    [ "$(grep -c . "$out/a~$n.results.jsonl")" = "$n" ] || fail "a~$n.results.jsonl has not $n lines"
+    [ "$(grep -c . "$in/.cairn/done/a~$n.jsonl")" = "$n" ] || fail "done/a~$n.jsonl is not the run's input"
+done
+grep -q 'job a: a job of this name finished before; its outputs are kept, and this one runs as a~2' "$tmp/d.log" ||
+    fail "the log does not say a runs as a~2"
+echo "ok: a reused name runs as a~2, a~3; the first run's outputs and done/ copy are untouched"
+
+# A file already named a~2.jsonl waiting is not taken over: the next a runs as a~4.
+kill "$daemon"
+wait "$daemon"
+daemon=
+drop 'a~4' 1 # sits in the spool while the daemon is down
+mv "$in/a~4.jsonl" "$in/.cairn/done/a~4.jsonl"
+drop a 1
+"$cairnd" --once -c "$tmp/c.json" --input "$in" --output "$out" --plugins "$plugins" 2>>"$tmp/d.log" ||
+    fail "--once exited $?"
+[ -f "$out/a~5.summary.json" ] && [ ! -f "$out/a~4.summary.json" ] ||
+    fail "a name whose done/ copy exists was taken: $(ls "$out")"
+echo "ok: a name with a done/ copy counts as used (a~4 skipped, a~5 taken)"
+
+# Crash re-run: a job left in active/ replaces its own outputs, under its own name.
+printf '{"job":"c","status":"ok","records":99}\n' >"$out/c.summary.json"
+printf 'stale\n' >"$out/c.results.jsonl"
+printf '{"variant":"877","input":{"piles":[5,3,4,5]}}\n' >"$in/.cairn/active/c.jsonl"
+"$cairnd" --once -c "$tmp/c.json" --input "$in" --output "$out" --plugins "$plugins" 2>>"$tmp/d.log" ||
+    fail "--once exited $?"
+[ "$(field "$out/c.summary.json" records)" = "1" ] || fail "the crash re-run did not replace c's summary"
+grep -q '"status":"ok"' "$out/c.results.jsonl" || fail "the crash re-run did not replace c's results"
+[ ! -e "$out/c~2.summary.json" ] || fail "a crash re-run was renamed"
+echo "ok: a crash re-run from active/ replaces its own outputs"
+
+# cairn submit never collides: two at once, one file name.
+mkdir "$tmp/sub"
+printf '{"input_dir": "%s", "output_dir": "%s"}\n' "$in" "$out" >"$tmp/client.json"
+printf '{"variant":"877","input":{"piles":[5,3,4,5]}}\n' >"$tmp/sub/same.jsonl"
+"$cairn" -c "$tmp/client.json" submit "$tmp/sub/same.jsonl" >"$tmp/s1" 2>&1 &
+p1=$!
+"$cairn" -c "$tmp/client.json" submit "$tmp/sub/same.jsonl" >"$tmp/s2" 2>&1 &
+p2=$!
+wait $p1 || fail "submit 1: $(cat "$tmp/s1")"
+wait $p2 || fail "submit 2: $(cat "$tmp/s2")"
+n1=$(cat "$tmp/s1") n2=$(cat "$tmp/s2")
+[ -n "$n1" ] && [ "$n1" != "$n2" ] || fail "two concurrent submits got one name: '$n1' '$n2'"
+[ -f "$in/$n1.jsonl" ] && [ -f "$in/$n2.jsonl" ] || fail "not both submitted: $(ls "$in")"
+echo "ok: two concurrent cairn submit of one file name: $n1, $n2"
