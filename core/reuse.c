@@ -67,7 +67,7 @@ int cairn_reuse_claim(const struct cairn_spool *sp, int out_fd, const char *name
     if (rc < 0)
         return rc;
     if (rc == 0)
-        return renameat2(sp->in_fd, name, sp->active_fd, name, RENAME_NOREPLACE) == 0 ? 0 : -errno;
+        return cairn_spool_claim(sp, name);
     for (n = 2; n < MAX_RUNS; n++) {
         char *alt = cairn_reuse_name(name, n);
 
@@ -77,11 +77,13 @@ int cairn_reuse_claim(const struct cairn_spool *sp, int out_fd, const char *name
          * that one would otherwise find its own name taken. */
         rc = used(sp, out_fd, alt);
         if (rc == 0 && !present(sp->in_fd, alt) && !present(sp->active_fd, alt)) {
-            if (renameat2(sp->in_fd, name, sp->active_fd, alt, RENAME_NOREPLACE) == 0) {
+            rc = cairn_spool_claim_as(sp, name, alt);
+            if (rc == 0) {
                 *as = alt;
                 return 0;
             }
-            rc = errno == EEXIST ? 1 : -errno; /* taken since: try the next */
+            if (rc == -EEXIST)
+                rc = 1; /* taken since we looked: try the next */
         }
         free(alt);
         if (rc < 0)

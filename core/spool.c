@@ -176,7 +176,12 @@ int cairn_spool_is_never_taken(const char *name)
 
 int cairn_spool_claim(const struct cairn_spool *sp, const char *name)
 {
-    if (renameat2(sp->in_fd, name, sp->active_fd, name, RENAME_NOREPLACE) != 0)
+    return cairn_spool_claim_as(sp, name, name);
+}
+
+int cairn_spool_claim_as(const struct cairn_spool *sp, const char *name, const char *as)
+{
+    if (renameat2(sp->in_fd, name, sp->active_fd, as, RENAME_NOREPLACE) != 0)
         return -errno;
     return 0;
 }

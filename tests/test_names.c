@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "reuse.h"
 #include "util.h"
 
 static const char *g_cairnd;
@@ -67,6 +68,37 @@ static char *once_log(const struct env *e)
 
 /* A name holding "\n<0>" once forged an emergency-priority journal entry:
  * every control byte is escaped, and each job is still logged on one line. */
+/* The name a reused job name runs as (issue 12): NAME~N.jsonl, cut to fit
+ * NAME_MAX without splitting a UTF-8 character. */
+START_TEST(reused_name_fits_and_keeps_utf8_whole)
+{
+    char name[NAME_MAX + 1], *got;
+    size_t i;
+
+    got = cairn_reuse_name("a.jsonl", 2);
+    ck_assert_str_eq(got, "a~2.jsonl");
+    free(got);
+    got = cairn_reuse_name("x~2.jsonl", 13);
+    ck_assert_str_eq(got, "x~2~13.jsonl");
+    free(got);
+    /* 249 bytes of name: "~2.jsonl" more would be 257.  The bytes around
+     * the cut (bytes 246, 247) are one 2-byte character, so the cut moves
+     * before it. */
+    for (i = 0; i < 249; i++)
+        name[i] = 'n';
+    name[246] = (char)0xc3;
+    name[247] = (char)0xa9;
+    memcpy(name + 249, ".jsonl", 7);
+    got = cairn_reuse_name(name, 2);
+    ck_assert_uint_le(strlen(got), NAME_MAX);
+    ck_assert_str_eq(got + strlen(got) - strlen("~2.jsonl"), "~2.jsonl");
+    ck_assert_msg(strncmp(got, name, strlen(got) - strlen("~2.jsonl")) == 0, "not a prefix");
+    ck_assert_msg(((unsigned char)got[strlen(got) - strlen("~2.jsonl") - 1] & 0xC0) != 0xC0,
+                  "the cut split a UTF-8 character: %s", got);
+    free(got);
+}
+END_TEST
+
 START_TEST(control_characters_are_escaped_in_the_log)
 {
     struct env e;
@@ -213,6 +245,7 @@ int main(void)
     if (th_make_top("names") != 0)
         return EXIT_FAILURE;
     atexit(th_cleanup_top);
+    tcase_add_test(tc, reused_name_fits_and_keeps_utf8_whole);
     tcase_add_test(tc, control_characters_are_escaped_in_the_log);
     tcase_add_test(tc, names_that_are_not_utf8_are_escaped);
     tcase_add_test(tc, long_named_poison_job_is_quarantined);
