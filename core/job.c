@@ -38,6 +38,7 @@ struct cairn_job {
                             made the claim give it its own (reuse.h) */
     char *claimed_as;   /* set by the claim (pool thread) to that name;
                             after_start makes it the job's name */
+    int replaces;       /* claimed as itself over an existing summary */
     int recovered;      /* already in active/ (left by a crash): no claim */
     int claimed;        /* in active/ and ours: a hand-back renames it out */
     int in_fd;
@@ -445,8 +446,8 @@ static void start_work(uv_work_t *req)
      * so no earlier output is overwritten (reuse.h).  job->name stays
      * as it is until after_start: the loop thread reads it meanwhile. */
     job->finish_step = "claim the job";
-    if (!job->recovered &&
-        (rc = cairn_reuse_claim(sp, job->out_fd, job->name, &job->claimed_as)) != 0) {
+    if (!job->recovered && (rc = cairn_reuse_claim(sp, job->out_fd, job->name, job->keep_inputs,
+                                                   &job->claimed_as, &job->replaces)) != 0) {
         job->start_rc = rc;
         return;
     }
@@ -526,6 +527,11 @@ static void after_start(uv_work_t *req, int status)
         return;
     }
     cairn_log(job->env.log, CAIRN_LOG_INFO, "job %s claimed", job->base);
+    if (job->replaces)
+        cairn_log(job->env.log, CAIRN_LOG_WARNING,
+                  "job %s: its summary exists but no input of that name is in .cairn/done/ or "
+                  "failed/: taken for this job's own earlier try, whose outputs it replaces",
+                  job->base);
     if (job->fail_reason != NULL) {
         finish(job);
     } else if (job->attempts >= job->max_attempts) {

@@ -25,17 +25,28 @@ static int present(int dfd, const char *name)
     return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* 1 when a job of this file name finished here before: its summary (the
- * mark of a finished job; a results file alone may be our own earlier
- * try, handed back), or its input kept in done/ or failed/.  -ENOMEM. */
-static int used(const struct cairn_spool *sp, int out_fd, const char *name)
+/* 1 when a job of this file name finished here before.  The mark is its
+ * input kept in done/ or failed/ (a failed job's always is); without
+ * keep_inputs, its summary.  With keep_inputs a summary alone is not
+ * taken as a mark: that is what a job leaves when its outputs were
+ * published but its move to done/ failed and it was handed back, and its
+ * re-run must replace its own outputs, not add NAME~2.  *summary_only
+ * says so (for the log).  strict: any trace at all counts, the summary
+ * included (for choosing a new name).  -ENOMEM. */
+static int used(const struct cairn_spool *sp, int out_fd, const char *name, int keep_inputs,
+                int strict, int *summary_only)
 {
     char *base = cairn_output_base(name);
     char *summary = base != NULL ? cairn_asprintf("%s.summary.json", base) : NULL;
-    int rc = -ENOMEM;
+    int rc = -ENOMEM, sum;
 
-    if (summary != NULL)
-        rc = present(out_fd, summary) || present(sp->done_fd, name) || present(sp->failed_fd, name);
+    *summary_only = 0;
+    if (summary != NULL) {
+        sum = present(out_fd, summary);
+        rc = present(sp->done_fd, name) || present(sp->failed_fd, name) ||
+             (sum && (strict || !keep_inputs));
+        *summary_only = rc == 0 && sum;
+    }
     free(summary);
     free(base);
     return rc;
@@ -57,13 +68,14 @@ char *cairn_reuse_name(const char *name, unsigned n)
     return cairn_asprintf("%.*s%s", (int)keep, name, tail);
 }
 
-int cairn_reuse_claim(const struct cairn_spool *sp, int out_fd, const char *name, char **as)
+int cairn_reuse_claim(const struct cairn_spool *sp, int out_fd, const char *name, int keep_inputs,
+                      char **as, int *replaces)
 {
     unsigned n;
-    int rc;
+    int rc, ignored;
 
     *as = NULL;
-    rc = used(sp, out_fd, name);
+    rc = used(sp, out_fd, name, keep_inputs, 0, replaces);
     if (rc < 0)
         return rc;
     if (rc == 0)
@@ -75,7 +87,7 @@ int cairn_reuse_claim(const struct cairn_spool *sp, int out_fd, const char *name
             return -ENOMEM;
         /* Skip names in use anywhere, a job waiting under it included:
          * that one would otherwise find its own name taken. */
-        rc = used(sp, out_fd, alt);
+        rc = used(sp, out_fd, alt, keep_inputs, 1, &ignored);
         if (rc == 0 && !present(sp->in_fd, alt) && !present(sp->active_fd, alt)) {
             rc = cairn_spool_claim_as(sp, name, alt);
             if (rc == 0) {

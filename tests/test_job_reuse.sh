@@ -75,6 +75,32 @@ drop a 1
     fail "a name whose done/ copy exists was taken: $(ls "$out")"
 echo "ok: a name with a done/ copy counts as used (a~4 skipped, a~5 taken)"
 
+# Without keep_inputs the summary is the mark of a finished job.
+printf '{"min_age_ms": 0, "keep_inputs": false}\n' >"$tmp/nokeep.json"
+once() { "$cairnd" --once -c "$1" --input "$in" --output "$out" --plugins "$plugins" 2>>"$tmp/d.log" || fail "--once exited $?"; }
+drop k 1
+once "$tmp/nokeep.json"
+cp "$out/k.summary.json" "$tmp/k.first"
+drop k 2
+once "$tmp/nokeep.json"
+cmp -s "$out/k.summary.json" "$tmp/k.first" || fail "keep_inputs false: the first summary was overwritten"
+[ "$(field "$out/k~2.summary.json" records)" = "2" ] || fail "keep_inputs false: no k~2 run"
+echo "ok: without keep_inputs, an existing summary marks the name as used"
+
+# With keep_inputs, a summary without its input in done/ is the job's own
+# earlier try (outputs published, move to done/ failed, handed back): it is
+# re-run under its name, replacing its outputs, and the log says so.
+drop h 1
+once "$tmp/c.json"
+rm "$in/.cairn/done/h.jsonl"
+drop h 2
+once "$tmp/c.json"
+[ "$(field "$out/h.summary.json" records)" = "2" ] && [ ! -e "$out/h~2.summary.json" ] ||
+    fail "a handed-back job's re-run did not replace its own outputs"
+grep -q "job h: its summary exists but no input of that name is in .cairn/done/ or failed/" "$tmp/d.log" ||
+    fail "replacing outputs without a done/ copy was not logged"
+echo "ok: with keep_inputs, a summary without a done/ copy is replaced, and the log says so"
+
 # Crash re-run: a job left in active/ replaces its own outputs, under its own name.
 printf '{"job":"c","status":"ok","records":99}\n' >"$out/c.summary.json"
 printf 'stale\n' >"$out/c.results.jsonl"
