@@ -121,6 +121,10 @@ int cairn_render_ok(struct cairn_buf *out, const struct cairn_plugin *d,
         }
         rc |= cairn_buf_puts(out, "]");
     }
-    rc |= cairn_buf_puts(out, "}\n");
     return rc ? -ENOMEM : 0;
+}
+
+int cairn_render_end(struct cairn_buf *out)
+{
+    return cairn_buf_puts(out, "}\n") ? -ENOMEM : 0;
 }
