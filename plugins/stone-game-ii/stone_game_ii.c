@@ -211,6 +211,132 @@ static int sg2_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     return CAIRN_OK;
 }
 
+/* ---- analysis (ABI 1.2) ------------------------------------------------- */
+
+/*
+ * A position is (i, M): the first pile left and M.  The analysis keeps the
+ * whole table f(i, m), m = 1..n (columns past ceil((n - i) / 2) copy that
+ * one: from there every X is allowed), so each position of a line is a
+ * lookup and a line is graded for the price of one table (about n^3 / 12
+ * steps, as solve()).  Values are the final margin Alice - Bob.
+ */
+static size_t sg2_max_legal_moves(const struct cairn_problem *pb)
+{
+    const int64_t *p;
+    size_t n;
+    if (sg2_get(pb, &p, &n) != CAIRN_OK)
+        return 0;
+    return n; /* X <= the piles left */
+}
+
+/* The f table, (n + 1) rows of n + 1 (column 0 unused), and prefix sums. */
+static size_t sg2_analysis_bytes(const struct cairn_problem *pb, size_t n_line)
+{
+    const int64_t *p;
+    size_t n;
+    (void)n_line;
+    if (sg2_get(pb, &p, &n) != CAIRN_OK)
+        return 0; /* analyze() refuses the problem before touching scratch */
+    return ((n + 1) * (n + 1) + (n + 1)) * sizeof(int64_t);
+}
+
+/* The mover's score of taking x piles at (i, m): their sum - f(i + x,
+ * max(m, x)). */
+static int64_t sg2_take(const int64_t *f, const int64_t *P, size_t n, size_t i, size_t m, size_t x)
+{
+    size_t m2 = x > m ? x : m;
+    return (P[i + x] - P[i]) - f[(i + x) * (n + 1) + m2];
+}
+
+static size_t sg2_limit(size_t n, size_t i, size_t m)
+{
+    return 2 * m < n - i ? 2 * m : n - i;
+}
+
+static int sg2_analyze(const struct cairn_problem *pb, struct cairn_analysis *a, void *scratch,
+                       char *msg, size_t msg_len)
+{
+    const int64_t *p;
+    size_t n;
+    int rc = sg2_get(pb, &p, &n);
+    if (rc != CAIRN_OK || !a || !scratch || (a->n_line && !a->line) ||
+        (a->moves && a->moves_cap < n)) {
+        sg2_msg(msg, msg_len,
+                rc == CAIRN_E_TOO_LARGE ? "input.piles: too long"
+                                        : "stone-game-ii: bad analysis request");
+        return rc != CAIRN_OK ? rc : CAIRN_E_INTERNAL;
+    }
+    int64_t *f = scratch, *P = f + (n + 1) * (n + 1);
+    P[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        P[i + 1] = P[i] + p[i];
+    for (size_t m = 0; m <= n; m++)
+        f[n * (n + 1) + m] = 0;
+    for (size_t i = n; i-- > 0;) {
+        size_t cap = (n - i + 1) / 2;
+        int64_t *row = f + i * (n + 1);
+        row[0] = 0;
+        for (size_t m = 1; m <= n; m++) {
+            if (m > cap) {
+                row[m] = row[cap];
+                continue;
+            }
+            int64_t best = sg2_take(f, P, n, i, m, 1);
+            for (size_t x = 2; x <= sg2_limit(n, i, m); x++) {
+                int64_t v = sg2_take(f, P, n, i, m, x);
+                best = v > best ? v : best;
+            }
+            row[m] = best;
+        }
+    }
+
+    size_t i = 0, m = 1, found = 0;
+    int64_t acc = 0;
+    for (size_t t = 0; t < a->n_line; t++) {
+        int32_t x = a->line[t];
+        int64_t s = t % 2 == 0 ? 1 : -1;
+        if (i == n || x < 1 || (size_t)x > sg2_limit(n, i, m)) {
+            a->bad = t;
+            if (i == n)
+                snprintf(msg, msg_len, "the game is over: all %zu piles are taken", n);
+            else
+                snprintf(msg, msg_len, "with M = %zu and %zu piles left, X must be 1 to %zu", m,
+                         n - i, sg2_limit(n, i, m));
+            return CAIRN_E_ILLEGAL;
+        }
+        if (!found) {
+            int64_t score = sg2_take(f, P, n, i, m, (size_t)x);
+            int64_t best_score = f[i * (n + 1) + m];
+            if (score < best_score) {
+                size_t best = 1;
+                while (sg2_take(f, P, n, i, m, best) != best_score)
+                    best++; /* the smallest X worth f: the table says one is */
+                found = 1;
+                a->ply = t;
+                a->mover = (int32_t)(t % 2);
+                a->best = (int32_t)best;
+                a->best_value = acc + s * best_score;
+                a->value = acc + s * score;
+            }
+        }
+        acc += s * (P[i + (size_t)x] - P[i]);
+        i += (size_t)x;
+        m = (size_t)x > m ? (size_t)x : m;
+    }
+    int64_t s = a->n_line % 2 == 0 ? 1 : -1;
+    if (!found) {
+        a->ply = a->n_line;
+        a->mover = (int32_t)(a->n_line % 2);
+        a->best_value = acc + s * (i < n ? f[i * (n + 1) + (m < n ? m : n)] : 0);
+    }
+    if (a->moves && i < n)
+        for (size_t x = 1; x <= sg2_limit(n, i, m); x++)
+            a->moves[a->n_moves++] =
+                (struct cairn_move_value){ .move = (int32_t)x,
+                                           .value = acc + s * sg2_take(f, P, n, i, m, x) };
+    return CAIRN_OK;
+}
+
 static const struct cairn_plugin sg2_plugin = {
     .abi_major = CAIRN_PLUGIN_ABI_MAJOR,
     .abi_minor = CAIRN_PLUGIN_ABI_MINOR,
@@ -228,6 +354,10 @@ static const struct cairn_plugin sg2_plugin = {
     .max_moves = sg2_max_moves,
     .solve = sg2_solve,
     .totals = CAIRN_TOTALS_ALL, /* alice, bob and margin, as in ABI 1.0 */
+    .value_kind = CAIRN_VALUE_MARGIN,
+    .max_legal_moves = sg2_max_legal_moves,
+    .analysis_scratch_bytes = sg2_analysis_bytes,
+    .analyze = sg2_analyze,
 };
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void)
