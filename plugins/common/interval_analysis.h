@@ -89,10 +89,16 @@ static int interval_analyze(const int64_t *p, size_t n, enum interval_gain kind,
     for (size_t i = 0; i <= n; i++)
         d[i] = 0;
     for (size_t len = 0; len < n; len++) {
-        if (len > 0)
+        /* The gain written out per kind: this loop is the whole cost. */
+        if (len > 0 && kind == INTERVAL_GAIN_END)
             for (size_t i = 0; i + len <= n; i++) {
-                int64_t x = interval_gain(kind, p, P, i, i + len, 0) - d[i + 1];
-                int64_t y = interval_gain(kind, p, P, i, i + len, 1) - d[i];
+                int64_t x = p[i] - d[i + 1], y = p[i + len - 1] - d[i];
+                d[i] = x >= y ? x : y;
+            }
+        else if (len > 0)
+            for (size_t i = 0; i + len <= n; i++) {
+                int64_t x = (P[i + len] - P[i + 1]) - d[i + 1];
+                int64_t y = (P[i + len - 1] - P[i]) - d[i];
                 d[i] = x >= y ? x : y;
             }
         size_t t = n - 1 - len;

@@ -233,11 +233,11 @@ static int sg4_solve(const struct cairn_problem *pb, struct cairn_result *res, v
 /* ---- analysis (ABI 1.2) ------------------------------------------------- */
 
 /*
- * A position is the pile m; one byte per pile 0..n says whether the mover
- * there wins (the plain forward sieve: every losing L marks L + k^2), which
- * covers every position of every line.  Values are the winner.  A winning
- * player's best move is the largest square leaving a losing pile, a losing
- * player's the largest square (as moves[] plays them).
+ * A position is the pile m; the kernel's sieve (sg4_sieve) marks every
+ * losing pile 0..n, which covers every position of every line, at solve()'s
+ * cost and memory.  Values are the winner.  A winning player's best move is
+ * the largest square leaving a losing pile, a losing player's the largest
+ * square (as moves[] plays them).
  */
 static size_t sg4_max_legal_moves(const struct cairn_problem *pb)
 {
@@ -249,25 +249,22 @@ static size_t sg4_max_legal_moves(const struct cairn_problem *pb)
 
 static size_t sg4_analysis_bytes(const struct cairn_problem *pb, size_t n_line)
 {
-    uint64_t n;
     (void)n_line;
-    if (sg4_get(pb, &n) != CAIRN_OK)
-        return 0; /* analyze() refuses the problem before touching scratch */
-    return (size_t)n + 1;
+    return sg4_scratch_bytes(pb); /* the sieve, as solve() */
 }
 
 /* The winner after the mover takes x from m, x a square <= m. */
-static int64_t sg4_after(const uint8_t *win, uint64_t m, uint64_t x, int32_t mover)
+static int64_t sg4_after(const uint64_t *lose, uint64_t m, uint64_t x, int32_t mover)
 {
-    return win[m - x] ? 1 - mover : mover;
+    return sg4_losing(lose, m - x) ? mover : 1 - mover;
 }
 
-static uint64_t sg4_best(const uint8_t *win, uint64_t m)
+static uint64_t sg4_best(const uint64_t *lose, uint64_t m)
 {
     uint64_t k = sg4_isqrt(m);
-    if (win[m])
-        while (win[m - k * k])
-            k--; /* a losing pile is reachable: win[m] says so */
+    if (!sg4_losing(lose, m))
+        while (!sg4_losing(lose, m - k * k))
+            k--; /* a losing pile is reachable: m is winning */
     return k * k;
 }
 
@@ -283,13 +280,8 @@ static int sg4_analyze(const struct cairn_problem *pb, struct cairn_analysis *a,
                                         : "stone-game-iv: bad analysis request");
         return rc != CAIRN_OK ? rc : CAIRN_E_INTERNAL;
     }
-    uint8_t *win = scratch;
-    for (uint64_t m = 0; m <= n; m++)
-        win[m] = 0;
-    for (uint64_t m = 0; m <= n; m++)
-        if (!win[m])
-            for (uint64_t k = 1; k * k <= n - m; k++)
-                win[m + k * k] = 1;
+    uint64_t *lose = scratch;
+    sg4_sieve(n, lose, (uint8_t *)(lose + sg4_bitmap_words(n)));
 
     uint64_t m = n;
     size_t found = 0;
@@ -307,14 +299,14 @@ static int sg4_analyze(const struct cairn_problem *pb, struct cairn_analysis *a,
                          (unsigned long long)m);
             return CAIRN_E_ILLEGAL;
         }
-        int64_t here = win[m] ? mover : 1 - mover;
-        if (!found && sg4_after(win, m, x, mover) != here) {
+        int64_t here = sg4_losing(lose, m) ? 1 - mover : mover;
+        if (!found && sg4_after(lose, m, x, mover) != here) {
             found = 1;
             a->ply = t;
             a->mover = mover;
-            a->best = (int32_t)sg4_best(win, m);
+            a->best = (int32_t)sg4_best(lose, m);
             a->best_value = here;
-            a->value = sg4_after(win, m, x, mover);
+            a->value = sg4_after(lose, m, x, mover);
         }
         m -= x;
     }
@@ -322,13 +314,13 @@ static int sg4_analyze(const struct cairn_problem *pb, struct cairn_analysis *a,
     if (!found) {
         a->ply = a->n_line;
         a->mover = mover;
-        a->best_value = win[m] ? mover : 1 - mover; /* m == 0: the mover has lost */
+        a->best_value = sg4_losing(lose, m) ? 1 - mover : mover; /* m == 0: lost */
     }
     if (a->moves)
         for (uint64_t k = 1; k * k <= m; k++)
             a->moves[a->n_moves++] =
                 (struct cairn_move_value){ .move = (int32_t)(k * k),
-                                           .value = sg4_after(win, m, k * k, mover) };
+                                           .value = sg4_after(lose, m, k * k, mover) };
     return CAIRN_OK;
 }
 
