@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "jsontext.h"
+#include "render.h"
 
 int cairn_analysis_wanted(const struct cairn_analysis_req *req)
 {
@@ -95,25 +96,6 @@ static int encode_move(const struct cairn_plugin *d, const json_t *v, size_t i, 
     return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "plugin %s has an unknown moves kind", d->name);
 }
 
-/* A move as the "moves" array renders it. */
-static int put_move(struct cairn_buf *out, enum cairn_moves_kind kind, int32_t m)
-{
-    int rc;
-
-    switch (kind) {
-    case CAIRN_MOVES_SIDE: return cairn_buf_puts(out, m ? "\"R\"" : "\"L\"");
-    case CAIRN_MOVES_SPLIT:
-        rc = cairn_buf_puts(out, "{\"split\":");
-        rc |= cairn_buf_int(out, CAIRN_MOVE_SPLIT_AT(m));
-        rc |= cairn_buf_puts(out, CAIRN_MOVE_SPLIT_KEEPS_RIGHT(m) ? ",\"keep\":\"R\"}"
-                                                                  : ",\"keep\":\"L\"}");
-        return rc;
-    case CAIRN_MOVES_COUNT:
-    case CAIRN_MOVES_INDEX: break;
-    }
-    return cairn_buf_int(out, m);
-}
-
 static int value_ok(const struct cairn_plugin *d, int64_t v)
 {
     return d->value_kind != CAIRN_VALUE_WINNER || (v >= 0 && v <= CAIRN_WINNER_TIE);
@@ -187,8 +169,8 @@ static int run(const struct cairn_plugin *d, const struct cairn_problem *prob, s
     rc = d->analyze(prob, a, s->amem, msg, sizeof(msg));
     if (rc == CAIRN_E_ILLEGAL && a->bad < n_line) {
         struct cairn_buf mv = { 0 };
-        int put =
-            put_move(&mv, d->moves_kind, s->line[a->bad]) == 0 && cairn_buf_append(&mv, "", 1) == 0;
+        int put = cairn_render_move(&mv, d->moves_kind, s->line[a->bad]) == 0 &&
+                  cairn_buf_append(&mv, "", 1) == 0;
 
         rc = cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
                             "options.play[%zu]: %s is not a legal move: %s", a->bad,
@@ -215,7 +197,7 @@ static int render_list(const struct cairn_plugin *d, const struct cairn_analysis
 
     for (size_t i = 0; i < a->n_moves; i++) {
         rc |= cairn_buf_puts(out, i ? ",{\"move\":" : "{\"move\":");
-        rc |= put_move(out, d->moves_kind, a->moves[i].move);
+        rc |= cairn_render_move(out, d->moves_kind, a->moves[i].move);
         rc |= cairn_buf_puts(out, ",\"value\":");
         rc |= put_value(out, d, a->moves[i].value);
         rc |= cairn_buf_puts(out, "}");
@@ -239,11 +221,11 @@ static int render_grade(const struct cairn_plugin *d, const struct cairn_analysi
     rc |= cairn_buf_int(out, (int64_t)a->ply);
     rc |= cairn_buf_puts(out, a->mover == CAIRN_WINNER_ALICE ? ",\"by\":\"Alice\",\"move\":"
                                                              : ",\"by\":\"Bob\",\"move\":");
-    rc |= put_move(out, d->moves_kind, a->line[a->ply]);
+    rc |= cairn_render_move(out, d->moves_kind, a->line[a->ply]);
     rc |= cairn_buf_puts(out, ",\"value\":");
     rc |= put_value(out, d, a->value);
     rc |= cairn_buf_puts(out, ",\"best\":");
-    rc |= put_move(out, d->moves_kind, a->best);
+    rc |= cairn_render_move(out, d->moves_kind, a->best);
     rc |= cairn_buf_puts(out, ",\"best_value\":");
     rc |= put_value(out, d, a->best_value);
     rc |= cairn_buf_puts(out, ",\"cost\":");

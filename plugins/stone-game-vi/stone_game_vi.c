@@ -471,8 +471,6 @@ static int sg6_analyze(const struct cairn_problem *pb, struct cairn_analysis *an
             j++;
         }
         j = 0;
-        for (size_t i = 0; i < n; i++)
-            val[i] = 0;
         for (size_t q = 0; q < n; q++) {
             size_t x = (size_t)(key[q] & mask);
             int64_t c = a[x] + b[x];
