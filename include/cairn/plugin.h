@@ -14,9 +14,9 @@
  * plugin links nothing but libc and never depends on the host's JSON library.
  *
  * Thread rules, in short: the descriptor is read-only after the entry
- * function returns; check() and solve() are called concurrently from many
- * worker threads, each call with its own problem, result and scratch memory,
- * so they must not touch mutable static state.
+ * function returns; check(), solve() and analyze() are called concurrently
+ * from many worker threads, each call with its own problem, result (or
+ * analysis) and scratch memory, so they must not touch mutable static state.
  *
  * Versions.  1.0: integer arrays in; a bool, integer or winner answer plus
  * Alice's and Bob's totals out; moves as L/R or counts.  1.1 appends to the
