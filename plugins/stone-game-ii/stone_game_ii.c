@@ -138,6 +138,33 @@ static int64_t sg2_eval(const struct sg2_ctx *c, size_t i, size_t m)
     return best;
 }
 
+/* Suffix sums and the whole table in scratch (sg2_scratch_bytes), for
+ * solve() and analyze() alike. */
+static void sg2_fill(const int64_t *p, size_t n, int64_t *scratch, struct sg2_ctx *c)
+{
+    int64_t *suf = scratch;
+    const size_t stride = n + 1;
+
+    *c = (struct sg2_ctx){ .suf = suf, .t = suf + (n + 1), .n = n, .w = sg2_width(n) };
+    int nonneg = 1;
+    suf[n] = 0;
+    for (size_t i = n; i-- > 0;) {
+        suf[i] = suf[i + 1] + p[i];
+        nonneg &= p[i] >= 0;
+    }
+
+    for (size_t m = 1; m <= c->w; m++)
+        c->t[(m - 1) * stride + n] = 0;
+    for (size_t i = n; i-- > 0;) {
+        size_t cap = (n - i + 1) / 2; /* from here on all x are allowed */
+        for (size_t m = 1; m < cap; m++)
+            c->t[(m - 1) * stride + i] = sg2_eval(c, i, m);
+        int64_t all = nonneg ? suf[i] : sg2_eval(c, i, cap);
+        for (size_t m = cap; m <= c->w; m++)
+            c->t[(m - 1) * stride + i] = all;
+    }
+}
+
 static int sg2_solve(const struct cairn_problem *pb, struct cairn_result *res, void *scratch,
                      char *msg, size_t msg_len)
 {
@@ -159,26 +186,8 @@ static int sg2_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     }
 
     int64_t *suf = scratch;
-    struct sg2_ctx c = { .suf = suf, .t = suf + (n + 1), .n = n, .w = sg2_width(n) };
-    const size_t stride = n + 1;
-
-    int nonneg = 1;
-    suf[n] = 0;
-    for (size_t i = n; i-- > 0;) {
-        suf[i] = suf[i + 1] + p[i];
-        nonneg &= p[i] >= 0;
-    }
-
-    for (size_t m = 1; m <= c.w; m++)
-        c.t[(m - 1) * stride + n] = 0;
-    for (size_t i = n; i-- > 0;) {
-        size_t cap = (n - i + 1) / 2; /* from here on all x are allowed */
-        for (size_t m = 1; m < cap; m++)
-            c.t[(m - 1) * stride + i] = sg2_eval(&c, i, m);
-        int64_t all = nonneg ? suf[i] : sg2_eval(&c, i, cap);
-        for (size_t m = cap; m <= c.w; m++)
-            c.t[(m - 1) * stride + i] = all;
-    }
+    struct sg2_ctx c;
+    sg2_fill(p, n, scratch, &c);
 
     int64_t diff = sg2_f(&c, 0, 1);
     int64_t sum = suf[0];
@@ -214,11 +223,10 @@ static int sg2_solve(const struct cairn_problem *pb, struct cairn_result *res, v
 /* ---- analysis (ABI 1.2) ------------------------------------------------- */
 
 /*
- * A position is (i, M): the first pile left and M.  The analysis keeps the
- * whole table f(i, m), m = 1..n (columns past ceil((n - i) / 2) copy that
- * one: from there every X is allowed), so each position of a line is a
- * lookup and a line is graded for the price of one table (about n^3 / 12
- * steps, as solve()).  Values are the final margin Alice - Bob.
+ * A position is (i, M): the first pile left and M.  The kernel's table
+ * (sg2_fill) holds f(i, m) for every m, clamped where every X is allowed,
+ * so each position of a line is a lookup and a line is graded for the price
+ * of one solve.  Values are the final margin Alice - Bob.
  */
 static size_t sg2_max_legal_moves(const struct cairn_problem *pb)
 {
@@ -229,23 +237,17 @@ static size_t sg2_max_legal_moves(const struct cairn_problem *pb)
     return n; /* X <= the piles left */
 }
 
-/* The f table, (n + 1) rows of n + 1 (column 0 unused), and prefix sums. */
 static size_t sg2_analysis_bytes(const struct cairn_problem *pb, size_t n_line)
 {
-    const int64_t *p;
-    size_t n;
     (void)n_line;
-    if (sg2_get(pb, &p, &n) != CAIRN_OK)
-        return 0; /* analyze() refuses the problem before touching scratch */
-    return ((n + 1) * (n + 1) + (n + 1)) * sizeof(int64_t);
+    return sg2_scratch_bytes(pb); /* the table, as solve() */
 }
 
 /* The mover's score of taking x piles at (i, m): their sum - f(i + x,
  * max(m, x)). */
-static int64_t sg2_take(const int64_t *f, const int64_t *P, size_t n, size_t i, size_t m, size_t x)
+static int64_t sg2_take(const struct sg2_ctx *c, size_t i, size_t m, size_t x)
 {
-    size_t m2 = x > m ? x : m;
-    return (P[i + x] - P[i]) - f[(i + x) * (n + 1) + m2];
+    return (c->suf[i] - c->suf[i + x]) - sg2_f(c, i + x, x > m ? x : m);
 }
 
 static size_t sg2_limit(size_t n, size_t i, size_t m)
@@ -266,29 +268,8 @@ static int sg2_analyze(const struct cairn_problem *pb, struct cairn_analysis *a,
                                         : "stone-game-ii: bad analysis request");
         return rc != CAIRN_OK ? rc : CAIRN_E_INTERNAL;
     }
-    int64_t *f = scratch, *P = f + (n + 1) * (n + 1);
-    P[0] = 0;
-    for (size_t i = 0; i < n; i++)
-        P[i + 1] = P[i] + p[i];
-    for (size_t m = 0; m <= n; m++)
-        f[n * (n + 1) + m] = 0;
-    for (size_t i = n; i-- > 0;) {
-        size_t cap = (n - i + 1) / 2;
-        int64_t *row = f + i * (n + 1);
-        row[0] = 0;
-        for (size_t m = 1; m <= n; m++) {
-            if (m > cap) {
-                row[m] = row[cap];
-                continue;
-            }
-            int64_t best = sg2_take(f, P, n, i, m, 1);
-            for (size_t x = 2; x <= sg2_limit(n, i, m); x++) {
-                int64_t v = sg2_take(f, P, n, i, m, x);
-                best = v > best ? v : best;
-            }
-            row[m] = best;
-        }
-    }
+    struct sg2_ctx c;
+    sg2_fill(p, n, scratch, &c);
 
     size_t i = 0, m = 1, found = 0;
     int64_t acc = 0;
@@ -305,11 +286,10 @@ static int sg2_analyze(const struct cairn_problem *pb, struct cairn_analysis *a,
             return CAIRN_E_ILLEGAL;
         }
         if (!found) {
-            int64_t score = sg2_take(f, P, n, i, m, (size_t)x);
-            int64_t best_score = f[i * (n + 1) + m];
+            int64_t score = sg2_take(&c, i, m, (size_t)x), best_score = sg2_f(&c, i, m);
             if (score < best_score) {
                 size_t best = 1;
-                while (sg2_take(f, P, n, i, m, best) != best_score)
+                while (sg2_take(&c, i, m, best) != best_score)
                     best++; /* the smallest X worth f: the table says one is */
                 found = 1;
                 a->ply = t;
@@ -319,7 +299,7 @@ static int sg2_analyze(const struct cairn_problem *pb, struct cairn_analysis *a,
                 a->value = acc + s * score;
             }
         }
-        acc += s * (P[i + (size_t)x] - P[i]);
+        acc += s * (c.suf[i] - c.suf[i + (size_t)x]);
         i += (size_t)x;
         m = (size_t)x > m ? (size_t)x : m;
     }
@@ -327,13 +307,13 @@ static int sg2_analyze(const struct cairn_problem *pb, struct cairn_analysis *a,
     if (!found) {
         a->ply = a->n_line;
         a->mover = (int32_t)(a->n_line % 2);
-        a->best_value = acc + s * (i < n ? f[i * (n + 1) + (m < n ? m : n)] : 0);
+        a->best_value = acc + s * sg2_f(&c, i, m); /* f(n, m) = 0 */
     }
     if (a->moves && i < n)
         for (size_t x = 1; x <= sg2_limit(n, i, m); x++)
             a->moves[a->n_moves++] =
                 (struct cairn_move_value){ .move = (int32_t)x,
-                                           .value = acc + s * sg2_take(f, P, n, i, m, x) };
+                                           .value = acc + s * sg2_take(&c, i, m, x) };
     return CAIRN_OK;
 }
 
