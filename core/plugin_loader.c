@@ -91,9 +91,10 @@ static int bounds_valid(const struct cairn_bounds *b)
     (offsetof(struct cairn_plugin, field) + sizeof(((struct cairn_plugin *)0)->field))
 static const size_t size_of_minor[CAIRN_PLUGIN_ABI_MINOR + 1] = {
     [0] = END_OF(solve),
-    [1] = sizeof(struct cairn_plugin),
+    [1] = END_OF(totals),
+    [2] = sizeof(struct cairn_plugin),
 };
-_Static_assert(CAIRN_PLUGIN_ABI_MINOR == 1,
+_Static_assert(CAIRN_PLUGIN_ABI_MINOR == 2,
                "a new minor: add its size to size_of_minor and its fields to "
                "cairn_plugin_adopt's defaults");
 
@@ -232,6 +233,19 @@ static int descriptor_problem(const struct cairn_plugin *d, char *why, size_t wh
                        "bad descriptor: solve, scratch_bytes or max_moves is missing");
     if (equal_length_problem(d, why, why_len) != 0)
         return -EINVAL;
+    /* Analysis is all or nothing: a value kind without its callbacks (or
+     * callbacks without a meaning for their values) is a half-built
+     * plugin, better refused at load time than at the first record. */
+    if ((unsigned)d->value_kind > CAIRN_VALUE_WINNER)
+        return problem(why, why_len, "bad descriptor: value_kind %d is unknown",
+                       (int)d->value_kind);
+    if ((d->value_kind != CAIRN_VALUE_NONE) != (d->analyze != NULL && d->max_legal_moves != NULL &&
+                                                d->analysis_scratch_bytes != NULL) ||
+        (d->value_kind == CAIRN_VALUE_NONE &&
+         (d->analyze != NULL || d->max_legal_moves != NULL || d->analysis_scratch_bytes != NULL)))
+        return problem(why, why_len,
+                       "bad descriptor: analysis needs value_kind, analyze, max_legal_moves and "
+                       "analysis_scratch_bytes together (or none of them)");
     if ((d->totals & ~(uint32_t)CAIRN_TOTALS_ALL) != 0)
         return problem(why, why_len,
                        "bad descriptor: totals 0x%" PRIx32 " has unknown bits (known: "
@@ -272,6 +286,14 @@ int cairn_plugin_adopt(const struct cairn_plugin *raw, struct cairn_plugin *out,
         out->equal_length = 0;
     if (n < END_OF(totals))
         out->totals = CAIRN_TOTALS_ALL;
+    /* Whatever lies past 1.1 in an older minor's descriptor meant nothing
+     * to its author: no analysis, even if struct_size covers the bytes. */
+    if (raw->abi_minor < 2) {
+        out->value_kind = CAIRN_VALUE_NONE;
+        out->max_legal_moves = NULL;
+        out->analysis_scratch_bytes = NULL;
+        out->analyze = NULL;
+    }
     return descriptor_problem(out, why, why_len);
 }
 

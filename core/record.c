@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis.h"
 #include "fastparse.h"
 #include "hang.h"
 #include "inputs.h"
@@ -32,6 +33,7 @@ struct rec {
     size_t plugin_index; /* registry index, or n_plugins when unresolved */
     enum cairn_limits limits;
     int want_moves;
+    struct cairn_analysis_req analysis; /* options.analysis and options.play */
 };
 
 static void scalar_from_json(struct cairn_scalar *v, const json_t *j)
@@ -111,9 +113,24 @@ static int parse_options(struct rec *r, const struct cairn_record_ctx *ctx,
                                       "options.moves: expected a boolean, got %s",
                                       cairn_json_type_name(val));
             r->want_moves = json_is_true(val);
+        } else if (strcmp(key, "analysis") == 0) {
+            if (!json_is_boolean(val))
+                return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
+                                      "options.analysis: expected a boolean, got %s",
+                                      cairn_json_type_name(val));
+            r->analysis.want_analysis = json_is_true(val);
+        } else if (strcmp(key, "play") == 0) {
+            /* Its moves are checked once the variant, which says what a
+             * move looks like, is known (analysis.c). */
+            if (!json_is_array(val))
+                return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
+                                      "options.play: expected an array of moves, got %s",
+                                      cairn_json_type_name(val));
+            r->analysis.play = val;
         } else {
             return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
-                                  "options.%s: unknown option (known: limits, moves)",
+                                  "options.%s: unknown option (known: limits, moves, analysis, "
+                                  "play)",
                                   cairn_short_name(key, nb));
         }
     }
@@ -281,6 +298,9 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
     int rc, match = 0;
     uint64_t t0, dt;
 
+    /* Before any work: the record asks what this plugin cannot give. */
+    if (cairn_analysis_offered(d, &r->analysis, e) != 0)
+        return -1;
     if (d->n_inputs > sizeof(arrays) / sizeof(arrays[0]))
         return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "plugin %s declares too many inputs",
                               d->name);
@@ -332,6 +352,13 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
         return -1;
     if (cairn_render_head(out, r->line_no, &r->id, r->plugin) != 0 ||
         cairn_render_ok(out, d, &res, r->want_moves, &r->expected, match) != 0)
+        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory rendering the result");
+    /* Only records that ask pay for analysis: the answer first, then the
+     * moves valued. */
+    if (cairn_analysis_wanted(&r->analysis) &&
+        cairn_analysis_render(d, &prob, &r->analysis, s, out, e) != 0)
+        return -1;
+    if (cairn_render_end(out) != 0)
         return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory rendering the result");
 
     tally->ok++;

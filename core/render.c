@@ -57,8 +57,7 @@ int cairn_render_error_tail(struct cairn_buf *out, enum cairn_code code, const c
     return rc ? -ENOMEM : 0;
 }
 
-/* One entry of moves[], as enum cairn_moves_kind says. */
-static int put_move(struct cairn_buf *out, enum cairn_moves_kind kind, int32_t m)
+int cairn_render_move(struct cairn_buf *out, enum cairn_moves_kind kind, int32_t m)
 {
     int rc;
 
@@ -117,10 +116,14 @@ int cairn_render_ok(struct cairn_buf *out, const struct cairn_plugin *d,
         for (i = 0; i < res->n_moves; i++) {
             if (i > 0)
                 rc |= cairn_buf_puts(out, ",");
-            rc |= put_move(out, d->moves_kind, res->moves[i]);
+            rc |= cairn_render_move(out, d->moves_kind, res->moves[i]);
         }
         rc |= cairn_buf_puts(out, "]");
     }
-    rc |= cairn_buf_puts(out, "}\n");
     return rc ? -ENOMEM : 0;
+}
+
+int cairn_render_end(struct cairn_buf *out)
+{
+    return cairn_buf_puts(out, "}\n") ? -ENOMEM : 0;
 }

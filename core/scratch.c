@@ -11,6 +11,9 @@ void cairn_scratch_free(struct cairn_scratch *s)
     free(s->mem);
     free(s->values);
     free(s->moves);
+    free(s->amem);
+    free(s->line);
+    free(s->legal);
     cairn_arena_free(&s->arena);
     memset(s, 0, sizeof(*s));
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "cairn/plugin.h"
 
 /* Used by one worker at a time; grown on demand, never shrunk. */
 struct cairn_scratch {
@@ -17,6 +18,13 @@ struct cairn_scratch {
     size_t values_cap;
     int32_t *moves; /* a line of play */
     size_t moves_cap;
+    /* Only records asking for analysis or play (analysis.c) touch these. */
+    void *amem; /* analyze()'s scratch */
+    size_t amem_cap;
+    int32_t *line; /* options.play, encoded */
+    size_t line_cap;
+    struct cairn_move_value *legal; /* the moves an analysis lists */
+    size_t legal_cap;
     struct cairn_arena arena; /* jansson's memory while a record is parsed */
 };
 

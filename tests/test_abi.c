@@ -444,6 +444,50 @@ START_TEST(split_move_macros_round_trip)
 }
 END_TEST
 
+/* ---- 1.2: analysis, refused to plugins without it ----------------------- */
+
+START_TEST(analysis_is_refused_to_plugins_without_it)
+{
+    /* A 1.1 binary (built against the frozen 1.1 header). */
+    expect_error("{\"variant\":\"count-down\",\"input\":{\"n\":17,\"k\":3},"
+                 "\"options\":{\"analysis\":true}}",
+                 "count-down", "bad_record",
+                 "options.analysis: plugin count-down offers no analysis (it speaks ABI 1.1; "
+                 "analysis needs 1.2 and a plugin that provides analyze())");
+    expect_error("{\"variant\":\"pick-any\",\"input\":{\"aliceValues\":[1,2],\"bobValues\":[2,1]},"
+                 "\"options\":{\"play\":[0]}}",
+                 "pick-any", "bad_record",
+                 "options.play: plugin pick-any offers no analysis (it speaks ABI 1.1; "
+                 "analysis needs 1.2 and a plugin that provides analyze())");
+    /* A 1.0 binary. */
+    expect_error("{\"variant\":\"front-one-or-two\",\"input\":{\"stones\":[1,2]},"
+                 "\"options\":{\"analysis\":false,\"play\":[]}}",
+                 "front-one-or-two", "bad_record",
+                 "options.play: plugin front-one-or-two offers no analysis (it speaks ABI 1.0; "
+                 "analysis needs 1.2 and a plugin that provides analyze())");
+    /* A 1.2 plugin that leaves analysis out. */
+    expect_error("{\"variant\":\"split-keep\",\"input\":{\"row\":[1,2,3]},"
+                 "\"options\":{\"analysis\":true}}",
+                 "split-keep", "bad_record",
+                 "options.analysis: plugin split-keep offers no analysis (it speaks ABI 1.2; "
+                 "analysis needs 1.2 and a plugin that provides analyze())");
+    /* analysis false and no play: nothing asked, the record is answered. */
+    expect("{\"variant\":\"count-down\",\"input\":{\"n\":17,\"k\":3},"
+           "\"options\":{\"analysis\":false}}",
+           "{\"line\":1,\"variant\":\"count-down\",\"status\":\"ok\",\"answer\":true}");
+    /* The real plugins offer it. */
+    expect("{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},"
+           "\"options\":{\"analysis\":true}}",
+           "{\"line\":1,\"variant\":\"stone-game-iii\",\"status\":\"ok\",\"answer\":\"Bob\","
+           "\"alice\":6,\"bob\":7,\"margin\":-1,\"analysis\":[{\"move\":1,\"value\":-11},"
+           "{\"move\":2,\"value\":-7},{\"move\":3,\"value\":-1}]}");
+    /* Records asking for analysis are never the plain reader's. */
+    ck_assert_int_eq(fast_takes("{\"variant\":\"count-down\",\"input\":{\"n\":17,\"k\":3},"
+                                "\"options\":{\"analysis\":true}}"),
+                     0);
+}
+END_TEST
+
 /* ---- set-up ------------------------------------------------------------ */
 
 int main(void)
@@ -495,6 +539,7 @@ int main(void)
     CASE("only declared totals are rendered", only_declared_totals_are_rendered);
     CASE("index and split moves are rendered", index_and_split_moves_are_rendered);
     CASE("split move macros round-trip", split_move_macros_round_trip);
+    CASE("analysis is refused to plugins without it", analysis_is_refused_to_plugins_without_it);
 #undef CASE
 
     sr = srunner_create(s);

@@ -729,11 +729,14 @@ START_TEST(abi_1_0_plugin_loads_beside_1_1_plugins)
     ck_assert_int_eq(res.alice, 8);
     ck_assert_int_eq(res.bob, 5);
 
-    /* The 1.1 plugins keep what they declared. */
+    /* The 1.1 plugins (real 1.1 binaries) keep what they declared, and
+     * offer no analysis. */
     h = cairn_registry_find(&reg, "count-down");
     ck_assert_ptr_nonnull(h);
     ck_assert_uint_eq(h->desc->abi_minor, 1);
-    ck_assert_uint_eq(h->desc->struct_size, sizeof(struct cairn_plugin));
+    ck_assert_uint_eq(h->desc->struct_size, offsetof(struct cairn_plugin, value_kind));
+    ck_assert_ptr_null(h->desc->analyze);
+    ck_assert_int_eq(h->desc->value_kind, CAIRN_VALUE_NONE);
     ck_assert_uint_eq(h->desc->totals, 0);
     ck_assert_int_eq(h->desc->inputs[0].kind, CAIRN_INPUT_INT);
     h = cairn_registry_find(&reg, "pick-any");
@@ -887,7 +890,7 @@ START_TEST(adopt_refuses_versions_and_sizes)
     d = mem_good();
     d.abi_minor = CAIRN_PLUGIN_ABI_MINOR + 1;
     d.struct_size = (uint32_t)sizeof(d) + 8; /* never read: refused first */
-    REFUSED(&d, "newer minor", "plugin ABI version 1.2,", want, "(minors up to 1)");
+    REFUSED(&d, "newer minor", "plugin ABI version 1.3,", want, "(minors up to 2)");
     free(want);
 
     d = mem_good();
@@ -902,7 +905,7 @@ START_TEST(adopt_refuses_versions_and_sizes)
     d = mem_good();
     d.struct_size = (uint32_t)size_1_0;
     want = th_xasprintf("descriptor is %zu bytes, ABI 1.1 needs at least %zu", size_1_0,
-                        sizeof(struct cairn_plugin));
+                        offsetof(struct cairn_plugin, value_kind));
     REFUSED(&d, "1.1 of 1.0 size", want);
     free(want);
 }
@@ -957,6 +960,95 @@ START_TEST(adopt_refuses_malformed_1_1_fields)
     d.totals = 0; /* a game without totals is fine */
     ck_assert_msg(cairn_plugin_adopt(&d, &out, why, sizeof(why)) == 0, "%s", why);
     ck_assert_uint_eq(out.totals, 0);
+}
+END_TEST
+
+/* ---- 1.2: analysis ---- */
+
+static size_t mem_legal(const struct cairn_problem *p)
+{
+    (void)p;
+    return 2;
+}
+
+static size_t mem_abytes(const struct cairn_problem *p, size_t n_line)
+{
+    (void)p;
+    (void)n_line;
+    return 0;
+}
+
+static int mem_analyze(const struct cairn_problem *p, struct cairn_analysis *a, void *scratch,
+                       char *msg, size_t msg_len)
+{
+    (void)p;
+    (void)a;
+    (void)scratch;
+    (void)msg;
+    (void)msg_len;
+    return CAIRN_E_INTERNAL;
+}
+
+static struct cairn_plugin mem_analysing(void)
+{
+    struct cairn_plugin d = mem_good();
+
+    d.abi_minor = 2;
+    d.value_kind = CAIRN_VALUE_ALICE;
+    d.max_legal_moves = mem_legal;
+    d.analysis_scratch_bytes = mem_abytes;
+    d.analyze = mem_analyze;
+    return d;
+}
+
+START_TEST(adopt_keeps_1_2_analysis)
+{
+    struct cairn_plugin raw = mem_analysing(), out;
+    char why[320] = "";
+
+    ck_assert_msg(cairn_plugin_adopt(&raw, &out, why, sizeof(why)) == 0, "%s", why);
+    ck_assert_int_eq(memcmp(&raw, &out, sizeof(raw)), 0);
+}
+END_TEST
+
+/* Bytes past 1.1 in a descriptor that says 1.1 meant nothing to its
+ * author: no analysis, whatever they hold. */
+START_TEST(adopt_reads_no_analysis_before_1_2)
+{
+    struct cairn_plugin raw = mem_analysing(), out;
+    char why[320] = "";
+
+    raw.abi_minor = 1;
+    ck_assert_msg(cairn_plugin_adopt(&raw, &out, why, sizeof(why)) == 0, "%s", why);
+    ck_assert_int_eq(out.value_kind, CAIRN_VALUE_NONE);
+    ck_assert_ptr_null(out.analyze);
+    ck_assert_ptr_null(out.max_legal_moves);
+    ck_assert_ptr_null(out.analysis_scratch_bytes);
+    /* A 1.1 descriptor of 1.1's size is read the same way. */
+    raw.struct_size = (uint32_t)offsetof(struct cairn_plugin, value_kind);
+    ck_assert_msg(cairn_plugin_adopt(&raw, &out, why, sizeof(why)) == 0, "%s", why);
+    ck_assert_ptr_null(out.analyze);
+    /* A 1.2 descriptor must be 1.2's size. */
+    raw.abi_minor = 2;
+    REFUSED(&raw, "short 1.2", "ABI 1.2 needs at least");
+}
+END_TEST
+
+START_TEST(adopt_refuses_half_built_analysis)
+{
+    struct cairn_plugin d = mem_analysing();
+
+    d.analyze = NULL;
+    REFUSED(&d, "value kind without analyze", "analysis needs value_kind, analyze");
+    d = mem_analysing();
+    d.analysis_scratch_bytes = NULL;
+    REFUSED(&d, "no analysis scratch", "analysis needs value_kind, analyze");
+    d = mem_analysing();
+    d.value_kind = CAIRN_VALUE_NONE;
+    REFUSED(&d, "analyze without a value kind", "(or none of them)");
+    d = mem_analysing();
+    d.value_kind = (enum cairn_value_kind)9;
+    REFUSED(&d, "value kind 9", "value_kind 9 is unknown");
 }
 END_TEST
 
@@ -1369,6 +1461,9 @@ static Suite *loader_suite(void)
     CASE("adopt copies no more than it knows", adopt_copies_no_more_than_it_knows);
     CASE("adopt refuses other versions and short sizes", adopt_refuses_versions_and_sizes);
     CASE("adopt refuses malformed 1.1 fields", adopt_refuses_malformed_1_1_fields);
+    CASE("adopt keeps 1.2 analysis", adopt_keeps_1_2_analysis);
+    CASE("adopt reads no analysis before 1.2", adopt_reads_no_analysis_before_1_2);
+    CASE("adopt refuses half-built analysis", adopt_refuses_half_built_analysis);
     CASE("adopt refuses 1.1 features in a 1.0 descriptor",
          adopt_refuses_1_1_features_in_a_1_0_descriptor);
     CASE("a duplicate alias names both files", duplicate_alias_names_both_files);

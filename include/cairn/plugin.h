@@ -14,9 +14,9 @@
  * plugin links nothing but libc and never depends on the host's JSON library.
  *
  * Thread rules, in short: the descriptor is read-only after the entry
- * function returns; check() and solve() are called concurrently from many
- * worker threads, each call with its own problem, result and scratch memory,
- * so they must not touch mutable static state.
+ * function returns; check(), solve() and analyze() are called concurrently
+ * from many worker threads, each call with its own problem, result (or
+ * analysis) and scratch memory, so they must not touch mutable static state.
  *
  * Versions.  1.0: integer arrays in; a bool, integer or winner answer plus
  * Alice's and Bob's totals out; moves as L/R or counts.  1.1 appends to the
@@ -29,6 +29,11 @@
  * minor meant them; a descriptor that uses a kind newer than the minor it
  * declares is refused.  Rebuilding a 1.0 plugin against this header: set
  * .totals = CAIRN_TOTALS_ALL to keep its output (left out, it is 0: none).
+ * 1.2 appends analysis (records with options.analysis or options.play):
+ * value_kind and three callbacks that value every legal move of a position
+ * reached by a line of play and grade that line.  A 1.0 or 1.1 plugin (or a
+ * 1.2 one leaving analyze NULL) has none; the host answers such records
+ * with an error and serves every other record as before.
  */
 #ifndef CAIRN_PLUGIN_H
 #define CAIRN_PLUGIN_H
@@ -42,7 +47,7 @@ extern "C" {
 
 /* A major change breaks the layout; a minor one only appends fields. */
 #define CAIRN_PLUGIN_ABI_MAJOR 1
-#define CAIRN_PLUGIN_ABI_MINOR 1
+#define CAIRN_PLUGIN_ABI_MINOR 2
 
 /* The one exported symbol, and its type. */
 #define CAIRN_PLUGIN_ENTRY_SYMBOL "cairn_plugin_entry"
@@ -58,7 +63,10 @@ enum cairn_status {
     CAIRN_OK = 0,
     CAIRN_E_CONSTRAINT = 1, /* an official rule is broken (message says which) */
     CAIRN_E_TOO_LARGE = 2,  /* over the plugin's extended maxima */
-    CAIRN_E_INTERNAL = 3    /* a bug or an impossible state */
+    CAIRN_E_INTERNAL = 3,   /* a bug or an impossible state */
+    /* 1.2, from analyze() only: a move of the line is not legal where it
+     * is played (analysis->bad says which; the message says why) */
+    CAIRN_E_ILLEGAL = 4
 };
 
 /* Which limits a record asked for. */
@@ -158,6 +166,42 @@ struct cairn_result {
     size_t n_moves;   /* set by solve() when want_moves */
 };
 
+/* 1.2: what a value in an analysis means, the same for every position of
+ * a game: the outcome of the whole game from its start, when both play
+ * optimally from that point on (a tablebase probe, scores already taken
+ * included). */
+enum cairn_value_kind {
+    CAIRN_VALUE_NONE = 0,   /* no analysis: what a 1.0 or 1.1 plugin has */
+    CAIRN_VALUE_MARGIN = 1, /* the final margin, Alice's total - Bob's */
+    CAIRN_VALUE_ALICE = 2,  /* Alice's final total (a game where only she scores) */
+    CAIRN_VALUE_WINNER = 3  /* who wins: enum cairn_winner */
+};
+
+/* 1.2: one legal move and its value (see enum cairn_value_kind). */
+struct cairn_move_value {
+    int32_t move; /* encoded as moves[] encodes it (enum cairn_moves_kind) */
+    int64_t value;
+};
+
+/* 1.2: a position reached by a line of play, and the grade of that line.
+ * The host fills the first four fields and zeroes the rest; analyze()
+ * fills the rest.  Owned by the host; valid during the call only. */
+struct cairn_analysis {
+    const int32_t *line; /* moves played from the start, as moves[] encodes them */
+    size_t n_line;
+    struct cairn_move_value *moves; /* NULL: not wanted; else max_legal_moves() entries */
+    size_t moves_cap;
+
+    size_t n_moves;     /* the legal moves after the whole line, in moves[] */
+    size_t ply;         /* the first move of line that is not optimal, or n_line */
+    int32_t mover;      /* who moves at ply: CAIRN_WINNER_ALICE or _BOB */
+    int32_t best;       /* ply < n_line: an optimal move at ply */
+    int64_t best_value; /* the value of the position at ply (what best gives);
+                           at a position with no legal move, its final value */
+    int64_t value;      /* ply < n_line: the value of the move played there */
+    size_t bad;         /* with CAIRN_E_ILLEGAL: the index in line of the move */
+};
+
 /*
  * The descriptor.  Every field is constant for the life of the process.
  */
@@ -225,6 +269,45 @@ struct cairn_plugin {
      * Absent (1.0) is read as CAIRN_TOTALS_ALL: a 1.0 plugin keeps its
      * output. */
     uint32_t totals;
+
+    /* ---- 1.2: absent (read as 0 and NULL: no analysis) before 1.2 ---- */
+
+    /* What the values of analyze() mean; CAIRN_VALUE_NONE with analyze
+     * NULL when the plugin offers no analysis. */
+    enum cairn_value_kind value_kind;
+
+    /*
+     * NAME     max_legal_moves - an upper bound on the legal moves of any
+     *          position of this problem
+     * CALLED   on a worker thread, concurrently, after check(), only for
+     *          records that ask for analysis
+     */
+    size_t (*max_legal_moves)(const struct cairn_problem *problem);
+
+    /*
+     * NAME     analysis_scratch_bytes - working memory analyze() needs
+     * CALLED   on a worker thread, concurrently, after check()
+     * RETURNS  a byte count, for a line of n_line moves; the host passes a
+     *          buffer at least that large, aligned for int64_t
+     */
+    size_t (*analysis_scratch_bytes)(const struct cairn_problem *problem, size_t n_line);
+
+    /*
+     * NAME     analyze - value moves and grade a line of play
+     * CALLED   on a worker thread, concurrently with other calls; reentrant,
+     *          no allocation but scratch (problem->want_moves is 0)
+     * RETURNS  CAIRN_OK with *a filled: replaying a->line from the start,
+     *          a->ply is the first move whose value differs from its
+     *          position's value (or n_line), with mover, best, best_value
+     *          and value at that ply; and, when a->moves is set, every
+     *          legal move of the position after the whole line with its
+     *          value (n_moves, 0 when the game is over there).
+     *          CAIRN_E_ILLEGAL when a move of the line is not legal (also
+     *          past a->ply: the whole line is checked), a->bad its index
+     *          and msg why; or another status and a message.
+     */
+    int (*analyze)(const struct cairn_problem *problem, struct cairn_analysis *a, void *scratch,
+                   char *msg, size_t msg_len);
 };
 
 #ifdef __cplusplus

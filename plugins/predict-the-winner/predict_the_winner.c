@@ -28,6 +28,8 @@
 
 #include <stdint.h>
 #include <stdio.h>
+
+#include "../common/interval_analysis.h"
 #include <string.h>
 
 #if defined(__SSE2__)
@@ -351,6 +353,39 @@ static int ptw_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     return CAIRN_OK;
 }
 
+/* ---- analysis (ABI 1.2): common/interval_analysis.h ---------------------- */
+
+static size_t ptw_max_legal_moves(const struct cairn_problem *pb)
+{
+    (void)pb;
+    return 2; /* L and R */
+}
+
+static size_t ptw_analysis_bytes(const struct cairn_problem *pb, size_t n_line)
+{
+    const int64_t *v;
+    size_t n;
+    if (ptw_get(pb, &v, &n) != CAIRN_OK)
+        return 0; /* analyze() refuses the problem before touching scratch */
+    return interval_analysis_bytes(n, n_line);
+}
+
+static int ptw_analyze(const struct cairn_problem *pb, struct cairn_analysis *a, void *scratch,
+                       char *msg, size_t msg_len)
+{
+    const int64_t *v;
+    size_t n;
+    int rc = ptw_get(pb, &v, &n);
+    if (rc != CAIRN_OK || !a || !scratch || (a->n_line && !a->line) ||
+        (a->moves && a->moves_cap < 2)) {
+        snprintf(msg, msg_len, "%s",
+                 rc == CAIRN_E_TOO_LARGE ? "input too long"
+                                         : "predict-the-winner: bad analysis request");
+        return rc != CAIRN_OK ? rc : CAIRN_E_INTERNAL;
+    }
+    return interval_analyze(v, n, INTERVAL_GAIN_END, a, scratch, msg, msg_len);
+}
+
 static const struct cairn_plugin ptw_plugin = {
     .abi_major = CAIRN_PLUGIN_ABI_MAJOR,
     .abi_minor = CAIRN_PLUGIN_ABI_MINOR,
@@ -370,6 +405,10 @@ static const struct cairn_plugin ptw_plugin = {
     .solve = ptw_solve,
     .equal_length = 0,
     .totals = CAIRN_TOTALS_ALL,
+    .value_kind = CAIRN_VALUE_MARGIN, /* final Alice - Bob */
+    .max_legal_moves = ptw_max_legal_moves,
+    .analysis_scratch_bytes = ptw_analysis_bytes,
+    .analyze = ptw_analyze,
 };
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void)

@@ -138,6 +138,33 @@ static int64_t sg2_eval(const struct sg2_ctx *c, size_t i, size_t m)
     return best;
 }
 
+/* Suffix sums and the whole table in scratch (sg2_scratch_bytes), for
+ * solve() and analyze() alike. */
+static void sg2_fill(const int64_t *p, size_t n, int64_t *scratch, struct sg2_ctx *c)
+{
+    int64_t *suf = scratch;
+    const size_t stride = n + 1;
+
+    *c = (struct sg2_ctx){ .suf = suf, .t = suf + (n + 1), .n = n, .w = sg2_width(n) };
+    int nonneg = 1;
+    suf[n] = 0;
+    for (size_t i = n; i-- > 0;) {
+        suf[i] = suf[i + 1] + p[i];
+        nonneg &= p[i] >= 0;
+    }
+
+    for (size_t m = 1; m <= c->w; m++)
+        c->t[(m - 1) * stride + n] = 0;
+    for (size_t i = n; i-- > 0;) {
+        size_t cap = (n - i + 1) / 2; /* from here on all x are allowed */
+        for (size_t m = 1; m < cap; m++)
+            c->t[(m - 1) * stride + i] = sg2_eval(c, i, m);
+        int64_t all = nonneg ? suf[i] : sg2_eval(c, i, cap);
+        for (size_t m = cap; m <= c->w; m++)
+            c->t[(m - 1) * stride + i] = all;
+    }
+}
+
 static int sg2_solve(const struct cairn_problem *pb, struct cairn_result *res, void *scratch,
                      char *msg, size_t msg_len)
 {
@@ -159,26 +186,8 @@ static int sg2_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     }
 
     int64_t *suf = scratch;
-    struct sg2_ctx c = { .suf = suf, .t = suf + (n + 1), .n = n, .w = sg2_width(n) };
-    const size_t stride = n + 1;
-
-    int nonneg = 1;
-    suf[n] = 0;
-    for (size_t i = n; i-- > 0;) {
-        suf[i] = suf[i + 1] + p[i];
-        nonneg &= p[i] >= 0;
-    }
-
-    for (size_t m = 1; m <= c.w; m++)
-        c.t[(m - 1) * stride + n] = 0;
-    for (size_t i = n; i-- > 0;) {
-        size_t cap = (n - i + 1) / 2; /* from here on all x are allowed */
-        for (size_t m = 1; m < cap; m++)
-            c.t[(m - 1) * stride + i] = sg2_eval(&c, i, m);
-        int64_t all = nonneg ? suf[i] : sg2_eval(&c, i, cap);
-        for (size_t m = cap; m <= c.w; m++)
-            c.t[(m - 1) * stride + i] = all;
-    }
+    struct sg2_ctx c;
+    sg2_fill(p, n, scratch, &c);
 
     int64_t diff = sg2_f(&c, 0, 1);
     int64_t sum = suf[0];
@@ -211,6 +220,103 @@ static int sg2_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     return CAIRN_OK;
 }
 
+/* ---- analysis (ABI 1.2) ------------------------------------------------- */
+
+/*
+ * A position is (i, M): the first pile left and M.  The kernel's table
+ * (sg2_fill) holds f(i, m) for every m, clamped where every X is allowed,
+ * so each position of a line is a lookup and a line is graded for the price
+ * of one solve.  Values are the final margin Alice - Bob.
+ */
+static size_t sg2_max_legal_moves(const struct cairn_problem *pb)
+{
+    const int64_t *p;
+    size_t n;
+    if (sg2_get(pb, &p, &n) != CAIRN_OK)
+        return 0;
+    return n; /* X <= the piles left */
+}
+
+static size_t sg2_analysis_bytes(const struct cairn_problem *pb, size_t n_line)
+{
+    (void)n_line;
+    return sg2_scratch_bytes(pb); /* the table, as solve() */
+}
+
+/* The mover's score of taking x piles at (i, m): their sum - f(i + x,
+ * max(m, x)). */
+static int64_t sg2_take(const struct sg2_ctx *c, size_t i, size_t m, size_t x)
+{
+    return (c->suf[i] - c->suf[i + x]) - sg2_f(c, i + x, x > m ? x : m);
+}
+
+static size_t sg2_limit(size_t n, size_t i, size_t m)
+{
+    return 2 * m < n - i ? 2 * m : n - i;
+}
+
+static int sg2_analyze(const struct cairn_problem *pb, struct cairn_analysis *a, void *scratch,
+                       char *msg, size_t msg_len)
+{
+    const int64_t *p;
+    size_t n;
+    int rc = sg2_get(pb, &p, &n);
+    if (rc != CAIRN_OK || !a || !scratch || (a->n_line && !a->line) ||
+        (a->moves && a->moves_cap < n)) {
+        sg2_msg(msg, msg_len,
+                rc == CAIRN_E_TOO_LARGE ? "input.piles: too long"
+                                        : "stone-game-ii: bad analysis request");
+        return rc != CAIRN_OK ? rc : CAIRN_E_INTERNAL;
+    }
+    struct sg2_ctx c;
+    sg2_fill(p, n, scratch, &c);
+
+    size_t i = 0, m = 1, found = 0;
+    int64_t acc = 0;
+    for (size_t t = 0; t < a->n_line; t++) {
+        int32_t x = a->line[t];
+        int64_t s = t % 2 == 0 ? 1 : -1;
+        if (i == n || x < 1 || (size_t)x > sg2_limit(n, i, m)) {
+            a->bad = t;
+            if (i == n)
+                snprintf(msg, msg_len, "the game is over: all %zu piles are taken", n);
+            else
+                snprintf(msg, msg_len, "with M = %zu and %zu piles left, X must be 1 to %zu", m,
+                         n - i, sg2_limit(n, i, m));
+            return CAIRN_E_ILLEGAL;
+        }
+        if (!found) {
+            int64_t score = sg2_take(&c, i, m, (size_t)x), best_score = sg2_f(&c, i, m);
+            if (score < best_score) {
+                size_t best = 1;
+                while (sg2_take(&c, i, m, best) != best_score)
+                    best++; /* the smallest X worth f: the table says one is */
+                found = 1;
+                a->ply = t;
+                a->mover = (int32_t)(t % 2);
+                a->best = (int32_t)best;
+                a->best_value = acc + s * best_score;
+                a->value = acc + s * score;
+            }
+        }
+        acc += s * (c.suf[i] - c.suf[i + (size_t)x]);
+        i += (size_t)x;
+        m = (size_t)x > m ? (size_t)x : m;
+    }
+    int64_t s = a->n_line % 2 == 0 ? 1 : -1;
+    if (!found) {
+        a->ply = a->n_line;
+        a->mover = (int32_t)(a->n_line % 2);
+        a->best_value = acc + s * sg2_f(&c, i, m); /* f(n, m) = 0 */
+    }
+    if (a->moves && i < n)
+        for (size_t x = 1; x <= sg2_limit(n, i, m); x++)
+            a->moves[a->n_moves++] =
+                (struct cairn_move_value){ .move = (int32_t)x,
+                                           .value = acc + s * sg2_take(&c, i, m, x) };
+    return CAIRN_OK;
+}
+
 static const struct cairn_plugin sg2_plugin = {
     .abi_major = CAIRN_PLUGIN_ABI_MAJOR,
     .abi_minor = CAIRN_PLUGIN_ABI_MINOR,
@@ -228,6 +334,10 @@ static const struct cairn_plugin sg2_plugin = {
     .max_moves = sg2_max_moves,
     .solve = sg2_solve,
     .totals = CAIRN_TOTALS_ALL, /* alice, bob and margin, as in ABI 1.0 */
+    .value_kind = CAIRN_VALUE_MARGIN,
+    .max_legal_moves = sg2_max_legal_moves,
+    .analysis_scratch_bytes = sg2_analysis_bytes,
+    .analyze = sg2_analyze,
 };
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void)

@@ -192,6 +192,116 @@ static int sg3_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     return CAIRN_OK;
 }
 
+/* ---- analysis (ABI 1.2) ------------------------------------------------- */
+
+/*
+ * A position is the index i of the first stone left; dp[i], the best
+ * "mover minus other" from it, covers every position of every line, so one
+ * O(n) table grades a whole line.  Values are the final margin Alice - Bob:
+ * the margin taken so far plus, from the mover's side, sum - dp[i + k].
+ */
+static size_t sg3_max_legal_moves(const struct cairn_problem *pb)
+{
+    (void)pb;
+    return 3;
+}
+
+static size_t sg3_analysis_bytes(const struct cairn_problem *pb, size_t n_line)
+{
+    const int64_t *v;
+    size_t n;
+    (void)n_line;
+    if (sg3_get(pb, &v, &n) != CAIRN_OK)
+        return 0; /* analyze() refuses the problem before touching scratch */
+    return (n + 1) * sizeof(int64_t);
+}
+
+/* The mover's score of taking k (1..3) stones at i: their sum - dp[i + k]. */
+static int64_t sg3_take(const int64_t *v, const int64_t *dp, size_t i, size_t k)
+{
+    int64_t s = 0;
+    for (size_t j = 0; j < k; j++)
+        s += v[i + j];
+    return s - dp[i + k];
+}
+
+/* The best k at i (the smallest on a tie, as moves[] does) and its score. */
+static size_t sg3_best(const int64_t *v, size_t n, const int64_t *dp, size_t i, int64_t *score)
+{
+    size_t best = 1;
+    *score = sg3_take(v, dp, i, 1);
+    for (size_t k = 2; k <= 3 && i + k <= n; k++) {
+        int64_t x = sg3_take(v, dp, i, k);
+        if (x > *score) {
+            *score = x;
+            best = k;
+        }
+    }
+    return best;
+}
+
+static int sg3_analyze(const struct cairn_problem *pb, struct cairn_analysis *a, void *scratch,
+                       char *msg, size_t msg_len)
+{
+    const int64_t *v;
+    size_t n;
+    int rc = sg3_get(pb, &v, &n);
+    if (rc != CAIRN_OK || !a || !scratch || (a->n_line && !a->line) ||
+        (a->moves && a->moves_cap < 3)) {
+        sg3_msg(msg, msg_len,
+                rc == CAIRN_E_TOO_LARGE ? "input.stoneValue: too long"
+                                        : "stone-game-iii: bad analysis request");
+        return rc != CAIRN_OK ? rc : CAIRN_E_INTERNAL;
+    }
+    int64_t *dp = scratch;
+    dp[n] = 0;
+    for (size_t i = n; i-- > 0;) {
+        int64_t best;
+        sg3_best(v, n, dp, i, &best);
+        dp[i] = best;
+    }
+
+    size_t i = 0, found = 0;
+    int64_t acc = 0;
+    for (size_t t = 0; t < a->n_line; t++) {
+        int32_t k = a->line[t];
+        int64_t s = t % 2 == 0 ? 1 : -1;
+        if (i == n || k < 1 || k > 3 || (size_t)k > n - i) {
+            a->bad = t;
+            if (i == n)
+                snprintf(msg, msg_len, "the game is over: all %zu stones are taken", n);
+            else
+                snprintf(msg, msg_len, "a move takes 1, 2 or 3 stones, at most the %zu left",
+                         n - i);
+            return CAIRN_E_ILLEGAL;
+        }
+        int64_t score = sg3_take(v, dp, i, (size_t)k), best_score;
+        size_t best = sg3_best(v, n, dp, i, &best_score);
+        if (!found && score < best_score) {
+            found = 1;
+            a->ply = t;
+            a->mover = (int32_t)(t % 2);
+            a->best = (int32_t)best;
+            a->best_value = acc + s * best_score;
+            a->value = acc + s * score;
+        }
+        acc += s * (score + dp[i + (size_t)k]); /* the stones' sum */
+        i += (size_t)k;
+    }
+    int64_t s = a->n_line % 2 == 0 ? 1 : -1;
+    if (!found) {
+        a->ply = a->n_line;
+        a->mover = (int32_t)(a->n_line % 2);
+        a->best_value = acc + s * dp[i];
+    }
+    if (a->moves)
+        for (size_t k = 1; k <= 3 && i + k <= n; k++)
+            a->moves[a->n_moves++] =
+                (struct cairn_move_value){ .move = (int32_t)k,
+                                           .value = acc + s * sg3_take(v, dp, i, k) };
+    return CAIRN_OK;
+}
+
 static const struct cairn_plugin sg3_plugin = {
     .abi_major = CAIRN_PLUGIN_ABI_MAJOR,
     .abi_minor = CAIRN_PLUGIN_ABI_MINOR,
@@ -209,6 +319,10 @@ static const struct cairn_plugin sg3_plugin = {
     .max_moves = sg3_max_moves,
     .solve = sg3_solve,
     .totals = CAIRN_TOTALS_ALL, /* alice, bob and margin, as in ABI 1.0 */
+    .value_kind = CAIRN_VALUE_MARGIN,
+    .max_legal_moves = sg3_max_legal_moves,
+    .analysis_scratch_bytes = sg3_analysis_bytes,
+    .analyze = sg3_analyze,
 };
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void)

@@ -230,6 +230,100 @@ static int sg4_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     return CAIRN_OK;
 }
 
+/* ---- analysis (ABI 1.2) ------------------------------------------------- */
+
+/*
+ * A position is the pile m; the kernel's sieve (sg4_sieve) marks every
+ * losing pile 0..n, which covers every position of every line, at solve()'s
+ * cost and memory.  Values are the winner.  A winning player's best move is
+ * the largest square leaving a losing pile, a losing player's the largest
+ * square (as moves[] plays them).
+ */
+static size_t sg4_max_legal_moves(const struct cairn_problem *pb)
+{
+    uint64_t n;
+    if (sg4_get(pb, &n) != CAIRN_OK)
+        return 0;
+    return (size_t)sg4_isqrt(n); /* the squares 1..isqrt(n)^2 */
+}
+
+static size_t sg4_analysis_bytes(const struct cairn_problem *pb, size_t n_line)
+{
+    (void)n_line;
+    return sg4_scratch_bytes(pb); /* the sieve, as solve() */
+}
+
+/* The winner after the mover takes x from m, x a square <= m. */
+static int64_t sg4_after(const uint64_t *lose, uint64_t m, uint64_t x, int32_t mover)
+{
+    return sg4_losing(lose, m - x) ? mover : 1 - mover;
+}
+
+static uint64_t sg4_best(const uint64_t *lose, uint64_t m)
+{
+    uint64_t k = sg4_isqrt(m);
+    if (!sg4_losing(lose, m))
+        while (!sg4_losing(lose, m - k * k))
+            k--; /* a losing pile is reachable: m is winning */
+    return k * k;
+}
+
+static int sg4_analyze(const struct cairn_problem *pb, struct cairn_analysis *a, void *scratch,
+                       char *msg, size_t msg_len)
+{
+    uint64_t n;
+    int rc = sg4_get(pb, &n);
+    if (rc != CAIRN_OK || !a || !scratch || (a->n_line && !a->line) ||
+        (a->moves && a->moves_cap < sg4_isqrt(n))) {
+        sg4_msg(msg, msg_len,
+                rc == CAIRN_E_TOO_LARGE ? "input.n: over the extended maximum"
+                                        : "stone-game-iv: bad analysis request");
+        return rc != CAIRN_OK ? rc : CAIRN_E_INTERNAL;
+    }
+    uint64_t *lose = scratch;
+    sg4_sieve(n, lose, (uint8_t *)(lose + sg4_bitmap_words(n)));
+
+    uint64_t m = n;
+    size_t found = 0;
+    for (size_t t = 0; t < a->n_line; t++) {
+        int32_t mover = (int32_t)(t % 2);
+        uint64_t x = a->line[t] > 0 ? (uint64_t)a->line[t] : 0, r = sg4_isqrt(x);
+        if (m == 0 || x == 0 || r * r != x || x > m) {
+            a->bad = t;
+            if (m == 0)
+                snprintf(msg, msg_len, "the game is over: the pile is empty");
+            else
+                snprintf(msg, msg_len,
+                         "a move removes a positive square (1, 4, 9, ...) of at "
+                         "most the %llu stones left",
+                         (unsigned long long)m);
+            return CAIRN_E_ILLEGAL;
+        }
+        int64_t here = sg4_losing(lose, m) ? 1 - mover : mover;
+        if (!found && sg4_after(lose, m, x, mover) != here) {
+            found = 1;
+            a->ply = t;
+            a->mover = mover;
+            a->best = (int32_t)sg4_best(lose, m);
+            a->best_value = here;
+            a->value = sg4_after(lose, m, x, mover);
+        }
+        m -= x;
+    }
+    int32_t mover = (int32_t)(a->n_line % 2);
+    if (!found) {
+        a->ply = a->n_line;
+        a->mover = mover;
+        a->best_value = sg4_losing(lose, m) ? 1 - mover : mover; /* m == 0: lost */
+    }
+    if (a->moves)
+        for (uint64_t k = 1; k * k <= m; k++)
+            a->moves[a->n_moves++] =
+                (struct cairn_move_value){ .move = (int32_t)(k * k),
+                                           .value = sg4_after(lose, m, k * k, mover) };
+    return CAIRN_OK;
+}
+
 static const struct cairn_plugin sg4_plugin = {
     .abi_major = CAIRN_PLUGIN_ABI_MAJOR,
     .abi_minor = CAIRN_PLUGIN_ABI_MINOR,
@@ -248,6 +342,10 @@ static const struct cairn_plugin sg4_plugin = {
     .solve = sg4_solve,
     .equal_length = 0,
     .totals = 0,
+    .value_kind = CAIRN_VALUE_WINNER,
+    .max_legal_moves = sg4_max_legal_moves,
+    .analysis_scratch_bytes = sg4_analysis_bytes,
+    .analyze = sg4_analyze,
 };
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void)

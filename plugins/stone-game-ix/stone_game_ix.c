@@ -337,6 +337,151 @@ static int ix_solve(const struct cairn_problem *pb, struct cairn_result *res, vo
     return CAIRN_OK;
 }
 
+/* ---- analysis (ABI 1.2) ------------------------------------------------- */
+
+/*
+ * Values are the winner.  After the first removal the sum s (mod 3) of the
+ * removed stones is never 0 while the game goes on, and the argument above
+ * holds from any such position: the safe removals left are the forced run
+ * of non-zero stones (s = 1 needs a 1, then a 2, ...; s = 2 the other way)
+ * plus every 0, in any order, so who gets stuck is fixed by their count.
+ * A move's value is then O(1) from the counts and its residue, one
+ * removed-stone byte per stone is all the scratch, and every stone of one
+ * residue is worth the same.
+ */
+static size_t ix_max_legal_moves(const struct cairn_problem *pb)
+{
+    return ix_max_moves(pb); /* any stone left */
+}
+
+static size_t ix_analysis_bytes(const struct cairn_problem *pb, size_t n_line)
+{
+    (void)n_line;
+    return ix_max_moves(pb); /* one byte a stone: removed or not */
+}
+
+/* The winner from a position with s != 0, stones left (c[0..2]) and
+ * mover to move. */
+static int64_t ix_winner(int s, const size_t c[3], int32_t mover)
+{
+    size_t need = (size_t)s, other = 3 - need; /* the safe residue first */
+    size_t x = c[need], y = c[other];
+    size_t run = x <= y ? 2 * x : 2 * y + 1;
+    size_t safe = run + c[0];
+    size_t rest = c[1] + c[2] - run;
+    int32_t stuck = safe % 2 == 0 ? mover : 1 - mover;
+    if (rest == 0)
+        return CAIRN_WINNER_BOB; /* the stones run out */
+    return 1 - stuck;
+}
+
+/* The winner once the mover, at sum s with c[] left, removes a stone of
+ * residue r (c[r] >= 1). */
+static int64_t ix_after(int s, const size_t c[3], int r, int32_t mover)
+{
+    size_t d[3] = { c[0], c[1], c[2] };
+    int s2 = (s + r) % 3;
+    d[r]--;
+    if (s2 == 0)
+        return 1 - mover; /* the mover made the sum divisible by 3 */
+    if (d[0] + d[1] + d[2] == 0)
+        return CAIRN_WINNER_BOB;
+    return ix_winner(s2, d, 1 - mover);
+}
+
+/* The position's value: the mover wins if some residue left wins. */
+static int64_t ix_value(int s, const size_t c[3], int32_t mover, int *best_r)
+{
+    *best_r = -1;
+    for (int r = 0; r < 3; r++) {
+        if (!c[r])
+            continue;
+        if (*best_r < 0)
+            *best_r = r; /* some move, when none wins */
+        if (ix_after(s, c, r, mover) == mover) {
+            *best_r = r;
+            return mover;
+        }
+    }
+    return 1 - mover;
+}
+
+static int ix_analyze(const struct cairn_problem *pb, struct cairn_analysis *a, void *scratch,
+                      char *msg, size_t msg_len)
+{
+    const int64_t *v;
+    size_t n;
+    int rc = ix_get(pb, &v, &n);
+    if (rc != CAIRN_OK || !a || !scratch || (a->n_line && !a->line) ||
+        (a->moves && a->moves_cap < n)) {
+        ix_msg(msg, msg_len,
+               rc == CAIRN_E_TOO_LARGE ? "input.stones: too long"
+                                       : "stone-game-ix: bad analysis request");
+        return rc != CAIRN_OK ? rc : CAIRN_E_INTERNAL;
+    }
+    uint8_t *gone = scratch;
+    size_t c[3] = { 0, 0, 0 };
+    for (size_t i = 0; i < n; i++) {
+        gone[i] = 0;
+        c[ix_res(v[i])]++;
+    }
+
+    int s = 0, over = 0, best_r;
+    int64_t winner = 0; /* once over */
+    size_t found = 0;
+    for (size_t t = 0; t < a->n_line; t++) {
+        int32_t x = a->line[t], mover = (int32_t)(t % 2);
+        if (over || x < 0 || (size_t)x >= n || gone[x]) {
+            a->bad = t;
+            if (over)
+                snprintf(msg, msg_len, "the game is over: %s has won",
+                         winner == CAIRN_WINNER_ALICE ? "Alice" : "Bob");
+            else if (x < 0 || (size_t)x >= n)
+                snprintf(msg, msg_len, "there is no stone %d: the stones are 0..%zu", (int)x,
+                         n - 1);
+            else
+                snprintf(msg, msg_len, "stone %d is already removed", (int)x);
+            return CAIRN_E_ILLEGAL;
+        }
+        int r = ix_res(v[x]);
+        int64_t here = ix_value(s, c, mover, &best_r), after = ix_after(s, c, r, mover);
+        if (!found && after != here) {
+            size_t b = 0;
+            while (gone[b] || ix_res(v[b]) != best_r)
+                b++; /* c[best_r] >= 1 */
+            found = 1;
+            a->ply = t;
+            a->mover = mover;
+            a->best = (int32_t)b;
+            a->best_value = here;
+            a->value = after;
+        }
+        gone[x] = 1;
+        c[r]--;
+        s = (s + r) % 3;
+        if (s == 0 || c[0] + c[1] + c[2] == 0) {
+            over = 1;
+            winner = after;
+        }
+    }
+    int32_t mover = (int32_t)(a->n_line % 2);
+    if (!found) {
+        a->ply = a->n_line;
+        a->mover = mover;
+        a->best_value = over ? winner : ix_value(s, c, mover, &best_r);
+    }
+    if (a->moves && !over) {
+        int64_t by[3];
+        for (int r = 0; r < 3; r++)
+            by[r] = c[r] ? ix_after(s, c, r, mover) : 0;
+        for (size_t i = 0; i < n; i++)
+            if (!gone[i])
+                a->moves[a->n_moves++] =
+                    (struct cairn_move_value){ .move = (int32_t)i, .value = by[ix_res(v[i])] };
+    }
+    return CAIRN_OK;
+}
+
 static const struct cairn_plugin ix_plugin = {
     .abi_major = CAIRN_PLUGIN_ABI_MAJOR,
     .abi_minor = CAIRN_PLUGIN_ABI_MINOR,
@@ -356,6 +501,10 @@ static const struct cairn_plugin ix_plugin = {
     .solve = ix_solve,
     .equal_length = 0,
     .totals = 0,
+    .value_kind = CAIRN_VALUE_WINNER,
+    .max_legal_moves = ix_max_legal_moves,
+    .analysis_scratch_bytes = ix_analysis_bytes,
+    .analyze = ix_analyze,
 };
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void)

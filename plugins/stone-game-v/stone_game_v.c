@@ -280,6 +280,149 @@ static int sg5_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     return CAIRN_OK;
 }
 
+/* ---- analysis (ABI 1.2) ------------------------------------------------- */
+
+/*
+ * A position is the row [lo, hi] still in play; the kernel's dp triangle
+ * (what solve() keeps for moves) holds the value of every such row, so a
+ * line is graded for the price of one table.  Only Alice moves (Bob's
+ * discard is forced), and values are Alice's final total: what she scored
+ * so far plus the part kept plus dp of that part.  Legal moves are the
+ * cuts keeping the smaller part, and both parts on a tie of sums.
+ */
+static size_t sg5_max_legal_moves(const struct cairn_problem *pb)
+{
+    if (!pb || pb->n_inputs != 1 || !pb->inputs || pb->inputs[0].n == 0)
+        return 0;
+    return 2 * (pb->inputs[0].n - 1);
+}
+
+static size_t sg5_analysis_bytes(const struct cairn_problem *pb, size_t n_line)
+{
+    const int64_t *v;
+    size_t n;
+    (void)n_line;
+    if (sg5_get(pb, &v, &n) != CAIRN_OK)
+        return 0; /* analyze() refuses the problem before touching scratch */
+    return ((n + 1) + (n + 1) + sg5_rtri(n) + sg5_tri(n)) * sizeof(int64_t);
+}
+
+struct sg5_pos {
+    const int64_t *P; /* prefix sums */
+    int64_t *dpt;     /* dp(i, j) = sg5_row(dpt, n, i)[j] */
+    size_t n, lo, hi; /* the row [lo, hi] */
+};
+
+/* Alice's gain from the move (the cut before stone k, keeping one part):
+ * the part's sum plus its dp; -1 (never a gain: values are >= 1) when the
+ * move is not legal here. */
+static int64_t sg5_gain(const struct sg5_pos *q, size_t k, int keep_right)
+{
+    if (k <= q->lo || k > q->hi)
+        return -1;
+    int64_t sl = q->P[k] - q->P[q->lo], sr = q->P[q->hi + 1] - q->P[k];
+    if (keep_right)
+        return sl >= sr ? sr + sg5_row(q->dpt, q->n, k)[q->hi] : -1;
+    return sl <= sr ? sl + sg5_row(q->dpt, q->n, q->lo)[k - 1] : -1;
+}
+
+/* The best move (the first cut, the left part first, as moves[] does). */
+static int32_t sg5_best(const struct sg5_pos *q, int64_t *gain)
+{
+    int32_t best = 0;
+    *gain = -1;
+    for (size_t k = q->lo + 1; k <= q->hi; k++)
+        for (int r = 0; r < 2; r++) {
+            int64_t g = sg5_gain(q, k, r);
+            if (g > *gain) {
+                *gain = g;
+                best = CAIRN_MOVE_SPLIT(k, r);
+            }
+        }
+    return best;
+}
+
+static int sg5_analyze(const struct cairn_problem *pb, struct cairn_analysis *a, void *scratch,
+                       char *msg, size_t msg_len)
+{
+    const int64_t *v;
+    size_t n;
+    int rc = sg5_get(pb, &v, &n);
+    if (rc != CAIRN_OK || !a || !scratch || (a->n_line && !a->line) ||
+        (a->moves && a->moves_cap < 2 * (n - 1))) {
+        sg5_msg(msg, msg_len,
+                rc == CAIRN_E_TOO_LARGE ? "input.stoneValue: too long"
+                                        : "stone-game-v: bad analysis request");
+        return rc != CAIRN_OK ? rc : CAIRN_E_INTERNAL;
+    }
+    int64_t *P = scratch, *lm = P + (n + 1), *rmax = lm + (n + 1), *dpt = rmax + sg5_rtri(n);
+    P[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        P[i + 1] = P[i] + v[i];
+    sg5_kernel(v, n, P, lm, rmax, dpt);
+
+    struct sg5_pos q = { .P = P, .dpt = dpt, .n = n, .lo = 0, .hi = n - 1 };
+    int64_t acc = 0;
+    size_t found = 0;
+    for (size_t t = 0; t < a->n_line; t++) {
+        int32_t m = a->line[t];
+        size_t k = (size_t)CAIRN_MOVE_SPLIT_AT(m);
+        int right = CAIRN_MOVE_SPLIT_KEEPS_RIGHT(m);
+        int64_t g = sg5_gain(&q, k, right);
+        if (g < 0) {
+            a->bad = t;
+            if (q.lo == q.hi)
+                snprintf(msg, msg_len, "the game is over: one stone is left");
+            else if (k <= q.lo || k > q.hi)
+                snprintf(msg, msg_len,
+                         "the row is stones %zu..%zu: a cut is before one of "
+                         "stones %zu..%zu",
+                         q.lo, q.hi, q.lo + 1, q.hi);
+            else
+                snprintf(msg, msg_len,
+                         "the left part sums to %lld and the right to %lld: Bob "
+                         "throws away the larger one, so the %s part cannot be kept",
+                         (long long)(P[k] - P[q.lo]), (long long)(P[q.hi + 1] - P[k]),
+                         right ? "right" : "left");
+            return CAIRN_E_ILLEGAL;
+        }
+        if (!found) {
+            int64_t best_gain;
+            int32_t best = sg5_best(&q, &best_gain);
+            if (g < best_gain) {
+                found = 1;
+                a->ply = t;
+                a->mover = CAIRN_WINNER_ALICE;
+                a->best = best;
+                a->best_value = acc + best_gain;
+                a->value = acc + g;
+            }
+        }
+        if (right) {
+            acc += P[q.hi + 1] - P[k];
+            q.lo = k;
+        } else {
+            acc += P[k] - P[q.lo];
+            q.hi = k - 1;
+        }
+    }
+    if (!found) {
+        a->ply = a->n_line;
+        a->mover = CAIRN_WINNER_ALICE;
+        a->best_value = acc + sg5_row(dpt, n, q.lo)[q.hi];
+    }
+    if (a->moves)
+        for (size_t k = q.lo + 1; k <= q.hi; k++)
+            for (int r = 0; r < 2; r++) {
+                int64_t g = sg5_gain(&q, k, r);
+                if (g >= 0)
+                    a->moves[a->n_moves++] =
+                        (struct cairn_move_value){ .move = CAIRN_MOVE_SPLIT(k, r),
+                                                   .value = acc + g };
+            }
+    return CAIRN_OK;
+}
+
 static const struct cairn_plugin sg5_plugin = {
     .abi_major = CAIRN_PLUGIN_ABI_MAJOR,
     .abi_minor = CAIRN_PLUGIN_ABI_MINOR,
@@ -298,6 +441,10 @@ static const struct cairn_plugin sg5_plugin = {
     .solve = sg5_solve,
     .equal_length = 0,
     .totals = CAIRN_TOTAL_ALICE,
+    .value_kind = CAIRN_VALUE_ALICE,
+    .max_legal_moves = sg5_max_legal_moves,
+    .analysis_scratch_bytes = sg5_analysis_bytes,
+    .analyze = sg5_analyze,
 };
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void)

@@ -43,6 +43,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../common/interval_analysis.h"
+
 #define SG7_OFFICIAL_MAX_LEN   1000
 #define SG7_OFFICIAL_MAX_VALUE 1000
 /* Each score is at most sum|v| <= n V, so e, u, t, d and every candidate
@@ -340,6 +342,39 @@ static int sg7_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     return CAIRN_OK;
 }
 
+/* ---- analysis (ABI 1.2): common/interval_analysis.h ---------------------- */
+
+static size_t sg7_max_legal_moves(const struct cairn_problem *pb)
+{
+    (void)pb;
+    return 2; /* L and R */
+}
+
+static size_t sg7_analysis_bytes(const struct cairn_problem *pb, size_t n_line)
+{
+    const int64_t *v;
+    size_t n;
+    if (sg7_get(pb, &v, &n) != CAIRN_OK)
+        return 0; /* analyze() refuses the problem before touching scratch */
+    return interval_analysis_bytes(n, n_line);
+}
+
+static int sg7_analyze(const struct cairn_problem *pb, struct cairn_analysis *a, void *scratch,
+                       char *msg, size_t msg_len)
+{
+    const int64_t *v;
+    size_t n;
+    int rc = sg7_get(pb, &v, &n);
+    if (rc != CAIRN_OK || !a || !scratch || (a->n_line && !a->line) ||
+        (a->moves && a->moves_cap < 2)) {
+        snprintf(msg, msg_len, "%s",
+                 rc == CAIRN_E_TOO_LARGE ? "input too long"
+                                         : "stone-game-vii: bad analysis request");
+        return rc != CAIRN_OK ? rc : CAIRN_E_INTERNAL;
+    }
+    return interval_analyze(v, n, INTERVAL_GAIN_REST, a, scratch, msg, msg_len);
+}
+
 static const struct cairn_plugin sg7_plugin = {
     .abi_major = CAIRN_PLUGIN_ABI_MAJOR,
     .abi_minor = CAIRN_PLUGIN_ABI_MINOR,
@@ -358,6 +393,10 @@ static const struct cairn_plugin sg7_plugin = {
     .solve = sg7_solve,
     .equal_length = 0,
     .totals = CAIRN_TOTALS_ALL,
+    .value_kind = CAIRN_VALUE_MARGIN, /* final Alice - Bob */
+    .max_legal_moves = sg7_max_legal_moves,
+    .analysis_scratch_bytes = sg7_analysis_bytes,
+    .analyze = sg7_analyze,
 };
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void)

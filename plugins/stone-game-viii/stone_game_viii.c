@@ -272,6 +272,120 @@ static int sg8_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     return CAIRN_OK;
 }
 
+/* ---- analysis (ABI 1.2) ------------------------------------------------- */
+
+/*
+ * A position is the state j: the leftmost stone is the prefix sum P[j] and
+ * stones j+1..n-1 follow (n - j stones).  Taking x stones goes to state
+ * j' = j + x - 1 and scores P[j'].  With f(j) the best "mover minus other"
+ * from j (f(n-1) = 0) and g(j) = max over j' >= j of P[j'] - f(j'), f(j) =
+ * g(j + 1): one table g covers every position of every line.  Values are
+ * the final margin Alice - Bob.  States only grow along a line, so P[j']
+ * is summed forward as the line goes, and the table is all the scratch.
+ */
+static size_t sg8_max_legal_moves(const struct cairn_problem *pb)
+{
+    const int64_t *v;
+    size_t n;
+    if (sg8_get(pb, &v, &n) != CAIRN_OK)
+        return 0;
+    return n - 1; /* x = 2..n */
+}
+
+static size_t sg8_analysis_bytes(const struct cairn_problem *pb, size_t n_line)
+{
+    const int64_t *v;
+    size_t n;
+    (void)n_line;
+    if (sg8_get(pb, &v, &n) != CAIRN_OK)
+        return 0; /* analyze() refuses the problem before touching scratch */
+    return (n + 1) * sizeof(int64_t);
+}
+
+/* f(j), from the table g (g[n] unused). */
+static int64_t sg8_f(const int64_t *g, size_t n, size_t j)
+{
+    return j + 1 < n ? g[j + 1] : 0;
+}
+
+static int sg8_analyze(const struct cairn_problem *pb, struct cairn_analysis *a, void *scratch,
+                       char *msg, size_t msg_len)
+{
+    const int64_t *v;
+    size_t n;
+    int rc = sg8_get(pb, &v, &n);
+    if (rc != CAIRN_OK || !a || !scratch || (a->n_line && !a->line) ||
+        (a->moves && a->moves_cap < n - 1)) {
+        sg8_msg(msg, msg_len,
+                rc != CAIRN_OK ? sg8_get_error(rc) : "stone-game-viii: bad analysis request");
+        return rc != CAIRN_OK ? rc : CAIRN_E_INTERNAL;
+    }
+    int64_t *g = scratch, P = 0;
+    for (size_t i = 0; i < n; i++)
+        P += v[i];
+    for (size_t j = n - 1; j >= 1; j--) { /* P = P[j] */
+        int64_t c = P - sg8_f(g, n, j);
+        g[j] = j + 1 < n && g[j + 1] > c ? g[j + 1] : c;
+        P -= v[j];
+    }
+
+    size_t j = 0, found = 0;
+    int64_t Pj = v[0], acc = 0;
+    for (size_t t = 0; t < a->n_line; t++) {
+        int32_t x = a->line[t];
+        int64_t s = t % 2 == 0 ? 1 : -1;
+        if (j + 1 >= n || x < 2 || (size_t)x > n - j) {
+            a->bad = t;
+            if (j + 1 >= n)
+                snprintf(msg, msg_len, "the game is over: one stone is left");
+            else
+                snprintf(msg, msg_len, "x must be 2 to %zu (x > 1, at most the %zu stones left)",
+                         n - j, n - j);
+            return CAIRN_E_ILLEGAL;
+        }
+        size_t to = j + (size_t)x - 1;
+        int64_t Pto = Pj;
+        for (size_t i = j + 1; i <= to; i++)
+            Pto += v[i];
+        int64_t score = Pto - sg8_f(g, n, to), best_score = g[j + 1];
+        if (!found && score < best_score) {
+            /* The fewest stones worth g, as the line of solve() takes. */
+            int64_t q = Pj;
+            size_t b = j + 1;
+            for (;; b++) {
+                q += v[b];
+                if (q - sg8_f(g, n, b) == best_score)
+                    break;
+            }
+            found = 1;
+            a->ply = t;
+            a->mover = (int32_t)(t % 2);
+            a->best = (int32_t)(b - j + 1);
+            a->best_value = acc + s * best_score;
+            a->value = acc + s * score;
+        }
+        acc += s * Pto;
+        j = to;
+        Pj = Pto;
+    }
+    int64_t s = a->n_line % 2 == 0 ? 1 : -1;
+    if (!found) {
+        a->ply = a->n_line;
+        a->mover = (int32_t)(a->n_line % 2);
+        a->best_value = acc + s * sg8_f(g, n, j);
+    }
+    if (a->moves) {
+        int64_t q = Pj;
+        for (size_t to = j + 1; to < n; to++) {
+            q += v[to];
+            a->moves[a->n_moves++] =
+                (struct cairn_move_value){ .move = (int32_t)(to - j + 1),
+                                           .value = acc + s * (q - sg8_f(g, n, to)) };
+        }
+    }
+    return CAIRN_OK;
+}
+
 static const struct cairn_plugin sg8_plugin = {
     .abi_major = CAIRN_PLUGIN_ABI_MAJOR,
     .abi_minor = CAIRN_PLUGIN_ABI_MINOR,
@@ -291,6 +405,10 @@ static const struct cairn_plugin sg8_plugin = {
     .solve = sg8_solve,
     .equal_length = 0,
     .totals = CAIRN_TOTALS_ALL,
+    .value_kind = CAIRN_VALUE_MARGIN,
+    .max_legal_moves = sg8_max_legal_moves,
+    .analysis_scratch_bytes = sg8_analysis_bytes,
+    .analyze = sg8_analyze,
 };
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void)

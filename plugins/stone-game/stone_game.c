@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../common/interval_analysis.h"
+
 #define SG_OFFICIAL_MAX_LEN   500
 #define SG_OFFICIAL_MAX_VALUE 500
 /* n * |v| <= 2e18 < 2^63: every sum and every difference fits in int64. */
@@ -281,6 +283,38 @@ static int sg_solve(const struct cairn_problem *pb, struct cairn_result *res, vo
     return CAIRN_OK;
 }
 
+/* ---- analysis (ABI 1.2): common/interval_analysis.h ---------------------- */
+
+static size_t sg_max_legal_moves(const struct cairn_problem *pb)
+{
+    (void)pb;
+    return 2; /* L and R */
+}
+
+static size_t sg_analysis_bytes(const struct cairn_problem *pb, size_t n_line)
+{
+    const int64_t *v;
+    size_t n;
+    if (sg_get(pb, &v, &n) != CAIRN_OK)
+        return 0; /* analyze() refuses the problem before touching scratch */
+    return interval_analysis_bytes(n, n_line);
+}
+
+static int sg_analyze(const struct cairn_problem *pb, struct cairn_analysis *a, void *scratch,
+                      char *msg, size_t msg_len)
+{
+    const int64_t *v;
+    size_t n;
+    int rc = sg_get(pb, &v, &n);
+    if (rc != CAIRN_OK || !a || !scratch || (a->n_line && !a->line) ||
+        (a->moves && a->moves_cap < 2)) {
+        snprintf(msg, msg_len, "%s",
+                 rc == CAIRN_E_TOO_LARGE ? "input too long" : "stone-game: bad analysis request");
+        return rc != CAIRN_OK ? rc : CAIRN_E_INTERNAL;
+    }
+    return interval_analyze(v, n, INTERVAL_GAIN_END, a, scratch, msg, msg_len);
+}
+
 static const struct cairn_plugin sg_plugin = {
     .abi_major = CAIRN_PLUGIN_ABI_MAJOR,
     .abi_minor = CAIRN_PLUGIN_ABI_MINOR,
@@ -297,7 +331,11 @@ static const struct cairn_plugin sg_plugin = {
     .scratch_bytes = sg_scratch_bytes,
     .max_moves = sg_max_moves,
     .solve = sg_solve,
-    .totals = CAIRN_TOTALS_ALL, /* alice, bob and margin, as in ABI 1.0 */
+    .totals = CAIRN_TOTALS_ALL,       /* alice, bob and margin, as in ABI 1.0 */
+    .value_kind = CAIRN_VALUE_MARGIN, /* final Alice - Bob */
+    .max_legal_moves = sg_max_legal_moves,
+    .analysis_scratch_bytes = sg_analysis_bytes,
+    .analyze = sg_analyze,
 };
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void)

@@ -126,6 +126,64 @@ static int srg_solve(const struct cairn_problem *pb, struct cairn_result *res, v
     return CAIRN_OK;
 }
 
+/* ---- analysis (ABI 1.2) ------------------------------------------------- */
+
+/* The game has no choices: at most one legal move anywhere, and every
+ * line that is legal is optimal.  Values are the winner, which the whole
+ * forced line decides from the start. */
+static size_t srg_max_legal_moves(const struct cairn_problem *pb)
+{
+    (void)pb;
+    return 1;
+}
+
+static size_t srg_analysis_bytes(const struct cairn_problem *pb, size_t n_line)
+{
+    (void)pb;
+    (void)n_line;
+    return 0;
+}
+
+static int srg_analyze(const struct cairn_problem *pb, struct cairn_analysis *a, void *scratch,
+                       char *msg, size_t msg_len)
+{
+    int64_t n;
+    int rc = srg_get(pb, &n);
+    (void)scratch;
+    if (rc != CAIRN_OK || !a || (a->n_line && !a->line) || (a->moves && a->moves_cap < 1)) {
+        srg_msg(msg, msg_len,
+                rc == CAIRN_E_TOO_LARGE ? "input.n: over the extended maximum"
+                                        : "stone-removal-game: bad analysis request");
+        return rc != CAIRN_OK ? rc : CAIRN_E_INTERNAL;
+    }
+    int64_t winner = srg_moves_made(n) % 2 ? CAIRN_WINNER_ALICE : CAIRN_WINNER_BOB;
+    int64_t left = n, need = SRG_FIRST;
+    for (size_t t = 0; t < a->n_line; t++) {
+        const char *who = t % 2 == 0 ? "Alice" : "Bob";
+        if (left < need || need == 0) {
+            a->bad = t;
+            snprintf(msg, msg_len, "the game is over: %s cannot remove %lld stones from %lld", who,
+                     (long long)need, (long long)left);
+            return CAIRN_E_ILLEGAL;
+        }
+        if (a->line[t] != need) {
+            a->bad = t;
+            snprintf(msg, msg_len, "%s must remove exactly %lld stones here", who, (long long)need);
+            return CAIRN_E_ILLEGAL;
+        }
+        left -= need;
+        need--;
+    }
+    a->ply = a->n_line;
+    a->mover = a->n_line % 2 == 0 ? CAIRN_WINNER_ALICE : CAIRN_WINNER_BOB;
+    a->best_value = winner;
+    if (a->moves && left >= need && need > 0) {
+        a->moves[0] = (struct cairn_move_value){ .move = (int32_t)need, .value = winner };
+        a->n_moves = 1;
+    }
+    return CAIRN_OK;
+}
+
 static const struct cairn_plugin srg_plugin = {
     .abi_major = CAIRN_PLUGIN_ABI_MAJOR,
     .abi_minor = CAIRN_PLUGIN_ABI_MINOR,
@@ -145,6 +203,10 @@ static const struct cairn_plugin srg_plugin = {
     .solve = srg_solve,
     .equal_length = 0,
     .totals = 0,
+    .value_kind = CAIRN_VALUE_WINNER,
+    .max_legal_moves = srg_max_legal_moves,
+    .analysis_scratch_bytes = srg_analysis_bytes,
+    .analyze = srg_analyze,
 };
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void)

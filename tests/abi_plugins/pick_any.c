@@ -13,6 +13,10 @@
  */
 #include <cairn/plugin.h>
 
+/* Built against tests/abi-1.1: a real 1.1 binary (see meson.build). */
+_Static_assert(CAIRN_PLUGIN_ABI_MAJOR == 1 && CAIRN_PLUGIN_ABI_MINOR == 1,
+               "pick_any must be built against the frozen 1.1 header");
+
 #include <stdio.h>
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void);

@@ -1,0 +1,280 @@
+/*
+ * analysis.c - options.analysis and options.play (see analysis.h).
+ *
+ * JSON stays here: options.play is encoded the way moves[] encodes moves
+ * before analyze() sees it, and the plugin's plain numbers are rendered
+ * here, each value in the unit its value_kind names.
+ */
+#include "analysis.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsontext.h"
+#include "render.h"
+
+int cairn_analysis_wanted(const struct cairn_analysis_req *req)
+{
+    return req->want_analysis || req->play != NULL;
+}
+
+int cairn_analysis_offered(const struct cairn_plugin *d, const struct cairn_analysis_req *req,
+                           struct cairn_rec_error *e)
+{
+    if (!cairn_analysis_wanted(req) || d->analyze != NULL)
+        return 0;
+    return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
+                          "options.%s: plugin %s offers no analysis (it speaks ABI %u.%u; "
+                          "analysis needs 1.2 and a plugin that provides analyze())",
+                          req->want_analysis ? "analysis" : "play", d->name, (unsigned)d->abi_major,
+                          (unsigned)d->abi_minor);
+}
+
+/* "L"/"R" of a JSON string, or -1. */
+static int side_of(const json_t *v)
+{
+    const char *s = json_string_value(v);
+
+    if (s == NULL || json_string_length(v) != 1 || (s[0] != 'L' && s[0] != 'R'))
+        return -1;
+    return s[0] == 'R';
+}
+
+/* One entry of options.play, encoded as moves[] encodes the game's moves. */
+static int encode_move(const struct cairn_plugin *d, const json_t *v, size_t i, int32_t *m,
+                       struct cairn_rec_error *e)
+{
+    json_int_t k;
+    int side;
+
+    switch (d->moves_kind) {
+    case CAIRN_MOVES_SIDE:
+        if ((side = side_of(v)) < 0)
+            return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
+                                  "options.play[%zu]: expected \"L\" or \"R\" (%s moves), got %s",
+                                  i, d->name,
+                                  json_is_string(v) ? "another string" : cairn_json_type_name(v));
+        *m = side;
+        return 0;
+    case CAIRN_MOVES_COUNT:
+    case CAIRN_MOVES_INDEX:
+        if (!json_is_integer(v))
+            return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
+                                  "options.play[%zu]: expected an integer (%s moves), got %s", i,
+                                  d->name, cairn_json_type_name(v));
+        k = json_integer_value(v);
+        if (k < 0 || k > INT32_MAX)
+            return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
+                                  "options.play[%zu]: %" PRId64 " is not a legal move: a %s is "
+                                  "never negative nor over %" PRId32,
+                                  i, (int64_t)k,
+                                  d->moves_kind == CAIRN_MOVES_COUNT ? "count" : "stone index",
+                                  INT32_MAX);
+        *m = (int32_t)k;
+        return 0;
+    case CAIRN_MOVES_SPLIT: {
+        const json_t *at = json_object_get(v, "split"), *keep = json_object_get(v, "keep");
+
+        if (!json_is_object(v) || json_object_size(v) != 2 || !json_is_integer(at) ||
+            (side = side_of(keep)) < 0)
+            return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
+                                  "options.play[%zu]: expected {\"split\":K,\"keep\":\"L\"|\"R\"} "
+                                  "(%s moves)",
+                                  i, d->name);
+        k = json_integer_value(at);
+        if (k < 0 || k > INT32_MAX / 2)
+            return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
+                                  "options.play[%zu]: split %" PRId64 " is not a legal move: no "
+                                  "row has a stone there",
+                                  i, (int64_t)k);
+        *m = CAIRN_MOVE_SPLIT(k, side);
+        return 0;
+    }
+    }
+    return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "plugin %s has an unknown moves kind", d->name);
+}
+
+static int value_ok(const struct cairn_plugin *d, int64_t v)
+{
+    return d->value_kind != CAIRN_VALUE_WINNER || (v >= 0 && v <= CAIRN_WINNER_TIE);
+}
+
+static int put_value(struct cairn_buf *out, const struct cairn_plugin *d, int64_t v)
+{
+    static const char *const winners[] = { "\"Alice\"", "\"Bob\"", "\"Tie\"" };
+
+    if (d->value_kind == CAIRN_VALUE_WINNER)
+        return cairn_buf_puts(out, winners[v]);
+    return cairn_buf_int(out, v);
+}
+
+/* In half-points for the mover: a win 2, a tie 1, a loss 0. */
+static int64_t half_points(int64_t winner, int32_t mover)
+{
+    return winner == mover ? 2 : winner == CAIRN_WINNER_TIE ? 1 : 0;
+}
+
+/* What the move at a->ply lost against the best move, in the mover's
+ * favour: > 0 for a move the plugin calls not optimal.  In half-points for
+ * a win/lose game.  0 or -1 (the numbers make no sense). */
+static int cost_of(const struct cairn_plugin *d, const struct cairn_analysis *a, int64_t *cost)
+{
+    if (d->value_kind == CAIRN_VALUE_WINNER) {
+        *cost = half_points(a->best_value, a->mover) - half_points(a->value, a->mover);
+        return *cost > 0 ? 0 : -1;
+    }
+    if (a->mover == CAIRN_WINNER_ALICE ? __builtin_sub_overflow(a->best_value, a->value, cost)
+                                       : __builtin_sub_overflow(a->value, a->best_value, cost))
+        return -1;
+    return *cost > 0 ? 0 : -1;
+}
+
+/* Checks what analyze() gave before any of it is rendered. */
+static int sane(const struct cairn_plugin *d, const struct cairn_analysis *a)
+{
+    if (a->ply > a->n_line || (a->mover != CAIRN_WINNER_ALICE && a->mover != CAIRN_WINNER_BOB) ||
+        !value_ok(d, a->best_value) || (a->ply < a->n_line && !value_ok(d, a->value)) ||
+        (a->moves != NULL && a->n_moves > a->moves_cap))
+        return -1;
+    for (size_t i = 0; a->moves != NULL && i < a->n_moves; i++)
+        if (!value_ok(d, a->moves[i].value))
+            return -1;
+    return 0;
+}
+
+/* One analyze() call on the given line; moves wanted or not. */
+static int run(const struct cairn_plugin *d, const struct cairn_problem *prob, size_t n_line,
+               int want_moves, struct cairn_scratch *s, struct cairn_analysis *a,
+               struct cairn_rec_error *e)
+{
+    char msg[256] = "";
+    size_t need = d->analysis_scratch_bytes(prob, n_line);
+    int rc;
+
+    if (cairn_grow(&s->amem, &s->amem_cap, need ? need : 1, 1) != 0)
+        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL,
+                              "out of memory (analysis needs %zu bytes of scratch)", need);
+    memset(a, 0, sizeof(*a));
+    a->line = s->line;
+    a->n_line = n_line;
+    if (want_moves) {
+        size_t m = d->max_legal_moves(prob);
+        if (cairn_grow((void **)&s->legal, &s->legal_cap, m ? m : 1, sizeof(*s->legal)) != 0)
+            return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory for %zu moves", m);
+        a->moves = s->legal;
+        a->moves_cap = m;
+    }
+    rc = d->analyze(prob, a, s->amem, msg, sizeof(msg));
+    if (rc == CAIRN_E_ILLEGAL && a->bad < n_line) {
+        struct cairn_buf mv = { 0 };
+        int put = cairn_render_move(&mv, d->moves_kind, s->line[a->bad]) == 0 &&
+                  cairn_buf_append(&mv, "", 1) == 0;
+
+        rc = cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
+                            "options.play[%zu]: %s is not a legal move: %s", a->bad,
+                            put ? mv.data : "the move", msg[0] ? msg : "the rules forbid it here");
+        free(mv.data);
+        return rc;
+    }
+    if (rc != CAIRN_OK) {
+        enum cairn_code code = rc == CAIRN_E_CONSTRAINT  ? CAIRN_CODE_CONSTRAINT
+                               : rc == CAIRN_E_TOO_LARGE ? CAIRN_CODE_TOO_LARGE
+                                                         : CAIRN_CODE_INTERNAL;
+        return cairn_rec_fail(e, code, "%s: %s", d->name, msg[0] ? msg : "analysis failed");
+    }
+    if (sane(d, a) != 0)
+        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "%s returned an impossible analysis",
+                              d->name);
+    return 0;
+}
+
+static int render_list(const struct cairn_plugin *d, const struct cairn_analysis *a,
+                       struct cairn_buf *out)
+{
+    int rc = cairn_buf_puts(out, ",\"analysis\":[");
+
+    for (size_t i = 0; i < a->n_moves; i++) {
+        rc |= cairn_buf_puts(out, i ? ",{\"move\":" : "{\"move\":");
+        rc |= cairn_render_move(out, d->moves_kind, a->moves[i].move);
+        rc |= cairn_buf_puts(out, ",\"value\":");
+        rc |= put_value(out, d, a->moves[i].value);
+        rc |= cairn_buf_puts(out, "}");
+    }
+    return rc | cairn_buf_puts(out, "]");
+}
+
+static int render_grade(const struct cairn_plugin *d, const struct cairn_analysis *a, int64_t cost,
+                        struct cairn_buf *out)
+{
+    int rc;
+
+    if (a->ply == a->n_line) {
+        rc = cairn_buf_puts(out, ",\"play\":{\"optimal\":true,\"plies\":");
+        rc |= cairn_buf_int(out, (int64_t)a->n_line);
+        rc |= cairn_buf_puts(out, ",\"value\":");
+        rc |= put_value(out, d, a->best_value);
+        return rc | cairn_buf_puts(out, "}");
+    }
+    rc = cairn_buf_puts(out, ",\"play\":{\"optimal\":false,\"ply\":");
+    rc |= cairn_buf_int(out, (int64_t)a->ply);
+    rc |= cairn_buf_puts(out, a->mover == CAIRN_WINNER_ALICE ? ",\"by\":\"Alice\",\"move\":"
+                                                             : ",\"by\":\"Bob\",\"move\":");
+    rc |= cairn_render_move(out, d->moves_kind, a->line[a->ply]);
+    rc |= cairn_buf_puts(out, ",\"value\":");
+    rc |= put_value(out, d, a->value);
+    rc |= cairn_buf_puts(out, ",\"best\":");
+    rc |= cairn_render_move(out, d->moves_kind, a->best);
+    rc |= cairn_buf_puts(out, ",\"best_value\":");
+    rc |= put_value(out, d, a->best_value);
+    rc |= cairn_buf_puts(out, ",\"cost\":");
+    /* A win/lose game counts a win 1, a tie 1/2, a loss 0. */
+    if (d->value_kind == CAIRN_VALUE_WINNER)
+        rc |= cairn_buf_puts(out, cost == 2 ? "1" : "0.5");
+    else
+        rc |= cairn_buf_int(out, cost);
+    return rc | cairn_buf_puts(out, "}");
+}
+
+int cairn_analysis_render(const struct cairn_plugin *d, const struct cairn_problem *prob,
+                          const struct cairn_analysis_req *req, struct cairn_scratch *s,
+                          struct cairn_buf *out, struct cairn_rec_error *e)
+{
+    struct cairn_problem p = *prob;
+    struct cairn_analysis a;
+    size_t n_play = req->play != NULL ? json_array_size(req->play) : 0;
+    int64_t cost = 0;
+
+    p.want_moves = 0;
+    if (req->play != NULL) {
+        if (cairn_grow((void **)&s->line, &s->line_cap, n_play ? n_play : 1, sizeof(int32_t)) != 0)
+            return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory for %zu moves", n_play);
+        for (size_t i = 0; i < n_play; i++)
+            if (encode_move(d, json_array_get(req->play, i), i, &s->line[i], e) != 0)
+                return -1;
+    }
+    if (req->want_analysis) {
+        if (run(d, &p, 0, 1, s, &a, e) != 0)
+            return -1;
+        if (a.n_moves > CAIRN_ANALYSIS_MAX_LISTED)
+            return cairn_rec_fail(e, CAIRN_CODE_TOO_LARGE,
+                                  "options.analysis: the position has %zu legal moves; an "
+                                  "analysis lists at most %d",
+                                  a.n_moves, CAIRN_ANALYSIS_MAX_LISTED);
+        if (render_list(d, &a, out) != 0)
+            return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory rendering the result");
+    }
+    if (req->play != NULL) {
+        if (run(d, &p, n_play, 0, s, &a, e) != 0)
+            return -1;
+        if (a.ply < a.n_line && cost_of(d, &a, &cost) != 0)
+            return cairn_rec_fail(e, CAIRN_CODE_INTERNAL,
+                                  "%s graded options.play[%zu] not optimal with values that "
+                                  "say otherwise",
+                                  d->name, a.ply);
+        if (render_grade(d, &a, cost, out) != 0)
+            return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory rendering the result");
+    }
+    return 0;
+}

@@ -1,0 +1,574 @@
+/*
+ * test_analysis.c - analysis and play grading (ABI 1.2) for all eleven
+ * plugins, against the exhaustive per-move values of brute_analysis.c,
+ * and through `cairnd --filter` for the rendering and the error lines.
+ *
+ * The plugins are opened with dlopen from $CAIRN_TEST_PLUGIN_DIR and driven
+ * as the host drives them: check() first, a scratch buffer of
+ * analysis_scratch_bytes() filled with garbage, a moves buffer of
+ * max_legal_moves() entries with a canary after it.  Positions are small
+ * and random (splitmix64, a fixed seed per game), with values from narrow
+ * ranges so ties are common.  A line of play is drawn move by move, mostly
+ * optimal (so long optimal prefixes occur), sometimes any legal move, and
+ * sometimes one move is replaced by a random one that may be illegal.
+ */
+#include <check.h>
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "brute_analysis.h"
+#include "cairn/plugin.h"
+
+#define CHECK_MSG(expr, ...)                                                                      \
+    do {                                                                                          \
+        if (!(expr))                                                                              \
+            ck_abort_msg(__VA_ARGS__);                                                            \
+    } while (0)
+
+#define CASES_PER_GAME 3000
+
+static const struct cairn_plugin *g_desc[BG_COUNT];
+static void *g_dl[BG_COUNT];
+
+/* ---- randomness -------------------------------------------------------- */
+
+static uint64_t g_rng;
+
+static uint64_t rng_next(void)
+{
+    uint64_t z = (g_rng += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+static int64_t rng_range(int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(rng_next() % (uint64_t)(hi - lo + 1));
+}
+
+/* ---- the plugins --------------------------------------------------------- */
+
+static const struct cairn_plugin *plugin(enum brute_game g)
+{
+    const char *dir = getenv("CAIRN_TEST_PLUGIN_DIR");
+    char path[4096];
+
+    if (g_desc[g] != NULL)
+        return g_desc[g];
+    ck_assert_msg(dir != NULL, "CAIRN_TEST_PLUGIN_DIR is not set");
+    snprintf(path, sizeof(path), "%s/%s.so", dir, brute_game_name(g));
+    g_dl[g] = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(g_dl[g] != NULL, "dlopen %s: %s", path, dlerror());
+    void *sym = dlsym(g_dl[g], CAIRN_PLUGIN_ENTRY_SYMBOL);
+    ck_assert_msg(sym != NULL, "%s: no entry symbol", path);
+    cairn_plugin_entry_fn entry;
+    memcpy(&entry, &sym, sizeof(entry));
+    g_desc[g] = entry();
+    ck_assert_ptr_nonnull(g_desc[g]);
+    ck_assert_uint_eq(g_desc[g]->abi_minor, CAIRN_PLUGIN_ABI_MINOR);
+    ck_assert_uint_eq(g_desc[g]->struct_size, sizeof(struct cairn_plugin));
+    return g_desc[g];
+}
+
+/* A random small position of game g; the inputs of the plugin. */
+struct gen {
+    int64_t v[BRUTE_MAX_N], w[BRUTE_MAX_N], scalar;
+    size_t n;
+    struct cairn_array arrays[2];
+    struct cairn_problem pb;
+};
+
+static void generate(enum brute_game g, struct gen *x)
+{
+    int64_t lo = -3, hi = 6;
+    size_t max_n = 9;
+
+    memset(x, 0, sizeof(*x));
+    switch (g) {
+    case BG_SG3: max_n = 10; lo = -5; hi = 5; break;
+    case BG_SG5: max_n = 7; lo = 1; hi = rng_range(2, 6); break;
+    case BG_SG6: max_n = 6; lo = -3; hi = 5; break;
+    case BG_SG8: lo = -5; hi = 5; break;
+    case BG_SG9: max_n = 6; lo = -5; hi = 9; break;
+    default: break;
+    }
+    if (g == BG_SG4 || g == BG_SRG) {
+        x->scalar = rng_range(0, g == BG_SG4 ? 80 : 54);
+        x->n = (size_t)x->scalar;
+        x->arrays[0] = (struct cairn_array){ .v = &x->scalar, .n = 1 };
+        x->pb = (struct cairn_problem){ .inputs = x->arrays, .n_inputs = 1,
+                                        .limits = CAIRN_LIMITS_EXTENDED };
+        return;
+    }
+    x->n = (size_t)rng_range(1, (int64_t)max_n);
+    for (size_t i = 0; i < x->n; i++) {
+        x->v[i] = rng_range(lo, hi);
+        x->w[i] = rng_range(lo, hi);
+    }
+    x->arrays[0] = (struct cairn_array){ .v = x->v, .n = x->n };
+    x->arrays[1] = (struct cairn_array){ .v = x->w, .n = x->n };
+    x->pb = (struct cairn_problem){ .inputs = x->arrays, .n_inputs = g == BG_SG6 ? 2 : 1,
+                                    .limits = CAIRN_LIMITS_EXTENDED };
+}
+
+static const char *describe(enum brute_game g, const struct gen *x, const int32_t *line, size_t k)
+{
+    static char buf[2048];
+    size_t off = (size_t)snprintf(buf, sizeof(buf), "%s ", brute_game_name(g));
+
+    if (g == BG_SG4 || g == BG_SRG)
+        off += (size_t)snprintf(buf + off, sizeof(buf) - off, "n=%" PRId64, x->scalar);
+    for (size_t i = 0; i < x->n && g != BG_SG4 && g != BG_SRG; i++)
+        off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%" PRId64, i ? "," : "[",
+                                x->v[i]);
+    if (g != BG_SG4 && g != BG_SRG)
+        off += (size_t)snprintf(buf + off, sizeof(buf) - off, "]");
+    for (size_t i = 0; g == BG_SG6 && i < x->n; i++)
+        off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%" PRId64, i ? "," : " bob [",
+                                x->w[i]);
+    if (g == BG_SG6)
+        off += (size_t)snprintf(buf + off, sizeof(buf) - off, "]");
+    off += (size_t)snprintf(buf + off, sizeof(buf) - off, " line");
+    for (size_t i = 0; i < k && off < sizeof(buf) - 32; i++)
+        off += (size_t)snprintf(buf + off, sizeof(buf) - off, " %" PRId32, line[i]);
+    return buf;
+}
+
+/* analyze() as the host calls it, with garbage scratch and a canary. */
+static int run_analyze(const struct cairn_plugin *d, const struct cairn_problem *pb,
+                       const int32_t *line, size_t k, int want_moves, struct cairn_analysis *a,
+                       char *msg, size_t msg_len)
+{
+    size_t bytes = d->analysis_scratch_bytes(pb, k), cap = d->max_legal_moves(pb);
+    unsigned char *scratch = malloc(bytes ? bytes : 1);
+    struct cairn_move_value *moves = malloc((cap + 1) * sizeof(*moves));
+    int rc;
+
+    ck_assert(scratch != NULL && moves != NULL);
+    memset(scratch, 0xA5, bytes ? bytes : 1);
+    moves[cap] = (struct cairn_move_value){ .move = 0x5EEDF00D, .value = INT64_C(0x5EEDF00D) };
+    memset(a, 0, sizeof(*a));
+    a->line = line;
+    a->n_line = k;
+    a->moves = want_moves ? moves : NULL;
+    a->moves_cap = want_moves ? cap : 0;
+    msg[0] = '\0';
+    rc = d->analyze(pb, a, scratch, msg, msg_len);
+    ck_assert_msg(moves[cap].move == 0x5EEDF00D && moves[cap].value == INT64_C(0x5EEDF00D),
+                  "%s wrote past max_legal_moves() = %zu", d->name, cap);
+    free(scratch);
+    /* The caller reads a->moves: keep it in a static copy. */
+    static struct cairn_move_value kept[BRUTE_MAX_MOVES * 4];
+    if (want_moves) {
+        ck_assert_uint_le(a->n_moves, cap);
+        ck_assert_uint_le(a->n_moves, sizeof(kept) / sizeof(kept[0]));
+        memcpy(kept, moves, a->n_moves * sizeof(*moves));
+        a->moves = kept;
+    }
+    free(moves);
+    return rc;
+}
+
+/* The listing must be exactly the brute force's legal moves, each once,
+ * with the brute force's value. */
+static void compare_listing(enum brute_game g, const struct brute_pos *pos,
+                            const struct cairn_analysis *a, const char *what)
+{
+    int32_t moves[BRUTE_MAX_MOVES];
+    size_t k = brute_moves(pos, moves);
+
+    CHECK_MSG(a->n_moves == k, "%s: %zu legal moves listed, the rules give %zu", what,
+              a->n_moves, k);
+    for (size_t i = 0; i < k; i++) {
+        struct brute_pos q = *pos;
+        size_t j, seen = 0;
+        brute_play(&q, moves[i]);
+        int64_t want = brute_value(&q);
+        for (j = 0; j < a->n_moves; j++)
+            if (a->moves[j].move == moves[i]) {
+                seen++;
+                CHECK_MSG(a->moves[j].value == want,
+                          "%s: move %" PRId32 " valued %" PRId64 ", brute force %" PRId64, what,
+                          moves[i], a->moves[j].value, want);
+            }
+        CHECK_MSG(seen == 1, "%s: move %" PRId32 " listed %zu times", what, moves[i], seen);
+    }
+    (void)g;
+}
+
+/* A line for pos: mostly optimal moves, some random legal ones, and now
+ * and then one random (possibly illegal) move. */
+static size_t draw_line(const struct brute_pos *start, int32_t *line, size_t max)
+{
+    struct brute_pos p = *start;
+    size_t k = 0, len = (size_t)rng_range(0, (int64_t)max);
+
+    while (k < len) {
+        int32_t moves[BRUTE_MAX_MOVES];
+        size_t m = brute_moves(&p, moves);
+        if (m == 0)
+            break;
+        int32_t pick = moves[rng_next() % m];
+        if (rng_next() % 10 < 7) {
+            int64_t best = brute_value(&p);
+            for (size_t i = 0; i < m; i++) {
+                struct brute_pos q = p;
+                brute_play(&q, moves[i]);
+                if (brute_value(&q) == best && rng_next() % 2 == 0) {
+                    pick = moves[i];
+                    break;
+                }
+            }
+        }
+        line[k++] = pick;
+        brute_play(&p, pick);
+    }
+    if (k > 0 && rng_next() % 5 == 0)
+        line[rng_next() % k] = (int32_t)rng_range(-1, 40);
+    if (rng_next() % 10 == 0) /* a move after the game may be over */
+        line[k++] = (int32_t)rng_range(0, 12);
+    return k;
+}
+
+static void check_game(enum brute_game g, uint64_t seed)
+{
+    const struct cairn_plugin *d = plugin(g);
+    char msg[256];
+
+    ck_assert_msg(d->analyze != NULL, "%s offers no analyze()", d->name);
+    ck_assert_int_eq(d->value_kind, (int)brute_value_kind(g));
+    g_rng = seed;
+    for (int c = 0; c < CASES_PER_GAME; c++) {
+        struct gen x;
+        struct brute_pos start, p;
+        struct cairn_analysis a;
+        int32_t line[BRUTE_MAX_MOVES];
+        size_t k;
+        int rc;
+
+        generate(g, &x);
+        if (d->check != NULL && d->check(&x.pb, msg, sizeof(msg)) != CAIRN_OK)
+            continue;
+        brute_start(&start, g, x.v, x.w, x.n);
+
+        /* analysis: the start position */
+        rc = run_analyze(d, &x.pb, NULL, 0, 1, &a, msg, sizeof(msg));
+        CHECK_MSG(rc == CAIRN_OK, "%s: analyze failed %d: %s", describe(g, &x, NULL, 0), rc, msg);
+        CHECK_MSG(a.ply == 0 && a.best_value == brute_value(&start) &&
+                      a.mover == brute_mover(&start),
+                  "%s: ply %zu, value %" PRId64 " (brute %" PRId64 ")", describe(g, &x, NULL, 0),
+                  a.ply, a.best_value, brute_value(&start));
+        compare_listing(g, &start, &a, describe(g, &x, NULL, 0));
+
+        /* play: a line, graded and checked */
+        k = draw_line(&start, line, x.n + 2);
+        const char *what = describe(g, &x, line, k);
+        rc = run_analyze(d, &x.pb, line, k, rng_next() % 2, &a, msg, sizeof(msg));
+        int want_moves = a.moves != NULL;
+        p = start;
+        size_t t, bad = k, first = k;
+        int64_t first_value = 0, first_best = 0;
+        for (t = 0; t < k; t++) {
+            struct brute_pos q = p;
+            if (brute_play(&q, line[t]) != 0) {
+                bad = t;
+                break;
+            }
+            if (first == k && brute_value(&q) != brute_value(&p)) {
+                first = t;
+                first_value = brute_value(&q);
+                first_best = brute_value(&p);
+                CHECK_MSG(rc != CAIRN_OK || a.ply != t || a.mover == brute_mover(&p),
+                          "%s: mover at ply %zu", what, t);
+                /* The best move named must be legal and worth the best. */
+                if (rc == CAIRN_OK && a.ply == t) {
+                    struct brute_pos b = p;
+                    CHECK_MSG(brute_play(&b, a.best) == 0 && brute_value(&b) == first_best,
+                              "%s: best move %" PRId32 " is not optimal", what, a.best);
+                }
+            }
+            p = q;
+        }
+        if (bad < k) {
+            CHECK_MSG(rc == CAIRN_E_ILLEGAL && a.bad == bad && msg[0] != '\0',
+                      "%s: move %zu is illegal; analyze gave %d, bad %zu, '%s'", what, bad, rc,
+                      a.bad, msg);
+            continue;
+        }
+        CHECK_MSG(rc == CAIRN_OK, "%s: analyze failed %d: %s", what, rc, msg);
+        CHECK_MSG(a.ply == first, "%s: first non-optimal ply %zu, brute force %zu", what, a.ply,
+                  first);
+        if (first < k)
+            CHECK_MSG(a.value == first_value && a.best_value == first_best,
+                      "%s: ply %zu valued %" PRId64 " (best %" PRId64 "), brute %" PRId64
+                      " (best %" PRId64 ")",
+                      what, first, a.value, a.best_value, first_value, first_best);
+        else
+            CHECK_MSG(a.best_value == brute_value(&p) && a.mover == brute_mover(&p),
+                      "%s: value after the line %" PRId64 ", brute %" PRId64, what, a.best_value,
+                      brute_value(&p));
+        if (want_moves)
+            compare_listing(g, &p, &a, what);
+    }
+}
+
+#define GAME_TEST(fn, game, seed)                                                                 \
+    START_TEST(fn)                                                                                \
+    {                                                                                             \
+        check_game(game, seed);                                                                   \
+    }                                                                                             \
+    END_TEST
+
+GAME_TEST(stone_game_matches_brute_force, BG_SG1, 877)
+GAME_TEST(stone_game_ii_matches_brute_force, BG_SG2, 1140)
+GAME_TEST(stone_game_iii_matches_brute_force, BG_SG3, 1406)
+GAME_TEST(stone_game_iv_matches_brute_force, BG_SG4, 1510)
+GAME_TEST(stone_game_v_matches_brute_force, BG_SG5, 1563)
+GAME_TEST(stone_game_vi_matches_brute_force, BG_SG6, 1686)
+GAME_TEST(stone_game_vii_matches_brute_force, BG_SG7, 1690)
+GAME_TEST(stone_game_viii_matches_brute_force, BG_SG8, 1872)
+GAME_TEST(stone_game_ix_matches_brute_force, BG_SG9, 2029)
+GAME_TEST(predict_the_winner_matches_brute_force, BG_PTW, 486)
+GAME_TEST(stone_removal_game_matches_brute_force, BG_SRG, 3360)
+
+/* ---- through cairnd --filter ------------------------------------------- */
+
+/* The result lines cairnd --filter writes for the given input. */
+static char *filter(const char *input)
+{
+    const char *cairnd = getenv("CAIRN_TEST_CAIRND"), *dir = getenv("CAIRN_TEST_PLUGIN_DIR");
+    char path[] = "/tmp/cairn-test-analysis-XXXXXX", cmd[8192];
+    int fd = mkstemp(path);
+    size_t len = strlen(input), cap = 1 << 16, n = 0;
+    char *out = malloc(cap);
+    FILE *f;
+
+    ck_assert(cairnd != NULL && dir != NULL && fd >= 0 && out != NULL);
+    ck_assert_int_eq(write(fd, input, len), (ssize_t)len);
+    close(fd);
+    snprintf(cmd, sizeof(cmd), "'%s' --filter --plugins '%s' < '%s'", cairnd, dir, path);
+    f = popen(cmd, "r");
+    ck_assert_ptr_nonnull(f);
+    for (size_t got; (got = fread(out + n, 1, cap - n - 1, f)) > 0;) {
+        n += got;
+        if (n + 1 == cap) {
+            cap *= 2;
+            out = realloc(out, cap);
+            ck_assert_ptr_nonnull(out);
+        }
+    }
+    out[n] = '\0';
+    ck_assert_int_eq(pclose(f), 0);
+    unlink(path);
+    return out;
+}
+
+static void expect_line(const char *record, const char *want)
+{
+    char *in = malloc(strlen(record) + 2), *got;
+
+    ck_assert_ptr_nonnull(in);
+    sprintf(in, "%s\n", record);
+    got = filter(in);
+    ck_assert_msg(strlen(got) > 0 && got[strlen(got) - 1] == '\n', "no line for %s", record);
+    got[strlen(got) - 1] = '\0';
+    ck_assert_msg(strcmp(got, want) == 0, "for %s\n got: %s\nwant: %s", record, got, want);
+    free(got);
+    free(in);
+}
+
+START_TEST(analysis_renders_each_move_kind_and_value_unit)
+{
+    /* L/R and the final margin. */
+    expect_line("{\"variant\":\"stone-game-vii\",\"input\":{\"stones\":[5,3,1,4,2]},"
+                "\"options\":{\"analysis\":true}}",
+                "{\"line\":1,\"variant\":\"stone-game-vii\",\"status\":\"ok\",\"answer\":6,"
+                "\"alice\":18,\"bob\":12,\"margin\":6,\"analysis\":[{\"move\":\"L\",\"value\":3},"
+                "{\"move\":\"R\",\"value\":6}]}");
+    /* Counts. */
+    expect_line("{\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]},"
+                "\"options\":{\"analysis\":true}}",
+                "{\"line\":1,\"variant\":\"stone-game-iii\",\"status\":\"ok\",\"answer\":\"Bob\","
+                "\"alice\":6,\"bob\":7,\"margin\":-1,\"analysis\":[{\"move\":1,\"value\":-11},"
+                "{\"move\":2,\"value\":-7},{\"move\":3,\"value\":-1}]}");
+    /* Splits and Alice's total. */
+    expect_line("{\"variant\":\"stone-game-v\",\"input\":{\"stoneValue\":[1,1,2]},"
+                "\"options\":{\"analysis\":true}}",
+                "{\"line\":1,\"variant\":\"stone-game-v\",\"status\":\"ok\",\"answer\":3,"
+                "\"alice\":3,\"analysis\":[{\"move\":{\"split\":1,\"keep\":\"L\"},\"value\":1},"
+                "{\"move\":{\"split\":2,\"keep\":\"L\"},\"value\":3},"
+                "{\"move\":{\"split\":2,\"keep\":\"R\"},\"value\":2}]}");
+    /* Stone indices and the winner. */
+    expect_line("{\"variant\":\"stone-game-ix\",\"input\":{\"stones\":[2,1,3]},"
+                "\"options\":{\"analysis\":true}}",
+                "{\"line\":1,\"variant\":\"stone-game-ix\",\"status\":\"ok\",\"answer\":false,"
+                "\"analysis\":[{\"move\":0,\"value\":\"Bob\"},{\"move\":1,\"value\":\"Bob\"},"
+                "{\"move\":2,\"value\":\"Bob\"}]}");
+    /* A finished game has no moves. */
+    expect_line("{\"variant\":\"stone-removal-game\",\"input\":{\"n\":3},"
+                "\"options\":{\"analysis\":true,\"limits\":\"official\"}}",
+                "{\"line\":1,\"variant\":\"stone-removal-game\",\"status\":\"ok\",\"answer\":false,"
+                "\"analysis\":[]}");
+}
+END_TEST
+
+START_TEST(play_grades_the_first_mistake)
+{
+    expect_line("{\"variant\":\"stone-game\",\"input\":{\"piles\":[3,7,2,3]},"
+                "\"options\":{\"play\":[\"L\",\"R\"]}}",
+                "{\"line\":1,\"variant\":\"stone-game\",\"status\":\"ok\",\"answer\":true,"
+                "\"alice\":10,\"bob\":5,\"margin\":5,\"play\":{\"optimal\":false,\"ply\":0,"
+                "\"by\":\"Alice\",\"move\":\"L\",\"value\":-3,\"best\":\"R\",\"best_value\":5,"
+                "\"cost\":8}}");
+    expect_line("{\"variant\":\"stone-game\",\"input\":{\"piles\":[3,7,2,3]},"
+                "\"options\":{\"play\":[\"R\",\"L\",\"L\"],\"moves\":true}}",
+                "{\"line\":1,\"variant\":\"stone-game\",\"status\":\"ok\",\"answer\":true,"
+                "\"alice\":10,\"bob\":5,\"margin\":5,\"moves\":[\"R\",\"L\",\"L\",\"L\"],"
+                "\"play\":{\"optimal\":true,\"plies\":3,\"value\":5}}");
+    /* Bob's mistake: the cost is his, so positive though the margin rises. */
+    expect_line("{\"variant\":\"stone-game\",\"input\":{\"piles\":[3,7,2,3,4]},"
+                "\"options\":{\"limits\":\"extended\",\"play\":[\"R\",\"L\"]}}",
+                "{\"line\":1,\"variant\":\"stone-game\",\"status\":\"ok\",\"answer\":false,"
+                "\"alice\":9,\"bob\":10,\"margin\":-1,\"play\":{\"optimal\":false,\"ply\":1,"
+                "\"by\":\"Bob\",\"move\":\"L\",\"value\":7,\"best\":\"R\",\"best_value\":-1,"
+                "\"cost\":8}}");
+    /* A won game thrown away costs 1. */
+    expect_line("{\"variant\":\"stone-game-iv\",\"input\":{\"n\":1},"
+                "\"options\":{\"play\":[]}}",
+                "{\"line\":1,\"variant\":\"stone-game-iv\",\"status\":\"ok\",\"answer\":true,"
+                "\"play\":{\"optimal\":true,\"plies\":0,\"value\":\"Alice\"}}");
+    expect_line("{\"variant\":\"stone-game-iv\",\"input\":{\"n\":4},"
+                "\"options\":{\"play\":[1]}}",
+                "{\"line\":1,\"variant\":\"stone-game-iv\",\"status\":\"ok\",\"answer\":true,"
+                "\"play\":{\"optimal\":false,\"ply\":0,\"by\":\"Alice\",\"move\":1,"
+                "\"value\":\"Bob\",\"best\":4,\"best_value\":\"Alice\",\"cost\":1}}");
+    expect_line("{\"variant\":\"stone-game-v\",\"input\":{\"stoneValue\":[1,1,2]},"
+                "\"options\":{\"play\":[{\"split\":2,\"keep\":\"R\"}]}}",
+                "{\"line\":1,\"variant\":\"stone-game-v\",\"status\":\"ok\",\"answer\":3,"
+                "\"alice\":3,\"play\":{\"optimal\":false,\"ply\":0,\"by\":\"Alice\","
+                "\"move\":{\"split\":2,\"keep\":\"R\"},\"value\":2,"
+                "\"best\":{\"split\":2,\"keep\":\"L\"},\"best_value\":3,\"cost\":1}}");
+}
+END_TEST
+
+static void expect_error(const char *record, const char *code, const char *message)
+{
+    char *in = malloc(strlen(record) + 2), *got, want[1024];
+
+    ck_assert_ptr_nonnull(in);
+    sprintf(in, "%s\n", record);
+    got = filter(in);
+    snprintf(want, sizeof(want), "\"status\":\"error\",\"error\":{\"code\":\"%s\",\"message\":\"%s\"}}",
+             code, message);
+    ck_assert_msg(strstr(got, want) != NULL, "for %s\n got: %s\nwant: ...%s", record, got, want);
+    free(got);
+    free(in);
+}
+
+START_TEST(option_errors_name_the_key_and_why)
+{
+    expect_error("{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"analysis\":1}}",
+                 "bad_record", "options.analysis: expected a boolean, got an integer");
+    expect_error("{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":\"L\"}}",
+                 "bad_record", "options.play: expected an array of moves, got a string");
+    expect_error("{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"tablebase\":true}}",
+                 "bad_record",
+                 "options.tablebase: unknown option (known: limits, moves, analysis, play)");
+    expect_error("{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":[\"L\",1]}}",
+                 "invalid_input",
+                 "options.play[1]: expected \\\"L\\\" or \\\"R\\\" (stone-game moves), got an integer");
+    expect_error("{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},"
+                 "\"options\":{\"play\":[\"L\",\"R\",\"L\",\"R\",\"L\"]}}",
+                 "invalid_input",
+                 "options.play[4]: \\\"L\\\" is not a legal move: the game is over: all 4 are taken");
+    expect_error("{\"variant\":\"1140\",\"input\":{\"piles\":[2,7,9,4,4]},\"options\":{\"play\":[1,3]}}",
+                 "invalid_input",
+                 "options.play[1]: 3 is not a legal move: with M = 1 and 4 piles left, X must be 1 to 2");
+    expect_error("{\"variant\":\"1686\",\"input\":{\"aliceValues\":[1,2],\"bobValues\":[3,1]},"
+                 "\"options\":{\"play\":[1,1]}}",
+                 "invalid_input", "options.play[1]: 1 is not a legal move: stone 1 is already taken");
+    expect_error("{\"variant\":\"1563\",\"input\":{\"stoneValue\":[1,2]},"
+                 "\"options\":{\"play\":[{\"split\":1}]}}",
+                 "invalid_input",
+                 "options.play[0]: expected {\\\"split\\\":K,\\\"keep\\\":\\\"L\\\"|\\\"R\\\"} "
+                 "(stone-game-v moves)");
+    expect_error("{\"variant\":\"1510\",\"input\":{\"n\":10},\"options\":{\"play\":[2]}}",
+                 "invalid_input",
+                 "options.play[0]: 2 is not a legal move: a move removes a positive square (1, 4, 9, "
+                 "...) of at most the 10 stones left");
+}
+END_TEST
+
+/* Over CAIRN_ANALYSIS_MAX_LISTED (10000) legal moves: too_large, while
+ * play on the same row is graded. */
+START_TEST(analysis_of_a_huge_root_is_bounded)
+{
+    size_t n = 10001, cap = 64 + 2 * 2 * n + 256;
+    char *rec = malloc(cap), *p = rec;
+
+    ck_assert_ptr_nonnull(rec);
+    p += sprintf(p, "{\"variant\":\"stone-game-ix\",\"input\":{\"stones\":[");
+    for (size_t i = 0; i < n; i++)
+        p += sprintf(p, "%s1", i ? "," : "");
+    sprintf(p, "]},\"options\":{\"analysis\":true}}");
+    expect_error(rec, "too_large",
+                 "options.analysis: the position has 10001 legal moves; an analysis lists at most "
+                 "10000");
+    sprintf(p, "]},\"options\":{\"play\":[5]}}");
+    char *in = malloc(strlen(rec) + 2);
+    ck_assert_ptr_nonnull(in);
+    sprintf(in, "%s\n", rec);
+    char *got = filter(in);
+    ck_assert_msg(strstr(got, "\"play\":{\"optimal\":true,\"plies\":1,\"value\":\"Bob\"}") != NULL,
+                  "got: %.300s", got);
+    free(got);
+    free(in);
+    free(rec);
+}
+END_TEST
+
+static Suite *analysis_suite(void)
+{
+    Suite *s = suite_create("analysis");
+    TCase *tc = tcase_create("brute_force");
+
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, stone_game_matches_brute_force);
+    tcase_add_test(tc, stone_game_ii_matches_brute_force);
+    tcase_add_test(tc, stone_game_iii_matches_brute_force);
+    tcase_add_test(tc, stone_game_iv_matches_brute_force);
+    tcase_add_test(tc, stone_game_v_matches_brute_force);
+    tcase_add_test(tc, stone_game_vi_matches_brute_force);
+    tcase_add_test(tc, stone_game_vii_matches_brute_force);
+    tcase_add_test(tc, stone_game_viii_matches_brute_force);
+    tcase_add_test(tc, stone_game_ix_matches_brute_force);
+    tcase_add_test(tc, predict_the_winner_matches_brute_force);
+    tcase_add_test(tc, stone_removal_game_matches_brute_force);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("filter");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, analysis_renders_each_move_kind_and_value_unit);
+    tcase_add_test(tc, play_grades_the_first_mistake);
+    tcase_add_test(tc, option_errors_name_the_key_and_why);
+    tcase_add_test(tc, analysis_of_a_huge_root_is_bounded);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(analysis_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
