@@ -166,9 +166,11 @@ static void on_watch(struct cairn_watch *w, enum cairn_watch_event ev, const cha
     }
 }
 
+/* active/ too: a job stranded there (its daemon died, or a claim whose
+ * open failed) runs without waiting for a restart. */
 static void on_rescan_timer(uv_timer_t *t)
 {
-    cairn_dispatch_scan(t->data, CAIRN_SCAN_FULL);
+    cairn_dispatch_scan(t->data, CAIRN_SCAN_FULL | CAIRN_SCAN_ACTIVE);
 }
 
 static void on_metrics_timer(uv_timer_t *t)
@@ -410,6 +412,10 @@ int cairn_daemon_run(struct cairn_daemon *d)
         rc = init_handles(d);
     if (rc == 0)
         rc = watch_hangs(d);
+    if (rc == 0) {
+        cairn_dispatch_init(d);
+        cairn_dispatch_recover(d);
+    }
     if (rc == 0 && !d->once) {
         rc = cairn_watch_start(&d->watch, &d->loop, d->cfg.input_dir, d->spool.in_fd, on_watch, d);
         d->watching = rc == 0;
@@ -431,9 +437,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
     if ((rc = cairn_tmpfile_sweep(d->spool.out_fd)) > 0)
         cairn_log(&d->log, CAIRN_LOG_INFO, "removed %d temporary file(s) left by a crash", rc);
     cairn_tmpfile_sweep(d->spool.failed_fd);
-    /* The first scan lists active/ too: jobs a crash left there. */
-    cairn_dispatch_init(d);
-    cairn_dispatch_scan(d, CAIRN_SCAN_FULL | CAIRN_SCAN_ACTIVE);
+    cairn_dispatch_scan(d, CAIRN_SCAN_FULL);
     start_timers(d);
     uv_timer_start(&d->live_timer, on_live_timer, 1000, 1000);
     start_notify(d);

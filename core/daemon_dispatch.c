@@ -81,8 +81,7 @@ static void on_job_batch(void *data, const struct cairn_registry *reg,
 }
 
 /* Looks again, on the pool, for a file of this name in the spool: one may
- * have come while the job ran (inotify said so, but the name was taken),
- * or the job's claim found a state folder gone (the scan recreates it). */
+ * have come while the job ran (inotify said so, but the name was taken). */
 static void look_again(struct cairn_daemon *d, const char *name)
 {
     if (!d->stopping && cairn_scanner_lookup(&d->scanner, name) != 0)
@@ -126,8 +125,11 @@ static void on_job_end(void *data, struct cairn_job *job, enum cairn_job_outcome
         retry_later(d, r->name);
         break;
     case CAIRN_JOB_GONE:
-        /* Vanished, another daemon's, or active/ itself was gone. */
-        look_again(d, r->name);
+        /* Vanished, another daemon's, or active/ itself was gone: the scan
+         * recreates it, and only then is the input directory listed again
+         * (scanned()).  Looking the name up at once would claim it again
+         * and again while active/ cannot be recreated. */
+        cairn_dispatch_scan(d, 0);
         break;
     case CAIRN_JOB_BUSY:
         d->name_busy = 1; /* same name still active: look again when it ends */
@@ -135,8 +137,10 @@ static void on_job_end(void *data, struct cairn_job *job, enum cairn_job_outcome
     }
     free(r);
     if (d->name_busy && outcome != CAIRN_JOB_BUSY) {
+        /* active/ too: the job that kept the name busy may be one a
+         * crash left there, which must run before the new one. */
         d->name_busy = 0;
-        cairn_dispatch_scan(d, CAIRN_SCAN_FULL);
+        cairn_dispatch_scan(d, CAIRN_SCAN_FULL | CAIRN_SCAN_ACTIVE);
     }
     cairn_dispatch_schedule(d);
 }
@@ -289,23 +293,61 @@ static void sort_listing(struct cairn_daemon *d, const struct cairn_scan *c)
         uv_timer_start(&d->young_timer, on_young_timer, d->young_wait_ms + 5, 0);
 }
 
+/* 1 when one of our running jobs has this file in active/ now (under the
+ * name it was claimed as, which may differ from the one queued). */
+static int running_as(const struct cairn_daemon *d, const char *name)
+{
+    const struct cairn_running *r;
+
+    for (r = d->jobs; r != NULL; r = r->next) {
+        struct cairn_job_info info;
+
+        cairn_job_info(r->job, &info);
+        if (strcmp(info.name, name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Jobs found in active/ that nobody runs: a crash left them there, or a
+ * daemon sharing the spool died.  Another live daemon's jobs are skipped
+ * at start by their lock. */
+static void recover(struct cairn_daemon *d, const struct cairn_scan_list *l)
+{
+    size_t i;
+
+    if (l->rc != 0)
+        cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot scan %s/.cairn/active: %s", d->cfg.input_dir,
+                  uv_strerror(l->rc));
+    for (i = 0; i < l->n; i++)
+        if (!running_as(d, l->v[i].name))
+            cairn_dispatch_enqueue(d, l->v[i].name, 1, (uint64_t)l->v[i].st.st_size);
+}
+
+void cairn_dispatch_recover(struct cairn_daemon *d)
+{
+    struct cairn_scan_list l = { 0 };
+
+    l.rc = cairn_scan_list_jobs(d->spool.active_fd, &l);
+    recover(d, &l);
+    cairn_scan_list_free(&l);
+}
+
 static void scanned(struct cairn_scanner *s, const struct cairn_scan *c)
 {
     struct cairn_daemon *d = s->data;
     size_t i;
 
-    cairn_daemon_log_repair(d, c->repaired);
     if (d->stopping) {
         d->check_done(d);
         return;
     }
-    /* Jobs a crash left in active/ first: they were claimed before
-     * anything new.  Another live daemon's jobs are skipped by their lock. */
-    if (c->active.rc != 0)
-        cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot scan %s/.cairn/active: %s", d->cfg.input_dir,
-                  uv_strerror(c->active.rc));
-    for (i = 0; i < c->active.n; i++)
-        cairn_dispatch_enqueue(d, c->active.v[i].name, 1, (uint64_t)c->active.v[i].st.st_size);
+    /* A state folder was recreated: a job whose claim failed on it is
+     * still in the input directory, so list it again. */
+    if (cairn_daemon_log_repair(d, c->repaired) > 0)
+        cairn_dispatch_scan(d, CAIRN_SCAN_FULL | CAIRN_SCAN_ACTIVE);
+    if (c->what & CAIRN_SCAN_ACTIVE)
+        recover(d, &c->active);
     for (i = 0; i < c->found.n; i++)
         if (!(d->watching && cairn_watch_is_writing(&d->watch, c->found.v[i].name)))
             cairn_dispatch_enqueue(d, c->found.v[i].name, 0, (uint64_t)c->found.v[i].st.st_size);

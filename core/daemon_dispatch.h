@@ -17,6 +17,10 @@
 /* Before the first scan: the loop and the spool are open. */
 void cairn_dispatch_init(struct cairn_daemon *d);
 
+/* Queues the jobs a crash left in active/, listed now: at start, before
+ * inotify can report a new file of the same name, so they run first. */
+void cairn_dispatch_recover(struct cairn_daemon *d);
+
 /* Asks for a scan of the input directory (what: CAIRN_SCAN_* bits); its
  * findings are queued, and jobs started, when it is done. */
 void cairn_dispatch_scan(struct cairn_daemon *d, int what);

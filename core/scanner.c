@@ -32,7 +32,7 @@ static int list_add(struct cairn_scan_list *l, const char *name, const struct st
     return 0;
 }
 
-static void list_free(struct cairn_scan_list *l)
+void cairn_scan_list_free(struct cairn_scan_list *l)
 {
     size_t i;
 
@@ -109,10 +109,10 @@ static void free_names(char **names, size_t n)
 
 static void scan_free(struct cairn_scan *c)
 {
-    list_free(&c->input);
-    list_free(&c->active);
-    list_free(&c->ignored);
-    list_free(&c->found);
+    cairn_scan_list_free(&c->input);
+    cairn_scan_list_free(&c->active);
+    cairn_scan_list_free(&c->ignored);
+    cairn_scan_list_free(&c->found);
     free_names(c->names, c->n_names);
     c->names = NULL;
     c->n_names = 0;
@@ -143,15 +143,26 @@ static int start(struct cairn_scanner *s)
 static void scan_done(uv_work_t *req, int status)
 {
     struct cairn_scanner *s = req->data;
+    /* The listing moves out of s first: the done callback may ask for
+     * another scan, which starts at once and fills s->cur anew. */
+    struct cairn_scan c = s->cur;
 
+    s->cur = (struct cairn_scan){ 0 };
     s->running = 0;
-    if (status != 0 && s->cur.input.rc == 0)
-        s->cur.input.rc = status; /* cancelled */
+    if (status != 0 && c.input.rc == 0)
+        c.input.rc = status; /* cancelled */
     if (!s->stopped)
-        s->done(s, &s->cur);
-    scan_free(&s->cur);
-    if (s->want != 0 && !s->stopped)
-        start(s); /* on failure, kept for the next request */
+        s->done(s, &c);
+    scan_free(&c);
+    if (s->want != 0 && !s->running && !s->stopped && start(s) != 0)
+        cairn_scanner_free(s); /* cannot happen with libuv's pool; if it
+                                  did, the rescan timer asks again, and
+                                  --once must not wait for it for ever */
+}
+
+int cairn_scan_list_jobs(int dfd, struct cairn_scan_list *jobs)
+{
+    return list_dir(dfd, jobs, NULL);
 }
 
 void cairn_scanner_init(struct cairn_scanner *s, uv_loop_t *loop, const struct cairn_spool *spool,

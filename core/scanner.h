@@ -53,6 +53,12 @@ struct cairn_scan {
     struct timespec began;        /* CLOCK_REALTIME as the listing began */
 };
 
+/* Lists the job files of dfd into jobs now, on the calling thread (the
+ * start-up listing of active/, before the loop serves anything).  0 or a
+ * negative errno; free the list with cairn_scan_list_free. */
+int cairn_scan_list_jobs(int dfd, struct cairn_scan_list *jobs);
+void cairn_scan_list_free(struct cairn_scan_list *l);
+
 struct cairn_scanner;
 /* Loop thread; the listing is freed when it returns. */
 typedef void (*cairn_scanner_done_fn)(struct cairn_scanner *s, const struct cairn_scan *scan);

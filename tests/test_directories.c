@@ -386,6 +386,56 @@ START_TEST(never_taken_files_said_once)
 }
 END_TEST
 
+/* active/ replaced by a file: it cannot be recreated, and every claim
+ * fails.  A job that ends that way once had its name looked up and
+ * claimed again at once: thousands of tries a second.  Now it waits for
+ * a scan that finds the folder back. */
+START_TEST(active_replaced_by_a_file_no_busy_loop)
+{
+    struct env e;
+    char dir[PATH_MAX], path[PATH_MAX];
+    int p, errors;
+
+    env_init(&e);
+    p = start(&e);
+    th_pathf(dir, "%s/.cairn/active", e.in);
+    th_rm_tree(dir);
+    th_write_text(dir, "not a folder\n");
+    th_drop_job(e.in, "a.jsonl", JOB, strlen(JOB));
+    th_sleep_ms(2000);
+    errors = log_lines_with(p, "cannot recreate");
+    TH_REQUIRE(errors <= 8, "%d failed repairs in 2 s (rescan_interval_s 1)", errors);
+    th_pathf(path, "%s/a.jsonl", e.in);
+    TH_REQUIRE(th_exists(path), "the job left the input directory while it could not run");
+    /* Back to a folder: the job runs. */
+    ck_assert_int_eq(unlink(dir), 0);
+    TH_EVENTUALLY(summary_in(e.out, "a"), 10000, "no summary once active/ could be recreated");
+    stop_promptly(p);
+    th_cleanup();
+}
+END_TEST
+
+/* A job stranded in active/ while the daemon runs (a daemon sharing the
+ * spool died with it) is run by the next rescan, not only at a restart. */
+START_TEST(job_stranded_in_active_is_run_by_a_rescan)
+{
+    struct env e;
+    char path[PATH_MAX];
+    int p;
+
+    env_init(&e);
+    p = start(&e);
+    th_pathf(path, "%s/.cairn/active/orphan.jsonl", e.in);
+    th_write_text(path, JOB);
+    TH_EVENTUALLY(summary_in(e.out, "orphan"), 10000,
+                  "a job left in active/ was not run by a rescan (rescan_interval_s 1)");
+    th_pathf(path, "%s/.cairn/done/orphan.jsonl", e.in);
+    TH_EVENTUALLY(th_exists(path), 5000, "the stranded job is not in done/");
+    stop_promptly(p);
+    th_cleanup();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("directories");
@@ -413,6 +463,8 @@ int main(void)
     tcase_add_test(tc, future_mtime_daemon);
     tcase_add_test(tc, status_file_shows_active_jobs);
     tcase_add_test(tc, never_taken_files_said_once);
+    tcase_add_test(tc, active_replaced_by_a_file_no_busy_loop);
+    tcase_add_test(tc, job_stranded_in_active_is_run_by_a_rescan);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
