@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "brute_analysis.h"
+#include "util.h"
 #include "cairn/plugin.h"
 
 #define CHECK_MSG(expr, ...)                                                                      \
@@ -509,27 +510,25 @@ END_TEST
  * play on the same row is graded. */
 START_TEST(analysis_of_a_huge_root_is_bounded)
 {
-    size_t n = 10001, cap = 64 + 2 * 2 * n + 256;
-    char *rec = malloc(cap), *p = rec;
+    size_t n = 10001, row;
+    struct cairn_buf rec = { 0 };
+    char *got;
 
-    ck_assert_ptr_nonnull(rec);
-    p += sprintf(p, "{\"variant\":\"stone-game-ix\",\"input\":{\"stones\":[");
+    ck_assert_int_eq(cairn_buf_puts(&rec, "{\"variant\":\"stone-game-ix\",\"input\":{\"stones\":["), 0);
     for (size_t i = 0; i < n; i++)
-        p += sprintf(p, "%s1", i ? "," : "");
-    sprintf(p, "]},\"options\":{\"analysis\":true}}");
-    expect_error(rec, "too_large",
+        ck_assert_int_eq(cairn_buf_puts(&rec, i ? ",1" : "1"), 0);
+    row = rec.len;
+    ck_assert_int_eq(cairn_buf_puts(&rec, "]},\"options\":{\"analysis\":true}}"), 0);
+    expect_error(rec.data, "too_large",
                  "options.analysis: the position has 10001 legal moves; an analysis lists at most "
                  "10000");
-    sprintf(p, "]},\"options\":{\"play\":[5]}}");
-    char *in = malloc(strlen(rec) + 2);
-    ck_assert_ptr_nonnull(in);
-    sprintf(in, "%s\n", rec);
-    char *got = filter(in);
+    rec.len = row;
+    ck_assert_int_eq(cairn_buf_puts(&rec, "]},\"options\":{\"play\":[5]}}\n"), 0);
+    got = filter(rec.data);
     ck_assert_msg(strstr(got, "\"play\":{\"optimal\":true,\"plies\":1,\"value\":\"Bob\"}") != NULL,
                   "got: %.300s", got);
     free(got);
-    free(in);
-    free(rec);
+    cairn_buf_free(&rec);
 }
 END_TEST
 
