@@ -519,11 +519,13 @@ START_TEST(analysis_of_a_huge_root_is_bounded)
         ck_assert_int_eq(cairn_buf_puts(&rec, i ? ",1" : "1"), 0);
     row = rec.len;
     ck_assert_int_eq(cairn_buf_puts(&rec, "]},\"options\":{\"analysis\":true}}"), 0);
+    ck_assert_int_eq(cairn_buf_append(&rec, "", 1), 0); /* the NUL */
     expect_error(rec.data, "too_large",
                  "options.analysis: the position has 10001 legal moves; an analysis lists at most "
                  "10000");
     rec.len = row;
     ck_assert_int_eq(cairn_buf_puts(&rec, "]},\"options\":{\"play\":[5]}}\n"), 0);
+    ck_assert_int_eq(cairn_buf_append(&rec, "", 1), 0);
     got = filter(rec.data);
     ck_assert_msg(strstr(got, "\"play\":{\"optimal\":true,\"plies\":1,\"value\":\"Bob\"}") != NULL,
                   "got: %.300s", got);
