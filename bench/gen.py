@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Deterministic job corpora for the benchmarks.
 
-usage: gen.py KIND MEGABYTES OUT
+usage: gen.py KIND MEGABYTES OUT [RECORDS]
   KIND: small  - official-size random records of every variant, a few dozen values each
         max    - maximum official sizes, a third each: stone-game n=500,
                  stone-game-ii n=100, stone-game-iii n=50 000
         mixed  - both, interleaved
-The same KIND and size always give the same bytes (seeded PRNG).
+        solve-heavy - stone-game-ii with 1,000 piles under extended limits:
+                 a few kilobytes that take a worker a fifth of a second each
+  RECORDS, when given, ends the corpus after that many records instead
+  (MEGABYTES is then ignored).
+The same arguments always give the same bytes (seeded PRNG).
 """
 import random
 import sys
@@ -29,6 +33,12 @@ def stone_game_iii(rng, n):
     return '{"variant":"stone-game-iii","input":{"stoneValue":[%s]}}\n' % ",".join(map(str, vals))
 
 
+def solve_heavy(rng, i):
+    piles = [rng.randint(1, 10000) for _ in range(1000)]
+    return ('{"id":%d,"variant":"stone-game-ii","input":{"piles":[%s]},'
+            '"options":{"limits":"extended"}}\n' % (i, ",".join(map(str, piles))))
+
+
 def small(rng, i):
     kind = i % 3
     if kind == 0:
@@ -44,7 +54,8 @@ def maximal(rng, i):
 
 def main():
     kind, megabytes, out = sys.argv[1], float(sys.argv[2]), sys.argv[3]
-    make = {"small": small, "max": maximal,
+    records = int(sys.argv[4]) if len(sys.argv) > 4 else None
+    make = {"small": small, "max": maximal, "solve-heavy": solve_heavy,
             "mixed": lambda rng, i: maximal(rng, i // 2) if i % 2 else small(rng, i // 2)}[kind]
     rng = random.Random(877 + 1140 + 1406)
     limit = int(megabytes * 1024 * 1024)
@@ -52,9 +63,9 @@ def main():
     i = 0
     # A max-size corpus repeats a few distinct lines: generating 50 000
     # random values per line in Python would dominate the benchmark's time.
-    cache = [make(rng, j) for j in range(30 if kind != "small" else 3000)]
+    cache = [make(rng, j) for j in range({"small": 3000, "solve-heavy": 40}.get(kind, 30))]
     with open(out, "w") as f:
-        while size < limit:
+        while (size < limit) if records is None else (i < records):
             line = cache[i % len(cache)]
             f.write(line)
             size += len(line)

@@ -151,6 +151,7 @@ static void work_cb(uv_work_t *req)
 {
     struct cairn_batch *b = req->data;
     const struct cairn_stream *s = b->stream;
+    uint64_t t0 = uv_hrtime();
     size_t i;
 
     for (i = 0; i < b->n_lines; i++) {
@@ -171,6 +172,9 @@ static void work_cb(uv_work_t *req)
             return;
         }
     }
+    /* Two clock reads a batch, not a record: the estimate batchsize.c
+     * cuts batches by. */
+    b->ns = uv_hrtime() - t0;
 }
 
 /* Public entry points nest (a sink's write() may release a batch, which
@@ -274,6 +278,8 @@ static void after_work_cb(uv_work_t *req, int status)
 
     if (status != 0 && b->failed == 0)
         b->failed = status;
+    if (b->failed == 0)
+        cairn_batchsize_observe(&s->size, b->work_bytes, b->ns);
     enter(s);
     batch_finished(s, b);
     leave(s);
@@ -294,10 +300,13 @@ void cairn_batch_release(struct cairn_batch *b)
 
 /* Per-line memory is bounded, not only per-byte: a batch of 256 KiB of
  * two-byte lines once held 87 000 lines and 11 MB of error lines.  A batch
- * is handed on once it holds MAX_BATCH_LINES lines, and no read adds more
- * than MAX_READ bytes (so at most MAX_READ / 2 more lines) to it. */
-#define MAX_BATCH_LINES 4096
-#define MAX_READ        (16u * 1024u)
+ * is handed on once it holds CAIRN_BATCH_MAX_LINES lines (batchsize.h),
+ * and no read adds more than MAX_READ bytes to it. */
+#define MAX_READ (16u * 1024u)
+
+/* cut_lines() stopped after a line: the batch is full (batchsize.h) and
+ * the bytes after that line belong to the next one. */
+#define CUT 1
 
 static int is_blank(const char *p, size_t n)
 {
@@ -384,6 +393,10 @@ static int cut_lines(struct cairn_stream *s, struct cairn_batch *b, size_t from)
             return rc;
         p = nl + 1;
         s->line_start = (size_t)(p - b->in);
+        /* Cut by work, not only by bytes: 40 expensive records fit in
+         * 256 KiB, and one worker would solve them all. */
+        if (b->n_lines > 0 && cairn_batchsize_full(&s->size, b->n_lines, s->line_start))
+            return CUT;
     }
     if (s->skipping) {
         skip_bytes(s, p, (size_t)(end - p));
@@ -421,6 +434,7 @@ static void dispatch(struct cairn_stream *s)
         s->status = -ENOMEM;
         s->eof = 1;
     }
+    b->work_bytes = s->line_start;
     b->seq = s->next_seq++;
     s->in_flight++;
     if (b->n_lines == 0) {
@@ -443,26 +457,24 @@ static void dispatch(struct cairn_stream *s)
         pool_wait(s->pool, s);
 }
 
-/* Deals with nread new bytes in the filling batch. */
-static void handle_read(struct cairn_stream *s, ssize_t nread)
+/* Cuts the filling batch's bytes from `from` on into lines, and hands the
+ * batch on when it is full or the input has ended. */
+static void take_lines(struct cairn_stream *s, size_t from)
 {
     struct cairn_batch *b = s->filling;
-    size_t from = b->in_len;
+    int rc = cut_lines(s, b, from);
 
-    if (nread < 0) {
-        s->status = (int)nread;
-        s->eof = 1;
-    } else if (nread == 0) {
-        s->eof = 1;
-    } else {
-        s->bytes += (uint64_t)nread;
-        b->in_len += (size_t)nread;
-    }
-    if (cut_lines(s, b, from) != 0) {
+    if (rc < 0) {
         s->status = -ENOMEM;
-        s->eof = 1;
+        s->src_end = 1;
+    } else if (rc == CUT && s->status == 0) {
+        /* The rest, whole lines included, is carried to the next batch,
+         * which cuts it before it reads (begin_fill). */
+        s->cut_pending = 1;
+        dispatch(s);
+        return;
     }
-    if (s->eof) {
+    if (s->src_end) {
         /* The last line may lack its newline; it still counts. */
         if (s->status == 0 && s->skipping) {
             s->skipped -= s->skip_cr;
@@ -475,6 +487,7 @@ static void handle_read(struct cairn_stream *s, ssize_t nread)
             s->status = -ENOMEM;
         }
         s->line_start = b->in_len;
+        s->eof = 1;
         dispatch(s);
         return;
     }
@@ -485,9 +498,27 @@ static void handle_read(struct cairn_stream *s, ssize_t nread)
         b->in_len -= s->line_start;
         s->line_start = 0;
     }
-    if (b->n_lines >= MAX_BATCH_LINES ||
+    if (b->n_lines >= CAIRN_BATCH_MAX_LINES ||
         (b->n_lines > 0 && (s->source.prompt || b->in_cap - b->in_len < s->pool->batch_bytes / 8)))
         dispatch(s);
+}
+
+/* Deals with nread new bytes in the filling batch. */
+static void handle_read(struct cairn_stream *s, ssize_t nread)
+{
+    struct cairn_batch *b = s->filling;
+    size_t from = b->in_len;
+
+    if (nread < 0) {
+        s->status = (int)nread;
+        s->src_end = 1;
+    } else if (nread == 0) {
+        s->src_end = 1;
+    } else {
+        s->bytes += (uint64_t)nread;
+        b->in_len += (size_t)nread;
+    }
+    take_lines(s, from);
 }
 
 /* Makes room for at least a useful read in the filling batch. */
@@ -552,6 +583,11 @@ static void begin_fill(struct cairn_stream *s, struct cairn_batch *b)
         b->in_len = s->carry.len;
         s->carry.len = 0;
     }
+    if (s->cut_pending) {
+        /* Otherwise the carry is one unfinished line, not worth a rescan. */
+        s->cut_pending = 0;
+        take_lines(s, 0);
+    }
     pump(s);
 }
 
@@ -571,6 +607,7 @@ int cairn_stream_start(struct cairn_stream *s)
 
     if (cairn_tally_init(&s->tally, s->ctx->reg->n_plugins) != 0)
         return -ENOMEM;
+    cairn_batchsize_init(&s->size);
     b = pool_take(s->pool, s, &err);
     if (err != 0)
         return err;

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "batchsize.h"
 #include "record.h"
 #include "util.h"
 
@@ -46,7 +47,9 @@ struct cairn_batch {
     struct cairn_buf out; /* rendered result lines, filled on a worker */
     struct cairn_tally tally;
     struct cairn_scratch scratch;
-    int failed; /* -ENOMEM from a worker */
+    int failed;        /* -ENOMEM from a worker */
+    size_t work_bytes; /* input bytes its lines span */
+    uint64_t ns;       /* time the worker took to answer them */
     uv_work_t work;
     struct cairn_batch *next;
 };
@@ -105,16 +108,19 @@ struct cairn_stream {
     size_t skipped;              /* its bytes so far */
     int skip_cr;                 /* the last of them was '\r' */
     int seen_first;              /* BOM check done */
-    int eof;
-    int status; /* first error, or 0 */
+    int src_end;                 /* the source has no more bytes (or failed) */
+    int cut_pending;             /* the carry may hold whole lines: cut them first */
+    int eof;                     /* every line is in a dispatched batch */
+    int status;                  /* first error, or 0 */
     int reading;
 
-    uint64_t next_seq;        /* next batch number to hand out */
-    uint64_t emit_seq;        /* next batch number the sink gets */
-    size_t in_flight;         /* dispatched, not yet released */
-    struct cairn_batch *done; /* finished batches waiting for their turn */
-    uint64_t bytes;           /* bytes read */
-    struct cairn_tally tally; /* sum over released batches */
+    uint64_t next_seq;           /* next batch number to hand out */
+    uint64_t emit_seq;           /* next batch number the sink gets */
+    size_t in_flight;            /* dispatched, not yet released */
+    struct cairn_batch *done;    /* finished batches waiting for their turn */
+    uint64_t bytes;              /* bytes read */
+    struct cairn_batchsize size; /* when a batch is full */
+    struct cairn_tally tally;    /* sum over released batches */
     struct cairn_stream *wait_next;
     int waiting;
     int ended;

@@ -2,7 +2,7 @@
  * hang.h - notice a plugin call that never returns.
  *
  * A worker thread says, before a record's plugin calls (check, scratch
- * size, solve) and after them, which record it is in and since when:
+ * size, solve) and after them, which record it is in:
  * lock-free, a few stores in a slot of its own.  A timer on the loop thread
  * looks at every slot a few times per timeout and reports each record whose
  * plugin calls have run longer than the timeout.
@@ -27,7 +27,8 @@ struct cairn_hang_report {
     const void *owner;  /* as given to cairn_hang_begin: the record's context */
     uint64_t line;      /* its 1-based line number */
     const char *plugin; /* the plugin's name */
-    double seconds;     /* how long its plugin calls have run so far */
+    double seconds;     /* how long its plugin calls have run so far, at
+                           least (timed from the first check that saw it) */
 };
 
 struct cairn_hang;
@@ -39,6 +40,7 @@ struct cairn_hang;
 typedef void (*cairn_hang_cb)(struct cairn_hang *h, const struct cairn_hang_report *r, size_t n);
 
 struct cairn_hang_slot; /* one per worker thread, private to hang.c */
+struct cairn_hang_seen; /* the loop thread's view of each slot */
 
 struct cairn_hang {
     uv_timer_t timer;
@@ -49,6 +51,7 @@ struct cairn_hang {
     size_t n_slots;
     atomic_size_t n_claimed;           /* slots handed to worker threads */
     struct cairn_hang_report *reports; /* [n_slots], filled at each check */
+    struct cairn_hang_seen *seen;      /* [n_slots], loop thread only */
     cairn_hang_cb cb;
     void *data; /* for cb */
 };
@@ -65,8 +68,8 @@ int cairn_hang_init(struct cairn_hang *h, uv_loop_t *loop, size_t n_threads, cai
                     void *data);
 
 /* Checks from now on against a timeout of `seconds` (0: stops checking),
- * often enough to notice a record within about a quarter of it (and at
- * most a second) past the timeout. */
+ * every quarter of it (at most every second), so a record is noticed
+ * within two of those checks past the timeout. */
 void cairn_hang_set_timeout(struct cairn_hang *h, double seconds);
 
 /* Stops checking and closes the timer (a zeroed h is left alone). */

@@ -190,6 +190,7 @@ struct opts {
     int defer;      /* the sink releases batches later */
     int fail;       /* reads at or past fail_at fail with -EIO */
     size_t fail_at;
+    size_t max_running; /* batches solving at once; 0 = no limit */
 };
 
 struct job {
@@ -245,6 +246,7 @@ static void run_jobs(struct job *jobs, size_t n, const struct opts *o, const cha
 
     ck_assert_int_eq(uv_loop_init(&loop), 0);
     ck_assert_int_eq(cairn_pool_init(&pool, &loop, o->max_batches, o->batch_bytes), 0);
+    cairn_pool_set_max_running(&pool, o->max_running);
     for (i = 0; i < n; i++)
         job_setup(&jobs[i], &loop, &pool, o, in[i], len[i]);
     for (i = 0; i < n; i++)
@@ -1114,6 +1116,134 @@ END_TEST
 
 /* ------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------ */
+/* Tests: batches cut by work                                          */
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_batchsize_young_stream_one_line_a_batch)
+{
+    struct cairn_batchsize z;
+
+    cairn_batchsize_init(&z);
+    ck_assert(!cairn_batchsize_full(&z, 0, 0));
+    ck_assert(cairn_batchsize_full(&z, 1, 10));
+    ck_assert(cairn_batchsize_full(&z, 1, 100));
+}
+END_TEST
+
+START_TEST(test_batchsize_follows_measured_cost)
+{
+    struct cairn_batchsize z;
+
+    /* Expensive: 5 000 bytes took 200 ms, so one such line is a batch. */
+    cairn_batchsize_init(&z);
+    cairn_batchsize_observe(&z, 5000, 200u * 1000u * 1000u);
+    ck_assert(cairn_batchsize_full(&z, 1, 5000));
+    ck_assert(cairn_batchsize_full(&z, 1, 1000));
+    ck_assert(!cairn_batchsize_full(&z, 0, 0));
+
+    /* Cheap: 256 KiB took 1 ms, so 256 KiB is far from a quantum, and the
+     * line limit is back. */
+    cairn_batchsize_init(&z);
+    cairn_batchsize_observe(&z, 256u * 1024u, 1000u * 1000u);
+    ck_assert(!cairn_batchsize_full(&z, 1, 100));
+    ck_assert(!cairn_batchsize_full(&z, 4095, 256u * 1024u));
+    ck_assert(cairn_batchsize_full(&z, CAIRN_BATCH_MAX_LINES, 1000));
+    ck_assert(cairn_batchsize_full(&z, 1, 4u * 256u * 1024u));
+
+    /* A job that turns expensive is followed within a few batches. */
+    cairn_batchsize_observe(&z, 5000, 200u * 1000u * 1000u);
+    cairn_batchsize_observe(&z, 5000, 200u * 1000u * 1000u);
+    ck_assert(cairn_batchsize_full(&z, 1, 5000));
+
+    /* Too fast for the clock: only the line limit. */
+    cairn_batchsize_init(&z);
+    cairn_batchsize_observe(&z, 100, 0);
+    ck_assert(!cairn_batchsize_full(&z, 1, SIZE_MAX - 1));
+    ck_assert(cairn_batchsize_full(&z, CAIRN_BATCH_MAX_LINES, 1));
+    /* An empty batch teaches nothing. */
+    cairn_batchsize_init(&z);
+    cairn_batchsize_observe(&z, 0, 5);
+    ck_assert(cairn_batchsize_full(&z, 1, 1));
+}
+END_TEST
+
+/* n stone-game-ii records of m piles under extended limits, with ids. */
+static char *expensive_records(size_t n, size_t m, size_t *len)
+{
+    struct cairn_buf b = {0};
+    size_t i, k;
+    int rc = 0;
+
+    g_rng = 1140;
+    for (i = 0; i < n; i++) {
+        rc |= cairn_buf_printf(&b, "{\"id\":%zu,\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[",
+                               i);
+        for (k = 0; k < m; k++)
+            rc |= cairn_buf_printf(&b, "%s%d", k ? "," : "", 1 + (int)(rng_next() % 10000));
+        rc |= cairn_buf_puts(&b, "]},\"options\":{\"limits\":\"extended\"}}\n");
+    }
+    ck_assert_int_eq(rc, 0);
+    *len = b.len;
+    return b.data;
+}
+
+/* 40 records fit in one 256 KiB batch; cut by bytes alone, one worker
+ * got them all.  Whatever they cost, a stream sends its first lines one
+ * per batch, so at least as many batches as the pool holds go out, every
+ * worker gets some, and the results stay in input order. */
+START_TEST(test_expensive_records_spread_over_workers)
+{
+    size_t len, threads;
+    char *in = expensive_records(40, 150, &len);
+    struct want w;
+
+    ck_assert_uint_lt(len, 256u * 1024u);
+    want_build(&w, in, len, 16u << 20);
+    for (threads = 1; threads <= 4; threads *= 2) {
+        struct opts o = {.chunk = 16384, .mode = SRC_SYNC, .batch_bytes = 256u * 1024u,
+                         .max_batches = 2 * threads + 2, .max_running = threads};
+        char label[64];
+        struct job j;
+
+        snprintf(label, sizeof(label), "40 expensive records, %zu threads", threads);
+        run_one(&j, &o, in, len);
+        ck_assert_msg(j.c.status == 0, "%s: stream ended with %d", label, j.c.status);
+        check_output(&j.c, &w, label);
+        ck_assert_msg(j.c.writes >= o.max_batches && j.c.writes >= threads,
+                      "%s: %zu batches", label, j.c.writes);
+        job_free(&j);
+    }
+    want_free(&w);
+    free(in);
+}
+END_TEST
+
+/* Whole lines carried from a cut batch to the next are cut there, also
+ * when the input ended in the same read and with no final newline. */
+START_TEST(test_cut_batches_carry_whole_lines)
+{
+    size_t len;
+    char *in = random_records(600, 45, &len);
+    static const size_t chunks[] = {7, 4096, 1u << 20};
+    size_t si, ci;
+
+    /* The last record without its newline. */
+    while (len > 0 && (in[len - 1] == '\n' || in[len - 1] == '\r'))
+        len--;
+    for (si = 0; si < N_SHAPES; si++)
+        for (ci = 0; ci < 3; ci++) {
+            struct opts o = {.chunk = chunks[ci], .mode = SRC_SYNC,
+                             .batch_bytes = shapes[si].batch_bytes,
+                             .max_batches = shapes[si].max_batches, .max_running = 1};
+            run_check(in, len, &o, "600 records, one read");
+            o.mode = SRC_IDLE;
+            run_check(in, len, &o, "600 records, one read, idle");
+        }
+    free(in);
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -1144,6 +1274,13 @@ static Suite *engine_suite(void)
     tcase_add_test(tc, test_max_line_bytes_boundary);
     tcase_add_test(tc, test_too_long_output_independent_of_reads);
     tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("work_aware_batches");
+    tcase_add_test(tc, test_batchsize_young_stream_one_line_a_batch);
+    tcase_add_test(tc, test_batchsize_follows_measured_cost);
+    tcase_add_test(tc, test_expensive_records_spread_over_workers);
+    tcase_add_test(tc, test_cut_batches_carry_whole_lines);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("streams");
