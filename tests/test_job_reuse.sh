@@ -87,19 +87,81 @@ cmp -s "$out/k.summary.json" "$tmp/k.first" || fail "keep_inputs false: the firs
 [ "$(field "$out/k~2.summary.json" records)" = "2" ] || fail "keep_inputs false: no k~2 run"
 echo "ok: without keep_inputs, an existing summary marks the name as used"
 
-# With keep_inputs, a summary without its input in done/ is the job's own
-# earlier try (outputs published, move to done/ failed, handed back): it is
-# re-run under its name, replacing its outputs, and the log says so.
+# Pruning done/ does not turn overwriting back on: a summary without a
+# done/ copy and without a hand-back mark counts as used.
 drop h 1
 once "$tmp/c.json"
+cp "$out/h.summary.json" "$tmp/h.first"
 rm "$in/.cairn/done/h.jsonl"
 drop h 2
 once "$tmp/c.json"
-[ "$(field "$out/h.summary.json" records)" = "2" ] && [ ! -e "$out/h~2.summary.json" ] ||
-    fail "a handed-back job's re-run did not replace its own outputs"
-grep -q "job h: its summary exists but no input of that name is in .cairn/done/ or failed/" "$tmp/d.log" ||
-    fail "replacing outputs without a done/ copy was not logged"
-echo "ok: with keep_inputs, a summary without a done/ copy is replaced, and the log says so"
+cmp -s "$out/h.summary.json" "$tmp/h.first" || fail "done/ pruned: the first summary was overwritten"
+[ "$(field "$out/h~2.summary.json" records)" = "2" ] || fail "done/ pruned: no h~2 run"
+echo "ok: with keep_inputs, a summary without a done/ copy still marks the name as used"
+
+# A NAME~2 job handed back (its outputs published, the move to done/
+# failed: done/ is gone) goes back to the spool as the name it was
+# dropped as, and its re-run keeps its name and submitted_as.
+"$cairnd" -c "$tmp/c.json" --input "$in" --output "$out" --plugins "$plugins" 2>>"$tmp/d.log" &
+daemon=$!
+drop r 1
+await "$out/r.summary.json"
+await "$in/.cairn/done/r.jsonl"
+rm -rf "$in/.cairn/done"
+drop r 2
+await "$in/.cairn/done/r~2.jsonl"
+grep -q 'job r~2: cannot move input to done: .*handed back to the spool for another try as r.jsonl' "$tmp/d.log" ||
+    fail "r~2 was not handed back as r.jsonl"
+[ "$(field "$out/r~2.summary.json" submitted_as)" = "r.jsonl" ] ||
+    fail "r~2's re-run lost submitted_as: '$(field "$out/r~2.summary.json" submitted_as)'"
+[ "$(field "$out/r~2.summary.json" records)" = "2" ] || fail "r~2 is not the second r"
+[ ! -e "$out/r~3.summary.json" ] || fail "the handed-back r~2 ran again as r~3"
+grep -q 'job r~2: handed back after its summary was published; this re-run replaces its own outputs' "$tmp/d.log" ||
+    fail "the re-run replacing its own outputs was not logged"
+kill "$daemon"
+wait "$daemon"
+daemon=
+echo "ok: a handed-back r~2 goes back as r.jsonl and re-runs as r~2 with submitted_as"
+
+# big NAME: a job of 1e6 records (about 2 s), to act while it runs.
+big() {
+    yes '{"variant":"877","input":{"piles":[5,3,4,5]}}' | head -n 1000000 >"$tmp/.job"
+    mv "$tmp/.job" "$in/$1.jsonl"
+}
+# A crash re-run of a renamed job keeps submitted_as (its record in active/).
+drop s 1
+once "$tmp/c.json"
+"$cairnd" -c "$tmp/c.json" --input "$in" --output "$out" --plugins "$plugins" 2>>"$tmp/d.log" &
+daemon=$!
+big s
+await "$in/.cairn/active/s~2.jsonl"
+kill -9 "$daemon"
+wait "$daemon" 2>/dev/null
+daemon=
+[ ! -e "$out/s~2.summary.json" ] || fail "s~2 finished before the crash: make it bigger"
+once "$tmp/c.json"
+[ "$(field "$out/s~2.summary.json" submitted_as)" = "s.jsonl" ] ||
+    fail "the crash re-run of s~2 lost submitted_as: '$(field "$out/s~2.summary.json" submitted_as)'"
+[ -z "$(ls -A "$in/.cairn/active")" ] || fail "active/ keeps records of finished jobs: $(ls -A "$in/.cairn/active")"
+echo "ok: a crash re-run from active/s~2.jsonl keeps submitted_as s.jsonl"
+
+# A finished NAME~N is never overwritten in done/: a copy that turns up
+# there while NAME~2 runs (another daemon's) stays, and the job takes a
+# fresh name.
+drop e 1
+once "$tmp/c.json"
+"$cairnd" -c "$tmp/c.json" --input "$in" --output "$out" --plugins "$plugins" 2>>"$tmp/d.log" &
+daemon=$!
+big e
+await "$in/.cairn/active/e~2.jsonl"
+printf 'another e~2\n' >"$in/.cairn/done/e~2.jsonl"
+await "$in/.cairn/done/e~3.jsonl"
+[ "$(cat "$in/.cairn/done/e~2.jsonl")" = "another e~2" ] || fail "done/e~2.jsonl was overwritten"
+[ "$(field "$out/e~3.summary.json" submitted_as)" = "e.jsonl" ] || fail "e~3 lacks submitted_as"
+kill "$daemon"
+wait "$daemon"
+daemon=
+echo "ok: a done/ copy that appears meanwhile is not overwritten; the job runs again as e~3"
 
 # Crash re-run: a job left in active/ replaces its own outputs, under its own name.
 printf '{"job":"c","status":"ok","records":99}\n' >"$out/c.summary.json"
