@@ -188,3 +188,54 @@ n1=$(cat "$tmp/s1") n2=$(cat "$tmp/s2")
 [ -n "$n1" ] && [ "$n1" != "$n2" ] || fail "two concurrent submits got one name: '$n1' '$n2'"
 [ -f "$in/$n1.jsonl" ] && [ -f "$in/$n2.jsonl" ] || fail "not both submitted: $(ls "$in")"
 echo "ok: two concurrent cairn submit of one file name: $n1, $n2"
+
+# The clients know their own run.  A job `cairn submit --name w --wait`
+# handed over runs as w; a w.jsonl a producer drops meanwhile runs as w~2
+# once w is done, and `cairn wait w` (started while it waits) reports w~2,
+# not the w.summary.json that turns up first.
+"$cairnd" -c "$tmp/c.json" --input "$in" --output "$out" --plugins "$plugins" 2>>"$tmp/d.log" &
+daemon=$!
+yes '{"variant":"877","input":{"piles":[5,3,4,5]}}' | head -n 1000000 >"$tmp/sub/big.jsonl"
+"$cairn" -c "$tmp/client.json" submit --name w --wait "$tmp/sub/big.jsonl" >"$tmp/w1" 2>&1 &
+p1=$!
+await "$in/.cairn/active/w.jsonl"
+drop w 2
+"$cairn" -c "$tmp/client.json" wait w >"$tmp/w2" 2>&1 || fail "cairn wait w: $(cat "$tmp/w2")"
+wait $p1 || fail "submit --wait: $(cat "$tmp/w1")"
+grep -q '^w: ok, 1000000 records' "$tmp/w1" || fail "submit --wait reported another run: $(cat "$tmp/w1")"
+grep -q '^w: ran as w~2' "$tmp/w2" && grep -q '^w: ok, 2 records' "$tmp/w2" ||
+    fail "cairn wait w reported another run: $(cat "$tmp/w2")"
+echo "ok: submit --wait and cairn wait each report their own run of w (w, w~2)"
+drop n 1
+await "$out/n.summary.json"
+kill -STOP "$daemon"
+drop n 2
+"$cairn" -c "$tmp/client.json" results n >"$tmp/n.out" 2>"$tmp/n.err" || fail "cairn results n: $(cat "$tmp/n.err")"
+kill -CONT "$daemon"
+[ "$(grep -c . "$tmp/n.out")" = "1" ] || fail "cairn results n: not n's one result"
+grep -q 'a newer n.jsonl waits in the spool; it will run as n~N' "$tmp/n.err" ||
+    fail "cairn results n does not say a newer n waits: $(cat "$tmp/n.err")"
+await "$out/n~2.summary.json"
+echo "ok: cairn results n says when a newer n.jsonl waits to run as n~N"
+
+# Two `cairn submit --name` of one name at once: one may be refused, and
+# when both are taken (the first claimed between the second's check and
+# its rename) the second runs as x~2; each --wait reports its own records.
+printf '{"variant":"877","input":{"piles":[5,3,4,5]}}\n' >"$tmp/sub/one.jsonl"
+cat "$tmp/sub/one.jsonl" "$tmp/sub/one.jsonl" >"$tmp/sub/two.jsonl"
+both=0
+for k in 1 2 3 4 5 6 7 8; do
+    "$cairn" -c "$tmp/client.json" submit --name "x$k" --wait "$tmp/sub/one.jsonl" >"$tmp/x1" 2>&1 &
+    p1=$!
+    "$cairn" -c "$tmp/client.json" submit --name "x$k" --wait "$tmp/sub/two.jsonl" >"$tmp/x2" 2>&1
+    r2=$?
+    wait $p1
+    r1=$?
+    [ $r1 -ne 0 ] || grep -q "^x$k: ok, 1 records" "$tmp/x1" || fail "x$k: the 1-record submit got: $(cat "$tmp/x1")"
+    [ $r2 -ne 0 ] || grep -q "^x$k: ok, 2 records" "$tmp/x2" || fail "x$k: the 2-record submit got: $(cat "$tmp/x2")"
+    [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && both=$((both + 1))
+done
+kill "$daemon"
+wait "$daemon"
+daemon=
+echo "ok: concurrent submit --name --wait of one name: each reports its own records ($both of 8 both taken)"
