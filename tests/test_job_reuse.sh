@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_job_reuse.sh CAIRND CAIRN PLUGIN_DIR - a job name used again (issue
+# test_job_reuse.sh CAIRND CAIRN PLUGIN_DIR [OOM_SHIM] - a job name used again (issue
 # 12).  The second and third a.jsonl run as a~2 and a~3: the first run's
 # results, summary and done/ copy stay byte for byte, and each later
 # summary says submitted_as "a.jsonl".  A crash re-run from active/ still
@@ -7,7 +7,7 @@
 # `cairn submit` of one file name get distinct job names.
 # Exit 0 pass, 1 fail.
 set -u
-cairnd=$1 cairn=$2 plugins=$3
+cairnd=$1 cairn=$2 plugins=$3 oom=${4:-}
 tmp=$(mktemp -d /tmp/cairn-test-job-reuse-XXXXXX)
 daemon=
 trap '[ -n "$daemon" ] && kill "$daemon" 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -162,6 +162,24 @@ kill "$daemon"
 wait "$daemon"
 daemon=
 echo "ok: a done/ copy that appears meanwhile is not overwritten; the job runs again as e~3"
+
+# Out of memory naming a job claimed as o~2 (oom_strndup.c): the file is
+# put back as it came, not handed back under a name it does not have on
+# disk (which left it stuck in active/ until a restart).
+if [ -n "$oom" ]; then
+    drop o 1
+    once "$tmp/c.json"
+    drop o 2
+    CAIRN_OOM_PREFIX='o~2' LD_PRELOAD="$oom" ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+        "$cairnd" --once -c "$tmp/c.json" --input "$in" --output "$out" --plugins "$plugins" 2>>"$tmp/d.log"
+    grep -q 'job o: out of memory naming it o~2.jsonl; put back in the spool' "$tmp/d.log" ||
+        fail "out of memory naming o~2 was not met or not logged"
+    [ -f "$in/o.jsonl" ] || fail "o.jsonl is not back in the spool: active/ holds $(ls -A "$in/.cairn/active")"
+    once "$tmp/c.json"
+    [ "$(field "$out/o~2.summary.json" records)" = "2" ] &&
+        [ "$(field "$out/o~2.summary.json" submitted_as)" = "o.jsonl" ] || fail "o did not run as o~2 after"
+    echo "ok: out of memory naming o~2 puts o.jsonl back; the next run takes it as o~2"
+fi
 
 # Crash re-run: a job left in active/ replaces its own outputs, under its own name.
 printf '{"job":"c","status":"ok","records":99}\n' >"$out/c.summary.json"
