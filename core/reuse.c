@@ -26,6 +26,16 @@ static int present(int dfd, const char *name)
     return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+/* A summary is a regular file: cairnd never publishes anything else, and
+ * a symlink planted where one goes is no run of ours (it is replaced,
+ * never followed). */
+static int summary_present(int dfd, const char *name)
+{
+    struct stat st;
+
+    return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
 /* 1 when a job of this file name is waiting (only when waiting is set),
  * active, or finished here before: any trace counts, a summary without a
  * done/ copy included (done/ may have been pruned; a job's own handed-back
@@ -45,7 +55,7 @@ static int used(const struct cairn_spool *sp, int out_fd, const char *name, int 
     base = cairn_output_base(name);
     summary = base != NULL ? cairn_asprintf("%s.summary.json", base) : NULL;
     rc = summary == NULL ? -ENOMEM
-                         : present(out_fd, summary) || present(sp->done_fd, name) ||
+                         : summary_present(out_fd, summary) || present(sp->done_fd, name) ||
                                present(sp->failed_fd, name);
     free(summary);
     free(base);
@@ -85,7 +95,7 @@ static int claim_handed_back(const struct cairn_spool *sp, int out_fd, const cha
         cairn_attempts_forget_handback(sp->active_fd, name);
         base = cairn_output_base(ran_as);
         summary = base != NULL ? cairn_asprintf("%s.summary.json", base) : NULL;
-        *replaces = summary != NULL && present(out_fd, summary);
+        *replaces = summary != NULL && summary_present(out_fd, summary);
         free(summary);
         free(base);
         if (strcmp(ran_as, name) != 0) {
