@@ -138,6 +138,24 @@ static int join(struct cairn_client *cl, FILE *results, const char *file, const 
     return rc;
 }
 
+/* These results are NAME's, but a newer NAME.jsonl waiting in the spool
+ * is another job: it runs as NAME~N (a used name never overwrites), and
+ * whoever dropped it wants that run's results, not these.  Said on
+ * stderr, once the summary is known to be there. */
+static void note_newer(struct cairn_client *cl, const char *file, const char *base)
+{
+    struct cairn_where w;
+
+    if (cairn_client_open_input(cl, 0) == 0 && cairn_client_locate(cl, file, &w) == 0 &&
+        w.waiting)
+        fprintf(stderr,
+                "cairn: note: a newer %s waits in the spool; it will run as %s~N (its summary "
+                "says submitted_as), and these are the earlier run's results\n",
+                file, base);
+    free(cl->msg);
+    cl->msg = NULL;
+}
+
 int cairn_cmd_results(struct cairn_client *cl, const char *name, int want_join)
 {
     char *file = NULL, *base = NULL, *ob = NULL, *sum = NULL, *res = NULL;
@@ -198,6 +216,7 @@ int cairn_cmd_results(struct cairn_client *cl, const char *name, int want_join)
                                strerror(errno));
         goto out;
     }
+    note_newer(cl, file, base);
     rc = want_join ? join(cl, f, file, base) : copy_out(f);
     if (rc == -EIO && cl->msg == NULL)
         rc = cairn_client_fail(cl, rc, "cannot write the results: %s", strerror(EIO));

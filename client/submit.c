@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +34,8 @@ struct staged {
     char *file;
     char *base;
     struct cairn_tmpfile tmp;
+    ino_t ino;             /* its identity, see cairn_submitted */
+    struct timespec since;
 };
 
 /* NAME-YYYYMMDDTHHMMSSZ-8 hex: the file's name (without ".jsonl" and
@@ -210,6 +213,7 @@ static int stage(struct cairn_client *cl, const struct cairn_submit_opts *o, str
 static int publish(struct cairn_client *cl, const struct cairn_submit_opts *o, struct staged *s)
 {
     char held[CAIRN_TMPFILE_NAME_MAX + 16];
+    struct stat st;
     int tries, rc = 0;
 
     snprintf(held, sizeof(held), ".cairn-submit%s", s->tmp.name + strlen(".cairn"));
@@ -217,6 +221,12 @@ static int publish(struct cairn_client *cl, const struct cairn_submit_opts *o, s
         rc = -errno;
         return cairn_client_fail(cl, rc, "cannot rename %s in %s: %s", s->tmp.name,
                                  cl->cfg.input_dir, strerror(-rc));
+    }
+    /* Its ctime now (that rename set it) precedes the daemon's start of
+     * its run, which follows the rename in. */
+    if (fstat(s->tmp.fd, &st) == 0) {
+        s->ino = st.st_ino;
+        s->since = st.st_ctim;
     }
     close(s->tmp.fd);
     s->tmp.fd = -1;
@@ -285,6 +295,8 @@ int cairn_client_submit(struct cairn_client *cl, const struct cairn_submit_opts 
         for (i = 0; i < o->n_files; i++) {
             (*jobs)[i].file = s[i].file;
             (*jobs)[i].base = s[i].base;
+            (*jobs)[i].ino = s[i].ino;
+            (*jobs)[i].since = s[i].since;
             s[i].file = s[i].base = NULL;
         }
     }

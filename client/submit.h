@@ -17,6 +17,13 @@ struct cairn_submit_opts {
 struct cairn_submitted {
     char *file; /* NAME.jsonl */
     char *base; /* NAME */
+    /* Which run is this job's (a used name runs as NAME~N, and a job of
+     * its name may have finished or be running): its file's inode, kept
+     * across the daemon's renames and given in its summary as input_inode,
+     * and a time no later than its run started.  ino 0: unknown, the
+     * summary NAME.summary.json is taken as it is. */
+    ino_t ino;
+    struct timespec since;
 };
 
 /*

@@ -8,6 +8,7 @@
  * On a terminal a progress line is redrawn on stderr from the daemons'
  * status files (statusfile.h); off one nothing but the outcome is printed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -57,7 +59,12 @@ static void print_outcome(struct waiter *w, size_t i, json_t *s)
     const char *status = json_string_value(json_object_get(s, "status"));
     const char *reason = json_string_value(json_object_get(s, "reason"));
 
+    const char *job = json_string_value(json_object_get(s, "job"));
+
     clear_line(w);
+    /* A used name ran as NAME~N: say where its outputs are. */
+    if (job != NULL && strcmp(job, w->jobs[i].base) != 0)
+        printf("%s: ran as %s\n", w->jobs[i].base, job);
     if (status != NULL && strcmp(status, "ok") == 0) {
         json_int_t records = json_integer_value(json_object_get(s, "records"));
         json_int_t ok = json_integer_value(json_object_get(s, "ok"));
@@ -87,25 +94,113 @@ static void stop(struct waiter *w)
     uv_timer_stop(&w->tick);
 }
 
-/* Every pending job whose summary is there now is finished. */
-static void look(struct waiter *w)
+/* started ("YYYY-MM-DDTHH:MM:SS.mmmZ") in ms since the epoch, or -1. */
+static long long started_ms(json_t *s)
 {
+    const char *t = json_string_value(json_object_get(s, "started"));
+    struct tm tm = {0};
+    int ms;
+
+    if (t == NULL || sscanf(t, "%d-%d-%dT%d:%d:%d.%3dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                            &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms) != 7)
+        return -1;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    return (long long)timegm(&tm) * 1000 + ms;
+}
+
+/* 1 when summary s (the file exact: NAME.summary.json, or another run of
+ * the name) is job j's own run: its input_inode is j's file's, and it
+ * started after j's file was handed over (an inode is reused once its
+ * file is deleted, and a deleted file's job had finished before).
+ * Without an identity (ino 0) or an input_inode (an older daemon), the
+ * name alone decides. */
+static int own_run(const struct cairn_submitted *j, json_t *s, int exact)
+{
+    json_t *ino = json_object_get(s, "input_inode");
+
+    if (j->ino == 0 || !json_is_integer(ino))
+        return exact;
+    return (unsigned long long)json_integer_value(ino) == (unsigned long long)j->ino &&
+           started_ms(s) >= (long long)j->since.tv_sec * 1000 + j->since.tv_nsec / 1000000;
+}
+
+/* name, a file in the output directory, is the summary of a run of job
+ * i's name: NAME.summary.json, or NAME~N.summary.json (its start; a long
+ * name's runs are named after a cut of it, never shorter than
+ * RUN_PREFIX bytes). */
+#define RUN_PREFIX 150
+static int run_of(const struct waiter *w, size_t i, const char *name)
+{
+    const char *base = w->jobs[i].base;
+    size_t n = strlen(name), keep = strlen(base), suffix = strlen(".summary.json");
+
+    if (strcmp(name, w->sum[i]) == 0)
+        return 1;
+    if (keep > RUN_PREFIX)
+        keep = RUN_PREFIX;
+    return n > keep + suffix && strncmp(name, base, keep) == 0 &&
+           strcmp(name + n - suffix, ".summary.json") == 0 && memchr(name + keep, '~', n - keep);
+}
+
+/* The summary name: every pending job it is the finished run of. */
+static void look_at(struct waiter *w, const char *name)
+{
+    json_t *s = NULL;
+    int loaded = 0;
     size_t i;
 
     for (i = 0; i < w->n; i++) {
-        json_error_t e;
-        json_t *s;
-        int fd;
+        int exact;
 
-        if (w->state[i] != PENDING)
+        if (w->state[i] != PENDING || !run_of(w, i, name))
             continue;
-        fd = openat(w->cl->out_fd, w->sum[i], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-        if (fd < 0)
-            continue;
-        s = json_loadfd(fd, 0, &e);
-        close(fd);
-        print_outcome(w, i, s);
-        json_decref(s);
+        exact = strcmp(name, w->sum[i]) == 0;
+        if (!loaded) {
+            json_error_t e;
+            int fd = openat(w->cl->out_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+            if (fd < 0)
+                return;
+            s = json_loadfd(fd, 0, &e);
+            close(fd);
+            loaded = 1;
+        }
+        if (s == NULL ? exact && w->jobs[i].ino == 0 : own_run(&w->jobs[i], s, exact))
+            print_outcome(w, i, s);
+    }
+    json_decref(s);
+}
+
+/* Every pending job whose summary is there now is finished.  name: the
+ * one file an event named, or NULL to look at all. */
+static void look(struct waiter *w, const char *name)
+{
+    size_t i;
+    int known = 0;
+
+    if (name != NULL) {
+        look_at(w, name);
+    } else {
+        for (i = 0; i < w->n; i++) {
+            if (w->state[i] == PENDING)
+                look_at(w, w->sum[i]);
+            known |= w->state[i] == PENDING && w->jobs[i].ino != 0;
+        }
+        /* A job of a used name runs as NAME~N: its summary is one of
+         * those, found by its input_inode. */
+        if (known) {
+            int fd = fcntl(w->cl->out_fd, F_DUPFD_CLOEXEC, 3);
+            DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+            struct dirent *de;
+
+            if (dir == NULL && fd >= 0)
+                close(fd);
+            while (dir != NULL && w->pending > 0 && (de = readdir(dir)) != NULL)
+                look_at(w, de->d_name);
+            if (dir != NULL)
+                closedir(dir);
+        }
     }
     if (w->pending == 0)
         stop(w);
@@ -113,11 +208,10 @@ static void look(struct waiter *w)
 
 static void on_event(uv_fs_event_t *h, const char *name, int events, int status)
 {
-    (void)name;
     (void)events;
     (void)status;
-    /* Any event: an overflowed queue reports no name, so look at all. */
-    look(h->data);
+    /* An overflowed queue reports no name: then look at all. */
+    look(h->data, name);
 }
 
 static const char *where_now(struct waiter *w, size_t i)
@@ -136,7 +230,7 @@ static void on_timeout(uv_timer_t *t)
     struct waiter *w = t->data;
     size_t i;
 
-    look(w); /* a summary may have come with this very tick */
+    look(w, NULL); /* a summary may have come with this very tick */
     clear_line(w);
     for (i = 0; i < w->n; i++) {
         if (w->state[i] != PENDING)
@@ -225,7 +319,7 @@ int cairn_client_wait(struct cairn_client *cl, const struct cairn_submitted *job
         rc = cairn_client_fail(cl, rc, "cannot watch %s: %s", cl->cfg.output_dir,
                                uv_strerror(rc));
     } else {
-        look(&w);
+        look(&w, NULL);
         if (w.pending > 0 && timeout_s >= 0)
             uv_timer_start(&w.timeout, on_timeout, (uint64_t)(timeout_s * 1000.0), 0);
         if (w.pending > 0 && progress) {
@@ -264,6 +358,7 @@ int cairn_cmd_wait(struct cairn_client *cl, char *const *names, size_t n, double
      * end. */
     for (i = 0; i < n && rc == 0; i++) {
         struct cairn_where w;
+        struct stat st;
 
         rc = cairn_client_job_names(cl, names[i], &jobs[i].file, &jobs[i].base);
         if (rc == 0)
@@ -272,6 +367,12 @@ int cairn_cmd_wait(struct cairn_client *cl, char *const *names, size_t n, double
             rc = cairn_client_fail(cl, -ENOENT, "no job %s: not in the spool %s, and no "
                                    "summary in %s", jobs[i].base, cl->cfg.input_dir,
                                    cl->cfg.output_dir);
+        /* One waiting in the spool is that file's run, whatever name it
+         * will run as and whatever an earlier job of its name left. */
+        if (rc == 0 && w.waiting && fstatat(cl->in_fd, jobs[i].file, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+            jobs[i].ino = st.st_ino;
+            jobs[i].since = st.st_ctim;
+        }
     }
     if (rc == 0)
         rc = cairn_client_wait(cl, jobs, n, timeout_s, progress, r);

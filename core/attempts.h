@@ -19,4 +19,30 @@ unsigned cairn_attempts_count(int active_fd, const char *name, ino_t ino);
 /* The run ended, well or badly, but it did end: forget the count. */
 void cairn_attempts_forget(int active_fd, const char *name);
 
+/*
+ * Two more records in active/, kept like the count (no fsync, tied to the
+ * file's inode, named by a hash: .cairn-submitted.HASH, .cairn-handback.HASH):
+ *
+ * - submitted: active/name runs under a name of its own (reuse.h) and was
+ *   dropped as `as`.  A crash re-run starts from active/name and finds it
+ *   here, so its summary still says submitted_as.
+ * - hand-back: the file went back to the input directory as back_as after
+ *   running as ran_as (dropped as submitted, or NULL).  Its next claim
+ *   takes ran_as again, replacing that run's own outputs (a summary may be
+ *   published when a later step fails); without this mark every trace of
+ *   a name, a summary included, means a finished job.
+ *
+ * Writers return 0 or -errno; readers 1 (found, *out malloc'd), 0 (none
+ * for this inode) or -ENOMEM.
+ */
+int cairn_attempts_note_submitted(int active_fd, const char *name, ino_t ino, const char *as);
+int cairn_attempts_submitted(int active_fd, const char *name, ino_t ino, char **as);
+void cairn_attempts_forget_submitted(int active_fd, const char *name);
+
+int cairn_attempts_note_handback(int active_fd, const char *back_as, ino_t ino, const char *ran_as,
+                                 const char *submitted);
+int cairn_attempts_handback(int active_fd, const char *back_as, ino_t ino, char **ran_as,
+                            char **submitted);
+void cairn_attempts_forget_handback(int active_fd, const char *back_as);
+
 #endif /* CAIRN_ATTEMPTS_H */

@@ -524,7 +524,10 @@ static int check_one_dir(const char *key, const char *path, int may_create, int 
 
         if (p == NULL)
             return -ENOMEM;
-        if (stat(p, &st) != 0) {
+        /* The daemon opens .cairn and .cairn/active with O_NOFOLLOW
+         * (spool.c): a symlink there is refused at start, so here too.
+         * The input directory itself may be reached through one. */
+        if ((i > 0 ? lstat(p, &st) : stat(p, &st)) != 0) {
             int e = errno;
             if (i > 0 && e == ENOENT) {
                 free(p);
@@ -559,6 +562,10 @@ static int check_one_dir(const char *key, const char *path, int may_create, int 
                 return rc;
             }
             *err = cairn_asprintf("%s: %s: %s", key, p, strerror(e));
+            rc = -EINVAL;
+        } else if (S_ISLNK(st.st_mode)) {
+            *err = cairn_asprintf("%s: %s is a symbolic link; cairnd does not follow one there",
+                                  key, p);
             rc = -EINVAL;
         } else if (!S_ISDIR(st.st_mode)) {
             *err = cairn_asprintf("%s: %s is not a directory", key, p);

@@ -122,7 +122,7 @@ static void on_job_end(void *data, struct cairn_job *job, enum cairn_job_outcome
         break;
     case CAIRN_JOB_RETRY:
         cairn_dispatch_scan(d, 0); /* done/ or failed/ may be what failed */
-        retry_later(d, r->name);
+        retry_later(d, info.back_as != NULL ? info.back_as : r->name);
         break;
     case CAIRN_JOB_GONE:
         /* Vanished, another daemon's, or active/ itself was gone: the scan

@@ -22,25 +22,35 @@
 #include "summary.h"
 #include "tmpfile.h"
 
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
 #define RESULTS_SUFFIX ".results.jsonl"
 #define SUMMARY_SUFFIX ".summary.json"
 #define REASON_SUFFIX  ".reason.json"
 
 struct cairn_job {
     struct cairn_job_env env;
-    char *name;         /* NAME.jsonl, as in the spool */
-    char *base;         /* NAME */
-    char *out_base;     /* what outputs are named after: NAME, or for a
+    char *name;          /* NAME.jsonl, as in the spool */
+    char *base;          /* NAME */
+    char *out_base;      /* what outputs are named after: NAME, or for a
                             name too long for NAME.results.jsonl, a cut of
                             it, "~" and a hash of the whole name */
-    char *label;        /* name, escaped for JSON and messages */
-    char *submitted_as; /* the name it was dropped as, when a used name
-                            made the claim give it its own (reuse.h) */
-    char *claimed_as;   /* set by the claim (pool thread) to that name;
+    char *label;         /* name, escaped for JSON and messages */
+    char *submitted_as;  /* the name it was dropped as, when a used name
+                            made the claim give it its own (reuse.h);
+                            set by the claim, or for a re-run from
+                            active/ by its record there (attempts.h) */
+    char *claimed_as;    /* set by the claim (pool thread) to that name;
                             after_start makes it the job's name */
-    int replaces;       /* claimed as itself over an existing summary */
-    int recovered;      /* already in active/ (left by a crash): no claim */
-    int claimed;        /* in active/ and ours: a hand-back renames it out */
+    int replaces;        /* claimed as the name it ran as before being
+                            handed back, over that run's summary */
+    int name_taken;      /* its name was taken in done/ or failed/: a
+                            hand-back lets the claim choose a new one */
+    const char *back_as; /* handed back to the input directory as this */
+    int recovered;       /* already in active/ (left by a crash): no claim */
+    int claimed;         /* in active/ and ours: a hand-back renames it out */
     int in_fd;
     int out_fd;                   /* the output directory, as it was when we began;
                             results and summary land there together */
@@ -111,6 +121,27 @@ static int errno_of(int ok)
     return ok == 0 ? 0 : -errno;
 }
 
+/* The input leaves active/: into dir_fd (done/ or failed/), or deleted
+ * when dir_fd < 0.  Never over a file there: a finished job's copy is
+ * never replaced.  Should one be there (another daemon gave the same
+ * NAME~N between our look and our claim), the job is handed back without
+ * its name, and its next claim chooses one used nowhere. */
+static int move_input(struct cairn_job *job, int dir_fd)
+{
+    const struct cairn_spool *sp = job->env.spool;
+    int rc;
+
+    rc = dir_fd < 0 ? unlinkat(sp->active_fd, job->name, 0)
+                    : renameat2(sp->active_fd, job->name, dir_fd, job->name, RENAME_NOREPLACE);
+    if (rc != 0) {
+        rc = -errno;
+        job->name_taken = rc == -EEXIST;
+        return rc;
+    }
+    cairn_attempts_forget_submitted(sp->active_fd, job->name);
+    return 0;
+}
+
 static void finish_ok(struct cairn_job *job)
 {
     const struct cairn_spool *sp = job->env.spool;
@@ -148,10 +179,9 @@ static void finish_ok(struct cairn_job *job)
      * claimed the moment it does, and its count must not be ours. */
     cairn_attempts_forget(sp->active_fd, job->name);
     if (job->keep_inputs)
-        STEP("move input to done",
-             errno_of(renameat(sp->active_fd, job->name, sp->done_fd, job->name)));
+        STEP("move input to done", move_input(job, sp->done_fd));
     else
-        STEP("delete input", errno_of(unlinkat(sp->active_fd, job->name, 0)));
+        STEP("delete input", move_input(job, -1));
     job->finish_rc = 0;
     goto out;
 fail:
@@ -179,8 +209,7 @@ static void finish_failed(struct cairn_job *job)
     STEP("fsync output directory", errno_of(fsync(job->out_fd)));
     cairn_attempts_forget(sp->active_fd, job->name);
     /* rename(2) moves a symlink or FIFO itself: nothing is followed. */
-    STEP("move input to failed",
-         errno_of(renameat(sp->active_fd, job->name, sp->failed_fd, job->name)));
+    STEP("move input to failed", move_input(job, sp->failed_fd));
     job->finish_rc = 0;
     goto out;
 fail:
@@ -225,10 +254,18 @@ static void job_free(struct cairn_job *job)
 /* Outputs could not be written: the job's temporaries are removed (a
  * results file published before a failing summary stays, describing an
  * earlier run until the retry replaces it), and the input goes back to the
- * spool to be tried again. */
+ * spool to be tried again: as the name its producer dropped it as, so the
+ * daemon's back-off knows it and its summary keeps submitted_as; or, when
+ * a new file of that name waits there, as the name it ran as.  A
+ * hand-back mark (attempts.h) makes its next claim take the name it ran
+ * as again, replacing its own outputs, unless that name was taken in
+ * done/ or failed/ (move_input). */
 static void hand_back(struct cairn_job *job, const char *step, int err)
 {
     const struct cairn_spool *sp = job->env.spool;
+    const char *back = job->submitted_as != NULL ? job->submitted_as : job->name;
+    struct stat st;
+    ino_t ino = job->ino;
     int rc;
 
     cairn_tmpfile_discard(&job->res_tmp);
@@ -240,11 +277,34 @@ static void hand_back(struct cairn_job *job, const char *step, int err)
         return;
     }
     cairn_attempts_forget(sp->active_fd, job->name);
-    rc = cairn_spool_unclaim(sp, job->name);
-    cairn_log(job->env.log, CAIRN_LOG_ERROR, "job %s: cannot %s: %s; %s", job->base, step,
+    if (ino == 0 && fstatat(sp->active_fd, job->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        ino = st.st_ino;
+    /* The mark goes first: the file may be claimed the moment it is back.
+     * Without it (out of memory) the next claim chooses a new name. */
+    if (!job->name_taken)
+        cairn_attempts_note_handback(sp->active_fd, back, ino, job->name, job->submitted_as);
+    rc = cairn_spool_unclaim_as(sp, job->name, back);
+    if (rc == -EEXIST && back != job->name) {
+        cairn_attempts_forget_handback(sp->active_fd, back);
+        back = job->name;
+        if (!job->name_taken)
+            cairn_attempts_note_handback(sp->active_fd, back, ino, job->name, job->submitted_as);
+        rc = cairn_spool_unclaim(sp, job->name);
+    }
+    if (rc == 0) {
+        /* The mark carries submitted_as now. */
+        cairn_attempts_forget_submitted(sp->active_fd, job->name);
+        job->back_as = back;
+    } else {
+        /* Still in active/ as it ran: the next start re-runs it there,
+         * its submitted_as record with it. */
+        cairn_attempts_forget_handback(sp->active_fd, back);
+    }
+    cairn_log(job->env.log, CAIRN_LOG_ERROR, "job %s: cannot %s: %s; %s%s", job->base, step,
               uv_strerror(err),
-              rc == 0 ? "handed back to the spool for another try"
-                      : "left in .cairn/active/ for the next start");
+              rc == 0 ? "handed back to the spool for another try as "
+                      : "left in .cairn/active/ for the next start",
+              rc == 0 ? back : "");
 }
 
 /* Every end goes through here, once: the outcome is sorted by the one
@@ -305,6 +365,7 @@ static void finish(struct cairn_job *job)
                                       .out_base = job->out_base,
                                       .reason = job->fail_reason,
                                       .submitted_as = job->submitted_as,
+                                      .input_inode = (uint64_t)job->ino,
                                       .started = job->started,
                                       .wall_seconds = job->wall_seconds,
                                       .bytes = job->stream.bytes,
@@ -446,8 +507,8 @@ static void start_work(uv_work_t *req)
      * so no earlier output is overwritten (reuse.h).  job->name stays
      * as it is until after_start: the loop thread reads it meanwhile. */
     job->finish_step = "claim the job";
-    if (!job->recovered && (rc = cairn_reuse_claim(sp, job->out_fd, job->name, job->keep_inputs,
-                                                   &job->claimed_as, &job->replaces)) != 0) {
+    if (!job->recovered && (rc = cairn_reuse_claim(sp, job->out_fd, job->name, &job->claimed_as,
+                                                   &job->submitted_as, &job->replaces)) != 0) {
         job->start_rc = rc;
         return;
     }
@@ -460,6 +521,18 @@ static void start_work(uv_work_t *req)
     }
     if (rc == 1)
         return; /* bad: fail_reason says why */
+    /* What it was dropped as, where a re-run from active/ finds it. */
+    if (job->recovered) {
+        rc = cairn_attempts_submitted(sp->active_fd, file, job->ino, &job->submitted_as);
+        if (rc < 0) {
+            job->start_rc = rc;
+            return;
+        }
+    } else if (job->submitted_as != NULL) {
+        /* Best effort, like the count: without it only a crash re-run's
+         * summary lacks submitted_as. */
+        (void)cairn_attempts_note_submitted(sp->active_fd, file, job->ino, job->submitted_as);
+    }
     job->attempts = cairn_attempts_count(sp->active_fd, file, job->ino);
     if (job->attempts >= job->max_attempts)
         return; /* quarantined on the loop, where the reason is worded */
@@ -485,7 +558,7 @@ static int take_claimed_name(struct cairn_job *job)
               "job %s: a job of this name finished before; its outputs are kept, and this one "
               "runs as %s",
               job->base, base);
-    job->submitted_as = job->name;
+    free(job->name);
     job->name = job->claimed_as;
     job->claimed_as = NULL;
     free(job->base);
@@ -502,16 +575,40 @@ static void after_start(uv_work_t *req, int status)
     struct cairn_job *job = req->data;
     int rc = status != 0 ? status : job->start_rc;
 
+    int unnamed = 0;
+
     if (job->claimed_as != NULL && take_claimed_name(job) != 0) {
-        /* Still in active/ under its new name: the next start runs it. */
-        cairn_log(job->env.log, CAIRN_LOG_ERROR, "job %s: out of memory naming it %s", job->base,
-                  job->claimed_as);
-        rc = rc != 0 ? rc : -ENOMEM;
+        const struct cairn_spool *sp = job->env.spool;
+
+        /* The job is still job->name to us but active/claimed_as on disk:
+         * put the file back as it came (unlocked first, or another daemon
+         * would take it for ours), so nothing is handed back under a name
+         * it does not have; if that fails, the next start runs it from
+         * active/ as claimed_as, its submitted_as record with it. */
+        unnamed = 1;
+        if (job->in_fd >= 0) {
+            close(job->in_fd);
+            job->in_fd = -1;
+        }
+        if (renameat2(sp->active_fd, job->claimed_as, sp->in_fd, job->name, RENAME_NOREPLACE) ==
+            0) {
+            cairn_attempts_forget(sp->active_fd, job->claimed_as);
+            cairn_attempts_forget_submitted(sp->active_fd, job->claimed_as);
+            cairn_log(job->env.log, CAIRN_LOG_ERROR,
+                      "job %s: out of memory naming it %s; put back in the spool", job->base,
+                      job->claimed_as);
+        } else {
+            cairn_log(job->env.log, CAIRN_LOG_ERROR,
+                      "job %s: out of memory naming it %s; left in .cairn/active/ as that for "
+                      "the next start",
+                      job->base, job->claimed_as);
+        }
+        rc = -ENOMEM;
     }
 
     /* Ours unless the claim itself failed, or another daemon holds it. */
-    job->claimed = rc == 0 || (job->in_fd >= 0 && rc != -EAGAIN && rc != -ENOENT) ||
-                   (job->recovered && rc != -EAGAIN && rc != -ENOENT);
+    job->claimed = !unnamed && (rc == 0 || (job->in_fd >= 0 && rc != -EAGAIN && rc != -ENOENT) ||
+                                (job->recovered && rc != -EAGAIN && rc != -ENOENT));
     if (rc == -ENOENT || rc == -EAGAIN) {
         end(job, CAIRN_JOB_GONE);
         return;
@@ -529,8 +626,8 @@ static void after_start(uv_work_t *req, int status)
     cairn_log(job->env.log, CAIRN_LOG_INFO, "job %s claimed", job->base);
     if (job->replaces)
         cairn_log(job->env.log, CAIRN_LOG_WARNING,
-                  "job %s: its summary exists but no input of that name is in .cairn/done/ or "
-                  "failed/: taken for this job's own earlier try, whose outputs it replaces",
+                  "job %s: handed back after its summary was published; this re-run replaces "
+                  "its own outputs",
                   job->base);
     if (job->fail_reason != NULL) {
         finish(job);
@@ -599,6 +696,7 @@ void cairn_job_info(const struct cairn_job *job, struct cairn_job_info *info)
                                      .records = job->stream.tally.records,
                                      .wall_seconds = job->wall_seconds,
                                      .reason = job->fail_reason,
+                                     .back_as = job->back_as,
                                      .started = job->started };
 }
 

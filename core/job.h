@@ -77,6 +77,9 @@ struct cairn_job_info {
     double wall_seconds;     /* when ended */
     const char *reason;      /* why it failed or was handed back, or NULL */
     struct timespec started; /* wall clock */
+    const char *back_as;     /* handed back to the input directory as this
+                                (the name it was dropped as, or else the
+                                one it ran as), or NULL */
 };
 void cairn_job_info(const struct cairn_job *job, struct cairn_job_info *info);
 

@@ -32,3 +32,9 @@ char *cairn_attempts_file(const char *file)
     return cairn_asprintf(".cairn-attempts.%016llx",
                           (unsigned long long)cairn_hash64(file, strlen(file)));
 }
+
+char *cairn_active_record_file(const char *kind, const char *file)
+{
+    return cairn_asprintf(".cairn-%s.%016llx", kind,
+                          (unsigned long long)cairn_hash64(file, strlen(file)));
+}

@@ -16,4 +16,8 @@ char *cairn_output_base(const char *file);
  * the file name, so any name's count fits.  malloc'd, or NULL. */
 char *cairn_attempts_file(const char *file);
 
+/* Another record of a claimed file in .cairn/active/ (attempts.h), named
+ * the same way: .cairn-KIND.HASH.  malloc'd, or NULL. */
+char *cairn_active_record_file(const char *kind, const char *file);
+
 #endif /* CAIRN_NAMES_H */

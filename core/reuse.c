@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "attempts.h"
 #include "names.h"
 #include "util.h"
 
@@ -25,28 +26,37 @@ static int present(int dfd, const char *name)
     return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* 1 when a job of this file name finished here before.  The mark is its
- * input kept in done/ or failed/ (a failed job's always is); without
- * keep_inputs, its summary.  With keep_inputs a summary alone is not
- * taken as a mark: that is what a job leaves when its outputs were
- * published but its move to done/ failed and it was handed back, and its
- * re-run must replace its own outputs, not add NAME~2.  *summary_only
- * says so (for the log).  strict: any trace at all counts, the summary
- * included (for choosing a new name).  -ENOMEM. */
-static int used(const struct cairn_spool *sp, int out_fd, const char *name, int keep_inputs,
-                int strict, int *summary_only)
+/* A summary is a regular file: cairnd never publishes anything else, and
+ * a symlink planted where one goes is no run of ours (it is replaced,
+ * never followed). */
+static int summary_present(int dfd, const char *name)
 {
-    char *base = cairn_output_base(name);
-    char *summary = base != NULL ? cairn_asprintf("%s.summary.json", base) : NULL;
-    int rc = -ENOMEM, sum;
+    struct stat st;
 
-    *summary_only = 0;
-    if (summary != NULL) {
-        sum = present(out_fd, summary);
-        rc = present(sp->done_fd, name) || present(sp->failed_fd, name) ||
-             (sum && (strict || !keep_inputs));
-        *summary_only = rc == 0 && sum;
-    }
+    return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+/* 1 when a job of this file name is waiting (only when waiting is set),
+ * active, or finished here before: any trace counts, a summary without a
+ * done/ copy included (done/ may have been pruned; a job's own handed-back
+ * try is known by its hand-back mark instead, attempts.h).  Looked for in
+ * the order a job goes through them: waiting, active/, summary, then
+ * done/ and failed/.  A job that moves on between two looks is found at
+ * a later one (its summary is published before it leaves active/, and
+ * done/ and failed/ are where it stays), so it cannot slip through.
+ * -ENOMEM. */
+static int used(const struct cairn_spool *sp, int out_fd, const char *name, int waiting)
+{
+    char *base, *summary;
+    int rc;
+
+    if ((waiting && present(sp->in_fd, name)) || present(sp->active_fd, name))
+        return 1;
+    base = cairn_output_base(name);
+    summary = base != NULL ? cairn_asprintf("%s.summary.json", base) : NULL;
+    rc = summary == NULL ? -ENOMEM
+                         : summary_present(out_fd, summary) || present(sp->done_fd, name) ||
+                               present(sp->failed_fd, name);
     free(summary);
     free(base);
     return rc;
@@ -68,30 +78,88 @@ char *cairn_reuse_name(const char *name, unsigned n)
     return cairn_asprintf("%.*s%s", (int)keep, name, tail);
 }
 
-int cairn_reuse_claim(const struct cairn_spool *sp, int out_fd, const char *name, int keep_inputs,
-                      char **as, int *replaces)
+/* A file handed back (attempts.h) is claimed as the name it ran as, so
+ * its re-run replaces that run's own outputs.  0 claimed; 1 no mark, or
+ * the name is taken meanwhile (claim as usual); -EEXIST (its name is
+ * its own and a job of it is active: wait) or another negative errno. */
+static int claim_handed_back(const struct cairn_spool *sp, int out_fd, const char *name, ino_t ino,
+                             char **as, char **submitted, int *replaces)
 {
-    unsigned n;
-    int rc, ignored;
+    char *ran_as = NULL, *sub = NULL, *base, *summary;
+    int rc = cairn_attempts_handback(sp->active_fd, name, ino, &ran_as, &sub);
 
-    *as = NULL;
-    rc = used(sp, out_fd, name, keep_inputs, 0, replaces);
+    if (rc <= 0)
+        return rc == 0 ? 1 : rc;
+    rc = cairn_spool_claim_as(sp, name, ran_as);
+    if (rc == 0) {
+        cairn_attempts_forget_handback(sp->active_fd, name);
+        base = cairn_output_base(ran_as);
+        summary = base != NULL ? cairn_asprintf("%s.summary.json", base) : NULL;
+        *replaces = summary != NULL && summary_present(out_fd, summary);
+        free(summary);
+        free(base);
+        if (strcmp(ran_as, name) != 0) {
+            *as = ran_as;
+            ran_as = NULL;
+        }
+        *submitted = sub;
+        sub = NULL;
+    } else if (rc == -EEXIST && strcmp(ran_as, name) != 0) {
+        rc = 1;
+    }
+    free(ran_as);
+    free(sub);
+    return rc;
+}
+
+/*
+ * Cost: a name already run N times is claimed after about 5N fstatat(2)
+ * (one pass over NAME~2 .. NAME~N, five places each).  They are lookups in
+ * the dentry cache, about a microsecond each, on a pool thread: a name
+ * reused a thousand times costs some milliseconds per claim, against the
+ * milliseconds a job's fsyncs cost anyway.  Remembering the last N taken
+ * would save them but could not be trusted across daemons sharing the
+ * spool or a pruned output directory, so each claim looks afresh.
+ */
+int cairn_reuse_claim(const struct cairn_spool *sp, int out_fd, const char *name, char **as,
+                      char **submitted, int *replaces)
+{
+    struct stat st;
+    char *sub;
+    unsigned n;
+    int rc;
+
+    *as = *submitted = NULL;
+    *replaces = 0;
+    if (fstatat(sp->in_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return -errno;
+    rc = claim_handed_back(sp, out_fd, name, st.st_ino, as, submitted, replaces);
+    if (rc != 1)
+        return rc;
+    /* Active: wait for it (the claim's RENAME_NOREPLACE says -EEXIST). */
+    rc = present(sp->active_fd, name) ? 0 : used(sp, out_fd, name, 0);
     if (rc < 0)
         return rc;
     if (rc == 0)
         return cairn_spool_claim(sp, name);
+    sub = strdup(name); /* before the rename: nothing to undo after */
+    if (sub == NULL)
+        return -ENOMEM;
     for (n = 2; n < MAX_RUNS; n++) {
         char *alt = cairn_reuse_name(name, n);
 
-        if (alt == NULL)
-            return -ENOMEM;
+        if (alt == NULL) {
+            rc = -ENOMEM;
+            break;
+        }
         /* Skip names in use anywhere, a job waiting under it included:
          * that one would otherwise find its own name taken. */
-        rc = used(sp, out_fd, alt, keep_inputs, 1, &ignored);
-        if (rc == 0 && !present(sp->in_fd, alt) && !present(sp->active_fd, alt)) {
+        rc = used(sp, out_fd, alt, 1);
+        if (rc == 0) {
             rc = cairn_spool_claim_as(sp, name, alt);
             if (rc == 0) {
                 *as = alt;
+                *submitted = sub;
                 return 0;
             }
             if (rc == -EEXIST)
@@ -99,7 +167,8 @@ int cairn_reuse_claim(const struct cairn_spool *sp, int out_fd, const char *name
         }
         free(alt);
         if (rc < 0)
-            return rc;
+            break;
     }
-    return -EEXIST;
+    free(sub);
+    return rc < 0 ? rc : -EEXIST;
 }

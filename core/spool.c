@@ -188,7 +188,12 @@ int cairn_spool_claim_as(const struct cairn_spool *sp, const char *name, const c
 
 int cairn_spool_unclaim(const struct cairn_spool *sp, const char *name)
 {
-    if (renameat2(sp->active_fd, name, sp->in_fd, name, RENAME_NOREPLACE) != 0)
+    return cairn_spool_unclaim_as(sp, name, name);
+}
+
+int cairn_spool_unclaim_as(const struct cairn_spool *sp, const char *name, const char *as)
+{
+    if (renameat2(sp->active_fd, name, sp->in_fd, as, RENAME_NOREPLACE) != 0)
         return -errno;
     return 0;
 }

@@ -80,4 +80,8 @@ int cairn_spool_claim_as(const struct cairn_spool *sp, const char *name, const c
 /* Gives a claimed job back to the input directory (RENAME_NOREPLACE). */
 int cairn_spool_unclaim(const struct cairn_spool *sp, const char *name);
 
+/* The same, as the input file `as`: a job claimed under a name of its
+ * own goes back as the name its producer dropped it as. */
+int cairn_spool_unclaim_as(const struct cairn_spool *sp, const char *name, const char *as);
+
 #endif /* CAIRN_SPOOL_H */

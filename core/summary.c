@@ -105,6 +105,8 @@ int cairn_summary_render(const struct cairn_job_facts *job, struct cairn_buf *ou
         json_object_set_new(root, "submitted_as", json_string(as));
         free(as);
     }
+    if (job->input_inode != 0)
+        json_object_set_new(root, "input_inode", json_integer((json_int_t)job->input_inode));
     if (job->reason == NULL)
         json_object_set_new(root, "results", json_string(results));
     json_object_set_new(root, "records", json_integer((json_int_t)t->records));

@@ -21,6 +21,8 @@ struct cairn_job_facts {
     const char *reason;       /* why it failed, or NULL: status "ok" */
     const char *submitted_as; /* the name it was dropped as, when that name
                                  was used before (reuse.h); else NULL */
+    uint64_t input_inode;     /* of the job file, kept across its renames:
+                                 how a client knows its own run; 0 unknown */
     struct timespec started;  /* wall clock */
     double wall_seconds;
     uint64_t bytes;                   /* read */

@@ -695,6 +695,48 @@ START_TEST(cairnd_check_refuses_overlapping_dirs)
 }
 END_TEST
 
+/* The daemon opens INPUT/.cairn and .cairn/active with O_NOFOLLOW, so a
+ * symlink there stops it at start: --check must say so too, not follow
+ * the link to a directory that looks fine. */
+START_TEST(cairnd_check_refuses_symlinked_state_dirs)
+{
+    char *plugins = plugin_dir_copy(), *top = th_make_dir_in(root_dir);
+    char *in = th_xasprintf("%s/in", top), *out = th_xasprintf("%s/out", top);
+    char *elsewhere = th_xasprintf("%s/elsewhere", top), *state = th_xasprintf("%s/.cairn", in);
+    char *active = th_xasprintf("%s/active", state);
+    struct th_run r;
+
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    ck_assert_int_eq(mkdir(elsewhere, 0755), 0);
+    /* .cairn a link to a real directory */
+    ck_assert_int_eq(symlink(elsewhere, state), 0);
+    r = run_cairnd(
+        (const char *const[]){"--check", "--plugins", plugins, "--input", in, "--output", out, NULL});
+    ck_assert_msg(r.status == 2 && strstr(r.err, "symbolic link") != NULL,
+                  ".cairn a symlink: exit %d, stderr: %s", r.status, r.err);
+    free(r.out);
+    free(r.err);
+    /* .cairn real, .cairn/active a link */
+    ck_assert_int_eq(unlink(state), 0);
+    ck_assert_int_eq(mkdir(state, 0755), 0);
+    ck_assert_int_eq(symlink(elsewhere, active), 0);
+    r = run_cairnd(
+        (const char *const[]){"--check", "--plugins", plugins, "--input", in, "--output", out, NULL});
+    ck_assert_msg(r.status == 2 && strstr(r.err, "symbolic link") != NULL,
+                  ".cairn/active a symlink: exit %d, stderr: %s", r.status, r.err);
+    free(r.out);
+    free(r.err);
+    th_rm_tree(top);
+    free(active);
+    free(state);
+    free(elsewhere);
+    free(out);
+    free(in);
+    free(top);
+    free(plugins);
+}
+END_TEST
+
 /* metrics_file names a file in output_dir: a path would write elsewhere
  * or never, so it is refused where it is set. */
 START_TEST(cairnd_check_refuses_metrics_file_paths)
@@ -937,6 +979,8 @@ static Suite *config_suite(void)
          cairnd_check_refuses_read_only_input);
     CASE("cairnd --check refuses input_dir and output_dir inside each other",
          cairnd_check_refuses_overlapping_dirs);
+    CASE("cairnd --check refuses a symlinked .cairn or .cairn/active",
+         cairnd_check_refuses_symlinked_state_dirs);
     CASE("cairnd --check refuses a metrics_file that is a path",
          cairnd_check_refuses_metrics_file_paths);
     CASE("every command-line override counts", cairnd_every_override_counts);
