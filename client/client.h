@@ -71,19 +71,19 @@ int cairn_client_job_names(struct cairn_client *cl, const char *arg, char **file
 
 /* Where a job is now: each flag set when the file is there. */
 struct cairn_where {
-    int waiting;  /* INPUT/NAME.jsonl */
-    int active;   /* .cairn/active/NAME.jsonl */
-    int done;     /* .cairn/done/NAME.jsonl */
-    int failed;   /* .cairn/failed/NAME.jsonl */
-    int summary;  /* OUTPUT/<out base>.summary.json (needs out_fd) */
+    int waiting; /* INPUT/NAME.jsonl */
+    int active;  /* .cairn/active/NAME.jsonl */
+    int done;    /* .cairn/done/NAME.jsonl */
+    int failed;  /* .cairn/failed/NAME.jsonl */
+    int summary; /* OUTPUT/<out base>.summary.json (needs out_fd) */
 };
 int cairn_client_locate(struct cairn_client *cl, const char *file, struct cairn_where *w);
 
 /* Calls fn for every entry of dir_fd whose name ends in suffix and is
  * longer than it (dot-files skipped; any file type: the daemon takes a
  * link or FIFO named like a job too, to fail it).  0, or fn's non-zero return, or -errno. */
-int cairn_client_each_file(int dir_fd, const char *suffix,
-                           int (*fn)(void *data, const char *name), void *data);
+int cairn_client_each_file(int dir_fd, const char *suffix, int (*fn)(void *data, const char *name),
+                           void *data);
 
 /* ---- small helpers (common.c) ------------------------------------------ */
 

@@ -97,7 +97,7 @@ double cairn_client_parse_time(const char *s)
 
 void cairn_client_bytes(uint64_t n, char out[32])
 {
-    static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB"};
+    static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
     double v = (double)n;
     int u = -1;
 

@@ -26,7 +26,12 @@
 
 /* 0 ok; 1 a job failed, or a runtime error; 2 usage, configuration or
  * bad input; 3 submit --wait timed out. */
-enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_TIMEOUT = 3 };
+enum {
+    EXIT_OK = 0,
+    EXIT_FAILED = 1,
+    EXIT_USAGE = 2,
+    EXIT_TIMEOUT = 3
+};
 
 static const char usage_text[] =
     "usage: cairn [-c FILE] [--input DIR] [--output DIR] COMMAND [ARGS]\n"
@@ -38,8 +43,7 @@ static const char usage_text[] =
     "  cairn results NAME [--join]\n"
     "  cairn report OUTPUT_DIR [JOB...] [--html FILE]\n"
     "\n"
-    "  -c, --config FILE  cairnd's configuration file (default " CAIRN_SYSCONF_FILE
-    " if present)\n"
+    "  -c, --config FILE  cairnd's configuration file (default " CAIRN_SYSCONF_FILE " if present)\n"
     "  --input DIR        the spool (input_dir)\n"
     "  --output DIR       cairnd's output directory (output_dir)\n"
     "  --wait             submit: wait for each job's summary and print its outcome\n"
@@ -58,22 +62,36 @@ static const char usage_text[] =
     "2 usage, configuration or bad input (unknown job, missing or unwritable spool,\n"
     "a file that is not JSON lines); 3 submit --wait or wait timed out.\n";
 
-enum { O_INPUT = 256, O_OUTPUT, O_WAIT, O_TIMEOUT, O_NAME, O_NO_CHECK, O_JSON, O_FAILED,
-       O_JOIN, O_HTML, O_VERSION, O_HELP, O_END };
+enum {
+    O_INPUT = 256,
+    O_OUTPUT,
+    O_WAIT,
+    O_TIMEOUT,
+    O_NAME,
+    O_NO_CHECK,
+    O_JSON,
+    O_FAILED,
+    O_JOIN,
+    O_HTML,
+    O_VERSION,
+    O_HELP,
+    O_END
+};
 
 /* Which subcommands each option belongs to (NULL: all of them). */
 static const char *const owner[O_END - O_INPUT] = {
-    [O_WAIT - O_INPUT] = "submit",   [O_TIMEOUT - O_INPUT] = "submit wait",
-    [O_NAME - O_INPUT] = "submit",   [O_NO_CHECK - O_INPUT] = "submit",
-    [O_JSON - O_INPUT] = "status",   [O_FAILED - O_INPUT] = "retry",
-    [O_JOIN - O_INPUT] = "results",  [O_HTML - O_INPUT] = "report"};
+    [O_WAIT - O_INPUT] = "submit",  [O_TIMEOUT - O_INPUT] = "submit wait",
+    [O_NAME - O_INPUT] = "submit",  [O_NO_CHECK - O_INPUT] = "submit",
+    [O_JSON - O_INPUT] = "status",  [O_FAILED - O_INPUT] = "retry",
+    [O_JOIN - O_INPUT] = "results", [O_HTML - O_INPUT] = "report"
+};
 
 struct cli {
     const char *config;
     const char *input;
     const char *output;
     int wait;
-    double timeout;   /* < 0: none */
+    double timeout; /* < 0: none */
     const char *name;
     int no_check;
     int json;
@@ -83,7 +101,7 @@ struct cli {
     int version;
     int help;
     const char *command;
-    char **args;      /* the command's operands */
+    char **args; /* the command's operands */
     size_t n_args;
     int used[O_END - O_INPUT];
 };
@@ -110,16 +128,21 @@ static int owns(const char *list, const char *command)
 
 static int parse_cli(int argc, char **argv, struct cli *cli)
 {
-    static const struct option opts[] = {
-        {"config", required_argument, NULL, 'c'},   {"input", required_argument, NULL, O_INPUT},
-        {"output", required_argument, NULL, O_OUTPUT}, {"wait", no_argument, NULL, O_WAIT},
-        {"timeout", required_argument, NULL, O_TIMEOUT},
-        {"name", required_argument, NULL, O_NAME},  {"no-check", no_argument, NULL, O_NO_CHECK},
-        {"json", no_argument, NULL, O_JSON},        {"failed", no_argument, NULL, O_FAILED},
-        {"join", no_argument, NULL, O_JOIN},        {"html", required_argument, NULL, O_HTML},
-        {"version", no_argument, NULL, O_VERSION},  {"help", no_argument, NULL, O_HELP},
-        {NULL, 0, NULL, 0}};
-    const char *names[O_END - O_INPUT] = {0};
+    static const struct option opts[] = { { "config", required_argument, NULL, 'c' },
+                                          { "input", required_argument, NULL, O_INPUT },
+                                          { "output", required_argument, NULL, O_OUTPUT },
+                                          { "wait", no_argument, NULL, O_WAIT },
+                                          { "timeout", required_argument, NULL, O_TIMEOUT },
+                                          { "name", required_argument, NULL, O_NAME },
+                                          { "no-check", no_argument, NULL, O_NO_CHECK },
+                                          { "json", no_argument, NULL, O_JSON },
+                                          { "failed", no_argument, NULL, O_FAILED },
+                                          { "join", no_argument, NULL, O_JOIN },
+                                          { "html", required_argument, NULL, O_HTML },
+                                          { "version", no_argument, NULL, O_VERSION },
+                                          { "help", no_argument, NULL, O_HELP },
+                                          { NULL, 0, NULL, 0 } };
+    const char *names[O_END - O_INPUT] = { 0 };
     char *end;
     int c, i;
 
@@ -205,23 +228,23 @@ static int settle_config(struct cairn_client *cl, const struct cli *cli, char **
 
 static int run_submit(struct cairn_client *cl, const struct cli *cli, int *wait_exit)
 {
-    struct cairn_submit_opts o = {.name = cli->name, .no_check = cli->no_check,
-                                  .files = cli->args, .n_files = cli->n_args};
+    struct cairn_submit_opts o = {
+        .name = cli->name, .no_check = cli->no_check, .files = cli->args, .n_files = cli->n_args
+    };
     struct cairn_submitted *jobs = NULL;
     struct cairn_wait_result r;
     size_t i, stdin_uses = 0;
     int rc;
 
     if (cli->n_args == 0)
-        return usage_error("submit: name at least one FILE, or - for standard input%s%s", "",
-                           "");
+        return usage_error("submit: name at least one FILE, or - for standard input%s%s", "", "");
     for (i = 0; i < cli->n_args; i++)
         stdin_uses += strcmp(cli->args[i], "-") == 0;
     if (stdin_uses > 1)
         return usage_error("submit: - (standard input) can be given once%s%s", "", "");
     if (cli->name != NULL && cli->n_args != 1)
-        return usage_error("submit: --name %s names one job, but %s files were given",
-                           cli->name, cli->n_args > 1 ? "several" : "no");
+        return usage_error("submit: --name %s names one job, but %s files were given", cli->name,
+                           cli->n_args > 1 ? "several" : "no");
     if ((rc = cairn_client_open_input(cl, 1)) != 0)
         return rc;
     /* The summary can only be awaited where it will appear: check first,
@@ -262,7 +285,8 @@ static int run(struct cairn_client *cl, const struct cli *cli, int *wait_exit)
     if (strcmp(cmd, "retry") == 0) {
         if ((cli->n_args == 0) == !cli->failed)
             return usage_error("retry: name the failed jobs, or give --failed for all of "
-                               "them%s%s", "", "");
+                               "them%s%s",
+                               "", "");
         return cairn_cmd_retry(cl, cli->args, cli->n_args, cli->failed);
     }
     if (strcmp(cmd, "results") == 0) {
@@ -297,7 +321,7 @@ static int exit_code(int rc)
 
 int main(int argc, char **argv)
 {
-    struct cairn_client cl = {.in_fd = -1, .out_fd = -1};
+    struct cairn_client cl = { .in_fd = -1, .out_fd = -1 };
     char *in_origin = NULL, *out_origin = NULL;
     int rc, wait_exit = EXIT_OK;
     struct cli cli;
@@ -316,8 +340,7 @@ int main(int argc, char **argv)
     if (rc == 0)
         rc = run(&cl, &cli, &wait_exit);
     if (fflush(stdout) != 0 && rc == 0)
-        rc = cairn_client_fail(&cl, -errno, "cannot write to standard output: %s",
-                               strerror(errno));
+        rc = cairn_client_fail(&cl, -errno, "cannot write to standard output: %s", strerror(errno));
     if (rc != 0 && rc != -EINVAL && cl.msg == NULL)
         fprintf(stderr, "cairn: %s\n", strerror(-rc));
     else if (rc != 0 && cl.msg != NULL)

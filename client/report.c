@@ -36,7 +36,7 @@ static const char *spool_of(struct cairn_client *cl, const char *out_dir, int in
 static int write_html(struct cairn_client *cl, const struct cairn_report *r, const char *path)
 {
     char *d = strdup(path), *b = strdup(path);
-    struct cairn_tmpfile t = {.fd = -1};
+    struct cairn_tmpfile t = { .fd = -1 };
     const char *dir, *base;
     FILE *f = NULL;
     int dir_fd = -1, rc;
@@ -49,8 +49,7 @@ static int write_html(struct cairn_client *cl, const struct cairn_report *r, con
     base = basename(b);
     if ((dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
         rc = -errno;
-        rc = cairn_client_fail(cl, rc, "--html %s: cannot open %s: %s", path, dir,
-                               strerror(-rc));
+        rc = cairn_client_fail(cl, rc, "--html %s: cannot open %s: %s", path, dir, strerror(-rc));
         goto out;
     }
     if ((rc = cairn_tmpfile_open(&t, dir_fd, 'h', 0644)) != 0) {
@@ -88,8 +87,7 @@ int cairn_cmd_report(struct cairn_client *cl, const char *out_dir, char *const *
 
     rc = cairn_report_collect(cl, &r, out_dir, jobs, n, spool_of(cl, out_dir, input_given));
     if (rc == 0 && r.n_jobs == 0)
-        rc = cairn_client_fail(cl, -ENOENT, "no job summaries in %s: nothing to report",
-                               out_dir);
+        rc = cairn_client_fail(cl, -ENOENT, "no job summaries in %s: nothing to report", out_dir);
     if (rc == 0)
         rc = cairn_report_text(&r, stdout);
     if (rc == 0 && html != NULL && (rc = write_html(cl, &r, html)) == 0)

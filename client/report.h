@@ -30,9 +30,9 @@
 #define CAIRN_REPORT_MISMATCHES 10
 
 struct cairn_rep_job {
-    char *name;          /* the summary's "job" (escaped, printable) */
+    char *name; /* the summary's "job" (escaped, printable) */
     char *status;
-    char *reason;        /* failed jobs */
+    char *reason; /* failed jobs */
     uint64_t records, ok, matches, mismatches, bytes;
     double wall_seconds, solve_seconds, started, finished;
 };
@@ -45,8 +45,8 @@ struct cairn_rep_count {
 struct cairn_rep_variant {
     char *name;
     uint64_t records, ok, errors;
-    uint64_t checked, matches;      /* from the result lines */
-    struct cairn_rep_count *codes;  /* error lines by code, from the result lines */
+    uint64_t checked, matches;     /* from the result lines */
+    struct cairn_rep_count *codes; /* error lines by code, from the result lines */
     size_t n_codes, cap_codes;
     double solve_seconds;
 };
@@ -54,10 +54,10 @@ struct cairn_rep_variant {
 struct cairn_rep_mismatch {
     char *job;
     uint64_t line;
-    char *id;        /* JSON text as written, or NULL */
+    char *id; /* JSON text as written, or NULL */
     char *variant;
-    char *expected;  /* JSON text, or NULL: unavailable */
-    char *answer;    /* JSON text */
+    char *expected; /* JSON text, or NULL: unavailable */
+    char *answer;   /* JSON text */
 };
 
 struct cairn_report {
@@ -66,19 +66,19 @@ struct cairn_report {
     size_t n_jobs, cap_jobs;
     struct cairn_rep_variant *variants;
     size_t n_variants, cap_variants;
-    struct cairn_rep_count *codes;   /* every error code, in the summaries' order */
+    struct cairn_rep_count *codes; /* every error code, in the summaries' order */
     size_t n_codes, cap_codes;
     struct cairn_rep_mismatch mm[CAIRN_REPORT_MISMATCHES];
     size_t n_mm;
     uint64_t records, ok, errors, matches, mismatches, checked, bytes;
-    uint64_t unchecked;              /* summaries' "unchecked", when they have it */
+    uint64_t unchecked; /* summaries' "unchecked", when they have it */
     int has_unchecked;
     uint64_t jobs_ok, jobs_failed;
     double first_start, last_finish, solve_seconds;
-    double *per_record;              /* each job's mean solve time per record, sorted */
+    double *per_record; /* each job's mean solve time per record, sorted */
     size_t n_per_record, cap_per_record;
-    const char *expected_note;       /* where mismatches' expected answers come from */
-    char *spool;                     /* the input directory read, or NULL */
+    const char *expected_note; /* where mismatches' expected answers come from */
+    char *spool;               /* the input directory read, or NULL */
 };
 
 /*

@@ -120,8 +120,7 @@ static int read_results(struct ctx *c, const char *res_name, const char *job)
         json_error_t e;
         json_t *o = json_loadb(line, len, 0, &e), *match = json_object_get(o, "match");
         const char *vname = json_string_value(json_object_get(o, "variant"));
-        const char *ecode = json_string_value(
-            json_object_get(json_object_get(o, "error"), "code"));
+        const char *ecode = json_string_value(json_object_get(json_object_get(o, "error"), "code"));
         struct cairn_rep_variant *v;
 
         if (ecode != NULL && (v = variant(r, vname ? vname : "none")) != NULL) {
@@ -243,14 +242,16 @@ static int add_summary(struct ctx *c, const char *sum_name)
         r->first_start = j->started;
     if (j->finished > r->last_finish)
         r->last_finish = j->finished;
-    json_object_foreach(json_object_get(s, "errors"), k, v) {
+    json_object_foreach(json_object_get(s, "errors"), k, v)
+    {
         struct cairn_rep_count *cc = code(r, k);
         if (cc == NULL)
             goto oom;
         cc->n += json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
         r->errors += json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
     }
-    json_object_foreach(json_object_get(s, "by_variant"), k, o) {
+    json_object_foreach(json_object_get(s, "by_variant"), k, o)
+    {
         struct cairn_rep_variant *var = variant(r, k);
         if (var == NULL)
             goto oom;
@@ -270,8 +271,7 @@ static int add_summary(struct ctx *c, const char *sum_name)
             goto oom;
         read_results(c, res, j->name);
         free(res);
-        expected_from_input(c, first_mm, json_string_value(json_object_get(s, "input")),
-                            j->bytes);
+        expected_from_input(c, first_mm, json_string_value(json_object_get(s, "input")), j->bytes);
     }
     json_decref(s);
     return 0;
@@ -333,9 +333,10 @@ static int named_summaries(struct ctx *c, char *const *jobs, size_t n)
             free(base);
             return -ENOMEM;
         }
-        rc = fstatat(c->out_fd, sum, &st, 0) == 0 ? add_name(c, sum)
-             : cairn_client_fail(c->cl, -ENOENT, "no job %s in %s: no %s there", base,
-                                 c->r->out_dir, sum);
+        rc = fstatat(c->out_fd, sum, &st, 0) == 0
+                 ? add_name(c, sum)
+                 : cairn_client_fail(c->cl, -ENOENT, "no job %s in %s: no %s there", base,
+                                     c->r->out_dir, sum);
         free(sum);
         free(base);
         if (rc != 0)
@@ -347,7 +348,7 @@ static int named_summaries(struct ctx *c, char *const *jobs, size_t n)
 int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const char *out_dir,
                          char *const *jobs, size_t n, const char *spool)
 {
-    struct ctx c = {.cl = cl, .r = r, .in_fd = -1};
+    struct ctx c = { .cl = cl, .r = r, .in_fd = -1 };
     size_t i;
     int rc;
 
@@ -374,11 +375,11 @@ int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const 
         qsort(r->variants, r->n_variants, sizeof(*r->variants), by_variant);
     if (r->n_per_record > 0) /* qsort(NULL, 0) is undefined */
         qsort(r->per_record, r->n_per_record, sizeof(double), by_value);
-    r->expected_note =
-        r->spool != NULL ? "from the result line, else from the record in the spool's "
-                           ".cairn/done/"
-                         : "from the result line only (the spool of this output directory is "
-                           "unknown: give --input DIR or -c FILE to read the records)";
+    r->expected_note = r->spool != NULL
+                           ? "from the result line, else from the record in the spool's "
+                             ".cairn/done/"
+                           : "from the result line only (the spool of this output directory is "
+                             "unknown: give --input DIR or -c FILE to read the records)";
     for (i = 0; i < c.n_names; i++)
         free(c.names[i]);
     free(c.names);

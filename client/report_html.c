@@ -15,9 +15,9 @@
 
 #include "report.h"
 
-#define BAR_W 420     /* the longest bar, in SVG units */
-#define LABEL_W 150   /* room for a name left of the bars */
-#define ROW_H 26
+#define BAR_W   420 /* the longest bar, in SVG units */
+#define LABEL_W 150 /* room for a name left of the bars */
+#define ROW_H   26
 
 static const char style[] =
     "body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:60em;padding:0 1em;"
@@ -103,8 +103,9 @@ static void cards(const struct cairn_report *r, FILE *out)
 
 static void svg_open(FILE *out, const char *id, int height, const char *title)
 {
-    fprintf(out, "<svg id=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
-                 "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\"><title>",
+    fprintf(out,
+            "<svg id=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
+            "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\"><title>",
             id, LABEL_W + BAR_W + 130, height, LABEL_W + BAR_W + 130, height);
     esc(out, title);
     fputs("</title>\n", out);
@@ -128,20 +129,21 @@ static void accuracy_chart(const struct cairn_report *r, FILE *out)
         esc(out, v->name);
         fputs("</text>", out);
         if (v->checked == 0) {
-            fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"18\" fill=\"#eef1f4\"/>"
-                         "<text x=\"%d\" y=\"%d\">no expected answers</text></g>\n",
+            fprintf(out,
+                    "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"18\" fill=\"#eef1f4\"/>"
+                    "<text x=\"%d\" y=\"%d\">no expected answers</text></g>\n",
                     LABEL_W, y + 2, BAR_W, LABEL_W + 8, y + 16);
             continue;
         }
         {
             double w = (double)BAR_W * (double)v->matches / (double)v->checked;
             pct(v->matches, v->checked, acc);
-            fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"18\" fill=\"#2e7d32\"/>"
-                         "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"18\" "
-                         "fill=\"#c62828\"/><text x=\"%d\" y=\"%d\">%llu/%llu (%s)</text></g>\n",
-                    LABEL_W, y + 2, w, LABEL_W + w, y + 2, BAR_W - w, LABEL_W + BAR_W + 8,
-                    y + 16, (unsigned long long)v->matches, (unsigned long long)v->checked,
-                    acc);
+            fprintf(out,
+                    "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"18\" fill=\"#2e7d32\"/>"
+                    "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"18\" "
+                    "fill=\"#c62828\"/><text x=\"%d\" y=\"%d\">%llu/%llu (%s)</text></g>\n",
+                    LABEL_W, y + 2, w, LABEL_W + w, y + 2, BAR_W - w, LABEL_W + BAR_W + 8, y + 16,
+                    (unsigned long long)v->matches, (unsigned long long)v->checked, acc);
         }
     }
     fputs("</svg>\n<p class=\"note\">Green: solved records whose answer matches "
@@ -168,8 +170,9 @@ static void errors_chart(const struct cairn_report *r, FILE *out)
         fprintf(out, "\" data-count=\"%llu\"><text x=\"0\" y=\"%d\">",
                 (unsigned long long)r->codes[i].n, y + 16);
         esc(out, r->codes[i].name);
-        fprintf(out, "</text><rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"18\" "
-                     "fill=\"#b26a00\"/><text x=\"%.1f\" y=\"%d\">%llu</text></g>\n",
+        fprintf(out,
+                "</text><rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"18\" "
+                "fill=\"#b26a00\"/><text x=\"%.1f\" y=\"%d\">%llu</text></g>\n",
                 LABEL_W, y + 2, w, LABEL_W + w + 6, y + 16, (unsigned long long)r->codes[i].n);
     }
     fputs("</svg>\n", out);
@@ -187,7 +190,7 @@ static int bin_of(double v)
 
 static double bin_start(int b)
 {
-    static const double step[] = {1, 2, 5};
+    static const double step[] = { 1, 2, 5 };
     int d = (int)floor(b / 3.0);
 
     return step[b - 3 * d] * pow(10, d);
@@ -200,7 +203,7 @@ static void histogram(const struct cairn_report *r, FILE *out)
 {
     const double *v = r->per_record;
     size_t n = r->n_per_record, i;
-    int lo, hi, bins, b, max = 1, counts[MAX_BINS] = {0};
+    int lo, hi, bins, b, max = 1, counts[MAX_BINS] = { 0 };
     const int height = 170, top = 24, chart_w = LABEL_W + BAR_W;
 
     if (n == 0 || !(v[0] > 0)) {
@@ -233,8 +236,9 @@ static void histogram(const struct cairn_report *r, FILE *out)
         char from[32];
 
         cairn_report_seconds(bin_start(lo + b), from);
-        fprintf(out, "<g data-bin=\"%d\" data-count=\"%d\"><rect x=\"%.1f\" y=\"%.1f\" "
-                     "width=\"%.1f\" height=\"%.1f\" fill=\"#1565c0\"/>",
+        fprintf(out,
+                "<g data-bin=\"%d\" data-count=\"%d\"><rect x=\"%.1f\" y=\"%.1f\" "
+                "width=\"%.1f\" height=\"%.1f\" fill=\"#1565c0\"/>",
                 b, counts[b], x, top + height - h, bw - 4, h);
         if (counts[b] > 0)
             fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">%d</text>", x + 2, top + height - h - 5,
@@ -242,7 +246,8 @@ static void histogram(const struct cairn_report *r, FILE *out)
         fprintf(out, "<text x=\"%.1f\" y=\"%d\">%s</text></g>\n", x, top + height + 18, from);
     }
     fputs("</svg>\n<p class=\"note\">Jobs by their mean solve time per record; each bar "
-          "starts at the time below it.</p>\n", out);
+          "starts at the time below it.</p>\n",
+          out);
 }
 
 static void variants_table(const struct cairn_report *r, FILE *out)
@@ -252,7 +257,8 @@ static void variants_table(const struct cairn_report *r, FILE *out)
     fputs("<table id=\"variants\"><tr><th>variant</th><th class=\"n\">records</th>"
           "<th class=\"n\">ok</th><th class=\"n\">errors</th><th class=\"n\">checked</th>"
           "<th class=\"n\">match</th><th class=\"n\">accuracy</th>"
-          "<th class=\"n\">solve time per ok record</th><th>errors by code</th></tr>\n", out);
+          "<th class=\"n\">solve time per ok record</th><th>errors by code</th></tr>\n",
+          out);
     for (i = 0; i < r->n_variants; i++) {
         const struct cairn_rep_variant *v = &r->variants[i];
         char acc[16], per[32] = "-";
@@ -264,9 +270,10 @@ static void variants_table(const struct cairn_report *r, FILE *out)
         esc(out, v->name);
         fputs("\"><td>", out);
         esc(out, v->name);
-        fprintf(out, "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
-                     "<td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
-                     "<td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
+        fprintf(out,
+                "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
+                "<td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
+                "<td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
                 (unsigned long long)v->records, (unsigned long long)v->ok,
                 (unsigned long long)v->errors, (unsigned long long)v->checked,
                 (unsigned long long)v->matches, acc, per);
@@ -289,7 +296,8 @@ static void mismatch_table(const struct cairn_report *r, FILE *out)
         return;
     }
     fputs("<table id=\"mismatch-list\"><tr><th>job</th><th class=\"n\">line</th><th>id</th>"
-          "<th>variant</th><th>expected</th><th>answer</th></tr>\n", out);
+          "<th>variant</th><th>expected</th><th>answer</th></tr>\n",
+          out);
     for (i = 0; i < r->n_mm; i++) {
         const struct cairn_rep_mismatch *m = &r->mm[i];
         fputs("<tr><td>", out);
@@ -315,7 +323,8 @@ static void jobs_table(const struct cairn_report *r, FILE *out)
 
     fputs("<table id=\"jobs-list\"><tr><th>job</th><th>status</th><th class=\"n\">records</th>"
           "<th class=\"n\">ok</th><th class=\"n\">match</th><th class=\"n\">differ</th>"
-          "<th class=\"n\">wall</th><th>reason</th></tr>\n", out);
+          "<th class=\"n\">wall</th><th>reason</th></tr>\n",
+          out);
     for (i = 0; i < r->n_jobs; i++) {
         const struct cairn_rep_job *j = &r->jobs[i];
         char wall[32];
@@ -325,9 +334,10 @@ static void jobs_table(const struct cairn_report *r, FILE *out)
         esc(out, j->name);
         fprintf(out, "</td><td%s>", strcmp(j->status, "ok") ? " class=\"failed\"" : "");
         esc(out, j->status);
-        fprintf(out, "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
-                     "<td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>"
-                     "<td>",
+        fprintf(out,
+                "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
+                "<td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>"
+                "<td>",
                 (unsigned long long)j->records, (unsigned long long)j->ok,
                 (unsigned long long)j->matches, (unsigned long long)j->mismatches, wall);
         esc(out, j->reason ? j->reason : "");
@@ -348,10 +358,11 @@ static void solve_text(const struct cairn_report *r, FILE *out)
     cairn_report_seconds(cairn_report_percentile(v, n, 90), b);
     cairn_report_seconds(cairn_report_percentile(v, n, 99), c);
     cairn_report_seconds(v[n - 1], d);
-    fprintf(out, "<p id=\"percentiles\">Over %zu job%s: p50 %s, p90 %s, p99 %s, max %s.</p>\n"
-                 "<p class=\"note\">Each job counts once, with its mean solve time per record "
-                 "(its <code>solve_seconds</code> over its ok records): result lines carry no "
-                 "per-record time.</p>\n",
+    fprintf(out,
+            "<p id=\"percentiles\">Over %zu job%s: p50 %s, p90 %s, p99 %s, max %s.</p>\n"
+            "<p class=\"note\">Each job counts once, with its mean solve time per record "
+            "(its <code>solve_seconds</code> over its ok records): result lines carry no "
+            "per-record time.</p>\n",
             n, n == 1 ? "" : "s", a, b, c, d);
 }
 
@@ -367,10 +378,13 @@ int cairn_report_html(const struct cairn_report *r, FILE *out)
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
           "style-src 'unsafe-inline'; img-src data:\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<link rel=\"icon\" href=\"data:,\">\n<title>cairn report: ", out);
+          "<link rel=\"icon\" href=\"data:,\">\n<title>cairn report: ",
+          out);
     esc(out, r->out_dir);
-    fprintf(out, "</title>\n<style>%s</style></head>\n<body>\n<h1>cairn report</h1>\n"
-                 "<p class=\"sub\">", style);
+    fprintf(out,
+            "</title>\n<style>%s</style></head>\n<body>\n<h1>cairn report</h1>\n"
+            "<p class=\"sub\">",
+            style);
     esc(out, r->out_dir);
     fprintf(out, " &middot; generated %s</p>\n", when);
     cards(r, out);

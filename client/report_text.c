@@ -34,8 +34,8 @@ static void variants(const struct cairn_report *r, FILE *out)
     int w = name_width(r, 7);
     size_t i;
 
-    fprintf(out, "\n%-*s %9s %9s %9s %9s %9s %9s %13s\n", w, "variant", "records", "ok",
-            "errors", "checked", "match", "accuracy", "solve/record");
+    fprintf(out, "\n%-*s %9s %9s %9s %9s %9s %9s %13s\n", w, "variant", "records", "ok", "errors",
+            "checked", "match", "accuracy", "solve/record");
     for (i = 0; i < r->n_variants; i++) {
         const struct cairn_rep_variant *v = &r->variants[i];
         char acc[16], per[32];
@@ -94,9 +94,10 @@ static void times(const struct cairn_report *r, FILE *out)
         cairn_report_seconds(cairn_report_percentile(v, n, 90), b);
         cairn_report_seconds(cairn_report_percentile(v, n, 99), c);
         cairn_report_seconds(v[n - 1], d);
-        fprintf(out, "\nsolve time per record, the mean within each job (its solve_seconds over "
-                     "its ok records;\nresult lines carry no per-record time), over %zu job%s: "
-                     "p50 %s, p90 %s, p99 %s, max %s\n",
+        fprintf(out,
+                "\nsolve time per record, the mean within each job (its solve_seconds over "
+                "its ok records;\nresult lines carry no per-record time), over %zu job%s: "
+                "p50 %s, p90 %s, p99 %s, max %s\n",
                 n, n == 1 ? "" : "s", a, b, c, d);
     }
     cairn_report_seconds(r->solve_seconds, e);
@@ -106,8 +107,9 @@ static void times(const struct cairn_report *r, FILE *out)
         cairn_client_bytes(r->bytes, bytes);
         cairn_client_bytes((uint64_t)((double)r->bytes / span), rate);
         cairn_report_seconds(span, a);
-        fprintf(out, "throughput: %llu records (%s) in %s, from the first job's start to the "
-                     "last job's finish: %.0f records/s, %s/s\n",
+        fprintf(out,
+                "throughput: %llu records (%s) in %s, from the first job's start to the "
+                "last job's finish: %.0f records/s, %s/s\n",
                 (unsigned long long)r->records, bytes, a, (double)r->records / span, rate);
     }
 }
@@ -121,8 +123,8 @@ static void jobs(const struct cairn_report *r, FILE *out)
     for (i = 0; i < r->n_jobs && i < JOBS_SHOWN; i++)
         if ((int)strlen(r->jobs[i].name) > w)
             w = strlen(r->jobs[i].name) > 64 ? 64 : (int)strlen(r->jobs[i].name);
-    fprintf(out, "\njobs:\n  %-*s %-6s %8s %8s %8s %8s %8s %10s\n", w, "job", "status",
-            "records", "ok", "errors", "match", "differ", "wall");
+    fprintf(out, "\njobs:\n  %-*s %-6s %8s %8s %8s %8s %8s %10s\n", w, "job", "status", "records",
+            "ok", "errors", "match", "differ", "wall");
     for (i = 0; i < r->n_jobs && i < JOBS_SHOWN; i++) {
         const struct cairn_rep_job *j = &r->jobs[i];
         char wall[32];
@@ -136,8 +138,7 @@ static void jobs(const struct cairn_report *r, FILE *out)
             fprintf(out, "    reason: %s\n", j->reason);
     }
     if (r->n_jobs > JOBS_SHOWN)
-        fprintf(out, "  ... and %zu more (the HTML page lists them all)\n",
-                r->n_jobs - JOBS_SHOWN);
+        fprintf(out, "  ... and %zu more (the HTML page lists them all)\n", r->n_jobs - JOBS_SHOWN);
 }
 
 int cairn_report_text(const struct cairn_report *r, FILE *out)

@@ -75,7 +75,7 @@ static int join(struct cairn_client *cl, FILE *results, const char *file, const 
     char *rline = NULL, *iline = NULL, why[8];
     size_t rcap = 0, icap = 0;
     unsigned long long at = 0; /* input lines read so far */
-    struct cairn_buf out = {0};
+    struct cairn_buf out = { 0 };
     ssize_t rn, in = 0;
     FILE *input = NULL;
     int fd, rc = 0;
@@ -146,8 +146,7 @@ static void note_newer(struct cairn_client *cl, const char *file, const char *ba
 {
     struct cairn_where w;
 
-    if (cairn_client_open_input(cl, 0) == 0 && cairn_client_locate(cl, file, &w) == 0 &&
-        w.waiting)
+    if (cairn_client_open_input(cl, 0) == 0 && cairn_client_locate(cl, file, &w) == 0 && w.waiting)
         fprintf(stderr,
                 "cairn: note: a newer %s waits in the spool; it will run as %s~N (its summary "
                 "says submitted_as), and these are the earlier run's results\n",

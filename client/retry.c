@@ -84,9 +84,9 @@ static int requeue(struct cairn_client *cl, int failed_fd, int active_fd, const 
     drop_failed_summary(cl, summary);
     if (renameat2(failed_fd, file, cl->in_fd, file, RENAME_NOREPLACE) != 0) {
         rc = -errno;
-        rc = cairn_client_fail(cl, rc, "cannot requeue %s: %s%s", base, strerror(-rc),
-                               rc == -EEXIST ? " (a job of that name is waiting in the spool)"
-                                             : "");
+        rc =
+            cairn_client_fail(cl, rc, "cannot requeue %s: %s%s", base, strerror(-rc),
+                              rc == -EEXIST ? " (a job of that name is waiting in the spool)" : "");
         goto out;
     }
     unlinkat(failed_fd, reason, 0);
@@ -102,8 +102,7 @@ out:
 
 /* Every name is checked before anything moves: a typo in the third name
  * leaves the first two where they were. */
-static int check_all(struct cairn_client *cl, struct names *jobs, char *const *names,
-                     size_t n)
+static int check_all(struct cairn_client *cl, struct names *jobs, char *const *names, size_t n)
 {
     size_t i;
     int rc;
@@ -134,7 +133,7 @@ static int check_all(struct cairn_client *cl, struct names *jobs, char *const *n
 
 int cairn_cmd_retry(struct cairn_client *cl, char *const *names, size_t n, int all)
 {
-    struct names jobs = {0};
+    struct names jobs = { 0 };
     int failed_fd, active_fd, rc, last = 0;
     size_t i, bad = 0;
 

@@ -16,9 +16,8 @@
 #include "client.h"
 #include "names.h"
 
-
-static int open_dir(struct cairn_client *cl, const char *path, const char *key,
-                    const char *origin, int write, int *fd_out)
+static int open_dir(struct cairn_client *cl, const char *path, const char *key, const char *origin,
+                    int write, int *fd_out)
 {
     struct stat st;
     int fd;
@@ -36,16 +35,14 @@ static int open_dir(struct cairn_client *cl, const char *path, const char *key,
                                      : "");
     }
     if (!S_ISDIR(st.st_mode))
-        return cairn_client_fail(cl, -ENOTDIR, "%s %s (%s) is not a directory", key, path,
-                                 origin);
+        return cairn_client_fail(cl, -ENOTDIR, "%s %s (%s) is not a directory", key, path, origin);
     /* access(2) asks with the real IDs, which are the ones that matter
      * for a command a user runs. */
     if (write && access(path, W_OK | X_OK) != 0) {
         int rc = -errno;
         return cairn_client_fail(cl, rc, "cannot write to %s %s (%s): %s%s", key, path, origin,
                                  strerror(-rc),
-                                 rc == -EACCES ? " (producers must be in the spool's group)"
-                                               : "");
+                                 rc == -EACCES ? " (producers must be in the spool's group)" : "");
     }
     fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
@@ -100,7 +97,7 @@ static int open_in_state(int in_fd, const char *sub, const char *file)
 
 int cairn_client_open_kept_input(int in_fd, const char *file)
 {
-    static const char *const order[] = {"done", "active", "done"};
+    static const char *const order[] = { "done", "active", "done" };
     int fd = -ENOENT;
     size_t i;
 
@@ -141,8 +138,8 @@ static int present(int dir_fd, const char *name)
 
 int cairn_client_locate(struct cairn_client *cl, const char *file, struct cairn_where *w)
 {
-    static const char *const sub[] = {"active", "done", "failed"};
-    int *flag[] = {&w->active, &w->done, &w->failed};
+    static const char *const sub[] = { "active", "done", "failed" };
+    int *flag[] = { &w->active, &w->done, &w->failed };
     size_t i;
 
     memset(w, 0, sizeof(*w));
@@ -166,8 +163,8 @@ int cairn_client_locate(struct cairn_client *cl, const char *file, struct cairn_
     return 0;
 }
 
-int cairn_client_each_file(int dir_fd, const char *suffix,
-                           int (*fn)(void *data, const char *name), void *data)
+int cairn_client_each_file(int dir_fd, const char *suffix, int (*fn)(void *data, const char *name),
+                           void *data)
 {
     size_t sl = strlen(suffix);
     struct dirent *e;

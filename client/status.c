@@ -18,8 +18,8 @@
 #include "commands.h"
 #include "statusfile.h"
 
-#define SHOW_MAX 20      /* waiting or active jobs listed in the text form */
-#define FAILURES_MAX 10  /* latest failures shown */
+#define SHOW_MAX     20 /* waiting or active jobs listed in the text form */
+#define FAILURES_MAX 10 /* latest failures shown */
 
 struct entry {
     char *file;
@@ -163,8 +163,8 @@ static json_t *progress_json(const struct cairn_daemon_status *ds, size_t nd, co
     if (!cairn_status_find(ds, nd, file, &p))
         return json_null();
     cairn_status_label(p.daemon, who, sizeof(who));
-    return json_pack("{s:I,s:I,s:I,s:s}", "size", (json_int_t)p.size, "bytes",
-                     (json_int_t)p.bytes, "records", (json_int_t)p.records, "daemon", who);
+    return json_pack("{s:I,s:I,s:I,s:s}", "size", (json_int_t)p.size, "bytes", (json_int_t)p.bytes,
+                     "records", (json_int_t)p.records, "daemon", who);
 }
 
 static void print_json(struct cairn_client *cl, struct list *waiting, struct list *active,
@@ -178,8 +178,8 @@ static void print_json(struct cairn_client *cl, struct list *waiting, struct lis
 
     for (i = 0; i < waiting->n; i++) {
         char *job = job_of(waiting->v[i].file), *esc = job ? cairn_name_escape(job) : NULL;
-        json_array_append_new(w, json_pack("{s:s?,s:I}", "job", esc, "size",
-                                           (json_int_t)waiting->v[i].size));
+        json_array_append_new(
+            w, json_pack("{s:s?,s:I}", "job", esc, "size", (json_int_t)waiting->v[i].size));
         free(job);
         free(esc);
     }
@@ -232,17 +232,15 @@ static void print_text(struct cairn_client *cl, struct list *waiting, struct lis
         const char *v = json_string_value(json_object_get(ds[i].root, "version"));
         cairn_status_label(&ds[i], who, sizeof(who));
         if (ds[i].gone)
-            printf("daemon:  %s: gone (no such process here; it left its status file %s)\n",
-                   who, ds[i].file);
+            printf("daemon:  %s: gone (no such process here; it left its status file %s)\n", who,
+                   ds[i].file);
         else if (ds[i].idle)
             printf("daemon:  %s, cairnd %s: idle, no update for %.0f s\n", who, v ? v : "?",
                    ds[i].age_s);
         else if (ds[i].stale)
-            printf("daemon:  %s: stale, no update for %.0f s (not running?)\n", who,
-                   ds[i].age_s);
+            printf("daemon:  %s: stale, no update for %.0f s (not running?)\n", who, ds[i].age_s);
         else
-            printf("daemon:  %s, cairnd %s, updated %.1f s ago\n", who, v ? v : "?",
-                   ds[i].age_s);
+            printf("daemon:  %s, cairnd %s, updated %.1f s ago\n", who, v ? v : "?", ds[i].age_s);
     }
     printf("waiting: %zu\n", waiting->n);
     for (i = 0; i < waiting->n && i < SHOW_MAX; i++) {
@@ -291,7 +289,7 @@ static void print_text(struct cairn_client *cl, struct list *waiting, struct lis
 int cairn_cmd_status(struct cairn_client *cl, int as_json)
 {
     struct list waiting, active, failed, reasons;
-    struct done_count done = {.dir_fd = -1};
+    struct done_count done = { .dir_fd = -1 };
     struct cairn_daemon_status *ds = NULL;
     size_t nd = 0;
     int rc, have_out;

@@ -69,9 +69,9 @@ static int add_one(void *data, const char *name)
         json_decref(d->root);
         d->root = NULL;
     }
-    updated = d->root ? cairn_client_parse_time(
-                            json_string_value(json_object_get(d->root, "updated")))
-                      : -1;
+    updated = d->root
+                  ? cairn_client_parse_time(json_string_value(json_object_get(d->root, "updated")))
+                  : -1;
     if (updated < 0) {
         d->stale = 1;
         return 0;
@@ -83,10 +83,9 @@ static int add_one(void *data, const char *name)
     return 0;
 }
 
-int cairn_status_files_read(struct cairn_client *cl, struct cairn_daemon_status **out,
-                            size_t *n)
+int cairn_status_files_read(struct cairn_client *cl, struct cairn_daemon_status **out, size_t *n)
 {
-    struct collect c = {0};
+    struct collect c = { 0 };
     struct timespec ts;
     int rc;
 
@@ -142,7 +141,8 @@ int cairn_status_find(const struct cairn_daemon_status *d, size_t n, const char 
 
         if (d[i].stale || d[i].gone)
             continue;
-        json_array_foreach(active, j, a) {
+        json_array_foreach(active, j, a)
+        {
             const char *input = json_string_value(json_object_get(a, "input"));
             if (input == NULL || strcmp(input, want) != 0)
                 continue;

@@ -28,12 +28,12 @@
 #define CAIRN_STATUS_STALE_S 10.0
 
 struct cairn_daemon_status {
-    char *file;        /* its name in .cairn/status/ */
-    json_t *root;      /* the object as read; NULL when unreadable */
-    double age_s;      /* since "updated" (0 when in the future) */
-    int stale;         /* too old, or unreadable: its progress is not used */
-    int idle;          /* stale but lists no job: perhaps only idle */
-    int gone;          /* on this host, and its pid is not running */
+    char *file;   /* its name in .cairn/status/ */
+    json_t *root; /* the object as read; NULL when unreadable */
+    double age_s; /* since "updated" (0 when in the future) */
+    int stale;    /* too old, or unreadable: its progress is not used */
+    int idle;     /* stale but lists no job: perhaps only idle */
+    int gone;     /* on this host, and its pid is not running */
 };
 
 /* One active job as a daemon reports it. */
@@ -49,8 +49,7 @@ struct cairn_progress {
  * RETURNS  0 with *out (n entries, possibly none when the folder does not
  *          exist); a negative errno when the folder cannot be read
  */
-int cairn_status_files_read(struct cairn_client *cl, struct cairn_daemon_status **out,
-                            size_t *n);
+int cairn_status_files_read(struct cairn_client *cl, struct cairn_daemon_status **out, size_t *n);
 void cairn_status_files_free(struct cairn_daemon_status *d, size_t n);
 
 /* The progress of job file `file` (NAME.jsonl, raw bytes) in a live

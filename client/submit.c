@@ -26,7 +26,7 @@
 #define FLUSH_BYTES (1u << 20)
 /* Bytes of a file's base name kept in a generated job name: room for the
  * suffix, and far from the 242 bytes where output names get cut. */
-#define NAME_KEEP 100
+#define NAME_KEEP  100
 #define NAME_TRIES 8
 
 struct staged {
@@ -34,7 +34,7 @@ struct staged {
     char *file;
     char *base;
     struct cairn_tmpfile tmp;
-    ino_t ino;             /* its identity, see cairn_submitted */
+    ino_t ino; /* its identity, see cairn_submitted */
     struct timespec since;
 };
 
@@ -79,17 +79,16 @@ static int taken(struct cairn_client *cl, const char *file, const char **where)
 
     if (cairn_client_locate(cl, file, &w) != 0)
         return -ENOMEM;
-    *where = w.waiting  ? "it is waiting in the spool"
-             : w.active ? "it is being processed (.cairn/active/)"
+    *where = w.waiting   ? "it is waiting in the spool"
+             : w.active  ? "it is being processed (.cairn/active/)"
              : w.summary ? "it has a summary in the output directory (a finished job)"
-             : w.failed ? "it is in .cairn/failed/"
-             : w.done   ? "its input is in .cairn/done/"
-                        : NULL;
+             : w.failed  ? "it is in .cairn/failed/"
+             : w.done    ? "its input is in .cairn/done/"
+                         : NULL;
     return *where != NULL;
 }
 
-static int choose_name(struct cairn_client *cl, const struct cairn_submit_opts *o,
-                       struct staged *s)
+static int choose_name(struct cairn_client *cl, const struct cairn_submit_opts *o, struct staged *s)
 {
     const char *where;
     int tries, rc;
@@ -137,7 +136,7 @@ static int copy_checked(struct cairn_client *cl, const struct cairn_submit_opts 
                         struct staged *s, FILE *in)
 {
     const char *label = strcmp(s->src, "-") == 0 ? "<stdin>" : s->src;
-    struct cairn_buf out = {0};
+    struct cairn_buf out = { 0 };
     char *line = NULL, why[256];
     size_t cap = 0;
     unsigned long long no = 0;

@@ -7,9 +7,9 @@
 #include "client.h"
 
 struct cairn_submit_opts {
-    const char *name;     /* --name: the one job's name, or NULL */
-    int no_check;         /* --no-check: skip the JSON-lines check */
-    char *const *files;   /* paths, "-" for standard input */
+    const char *name;   /* --name: the one job's name, or NULL */
+    int no_check;       /* --no-check: skip the JSON-lines check */
+    char *const *files; /* paths, "-" for standard input */
     size_t n_files;
 };
 

@@ -26,18 +26,23 @@
 
 #define PROGRESS_MS 500
 
-enum { PENDING, OK, FAILED, TIMED_OUT };
+enum {
+    PENDING,
+    OK,
+    FAILED,
+    TIMED_OUT
+};
 
 struct waiter {
     struct cairn_client *cl;
     const struct cairn_submitted *jobs;
     size_t n;
-    char **sum;   /* each job's summary name in the output directory */
+    char **sum; /* each job's summary name in the output directory */
     int *state;
     size_t pending;
     double timeout_s;
     int progress;
-    int drawn;    /* a progress line is on the terminal */
+    int drawn; /* a progress line is on the terminal */
     uv_loop_t loop;
     uv_fs_event_t watch;
     uv_timer_t timeout;
@@ -79,7 +84,9 @@ static void print_outcome(struct waiter *w, size_t i, json_t *s)
         w->r->ok++;
     } else {
         printf("%s: failed: %s\n", w->jobs[i].base,
-               reason ? reason : s ? "(no reason given)" : "its summary cannot be read");
+               reason ? reason
+               : s    ? "(no reason given)"
+                      : "its summary cannot be read");
         w->state[i] = FAILED;
         w->r->failed++;
     }
@@ -98,7 +105,7 @@ static void stop(struct waiter *w)
 static long long started_ms(json_t *s)
 {
     const char *t = json_string_value(json_object_get(s, "started"));
-    struct tm tm = {0};
+    struct tm tm = { 0 };
     int ms;
 
     if (t == NULL || sscanf(t, "%d-%d-%dT%d:%d:%d.%3dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
@@ -287,8 +294,13 @@ static void on_close(uv_handle_t *h)
 int cairn_client_wait(struct cairn_client *cl, const struct cairn_submitted *jobs, size_t n,
                       double timeout_s, int progress, struct cairn_wait_result *r)
 {
-    struct waiter w = {.cl = cl, .jobs = jobs, .n = n, .pending = n, .timeout_s = timeout_s,
-                       .progress = progress, .r = r};
+    struct waiter w = { .cl = cl,
+                        .jobs = jobs,
+                        .n = n,
+                        .pending = n,
+                        .timeout_s = timeout_s,
+                        .progress = progress,
+                        .r = r };
     size_t i;
     int rc;
 
@@ -316,8 +328,7 @@ int cairn_client_wait(struct cairn_client *cl, const struct cairn_submitted *job
     w.watch.data = w.timeout.data = w.tick.data = &w;
     rc = uv_fs_event_start(&w.watch, on_event, cl->cfg.output_dir, 0);
     if (rc != 0) {
-        rc = cairn_client_fail(cl, rc, "cannot watch %s: %s", cl->cfg.output_dir,
-                               uv_strerror(rc));
+        rc = cairn_client_fail(cl, rc, "cannot watch %s: %s", cl->cfg.output_dir, uv_strerror(rc));
     } else {
         look(&w, NULL);
         if (w.pending > 0 && timeout_s >= 0)
@@ -364,12 +375,14 @@ int cairn_cmd_wait(struct cairn_client *cl, char *const *names, size_t n, double
         if (rc == 0)
             rc = cairn_client_locate(cl, jobs[i].file, &w);
         if (rc == 0 && !w.waiting && !w.active && !w.summary && !w.failed)
-            rc = cairn_client_fail(cl, -ENOENT, "no job %s: not in the spool %s, and no "
-                                   "summary in %s", jobs[i].base, cl->cfg.input_dir,
-                                   cl->cfg.output_dir);
+            rc = cairn_client_fail(cl, -ENOENT,
+                                   "no job %s: not in the spool %s, and no "
+                                   "summary in %s",
+                                   jobs[i].base, cl->cfg.input_dir, cl->cfg.output_dir);
         /* One waiting in the spool is that file's run, whatever name it
          * will run as and whatever an earlier job of its name left. */
-        if (rc == 0 && w.waiting && fstatat(cl->in_fd, jobs[i].file, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (rc == 0 && w.waiting &&
+            fstatat(cl->in_fd, jobs[i].file, &st, AT_SYMLINK_NOFOLLOW) == 0) {
             jobs[i].ino = st.st_ino;
             jobs[i].since = st.st_ctim;
         }

@@ -9,9 +9,9 @@
 #include <string.h>
 
 static const char *const names[BG_COUNT] = {
-    "stone-game",      "stone-game-ii", "stone-game-iii", "stone-game-iv",
-    "stone-game-v",    "stone-game-vi", "stone-game-vii", "stone-game-viii",
-    "stone-game-ix",   "predict-the-winner", "stone-removal-game",
+    "stone-game",    "stone-game-ii",      "stone-game-iii",     "stone-game-iv",
+    "stone-game-v",  "stone-game-vi",      "stone-game-vii",     "stone-game-viii",
+    "stone-game-ix", "predict-the-winner", "stone-removal-game",
 };
 
 const char *brute_game_name(enum brute_game g)

@@ -15,11 +15,25 @@
 #include <stdint.h>
 
 enum brute_game {
-    BG_SG1, BG_SG2, BG_SG3, BG_SG4, BG_SG5, BG_SG6, BG_SG7, BG_SG8, BG_SG9, BG_PTW, BG_SRG,
+    BG_SG1,
+    BG_SG2,
+    BG_SG3,
+    BG_SG4,
+    BG_SG5,
+    BG_SG6,
+    BG_SG7,
+    BG_SG8,
+    BG_SG9,
+    BG_PTW,
+    BG_SRG,
     BG_COUNT
 };
 
-enum brute_value { BV_MARGIN = 1, BV_ALICE = 2, BV_WINNER = 3 }; /* as enum cairn_value_kind */
+enum brute_value {
+    BV_MARGIN = 1,
+    BV_ALICE = 2,
+    BV_WINNER = 3
+}; /* as enum cairn_value_kind */
 
 #define BRUTE_MAX_N     64
 #define BRUTE_MAX_MOVES 128

@@ -136,8 +136,8 @@ int64_t brute_sg6_margin(const int64_t *a, const int64_t *b, size_t n, uint32_t 
     for (size_t i = 0; i < n; i++) {
         if (taken & (UINT32_C(1) << i))
             continue;
-        int64_t v = (alice ? a[i] : -b[i]) +
-                    brute_sg6_margin(a, b, n, taken | (UINT32_C(1) << i), !alice);
+        int64_t v =
+            (alice ? a[i] : -b[i]) + brute_sg6_margin(a, b, n, taken | (UINT32_C(1) << i), !alice);
         if (!any || (alice ? v > best : v < best))
             best = v;
         any = 1;
@@ -159,8 +159,8 @@ static int by_key_desc(const void *x, const void *y)
     return (p->idx > q->idx) - (p->idx < q->idx);
 }
 
-int brute_sg6_greedy(const int64_t *a, const int64_t *b, size_t n, size_t *order,
-                     int64_t *alice, int64_t *bob)
+int brute_sg6_greedy(const int64_t *a, const int64_t *b, size_t n, size_t *order, int64_t *alice,
+                     int64_t *bob)
 {
     size_t *idx = order ? order : malloc((n ? n : 1) * sizeof *idx);
     struct keyed *k = malloc((n ? n : 1) * sizeof *k);
@@ -171,7 +171,7 @@ int brute_sg6_greedy(const int64_t *a, const int64_t *b, size_t n, size_t *order
         return -2;
     }
     for (size_t i = 0; i < n; i++)
-        k[i] = (struct keyed){.key = a[i] + b[i], .idx = i};
+        k[i] = (struct keyed){ .key = a[i] + b[i], .idx = i };
     qsort(k, n, sizeof *k, by_key_desc);
     for (size_t i = 0; i < n; i++)
         idx[i] = k[i].idx;

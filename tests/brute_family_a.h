@@ -51,8 +51,8 @@ int64_t brute_sg6_margin(const int64_t *a, const int64_t *b, size_t n, uint32_t 
  * (qsort on (key, index)), Alice takes ranks 0, 2, 4, ...  Fills order[0..n) with the stone indices
  * in that order when order is not NULL, and *alice / *bob with the points.
  * Returns the answer 1, 0 or -1 (-2 if out of memory). */
-int brute_sg6_greedy(const int64_t *a, const int64_t *b, size_t n, size_t *order,
-                     int64_t *alice, int64_t *bob);
+int brute_sg6_greedy(const int64_t *a, const int64_t *b, size_t n, size_t *order, int64_t *alice,
+                     int64_t *bob);
 
 /* ---- stone-game-vii (1690): remove an end stone, score the rest ---- */
 

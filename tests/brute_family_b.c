@@ -81,11 +81,11 @@ int brute_ix_minimax(const int64_t *a, size_t n, int64_t removed, int alice_to_m
         int64_t sum = removed + a[i];
         int alice_wins;
         if (empty_first && n == 1)
-            alice_wins = 0;                 /* the misreading: out of stones first */
+            alice_wins = 0; /* the misreading: out of stones first */
         else if (sum % 3 == 0)
-            alice_wins = !alice_to_move;    /* the remover loses */
+            alice_wins = !alice_to_move; /* the remover loses */
         else if (n == 1)
-            alice_wins = 0;                 /* stones ran out: Bob wins */
+            alice_wins = 0; /* stones ran out: Bob wins */
         else {
             int64_t rest[BRUTE_MAX_ROW];
             memcpy(rest, a, i * sizeof *rest);
@@ -112,7 +112,7 @@ static signed char *ix_slot(struct brute_ix_table *m, size_t c0, size_t c1, size
 
 static int ix_dp(struct brute_ix_table *m, size_t c0, size_t c1, size_t c2, int s, int alice)
 {
-    size_t c[3] = {c0, c1, c2};
+    size_t c[3] = { c0, c1, c2 };
     if (c0 + c1 + c2 == 0)
         return 0; /* nothing left to move: Bob wins */
     signed char *slot = ix_slot(m, c0, c1, c2, s, alice);
@@ -218,8 +218,8 @@ int64_t brute_ptw_dp(const int64_t *a, size_t n)
 
 int brute_srg_play(int64_t n, int own_previous, int32_t *moves, size_t *n_moves)
 {
-    int64_t need[2] = {10, 10}; /* own_previous: each player's next removal */
-    int64_t next = 10;          /* the real rule: one fewer than the last */
+    int64_t need[2] = { 10, 10 }; /* own_previous: each player's next removal */
+    int64_t next = 10;            /* the real rule: one fewer than the last */
     int alice = 1;
     size_t k = 0;
 

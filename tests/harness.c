@@ -20,7 +20,7 @@
 
 #include "util.h"
 
-struct th_settings th_settings = {10, 0, 8192};
+struct th_settings th_settings = { 10, 0, 8192 };
 void (*th_on_failure)(void) = th_dump_logs;
 
 /* ------------------------------------------------------------------ */
@@ -80,7 +80,7 @@ void th_write_text(const char *path, const char *text)
 
 static char *slurp_flags(const char *path, size_t *len_out, int flags)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
     char tmp[65536];
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
 
@@ -156,7 +156,7 @@ int th_count_entries(const char *dir, const char *prefix)
 
 char *th_list_dir(const char *dir, const char *sep)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
     DIR *d = opendir(dir);
     struct dirent *e;
 
@@ -276,7 +276,7 @@ double th_now_s(void)
 
 void th_sleep_ms(long ms)
 {
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
@@ -301,8 +301,7 @@ int th_make_top(const char *name)
 {
     const char *tmp = getenv("TMPDIR");
 
-    snprintf(th_top, sizeof(th_top), "%s/cairn-test-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp",
-             name);
+    snprintf(th_top, sizeof(th_top), "%s/cairn-test-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", name);
     if (mkdtemp(th_top) == NULL) {
         char what[128];
 
@@ -490,7 +489,7 @@ struct th_run th_run_cairnd_stdin(const char *cairnd, const char *scratch_dir,
     char *out_path = th_xasprintf("%s/stdout.txt", scratch_dir);
     char *err_path = th_xasprintf("%s/stderr.txt", scratch_dir);
     char *argv[32];
-    struct th_run r = {0};
+    struct th_run r = { 0 };
     size_t n = 0;
     int st;
     pid_t pid;
@@ -507,8 +506,7 @@ struct th_run th_run_cairnd_stdin(const char *cairnd, const char *scratch_dir,
         int in = open(stdin_path, O_RDONLY);
         int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
-            dup2(err, 2) < 0)
+        if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
             _exit(126);
         unsetenv("JOURNAL_STREAM");
         execv(cairnd, argv);
@@ -558,8 +556,8 @@ json_t *th_load_results(const char *path)
         json_error_t err;
         json_t *v = json_loadb(p, (size_t)(nl - p), JSON_REJECT_DUPLICATES, &err);
 
-        TH_REQUIRE(v != NULL && json_is_object(v), "%s: line is not a JSON object (%s): %.*s",
-                   path, err.text, (int)(nl - p), p);
+        TH_REQUIRE(v != NULL && json_is_object(v), "%s: line is not a JSON object (%s): %.*s", path,
+                   err.text, (int)(nl - p), p);
         json_array_append_new(arr, v);
         p = nl + 1;
     }
@@ -583,9 +581,9 @@ const char *th_str_field(json_t *o, const char *key)
     return json_string_value(v);
 }
 
-const char *const th_codes[TH_N_CODES] = {"bad_json",      "bad_record", "unknown_variant",
-                                          "invalid_input", "constraint", "too_large",
-                                          "internal"};
+const char *const th_codes[TH_N_CODES] = { "bad_json",      "bad_record", "unknown_variant",
+                                           "invalid_input", "constraint", "too_large",
+                                           "internal" };
 
 json_t **th_parse_lines(const char *data, size_t len, size_t *n_out, const char *what)
 {

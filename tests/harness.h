@@ -34,7 +34,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define TH_DEADLINE_MS 15000      /* wait_ready: "soon" */
+#define TH_DEADLINE_MS      15000 /* wait_ready: "soon" */
 #define TH_LONG_DEADLINE_MS 60000 /* stop: the exit after SIGTERM */
 
 /* Settings a test program may change in main(), before the suite runs. */
@@ -58,17 +58,17 @@ void th_drop_job(const char *spool, const char *name, const char *data, size_t l
 
 /* buf = (e)->in or (e)->out joined with a relative path, for any test
  * environment struct that has `in` and `out` directories. */
-#define TH_IN(buf, e, ...)                       \
-    do {                                         \
-        char rel_[PATH_MAX];                     \
-        th_pathf(rel_, __VA_ARGS__);             \
-        th_pathf(buf, "%s/%s", (e)->in, rel_);   \
+#define TH_IN(buf, e, ...)                     \
+    do {                                       \
+        char rel_[PATH_MAX];                   \
+        th_pathf(rel_, __VA_ARGS__);           \
+        th_pathf(buf, "%s/%s", (e)->in, rel_); \
     } while (0)
-#define TH_OUT(buf, e, ...)                      \
-    do {                                         \
-        char rel_[PATH_MAX];                     \
-        th_pathf(rel_, __VA_ARGS__);             \
-        th_pathf(buf, "%s/%s", (e)->out, rel_);  \
+#define TH_OUT(buf, e, ...)                     \
+    do {                                        \
+        char rel_[PATH_MAX];                    \
+        th_pathf(rel_, __VA_ARGS__);            \
+        th_pathf(buf, "%s/%s", (e)->out, rel_); \
     } while (0)
 
 /* Creates or truncates path with data and gives it exactly `mode`. */
@@ -110,11 +110,11 @@ double th_now_s(void); /* CLOCK_MONOTONIC */
 void th_sleep_ms(long ms);
 
 /* ok = cond, polled every th_settings.poll_ms until true or ms have passed. */
-#define TH_POLL(ok, cond, ms)                                \
-    do {                                                     \
-        double end_ = th_now_s() + (ms) / 1000.0;            \
-        while (!((ok) = !!(cond)) && th_now_s() < end_)      \
-            th_sleep_ms(th_settings.poll_ms);                \
+#define TH_POLL(ok, cond, ms)                           \
+    do {                                                \
+        double end_ = th_now_s() + (ms) / 1000.0;       \
+        while (!((ok) = !!(cond)) && th_now_s() < end_) \
+            th_sleep_ms(th_settings.poll_ms);           \
     } while (0)
 
 /* Runs before a TH_REQUIRE fails the test (default: th_dump_logs). */
@@ -138,7 +138,7 @@ extern void (*th_on_failure)(void);
 /* ---- test directories and cairnd processes ----------------------- */
 
 #define TH_MAX_PROCS 64
-#define TH_MAX_DIRS 8
+#define TH_MAX_DIRS  8
 
 extern pid_t th_pid[TH_MAX_PROCS];
 extern int th_status[TH_MAX_PROCS]; /* waitpid status, once reaped */

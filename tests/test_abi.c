@@ -37,10 +37,11 @@ static struct cairn_registry g_reg;
 /* One line through one reader; the result line without its '\n'. */
 static char *process_one(const char *line, enum cairn_limits limits, int no_fast_path)
 {
-    struct cairn_record_ctx ctx = {.reg = &g_reg, .default_limits = limits,
-                                   .no_fast_path = no_fast_path};
-    struct cairn_scratch s = {0};
-    struct cairn_buf out = {0};
+    struct cairn_record_ctx ctx = { .reg = &g_reg,
+                                    .default_limits = limits,
+                                    .no_fast_path = no_fast_path };
+    struct cairn_scratch s = { 0 };
+    struct cairn_buf out = { 0 };
     struct cairn_tally t;
     char *text;
 
@@ -58,7 +59,7 @@ static char *process_one(const char *line, enum cairn_limits limits, int no_fast
 /* Whether the plain-record reader takes the line (else jansson does). */
 static int fast_takes(const char *line)
 {
-    struct cairn_scratch s = {0};
+    struct cairn_scratch s = { 0 };
     struct cairn_fast_rec f;
     int rc = cairn_fast_parse(line, strlen(line), &f, &s);
 
@@ -73,10 +74,8 @@ static void expect_limits(const char *line, enum cairn_limits limits, const char
     char *fast = process_one(line, limits, 0);
     char *slow = process_one(line, limits, 1);
 
-    ck_assert_msg(strcmp(slow, want) == 0, "for %s\n  want    %s\n  jansson %s", line, want,
-                  slow);
-    ck_assert_msg(strcmp(fast, want) == 0, "for %s\n  want    %s\n  fast    %s", line, want,
-                  fast);
+    ck_assert_msg(strcmp(slow, want) == 0, "for %s\n  want    %s\n  jansson %s", line, want, slow);
+    ck_assert_msg(strcmp(fast, want) == 0, "for %s\n  want    %s\n  fast    %s", line, want, fast);
     free(fast);
     free(slow);
 }
@@ -122,34 +121,53 @@ static void expect_error(const char *line, const char *variant, const char *code
 static const char *const v10_in[] = {
     "{\"variant\":\"front-one-or-two\",\"input\":{\"stones\":[1,2,3,7]},\"id\":\"a\"}",
     "{\"variant\":\"take12\",\"input\":{\"stones\":[3,-1,-1,5]},\"options\":{\"moves\":true}}",
-    "{\"variant\":\"front-one-or-two\",\"input\":{\"stones\":[1,1]},\"expected\":\"Tie\",\"options\":{\"moves\":true}}",
-    "{\"variant\":\"front-one-or-two\",\"input\":{\"stones\":[-5,4,-3,2,-1]},\"id\":4,\"options\":{\"moves\":true}}",
+    "{\"variant\":\"front-one-or-two\",\"input\":{\"stones\":[1,1]},\"expected\":\"Tie\","
+    "\"options\":{\"moves\":true}}",
+    "{\"variant\":\"front-one-or-two\",\"input\":{\"stones\":[-5,4,-3,2,-1]},\"id\":4,\"options\":{"
+    "\"moves\":true}}",
     "{\"variant\":\"front-one-or-two\",\"input\":{\"stones\":[1001]}}",
-    "{\"variant\":\"front-one-or-two\",\"input\":{\"stones\":[1001]},\"options\":{\"limits\":\"extended\"}}",
+    "{\"variant\":\"front-one-or-two\",\"input\":{\"stones\":[1001]},\"options\":{\"limits\":"
+    "\"extended\"}}",
     "{\"variant\":\"front-one-or-two\",\"input\":{\"stones\":[]}}",
     "{\"variant\":\"front-one-or-two\",\"input\":{\"stones\":7}}",
     "{\"variant\":\"front-one-or-two\",\"input\":{\"stones\":[1,\"x\"]}}",
     "{\"variant\":\"front-one-or-two\",\"input\":{}}",
     "{\"variant\":\"front-one-or-two\",\"input\":{\"stones\":[1],\"n\":2}}",
-    "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},\"options\":{\"moves\":true}}",
+    "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},\"options\":{\"moves\":"
+    "true}}",
     "{\"variant\":\"front-one-or-two\",\"input\":{\"stones\":[2,7,9,4,4]},\"expected\":\"Tie\"}",
 };
 /* What a 1.0 cairnd wrote, but for one thing the host added since:
  * "expected" beside a mismatch (line 3).  The plugin's part is unchanged. */
 static const char *const v10_out[] = {
-    "{\"line\":1,\"id\":\"a\",\"variant\":\"front-one-or-two\",\"status\":\"ok\",\"answer\":\"Alice\",\"alice\":8,\"bob\":5,\"margin\":3}",
-    "{\"line\":2,\"variant\":\"front-one-or-two\",\"status\":\"ok\",\"answer\":\"Alice\",\"alice\":7,\"bob\":-1,\"margin\":8,\"moves\":[1,1,2]}",
-    "{\"line\":3,\"variant\":\"front-one-or-two\",\"status\":\"ok\",\"answer\":\"Alice\",\"alice\":2,\"bob\":0,\"margin\":2,\"match\":false,\"expected\":\"Tie\",\"moves\":[2]}",
-    "{\"line\":4,\"id\":4,\"variant\":\"front-one-or-two\",\"status\":\"ok\",\"answer\":\"Bob\",\"alice\":-2,\"bob\":-1,\"margin\":-1,\"moves\":[2,2,1]}",
-    "{\"line\":5,\"variant\":\"front-one-or-two\",\"status\":\"error\",\"error\":{\"code\":\"constraint\",\"message\":\"input.stones[0]: 1001 is over the official maximum 1000 (options.limits \\\"extended\\\" lifts the official limits)\"}}",
-    "{\"line\":6,\"variant\":\"front-one-or-two\",\"status\":\"ok\",\"answer\":\"Alice\",\"alice\":1001,\"bob\":0,\"margin\":1001}",
-    "{\"line\":7,\"variant\":\"front-one-or-two\",\"status\":\"error\",\"error\":{\"code\":\"constraint\",\"message\":\"input.stones: length 0 is under the minimum 1\"}}",
-    "{\"line\":8,\"variant\":\"front-one-or-two\",\"status\":\"error\",\"error\":{\"code\":\"invalid_input\",\"message\":\"input.stones: expected an array of integers, got an integer\"}}",
-    "{\"line\":9,\"variant\":\"front-one-or-two\",\"status\":\"error\",\"error\":{\"code\":\"invalid_input\",\"message\":\"input.stones[1]: expected an integer, got a string\"}}",
-    "{\"line\":10,\"variant\":\"front-one-or-two\",\"status\":\"error\",\"error\":{\"code\":\"invalid_input\",\"message\":\"input.stones: missing (front-one-or-two needs it)\"}}",
-    "{\"line\":11,\"variant\":\"front-one-or-two\",\"status\":\"error\",\"error\":{\"code\":\"invalid_input\",\"message\":\"input.n: front-one-or-two takes no such field\"}}",
-    "{\"line\":12,\"variant\":\"stone-game-iii\",\"status\":\"ok\",\"answer\":\"Bob\",\"alice\":6,\"bob\":7,\"margin\":-1,\"moves\":[3,1]}",
-    "{\"line\":13,\"variant\":\"front-one-or-two\",\"status\":\"ok\",\"answer\":\"Tie\",\"alice\":13,\"bob\":13,\"margin\":0,\"match\":true}",
+    "{\"line\":1,\"id\":\"a\",\"variant\":\"front-one-or-two\",\"status\":\"ok\",\"answer\":"
+    "\"Alice\",\"alice\":8,\"bob\":5,\"margin\":3}",
+    "{\"line\":2,\"variant\":\"front-one-or-two\",\"status\":\"ok\",\"answer\":\"Alice\",\"alice\":"
+    "7,\"bob\":-1,\"margin\":8,\"moves\":[1,1,2]}",
+    "{\"line\":3,\"variant\":\"front-one-or-two\",\"status\":\"ok\",\"answer\":\"Alice\",\"alice\":"
+    "2,\"bob\":0,\"margin\":2,\"match\":false,\"expected\":\"Tie\",\"moves\":[2]}",
+    "{\"line\":4,\"id\":4,\"variant\":\"front-one-or-two\",\"status\":\"ok\",\"answer\":\"Bob\","
+    "\"alice\":-2,\"bob\":-1,\"margin\":-1,\"moves\":[2,2,1]}",
+    "{\"line\":5,\"variant\":\"front-one-or-two\",\"status\":\"error\",\"error\":{\"code\":"
+    "\"constraint\",\"message\":\"input.stones[0]: 1001 is over the official maximum 1000 "
+    "(options.limits \\\"extended\\\" lifts the official limits)\"}}",
+    "{\"line\":6,\"variant\":\"front-one-or-two\",\"status\":\"ok\",\"answer\":\"Alice\",\"alice\":"
+    "1001,\"bob\":0,\"margin\":1001}",
+    "{\"line\":7,\"variant\":\"front-one-or-two\",\"status\":\"error\",\"error\":{\"code\":"
+    "\"constraint\",\"message\":\"input.stones: length 0 is under the minimum 1\"}}",
+    "{\"line\":8,\"variant\":\"front-one-or-two\",\"status\":\"error\",\"error\":{\"code\":"
+    "\"invalid_input\",\"message\":\"input.stones: expected an array of integers, got an "
+    "integer\"}}",
+    "{\"line\":9,\"variant\":\"front-one-or-two\",\"status\":\"error\",\"error\":{\"code\":"
+    "\"invalid_input\",\"message\":\"input.stones[1]: expected an integer, got a string\"}}",
+    "{\"line\":10,\"variant\":\"front-one-or-two\",\"status\":\"error\",\"error\":{\"code\":"
+    "\"invalid_input\",\"message\":\"input.stones: missing (front-one-or-two needs it)\"}}",
+    "{\"line\":11,\"variant\":\"front-one-or-two\",\"status\":\"error\",\"error\":{\"code\":"
+    "\"invalid_input\",\"message\":\"input.n: front-one-or-two takes no such field\"}}",
+    "{\"line\":12,\"variant\":\"stone-game-iii\",\"status\":\"ok\",\"answer\":\"Bob\",\"alice\":6,"
+    "\"bob\":7,\"margin\":-1,\"moves\":[3,1]}",
+    "{\"line\":13,\"variant\":\"front-one-or-two\",\"status\":\"ok\",\"answer\":\"Tie\",\"alice\":"
+    "13,\"bob\":13,\"margin\":0,\"match\":true}",
 };
 #define N_V10 (sizeof(v10_in) / sizeof(v10_in[0]))
 
@@ -193,10 +211,10 @@ START_TEST(abi_1_0_plugin_plays_its_game_correctly)
     ck_assert_ptr_nonnull(h);
     for (round = 0; round < 3000; round++) {
         size_t n = 1 + th_splitmix64(&seed) % 12, i, at = 0;
-        struct cairn_array in = {.v = v, .n = n};
-        struct cairn_problem pb = {.inputs = &in, .n_inputs = 1, .want_moves = 1};
-        struct cairn_result res = {.moves = moves, .moves_cap = 12};
-        int64_t total = 0, lead, side[2] = {0, 0};
+        struct cairn_array in = { .v = v, .n = n };
+        struct cairn_problem pb = { .inputs = &in, .n_inputs = 1, .want_moves = 1 };
+        struct cairn_result res = { .moves = moves, .moves_cap = 12 };
+        int64_t total = 0, lead, side[2] = { 0, 0 };
         char msg[128] = "";
 
         for (i = 0; i < n; i++) {
@@ -209,7 +227,7 @@ START_TEST(abi_1_0_plugin_plays_its_game_correctly)
         ck_assert_int_eq(h->desc->solve(&pb, &res, scratch, msg, sizeof(msg)), CAIRN_OK);
         ck_assert_int_eq(res.alice - res.bob, lead);
         ck_assert_int_eq(res.alice + res.bob, total);
-        ck_assert_int_eq(res.answer, lead > 0 ? CAIRN_WINNER_ALICE
+        ck_assert_int_eq(res.answer, lead > 0   ? CAIRN_WINNER_ALICE
                                      : lead < 0 ? CAIRN_WINNER_BOB
                                                 : CAIRN_WINNER_TIE);
         /* The line of play takes every stone and scores the totals. */
@@ -233,7 +251,7 @@ START_TEST(filter_serves_abi_1_0_plugin_as_before)
     char *scratch = th_make_dir_in(root_dir);
     char *cfg = th_xasprintf("%s/cairn.json", scratch);
     char *in_path = th_xasprintf("%s/in.jsonl", scratch);
-    struct cairn_buf in = {0}, want = {0};
+    struct cairn_buf in = { 0 }, want = { 0 };
     struct th_run r;
     size_t i;
 
@@ -245,19 +263,24 @@ START_TEST(filter_serves_abi_1_0_plugin_as_before)
     }
     /* and a 1.1 plugin of each new kind in the same stream */
     ck_assert_int_eq(cairn_buf_puts(&in,
-        "{\"variant\":\"count-down\",\"input\":{\"n\":17,\"k\":3}}\n"
-        "{\"variant\":\"split-keep\",\"input\":{\"row\":[7,7,7,7,7,7,7]},\"options\":{\"moves\":true}}\n"), 0);
-    ck_assert_int_eq(cairn_buf_puts(&want,
-        "{\"line\":14,\"variant\":\"count-down\",\"status\":\"ok\",\"answer\":true}\n"
-        "{\"line\":15,\"variant\":\"split-keep\",\"status\":\"ok\",\"answer\":28,\"alice\":28,"
-        "\"moves\":[{\"split\":3,\"keep\":\"L\"},{\"split\":1,\"keep\":\"L\"}]}\n"), 0);
+                                    "{\"variant\":\"count-down\",\"input\":{\"n\":17,\"k\":3}}\n"
+                                    "{\"variant\":\"split-keep\",\"input\":{\"row\":[7,7,7,7,7,7,7]"
+                                    "},\"options\":{\"moves\":true}}\n"),
+                     0);
+    ck_assert_int_eq(
+        cairn_buf_puts(
+            &want,
+            "{\"line\":14,\"variant\":\"count-down\",\"status\":\"ok\",\"answer\":true}\n"
+            "{\"line\":15,\"variant\":\"split-keep\",\"status\":\"ok\",\"answer\":28,\"alice\":28,"
+            "\"moves\":[{\"split\":3,\"keep\":\"L\"},{\"split\":1,\"keep\":\"L\"}]}\n"),
+        0);
     ck_assert_int_eq(cairn_buf_append(&want, "", 1), 0);
     th_write_file(in_path, in.data, in.len, 0644);
     th_write_text(cfg, "{}\n");
 
-    r = th_run_cairnd_stdin(getenv("CAIRN_TEST_CAIRND"), scratch, in_path,
-                            (const char *const[]){"--filter", "-c", cfg, "--plugins", g_plugins,
-                                                  NULL});
+    r = th_run_cairnd_stdin(
+        getenv("CAIRN_TEST_CAIRND"), scratch, in_path,
+        (const char *const[]){ "--filter", "-c", cfg, "--plugins", g_plugins, NULL });
     ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
     ck_assert_msg(strcmp(r.out, want.data) == 0, "stdout:\n%s\nwant:\n%s", r.out, want.data);
     th_run_free(&r);
@@ -308,10 +331,10 @@ START_TEST(scalar_shape_errors_name_the_field)
                  "invalid_input", "input.n: expected an integer, got a string");
     expect_error("{\"variant\":\"count-down\",\"input\":{\"n\":null,\"k\":3}}", "count-down",
                  "invalid_input", "input.n: expected an integer, got null");
-    expect_error("{\"variant\":\"count-down\",\"input\":{\"k\":3}}", "count-down",
-                 "invalid_input", "input.n: missing (count-down needs it)");
-    expect_error("{\"variant\":\"count-down\",\"input\":{\"n\":17,\"k\":3,\"m\":1}}",
-                 "count-down", "invalid_input", "input.m: count-down takes no such field");
+    expect_error("{\"variant\":\"count-down\",\"input\":{\"k\":3}}", "count-down", "invalid_input",
+                 "input.n: missing (count-down needs it)");
+    expect_error("{\"variant\":\"count-down\",\"input\":{\"n\":17,\"k\":3,\"m\":1}}", "count-down",
+                 "invalid_input", "input.m: count-down takes no such field");
     /* and a scalar where an array is declared */
     expect_error("{\"variant\":\"pick-any\",\"input\":{\"aliceValues\":5,\"bobValues\":[1]}}",
                  "pick-any", "invalid_input",
@@ -430,7 +453,7 @@ END_TEST
 /* The packing macros of the header, both ways, at the edges. */
 START_TEST(split_move_macros_round_trip)
 {
-    static const int32_t ks[] = {0, 1, 2, 499, 65535, (1 << 30) - 1};
+    static const int32_t ks[] = { 0, 1, 2, 499, 65535, (1 << 30) - 1 };
     size_t i;
     int right;
 
@@ -511,8 +534,7 @@ int main(void)
     snprintf(g_plugins, sizeof(g_plugins), "%s/plugins", root_dir);
     if (mkdir(g_plugins, 0755) != 0 || chmod(g_plugins, 0755) != 0 ||
         th_copy_plugins(real, g_plugins) != 0 || th_copy_plugins(abi, g_plugins) != 0) {
-        fprintf(stderr, "cannot make the plugin directory %s: %s\n", g_plugins,
-                strerror(errno));
+        fprintf(stderr, "cannot make the plugin directory %s: %s\n", g_plugins, strerror(errno));
         th_rm_tree(root_dir);
         return 2;
     }
@@ -523,9 +545,9 @@ int main(void)
         return 2;
     }
 
-#define CASE(name, fn)              \
-    tc = tcase_create(name);        \
-    tcase_add_test(tc, fn);         \
+#define CASE(name, fn)       \
+    tc = tcase_create(name); \
+    tcase_add_test(tc, fn);  \
     suite_add_tcase(s, tc)
 
     CASE("an ABI 1.0 plugin answers as 1.0 did", abi_1_0_plugin_answers_as_1_0_did);

@@ -25,10 +25,10 @@
 #include "util.h"
 #include "cairn/plugin.h"
 
-#define CHECK_MSG(expr, ...)                                                                      \
-    do {                                                                                          \
-        if (!(expr))                                                                              \
-            ck_abort_msg(__VA_ARGS__);                                                            \
+#define CHECK_MSG(expr, ...)           \
+    do {                               \
+        if (!(expr))                   \
+            ck_abort_msg(__VA_ARGS__); \
     } while (0)
 
 #define CASES_PER_GAME 3000
@@ -92,18 +92,38 @@ static void generate(enum brute_game g, struct gen *x)
 
     memset(x, 0, sizeof(*x));
     switch (g) {
-    case BG_SG3: max_n = 10; lo = -5; hi = 5; break;
-    case BG_SG5: max_n = 7; lo = 1; hi = rng_range(2, 6); break;
-    case BG_SG6: max_n = 6; lo = -3; hi = 5; break;
-    case BG_SG8: lo = -5; hi = 5; break;
-    case BG_SG9: max_n = 6; lo = -5; hi = 9; break;
+    case BG_SG3:
+        max_n = 10;
+        lo = -5;
+        hi = 5;
+        break;
+    case BG_SG5:
+        max_n = 7;
+        lo = 1;
+        hi = rng_range(2, 6);
+        break;
+    case BG_SG6:
+        max_n = 6;
+        lo = -3;
+        hi = 5;
+        break;
+    case BG_SG8:
+        lo = -5;
+        hi = 5;
+        break;
+    case BG_SG9:
+        max_n = 6;
+        lo = -5;
+        hi = 9;
+        break;
     default: break;
     }
     if (g == BG_SG4 || g == BG_SRG) {
         x->scalar = rng_range(0, g == BG_SG4 ? 80 : 54);
         x->n = (size_t)x->scalar;
         x->arrays[0] = (struct cairn_array){ .v = &x->scalar, .n = 1 };
-        x->pb = (struct cairn_problem){ .inputs = x->arrays, .n_inputs = 1,
+        x->pb = (struct cairn_problem){ .inputs = x->arrays,
+                                        .n_inputs = 1,
                                         .limits = CAIRN_LIMITS_EXTENDED };
         return;
     }
@@ -114,7 +134,8 @@ static void generate(enum brute_game g, struct gen *x)
     }
     x->arrays[0] = (struct cairn_array){ .v = x->v, .n = x->n };
     x->arrays[1] = (struct cairn_array){ .v = x->w, .n = x->n };
-    x->pb = (struct cairn_problem){ .inputs = x->arrays, .n_inputs = g == BG_SG6 ? 2 : 1,
+    x->pb = (struct cairn_problem){ .inputs = x->arrays,
+                                    .n_inputs = g == BG_SG6 ? 2 : 1,
                                     .limits = CAIRN_LIMITS_EXTENDED };
 }
 
@@ -126,8 +147,7 @@ static const char *describe(enum brute_game g, const struct gen *x, const int32_
     if (g == BG_SG4 || g == BG_SRG)
         off += (size_t)snprintf(buf + off, sizeof(buf) - off, "n=%" PRId64, x->scalar);
     for (size_t i = 0; i < x->n && g != BG_SG4 && g != BG_SRG; i++)
-        off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%" PRId64, i ? "," : "[",
-                                x->v[i]);
+        off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%" PRId64, i ? "," : "[", x->v[i]);
     if (g != BG_SG4 && g != BG_SRG)
         off += (size_t)snprintf(buf + off, sizeof(buf) - off, "]");
     for (size_t i = 0; g == BG_SG6 && i < x->n; i++)
@@ -184,8 +204,8 @@ static void compare_listing(enum brute_game g, const struct brute_pos *pos,
     int32_t moves[BRUTE_MAX_MOVES];
     size_t k = brute_moves(pos, moves);
 
-    CHECK_MSG(a->n_moves == k, "%s: %zu legal moves listed, the rules give %zu", what,
-              a->n_moves, k);
+    CHECK_MSG(a->n_moves == k, "%s: %zu legal moves listed, the rules give %zu", what, a->n_moves,
+              k);
     for (size_t i = 0; i < k; i++) {
         struct brute_pos q = *pos;
         size_t j, seen = 0;
@@ -319,11 +339,11 @@ static void check_game(enum brute_game g, uint64_t seed)
     }
 }
 
-#define GAME_TEST(fn, game, seed)                                                                 \
-    START_TEST(fn)                                                                                \
-    {                                                                                             \
-        check_game(game, seed);                                                                   \
-    }                                                                                             \
+#define GAME_TEST(fn, game, seed) \
+    START_TEST(fn)                \
+    {                             \
+        check_game(game, seed);   \
+    }                             \
     END_TEST
 
 GAME_TEST(stone_game_matches_brute_force, BG_SG1, 877)
@@ -465,8 +485,8 @@ static void expect_error(const char *record, const char *code, const char *messa
     ck_assert_ptr_nonnull(in);
     sprintf(in, "%s\n", record);
     got = filter(in);
-    snprintf(want, sizeof(want), "\"status\":\"error\",\"error\":{\"code\":\"%s\",\"message\":\"%s\"}}",
-             code, message);
+    snprintf(want, sizeof(want),
+             "\"status\":\"error\",\"error\":{\"code\":\"%s\",\"message\":\"%s\"}}", code, message);
     ck_assert_msg(strstr(got, want) != NULL, "for %s\n got: %s\nwant: ...%s", record, got, want);
     free(got);
     free(in);
@@ -474,35 +494,41 @@ static void expect_error(const char *record, const char *code, const char *messa
 
 START_TEST(option_errors_name_the_key_and_why)
 {
-    expect_error("{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"analysis\":1}}",
-                 "bad_record", "options.analysis: expected a boolean, got an integer");
-    expect_error("{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":\"L\"}}",
-                 "bad_record", "options.play: expected an array of moves, got a string");
-    expect_error("{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"tablebase\":true}}",
-                 "bad_record",
-                 "options.tablebase: unknown option (known: limits, moves, analysis, play)");
-    expect_error("{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":[\"L\",1]}}",
-                 "invalid_input",
-                 "options.play[1]: expected \\\"L\\\" or \\\"R\\\" (stone-game moves), got an integer");
-    expect_error("{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},"
-                 "\"options\":{\"play\":[\"L\",\"R\",\"L\",\"R\",\"L\"]}}",
-                 "invalid_input",
-                 "options.play[4]: \\\"L\\\" is not a legal move: the game is over: all 4 are taken");
-    expect_error("{\"variant\":\"1140\",\"input\":{\"piles\":[2,7,9,4,4]},\"options\":{\"play\":[1,3]}}",
-                 "invalid_input",
-                 "options.play[1]: 3 is not a legal move: with M = 1 and 4 piles left, X must be 1 to 2");
+    expect_error(
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"analysis\":1}}",
+        "bad_record", "options.analysis: expected a boolean, got an integer");
+    expect_error(
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":\"L\"}}",
+        "bad_record", "options.play: expected an array of moves, got a string");
+    expect_error(
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"tablebase\":true}}",
+        "bad_record", "options.tablebase: unknown option (known: limits, moves, analysis, play)");
+    expect_error(
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":[\"L\",1]}}",
+        "invalid_input",
+        "options.play[1]: expected \\\"L\\\" or \\\"R\\\" (stone-game moves), got an integer");
+    expect_error(
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},"
+        "\"options\":{\"play\":[\"L\",\"R\",\"L\",\"R\",\"L\"]}}",
+        "invalid_input",
+        "options.play[4]: \\\"L\\\" is not a legal move: the game is over: all 4 are taken");
+    expect_error(
+        "{\"variant\":\"1140\",\"input\":{\"piles\":[2,7,9,4,4]},\"options\":{\"play\":[1,3]}}",
+        "invalid_input",
+        "options.play[1]: 3 is not a legal move: with M = 1 and 4 piles left, X must be 1 to 2");
     expect_error("{\"variant\":\"1686\",\"input\":{\"aliceValues\":[1,2],\"bobValues\":[3,1]},"
                  "\"options\":{\"play\":[1,1]}}",
-                 "invalid_input", "options.play[1]: 1 is not a legal move: stone 1 is already taken");
+                 "invalid_input",
+                 "options.play[1]: 1 is not a legal move: stone 1 is already taken");
     expect_error("{\"variant\":\"1563\",\"input\":{\"stoneValue\":[1,2]},"
                  "\"options\":{\"play\":[{\"split\":1}]}}",
                  "invalid_input",
                  "options.play[0]: expected {\\\"split\\\":K,\\\"keep\\\":\\\"L\\\"|\\\"R\\\"} "
                  "(stone-game-v moves)");
-    expect_error("{\"variant\":\"1510\",\"input\":{\"n\":10},\"options\":{\"play\":[2]}}",
-                 "invalid_input",
-                 "options.play[0]: 2 is not a legal move: a move removes a positive square (1, 4, 9, "
-                 "...) of at most the 10 stones left");
+    expect_error(
+        "{\"variant\":\"1510\",\"input\":{\"n\":10},\"options\":{\"play\":[2]}}", "invalid_input",
+        "options.play[0]: 2 is not a legal move: a move removes a positive square (1, 4, 9, "
+        "...) of at most the 10 stones left");
 }
 END_TEST
 
@@ -514,7 +540,8 @@ START_TEST(analysis_of_a_huge_root_is_bounded)
     struct cairn_buf rec = { 0 };
     char *got;
 
-    ck_assert_int_eq(cairn_buf_puts(&rec, "{\"variant\":\"stone-game-ix\",\"input\":{\"stones\":["), 0);
+    ck_assert_int_eq(cairn_buf_puts(&rec, "{\"variant\":\"stone-game-ix\",\"input\":{\"stones\":["),
+                     0);
     for (size_t i = 0; i < n; i++)
         ck_assert_int_eq(cairn_buf_puts(&rec, i ? ",1" : "1"), 0);
     row = rec.len;

@@ -57,8 +57,7 @@ static void env_init(struct env *e, const char *extra)
 
 static int start_daemon(const struct env *e)
 {
-    char *argv[] = {(char *)g_cairnd, "-c", (char *)e->cfg, "--plugins", (char *)g_plugins,
-                    NULL};
+    char *argv[] = { (char *)g_cairnd, "-c", (char *)e->cfg, "--plugins", (char *)g_plugins, NULL };
     int p = th_spawn(e->root, argv);
 
     th_wait_ready(p);
@@ -88,8 +87,10 @@ static struct th_run cairn_in(const struct env *e, const char *stdin_path, ...)
  * official examples with their expected answers (708 bytes), errors.jsonl
  * one record per kind of mistake between two good ones. */
 static const char official_jsonl[] =
-    "{\"id\":\"877-1\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":true}\n"
-    "{\"id\":\"877-2\",\"variant\":\"stone-game\",\"input\":{\"piles\":[3,7,2,3]},\"expected\":true}\n"
+    "{\"id\":\"877-1\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":"
+    "true}\n"
+    "{\"id\":\"877-2\",\"variant\":\"stone-game\",\"input\":{\"piles\":[3,7,2,3]},\"expected\":"
+    "true}\n"
     "{\"id\":\"1140-1\",\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[2,7,9,4,4]},"
     "\"expected\":10}\n"
     "{\"id\":\"1140-2\",\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5,100]},"
@@ -110,7 +111,8 @@ static const char errors_jsonl[] =
     "{\"id\":\"unknown\",\"variant\":\"no-such-game\",\"input\":{\"piles\":[1]}}\n"
     "{\"id\":\"wrong-type\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,\"4\",5]}}\n"
     "{\"id\":\"odd-length\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4]}}\n"
-    "{\"id\":\"over-official\",\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,1001]}}\n"
+    "{\"id\":\"over-official\",\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,1001]}"
+    "}\n"
     "{\"id\":\"over-extended\",\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,"
     "10000000000000000]},\"options\":{\"limits\":\"extended\"}}\n"
     "{\"id\":\"ok-last\",\"variant\":\"stone-game\",\"input\":{\"piles\":[3,7,2,3]},"
@@ -200,8 +202,7 @@ START_TEST(submit_wait_ok)
     r = cairn(&e, "submit", "--wait", off);
     TH_REQUIRE(r.status == 0, "submit --wait exited %d: %s%s", r.status, r.out, r.err);
     name = line1(r.out);
-    TH_REQUIRE(generated_name(name, "official"), "job name \"%s\" is not official-TIME-HEX",
-               name);
+    TH_REQUIRE(generated_name(name, "official"), "job name \"%s\" is not official-TIME-HEX", name);
     second = strchr(r.out, '\n') + 1;
     TH_REQUIRE(strncmp(second, name, strlen(name)) == 0 &&
                    strstr(second, ": ok, 8 records: 8 ok, 0 errors; expected answers: 8 match, "
@@ -229,7 +230,7 @@ START_TEST(submit_wait_failed)
 {
     struct env e;
     char *off = example("official.jsonl"), *file, log_text[64];
-    char *argv[] = {(char *)g_cairn, "-c", NULL, "submit", "--wait", off, NULL};
+    char *argv[] = { (char *)g_cairn, "-c", NULL, "submit", "--wait", off, NULL };
     int p;
 
     env_init(&e, NULL);
@@ -255,8 +256,8 @@ START_TEST(submit_wait_failed)
                    r.status, r.out, r.err);
         th_run_free(&r);
         r = cairn(&e, "wait", "nosuch");
-        TH_REQUIRE(r.status == 2 && strstr(r.err, "no job nosuch") != NULL, "exit %d: %s",
-                   r.status, r.err);
+        TH_REQUIRE(r.status == 2 && strstr(r.err, "no job nosuch") != NULL, "exit %d: %s", r.status,
+                   r.err);
         th_run_free(&r);
     }
     free(file);
@@ -284,8 +285,8 @@ START_TEST(submit_wait_timeout)
     /* --wait needs the output directory: refused before anything moves. */
     th_rm_tree(e.out);
     r = cairn(&e, "submit", "--wait", off);
-    TH_REQUIRE(r.status == 2 && strstr(r.err, "is it running?") != NULL, "exit %d: %s",
-               r.status, r.err);
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "is it running?") != NULL, "exit %d: %s", r.status,
+               r.err);
     ck_assert_int_eq(th_count_entries(e.in, ""), 1); /* only the first job */
     th_run_free(&r);
     free(off);
@@ -297,7 +298,7 @@ START_TEST(submit_from_pipe)
 {
     struct env e;
     char *off = example("official.jsonl"), *cmd, path[PATH_MAX], *name;
-    const char *args[3] = {"-c", NULL, NULL};
+    const char *args[3] = { "-c", NULL, NULL };
     struct th_run r;
     json_t *res;
 
@@ -339,9 +340,9 @@ START_TEST(submit_refuses_bad_files)
     r = cairn(&e, "submit", good, bad);
     TH_REQUIRE(r.status == 2, "exit %d", r.status);
     TH_REQUIRE(strstr(r.err, "bad.jsonl:3: not a JSON lines job file: not a JSON object but an "
-                             "array") != NULL, "stderr: %s", r.err);
-    TH_REQUIRE(th_count_entries(e.in, "") == 0, "left in the spool: %s",
-               th_list_dir(e.in, " "));
+                             "array") != NULL,
+               "stderr: %s", r.err);
+    TH_REQUIRE(th_count_entries(e.in, "") == 0, "left in the spool: %s", th_list_dir(e.in, " "));
     th_run_free(&r);
     r = cairn(&e, "submit", errors);
     TH_REQUIRE(r.status == 2 && strstr(r.err, "errors.jsonl:2: not a JSON lines job file: "
@@ -350,8 +351,8 @@ START_TEST(submit_refuses_bad_files)
     th_run_free(&r);
     /* --no-check hands it over as it is. */
     r = cairn(&e, "submit", "--no-check", errors);
-    TH_REQUIRE(r.status == 0 && th_count_entries(e.in, "errors-") == 1, "exit %d: %s",
-               r.status, r.err);
+    TH_REQUIRE(r.status == 0 && th_count_entries(e.in, "errors-") == 1, "exit %d: %s", r.status,
+               r.err);
     th_run_free(&r);
     r = cairn(&e, "submit", "/nonexistent/x.jsonl");
     TH_REQUIRE(r.status == 2 && strstr(r.err, "/nonexistent/x.jsonl") != NULL, "exit %d: %s",
@@ -373,8 +374,8 @@ START_TEST(submit_name_taken)
     TH_REQUIRE(r.status == 0 && strcmp(r.out, "mine\n") == 0, "exit %d: %s", r.status, r.err);
     th_run_free(&r);
     r = cairn(&e, "submit", "--name", "mine.jsonl", off);
-    TH_REQUIRE(r.status == 2 && strstr(r.err, "it is waiting in the spool") != NULL,
-               "exit %d: %s", r.status, r.err);
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "it is waiting in the spool") != NULL, "exit %d: %s",
+               r.status, r.err);
     th_run_free(&r);
     /* Once finished, the name is still taken: its summary would be replaced. */
     start_daemon(&e);
@@ -384,12 +385,12 @@ START_TEST(submit_name_taken)
         TH_EVENTUALLY(th_exists(done), DEADLINE_MS, "mine never finished");
     }
     r = cairn(&e, "submit", "--name", "mine", off);
-    TH_REQUIRE(r.status == 2 && strstr(r.err, "has a summary") != NULL, "exit %d: %s",
-               r.status, r.err);
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "has a summary") != NULL, "exit %d: %s", r.status,
+               r.err);
     th_run_free(&r);
     r = cairn(&e, "submit", "--name", ".hidden", off);
-    TH_REQUIRE(r.status == 2 && strstr(r.err, "not a job name") != NULL, "exit %d: %s",
-               r.status, r.err);
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "not a job name") != NULL, "exit %d: %s", r.status,
+               r.err);
     th_run_free(&r);
     free(off);
     th_cleanup();
@@ -414,8 +415,15 @@ START_TEST(bad_spool)
     th_run_free(&r);
     if (geteuid() == 0) {
         /* root writes anywhere: ask as nobody, who may enter but not write. */
-        const char *args[] = {"--reuid=65534", "--regid=65534", "--clear-groups", g_cairn,
-                              "-c", e.cfg, "submit", off, NULL};
+        const char *args[] = { "--reuid=65534",
+                               "--regid=65534",
+                               "--clear-groups",
+                               g_cairn,
+                               "-c",
+                               e.cfg,
+                               "submit",
+                               off,
+                               NULL };
         chmod(th_top, 0755);
         chmod(e.root, 0755);
         r = th_run_cairnd("/usr/bin/setpriv", e.root, args);
@@ -428,8 +436,8 @@ START_TEST(bad_spool)
                "exit %d: %s", r.status, r.err);
     th_run_free(&r);
     r = cairn(&e, "frobnicate");
-    TH_REQUIRE(r.status == 2 && strstr(r.err, "unknown command") != NULL, "exit %d: %s",
-               r.status, r.err);
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "unknown command") != NULL, "exit %d: %s", r.status,
+               r.err);
     th_run_free(&r);
     r = cairn(&e, "status", "--join");
     TH_REQUIRE(r.status == 2 && strstr(r.err, "--join is not an option of \"status\"") != NULL,
@@ -444,7 +452,7 @@ END_TEST
  * 300 piles is about a millisecond a record. */
 static void drop_slow_job(const struct env *e, const char *name, int records)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
     int n, k;
 
     for (n = 0; n < records; n++) {
@@ -459,8 +467,8 @@ static void drop_slow_job(const struct env *e, const char *name, int records)
 
 /* A daemon's status file (client/statusfile.h), as host and pid, last
  * updated age_s ago. */
-static void write_status_file_as(const struct env *e, const char *name, const char *host,
-                                 long pid, double age_s, const char *active_json)
+static void write_status_file_as(const struct env *e, const char *name, const char *host, long pid,
+                                 double age_s, const char *active_json)
 {
     char dir[PATH_MAX], path[PATH_MAX], now[32], text[2048];
     time_t t = time(NULL) - (time_t)age_s;
@@ -572,9 +580,10 @@ START_TEST(status_shows_the_queue)
                           "{\"job\":\"w1\",\"input\":\"w1.jsonl\",\"size\":708,\"bytes\":1,"
                           "\"records\":1,\"started\":\"2026-11-30T21:00:01.000Z\"}");
         write_status_file_as(&e, "idle.json", host, (long)getpid(), 60, "");
-        write_status_file_as(&e, "gone.json", host, (long)dead, 0,
-                             "{\"job\":\"slow\",\"input\":\"slow.jsonl\",\"size\":1000000,"
-                             "\"bytes\":999999,\"records\":1,\"started\":\"2026-11-30T21:00:01.000Z\"}");
+        write_status_file_as(
+            &e, "gone.json", host, (long)dead, 0,
+            "{\"job\":\"slow\",\"input\":\"slow.jsonl\",\"size\":1000000,"
+            "\"bytes\":999999,\"records\":1,\"started\":\"2026-11-30T21:00:01.000Z\"}");
         snprintf(idle_who, sizeof(idle_who), "%s pid %ld, cairnd 0.1.0: idle, no update for 6",
                  host, (long)getpid());
         snprintf(gone_who, sizeof(gone_who), "%s pid %ld: gone (no such process here", host,
@@ -604,8 +613,8 @@ START_TEST(status_shows_the_queue)
     TH_EVENTUALLY(th_exists(path), 240000, "slow never finished");
     r = cairn(&e, "status");
     TH_REQUIRE(strstr(r.out, "waiting: 0\n") && strstr(r.out, "done:    3\n") &&
-                   strstr(r.out, "failed:  1\nlatest failures:\n") &&
-                   strstr(r.out, "broken: ") && strstr(r.out, "regular file"),
+                   strstr(r.out, "failed:  1\nlatest failures:\n") && strstr(r.out, "broken: ") &&
+                   strstr(r.out, "regular file"),
                "after the run:\n%s", r.out);
     th_run_free(&r);
     r = cairn(&e, "status", "--json");
@@ -645,8 +654,8 @@ START_TEST(retry_requeues_and_resets_attempts)
     json_decref(s);
     /* Not failed jobs: refused, and nothing moves. */
     r = cairn(&e, "retry", "broken", "nosuch");
-    TH_REQUIRE(r.status == 2 && strstr(r.err, "nosuch is not a failed job") != NULL,
-               "exit %d: %s", r.status, r.err);
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "nosuch is not a failed job") != NULL, "exit %d: %s",
+               r.status, r.err);
     TH_REQUIRE(th_exists(failed), "broken moved although the command was refused");
     th_run_free(&r);
     /* The user repairs it (a regular file in place of the link), and the
@@ -660,8 +669,8 @@ START_TEST(retry_requeues_and_resets_attempts)
     snprintf(text, sizeof(text), "%llu 2\n", (unsigned long long)st.st_ino);
     th_write_text(att, text);
     r = cairn(&e, "retry", "broken");
-    TH_REQUIRE(r.status == 0 && strcmp(r.out, "broken: requeued\n") == 0, "exit %d: %s%s",
-               r.status, r.out, r.err);
+    TH_REQUIRE(r.status == 0 && strcmp(r.out, "broken: requeued\n") == 0, "exit %d: %s%s", r.status,
+               r.out, r.err);
     th_run_free(&r);
     TH_EVENTUALLY(th_exists(sum) && th_file_contains(sum, "\"status\":\"ok\""), DEADLINE_MS,
                   "the retried job did not succeed (quarantined again by its old count?)");
@@ -675,8 +684,8 @@ START_TEST(retry_requeues_and_resets_attempts)
     TH_IN(tmp, &e, ".cairn/failed/other.jsonl");
     TH_EVENTUALLY(th_exists(tmp), DEADLINE_MS, "other never failed");
     r = cairn(&e, "retry", "--failed");
-    TH_REQUIRE(r.status == 0 && strcmp(r.out, "other: requeued\n") == 0, "exit %d: %s%s",
-               r.status, r.out, r.err);
+    TH_REQUIRE(r.status == 0 && strcmp(r.out, "other: requeued\n") == 0, "exit %d: %s%s", r.status,
+               r.out, r.err);
     th_run_free(&r);
     TH_IN(failed, &e, ".cairn/failed/other.jsonl");
     TH_EVENTUALLY(th_exists(failed), DEADLINE_MS, "other did not fail again");
@@ -726,9 +735,9 @@ START_TEST(results_and_join)
                "line 1 is not the input as written: %s", r.out);
     ck_assert_int_eq(th_int_field(lines[1], "line"), 3);
     ck_assert_str_eq(th_str_field(lines[1], "input"), "{\"id\":\"x\",\"variant\"");
-    ck_assert_str_eq(th_str_field(json_object_get(json_object_get(lines[1], "result"), "error"),
-                                  "code"),
-                     "bad_json");
+    ck_assert_str_eq(
+        th_str_field(json_object_get(json_object_get(lines[1], "result"), "error"), "code"),
+        "bad_json");
     ck_assert_int_eq(th_int_field(json_object_get(lines[2], "result"), "line"), 4);
     ck_assert_str_eq(th_str_field(json_object_get(lines[2], "input"), "id"), "last");
     th_free_lines(lines, n);
@@ -751,8 +760,8 @@ START_TEST(join_without_kept_inputs)
     r = cairn(&e, "submit", "--name", "early", off);
     th_run_free(&r);
     r = cairn(&e, "results", "early");
-    TH_REQUIRE(r.status == 1 && strstr(r.err, "not finished: it is waiting") != NULL,
-               "exit %d: %s", r.status, r.err);
+    TH_REQUIRE(r.status == 1 && strstr(r.err, "not finished: it is waiting") != NULL, "exit %d: %s",
+               r.status, r.err);
     th_run_free(&r);
     start_daemon(&e);
     r = cairn(&e, "submit", "--wait", "--name", "gone", off);
@@ -782,14 +791,14 @@ START_TEST(long_job_names)
     name[245] = '\0';
     start_daemon(&e);
     r = cairn(&e, "submit", "--wait", "--name", name, off);
-    TH_REQUIRE(r.status == 0 && strstr(r.out, ": ok, 8 records") != NULL, "exit %d: %s%s",
-               r.status, r.out, r.err);
+    TH_REQUIRE(r.status == 0 && strstr(r.out, ": ok, 8 records") != NULL, "exit %d: %s%s", r.status,
+               r.out, r.err);
     th_run_free(&r);
     TH_REQUIRE(th_count_entries(e.out, "nnnn") == 2 && th_count_entries(e.out, name) == 0,
                "outputs are not cut: %s", th_list_dir(e.out, " "));
     r = cairn(&e, "results", name);
-    TH_REQUIRE(r.status == 0 && strstr(r.out, "\"id\":\"877-1\"") != NULL, "exit %d: %s",
-               r.status, r.err);
+    TH_REQUIRE(r.status == 0 && strstr(r.out, "\"id\":\"877-1\"") != NULL, "exit %d: %s", r.status,
+               r.err);
     th_run_free(&r);
     free(off);
     th_cleanup();
@@ -804,11 +813,10 @@ START_TEST(report_text)
 
     env_init(&e, NULL);
     th_pathf(wrong, "%s/wrong.jsonl", e.root);
-    th_write_text(wrong,
-                  "{\"id\":\"m1\",\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]},"
-                  "\"expected\":\"Alice\"}\n"
-                  "{\"id\":\"m2\",\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},"
-                  "\"expected\":true}\n");
+    th_write_text(wrong, "{\"id\":\"m1\",\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]},"
+                         "\"expected\":\"Alice\"}\n"
+                         "{\"id\":\"m2\",\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},"
+                         "\"expected\":true}\n");
     start_daemon(&e);
     r = cairn(&e, "submit", "--wait", "--name", "off", off);
     th_run_free(&r);
@@ -856,7 +864,7 @@ START_TEST(report_text)
     th_run_free(&r);
     /* ... and without the spool (no -c, no --input), "unavailable". */
     {
-        const char *args[] = {"report", e.out, "wrong", NULL};
+        const char *args[] = { "report", e.out, "wrong", NULL };
         r = th_run_cairnd(g_cairn, e.root, args);
     }
     TH_REQUIRE(r.status == 0 && strstr(r.out, "jobs: 1 (1 ok, 0 failed); records: 2") &&
@@ -867,8 +875,7 @@ START_TEST(report_text)
     TH_REQUIRE(r.status == 2 && strstr(r.err, "no job nosuch"), "exit %d: %s", r.status, r.err);
     th_run_free(&r);
     r = cairn(&e, "report", e.in);
-    TH_REQUIRE(r.status == 2 && strstr(r.err, "no job summaries"), "exit %d: %s", r.status,
-               r.err);
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "no job summaries"), "exit %d: %s", r.status, r.err);
     th_run_free(&r);
     free(off);
     free(errors);
@@ -882,7 +889,7 @@ START_TEST(progress_on_a_terminal)
 {
     struct env e;
     char *off = example("official.jsonl"), *cmd, *file, active[512], logp[PATH_MAX];
-    char *argv[] = {"/usr/bin/script", "-qec", NULL, "/dev/null", NULL};
+    char *argv[] = { "/usr/bin/script", "-qec", NULL, "/dev/null", NULL };
     int p;
 
     if (access("/usr/bin/script", X_OK) != 0) {
@@ -952,8 +959,7 @@ int main(void)
     g_cairn = getenv("CAIRN_TEST_CAIRN");
     g_cairnd = getenv("CAIRN_TEST_CAIRND");
     g_plugins = getenv("CAIRN_TEST_PLUGIN_DIR");
-    if (g_cairn == NULL || g_cairnd == NULL || g_plugins == NULL ||
-        access(g_cairn, X_OK) != 0) {
+    if (g_cairn == NULL || g_cairnd == NULL || g_plugins == NULL || access(g_cairn, X_OK) != 0) {
         fprintf(stderr, "test_client: CAIRN_TEST_CAIRN, CAIRN_TEST_CAIRND and "
                         "CAIRN_TEST_PLUGIN_DIR must be set (meson test sets them)\n");
         return EXIT_FAILURE;
@@ -962,8 +968,9 @@ int main(void)
         return EXIT_FAILURE;
     atexit(th_cleanup_top);
     {
-        static const struct { const char *name, *text; } fx[] = {
-            {"official.jsonl", official_jsonl}, {"errors.jsonl", errors_jsonl}};
+        static const struct {
+            const char *name, *text;
+        } fx[] = { { "official.jsonl", official_jsonl }, { "errors.jsonl", errors_jsonl } };
         size_t i;
 
         for (i = 0; i < 2; i++) {
@@ -971,8 +978,7 @@ int main(void)
             FILE *f;
 
             snprintf(path, sizeof(path), "%s/%s", th_top, fx[i].name);
-            if ((f = fopen(path, "w")) == NULL || fputs(fx[i].text, f) == EOF ||
-                fclose(f) != 0) {
+            if ((f = fopen(path, "w")) == NULL || fputs(fx[i].text, f) == EOF || fclose(f) != 0) {
                 perror(path);
                 return EXIT_FAILURE;
             }

@@ -204,11 +204,11 @@ START_TEST(metrics_labels_name_the_bad_label)
     static const struct {
         const char *json, *label, *rule;
     } bad[] = {
-        {"{\"metrics_labels\": {\"ok\": \"1\", \"in-stance\": \"a\"}}", "\"in-stance\"",
-         "[a-zA-Z_][a-zA-Z0-9_]*"},
-        {"{\"metrics_labels\": {\"__x\": \"a\"}}", "\"__x\"", "reserved"},
-        {"{\"metrics_labels\": {\"variant\": \"a\"}}", "\"variant\"", "cairn sets"},
-        {"{\"metrics_labels\": {\"node\": 7}}", "\"node\"", "non-empty string"},
+        { "{\"metrics_labels\": {\"ok\": \"1\", \"in-stance\": \"a\"}}", "\"in-stance\"",
+          "[a-zA-Z_][a-zA-Z0-9_]*" },
+        { "{\"metrics_labels\": {\"__x\": \"a\"}}", "\"__x\"", "reserved" },
+        { "{\"metrics_labels\": {\"variant\": \"a\"}}", "\"variant\"", "cairn sets" },
+        { "{\"metrics_labels\": {\"node\": 7}}", "\"node\"", "non-empty string" },
     };
     size_t i;
 
@@ -216,8 +216,7 @@ START_TEST(metrics_labels_name_the_bad_label)
         struct cairn_config cfg = defaults();
         char *path, *err = NULL;
 
-        ck_assert_int_eq(load_text(&cfg, "{\"metrics_labels\": {\"keep\": \"me\"}}", &path,
-                                   &err),
+        ck_assert_int_eq(load_text(&cfg, "{\"metrics_labels\": {\"keep\": \"me\"}}", &path, &err),
                          0);
         free(path);
         ck_assert_int_eq(load_text(&cfg, bad[i].json, &path, &err), -EINVAL);
@@ -259,47 +258,47 @@ static const struct {
     const char *json;
     const char *key;
 } wrong[] = {
-    {"{\"threads\": \"4\"}", "threads"},
-    {"{\"threads\": 1.5}", "threads"},
-    {"{\"threads\": -2}", "threads"},
-    {"{\"threads\": 100000}", "threads"},
-    {"{\"keep_inputs\": 1}", "keep_inputs"},
-    {"{\"keep_inputs\": \"true\"}", "keep_inputs"},
-    {"{\"limits\": \"fast\"}", "limits"},
-    {"{\"limits\": 1}", "limits"},
-    {"{\"log_level\": \"loud\"}", "log_level"},
-    {"{\"log_level\": null}", "log_level"},
-    {"{\"min_age_ms\": -1}", "min_age_ms"},
-    {"{\"min_age_ms\": true}", "min_age_ms"},
-    {"{\"max_attempts\": 0}", "max_attempts"},
-    {"{\"max_line_bytes\": 10}", "max_line_bytes"},
-    {"{\"rescan_interval_s\": \"30\"}", "rescan_interval_s"},
-    {"{\"rescan_interval_s\": -1}", "rescan_interval_s"},
-    {"{\"shutdown_timeout_s\": []}", "shutdown_timeout_s"},
-    {"{\"solve_timeout_s\": -1}", "solve_timeout_s"},
-    {"{\"solve_timeout_s\": \"60\"}", "solve_timeout_s"},
-    {"{\"metrics_file\": \"\"}", "metrics_file"},
-    {"{\"metrics_file\": 5}", "metrics_file"},
-    {"{\"plugin_dir\": null}", "plugin_dir"},
-    {"{\"plugin_dir\": []}", "plugin_dir"},
-    {"{\"plugin_dir\": [\"/a\", \"\"]}", "plugin_dir"},
-    {"{\"plugin_dir\": [\"/a\", \"/b:/c\"]}", "plugin_dir"},
-    {"{\"plugin_dir\": [\"/a\", 5]}", "plugin_dir"},
-    {"{\"plugin_dir\": \"/a::/b\"}", "plugin_dir"},
-    {"{\"plugin_dir\": \":/a\"}", "plugin_dir"},
-    {"{\"plugin_dir\": \"/a:\"}", "plugin_dir"},
-    {"{\"input_dir\": {}}", "input_dir"},
-    {"{\"default_variant\": 877}", "default_variant"},
-    {"{\"metrics_labels\": \"instance=node7\"}", "metrics_labels"},
-    {"{\"metrics_labels\": [\"instance\"]}", "metrics_labels"},
-    {"{\"metrics_labels\": {\"instance\": 7}}", "metrics_labels"},
-    {"{\"metrics_labels\": {\"instance\": \"\"}}", "metrics_labels"},
-    {"{\"metrics_labels\": {\"1st\": \"a\"}}", "metrics_labels"},
-    {"{\"metrics_labels\": {\"in-stance\": \"a\"}}", "metrics_labels"},
-    {"{\"metrics_labels\": {\"\": \"a\"}}", "metrics_labels"},
-    {"{\"metrics_labels\": {\"__name__\": \"a\"}}", "metrics_labels"},
-    {"{\"metrics_labels\": {\"status\": \"a\"}}", "metrics_labels"},
-    {"{\"metrics_labels\": {\"le\": \"a\"}}", "metrics_labels"},
+    { "{\"threads\": \"4\"}", "threads" },
+    { "{\"threads\": 1.5}", "threads" },
+    { "{\"threads\": -2}", "threads" },
+    { "{\"threads\": 100000}", "threads" },
+    { "{\"keep_inputs\": 1}", "keep_inputs" },
+    { "{\"keep_inputs\": \"true\"}", "keep_inputs" },
+    { "{\"limits\": \"fast\"}", "limits" },
+    { "{\"limits\": 1}", "limits" },
+    { "{\"log_level\": \"loud\"}", "log_level" },
+    { "{\"log_level\": null}", "log_level" },
+    { "{\"min_age_ms\": -1}", "min_age_ms" },
+    { "{\"min_age_ms\": true}", "min_age_ms" },
+    { "{\"max_attempts\": 0}", "max_attempts" },
+    { "{\"max_line_bytes\": 10}", "max_line_bytes" },
+    { "{\"rescan_interval_s\": \"30\"}", "rescan_interval_s" },
+    { "{\"rescan_interval_s\": -1}", "rescan_interval_s" },
+    { "{\"shutdown_timeout_s\": []}", "shutdown_timeout_s" },
+    { "{\"solve_timeout_s\": -1}", "solve_timeout_s" },
+    { "{\"solve_timeout_s\": \"60\"}", "solve_timeout_s" },
+    { "{\"metrics_file\": \"\"}", "metrics_file" },
+    { "{\"metrics_file\": 5}", "metrics_file" },
+    { "{\"plugin_dir\": null}", "plugin_dir" },
+    { "{\"plugin_dir\": []}", "plugin_dir" },
+    { "{\"plugin_dir\": [\"/a\", \"\"]}", "plugin_dir" },
+    { "{\"plugin_dir\": [\"/a\", \"/b:/c\"]}", "plugin_dir" },
+    { "{\"plugin_dir\": [\"/a\", 5]}", "plugin_dir" },
+    { "{\"plugin_dir\": \"/a::/b\"}", "plugin_dir" },
+    { "{\"plugin_dir\": \":/a\"}", "plugin_dir" },
+    { "{\"plugin_dir\": \"/a:\"}", "plugin_dir" },
+    { "{\"input_dir\": {}}", "input_dir" },
+    { "{\"default_variant\": 877}", "default_variant" },
+    { "{\"metrics_labels\": \"instance=node7\"}", "metrics_labels" },
+    { "{\"metrics_labels\": [\"instance\"]}", "metrics_labels" },
+    { "{\"metrics_labels\": {\"instance\": 7}}", "metrics_labels" },
+    { "{\"metrics_labels\": {\"instance\": \"\"}}", "metrics_labels" },
+    { "{\"metrics_labels\": {\"1st\": \"a\"}}", "metrics_labels" },
+    { "{\"metrics_labels\": {\"in-stance\": \"a\"}}", "metrics_labels" },
+    { "{\"metrics_labels\": {\"\": \"a\"}}", "metrics_labels" },
+    { "{\"metrics_labels\": {\"__name__\": \"a\"}}", "metrics_labels" },
+    { "{\"metrics_labels\": {\"status\": \"a\"}}", "metrics_labels" },
+    { "{\"metrics_labels\": {\"le\": \"a\"}}", "metrics_labels" },
 };
 
 /* plugin_dir takes a list (issue 12): a colon-separated string or an
@@ -309,9 +308,8 @@ START_TEST(plugin_dir_takes_a_list)
     struct cairn_config cfg = defaults();
     char *path, *err = NULL;
 
-    ck_assert_int_eq(load_text(&cfg, "{\"plugin_dir\": [\"/usr/lib/p\", \"my plugins\"]}", &path,
-                               &err),
-                     0);
+    ck_assert_int_eq(
+        load_text(&cfg, "{\"plugin_dir\": [\"/usr/lib/p\", \"my plugins\"]}", &path, &err), 0);
     ck_assert_str_eq(cfg.plugin_dir, "/usr/lib/p:my plugins");
     free(path);
     ck_assert_int_eq(load_text(&cfg, "{\"plugin_dir\": \"/a:/b\"}", &path, &err), 0);
@@ -352,8 +350,7 @@ START_TEST(invalid_json_names_line_and_column)
     ck_assert_int_eq(rc, -EINVAL);
     ck_assert_ptr_nonnull(err);
     prefix = th_xasprintf("%s:", path);
-    ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0, "does not start with file: %s",
-                  err);
+    ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0, "does not start with file: %s", err);
     ck_assert_msg(sscanf(err + strlen(prefix), "%d:%d:%n", &line, &col, &n) == 2 && n > 0,
                   "no line:column in: %s", err);
     ck_assert_int_eq(line, 3);
@@ -415,8 +412,7 @@ START_TEST(duplicate_key_is_refused)
     struct cairn_config cfg = defaults();
     char *path, *err = NULL;
 
-    ck_assert_int_eq(load_text(&cfg, "{\"threads\": 1,\n \"threads\": 2}\n", &path, &err),
-                     -EINVAL);
+    ck_assert_int_eq(load_text(&cfg, "{\"threads\": 1,\n \"threads\": 2}\n", &path, &err), -EINVAL);
     ck_assert_ptr_nonnull(err);
     ck_assert_msg(strstr(err, path) != NULL, "no file name in: %s", err);
     ck_assert_msg(strstr(err, "threads") != NULL, "no key in: %s", err);
@@ -458,11 +454,20 @@ END_TEST
 static const struct {
     const char *key, *value;
 } bad_set[] = {
-    {"threads", "four"}, {"threads", "-1"},     {"threads", "4x"},  {"threads", ""},
-    {"threads", "2.5"},  {"threads", "100000"}, {"limits", "fast"}, {"limits", "OFFICIAL"},
-    {"limits", ""},      {"max_attempts", "0"}, {"log_level", "loud"},
-    {"metrics_labels", "instance=node7"}, {"metrics_labels", "{\"a\":\"1\",\"a\":\"2\"}"},
-    {"metrics_labels", "{\"le\":\"1\"}"},
+    { "threads", "four" },
+    { "threads", "-1" },
+    { "threads", "4x" },
+    { "threads", "" },
+    { "threads", "2.5" },
+    { "threads", "100000" },
+    { "limits", "fast" },
+    { "limits", "OFFICIAL" },
+    { "limits", "" },
+    { "max_attempts", "0" },
+    { "log_level", "loud" },
+    { "metrics_labels", "instance=node7" },
+    { "metrics_labels", "{\"a\":\"1\",\"a\":\"2\"}" },
+    { "metrics_labels", "{\"le\":\"1\"}" },
 };
 
 START_TEST(set_refuses_bad_values)
@@ -589,21 +594,20 @@ START_TEST(cairnd_check_names_bad_key)
     static const struct {
         const char *json, *key;
     } bad[] = {
-        {"{\"threads\": \"4\"}", "threads"},
-        {"{\"thread_count\": 4}", "thread_count"},
-        {"{\"limits\": \"fast\"}", "limits"},
+        { "{\"threads\": \"4\"}", "threads" },
+        { "{\"thread_count\": 4}", "thread_count" },
+        { "{\"limits\": \"fast\"}", "limits" },
     };
     char *plugins = plugin_dir_copy();
     size_t i;
 
     for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char *cfg = write_file("bad.json", bad[i].json);
-        struct th_run r = run_cairnd(
-            (const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
+        struct th_run r =
+            run_cairnd((const char *const[]){ "--check", "-c", cfg, "--plugins", plugins, NULL });
 
         ck_assert_msg(r.status == 2, "%s: exit %d, stderr: %s", bad[i].json, r.status, r.err);
-        ck_assert_msg(strstr(r.err, bad[i].key) != NULL, "stderr lacks %s: %s", bad[i].key,
-                      r.err);
+        ck_assert_msg(strstr(r.err, bad[i].key) != NULL, "stderr lacks %s: %s", bad[i].key, r.err);
         ck_assert_msg(strstr(r.err, cfg) != NULL, "stderr lacks %s: %s", cfg, r.err);
         free(r.out);
         free(r.err);
@@ -619,15 +623,15 @@ START_TEST(cairnd_check_good_config)
     char *cfg = write_file("good.json", "{\"threads\": 2, \"limits\": \"extended\"}\n");
     struct th_run r;
 
-    r = run_cairnd((const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
+    r = run_cairnd((const char *const[]){ "--check", "-c", cfg, "--plugins", plugins, NULL });
     ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
     ck_assert_msg(strstr(r.out, "stone-game") != NULL, "stdout: %s", r.out);
     free(r.out);
     free(r.err);
 
     /* A bad command-line value is a usage error naming the key. */
-    r = run_cairnd((const char *const[]){"--check", "-c", cfg, "--plugins", plugins,
-                                         "--threads", "many", NULL});
+    r = run_cairnd((const char *const[]){ "--check", "-c", cfg, "--plugins", plugins, "--threads",
+                                          "many", NULL });
     ck_assert_msg(r.status == 2, "exit %d, stderr: %s", r.status, r.err);
     ck_assert_msg(strstr(r.err, "threads") != NULL, "stderr: %s", r.err);
     free(r.out);
@@ -643,7 +647,7 @@ START_TEST(cairnd_missing_config_is_named)
     char *missing = th_xasprintf("%s/absent.json", plugins);
     struct th_run r;
 
-    r = run_cairnd((const char *const[]){"--check", "-c", missing, "--plugins", plugins, NULL});
+    r = run_cairnd((const char *const[]){ "--check", "-c", missing, "--plugins", plugins, NULL });
     ck_assert_msg(r.status == 2, "exit %d, stderr: %s", r.status, r.err);
     ck_assert_msg(strstr(r.err, missing) != NULL, "stderr: %s", r.err);
     free(r.out);
@@ -670,8 +674,8 @@ START_TEST(cairnd_check_refuses_overlapping_dirs)
     bad_out[2] = th_xasprintf("%s", top);          /* around it */
     bad_out[3] = th_xasprintf("%s/results", link); /* inside, through a link */
     for (i = 0; i < 4; i++) {
-        r = run_cairnd((const char *const[]){"--check", "--plugins", plugins, "--input", in,
-                                             "--output", bad_out[i], NULL});
+        r = run_cairnd((const char *const[]){ "--check", "--plugins", plugins, "--input", in,
+                                              "--output", bad_out[i], NULL });
         ck_assert_msg(r.status == 2, "--output %s: exit %d, stderr: %s", bad_out[i], r.status,
                       r.err);
         ck_assert_msg(strstr(r.err, "input_dir") != NULL && strstr(r.err, "output_dir") != NULL,
@@ -681,8 +685,8 @@ START_TEST(cairnd_check_refuses_overlapping_dirs)
         free(bad_out[i]);
     }
     out = th_xasprintf("%s/out", top);
-    r = run_cairnd(
-        (const char *const[]){"--check", "--plugins", plugins, "--input", in, "--output", out, NULL});
+    r = run_cairnd((const char *const[]){ "--check", "--plugins", plugins, "--input", in,
+                                          "--output", out, NULL });
     ck_assert_msg(r.status == 0, "siblings refused: exit %d, stderr: %s", r.status, r.err);
     free(r.out);
     free(r.err);
@@ -710,8 +714,8 @@ START_TEST(cairnd_check_refuses_symlinked_state_dirs)
     ck_assert_int_eq(mkdir(elsewhere, 0755), 0);
     /* .cairn a link to a real directory */
     ck_assert_int_eq(symlink(elsewhere, state), 0);
-    r = run_cairnd(
-        (const char *const[]){"--check", "--plugins", plugins, "--input", in, "--output", out, NULL});
+    r = run_cairnd((const char *const[]){ "--check", "--plugins", plugins, "--input", in,
+                                          "--output", out, NULL });
     ck_assert_msg(r.status == 2 && strstr(r.err, "symbolic link") != NULL,
                   ".cairn a symlink: exit %d, stderr: %s", r.status, r.err);
     free(r.out);
@@ -720,8 +724,8 @@ START_TEST(cairnd_check_refuses_symlinked_state_dirs)
     ck_assert_int_eq(unlink(state), 0);
     ck_assert_int_eq(mkdir(state, 0755), 0);
     ck_assert_int_eq(symlink(elsewhere, active), 0);
-    r = run_cairnd(
-        (const char *const[]){"--check", "--plugins", plugins, "--input", in, "--output", out, NULL});
+    r = run_cairnd((const char *const[]){ "--check", "--plugins", plugins, "--input", in,
+                                          "--output", out, NULL });
     ck_assert_msg(r.status == 2 && strstr(r.err, "symbolic link") != NULL,
                   ".cairn/active a symlink: exit %d, stderr: %s", r.status, r.err);
     free(r.out);
@@ -741,16 +745,16 @@ END_TEST
  * or never, so it is refused where it is set. */
 START_TEST(cairnd_check_refuses_metrics_file_paths)
 {
-    static const char *const bad[] = {"sub/metrics.prom", "../metrics.prom", "..", ".",
-                                      "/tmp/metrics.prom"};
+    static const char *const bad[] = { "sub/metrics.prom", "../metrics.prom", "..", ".",
+                                       "/tmp/metrics.prom" };
     char *plugins = plugin_dir_copy();
     size_t i;
 
     for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char *json = th_xasprintf("{\"metrics_file\": \"%s\"}", bad[i]);
         char *cfg = write_file("metrics.json", json);
-        struct th_run r = run_cairnd(
-            (const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
+        struct th_run r =
+            run_cairnd((const char *const[]){ "--check", "-c", cfg, "--plugins", plugins, NULL });
 
         ck_assert_msg(r.status == 2, "%s: exit %d, stderr: %s", json, r.status, r.err);
         ck_assert_msg(strstr(r.err, "metrics_file") != NULL, "%s: stderr: %s", json, r.err);
@@ -778,30 +782,31 @@ START_TEST(cairnd_writes_metrics_labels)
                         "\"metrics_labels\": {\"instance\": \"node7\", \"rack\": \"r\\\"2\"}}",
                         in, out);
     cfg = write_file("labels.json", json);
-    r = run_cairnd((const char *const[]){"--once", "-c", cfg, "--plugins", plugins, NULL});
+    r = run_cairnd((const char *const[]){ "--once", "-c", cfg, "--plugins", plugins, NULL });
     ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
     th_run_free(&r);
     text = th_read_file(prom, NULL);
     for (line = text; *line != '\0'; line = strchr(line, '\n') + 1) {
         if (*line != '#') {
             ck_assert_msg(strncmp(line, "cairn_", 6) == 0, "odd line in %s", text);
-            ck_assert_msg(strstr(line, "{instance=\"node7\",rack=\"r\\\"2\"") ==
-                              strchr(line, '{') && strchr(line, '{') != NULL,
-                          "a series without the labels first: %.*s",
-                          (int)(strchr(line, '\n') - line), line);
+            ck_assert_msg(
+                strstr(line, "{instance=\"node7\",rack=\"r\\\"2\"") == strchr(line, '{') &&
+                    strchr(line, '{') != NULL,
+                "a series without the labels first: %.*s", (int)(strchr(line, '\n') - line), line);
             samples++;
         }
     }
     ck_assert_uint_gt(samples, 20);
     ck_assert_ptr_nonnull(strstr(text, "\ncairn_jobs_total{instance=\"node7\",rack=\"r\\\"2\","
                                        "status=\"ok\"} 0\n"));
-    ck_assert_ptr_nonnull(strstr(text, "\ncairn_jobs_active{instance=\"node7\",rack=\"r\\\"2\"} 0\n"));
+    ck_assert_ptr_nonnull(
+        strstr(text, "\ncairn_jobs_active{instance=\"node7\",rack=\"r\\\"2\"} 0\n"));
     free(text);
     free(cfg);
     free(json);
 
     cfg = write_file("bad-labels.json", "{\"metrics_labels\": {\"code\": \"x\"}}");
-    r = run_cairnd((const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
+    r = run_cairnd((const char *const[]){ "--check", "-c", cfg, "--plugins", plugins, NULL });
     ck_assert_msg(r.status == 2, "exit %d, stderr: %s", r.status, r.err);
     ck_assert_msg(strstr(r.err, "metrics_labels") != NULL && strstr(r.err, "\"code\"") != NULL,
                   "stderr: %s", r.err);
@@ -867,22 +872,22 @@ START_TEST(cairnd_check_refuses_unusable_dirs)
     const struct {
         const char *in, *out, *key, *path;
     } bad[] = {
-        { in, out, "input_dir", in },         /* in not created yet */
-        { file, out, "input_dir", file },     /* a file */
-        { top, file, "output_dir", file },    /* a file */
-        { top, deep, "output_dir", deep },    /* parent missing */
+        { in, out, "input_dir", in },      /* in not created yet */
+        { file, out, "input_dir", file },  /* a file */
+        { top, file, "output_dir", file }, /* a file */
+        { top, deep, "output_dir", deep }, /* parent missing */
     };
     size_t i, m;
 
     th_write_text(file, "not a directory\n");
     for (m = 0; m < 2; m++)
         for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-            const char *args[] = { modes[m], "--plugins", plugins, "--input", bad[i].in,
-                                   "--output", bad[i].out, NULL };
+            const char *args[] = { modes[m],  "--plugins", plugins,    "--input",
+                                   bad[i].in, "--output",  bad[i].out, NULL };
             struct th_run r = run_cairnd(args);
 
-            ck_assert_msg(r.status == 2, "%s case %zu: exit %d, stderr: %s", modes[m], i,
-                          r.status, r.err);
+            ck_assert_msg(r.status == 2, "%s case %zu: exit %d, stderr: %s", modes[m], i, r.status,
+                          r.err);
             ck_assert_msg(strstr(r.err, bad[i].key) != NULL && strstr(r.err, bad[i].path) != NULL,
                           "%s case %zu: the message does not name %s and %s: %s", modes[m], i,
                           bad[i].key, bad[i].path, r.err);
@@ -893,8 +898,9 @@ START_TEST(cairnd_check_refuses_unusable_dirs)
      * fine: the daemon creates it. */
     ck_assert_int_eq(mkdir(in, 0755), 0);
     {
-        const char *args[] = { "--check", "--plugins", plugins, "--input", in,
-                               "--output", out, NULL };
+        const char *args[] = {
+            "--check", "--plugins", plugins, "--input", in, "--output", out, NULL
+        };
         struct th_run r = run_cairnd(args);
         ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
         free(r.out);
@@ -922,8 +928,9 @@ START_TEST(cairnd_check_refuses_read_only_input)
     out = th_xasprintf("%s/out", top);
     ck_assert_int_eq(mkdir(in, 0555), 0);
     {
-        const char *args[] = { "--check", "--plugins", plugins, "--input", in,
-                               "--output", out, NULL };
+        const char *args[] = {
+            "--check", "--plugins", plugins, "--input", in, "--output", out, NULL
+        };
         struct th_run r = run_cairnd(args);
         ck_assert_msg(r.status == 2 && strstr(r.err, "input_dir") != NULL &&
                           strstr(r.err, "not writable") != NULL,
@@ -963,8 +970,7 @@ static Suite *config_suite(void)
     CASE("a duplicate key is refused", duplicate_key_is_refused);
     CASE("set from text", set_from_text);
     tc = tcase_create("set refuses bad values");
-    tcase_add_loop_test(tc, set_refuses_bad_values, 0,
-                        (int)(sizeof(bad_set) / sizeof(bad_set[0])));
+    tcase_add_loop_test(tc, set_refuses_bad_values, 0, (int)(sizeof(bad_set) / sizeof(bad_set[0])));
     suite_add_tcase(s, tc);
     CASE("set refuses an unknown key", set_refuses_unknown_key);
     CASE("a copy is independent", copy_is_independent);

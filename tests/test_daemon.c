@@ -38,11 +38,11 @@ static const char *g_plugins;
 static const char *g_source_dir;
 
 /* The settings every test starts from: fast rescans and metrics. */
-#define CFG_BASE \
+#define CFG_BASE                                                                   \
     "\"min_age_ms\": 200, \"rescan_interval_s\": 1, \"metrics_interval_s\": 0.2, " \
     "\"log_level\": \"debug\""
 
-#define DEADLINE_MS 15000  /* for anything that should happen "soon" */
+#define DEADLINE_MS      15000 /* for anything that should happen "soon" */
 #define LONG_DEADLINE_MS 60000
 
 /* Processes, directories, files, polling and JSON: harness.h.  Each
@@ -96,7 +96,6 @@ static void env_init(struct env *e, const char *extra_cfg)
     ck_assert_int_eq(mkdir(e->in, 0755), 0);
     env_config(e, extra_cfg);
 }
-
 
 static void drop_job(const struct env *e, const char *name, const char *data, size_t len)
 {
@@ -156,15 +155,16 @@ static int spawn(const struct env *e, char *const argv[])
 /* cairnd -c CFG --input IN --output OUT --plugins PLUGINS [mode] */
 static int start(const struct env *e, const char *mode)
 {
-    char *argv[] = {(char *)g_cairnd, "-c", (char *)e->cfg, "--input", (char *)e->in,
-                    "--output", (char *)e->out, "--plugins", (char *)e->plugins,
-                    (char *)mode, NULL};
+    char *argv[] = { (char *)g_cairnd, "-c",          (char *)e->cfg,
+                     "--input",        (char *)e->in, "--output",
+                     (char *)e->out,   "--plugins",   (char *)e->plugins,
+                     (char *)mode,     NULL };
     return spawn(e, argv);
 }
 
 /* Runs an executable found on PATH with stdin from a file; -1 if absent. */
-static int run_with_stdin(const char *prog, const char *arg1, const char *arg2,
-                          const char *in_path, const char *log_path)
+static int run_with_stdin(const char *prog, const char *arg1, const char *arg2, const char *in_path,
+                          const char *log_path)
 {
     const char *path = getenv("PATH");
     char exe[PATH_MAX], dirs[4096], *save = NULL, *dir;
@@ -214,7 +214,7 @@ static size_t count_ok_lines(const char *path)
         char *nl = memchr(p, '\n', (size_t)(end - p));
         *nl = '\0';
         TH_REQUIRE(strstr(p, "\"status\":\"ok\"") != NULL, "%s: line %zu is not ok: %s", path,
-                n + 1, p);
+                   n + 1, p);
         n++;
         p = nl + 1;
     }
@@ -233,7 +233,7 @@ static double rfc3339_utc(const char *s)
     memset(&tm, 0, sizeof(tm));
     p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
     TH_REQUIRE(p != NULL && strlen(s) >= 20 && s[4] == '-' && s[10] == 'T',
-            "not an RFC 3339 timestamp: \"%s\"", s);
+               "not an RFC 3339 timestamp: \"%s\"", s);
     if (*p == '.') {
         p++;
         TH_REQUIRE(*p >= '0' && *p <= '9', "bad fraction in \"%s\"", s);
@@ -255,9 +255,9 @@ static void check_summary(json_t *s, const char *job, const char *status, long l
 
     TH_REQUIRE(json_is_object(s), "summary is not an object");
     TH_REQUIRE(strcmp(th_str_field(s, "job"), job) == 0, "job is \"%s\", want \"%s\"",
-            th_str_field(s, "job"), job);
+               th_str_field(s, "job"), job);
     TH_REQUIRE(strcmp(th_str_field(s, "status"), status) == 0, "job %s: status \"%s\", want \"%s\"",
-            job, th_str_field(s, "status"), status);
+               job, th_str_field(s, "status"), status);
     rec = th_int_field(s, "records");
     if (records >= 0)
         TH_REQUIRE(rec == records, "job %s: records %lld, want %lld", job, rec, records);
@@ -269,16 +269,17 @@ static void check_summary(json_t *s, const char *job, const char *status, long l
         err_sum += v ? (long long)json_integer_value(v) : 0;
     }
     TH_REQUIRE(ok + err_sum == rec, "job %s: ok %lld + errors %lld != records %lld", job, ok,
-            err_sum, rec);
+               err_sum, rec);
     TH_REQUIRE(json_is_object(by_variant), "job %s: by_variant is not an object", job);
-    TH_REQUIRE(th_int_field(s, "matches") >= 0 && th_int_field(s, "mismatches") >= 0, "negative matches");
+    TH_REQUIRE(th_int_field(s, "matches") >= 0 && th_int_field(s, "mismatches") >= 0,
+               "negative matches");
     TH_REQUIRE(th_int_field(s, "bytes") >= 0, "negative bytes");
     started = rfc3339_utc(th_str_field(s, "started"));
     finished = rfc3339_utc(th_str_field(s, "finished"));
     TH_REQUIRE(started <= finished, "started %s after finished %s", th_str_field(s, "started"),
-            th_str_field(s, "finished"));
+               th_str_field(s, "finished"));
     TH_REQUIRE(finished > now - 86400 && finished < now + 86400, "finished %s is not about now",
-            th_str_field(s, "finished"));
+               th_str_field(s, "finished"));
     TH_REQUIRE(json_is_number(wall) && json_number_value(wall) >= 0, "wall_seconds missing");
     TH_REQUIRE(json_is_number(solve) && json_number_value(solve) >= 0, "solve_seconds missing");
     if (strcmp(status, "failed") == 0)
@@ -320,7 +321,7 @@ static void require_no_temp_files(const struct env *e)
     char *names = th_list_dir(e->out, " ");
 
     TH_REQUIRE(th_count_entries(e->out, ".") == 0, "temporary files remain in the output dir: %s",
-            names);
+               names);
     free(names);
 }
 
@@ -348,15 +349,15 @@ static void check_official_results(json_t *res, const char *job_text, const int 
         ck_assert_ptr_nonnull(in);
         r = json_array_get(res, i);
         TH_REQUIRE(th_int_field(r, "line") == phys, "result %zu: line %lld, want %d", i,
-                th_int_field(r, "line"), phys);
+                   th_int_field(r, "line"), phys);
         if (lines != NULL)
             TH_REQUIRE(phys == lines[i], "test bug: line map");
         TH_REQUIRE(strcmp(th_str_field(r, "status"), "ok") == 0, "line %d: status %s", phys,
-                th_str_field(r, "status"));
+                   th_str_field(r, "status"));
         TH_REQUIRE(json_equal(json_object_get(r, "id"), json_object_get(in, "id")),
-                "line %d: id not echoed", phys);
+                   "line %d: id not echoed", phys);
         TH_REQUIRE(json_equal(json_object_get(r, "answer"), json_object_get(in, "expected")),
-                "line %d (%s): wrong answer", phys, th_str_field(in, "id"));
+                   "line %d (%s): wrong answer", phys, th_str_field(in, "id"));
         TH_REQUIRE(json_is_true(json_object_get(r, "match")), "line %d: match is not true", phys);
         json_decref(in);
         i++;
@@ -374,8 +375,8 @@ START_TEST(rename_in_is_processed)
     struct env e;
     size_t olen, jlen, i;
     char *off = official(&olen), *nl, path[PATH_MAX];
-    struct cairn_buf job = {0};
-    static const int lines[] = {1, 2, 4, 5, 6, 7, 8, 9};
+    struct cairn_buf job = { 0 };
+    static const int lines[] = { 1, 2, 4, 5, 6, 7, 8, 9 };
     json_t *res, *s, *bv;
     char *done;
     int p;
@@ -403,17 +404,18 @@ START_TEST(rename_in_is_processed)
     s = summary_of(&e, "official", "ok", 8);
     TH_REQUIRE(th_int_field(s, "ok") == 8, "ok != 8");
     for (i = 0; i < TH_N_CODES; i++)
-        TH_REQUIRE(json_is_integer(json_object_get(json_object_get(s, "errors"), th_codes[i])) &&
-                    json_integer_value(json_object_get(json_object_get(s, "errors"), th_codes[i])) == 0,
-                "errors.%s missing or not 0", th_codes[i]);
+        TH_REQUIRE(
+            json_is_integer(json_object_get(json_object_get(s, "errors"), th_codes[i])) &&
+                json_integer_value(json_object_get(json_object_get(s, "errors"), th_codes[i])) == 0,
+            "errors.%s missing or not 0", th_codes[i]);
     TH_REQUIRE(th_int_field(s, "matches") == 8 && th_int_field(s, "mismatches") == 0, "matches");
     TH_REQUIRE(th_int_field(s, "bytes") == (long long)jlen, "bytes %lld, want %zu",
-            th_int_field(s, "bytes"), jlen);
+               th_int_field(s, "bytes"), jlen);
     bv = json_object_get(s, "by_variant");
     TH_REQUIRE(th_int_field(json_object_get(bv, "stone-game"), "records") == 2 &&
-                th_int_field(json_object_get(bv, "stone-game-ii"), "records") == 3 &&
-                th_int_field(json_object_get(bv, "stone-game-iii"), "records") == 3,
-            "by_variant counts are wrong");
+                   th_int_field(json_object_get(bv, "stone-game-ii"), "records") == 3 &&
+                   th_int_field(json_object_get(bv, "stone-game-iii"), "records") == 3,
+               "by_variant counts are wrong");
     json_decref(s);
 
     /* keep_inputs defaults to true: the input ends in done/, intact. */
@@ -518,7 +520,8 @@ START_TEST(in_place_write_waits_for_close)
     /* Longer than min_age_ms and rescan_interval_s: a rescan sees an
      * old-enough file whose writer has not closed it. */
     th_sleep_ms(1500);
-    TH_REQUIRE(th_exists(path) && !th_exists(sum), "the job was claimed while its writer had it open");
+    TH_REQUIRE(th_exists(path) && !th_exists(sum),
+               "the job was claimed while its writer had it open");
     ck_assert_int_eq(cairn_write_all(fd, first + half, strlen(first) - half), 0);
     ck_assert_int_eq(cairn_write_all(fd, off, olen), 0);
     ck_assert_int_eq(close(fd), 0);
@@ -530,8 +533,7 @@ START_TEST(in_place_write_waits_for_close)
     for (i = 0; i < 9; i++) {
         json_t *r = json_array_get(res, i);
         TH_REQUIRE(strcmp(th_str_field(r, "status"), "ok") == 0,
-                "line %zu: %s (the job saw a partial file)", i + 1,
-                json_dumps(r, JSON_COMPACT));
+                   "line %zu: %s (the job saw a partial file)", i + 1, json_dumps(r, JSON_COMPACT));
         TH_REQUIRE(th_int_field(r, "line") == (long long)i + 1, "line numbers");
     }
     TH_REQUIRE(strcmp(th_str_field(json_array_get(res, 0), "answer"), "Bob") == 0, "line 1 answer");
@@ -552,9 +554,9 @@ END_TEST
 
 START_TEST(ignored_names_stay_untouched)
 {
-    static const char *const early[] = {".hidden.jsonl", "x.txt", "y.jsonl.tmp", "z.JSONL"};
-    static const char *const late[] = {".late.jsonl", "late.txt", "late.jsonl.tmp",
-                                       "late.JSONL", "late.jsonl~"};
+    static const char *const early[] = { ".hidden.jsonl", "x.txt", "y.jsonl.tmp", "z.JSONL" };
+    static const char *const late[] = { ".late.jsonl", "late.txt", "late.jsonl.tmp", "late.JSONL",
+                                        "late.jsonl~" };
     struct env e;
     size_t olen, i;
     char *off = official(&olen), path[PATH_MAX], *names;
@@ -593,7 +595,7 @@ START_TEST(ignored_names_stay_untouched)
     }
     names = th_list_dir(e.out, " ");
     TH_REQUIRE(th_count_entries(e.out, "") - th_count_entries(e.out, ".metrics.prom") == 5,
-            "unexpected outputs: %s", names);
+               "unexpected outputs: %s", names);
     free(names);
     for (i = 0; i < 2; i++) {
         TH_OUT(path, &e, "%s.results.jsonl", i ? "second" : "first");
@@ -640,7 +642,7 @@ static int atime_works(const struct env *e)
 
 START_TEST(non_regular_files_fail_without_being_followed)
 {
-    static const char *const names[] = {"l", "f", "d"};
+    static const char *const names[] = { "l", "f", "d" };
     struct env e;
     size_t olen, i;
     char *off = official(&olen), target[PATH_MAX], path[PATH_MAX], link_to[PATH_MAX], *c;
@@ -677,13 +679,15 @@ START_TEST(non_regular_files_fail_without_being_followed)
         TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "%s missing", path);
         r = th_load_json(path);
         TH_REQUIRE(json_is_string(json_object_get(r, "reason")) &&
-                    strlen(json_string_value(json_object_get(r, "reason"))) > 0,
-                "%s has no reason", path);
+                       strlen(json_string_value(json_object_get(r, "reason"))) > 0,
+                   "%s has no reason", path);
         json_decref(r);
         TH_IN(path, &e, ".cairn/failed/%s.jsonl", names[i]);
         TH_EVENTUALLY(lstat(path, &st) == 0, DEADLINE_MS, "%s is not in failed/", names[i]);
-        TH_REQUIRE(i == 0 ? S_ISLNK(st.st_mode) : i == 1 ? S_ISFIFO(st.st_mode) : S_ISDIR(st.st_mode),
-                "%s in failed/ is not what was dropped", names[i]);
+        TH_REQUIRE(i == 0   ? S_ISLNK(st.st_mode)
+                   : i == 1 ? S_ISFIFO(st.st_mode)
+                            : S_ISDIR(st.st_mode),
+                   "%s in failed/ is not what was dropped", names[i]);
         TH_IN(path, &e, "%s.jsonl", names[i]);
         TH_REQUIRE(!th_exists(path), "%s.jsonl is still in the spool", names[i]);
         TH_OUT(path, &e, "%s.results.jsonl", names[i]);
@@ -694,11 +698,12 @@ START_TEST(non_regular_files_fail_without_being_followed)
     TH_IN(path, &e, ".cairn/failed/l.jsonl");
     n = readlink(path, link_to, sizeof(link_to) - 1);
     TH_REQUIRE(n > 0 && (size_t)n == strlen(target) && memcmp(link_to, target, (size_t)n) == 0,
-            "the symlink was changed");
+               "the symlink was changed");
     ck_assert_int_eq(lstat(target, &st), 0);
     TH_REQUIRE(S_ISREG(st.st_mode), "the target is no longer a regular file");
     if (check_atime)
-        TH_REQUIRE(st.st_atim.tv_sec == ts[0].tv_sec, "the symlink's target was read (atime moved)");
+        TH_REQUIRE(st.st_atim.tv_sec == ts[0].tv_sec,
+                   "the symlink's target was read (atime moved)");
     else
         fprintf(stderr, "test_daemon: atime is not updated here; not checking it\n");
     c = th_slurp(target, NULL);
@@ -796,8 +801,7 @@ START_TEST(live_writers_temporaries_survive_a_start)
     wait_summary(&e, "rec", DEADLINE_MS);
     th_stop(p);
     for (i = 0; i < 2; i++) {
-        TH_REQUIRE(th_exists(path[i]), "a live writer's locked temporary %s was removed",
-                   name[i]);
+        TH_REQUIRE(th_exists(path[i]), "a live writer's locked temporary %s was removed", name[i]);
         close(fd[i]);
         unlink(path[i]);
     }
@@ -813,7 +817,9 @@ END_TEST
 
 START_TEST(outputs_appear_complete)
 {
-    enum { N = 200000 };
+    enum {
+        N = 200000
+    };
     struct env e;
     size_t len;
     char *big = repeat(SMALL_III, N, &len), active[PATH_MAX], path[PATH_MAX];
@@ -842,7 +848,7 @@ START_TEST(outputs_appear_complete)
                 char *r = th_slurp(path, &rl);
                 TH_REQUIRE(r != NULL, "listed %s cannot be opened", path);
                 TH_REQUIRE(count_lines(r, rl) == N && r[rl - 1] == '\n',
-                        "a partial results file was visible: %zu lines", count_lines(r, rl));
+                           "a partial results file was visible: %zu lines", count_lines(r, rl));
                 free(r);
                 results_seen++;
                 saw_output = 1;
@@ -878,7 +884,7 @@ END_TEST
 
 START_TEST(once_good_jobs_exit_0)
 {
-    static const char *const jobs[] = {"a", "b", "c"};
+    static const char *const jobs[] = { "a", "b", "c" };
     struct env e;
     size_t olen, i;
     char *off = official(&olen), path[PATH_MAX];
@@ -954,8 +960,9 @@ START_TEST(once_missing_input_dir_is_named)
     env_init(&e, NULL);
     th_pathf(missing, "%s/no-such-spool", e.root);
     {
-        char *argv[] = {(char *)g_cairnd, "-c", e.cfg, "--input", missing, "--output", e.out,
-                        "--plugins", e.plugins, "--once", NULL};
+        char *argv[] = { (char *)g_cairnd, "-c",       e.cfg, "--input",
+                         missing,          "--output", e.out, "--plugins",
+                         e.plugins,        "--once",   NULL };
         p = spawn(&e, argv);
     }
     code = th_wait_exit(p, DEADLINE_MS);
@@ -974,23 +981,23 @@ START_TEST(missing_dirs_exit_2)
 
     env_init(&e, NULL);
     {
-        char *argv[] = {(char *)g_cairnd, "-c", e.cfg, "--output", e.out, "--plugins",
-                        e.plugins, "--once", NULL};
+        char *argv[] = { (char *)g_cairnd, "-c",      e.cfg,    "--output", e.out,
+                         "--plugins",      e.plugins, "--once", NULL };
         p = spawn(&e, argv);
         code = th_wait_exit(p, DEADLINE_MS);
         TH_REQUIRE(code == 2, "--once without --input exited %d", code);
         TH_REQUIRE(th_log_has(p, "input"), "the error does not name the input directory");
     }
     {
-        char *argv[] = {(char *)g_cairnd, "-c", e.cfg, "--input", e.in, "--plugins",
-                        e.plugins, "--once", NULL};
+        char *argv[] = { (char *)g_cairnd, "-c",      e.cfg,    "--input", e.in,
+                         "--plugins",      e.plugins, "--once", NULL };
         p = spawn(&e, argv);
         code = th_wait_exit(p, DEADLINE_MS);
         TH_REQUIRE(code == 2, "--once without --output exited %d", code);
         TH_REQUIRE(th_log_has(p, "output"), "the error does not name the output directory");
     }
     {
-        char *argv[] = {(char *)g_cairnd, "-c", e.cfg, "--plugins", e.plugins, NULL};
+        char *argv[] = { (char *)g_cairnd, "-c", e.cfg, "--plugins", e.plugins, NULL };
         p = spawn(&e, argv);
         code = th_wait_exit(p, DEADLINE_MS);
         TH_REQUIRE(code == 2, "the daemon without --input/--output exited %d", code);
@@ -1005,7 +1012,9 @@ END_TEST
 
 START_TEST(sigterm_finishes_active_job)
 {
-    enum { N = 300000 };
+    enum {
+        N = 300000
+    };
     struct env e;
     size_t len;
     char *big = repeat(SMALL_III, N, &len), path[PATH_MAX];
@@ -1021,7 +1030,7 @@ START_TEST(sigterm_finishes_active_job)
     code = th_wait_exit(p, LONG_DEADLINE_MS);
     TH_REQUIRE(code == 0, "exit %d after SIGTERM", code);
     TH_REQUIRE(th_log_has(p, "waiting for 1 active job"),
-            "SIGTERM did not arrive while the job ran: the test checked nothing");
+               "SIGTERM did not arrive while the job ran: the test checked nothing");
     json_decref(summary_of(&e, "drain", "ok", N));
     TH_OUT(path, &e, "drain.results.jsonl");
     TH_REQUIRE(count_ok_lines(path) == N, "results line count");
@@ -1038,7 +1047,7 @@ END_TEST
  * workers. */
 static char *huge_job(size_t records, size_t *len)
 {
-    struct cairn_buf line = {0};
+    struct cairn_buf line = { 0 };
     char *s;
     size_t i;
 
@@ -1057,7 +1066,9 @@ START_TEST(sigterm_timeout_leaves_job_for_restart)
     /* 40 extended stone-game-ii rows of 1,000 piles: seconds of solving,
      * far more than the 0.2 s shutdown_timeout_s, yet a restart that ends
      * well within its deadline under the sanitizers too. */
-    enum { N = 40 };
+    enum {
+        N = 40
+    };
     /* shutdown_timeout_s is 0.2: an exit within this is quick, and far
      * shorter than the job. */
     const long quick_ms = 5000;
@@ -1077,8 +1088,9 @@ START_TEST(sigterm_timeout_leaves_job_for_restart)
     t0 = th_now_s();
     code = th_wait_exit(p, LONG_DEADLINE_MS);
     TH_REQUIRE(th_now_s() - t0 < quick_ms / 1000.0,
-            "exit took %.1f s after SIGTERM with shutdown_timeout_s 0.2: the daemon waited "
-            "for work in flight", th_now_s() - t0);
+               "exit took %.1f s after SIGTERM with shutdown_timeout_s 0.2: the daemon waited "
+               "for work in flight",
+               th_now_s() - t0);
     TH_REQUIRE(code == 0, "exit %d after SIGTERM with a timed-out job", code);
     TH_REQUIRE(th_exists(path), "the unfinished job is not left in .cairn/active/");
     TH_OUT(path, &e, "huge.summary.json");
@@ -1108,8 +1120,8 @@ END_TEST
 /* 9. SIGHUP                                                           */
 /* ------------------------------------------------------------------ */
 
-#define TWO_VARIANTS                                                                \
-    "{\"id\":1,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n"       \
+#define TWO_VARIANTS                                                          \
+    "{\"id\":1,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n" \
     "{\"id\":2,\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]}}\n"
 
 START_TEST(sighup_loads_new_plugins)
@@ -1136,7 +1148,7 @@ START_TEST(sighup_loads_new_plugins)
     TH_REQUIRE(strcmp(th_str_field(json_array_get(res, 0), "status"), "ok") == 0, "stone-game");
     r = json_object_get(json_array_get(res, 1), "error");
     TH_REQUIRE(r != NULL && strcmp(th_str_field(r, "code"), "unknown_variant") == 0,
-            "stone-game-iii without its plugin is not unknown_variant");
+               "stone-game-iii without its plugin is not unknown_variant");
     json_decref(res);
 
     th_pathf(src, "%s/stone-game-iii.so", g_plugins);
@@ -1154,8 +1166,9 @@ START_TEST(sighup_loads_new_plugins)
     res = th_load_results(path);
     TH_REQUIRE(json_array_size(res) == 2, "2 result lines");
     r = json_array_get(res, 1);
-    TH_REQUIRE(strcmp(th_str_field(r, "status"), "ok") == 0 && strcmp(th_str_field(r, "answer"), "Bob") == 0,
-            "stone-game-iii after the reload: %s", json_dumps(r, JSON_COMPACT));
+    TH_REQUIRE(strcmp(th_str_field(r, "status"), "ok") == 0 &&
+                   strcmp(th_str_field(r, "answer"), "Bob") == 0,
+               "stone-game-iii after the reload: %s", json_dumps(r, JSON_COMPACT));
     json_decref(res);
     th_stop(p);
     th_cleanup();
@@ -1231,12 +1244,12 @@ START_TEST(metrics_file_is_kept)
     wait_summary(&e, "m1", DEADLINE_MS);
     wait_summary(&e, "m2", DEADLINE_MS);
     TH_EVENTUALLY(th_file_contains(prom, "\ncairn_jobs_total{status=\"ok\"} 2\n"), DEADLINE_MS,
-               "metrics.prom never counted 2 ok jobs");
+                  "metrics.prom never counted 2 ok jobs");
     TH_REQUIRE(th_file_contains(prom, "\ncairn_build_info{"), "no cairn_build_info");
     promtool_check(&e, prom);
     th_stop(p);
     TH_REQUIRE(th_file_contains(prom, "\ncairn_jobs_total{status=\"ok\"} 2\n"),
-            "metrics.prom after exit does not count 2 ok jobs");
+               "metrics.prom after exit does not count 2 ok jobs");
     TH_REQUIRE(th_file_contains(prom, "\ncairn_build_info{"), "no cairn_build_info after exit");
     promtool_check(&e, prom);
     require_no_temp_files(&e);
@@ -1255,7 +1268,7 @@ START_TEST(metrics_file_setting)
     env_init(&e, NULL);
     /* No periodic refresh within this run: only the write at exit. */
     th_write_text(e.cfg, "{\"min_age_ms\": 200, \"metrics_interval_s\": 3600, "
-                      "\"metrics_file\": \"other.prom\"}");
+                         "\"metrics_file\": \"other.prom\"}");
     TH_IN(path, &e, "one.jsonl");
     th_write_file(path, off, olen, 0644);
     p = start(&e, "--once");
@@ -1263,7 +1276,7 @@ START_TEST(metrics_file_setting)
     TH_REQUIRE(code == 0, "--once exited %d", code);
     TH_OUT(path, &e, "other.prom");
     TH_REQUIRE(th_file_contains(path, "\ncairn_jobs_total{status=\"ok\"} 1\n"),
-            "other.prom missing or wrong");
+               "other.prom missing or wrong");
     promtool_check(&e, path);
     TH_OUT(path, &e, "metrics.prom");
     TH_REQUIRE(!th_exists(path), "metrics.prom written despite metrics_file");
@@ -1314,10 +1327,10 @@ END_TEST
 START_TEST(bad_config_exits_2_naming_the_key)
 {
     static const char *const bad[][2] = {
-        {"{\"min_age_ms\": 200, \"no_such_key\": 1}", "no_such_key"},
-        {"{\"min_age_ms\": \"soon\"}", "min_age_ms"},
-        {"{\"keep_inputs\": \"yes\"}", "keep_inputs"},
-        {"{\"rescan_interval_s\": -1}", "rescan_interval_s"},
+        { "{\"min_age_ms\": 200, \"no_such_key\": 1}", "no_such_key" },
+        { "{\"min_age_ms\": \"soon\"}", "min_age_ms" },
+        { "{\"keep_inputs\": \"yes\"}", "keep_inputs" },
+        { "{\"rescan_interval_s\": -1}", "rescan_interval_s" },
     };
     struct env e;
     size_t i;
@@ -1330,7 +1343,7 @@ START_TEST(bad_config_exits_2_naming_the_key)
         code = th_wait_exit(p, DEADLINE_MS);
         TH_REQUIRE(code == 2, "config %s: exit %d, want 2", bad[i][0], code);
         TH_REQUIRE(th_log_has(p, bad[i][1]), "config %s: the error does not name %s", bad[i][0],
-                bad[i][1]);
+                   bad[i][1]);
     }
     th_cleanup();
 }

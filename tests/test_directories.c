@@ -53,8 +53,9 @@ static void env_init(struct env *e)
 
 static int start(const struct env *e)
 {
-    char *argv[] = {(char *)g_cairnd, "-c", (char *)e->cfg, "--input", (char *)e->in,
-                    "--output", (char *)e->out, "--plugins", (char *)g_plugins, NULL};
+    char *argv[] = { (char *)g_cairnd,  "-c",       (char *)e->cfg, "--input",
+                     (char *)e->in,     "--output", (char *)e->out, "--plugins",
+                     (char *)g_plugins, NULL };
     int p = th_spawn(e->root, argv);
 
     th_wait_ready(p);
@@ -248,8 +249,10 @@ static void future_mtime(int once)
     t[1] = t[0];
     ck_assert_int_eq(utimensat(AT_FDCWD, path, t, 0), 0);
     if (once) {
-        char *argv[] = {(char *)g_cairnd, "-c", e.cfg, "--input", e.in, "--output", e.out,
-                        "--plugins", (char *)g_plugins, "--once", NULL};
+        char *argv[] = {
+            (char *)g_cairnd,  "-c",     e.cfg, "--input", e.in, "--output", e.out, "--plugins",
+            (char *)g_plugins, "--once", NULL
+        };
         p = th_spawn(e.root, argv);
         code = th_wait_exit(p, 10000);
         TH_REQUIRE(code == 0, "cairnd --once exited %d", code);
@@ -282,7 +285,7 @@ START_TEST(status_file_shows_active_jobs)
 {
     struct env e;
     char dir[PATH_MAX], path[PATH_MAX];
-    struct cairn_buf big = {0};
+    struct cairn_buf big = { 0 };
     int p, ok, i;
     json_t *st = NULL, *job;
 
@@ -293,7 +296,8 @@ START_TEST(status_file_shows_active_jobs)
     for (i = 0; i < 12000; i++) {
         ck_assert_int_eq(cairn_buf_puts(&big, "{\"variant\":\"1140\",\"input\":{\"piles\":["), 0);
         for (int k = 0; k < 100; k++)
-            ck_assert_int_eq(cairn_buf_printf(&big, "%s%d", k ? "," : "", 1 + (i * 7 + k * 13) % 10000), 0);
+            ck_assert_int_eq(
+                cairn_buf_printf(&big, "%s%d", k ? "," : "", 1 + (i * 7 + k * 13) % 10000), 0);
         ck_assert_int_eq(cairn_buf_puts(&big, "]}}\n"), 0);
     }
     p = start(&e);
@@ -313,8 +317,8 @@ START_TEST(status_file_shows_active_jobs)
             j = json_load_file(path, 0, NULL);
             /* Listed, and opened (its size known). */
             if (j != NULL && json_array_size(json_object_get(j, "active")) == 1 &&
-                json_integer_value(json_object_get(
-                    json_array_get(json_object_get(j, "active"), 0), "size")) > 0)
+                json_integer_value(
+                    json_object_get(json_array_get(json_object_get(j, "active"), 0), "size")) > 0)
                 st = j;
             else
                 json_decref(j);
@@ -369,11 +373,12 @@ START_TEST(never_taken_files_said_once)
                log_lines_with(p, "early.json is never taken"));
     TH_REQUIRE(log_lines_with(p, "late.txt is never taken") == 1, "late.txt said %d times",
                log_lines_with(p, "late.txt is never taken"));
-    TH_REQUIRE(log_lines_with(p, "inplace.json is never taken") == 1,
-               "inplace.json said %d times", log_lines_with(p, "inplace.json is never taken"));
+    TH_REQUIRE(log_lines_with(p, "inplace.json is never taken") == 1, "inplace.json said %d times",
+               log_lines_with(p, "inplace.json is never taken"));
     TH_REQUIRE(log_lines_with(p, "hidden") == 0 && log_lines_with(p, "x.jsonl.tmp") == 0,
                "a producer's temporary was mentioned");
-    TH_REQUIRE(log_lines_with(p, "real.jsonl is never taken") == 0, "a job file was called never taken");
+    TH_REQUIRE(log_lines_with(p, "real.jsonl is never taken") == 0,
+               "a job file was called never taken");
     /* Gone, then back: said again. */
     TH_IN(path, &e, "early.json");
     ck_assert_int_eq(unlink(path), 0);

@@ -35,15 +35,19 @@ static struct cairn_record_ctx g_ctx;
 /* A source reading from memory                                        */
 /* ------------------------------------------------------------------ */
 
-enum src_mode { SRC_SYNC, SRC_IDLE, SRC_TIMER };
+enum src_mode {
+    SRC_SYNC,
+    SRC_IDLE,
+    SRC_TIMER
+};
 
 struct memsrc {
     const char *data;
     size_t len;
     size_t pos;
-    size_t chunk;         /* bytes per read at most */
+    size_t chunk; /* bytes per read at most */
     enum src_mode mode;
-    size_t fail_at;       /* a read at or past this offset fails with -EIO */
+    size_t fail_at; /* a read at or past this offset fails with -EIO */
     uv_idle_t idle;
     uv_timer_t timer;
     struct cairn_stream *s;
@@ -119,7 +123,7 @@ static int mem_read(struct cairn_source *src, struct cairn_stream *s, char *buf,
 
 struct collect {
     struct cairn_buf out;
-    int defer;                 /* release from an idle callback, later */
+    int defer; /* release from an idle callback, later */
     uv_idle_t idle;
     struct cairn_batch *queue[64];
     size_t q_head, q_len;
@@ -150,8 +154,8 @@ static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
     ck_assert_msg(!c->ended, "write() after end()");
     ck_assert_msg(!c->defer || c->q_len < 64, "more batches out than a pool holds");
     ck_assert_msg(b->stream == s, "a batch of another stream reached this sink");
-    ck_assert_msg(b->seq == c->next_seq, "batch %" PRIu64 " arrived, %" PRIu64 " expected",
-                  b->seq, c->next_seq);
+    ck_assert_msg(b->seq == c->next_seq, "batch %" PRIu64 " arrived, %" PRIu64 " expected", b->seq,
+                  c->next_seq);
     c->next_seq++;
     c->writes++;
     if (c->defer) {
@@ -187,8 +191,8 @@ struct opts {
     size_t batch_bytes;
     size_t max_batches;
     size_t max_line;
-    int defer;      /* the sink releases batches later */
-    int fail;       /* reads at or past fail_at fail with -EIO */
+    int defer; /* the sink releases batches later */
+    int fail;  /* reads at or past fail_at fail with -EIO */
     size_t fail_at;
     size_t max_running; /* batches solving at once; 0 = no limit */
 };
@@ -201,14 +205,17 @@ struct job {
     struct collect c;
 };
 
-static void job_setup(struct job *j, uv_loop_t *loop, struct cairn_pool *pool,
-                      const struct opts *o, const char *in, size_t len)
+static void job_setup(struct job *j, uv_loop_t *loop, struct cairn_pool *pool, const struct opts *o,
+                      const char *in, size_t len)
 {
     memset(j, 0, sizeof(*j));
     j->in = in;
     j->len = len;
-    j->src = (struct memsrc){.data = in, .len = len, .chunk = o->chunk, .mode = o->mode,
-                             .fail_at = o->fail ? o->fail_at : SIZE_MAX};
+    j->src = (struct memsrc){ .data = in,
+                              .len = len,
+                              .chunk = o->chunk,
+                              .mode = o->mode,
+                              .fail_at = o->fail ? o->fail_at : SIZE_MAX };
     ck_assert_int_eq(uv_idle_init(loop, &j->src.idle), 0);
     ck_assert_int_eq(uv_timer_init(loop, &j->src.timer), 0);
     ck_assert_int_eq(uv_idle_init(loop, &j->c.idle), 0);
@@ -219,8 +226,8 @@ static void job_setup(struct job *j, uv_loop_t *loop, struct cairn_pool *pool,
     j->s.pool = pool;
     j->s.ctx = &g_ctx;
     j->s.max_line_bytes = o->max_line ? o->max_line : 16u << 20;
-    j->s.source = (struct cairn_source){.read = mem_read, .prompt = o->prompt, .data = &j->src};
-    j->s.sink = (struct cairn_sink){.write = sink_write, .end = sink_end, .data = &j->c};
+    j->s.source = (struct cairn_source){ .read = mem_read, .prompt = o->prompt, .data = &j->src };
+    j->s.sink = (struct cairn_sink){ .write = sink_write, .end = sink_end, .data = &j->c };
 }
 
 static void job_close(struct job *j)
@@ -260,8 +267,7 @@ static void run_jobs(struct job *jobs, size_t n, const struct opts *o, const cha
     }
     uv_run(&loop, UV_RUN_DEFAULT);
     cairn_pool_close(&pool);
-    ck_assert_msg(pool.n_batches == 0, "%zu batches never came back to the pool",
-                  pool.n_batches);
+    ck_assert_msg(pool.n_batches == 0, "%zu batches never came back to the pool", pool.n_batches);
     ck_assert_uint_le(pool.max_batches, o->max_batches);
     ck_assert_int_eq(uv_loop_close(&loop), 0);
 }
@@ -306,7 +312,7 @@ static int is_blank(const char *p, size_t n)
  * (counted without BOM and '\r') gets a too_large line. */
 static void want_build(struct want *w, const char *in, size_t len, size_t max_line)
 {
-    struct cairn_scratch s = {0};
+    struct cairn_scratch s = { 0 };
     struct cairn_tally t;
     size_t pos = 0;
     uint64_t no = 0;
@@ -339,7 +345,7 @@ static void want_build(struct want *w, const char *in, size_t len, size_t max_li
             continue;
         }
         {
-            struct cairn_buf out = {0};
+            struct cairn_buf out = { 0 };
             ck_assert_int_eq(cairn_record_process(&g_ctx, &s, no, p, n, &out, &t), 0);
             l->text = out.data;
             l->text_len = out.len;
@@ -387,18 +393,18 @@ static void check_output(const struct collect *c, const struct want *w, const ch
 
             ck_assert_msg(j != NULL, "%s: output line %zu is not JSON: %.*s", what, i + 1,
                           (int)(n > 300 ? 300 : n), p);
-            ck_assert_msg(json_integer_value(json_object_get(j, "line")) == (json_int_t)l->no &&
-                              strcmp(json_string_value(json_object_get(err, "code")),
-                                     "too_large") == 0,
-                          "%s: output line %zu should be too_large for line %" PRIu64 ": %.*s",
-                          what, i + 1, l->no, (int)n, p);
+            ck_assert_msg(
+                json_integer_value(json_object_get(j, "line")) == (json_int_t)l->no &&
+                    strcmp(json_string_value(json_object_get(err, "code")), "too_large") == 0,
+                "%s: output line %zu should be too_large for line %" PRIu64 ": %.*s", what, i + 1,
+                l->no, (int)n, p);
             ck_assert_msg(msg != NULL && strstr(msg, "max_line_bytes") != NULL,
-                          "%s: too_large message does not name max_line_bytes: %.*s", what,
-                          (int)n, p);
+                          "%s: too_large message does not name max_line_bytes: %.*s", what, (int)n,
+                          p);
             snprintf(bytes, sizeof(bytes), "%zu bytes", l->bytes);
             ck_assert_msg(l->bytes == 0 || strstr(msg, bytes) != NULL,
-                          "%s: too_large message does not say \"%s\": %.*s", what, bytes,
-                          (int)n, p);
+                          "%s: too_large message does not say \"%s\": %.*s", what, bytes, (int)n,
+                          p);
             json_decref(j);
         }
         p += n;
@@ -406,8 +412,7 @@ static void check_output(const struct collect *c, const struct want *w, const ch
     ck_assert_msg(p == end, "%s: %zu extra output bytes: %.*s", what, (size_t)(end - p),
                   (int)((size_t)(end - p) > 300 ? 300 : (size_t)(end - p)), p);
     ck_assert_msg(c->records == w->records && c->ok == w->ok,
-                  "%s: tally says %" PRIu64 " records, %" PRIu64 " ok; want %" PRIu64
-                  ", %" PRIu64,
+                  "%s: tally says %" PRIu64 " records, %" PRIu64 " ok; want %" PRIu64 ", %" PRIu64,
                   what, c->records, c->ok, w->records, w->ok);
 }
 
@@ -426,8 +431,8 @@ static void run_check(const char *in, size_t len, const struct opts *o, const ch
              o->defer);
     ck_assert_msg(j.c.status == 0, "%s: stream ended with %d", label, j.c.status);
     check_output(&j.c, &w, label);
-    ck_assert_msg(j.c.bytes == len, "%s: stream read %" PRIu64 " of %zu bytes", label,
-                  j.c.bytes, len);
+    ck_assert_msg(j.c.bytes == len, "%s: stream read %" PRIu64 " of %zu bytes", label, j.c.bytes,
+                  len);
     job_free(&j);
     want_free(&w);
 }
@@ -435,22 +440,24 @@ static void run_check(const char *in, size_t len, const struct opts *o, const ch
 /* Every pool shape and source shape on one input. */
 static const struct {
     size_t batch_bytes, max_batches;
-} shapes[] = {{64, 1}, {100, 2}, {4096, 3}, {64, 3}, {4096, 1}};
+} shapes[] = { { 64, 1 }, { 100, 2 }, { 4096, 3 }, { 64, 3 }, { 4096, 1 } };
 #define N_SHAPES (sizeof(shapes) / sizeof(shapes[0]))
 
 static void run_matrix(const char *in, size_t len, size_t max_line, const char *what)
 {
-    static const size_t chunks[] = {1, 7, 4096};
+    static const size_t chunks[] = { 1, 7, 4096 };
     size_t si, ci;
     int mode;
 
     for (si = 0; si < N_SHAPES; si++)
         for (ci = 0; ci < 3; ci++)
             for (mode = SRC_SYNC; mode <= SRC_TIMER; mode++) {
-                struct opts o = {.chunk = chunks[ci], .mode = (enum src_mode)mode,
-                                 .prompt = mode != SRC_SYNC,
-                                 .batch_bytes = shapes[si].batch_bytes,
-                                 .max_batches = shapes[si].max_batches, .max_line = max_line};
+                struct opts o = { .chunk = chunks[ci],
+                                  .mode = (enum src_mode)mode,
+                                  .prompt = mode != SRC_SYNC,
+                                  .batch_bytes = shapes[si].batch_bytes,
+                                  .max_batches = shapes[si].max_batches,
+                                  .max_line = max_line };
                 run_check(in, len, &o, what);
                 if (mode == SRC_SYNC) {
                     o.prompt = 1;
@@ -476,7 +483,7 @@ static uint64_t rng_next(void)
 /* n stone-game-iii records with ids, some of them broken, blank or CRLF. */
 static char *random_records(size_t n, uint64_t seed, size_t *len)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
     size_t i, k;
 
     g_rng = seed;
@@ -490,12 +497,12 @@ static char *random_records(size_t n, uint64_t seed, size_t *len)
         } else if (r % 89 == 3) {
             rc |= cairn_buf_puts(&b, "   ");
         } else {
-            rc |= cairn_buf_printf(&b, "{\"id\":\"r%zu\",\"variant\":\"%s\",\"input\":"
-                                       "{\"stoneValue\":[",
+            rc |= cairn_buf_printf(&b,
+                                   "{\"id\":\"r%zu\",\"variant\":\"%s\",\"input\":"
+                                   "{\"stoneValue\":[",
                                    i, r % 3 == 0 ? "1406" : "stone-game-iii");
             for (k = 0; k < m; k++)
-                rc |= cairn_buf_printf(&b, "%s%d", k ? "," : "",
-                                       (int)(rng_next() % 2001) - 1000);
+                rc |= cairn_buf_printf(&b, "%s%d", k ? "," : "", (int)(rng_next() % 2001) - 1000);
             rc |= cairn_buf_puts(&b, "]}}");
         }
         rc |= cairn_buf_puts(&b, r % 13 == 0 ? "\r\n" : "\n");
@@ -527,7 +534,7 @@ static char *padded_record(size_t n)
 static char *concat(size_t *len, ...) __attribute__((sentinel));
 static char *concat(size_t *len, ...)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
     const char *s;
     va_list ap;
 
@@ -551,14 +558,15 @@ START_TEST(test_many_records_in_order)
     char *in = random_records(5000, 42, &len);
     /* One byte per read costs a call per byte: a shorter input for that. */
     char *in1 = random_records(800, 41, &len1);
-    static const size_t chunks[] = {1, 7, 4096};
+    static const size_t chunks[] = { 1, 7, 4096 };
     size_t si, ci;
 
     for (si = 0; si < N_SHAPES; si++)
         for (ci = 0; ci < 3; ci++) {
-            struct opts o = {.chunk = chunks[ci], .mode = SRC_SYNC,
-                             .batch_bytes = shapes[si].batch_bytes,
-                             .max_batches = shapes[si].max_batches};
+            struct opts o = { .chunk = chunks[ci],
+                              .mode = SRC_SYNC,
+                              .batch_bytes = shapes[si].batch_bytes,
+                              .max_batches = shapes[si].max_batches };
             if (ci == 0)
                 run_check(in1, len1, &o, "800 records, sync");
             else
@@ -573,23 +581,27 @@ START_TEST(test_many_records_in_order_pending_source)
 {
     size_t len;
     char *in = random_records(2500, 43, &len);
-    static const size_t chunks[] = {7, 4096};
+    static const size_t chunks[] = { 7, 4096 };
     size_t si, ci;
 
     for (si = 0; si < N_SHAPES; si++)
         for (ci = 0; ci < 2; ci++) {
-            struct opts o = {.chunk = chunks[ci], .mode = SRC_IDLE, .prompt = ci == 0,
-                             .batch_bytes = shapes[si].batch_bytes,
-                             .max_batches = shapes[si].max_batches};
+            struct opts o = { .chunk = chunks[ci],
+                              .mode = SRC_IDLE,
+                              .prompt = ci == 0,
+                              .batch_bytes = shapes[si].batch_bytes,
+                              .max_batches = shapes[si].max_batches };
             run_check(in, len, &o, "2500 records, idle");
         }
     free(in);
     /* One byte per loop turn, on a smaller input. */
     in = random_records(300, 44, &len);
     for (si = 0; si < N_SHAPES; si++) {
-        struct opts o = {.chunk = 1, .mode = SRC_TIMER, .prompt = 1,
-                         .batch_bytes = shapes[si].batch_bytes,
-                         .max_batches = shapes[si].max_batches};
+        struct opts o = { .chunk = 1,
+                          .mode = SRC_TIMER,
+                          .prompt = 1,
+                          .batch_bytes = shapes[si].batch_bytes,
+                          .max_batches = shapes[si].max_batches };
         run_check(in, len, &o, "300 records, timer");
         o.mode = SRC_IDLE;
         o.prompt = 0;
@@ -610,15 +622,18 @@ START_TEST(test_sink_releasing_later)
 
     for (si = 0; si < N_SHAPES; si++)
         for (mode = SRC_SYNC; mode <= SRC_TIMER; mode++) {
-            struct opts o = {.chunk = 61, .mode = (enum src_mode)mode, .prompt = mode == SRC_IDLE,
-                             .batch_bytes = shapes[si].batch_bytes,
-                             .max_batches = shapes[si].max_batches, .defer = 1};
+            struct opts o = { .chunk = 61,
+                              .mode = (enum src_mode)mode,
+                              .prompt = mode == SRC_IDLE,
+                              .batch_bytes = shapes[si].batch_bytes,
+                              .max_batches = shapes[si].max_batches,
+                              .defer = 1 };
             run_check(in, len, &o, "deferred release");
         }
     free(in);
     in = concat(&len, "", NULL);
     {
-        struct opts o = {.chunk = 61, .batch_bytes = 64, .max_batches = 1, .defer = 1};
+        struct opts o = { .chunk = 61, .batch_bytes = 64, .max_batches = 1, .defer = 1 };
         run_check(in, len, &o, "deferred release, empty input");
     }
     free(in);
@@ -656,9 +671,9 @@ END_TEST
 START_TEST(test_blank_lines_skipped_but_counted)
 {
     size_t len;
-    char *in = concat(&len, "\n", REC_A, "\n", "   \n", "\r\n", "\t \r\n", REC_B, "\n", "\n",
-                      "\n", REC_A, "\n", "  ", NULL);
-    struct opts o = {.chunk = 4096, .batch_bytes = 4096, .max_batches = 2};
+    char *in = concat(&len, "\n", REC_A, "\n", "   \n", "\r\n", "\t \r\n", REC_B, "\n", "\n", "\n",
+                      REC_A, "\n", "  ", NULL);
+    struct opts o = { .chunk = 4096, .batch_bytes = 4096, .max_batches = 2 };
     struct job j;
     json_t *x;
 
@@ -668,7 +683,7 @@ START_TEST(test_blank_lines_skipped_but_counted)
     ck_assert_int_eq(j.c.status, 0);
     {
         const char *p = j.c.out.data;
-        static const int nos[] = {2, 6, 9};
+        static const int nos[] = { 2, 6, 9 };
         size_t i;
         for (i = 0; i < 3; i++) {
             const char *nl = memchr(p, '\n', j.c.out.len - (size_t)(p - j.c.out.data));
@@ -711,7 +726,7 @@ START_TEST(test_utf8_bom_at_start)
 {
     size_t len;
     char *in = concat(&len, "\xEF\xBB\xBF", REC_A, "\n", REC_B, "\n", NULL);
-    struct opts o = {.chunk = 1, .batch_bytes = 64, .max_batches = 1};
+    struct opts o = { .chunk = 1, .batch_bytes = 64, .max_batches = 1 };
     struct job j;
 
     run_matrix(in, len, 0, "BOM");
@@ -739,14 +754,15 @@ END_TEST
 
 START_TEST(test_empty_input)
 {
-    static const char *const inputs[] = {"", "\n", "\n\n\n", "  \r\n\t\n", "\r"};
+    static const char *const inputs[] = { "", "\n", "\n\n\n", "  \r\n\t\n", "\r" };
     size_t i;
     int mode;
 
     for (i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++)
         for (mode = SRC_SYNC; mode <= SRC_TIMER; mode++) {
-            struct opts o = {.chunk = 3, .mode = (enum src_mode)mode, .batch_bytes = 64,
-                             .max_batches = 1};
+            struct opts o = {
+                .chunk = 3, .mode = (enum src_mode)mode, .batch_bytes = 64, .max_batches = 1
+            };
             struct job j;
 
             run_one(&j, &o, inputs[i], strlen(inputs[i]));
@@ -781,7 +797,7 @@ START_TEST(test_too_long_line_then_next_answered)
     char *big = padded_record(1000);
     size_t len;
     char *in = concat(&len, REC_A, "\n", big, "\n", REC_B, "\n", NULL);
-    struct opts o = {.chunk = 4096, .batch_bytes = 4096, .max_batches = 2, .max_line = 200};
+    struct opts o = { .chunk = 4096, .batch_bytes = 4096, .max_batches = 2, .max_line = 200 };
     struct job j;
 
     run_matrix(in, len, 200, "too long in the middle");
@@ -826,7 +842,7 @@ START_TEST(test_too_long_spans_many_batches)
     char *big = padded_record(20000);
     size_t len;
     char *in = concat(&len, REC_A, "\n", big, "\n", REC_B, "\n", big, NULL);
-    struct opts o = {.chunk = 4096, .batch_bytes = 64, .max_batches = 1, .max_line = 200};
+    struct opts o = { .chunk = 4096, .batch_bytes = 64, .max_batches = 1, .max_line = 200 };
     int mode;
 
     for (mode = SRC_SYNC; mode <= SRC_IDLE; mode++) {
@@ -850,7 +866,7 @@ START_TEST(test_max_line_bytes_boundary)
     char *at = padded_record(200), *over = padded_record(201);
     size_t len;
     char *in = concat(&len, at, "\n", over, "\n", at, "\r\n", REC_A, "\n", at, NULL);
-    struct opts o = {.chunk = 4096, .batch_bytes = 4096, .max_batches = 1, .max_line = 200};
+    struct opts o = { .chunk = 4096, .batch_bytes = 4096, .max_batches = 1, .max_line = 200 };
     struct job j;
 
     run_matrix(in, len, 200, "boundary");
@@ -867,19 +883,20 @@ END_TEST
 
 /* Runs in under every pool shape and several read sizes; every run must
  * give the same bytes. */
-static void check_same_everywhere(const char *in, size_t len, size_t max_line,
-                                  const char *what)
+static void check_same_everywhere(const char *in, size_t len, size_t max_line, const char *what)
 {
-    static const size_t chunks[] = {4096, 1, 7, 100};
-    struct cairn_buf first = {0};
+    static const size_t chunks[] = { 4096, 1, 7, 100 };
+    struct cairn_buf first = { 0 };
     size_t si, ci;
     int have = 0;
 
     for (si = 0; si < N_SHAPES; si++)
         for (ci = 0; ci < 4; ci++) {
-            struct opts o = {.chunk = chunks[ci], .mode = SRC_SYNC,
-                             .batch_bytes = shapes[si].batch_bytes,
-                             .max_batches = shapes[si].max_batches, .max_line = max_line};
+            struct opts o = { .chunk = chunks[ci],
+                              .mode = SRC_SYNC,
+                              .batch_bytes = shapes[si].batch_bytes,
+                              .max_batches = shapes[si].max_batches,
+                              .max_line = max_line };
             struct job j;
 
             run_one(&j, &o, in, len);
@@ -888,14 +905,13 @@ static void check_same_everywhere(const char *in, size_t len, size_t max_line,
                 ck_assert_int_eq(cairn_buf_append(&first, j.c.out.data, j.c.out.len), 0);
                 have = 1;
             } else {
-                ck_assert_msg(j.c.out.len == first.len &&
-                                  memcmp(j.c.out.data, first.data, first.len) == 0,
-                              "%s: output depends on how the input was read: with chunk %zu, "
-                              "batch %zu x %zu it is\n%.*s\nbut with chunk 4096, batch %zu x "
-                              "%zu it is\n%.*s",
-                              what, o.chunk, o.batch_bytes, o.max_batches, (int)j.c.out.len,
-                              j.c.out.data, shapes[0].batch_bytes, shapes[0].max_batches,
-                              (int)first.len, first.data);
+                ck_assert_msg(
+                    j.c.out.len == first.len && memcmp(j.c.out.data, first.data, first.len) == 0,
+                    "%s: output depends on how the input was read: with chunk %zu, "
+                    "batch %zu x %zu it is\n%.*s\nbut with chunk 4096, batch %zu x "
+                    "%zu it is\n%.*s",
+                    what, o.chunk, o.batch_bytes, o.max_batches, (int)j.c.out.len, j.c.out.data,
+                    shapes[0].batch_bytes, shapes[0].max_batches, (int)first.len, first.data);
             }
             job_free(&j);
         }
@@ -941,7 +957,7 @@ START_TEST(test_stream_tally)
 {
     size_t len;
     char *in = random_records(2000, 7, &len);
-    struct opts o = {.chunk = 7, .mode = SRC_IDLE, .batch_bytes = 100, .max_batches = 2};
+    struct opts o = { .chunk = 7, .mode = SRC_IDLE, .batch_bytes = 100, .max_batches = 2 };
     struct want w;
     struct job j;
 
@@ -952,9 +968,8 @@ START_TEST(test_stream_tally)
     ck_assert_uint_eq(j.s.tally.ok, w.ok);
     ck_assert_uint_gt(j.s.tally.errors[CAIRN_CODE_BAD_JSON], 0);
     ck_assert_uint_eq(j.s.tally.ok + j.s.tally.errors[CAIRN_CODE_BAD_JSON], w.records);
-    ck_assert_uint_eq(j.s.tally.variant_ok[cairn_registry_find(&g_reg, "stone-game-iii") -
-                                           g_reg.plugins],
-                      w.ok);
+    ck_assert_uint_eq(
+        j.s.tally.variant_ok[cairn_registry_find(&g_reg, "stone-game-iii") - g_reg.plugins], w.ok);
     ck_assert_uint_eq(j.s.bytes, len);
     job_free(&j);
     want_free(&w);
@@ -969,7 +984,7 @@ START_TEST(test_streams_share_one_pool)
     char *buf[4];
     struct want w[4];
     struct job jobs[4];
-    static const enum src_mode modes[4] = {SRC_SYNC, SRC_IDLE, SRC_TIMER, SRC_SYNC};
+    static const enum src_mode modes[4] = { SRC_SYNC, SRC_IDLE, SRC_TIMER, SRC_SYNC };
     size_t i, shape;
 
     for (i = 0; i < 4; i++) {
@@ -978,9 +993,10 @@ START_TEST(test_streams_share_one_pool)
         want_build(&w[i], in[i], len[i], 16u << 20);
     }
     for (shape = 0; shape < 3; shape++) {
-        static const size_t bb[3] = {64, 100, 4096}, mb[3] = {2, 2, 3};
-        struct opts o = {.chunk = 7, .mode = SRC_SYNC, .batch_bytes = bb[shape],
-                         .max_batches = mb[shape]};
+        static const size_t bb[3] = { 64, 100, 4096 }, mb[3] = { 2, 2, 3 };
+        struct opts o = {
+            .chunk = 7, .mode = SRC_SYNC, .batch_bytes = bb[shape], .max_batches = mb[shape]
+        };
         uv_loop_t loop;
         struct cairn_pool pool;
 
@@ -1025,8 +1041,9 @@ START_TEST(test_streams_share_pool_via_run_jobs)
     char *buf[3];
     struct want w[3];
     struct job jobs[3];
-    struct opts o = {.chunk = 13, .mode = SRC_IDLE, .prompt = 1, .batch_bytes = 64,
-                     .max_batches = 1};
+    struct opts o = {
+        .chunk = 13, .mode = SRC_IDLE, .prompt = 1, .batch_bytes = 64, .max_batches = 1
+    };
     size_t i;
 
     for (i = 0; i < 3; i++) {
@@ -1076,13 +1093,15 @@ START_TEST(test_read_error_ends_stream)
     want_build(&w, in, len, 16u << 20);
     for (si = 0; si < N_SHAPES; si++)
         for (mode = SRC_SYNC; mode <= SRC_TIMER; mode++) {
-            static const size_t at[] = {0, 1, 1000, 20000};
+            static const size_t at[] = { 0, 1, 1000, 20000 };
             size_t k;
             for (k = 0; k < 4; k++) {
-                struct opts o = {.chunk = 64, .mode = (enum src_mode)mode,
-                                 .batch_bytes = shapes[si].batch_bytes,
-                                 .max_batches = shapes[si].max_batches, .fail = 1,
-                                 .fail_at = at[k]};
+                struct opts o = { .chunk = 64,
+                                  .mode = (enum src_mode)mode,
+                                  .batch_bytes = shapes[si].batch_bytes,
+                                  .max_batches = shapes[si].max_batches,
+                                  .fail = 1,
+                                  .fail_at = at[k] };
                 struct job j;
 
                 run_one(&j, &o, in, len);
@@ -1171,14 +1190,14 @@ END_TEST
 /* n stone-game-ii records of m piles under extended limits, with ids. */
 static char *expensive_records(size_t n, size_t m, size_t *len)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
     size_t i, k;
     int rc = 0;
 
     g_rng = 1140;
     for (i = 0; i < n; i++) {
-        rc |= cairn_buf_printf(&b, "{\"id\":%zu,\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[",
-                               i);
+        rc |= cairn_buf_printf(
+            &b, "{\"id\":%zu,\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[", i);
         for (k = 0; k < m; k++)
             rc |= cairn_buf_printf(&b, "%s%d", k ? "," : "", 1 + (int)(rng_next() % 10000));
         rc |= cairn_buf_puts(&b, "]},\"options\":{\"limits\":\"extended\"}}\n");
@@ -1201,8 +1220,11 @@ START_TEST(test_expensive_records_spread_over_workers)
     ck_assert_uint_lt(len, 256u * 1024u);
     want_build(&w, in, len, 16u << 20);
     for (threads = 1; threads <= 4; threads *= 2) {
-        struct opts o = {.chunk = 16384, .mode = SRC_SYNC, .batch_bytes = 256u * 1024u,
-                         .max_batches = 2 * threads + 2, .max_running = threads};
+        struct opts o = { .chunk = 16384,
+                          .mode = SRC_SYNC,
+                          .batch_bytes = 256u * 1024u,
+                          .max_batches = 2 * threads + 2,
+                          .max_running = threads };
         char label[64];
         struct job j;
 
@@ -1210,8 +1232,8 @@ START_TEST(test_expensive_records_spread_over_workers)
         run_one(&j, &o, in, len);
         ck_assert_msg(j.c.status == 0, "%s: stream ended with %d", label, j.c.status);
         check_output(&j.c, &w, label);
-        ck_assert_msg(j.c.writes >= o.max_batches && j.c.writes >= threads,
-                      "%s: %zu batches", label, j.c.writes);
+        ck_assert_msg(j.c.writes >= o.max_batches && j.c.writes >= threads, "%s: %zu batches",
+                      label, j.c.writes);
         job_free(&j);
     }
     want_free(&w);
@@ -1225,7 +1247,7 @@ START_TEST(test_cut_batches_carry_whole_lines)
 {
     size_t len;
     char *in = random_records(600, 45, &len);
-    static const size_t chunks[] = {7, 4096, 1u << 20};
+    static const size_t chunks[] = { 7, 4096, 1u << 20 };
     size_t si, ci;
 
     /* The last record without its newline. */
@@ -1233,9 +1255,11 @@ START_TEST(test_cut_batches_carry_whole_lines)
         len--;
     for (si = 0; si < N_SHAPES; si++)
         for (ci = 0; ci < 3; ci++) {
-            struct opts o = {.chunk = chunks[ci], .mode = SRC_SYNC,
-                             .batch_bytes = shapes[si].batch_bytes,
-                             .max_batches = shapes[si].max_batches, .max_running = 1};
+            struct opts o = { .chunk = chunks[ci],
+                              .mode = SRC_SYNC,
+                              .batch_bytes = shapes[si].batch_bytes,
+                              .max_batches = shapes[si].max_batches,
+                              .max_running = 1 };
             run_check(in, len, &o, "600 records, one read");
             o.mode = SRC_IDLE;
             run_check(in, len, &o, "600 records, one read, idle");
@@ -1307,11 +1331,11 @@ int main(void)
     }
     rc = cairn_registry_load(&g_reg, dir);
     if (rc != 0 || g_reg.n_plugins < 3) {
-        fprintf(stderr, "test_engine: cairn_registry_load(%s) returned %d, %zu plugin(s)\n",
-                dir, rc, g_reg.n_plugins);
+        fprintf(stderr, "test_engine: cairn_registry_load(%s) returned %d, %zu plugin(s)\n", dir,
+                rc, g_reg.n_plugins);
         return EXIT_FAILURE;
     }
-    g_ctx = (struct cairn_record_ctx){.reg = &g_reg, .default_limits = CAIRN_LIMITS_OFFICIAL};
+    g_ctx = (struct cairn_record_ctx){ .reg = &g_reg, .default_limits = CAIRN_LIMITS_OFFICIAL };
     /* Several workers, so batches finish out of order. */
     setenv("UV_THREADPOOL_SIZE", "4", 1);
 

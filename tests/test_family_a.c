@@ -29,17 +29,23 @@
 /* ck_assert_msg without its cost on success: Check records a "last
  * passed point" for every passing ck_assert (a write to its log), which
  * dominates loops over millions of stones. */
-#define CHECK_MSG(expr, ...)                                                                      \
-    do {                                                                                          \
-        if (!(expr))                                                                              \
-            ck_abort_msg(__VA_ARGS__);                                                            \
+#define CHECK_MSG(expr, ...)           \
+    do {                               \
+        if (!(expr))                   \
+            ck_abort_msg(__VA_ARGS__); \
     } while (0)
 
-enum game { SG4 = 0, SG5 = 1, SG6 = 2, SG7 = 3, N_GAMES = 4 };
+enum game {
+    SG4 = 0,
+    SG5 = 1,
+    SG6 = 2,
+    SG7 = 3,
+    N_GAMES = 4
+};
 
-static const char *const game_name[N_GAMES] = {"stone-game-iv", "stone-game-v", "stone-game-vi",
-                                               "stone-game-vii"};
-static const char *const game_alias[N_GAMES] = {"1510", "1563", "1686", "1690"};
+static const char *const game_name[N_GAMES] = { "stone-game-iv", "stone-game-v", "stone-game-vi",
+                                                "stone-game-vii" };
+static const char *const game_alias[N_GAMES] = { "1510", "1563", "1686", "1690" };
 
 static void *g_dl[N_GAMES];
 static const struct cairn_plugin *g_desc[N_GAMES];
@@ -49,7 +55,7 @@ static const char *g_plugin_dir;
 /* Piles up to this size are judged by the exhaustive stone-game-iv search;
  * the DP table below covers every pile up to SG4_TABLE_N. */
 #define SG4_MINIMAX_MAX 50
-#define SG4_TABLE_N 1000000
+#define SG4_TABLE_N     1000000
 static uint8_t *g_sg4_win; /* g_sg4_win[m]: the player to move on m wins */
 
 #define SG5_MINIMAX_MAX_N 13
@@ -113,7 +119,7 @@ static const char *lim_str(enum cairn_limits lim)
 static const struct cairn_plugin *plugin(enum game g)
 {
     CHECK_MSG(g_desc[g] != NULL, "plugin %s did not load from %s: %s", game_name[g],
-                  g_plugin_dir ? g_plugin_dir : "(unset)", g_load_error[g]);
+              g_plugin_dir ? g_plugin_dir : "(unset)", g_load_error[g]);
     return g_desc[g];
 }
 
@@ -159,12 +165,12 @@ static void assert_host_accepts(const struct cairn_plugin *p, const struct cairn
             ck_assert_uint_eq(in[k].n, 1);
         else
             CHECK_MSG(in[k].n >= b->min_len && in[k].n <= b->max_len,
-                          "%s: %s has length %zu, outside the %s bounds %zu..%zu", p->name,
-                          d->name, in[k].n, lim_str(lim), b->min_len, b->max_len);
+                      "%s: %s has length %zu, outside the %s bounds %zu..%zu", p->name, d->name,
+                      in[k].n, lim_str(lim), b->min_len, b->max_len);
         for (size_t i = 0; i < in[k].n; i++)
             CHECK_MSG(in[k].v[i] >= b->min_value && in[k].v[i] <= b->max_value,
-                          "%s: %s[%zu] = %" PRId64 " is outside the %s bounds", p->name, d->name,
-                          i, in[k].v[i], lim_str(lim));
+                      "%s: %s[%zu] = %" PRId64 " is outside the %s bounds", p->name, d->name, i,
+                      in[k].v[i], lim_str(lim));
         if (p->equal_length & (UINT32_C(1) << k))
             ck_assert_uint_eq(in[k].n, in[0].n);
     }
@@ -178,7 +184,8 @@ static void run_plugin(enum game g, const struct cairn_array *in, size_t n_in,
 {
     const struct cairn_plugin *p = plugin(g);
     struct cairn_problem pb = {
-        .inputs = in, .n_inputs = n_in, .limits = lim, .want_moves = want_moves};
+        .inputs = in, .n_inputs = n_in, .limits = lim, .want_moves = want_moves
+    };
     char msg[256];
 
     assert_host_accepts(p, in, n_in, lim);
@@ -187,7 +194,7 @@ static void run_plugin(enum game g, const struct cairn_array *in, size_t n_in,
         msg[0] = '\0';
         int rc = p->check(&pb, msg, sizeof msg);
         CHECK_MSG(rc == CAIRN_OK, "%s: check() refused %s (%s): rc %d: %s", p->name,
-                      row_str(in[0].v, in[0].n), lim_str(lim), rc, msg);
+                  row_str(in[0].v, in[0].n), lim_str(lim), rc, msg);
     }
     size_t sb = p->scratch_bytes(&pb);
     void *scratch = malloc(sb ? sb : 1);
@@ -207,24 +214,24 @@ static void run_plugin(enum game g, const struct cairn_array *in, size_t n_in,
     int rc = p->solve(&pb, &o->res, scratch, msg, sizeof msg);
     free(scratch);
     CHECK_MSG(rc == CAIRN_OK, "%s: solve() failed on %s (%s): rc %d: %s", p->name,
-                  row_str(in[0].v, in[0].n), lim_str(lim), rc, msg);
+              row_str(in[0].v, in[0].n), lim_str(lim), rc, msg);
     if (want_moves) {
         CHECK_MSG(o->res.n_moves <= o->cap, "%s: n_moves %zu > moves_cap %zu", p->name,
-                      o->res.n_moves, o->cap);
+                  o->res.n_moves, o->cap);
         CHECK_MSG(o->moves[o->cap] == MOVES_CANARY, "%s: solve() wrote past moves_cap on %s",
-                      p->name, row_str(in[0].v, in[0].n));
+                  p->name, row_str(in[0].v, in[0].n));
         CHECK_MSG(o->res.moves == o->moves && o->res.moves_cap == o->cap,
-                      "%s: solve() changed result.moves or moves_cap", p->name);
+                  "%s: solve() changed result.moves or moves_cap", p->name);
     } else {
         CHECK_MSG(o->res.n_moves == 0, "%s: n_moves %zu set although moves were not wanted",
-                      p->name, o->res.n_moves);
+                  p->name, o->res.n_moves);
     }
 }
 
 static void run1(enum game g, const int64_t *a, size_t n, enum cairn_limits lim, int want_moves,
                  struct outcome *o)
 {
-    struct cairn_array in = {.v = a, .n = n};
+    struct cairn_array in = { .v = a, .n = n };
     run_plugin(g, &in, 1, lim, want_moves, o);
 }
 
@@ -250,44 +257,44 @@ static void sg4_replay(int64_t n, const struct outcome *o)
         int64_t x = o->moves[t];
         int64_t r = isqrt64(x);
         CHECK_MSG(x >= 1 && r * r == x && x <= m,
-                      "stone-game-iv n=%" PRId64 ": move %zu removes %" PRId64 " from %" PRId64
-                      " (not a square up to the pile)",
-                      n, t, x, m);
+                  "stone-game-iv n=%" PRId64 ": move %zu removes %" PRId64 " from %" PRId64
+                  " (not a square up to the pile)",
+                  n, t, x, m);
         int64_t largest = isqrt64(m);
         if (sg4_wins(m)) {
             CHECK_MSG(!sg4_wins(m - x),
-                          "stone-game-iv n=%" PRId64 ": move %zu removes %" PRId64 " from the "
-                          "winning pile %" PRId64 " and leaves a winning pile",
-                          n, t, x, m);
+                      "stone-game-iv n=%" PRId64 ": move %zu removes %" PRId64 " from the "
+                      "winning pile %" PRId64 " and leaves a winning pile",
+                      n, t, x, m);
             for (int64_t k = r + 1; k <= largest; k++)
                 CHECK_MSG(sg4_wins(m - k * k),
-                              "stone-game-iv n=%" PRId64 ": move %zu removes %" PRId64
-                              ", but %" PRId64 " also wins and is larger",
-                              n, t, x, k * k);
+                          "stone-game-iv n=%" PRId64 ": move %zu removes %" PRId64 ", but %" PRId64
+                          " also wins and is larger",
+                          n, t, x, k * k);
         } else {
             CHECK_MSG(r == largest,
-                          "stone-game-iv n=%" PRId64 ": the losing mover on %" PRId64
-                          " removes %" PRId64 ", not the largest square",
-                          n, m, x);
+                      "stone-game-iv n=%" PRId64 ": the losing mover on %" PRId64
+                      " removes %" PRId64 ", not the largest square",
+                      n, m, x);
         }
         m -= x;
     }
-    CHECK_MSG(m == 0, "stone-game-iv n=%" PRId64 ": the line stops with %" PRId64 " left", n,
-                  m);
+    CHECK_MSG(m == 0, "stone-game-iv n=%" PRId64 ": the line stops with %" PRId64 " left", n, m);
     /* Whoever makes the last move wins. */
     CHECK_MSG((int64_t)(o->res.n_moves % 2) == o->res.answer,
-                  "stone-game-iv n=%" PRId64 ": %zu moves but answer %" PRId64, n,
-                  o->res.n_moves, o->res.answer);
+              "stone-game-iv n=%" PRId64 ": %zu moves but answer %" PRId64, n, o->res.n_moves,
+              o->res.answer);
 }
 
 static void verify_sg4(int64_t n, enum cairn_limits lim, int expect, int want_moves)
 {
     struct outcome o;
     run1(SG4, &n, 1, lim, want_moves, &o);
-    CHECK_MSG(o.res.answer == expect, "stone-game-iv n=%" PRId64 " (%s): answer %" PRId64
-                  ", expected %d", n, lim_str(lim), o.res.answer, expect);
+    CHECK_MSG(o.res.answer == expect,
+              "stone-game-iv n=%" PRId64 " (%s): answer %" PRId64 ", expected %d", n, lim_str(lim),
+              o.res.answer, expect);
     CHECK_MSG(o.res.alice == 0 && o.res.bob == 0, "stone-game-iv: totals set in a game "
-                  "without totals");
+                                                  "without totals");
     if (want_moves)
         sg4_replay(n, &o);
     free(o.moves);
@@ -311,36 +318,36 @@ static void sg5_replay(const int64_t *a, size_t n, const struct outcome *o, cons
     size_t lo = 0, hi = n - 1;
     int64_t score = 0;
     /* a round drops at least one stone: at most n - 1 rounds */
-    CHECK_MSG(o->res.n_moves <= n - 1, "stone-game-v %s: %zu rounds for %zu stones",
-                  row_str(a, n), o->res.n_moves, n);
+    CHECK_MSG(o->res.n_moves <= n - 1, "stone-game-v %s: %zu rounds for %zu stones", row_str(a, n),
+              o->res.n_moves, n);
     for (size_t t = 0; t < o->res.n_moves; t++) {
         int32_t m = o->moves[t];
         CHECK_MSG(m >= 0, "stone-game-v %s: move %zu is %" PRId32, row_str(a, n), t, m);
         size_t k = (size_t)CAIRN_MOVE_SPLIT_AT(m);
         int right = CAIRN_MOVE_SPLIT_KEEPS_RIGHT(m);
         CHECK_MSG(k > lo && k <= hi,
-                      "stone-game-v %s: move %zu cuts before %zu, outside the row [%zu, %zu]",
-                      row_str(a, n), t, k, lo, hi);
+                  "stone-game-v %s: move %zu cuts before %zu, outside the row [%zu, %zu]",
+                  row_str(a, n), t, k, lo, hi);
         int64_t sl = sum_of(a + lo, k - lo), sr = sum_of(a + k, hi + 1 - k);
         CHECK_MSG(right ? sl >= sr : sl <= sr,
-                      "stone-game-v %s: move %zu keeps the %s part (%" PRId64 " vs %" PRId64
-                      "): Bob throws away the larger one",
-                      row_str(a, n), t, right ? "right" : "left", sl, sr);
+                  "stone-game-v %s: move %zu keeps the %s part (%" PRId64 " vs %" PRId64
+                  "): Bob throws away the larger one",
+                  row_str(a, n), t, right ? "right" : "left", sl, sr);
         int64_t here = sg5_value(a, n, table, lo, hi);
         int64_t kept = right ? sr : sl;
         size_t nlo = right ? k : lo, nhi = right ? hi : k - 1;
         int64_t after = sg5_value(a, n, table, nlo, nhi);
         CHECK_MSG(kept + after == here,
-                      "stone-game-v %s: move %zu (cut %zu keep %c on [%zu, %zu]) is worth %" PRId64
-                      ", best is %" PRId64,
-                      row_str(a, n), t, k, right ? 'R' : 'L', lo, hi, kept + after, here);
+                  "stone-game-v %s: move %zu (cut %zu keep %c on [%zu, %zu]) is worth %" PRId64
+                  ", best is %" PRId64,
+                  row_str(a, n), t, k, right ? 'R' : 'L', lo, hi, kept + after, here);
         score += kept;
         lo = nlo;
         hi = nhi;
     }
     CHECK_MSG(lo == hi, "stone-game-v %s: the line ends on [%zu, %zu]", row_str(a, n), lo, hi);
-    CHECK_MSG(score == o->res.answer, "stone-game-v %s: replay scores %" PRId64
-                  ", answer %" PRId64, row_str(a, n), score, o->res.answer);
+    CHECK_MSG(score == o->res.answer, "stone-game-v %s: replay scores %" PRId64 ", answer %" PRId64,
+              row_str(a, n), score, o->res.answer);
 }
 
 static void verify_sg5(const int64_t *a, size_t n, enum cairn_limits lim, int64_t expect,
@@ -348,11 +355,11 @@ static void verify_sg5(const int64_t *a, size_t n, enum cairn_limits lim, int64_
 {
     struct outcome o;
     run1(SG5, a, n, lim, want_moves, &o);
-    CHECK_MSG(o.res.answer == expect, "stone-game-v %s (%s): answer %" PRId64 ", expected %"
-                  PRId64, row_str(a, n), lim_str(lim), o.res.answer, expect);
+    CHECK_MSG(o.res.answer == expect, "stone-game-v %s (%s): answer %" PRId64 ", expected %" PRId64,
+              row_str(a, n), lim_str(lim), o.res.answer, expect);
     CHECK_MSG(o.res.alice == expect && o.res.bob == 0,
-                  "stone-game-v %s: alice %" PRId64 " bob %" PRId64 " (totals: Alice's score)",
-                  row_str(a, n), o.res.alice, o.res.bob);
+              "stone-game-v %s: alice %" PRId64 " bob %" PRId64 " (totals: Alice's score)",
+              row_str(a, n), o.res.alice, o.res.bob);
     if (want_moves) {
         int64_t *table = NULL;
         if (n > SG5_MINIMAX_MAX_N) {
@@ -373,7 +380,7 @@ static void verify_sg5(const int64_t *a, size_t n, enum cairn_limits lim, int64_
 static void run_sg6(const int64_t *a, const int64_t *b, size_t n, enum cairn_limits lim,
                     int want_moves, struct outcome *o)
 {
-    struct cairn_array in[2] = {{.v = a, .n = n}, {.v = b, .n = n}};
+    struct cairn_array in[2] = { { .v = a, .n = n }, { .v = b, .n = n } };
     run_plugin(SG6, in, 2, lim, want_moves, o);
 }
 
@@ -387,18 +394,18 @@ static void sg6_replay(const int64_t *a, const int64_t *b, size_t n, const struc
     uint8_t *seen = calloc(n, 1);
     ck_assert_ptr_nonnull(seen);
     ck_assert_uint_eq(o->res.n_moves, n);
-    int64_t pts[2] = {0, 0};
+    int64_t pts[2] = { 0, 0 };
     uint32_t taken = 0;
     for (size_t t = 0; t < n; t++) {
         int32_t i = o->moves[t];
         CHECK_MSG(i >= 0 && (size_t)i < n && !seen[i],
-                      "stone-game-vi a=%s b=%s: move %zu takes stone %" PRId32
-                      " (out of range or gone)",
-                      row_str(a, n), row_str(b, n), t, i);
+                  "stone-game-vi a=%s b=%s: move %zu takes stone %" PRId32
+                  " (out of range or gone)",
+                  row_str(a, n), row_str(b, n), t, i);
         CHECK_MSG((size_t)i == order[t],
-                      "stone-game-vi a=%s b=%s: move %zu takes stone %" PRId32 ", the documented "
-                      "line takes %zu (largest a+b, lowest index first)",
-                      row_str(a, n), row_str(b, n), t, i, order[t]);
+                  "stone-game-vi a=%s b=%s: move %zu takes stone %" PRId32 ", the documented "
+                  "line takes %zu (largest a+b, lowest index first)",
+                  row_str(a, n), row_str(b, n), t, i, order[t]);
         int alice = t % 2 == 0;
         if (n <= SG6_MINIMAX_MAX_N) {
             int64_t diff = pts[0] - pts[1];
@@ -406,15 +413,15 @@ static void sg6_replay(const int64_t *a, const int64_t *b, size_t n, const struc
             int64_t gain = alice ? a[i] : -b[i];
             int after = brute_sg6_outcome(a, b, n, taken | (UINT32_C(1) << i), !alice, diff + gain);
             CHECK_MSG(before == after,
-                          "stone-game-vi a=%s b=%s: move %zu (stone %" PRId32 ") changes the "
-                          "outcome from %d to %d",
-                          row_str(a, n), row_str(b, n), t, i, before, after);
+                      "stone-game-vi a=%s b=%s: move %zu (stone %" PRId32 ") changes the "
+                      "outcome from %d to %d",
+                      row_str(a, n), row_str(b, n), t, i, before, after);
             int64_t m_before = brute_sg6_margin(a, b, n, taken, alice);
             int64_t m_after = brute_sg6_margin(a, b, n, taken | (UINT32_C(1) << i), !alice);
             CHECK_MSG(gain + m_after == m_before,
-                          "stone-game-vi a=%s b=%s: move %zu (stone %" PRId32 ") is worth %" PRId64
-                          " on the margin, best is %" PRId64,
-                          row_str(a, n), row_str(b, n), t, i, gain + m_after, m_before);
+                      "stone-game-vi a=%s b=%s: move %zu (stone %" PRId32 ") is worth %" PRId64
+                      " on the margin, best is %" PRId64,
+                      row_str(a, n), row_str(b, n), t, i, gain + m_after, m_before);
         }
         seen[i] = 1;
         taken |= n <= 32 ? UINT32_C(1) << i : 0;
@@ -422,9 +429,9 @@ static void sg6_replay(const int64_t *a, const int64_t *b, size_t n, const struc
     }
     free(seen);
     CHECK_MSG(pts[0] == o->res.alice && pts[1] == o->res.bob,
-                  "stone-game-vi a=%s b=%s: replay gives %" PRId64 " / %" PRId64
-                  ", solve() reported %" PRId64 " / %" PRId64,
-                  row_str(a, n), row_str(b, n), pts[0], pts[1], o->res.alice, o->res.bob);
+              "stone-game-vi a=%s b=%s: replay gives %" PRId64 " / %" PRId64
+              ", solve() reported %" PRId64 " / %" PRId64,
+              row_str(a, n), row_str(b, n), pts[0], pts[1], o->res.alice, o->res.bob);
 }
 
 /* expect: the answer from the exhaustive search (small rows) or the greedy
@@ -439,20 +446,22 @@ static void verify_sg6(const int64_t *a, const int64_t *b, size_t n, enum cairn_
     ck_assert_int_ne(brute_sg6_greedy(a, b, n, order, &ga, &gb), -2);
 
     run_sg6(a, b, n, lim, want_moves, &o);
-    CHECK_MSG(o.res.answer == expect, "stone-game-vi a=%s b=%s (%s): answer %" PRId64
-                  ", expected %d", row_str(a, n), row_str(b, n), lim_str(lim), o.res.answer,
-                  expect);
+    CHECK_MSG(o.res.answer == expect,
+              "stone-game-vi a=%s b=%s (%s): answer %" PRId64 ", expected %d", row_str(a, n),
+              row_str(b, n), lim_str(lim), o.res.answer, expect);
     CHECK_MSG(o.res.alice == ga && o.res.bob == gb,
-                  "stone-game-vi a=%s b=%s: totals %" PRId64 " / %" PRId64
-                  ", the documented line gives %" PRId64 " / %" PRId64,
-                  row_str(a, n), row_str(b, n), o.res.alice, o.res.bob, ga, gb);
+              "stone-game-vi a=%s b=%s: totals %" PRId64 " / %" PRId64
+              ", the documented line gives %" PRId64 " / %" PRId64,
+              row_str(a, n), row_str(b, n), o.res.alice, o.res.bob, ga, gb);
     int64_t margin = o.res.alice - o.res.bob;
-    CHECK_MSG(o.res.answer == (margin > 0 ? 1 : margin < 0 ? -1 : 0),
-                  "stone-game-vi: answer %" PRId64 " but margin %" PRId64, o.res.answer, margin);
+    CHECK_MSG(o.res.answer == (margin > 0   ? 1
+                               : margin < 0 ? -1
+                                            : 0),
+              "stone-game-vi: answer %" PRId64 " but margin %" PRId64, o.res.answer, margin);
     if (n <= SG6_MINIMAX_MAX_N)
         CHECK_MSG(margin == brute_sg6_margin(a, b, n, 0, 1),
-                      "stone-game-vi a=%s b=%s: margin %" PRId64 " is not the minimax margin %"
-                      PRId64, row_str(a, n), row_str(b, n), margin, brute_sg6_margin(a, b, n, 0, 1));
+                  "stone-game-vi a=%s b=%s: margin %" PRId64 " is not the minimax margin %" PRId64,
+                  row_str(a, n), row_str(b, n), margin, brute_sg6_margin(a, b, n, 0, 1));
     if (want_moves)
         sg6_replay(a, b, n, &o, order);
     free(order);
@@ -478,7 +487,7 @@ static void sg7_reference_line(const int64_t *a, size_t n, const int64_t *table,
                                int64_t *bob, int *side)
 {
     size_t lo = 0, hi = n - 1;
-    int64_t score[2] = {0, 0};
+    int64_t score[2] = { 0, 0 };
     for (size_t t = 0; t < n; t++) {
         int right = 0;
         int64_t gain = 0;
@@ -507,28 +516,27 @@ static void sg7_replay(const int64_t *a, size_t n, const struct outcome *o, cons
     int64_t ea, eb;
     ck_assert_ptr_nonnull(side);
     sg7_reference_line(a, n, table, &ea, &eb, side);
-    CHECK_MSG(o->res.n_moves == n, "stone-game-vii %s: %zu moves for %zu stones",
-                  row_str(a, n), o->res.n_moves, n);
+    CHECK_MSG(o->res.n_moves == n, "stone-game-vii %s: %zu moves for %zu stones", row_str(a, n),
+              o->res.n_moves, n);
     size_t lo = 0, hi = n - 1;
-    int64_t score[2] = {0, 0};
+    int64_t score[2] = { 0, 0 };
     for (size_t t = 0; t < n; t++) {
         int32_t m = o->moves[t];
-        CHECK_MSG(m == 0 || m == 1, "stone-game-vii %s: move %zu is %" PRId32, row_str(a, n),
-                      t, m);
+        CHECK_MSG(m == 0 || m == 1, "stone-game-vii %s: move %zu is %" PRId32, row_str(a, n), t, m);
         int64_t gain = m ? sum_of(a + lo, hi - lo) : sum_of(a + lo + 1, hi - lo);
         if (lo < hi) {
             int64_t here = sg7_value(a, n, table, lo, hi);
-            int64_t after = m ? sg7_value(a, n, table, lo, hi - 1)
-                              : sg7_value(a, n, table, lo + 1, hi);
+            int64_t after =
+                m ? sg7_value(a, n, table, lo, hi - 1) : sg7_value(a, n, table, lo + 1, hi);
             CHECK_MSG(gain - after == here,
-                          "stone-game-vii %s: move %zu (%c on [%zu, %zu]) is worth %" PRId64
-                          ", best is %" PRId64,
-                          row_str(a, n), t, m ? 'R' : 'L', lo, hi, gain - after, here);
+                      "stone-game-vii %s: move %zu (%c on [%zu, %zu]) is worth %" PRId64
+                      ", best is %" PRId64,
+                      row_str(a, n), t, m ? 'R' : 'L', lo, hi, gain - after, here);
         }
         CHECK_MSG(m == side[t],
-                      "stone-game-vii %s: move %zu is %c, the documented line (L unless R is "
-                      "strictly better) plays %c",
-                      row_str(a, n), t, m ? 'R' : 'L', side[t] ? 'R' : 'L');
+                  "stone-game-vii %s: move %zu is %c, the documented line (L unless R is "
+                  "strictly better) plays %c",
+                  row_str(a, n), t, m ? 'R' : 'L', side[t] ? 'R' : 'L');
         score[t % 2] += gain;
         if (m)
             hi--;
@@ -537,9 +545,9 @@ static void sg7_replay(const int64_t *a, size_t n, const struct outcome *o, cons
     }
     free(side);
     CHECK_MSG(score[0] == o->res.alice && score[1] == o->res.bob,
-                  "stone-game-vii %s: replay gives %" PRId64 " / %" PRId64
-                  ", solve() reported %" PRId64 " / %" PRId64,
-                  row_str(a, n), score[0], score[1], o->res.alice, o->res.bob);
+              "stone-game-vii %s: replay gives %" PRId64 " / %" PRId64 ", solve() reported %" PRId64
+              " / %" PRId64,
+              row_str(a, n), score[0], score[1], o->res.alice, o->res.bob);
 }
 
 /* expect: the reference difference.  The totals are checked against the
@@ -557,16 +565,17 @@ static void verify_sg7(const int64_t *a, size_t n, enum cairn_limits lim, int64_
         ck_assert_int_eq(brute_sg7_dp(a, n, table), expect);
     }
     run1(SG7, a, n, lim, want_moves, &o);
-    CHECK_MSG(o.res.answer == expect, "stone-game-vii %s (%s): answer %" PRId64
-                  ", expected %" PRId64, row_str(a, n), lim_str(lim), o.res.answer, expect);
+    CHECK_MSG(o.res.answer == expect,
+              "stone-game-vii %s (%s): answer %" PRId64 ", expected %" PRId64, row_str(a, n),
+              lim_str(lim), o.res.answer, expect);
     CHECK_MSG(o.res.alice - o.res.bob == expect,
-                  "stone-game-vii %s: alice %" PRId64 " - bob %" PRId64 " != answer %" PRId64,
-                  row_str(a, n), o.res.alice, o.res.bob, expect);
+              "stone-game-vii %s: alice %" PRId64 " - bob %" PRId64 " != answer %" PRId64,
+              row_str(a, n), o.res.alice, o.res.bob, expect);
     sg7_reference_line(a, n, table, &ea, &eb, NULL);
     CHECK_MSG(o.res.alice == ea && o.res.bob == eb,
-                  "stone-game-vii %s (%s, moves %d): totals %" PRId64 " / %" PRId64
-                  ", the documented line gives %" PRId64 " / %" PRId64,
-                  row_str(a, n), lim_str(lim), want_moves, o.res.alice, o.res.bob, ea, eb);
+              "stone-game-vii %s (%s, moves %d): totals %" PRId64 " / %" PRId64
+              ", the documented line gives %" PRId64 " / %" PRId64,
+              row_str(a, n), lim_str(lim), want_moves, o.res.alice, o.res.bob, ea, eb);
     if (want_moves)
         sg7_replay(a, n, &o, table);
     free(table);
@@ -585,27 +594,17 @@ static void gen_sg5(int64_t *a, size_t n, int64_t maxv)
     int64_t c = rng_range(1, 5);
     for (size_t i = 0; i < n; i++) {
         switch (style) {
-        case 0:
-            a[i] = rng_range(1, maxv);
-            break;
-        case 1:
-            a[i] = rng_range(1, 3);
-            break;
+        case 0: a[i] = rng_range(1, maxv); break;
+        case 1: a[i] = rng_range(1, 3); break;
         case 2:
             a[i] = INT64_C(1) << rng_range(0, 4); /* 1, 2, 4, 8, 16 */
             break;
-        case 3:
-            a[i] = c;
-            break;
-        case 4:
-            a[i] = rng_range(1, 8);
-            break;
+        case 3: a[i] = c; break;
+        case 4: a[i] = rng_range(1, 8); break;
         case 5: /* a block and its mirror image: equal halves everywhere */
             a[i] = i < (n + 1) / 2 ? rng_range(1, 4) : a[n - 1 - i];
             break;
-        default:
-            a[i] = rng_range(0, 3) ? rng_range(1, 2) : rng_range(1, maxv);
-            break;
+        default: a[i] = rng_range(0, 3) ? rng_range(1, 2) : rng_range(1, maxv); break;
         }
         if (a[i] > maxv)
             a[i] = maxv;
@@ -667,18 +666,10 @@ static void gen_sg7(int64_t *a, size_t n, int64_t lo, int64_t hi)
     int64_t c = rng_range(lo, hi);
     for (size_t i = 0; i < n; i++) {
         switch (style) {
-        case 0:
-            a[i] = rng_range(lo, hi);
-            break;
-        case 1:
-            a[i] = rng_range(lo, lo + 2 < hi ? lo + 2 : hi);
-            break;
-        case 2:
-            a[i] = c;
-            break;
-        default:
-            a[i] = rng_range(0, 1) ? lo : hi;
-            break;
+        case 0: a[i] = rng_range(lo, hi); break;
+        case 1: a[i] = rng_range(lo, lo + 2 < hi ? lo + 2 : hi); break;
+        case 2: a[i] = c; break;
+        default: a[i] = rng_range(0, 1) ? lo : hi; break;
         }
     }
 }
@@ -698,14 +689,38 @@ START_TEST(test_descriptors_declare_the_games)
         enum cairn_moves_kind moves;
         uint32_t equal_length, totals;
     } want[N_GAMES] = {
-        {{"n"}, 1, CAIRN_INPUT_INT, {1, 1, 1, 100000}, CAIRN_ANSWER_BOOL, CAIRN_MOVES_COUNT, 0, 0},
-        {{"stoneValue"}, 1, CAIRN_INPUT_INT_ARRAY, {1, 500, 1, 1000000}, CAIRN_ANSWER_INT,
-         CAIRN_MOVES_SPLIT, 0, CAIRN_TOTAL_ALICE},
-        {{"aliceValues", "bobValues"}, 2, CAIRN_INPUT_INT_ARRAY, {1, 100000, 1, 100},
-         CAIRN_ANSWER_INT, CAIRN_MOVES_INDEX, 0x3,
-         CAIRN_TOTAL_ALICE | CAIRN_TOTAL_BOB | CAIRN_TOTAL_MARGIN},
-        {{"stones"}, 1, CAIRN_INPUT_INT_ARRAY, {2, 1000, 1, 1000}, CAIRN_ANSWER_INT,
-         CAIRN_MOVES_SIDE, 0, CAIRN_TOTALS_ALL},
+        { { "n" },
+          1,
+          CAIRN_INPUT_INT,
+          { 1, 1, 1, 100000 },
+          CAIRN_ANSWER_BOOL,
+          CAIRN_MOVES_COUNT,
+          0,
+          0 },
+        { { "stoneValue" },
+          1,
+          CAIRN_INPUT_INT_ARRAY,
+          { 1, 500, 1, 1000000 },
+          CAIRN_ANSWER_INT,
+          CAIRN_MOVES_SPLIT,
+          0,
+          CAIRN_TOTAL_ALICE },
+        { { "aliceValues", "bobValues" },
+          2,
+          CAIRN_INPUT_INT_ARRAY,
+          { 1, 100000, 1, 100 },
+          CAIRN_ANSWER_INT,
+          CAIRN_MOVES_INDEX,
+          0x3,
+          CAIRN_TOTAL_ALICE | CAIRN_TOTAL_BOB | CAIRN_TOTAL_MARGIN },
+        { { "stones" },
+          1,
+          CAIRN_INPUT_INT_ARRAY,
+          { 2, 1000, 1, 1000 },
+          CAIRN_ANSWER_INT,
+          CAIRN_MOVES_SIDE,
+          0,
+          CAIRN_TOTALS_ALL },
     };
     for (int g = 0; g < N_GAMES; g++) {
         const struct cairn_plugin *p = plugin((enum game)g);
@@ -735,10 +750,10 @@ START_TEST(test_descriptors_declare_the_games)
             /* the LeetCode constraints exactly (the length of a scalar is
              * ignored by the host) */
             CHECK_MSG(o->min_value == w->min_value && o->max_value == w->max_value &&
-                              (d->kind == CAIRN_INPUT_INT ||
-                               (o->min_len == w->min_len && o->max_len == w->max_len)),
-                          "%s.%s: official bounds len %zu..%zu values %" PRId64 "..%" PRId64,
-                          p->name, d->name, o->min_len, o->max_len, o->min_value, o->max_value);
+                          (d->kind == CAIRN_INPUT_INT ||
+                           (o->min_len == w->min_len && o->max_len == w->max_len)),
+                      "%s.%s: official bounds len %zu..%zu values %" PRId64 "..%" PRId64, p->name,
+                      d->name, o->min_len, o->max_len, o->min_value, o->max_value);
             /* extended covers official */
             ck_assert_int_le(e->min_value, o->min_value);
             ck_assert_int_ge(e->max_value, o->max_value);
@@ -748,8 +763,8 @@ START_TEST(test_descriptors_declare_the_games)
             }
         }
         /* One exported symbol: the kernel's own functions stay hidden. */
-        static const char *const hidden[] = {"sg4_solve", "sg5_solve", "sg6_solve", "sg7_solve",
-                                             "sg5_kernel", "sg4_sieve"};
+        static const char *const hidden[] = { "sg4_solve", "sg5_solve",  "sg6_solve",
+                                              "sg7_solve", "sg5_kernel", "sg4_sieve" };
         for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++)
             CHECK_MSG(dlsym(g_dl[g], hidden[i]) == NULL, "%s exports %s", p->name, hidden[i]);
     }
@@ -768,7 +783,7 @@ START_TEST(test_examples_stone_game_iv)
     static const struct {
         int64_t n;
         int win;
-    } ex[] = {{1, 1}, {2, 0}, {4, 1}, {7, 0}, {17, 0}};
+    } ex[] = { { 1, 1 }, { 2, 0 }, { 4, 1 }, { 7, 0 }, { 17, 0 } };
     for (size_t e = 0; e < sizeof ex / sizeof ex[0]; e++) {
         ck_assert_int_eq(brute_sg4_minimax(ex[e].n), ex[e].win);
         for (int want = 0; want <= 1; want++)
@@ -784,12 +799,12 @@ START_TEST(test_examples_stone_game_v)
         size_t n;
         int64_t answer;
     } ex[] = {
-        {{6, 2, 3, 4, 5, 5}, 6, 18},
-        {{7, 7, 7, 7, 7, 7, 7}, 7, 28},
-        {{4}, 1, 0},
+        { { 6, 2, 3, 4, 5, 5 }, 6, 18 },
+        { { 7, 7, 7, 7, 7, 7, 7 }, 7, 28 },
+        { { 4 }, 1, 0 },
         /* the exact-tie trap (VARIANTS.md, discrepancy 10): 13 is wrong */
-        {{1, 8, 1, 2, 2, 4}, 6, 14},
-        {{1, 4, 4, 1, 2, 2, 4}, 7, 14},
+        { { 1, 8, 1, 2, 2, 4 }, 6, 14 },
+        { { 1, 4, 4, 1, 2, 2, 4 }, 7, 14 },
     };
     for (size_t e = 0; e < sizeof ex / sizeof ex[0]; e++) {
         ck_assert_int_eq(brute_sg5_minimax(ex[e].v, ex[e].n), ex[e].answer);
@@ -807,9 +822,9 @@ START_TEST(test_examples_stone_game_vi)
         size_t n;
         int answer;
     } ex[] = {
-        {{1, 3}, {2, 1}, 2, 1},
-        {{1, 2}, {3, 1}, 2, 0},
-        {{2, 4, 3}, {1, 6, 7}, 3, -1},
+        { { 1, 3 }, { 2, 1 }, 2, 1 },
+        { { 1, 2 }, { 3, 1 }, 2, 0 },
+        { { 2, 4, 3 }, { 1, 6, 7 }, 3, -1 },
     };
     for (size_t e = 0; e < sizeof ex / sizeof ex[0]; e++) {
         ck_assert_int_eq(brute_sg6_outcome(ex[e].a, ex[e].b, ex[e].n, 0, 1, 0), ex[e].answer);
@@ -826,8 +841,8 @@ START_TEST(test_examples_stone_game_vii)
         size_t n;
         int64_t answer;
     } ex[] = {
-        {{5, 3, 1, 4, 2}, 5, 6},
-        {{7, 90, 5, 1, 100, 10, 10, 2}, 8, 122},
+        { { 5, 3, 1, 4, 2 }, 5, 6 },
+        { { 7, 90, 5, 1, 100, 10, 10, 2 }, 8, 122 },
     };
     for (size_t e = 0; e < sizeof ex / sizeof ex[0]; e++) {
         ck_assert_int_eq(brute_sg7_minimax(ex[e].v, ex[e].n), ex[e].answer);
@@ -839,11 +854,11 @@ START_TEST(test_examples_stone_game_vii)
      * Bob 5 (8), Alice 3 (5), Bob 1 (4), Alice 4 (0): 18 vs 12.  The
      * documented line (L unless R is strictly better) plays the same. */
     struct outcome o;
-    static const int64_t row[] = {5, 3, 1, 4, 2};
+    static const int64_t row[] = { 5, 3, 1, 4, 2 };
     run1(SG7, row, 5, CAIRN_LIMITS_OFFICIAL, 1, &o);
     ck_assert_int_eq(o.res.alice, 18);
     ck_assert_int_eq(o.res.bob, 12);
-    static const int32_t line[] = {1, 0, 0, 0, 0}; /* R, L, L, L, L */
+    static const int32_t line[] = { 1, 0, 0, 0, 0 }; /* R, L, L, L, L */
     ck_assert_uint_eq(o.res.n_moves, 5);
     for (size_t t = 0; t < 5; t++)
         ck_assert_int_eq(o.moves[t], line[t]);
@@ -858,8 +873,7 @@ END_TEST
 START_TEST(test_references_agree)
 {
     for (int64_t m = 0; m <= SG4_MINIMAX_MAX; m++)
-        CHECK_MSG(brute_sg4_minimax(m) == g_sg4_win[m], "stone-game-iv refs differ at %" PRId64,
-                      m);
+        CHECK_MSG(brute_sg4_minimax(m) == g_sg4_win[m], "stone-game-iv refs differ at %" PRId64, m);
     /* The sieve count of VARIANTS.md: 2 781 losing positions in 0..10^5 and
      * 11 356 the only one below 10^5 that ends in 6. */
     size_t losing = 0, ends6 = 0;
@@ -878,7 +892,7 @@ START_TEST(test_references_agree)
         gen_sg5(a, n, 1000000);
         ck_assert_int_eq(brute_sg5_minimax(a, n), brute_sg5_dp(a, n, NULL));
         n = (size_t)rng_range(1, SG7_MINIMAX_MAX_N < SG5_MINIMAX_MAX_N ? SG7_MINIMAX_MAX_N
-                                                                      : SG5_MINIMAX_MAX_N);
+                                                                       : SG5_MINIMAX_MAX_N);
         gen_sg7(a, n, -1000, 1000);
         ck_assert_int_eq(brute_sg7_minimax(a, n), brute_sg7_dp(a, n, NULL));
         n = (size_t)rng_range(1, 6);
@@ -936,7 +950,7 @@ END_TEST
 START_TEST(test_small_stone_game_vi)
 {
     int64_t a[SG6_MINIMAX_MAX_N + 1], b[SG6_MINIMAX_MAX_N + 1];
-    size_t outcome[3] = {0, 0, 0};
+    size_t outcome[3] = { 0, 0, 0 };
     rng_seed(0x1686);
     for (int it = 0; it < RANDOM_SMALL_ITERS; it++) {
         size_t n = (size_t)rng_range(1, SG6_MINIMAX_MAX_N);
@@ -1010,8 +1024,8 @@ START_TEST(test_larger_stone_game_iv)
                 break;
             }
     for (int it = 0; it < 40; it++) {
-        int64_t m = it % 2 ? losing[rng_range(0, (int64_t)n_losing - 1)]
-                           : rng_range(150000, SG4_TABLE_N);
+        int64_t m =
+            it % 2 ? losing[rng_range(0, (int64_t)n_losing - 1)] : rng_range(150000, SG4_TABLE_N);
         verify_sg4(m, CAIRN_LIMITS_EXTENDED, sg4_wins(m), it % 8 == 1);
     }
     free(losing);
@@ -1089,14 +1103,15 @@ START_TEST(test_totals_agree_with_and_without_moves)
         run1(SG7, a, n, CAIRN_LIMITS_EXTENDED, 0, &o0);
         run1(SG7, a, n, CAIRN_LIMITS_EXTENDED, 1, &o1);
         CHECK_MSG(o0.res.answer == o1.res.answer && o0.res.alice == o1.res.alice &&
-                          o0.res.bob == o1.res.bob,
-                      "stone-game-vii n=%zu: %" PRId64 " %" PRId64 "/%" PRId64
-                      " without moves, %" PRId64 " %" PRId64 "/%" PRId64 " with",
-                      n, o0.res.answer, o0.res.alice, o0.res.bob, o1.res.answer, o1.res.alice,
-                      o1.res.bob);
+                      o0.res.bob == o1.res.bob,
+                  "stone-game-vii n=%zu: %" PRId64 " %" PRId64 "/%" PRId64
+                  " without moves, %" PRId64 " %" PRId64 "/%" PRId64 " with",
+                  n, o0.res.answer, o0.res.alice, o0.res.bob, o1.res.answer, o1.res.alice,
+                  o1.res.bob);
         free(o1.moves);
 
-        gen_sg6(a, b, n, it % 2 ? 1 : -INT64_C(1000000000000), it % 2 ? 100 : INT64_C(1000000000000));
+        gen_sg6(a, b, n, it % 2 ? 1 : -INT64_C(1000000000000),
+                it % 2 ? 100 : INT64_C(1000000000000));
         run_sg6(a, b, n, CAIRN_LIMITS_EXTENDED, 0, &o0);
         run_sg6(a, b, n, CAIRN_LIMITS_EXTENDED, 1, &o1);
         ck_assert(o0.res.answer == o1.res.answer && o0.res.alice == o1.res.alice &&
@@ -1218,11 +1233,10 @@ START_TEST(test_max_stone_game_vi)
     for (int it = 0; it < 2; it++) {
         for (size_t i = 0; i < n; i++) {
             a[i] = it ? rng_range(-1000, 1000) : rng_range(e->min_value, e->max_value);
-            b[i] = it ? rng_range(-1000, 1000) : (i % 5 ? rng_range(e->min_value, e->max_value)
-                                                        : e->max_value);
+            b[i] = it ? rng_range(-1000, 1000)
+                      : (i % 5 ? rng_range(e->min_value, e->max_value) : e->max_value);
         }
-        verify_sg6(a, b, n, CAIRN_LIMITS_EXTENDED, brute_sg6_greedy(a, b, n, NULL, NULL, NULL),
-                   it);
+        verify_sg6(a, b, n, CAIRN_LIMITS_EXTENDED, brute_sg6_greedy(a, b, n, NULL, NULL, NULL), it);
     }
     free(a);
     free(b);
@@ -1272,7 +1286,9 @@ START_TEST(test_max_stone_game_vii)
      * the totals come from the replay, without from the t row */
     for (size_t i = 0; i < n; i++) {
         int r = (int)rng_range(0, 2);
-        a[i] = r == 0 ? e->max_value : r == 1 ? e->min_value : rng_range(e->min_value, e->max_value);
+        a[i] = r == 0   ? e->max_value
+               : r == 1 ? e->min_value
+                        : rng_range(e->min_value, e->max_value);
     }
     int64_t d = sg7_rows(a, n);
     struct outcome o0, o1;
@@ -1295,7 +1311,7 @@ END_TEST
 static int call_solve(enum game g, const struct cairn_array *in, size_t n_in)
 {
     const struct cairn_plugin *p = plugin(g);
-    struct cairn_problem pb = {.inputs = in, .n_inputs = n_in, .limits = CAIRN_LIMITS_EXTENDED};
+    struct cairn_problem pb = { .inputs = in, .n_inputs = n_in, .limits = CAIRN_LIMITS_EXTENDED };
     struct cairn_result res;
     char msg[128] = "";
     size_t sb = p->scratch_bytes(&pb);
@@ -1320,7 +1336,7 @@ START_TEST(test_unequal_lengths_refused)
         a[i] = i + 1;
     for (int i = 0; i < 3; i++)
         b[i] = i + 1;
-    struct cairn_array in[2] = {{.v = a, .n = 5}, {.v = b, .n = 3}};
+    struct cairn_array in[2] = { { .v = a, .n = 5 }, { .v = b, .n = 3 } };
     ck_assert_int_eq(call_solve(SG6, in, 2), CAIRN_E_INTERNAL);
     in[0].n = 3;
     in[1].n = 5;
@@ -1340,7 +1356,7 @@ START_TEST(test_over_extended_refused)
         const struct cairn_bounds *e = &p->inputs[0].extended;
         if (p->inputs[0].kind == CAIRN_INPUT_INT) {
             int64_t v = e->max_value + 1;
-            struct cairn_array in = {.v = &v, .n = 1};
+            struct cairn_array in = { .v = &v, .n = 1 };
             ck_assert_int_eq(call_solve((enum game)g, &in, 1), CAIRN_E_TOO_LARGE);
             continue;
         }
@@ -1349,9 +1365,9 @@ START_TEST(test_over_extended_refused)
         ck_assert_ptr_nonnull(a);
         for (size_t i = 0; i < n; i++)
             a[i] = 1;
-        struct cairn_array in[2] = {{.v = a, .n = n}, {.v = a, .n = n}};
+        struct cairn_array in[2] = { { .v = a, .n = n }, { .v = a, .n = n } };
         CHECK_MSG(call_solve((enum game)g, in, p->n_inputs) == CAIRN_E_TOO_LARGE,
-                      "%s accepts %zu stones, over its extended maximum", p->name, n);
+                  "%s accepts %zu stones, over its extended maximum", p->name, n);
         free(a);
     }
 }
@@ -1362,7 +1378,7 @@ END_TEST
 /* dlopen DIR/NAME.so and call the entry function. */
 static void load_plugin(enum game g)
 {
-    static const char *const sub[] = {""};
+    static const char *const sub[] = { "" };
     char path[4096];
     for (size_t k = 0; k < sizeof sub / sizeof sub[0] && g_dl[g] == NULL; k++) {
         snprintf(path, sizeof path, "%s%s/%s.so", g_plugin_dir, sub[k], game_name[g]);

@@ -29,22 +29,28 @@
 /* ck_assert_msg() without its per-call bookkeeping (Check records every
  * passing assertion, which costs a write in fork mode): the replays and
  * bound checks below run it millions of times. */
-#define CHECK_MSG(cond, ...)                                                                   \
-    do {                                                                                       \
-        if (!(cond))                                                                           \
-            ck_abort_msg(__VA_ARGS__);                                                         \
+#define CHECK_MSG(cond, ...)           \
+    do {                               \
+        if (!(cond))                   \
+            ck_abort_msg(__VA_ARGS__); \
     } while (0)
 
-enum fam { SG8 = 0, IX = 1, PTW = 2, SRG = 3, N_FAM = 4 };
+enum fam {
+    SG8 = 0,
+    IX = 1,
+    PTW = 2,
+    SRG = 3,
+    N_FAM = 4
+};
 
-static const char *const fam_name[N_FAM] = {"stone-game-viii", "stone-game-ix",
-                                            "predict-the-winner", "stone-removal-game"};
-static const char *const fam_alias[N_FAM] = {"1872", "2029", "486", "3360"};
-static const char *const fam_input[N_FAM] = {"stones", "stones", "nums", "n"};
+static const char *const fam_name[N_FAM] = { "stone-game-viii", "stone-game-ix",
+                                             "predict-the-winner", "stone-removal-game" };
+static const char *const fam_alias[N_FAM] = { "1872", "2029", "486", "3360" };
+static const char *const fam_input[N_FAM] = { "stones", "stones", "nums", "n" };
 
 /* Inputs this short are judged by the exhaustive searches. */
 #define SG8_MINIMAX_MAX_N 11
-#define IX_MINIMAX_MAX_N 7
+#define IX_MINIMAX_MAX_N  7
 #define PTW_MINIMAX_MAX_N 12
 
 struct loaded {
@@ -113,14 +119,14 @@ static int64_t sum64(const int64_t *a, size_t n)
 static const struct cairn_plugin *plugin(enum fam g)
 {
     CHECK_MSG(g_pl[g].desc != NULL, "plugin %s is not loaded from %s: %s", fam_name[g],
-                  g_plugin_dir ? g_plugin_dir : "(CAIRN_TEST_PLUGIN_DIR unset)", g_pl[g].why);
+              g_plugin_dir ? g_plugin_dir : "(CAIRN_TEST_PLUGIN_DIR unset)", g_pl[g].why);
     return g_pl[g].desc;
 }
 
 /* dlopen DIR/NAME.so and call the entry. */
 static void load_one(enum fam g)
 {
-    static const char *const sub[] = {""};
+    static const char *const sub[] = { "" };
     struct loaded *l = &g_pl[g];
     l->why[0] = '\0';
     for (size_t s = 0; s < 1 && l->dl == NULL; s++) {
@@ -158,8 +164,8 @@ struct outcome {
     int32_t *moves; /* owned; NULL unless want_moves */
 };
 
-static void assert_in_bounds(const struct cairn_plugin *p, enum cairn_limits lim,
-                             const int64_t *a, size_t n)
+static void assert_in_bounds(const struct cairn_plugin *p, enum cairn_limits lim, const int64_t *a,
+                             size_t n)
 {
     const struct cairn_bounds *b =
         lim == CAIRN_LIMITS_OFFICIAL ? &p->inputs[0].official : &p->inputs[0].extended;
@@ -168,12 +174,12 @@ static void assert_in_bounds(const struct cairn_plugin *p, enum cairn_limits lim
         ck_assert_uint_eq(n, 1);
     else
         CHECK_MSG(n >= b->min_len && n <= b->max_len,
-                      "%s: length %zu is outside the declared %s bounds %zu..%zu (a test bug)",
-                      p->name, n, which, b->min_len, b->max_len);
+                  "%s: length %zu is outside the declared %s bounds %zu..%zu (a test bug)", p->name,
+                  n, which, b->min_len, b->max_len);
     for (size_t i = 0; i < n; i++)
         CHECK_MSG(a[i] >= b->min_value && a[i] <= b->max_value,
-                      "%s: value %" PRId64 " is outside the declared %s bounds (a test bug)",
-                      p->name, a[i], which);
+                  "%s: value %" PRId64 " is outside the declared %s bounds (a test bug)", p->name,
+                  a[i], which);
 }
 
 /* check() (must accept), scratch_bytes(), max_moves(), solve() (must
@@ -182,9 +188,10 @@ static void assert_in_bounds(const struct cairn_plugin *p, enum cairn_limits lim
 static void run_plugin(const struct cairn_plugin *p, const int64_t *a, size_t n,
                        enum cairn_limits lim, int want_moves, struct outcome *o)
 {
-    struct cairn_array arr = {.v = a, .n = n};
+    struct cairn_array arr = { .v = a, .n = n };
     struct cairn_problem pb = {
-        .inputs = &arr, .n_inputs = 1, .limits = lim, .want_moves = want_moves};
+        .inputs = &arr, .n_inputs = 1, .limits = lim, .want_moves = want_moves
+    };
     char msg[256];
 
     assert_in_bounds(p, lim, a, n);
@@ -192,8 +199,8 @@ static void run_plugin(const struct cairn_plugin *p, const int64_t *a, size_t n,
     if (p->check != NULL) {
         msg[0] = '\0';
         int rc = p->check(&pb, msg, sizeof msg);
-        CHECK_MSG(rc == CAIRN_OK, "%s: check() refused %s: rc %d: %s", p->name,
-                      row_str(a, n), rc, msg);
+        CHECK_MSG(rc == CAIRN_OK, "%s: check() refused %s: rc %d: %s", p->name, row_str(a, n), rc,
+                  msg);
     }
     size_t sb = p->scratch_bytes(&pb);
     void *scratch = malloc(sb ? sb : 1);
@@ -213,18 +220,18 @@ static void run_plugin(const struct cairn_plugin *p, const int64_t *a, size_t n,
     msg[0] = '\0';
     int rc = p->solve(&pb, &o->res, scratch, msg, sizeof msg);
     free(scratch);
-    CHECK_MSG(rc == CAIRN_OK, "%s: solve() failed on %s: rc %d: %s", p->name, row_str(a, n),
-                  rc, msg);
+    CHECK_MSG(rc == CAIRN_OK, "%s: solve() failed on %s: rc %d: %s", p->name, row_str(a, n), rc,
+              msg);
     if (want_moves) {
-        CHECK_MSG(o->res.n_moves <= cap, "%s: n_moves %zu > moves_cap %zu", p->name,
-                      o->res.n_moves, cap);
-        CHECK_MSG(o->moves[cap] == MOVES_CANARY, "%s: solve() wrote past moves_cap on %s",
-                      p->name, row_str(a, n));
+        CHECK_MSG(o->res.n_moves <= cap, "%s: n_moves %zu > moves_cap %zu", p->name, o->res.n_moves,
+                  cap);
+        CHECK_MSG(o->moves[cap] == MOVES_CANARY, "%s: solve() wrote past moves_cap on %s", p->name,
+                  row_str(a, n));
         CHECK_MSG(o->res.moves == o->moves && o->res.moves_cap == cap,
-                      "%s: solve() changed result.moves or moves_cap", p->name);
+                  "%s: solve() changed result.moves or moves_cap", p->name);
     } else {
         CHECK_MSG(o->res.n_moves == 0, "%s: n_moves %zu set although moves were not wanted",
-                      p->name, o->res.n_moves);
+                  p->name, o->res.n_moves);
     }
 }
 
@@ -232,8 +239,8 @@ static void run_plugin(const struct cairn_plugin *p, const int64_t *a, size_t n,
 static void expect_solve_refuses(const struct cairn_plugin *p, const int64_t *a, size_t n,
                                  enum cairn_limits lim, int status)
 {
-    struct cairn_array arr = {.v = a, .n = n};
-    struct cairn_problem pb = {.inputs = &arr, .n_inputs = 1, .limits = lim};
+    struct cairn_array arr = { .v = a, .n = n };
+    struct cairn_problem pb = { .inputs = &arr, .n_inputs = 1, .limits = lim };
     struct cairn_result res;
     char msg[256] = "";
     memset(&res, 0, sizeof res);
@@ -242,17 +249,16 @@ static void expect_solve_refuses(const struct cairn_plugin *p, const int64_t *a,
     ck_assert_ptr_nonnull(scratch);
     int rc = p->solve(&pb, &res, scratch, msg, sizeof msg);
     free(scratch);
-    CHECK_MSG(rc == status, "%s: solve() of %s returned %d, expected %d", p->name,
-                  row_str(a, n), rc, status);
-    CHECK_MSG(msg[0] != '\0', "%s: solve() refused %s without a message", p->name,
-                  row_str(a, n));
+    CHECK_MSG(rc == status, "%s: solve() of %s returned %d, expected %d", p->name, row_str(a, n),
+              rc, status);
+    CHECK_MSG(msg[0] != '\0', "%s: solve() refused %s without a message", p->name, row_str(a, n));
 }
 
 static int call_check(const struct cairn_plugin *p, const int64_t *a, size_t n,
                       enum cairn_limits lim, char *msg, size_t msg_len)
 {
-    struct cairn_array arr = {.v = a, .n = n};
-    struct cairn_problem pb = {.inputs = &arr, .n_inputs = 1, .limits = lim};
+    struct cairn_array arr = { .v = a, .n = n };
+    struct cairn_problem pb = { .inputs = &arr, .n_inputs = 1, .limits = lim };
     return p->check == NULL ? CAIRN_OK : p->check(&pb, msg, msg_len);
 }
 
@@ -300,35 +306,34 @@ static void verify_sg8(const int64_t *a, size_t n, enum cairn_limits lim, int wa
     int64_t *f = sg8_ref_f(a, n);
     int64_t d = f[0];
     if (n <= SG8_MINIMAX_MAX_N)
-        CHECK_MSG(brute_sg8_minimax(a, n) == d, "sg8 references disagree on %s",
-                      row_str(a, n));
+        CHECK_MSG(brute_sg8_minimax(a, n) == d, "sg8 references disagree on %s", row_str(a, n));
 
     run_plugin(p, a, n, lim, 0, &o);
     CHECK_MSG(o.res.answer == d && o.res.alice - o.res.bob == d,
-                  "stone-game-viii %s: answer %" PRId64 " (alice %" PRId64 " bob %" PRId64
-                  "), reference %" PRId64,
-                  row_str(a, n), o.res.answer, o.res.alice, o.res.bob, d);
+              "stone-game-viii %s: answer %" PRId64 " (alice %" PRId64 " bob %" PRId64
+              "), reference %" PRId64,
+              row_str(a, n), o.res.answer, o.res.alice, o.res.bob, d);
     if (!want_moves) {
         free(f);
         return;
     }
     run_plugin(p, a, n, lim, 1, &om);
     CHECK_MSG(om.res.answer == o.res.answer && om.res.alice == o.res.alice &&
-                      om.res.bob == o.res.bob,
-                  "stone-game-viii %s: with moves %" PRId64 "/%" PRId64 "/%" PRId64
-                  ", without %" PRId64 "/%" PRId64 "/%" PRId64,
-                  row_str(a, n), om.res.answer, om.res.alice, om.res.bob, o.res.answer,
-                  o.res.alice, o.res.bob);
+                  om.res.bob == o.res.bob,
+              "stone-game-viii %s: with moves %" PRId64 "/%" PRId64 "/%" PRId64 ", without %" PRId64
+              "/%" PRId64 "/%" PRId64,
+              row_str(a, n), om.res.answer, om.res.alice, om.res.bob, o.res.answer, o.res.alice,
+              o.res.bob);
 
     /* State k: the leftmost stone is P[k], stones k+1.. follow. */
-    int64_t took[2] = {0, 0};
+    int64_t took[2] = { 0, 0 };
     int64_t pk = a[0]; /* P[k] */
     size_t k = 0;
     for (size_t t = 0; t < om.res.n_moves; t++) {
         int64_t x = om.moves[t];
         CHECK_MSG(x >= 2 && (uint64_t)x <= n - k,
-                      "stone-game-viii %s: move %zu merges %" PRId64 " with %zu stones left",
-                      row_str(a, n), t, x, n - k);
+                  "stone-game-viii %s: move %zu merges %" PRId64 " with %zu stones left",
+                  row_str(a, n), t, x, n - k);
         size_t j = k + (size_t)x - 1;
         int64_t pj = pk, best = INT64_MIN;
         size_t first_best = 0;
@@ -340,23 +345,23 @@ static void verify_sg8(const int64_t *a, size_t n, enum cairn_limits lim, int wa
             }
         }
         CHECK_MSG(pj - f[j] == f[k],
-                      "stone-game-viii %s: move %zu (x=%" PRId64 " from state %zu) is worth %" PRId64
-                      ", best is %" PRId64,
-                      row_str(a, n), t, x, k, pj - f[j], f[k]);
+                  "stone-game-viii %s: move %zu (x=%" PRId64 " from state %zu) is worth %" PRId64
+                  ", best is %" PRId64,
+                  row_str(a, n), t, x, k, pj - f[j], f[k]);
         CHECK_MSG(first_best == j,
-                      "stone-game-viii %s: move %zu (x=%" PRId64 ") is optimal but x=%zu is "
-                      "too and smaller",
-                      row_str(a, n), t, x, first_best - k + 1);
+                  "stone-game-viii %s: move %zu (x=%" PRId64 ") is optimal but x=%zu is "
+                  "too and smaller",
+                  row_str(a, n), t, x, first_best - k + 1);
         took[t % 2] += pj;
         pk = pj;
         k = j;
     }
-    CHECK_MSG(k == n - 1, "stone-game-viii %s: the line stops with %zu stones left",
-                  row_str(a, n), n - k);
+    CHECK_MSG(k == n - 1, "stone-game-viii %s: the line stops with %zu stones left", row_str(a, n),
+              n - k);
     CHECK_MSG(took[0] == om.res.alice && took[1] == om.res.bob,
-                  "stone-game-viii %s: replay gives %" PRId64 "/%" PRId64 ", solve() %" PRId64
-                  "/%" PRId64,
-                  row_str(a, n), took[0], took[1], om.res.alice, om.res.bob);
+              "stone-game-viii %s: replay gives %" PRId64 "/%" PRId64 ", solve() %" PRId64
+              "/%" PRId64,
+              row_str(a, n), took[0], took[1], om.res.alice, om.res.bob);
     free(om.moves);
     free(f);
 }
@@ -367,21 +372,15 @@ static void gen_sg8(int64_t *a, size_t n, int64_t m)
     int style = (int)rng_range(0, 4);
     for (size_t i = 0; i < n; i++) {
         switch (style) {
-        case 0:
-            a[i] = rng_range(-m, m);
-            break;
+        case 0: a[i] = rng_range(-m, m); break;
         case 1:
             a[i] = rng_range(-m, 0); /* all negative: the answer can be < 0 */
             break;
         case 2:
             a[i] = rng_range(-3, 3); /* many ties among moves */
             break;
-        case 3:
-            a[i] = rng_range(0, 1) ? m : -m;
-            break;
-        default:
-            a[i] = rng_range(-m, m / 4);
-            break;
+        case 3: a[i] = rng_range(0, 1) ? m : -m; break;
+        default: a[i] = rng_range(-m, m / 4); break;
         }
     }
 }
@@ -393,9 +392,9 @@ START_TEST(test_sg8_examples)
         size_t n;
         int64_t answer;
     } ex[] = {
-        {{-1, 2, -3, 4, -5}, 5, 5},
-        {{7, -6, 5, 10, 5, -2, -6}, 7, 13},
-        {{-10, -12}, 2, -22},
+        { { -1, 2, -3, 4, -5 }, 5, 5 },
+        { { 7, -6, 5, 10, 5, -2, -6 }, 7, 13 },
+        { { -10, -12 }, 2, -22 },
     };
     for (size_t e = 0; e < sizeof ex / sizeof ex[0]; e++) {
         ck_assert_int_eq(brute_sg8_minimax(ex[e].v, ex[e].n), ex[e].answer);
@@ -446,7 +445,7 @@ START_TEST(test_sg8_random_larger)
         gen_sg8(a, n, INT64_C(1000000000));
         verify_sg8(a, n, CAIRN_LIMITS_EXTENDED, it % 2);
     }
-    int64_t one[1] = {-7};
+    int64_t one[1] = { -7 };
     struct outcome o;
     run_plugin(plugin(SG8), one, 1, CAIRN_LIMITS_EXTENDED, 1, &o);
     ck_assert_int_eq(o.res.answer, 0); /* no move is possible */
@@ -464,8 +463,10 @@ START_TEST(test_sg8_bounds)
      * alternating, random. */
     for (int it = 0; it < 4; it++) {
         for (size_t i = 0; i < 100000; i++)
-            a[i] = it == 0 ? 10000 : it == 1 ? -10000 : it == 2 ? (i % 2 ? 10000 : -10000)
-                                                                : rng_range(-10000, 10000);
+            a[i] = it == 0   ? 10000
+                   : it == 1 ? -10000
+                   : it == 2 ? (i % 2 ? 10000 : -10000)
+                             : rng_range(-10000, 10000);
         verify_sg8(a, 100000, CAIRN_LIMITS_OFFICIAL, 1);
     }
     for (size_t i = 0; i < 100000; i++)
@@ -519,7 +520,7 @@ static int ix_ref(const int64_t *a, size_t n)
 {
     if (n <= IX_MINIMAX_MAX_N)
         return brute_ix_minimax(a, n, 0, 1, 0);
-    size_t c[3] = {0, 0, 0};
+    size_t c[3] = { 0, 0, 0 };
     for (size_t i = 0; i < n; i++)
         c[brute_ix_residue(a[i])]++;
     int r = brute_ix_dp(c[0], c[1], c[2], 0, 1);
@@ -532,7 +533,7 @@ static int ix_ref(const int64_t *a, size_t n)
  * multiple of 3, else the losing stone. */
 static size_t ix_policy_length(const size_t counts[3], int r1)
 {
-    size_t c[3] = {counts[0], counts[1], counts[2]};
+    size_t c[3] = { counts[0], counts[1], counts[2] };
     int s = 0, r = r1;
     for (size_t k = 1;; k++) {
         c[r]--;
@@ -559,14 +560,14 @@ static void verify_ix(const int64_t *a, size_t n, enum cairn_limits lim, int wan
 
     run_plugin(p, a, n, lim, want_moves, &o);
     CHECK_MSG(o.res.answer == want, "stone-game-ix %s: answer %" PRId64 ", reference %d",
-                  row_str(a, n), o.res.answer, want);
+              row_str(a, n), o.res.answer, want);
     CHECK_MSG(o.res.alice == 0 && o.res.bob == 0, "stone-game-ix: totals set");
     if (!want_moves)
         return;
 
     char *gone = calloc(n ? n : 1, 1);
     ck_assert_ptr_nonnull(gone);
-    size_t c[3] = {0, 0, 0};
+    size_t c[3] = { 0, 0, 0 };
     for (size_t i = 0; i < n; i++)
         c[brute_ix_residue(a[i])]++;
     struct brute_ix_table *table = brute_ix_table_new(c[0], c[1], c[2]);
@@ -576,40 +577,42 @@ static void verify_ix(const int64_t *a, size_t n, enum cairn_limits lim, int wan
         for (int q = 1; q <= 2; q++)
             if (c[q] > 0 && q != r1)
                 CHECK_MSG(r1 != 0 && (o.res.n_moves > ix_policy_length(c, q) ||
-                                          (o.res.n_moves == ix_policy_length(c, q) && r1 < q)),
-                              "stone-game-ix %s: Alice loses in %zu moves starting with residue "
-                              "%d; residue %d lasts %zu",
-                              row_str(a, n), o.res.n_moves, r1, q, ix_policy_length(c, q));
+                                      (o.res.n_moves == ix_policy_length(c, q) && r1 < q)),
+                          "stone-game-ix %s: Alice loses in %zu moves starting with residue "
+                          "%d; residue %d lasts %zu",
+                          row_str(a, n), o.res.n_moves, r1, q, ix_policy_length(c, q));
     }
     int s = 0, alice = 1, ended_by_loss = 0;
     size_t t;
     for (t = 0; t < o.res.n_moves; t++) {
         int32_t i = o.moves[t];
         CHECK_MSG(i >= 0 && (size_t)i < n && !gone[i],
-                      "stone-game-ix %s: move %zu takes index %" PRId32 " (invalid or gone)",
-                      row_str(a, n), t, i);
+                  "stone-game-ix %s: move %zu takes index %" PRId32 " (invalid or gone)",
+                  row_str(a, n), t, i);
         int r = brute_ix_residue(a[i]);
         for (int32_t e = 0; e < i; e++)
             CHECK_MSG(gone[e] || brute_ix_residue(a[e]) != r,
-                          "stone-game-ix %s: move %zu takes index %" PRId32
-                          " but %" PRId32 " has the same residue and comes first",
-                          row_str(a, n), t, i, e);
+                      "stone-game-ix %s: move %zu takes index %" PRId32 " but %" PRId32
+                      " has the same residue and comes first",
+                      row_str(a, n), t, i, e);
         int mover_wins = alice == want;
         int ns = (s + r) % 3;
         if (t > 0)
-            CHECK_MSG(r == (c[s] > 0 ? s : c[0] > 0 ? 0 : 3 - s),
-                          "stone-game-ix %s: move %zu takes residue %d with %zu/%zu/%zu left "
-                          "at sum %d mod 3",
-                          row_str(a, n), t, r, c[0], c[1], c[2], s);
+            CHECK_MSG(r == (c[s] > 0   ? s
+                            : c[0] > 0 ? 0
+                                       : 3 - s),
+                      "stone-game-ix %s: move %zu takes residue %d with %zu/%zu/%zu left "
+                      "at sum %d mod 3",
+                      row_str(a, n), t, r, c[0], c[1], c[2], s);
         if (ns == 0) {
-            CHECK_MSG(!mover_wins, "stone-game-ix %s: the winner loses on move %zu",
-                          row_str(a, n), t);
+            CHECK_MSG(!mover_wins, "stone-game-ix %s: the winner loses on move %zu", row_str(a, n),
+                      t);
             /* the loser had no safe stone: every stone left makes 0 */
             for (int q = 0; q < 3; q++)
                 CHECK_MSG(c[q] == 0 || (s + q) % 3 == 0,
-                              "stone-game-ix %s: move %zu loses at once though a stone of "
-                              "residue %d was left",
-                              row_str(a, n), t, q);
+                          "stone-game-ix %s: move %zu loses at once though a stone of "
+                          "residue %d was left",
+                          row_str(a, n), t, q);
             ended_by_loss = 1;
         }
         gone[i] = 1;
@@ -622,20 +625,20 @@ static void verify_ix(const int64_t *a, size_t n, enum cairn_limits lim, int wan
             int still = brute_ix_table_get(table, c[0], c[1], c[2], s, alice);
             ck_assert_int_ge(still, 0);
             CHECK_MSG(still == want,
-                          "stone-game-ix %s: move %zu (index %" PRId32 ") gives the win away",
-                          row_str(a, n), t, i);
+                      "stone-game-ix %s: move %zu (index %" PRId32 ") gives the win away",
+                      row_str(a, n), t, i);
         }
     }
     CHECK_MSG(t + ended_by_loss == o.res.n_moves,
-                  "stone-game-ix %s: %zu moves after the losing one", row_str(a, n),
-                  o.res.n_moves - t - 1);
+              "stone-game-ix %s: %zu moves after the losing one", row_str(a, n),
+              o.res.n_moves - t - 1);
     if (ended_by_loss)
         CHECK_MSG(alice == want, "stone-game-ix %s: the line's loser is the winner",
-                      row_str(a, n)); /* alice was flipped past the loser */
+                  row_str(a, n)); /* alice was flipped past the loser */
     else
         CHECK_MSG(c[0] + c[1] + c[2] == 0 && want == 0,
-                      "stone-game-ix %s: the line stops after %zu moves, %zu stones left",
-                      row_str(a, n), o.res.n_moves, c[0] + c[1] + c[2]);
+                  "stone-game-ix %s: the line stops after %zu moves, %zu stones left",
+                  row_str(a, n), o.res.n_moves, c[0] + c[1] + c[2]);
     brute_ix_table_free(table);
     free(gone);
     free(o.moves);
@@ -685,9 +688,9 @@ START_TEST(test_ix_examples)
         size_t n;
         int answer;
     } ex[] = {
-        {{2, 1}, 2, 1},
-        {{2}, 1, 0},
-        {{5, 1, 2, 4, 3}, 5, 0},
+        { { 2, 1 }, 2, 1 },
+        { { 2 }, 1, 0 },
+        { { 5, 1, 2, 4, 3 }, 5, 0 },
     };
     for (size_t e = 0; e < sizeof ex / sizeof ex[0]; e++) {
         ck_assert_int_eq(brute_ix_minimax(ex[e].v, ex[e].n, 0, 1, 0), ex[e].answer);
@@ -714,7 +717,10 @@ START_TEST(test_ix_random_small)
     for (int it = 0; it < 3000; it++) {
         int ext = it % 3 == 2;
         size_t n = gen_ix(a, (size_t)rng_range(1, IX_MINIMAX_MAX_N),
-                          ext ? INT64_C(1000000000000) : rng_range(0, 1) ? 10000 : 6, ext);
+                          ext               ? INT64_C(1000000000000)
+                          : rng_range(0, 1) ? 10000
+                                            : 6,
+                          ext);
         int w = brute_ix_minimax(a, n, 0, 1, 0);
         empty_first_differs += brute_ix_minimax(a, n, 0, 1, 1) != w;
         wins += (size_t)w;
@@ -754,13 +760,13 @@ START_TEST(test_ix_bounds)
     rng_seed(0x21000);
     /* Official maximum: counts around the boundaries of the rule. */
     static const size_t counts[][3] = {
-        {0, 50000, 50000},     /* c0 even, both: Alice wins */
-        {1, 50000, 49999},     /* c0 odd, |c1 - c2| = 1: Bob */
-        {1, 50002, 49997},     /* c0 odd, |c1 - c2| = 5: Alice */
-        {2, 99998, 0},         /* c0 even, no 2s: Bob */
-        {99999, 1, 0},         /* c0 odd: Bob */
-        {100000, 0, 0},        /* only multiples of 3: Alice loses at once */
-        {3, 49999, 49998},
+        { 0, 50000, 50000 }, /* c0 even, both: Alice wins */
+        { 1, 50000, 49999 }, /* c0 odd, |c1 - c2| = 1: Bob */
+        { 1, 50002, 49997 }, /* c0 odd, |c1 - c2| = 5: Alice */
+        { 2, 99998, 0 },     /* c0 even, no 2s: Bob */
+        { 99999, 1, 0 },     /* c0 odd: Bob */
+        { 100000, 0, 0 },    /* only multiples of 3: Alice loses at once */
+        { 3, 49999, 49998 },
     };
     for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
         size_t n = 0;
@@ -782,9 +788,9 @@ START_TEST(test_ix_bounds)
         struct outcome o;
         run_plugin(p, a, n, CAIRN_LIMITS_OFFICIAL, 1, &o);
         CHECK_MSG(o.res.answer == want, "counts %zu/%zu/%zu: answer %" PRId64, c0, c1, c2,
-                      o.res.answer);
+                  o.res.answer);
         /* Replay: legal, the loser is the right player, never early. */
-        size_t c[3] = {c0, c1, c2};
+        size_t c[3] = { c0, c1, c2 };
         int s = 0, alice = 1;
         char *gone = calloc(n, 1);
         ck_assert_ptr_nonnull(gone);
@@ -795,9 +801,8 @@ START_TEST(test_ix_bounds)
             int r = brute_ix_residue(a[i]);
             if ((s + r) % 3 == 0) {
                 /* the last move, by the loser, with no safe stone left */
-                CHECK_MSG(t + 1 == o.res.n_moves && alice == !want,
-                          "move %zu of %zu loses, by %s", t, o.res.n_moves,
-                          alice ? "Alice" : "Bob");
+                CHECK_MSG(t + 1 == o.res.n_moves && alice == !want, "move %zu of %zu loses, by %s",
+                          t, o.res.n_moves, alice ? "Alice" : "Bob");
                 CHECK_MSG(s == 0 ? c[1] == 0 && c[2] == 0 : c[0] == 0 && c[s] == 0,
                           "move %zu loses with a safe stone left", t);
             }
@@ -817,10 +822,10 @@ START_TEST(test_ix_bounds)
     ck_assert_int_eq(e->max_value, INT64_MAX);
     ck_assert_uint_ge(e->max_len, 1000000);
     static const int64_t edge[][4] = {
-        {INT64_MIN, INT64_MAX, -1, 0}, /* residues 1, 1, 2, 0 */
-        {-1, -2, 0, 0},                /* 2, 1, 0, 0 */
-        {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MIN},
-        {-3, 3, -6, 0},
+        { INT64_MIN, INT64_MAX, -1, 0 }, /* residues 1, 1, 2, 0 */
+        { -1, -2, 0, 0 },                /* 2, 1, 0, 0 */
+        { INT64_MAX, INT64_MAX, INT64_MAX, INT64_MIN },
+        { -3, 3, -6, 0 },
     };
     ck_assert_int_eq(brute_ix_residue(INT64_MIN), 1); /* -2^63 = -(3 * 3074457345618258602 + 2) */
     ck_assert_int_eq(brute_ix_residue(INT64_MAX), 1);
@@ -829,7 +834,7 @@ START_TEST(test_ix_bounds)
         for (size_t n = 1; n <= 4; n++)
             for (int want = 0; want <= 1; want++) {
                 /* ix_ref on counts: no int64 sum of these values is needed */
-                size_t c[3] = {0, 0, 0};
+                size_t c[3] = { 0, 0, 0 };
                 for (size_t i = 0; i < n; i++)
                     c[brute_ix_residue(edge[k][i])]++;
                 struct outcome o;
@@ -842,7 +847,7 @@ START_TEST(test_ix_bounds)
      * odd and |c1 - c2| is 2 or 3, so one stone miscounted flips the
      * answer. */
     for (int it = 0; it < 8; it++) {
-        size_t cm[3] = {2 * (size_t)rng_range(500, 3000) + 1, (size_t)rng_range(3000, 8000), 0};
+        size_t cm[3] = { 2 * (size_t)rng_range(500, 3000) + 1, (size_t)rng_range(3000, 8000), 0 };
         cm[2] = cm[1] + (it % 2 ? 3 : 2);
         size_t len = 0;
         for (int r = 0; r < 3; r++)
@@ -865,20 +870,20 @@ START_TEST(test_ix_bounds)
         }
         struct outcome om;
         run_plugin(p, a, len, CAIRN_LIMITS_EXTENDED, 0, &om);
-        CHECK_MSG(om.res.answer == (it % 2),
-                      "counts %zu/%zu/%zu (mixed values): answer %" PRId64, cm[0], cm[1], cm[2],
-                      om.res.answer);
+        CHECK_MSG(om.res.answer == (it % 2), "counts %zu/%zu/%zu (mixed values): answer %" PRId64,
+                  cm[0], cm[1], cm[2], om.res.answer);
     }
     /* A long extended row, shifted by large multiples of 3. */
     size_t n = 100000;
     for (size_t i = 0; i < n; i++)
         a[i] = rng_range(0, 2) + 3 * rng_range(-(INT64_C(1) << 60), INT64_C(1) << 60);
-    size_t c[3] = {0, 0, 0};
+    size_t c[3] = { 0, 0, 0 };
     for (size_t i = 0; i < n; i++)
         c[brute_ix_residue(a[i])]++;
     struct outcome o;
     run_plugin(p, a, n, CAIRN_LIMITS_EXTENDED, 1, &o);
-    int want = c[0] % 2 == 0 ? c[1] >= 1 && c[2] >= 1 : (c[1] > c[2] ? c[1] - c[2] : c[2] - c[1]) >= 3;
+    int want =
+        c[0] % 2 == 0 ? c[1] >= 1 && c[2] >= 1 : (c[1] > c[2] ? c[1] - c[2] : c[2] - c[1]) >= 3;
     ck_assert_int_eq(o.res.answer, want);
     ck_assert_uint_le(o.res.n_moves, n);
     free(o.moves);
@@ -904,28 +909,28 @@ static void verify_ptw(const int64_t *a, size_t n, enum cairn_limits lim, int wa
 
     run_plugin(p, a, n, lim, want_moves, &o);
     CHECK_MSG(o.res.answer == (d >= 0) && o.res.alice == (sum + d) / 2 &&
-                      o.res.bob == (sum - d) / 2,
-                  "predict-the-winner %s: answer %" PRId64 " alice %" PRId64 " bob %" PRId64
-                  ", reference D %" PRId64 " (true iff D >= 0)",
-                  row_str(a, n), o.res.answer, o.res.alice, o.res.bob, d);
+                  o.res.bob == (sum - d) / 2,
+              "predict-the-winner %s: answer %" PRId64 " alice %" PRId64 " bob %" PRId64
+              ", reference D %" PRId64 " (true iff D >= 0)",
+              row_str(a, n), o.res.answer, o.res.alice, o.res.bob, d);
     if (!want_moves)
         return;
     ck_assert_uint_eq(o.res.n_moves, n);
-    int64_t took[2] = {0, 0};
+    int64_t took[2] = { 0, 0 };
     size_t i = 0, j = n; /* a[i..j) is left */
     for (size_t t = 0; t < n; t++) {
         int32_t m = o.moves[t];
-        CHECK_MSG(m == 0 || m == 1, "predict-the-winner %s: move %zu is %" PRId32,
-                      row_str(a, n), t, m);
+        CHECK_MSG(m == 0 || m == 1, "predict-the-winner %s: move %zu is %" PRId32, row_str(a, n), t,
+                  m);
         int64_t here = ptw_ref(a + i, j - i);
         int64_t left = a[i] - ptw_ref(a + i + 1, j - i - 1);
         int64_t right = a[j - 1] - ptw_ref(a + i, j - i - 1);
         CHECK_MSG((m ? right : left) == here,
-                      "predict-the-winner %s: move %zu (%c) on a[%zu..%zu) is worth %" PRId64
-                      ", best is %" PRId64,
-                      row_str(a, n), t, m ? 'R' : 'L', i, j, m ? right : left, here);
+                  "predict-the-winner %s: move %zu (%c) on a[%zu..%zu) is worth %" PRId64
+                  ", best is %" PRId64,
+                  row_str(a, n), t, m ? 'R' : 'L', i, j, m ? right : left, here);
         CHECK_MSG(!m || right > left, "predict-the-winner %s: move %zu takes R on a tie",
-                      row_str(a, n), t);
+                  row_str(a, n), t);
         took[t % 2] += m ? a[j - 1] : a[i];
         if (m)
             j--;
@@ -933,8 +938,8 @@ static void verify_ptw(const int64_t *a, size_t n, enum cairn_limits lim, int wa
             i++;
     }
     CHECK_MSG(took[0] == o.res.alice && took[1] == o.res.bob,
-                  "predict-the-winner %s: replay gives %" PRId64 "/%" PRId64, row_str(a, n),
-                  took[0], took[1]);
+              "predict-the-winner %s: replay gives %" PRId64 "/%" PRId64, row_str(a, n), took[0],
+              took[1]);
     free(o.moves);
 }
 
@@ -946,8 +951,8 @@ START_TEST(test_ptw_examples)
         int answer;
         int64_t alice, bob;
     } ex[] = {
-        {{1, 5, 2}, 3, 0, 3, 5},
-        {{1, 5, 233, 7}, 4, 1, 234, 12},
+        { { 1, 5, 2 }, 3, 0, 3, 5 },
+        { { 1, 5, 233, 7 }, 4, 1, 234, 12 },
     };
     for (size_t e = 0; e < sizeof ex / sizeof ex[0]; e++)
         for (int want = 0; want <= 1; want++) {
@@ -960,7 +965,7 @@ START_TEST(test_ptw_examples)
             verify_ptw(ex[e].v, ex[e].n, CAIRN_LIMITS_OFFICIAL, want);
         }
     /* Ties answer true: [1, 1], [0], and [2, 4, 2] (Alice 2 + 2, Bob 4). */
-    static const int64_t tie1[] = {1, 1}, tie2[] = {0}, tie3[] = {2, 4, 2};
+    static const int64_t tie1[] = { 1, 1 }, tie2[] = { 0 }, tie3[] = { 2, 4, 2 };
     struct outcome o;
     run_plugin(plugin(PTW), tie1, 2, CAIRN_LIMITS_OFFICIAL, 0, &o);
     ck_assert_int_eq(o.res.answer, 1);
@@ -1044,7 +1049,7 @@ START_TEST(test_ptw_bounds)
     ck_assert_int_eq(o.res.alice - o.res.bob, d[0]);
     ck_assert_int_eq(o.res.alice + o.res.bob, sum);
     ck_assert_int_eq(o.res.answer, d[0] >= 0);
-    int64_t took[2] = {0, 0};
+    int64_t took[2] = { 0, 0 };
     size_t i = 0, j = n;
     for (size_t t = 0; t < o.res.n_moves; t++) {
         took[t % 2] += o.moves[t] ? big[--j] : big[i++];
@@ -1076,12 +1081,13 @@ static void verify_srg(int64_t n, enum cairn_limits lim)
     for (int wm = 0; wm <= 1; wm++) {
         struct outcome o;
         run_plugin(plugin(SRG), &n, 1, lim, wm, &o);
-        CHECK_MSG(o.res.answer == want, "stone-removal-game n=%" PRId64 ": answer %" PRId64
-                      ", simulation %d", n, o.res.answer, want);
+        CHECK_MSG(o.res.answer == want,
+                  "stone-removal-game n=%" PRId64 ": answer %" PRId64 ", simulation %d", n,
+                  o.res.answer, want);
         ck_assert(o.res.alice == 0 && o.res.bob == 0);
         if (wm) {
-            CHECK_MSG(o.res.n_moves == want_n, "n=%" PRId64 ": %zu moves, simulation %zu",
-                          n, o.res.n_moves, want_n);
+            CHECK_MSG(o.res.n_moves == want_n, "n=%" PRId64 ": %zu moves, simulation %zu", n,
+                      o.res.n_moves, want_n);
             int64_t left = n;
             for (size_t k = 0; k < want_n; k++) {
                 ck_assert_int_eq(o.moves[k], want_moves[k]);
@@ -1121,8 +1127,8 @@ START_TEST(test_srg_every_n)
         wins += w;
         misread += brute_srg_play(n, 1, mv, &k) != w;
         /* Alice wins for 10..18, 27..33, 40..44, 49..50 (VARIANTS.md). */
-        int listed = (n >= 10 && n <= 18) || (n >= 27 && n <= 33) || (n >= 40 && n <= 44) ||
-                     n >= 49;
+        int listed =
+            (n >= 10 && n <= 18) || (n >= 27 && n <= 33) || (n >= 40 && n <= 44) || n >= 49;
         ck_assert_int_eq(w, listed);
     }
     ck_assert_int_eq(wins, 9 + 7 + 5 + 2);
@@ -1182,7 +1188,7 @@ START_TEST(test_extended_max_length)
     c[2] = (n - c[0] - 3) / 2;
     c[1] = c[2] + 3;
     ck_assert_uint_eq(c[0] + c[1] + c[2], n);
-    size_t left[3] = {c[0], c[1], c[2]}, first_one = n;
+    size_t left[3] = { c[0], c[1], c[2] }, first_one = n;
     for (size_t i = 0; i < n; i++) {
         uint64_t pick = rng_next() % (left[0] + left[1] + left[2]);
         int r = pick < left[0] ? 0 : pick < left[0] + left[1] ? 1 : 2;
@@ -1208,19 +1214,18 @@ END_TEST
 START_TEST(test_descriptors)
 {
     static const struct cairn_bounds official[N_FAM] = {
-        {2, 100000, -10000, 10000},
-        {1, 100000, 1, 10000},
-        {1, 20, 0, 10000000},
-        {1, 1, 1, 50},
+        { 2, 100000, -10000, 10000 },
+        { 1, 100000, 1, 10000 },
+        { 1, 20, 0, 10000000 },
+        { 1, 1, 1, 50 },
     };
-    static const enum cairn_input_kind kind[N_FAM] = {CAIRN_INPUT_INT_ARRAY,
-                                                      CAIRN_INPUT_INT_ARRAY,
-                                                      CAIRN_INPUT_INT_ARRAY, CAIRN_INPUT_INT};
-    static const enum cairn_answer_kind answer[N_FAM] = {CAIRN_ANSWER_INT, CAIRN_ANSWER_BOOL,
-                                                         CAIRN_ANSWER_BOOL, CAIRN_ANSWER_BOOL};
-    static const enum cairn_moves_kind moves[N_FAM] = {CAIRN_MOVES_COUNT, CAIRN_MOVES_INDEX,
-                                                       CAIRN_MOVES_SIDE, CAIRN_MOVES_COUNT};
-    static const uint32_t totals[N_FAM] = {CAIRN_TOTALS_ALL, 0, CAIRN_TOTALS_ALL, 0};
+    static const enum cairn_input_kind kind[N_FAM] = { CAIRN_INPUT_INT_ARRAY, CAIRN_INPUT_INT_ARRAY,
+                                                       CAIRN_INPUT_INT_ARRAY, CAIRN_INPUT_INT };
+    static const enum cairn_answer_kind answer[N_FAM] = { CAIRN_ANSWER_INT, CAIRN_ANSWER_BOOL,
+                                                          CAIRN_ANSWER_BOOL, CAIRN_ANSWER_BOOL };
+    static const enum cairn_moves_kind moves[N_FAM] = { CAIRN_MOVES_COUNT, CAIRN_MOVES_INDEX,
+                                                        CAIRN_MOVES_SIDE, CAIRN_MOVES_COUNT };
+    static const uint32_t totals[N_FAM] = { CAIRN_TOTALS_ALL, 0, CAIRN_TOTALS_ALL, 0 };
 
     for (int g = 0; g < N_FAM; g++) {
         const struct cairn_plugin *p = plugin((enum fam)g);
@@ -1245,13 +1250,12 @@ START_TEST(test_descriptors)
         ck_assert_uint_eq(p->totals, totals[g]);
         ck_assert_uint_eq(p->equal_length, 0);
         const struct cairn_bounds *o = &p->inputs[0].official, *e = &p->inputs[0].extended;
-        CHECK_MSG(o->min_value == official[g].min_value &&
-                          o->max_value == official[g].max_value &&
-                          (kind[g] == CAIRN_INPUT_INT || (o->min_len == official[g].min_len &&
-                                                          o->max_len == official[g].max_len)),
-                      "%s: official bounds len %zu..%zu values %" PRId64 "..%" PRId64
-                      " are not LeetCode's",
-                      p->name, o->min_len, o->max_len, o->min_value, o->max_value);
+        CHECK_MSG(o->min_value == official[g].min_value && o->max_value == official[g].max_value &&
+                      (kind[g] == CAIRN_INPUT_INT ||
+                       (o->min_len == official[g].min_len && o->max_len == official[g].max_len)),
+                  "%s: official bounds len %zu..%zu values %" PRId64 "..%" PRId64
+                  " are not LeetCode's",
+                  p->name, o->min_len, o->max_len, o->min_value, o->max_value);
         ck_assert_int_le(e->min_value, o->min_value);
         ck_assert_int_ge(e->max_value, o->max_value);
         if (kind[g] == CAIRN_INPUT_INT_ARRAY) {

@@ -37,11 +37,12 @@ static uint64_t rng(void)
 static void compare_one(const char *line, size_t len, enum cairn_limits limits,
                         const char *default_variant)
 {
-    struct cairn_record_ctx fast = {.reg = &reg, .default_limits = limits,
-                                    .default_variant = default_variant};
+    struct cairn_record_ctx fast = { .reg = &reg,
+                                     .default_limits = limits,
+                                     .default_variant = default_variant };
     struct cairn_record_ctx slow = fast;
-    struct cairn_scratch s1 = {0}, s2 = {0};
-    struct cairn_buf o1 = {0}, o2 = {0};
+    struct cairn_scratch s1 = { 0 }, s2 = { 0 };
+    struct cairn_buf o1 = { 0 }, o2 = { 0 };
     struct cairn_tally t1, t2;
     struct cairn_fast_rec probe;
     size_t i;
@@ -52,8 +53,8 @@ static void compare_one(const char *line, size_t len, enum cairn_limits limits,
     ck_assert_int_eq(cairn_record_process(&fast, &s1, 7, line, len, &o1, &t1), 0);
     ck_assert_int_eq(cairn_record_process(&slow, &s2, 7, line, len, &o2, &t2), 0);
     ck_assert_msg(o1.len == o2.len && memcmp(o1.data, o2.data, o1.len) == 0,
-                  "the readers disagree on [%.*s]:\n  fast:    %.*s  jansson: %.*s", (int)len,
-                  line, (int)o1.len, o1.data, (int)o2.len, o2.data);
+                  "the readers disagree on [%.*s]:\n  fast:    %.*s  jansson: %.*s", (int)len, line,
+                  (int)o1.len, o1.data, (int)o2.len, o2.data);
     ck_assert(t1.records == t2.records && t1.ok == t2.ok && t1.matches == t2.matches &&
               t1.mismatches == t2.mismatches);
     for (i = 0; i < CAIRN_CODE_COUNT; i++)
@@ -139,7 +140,8 @@ START_TEST(edge_cases_agree)
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}",
         " { \"input\" : { \"piles\" : [ 5 , 3 , 4 , 5 ] } , \"variant\" : \"877\" } ",
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"id\":-0}",
-        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[-0,3]},\"options\":{\"limits\":\"extended\"}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[-0,3]},\"options\":{\"limits\":"
+        "\"extended\"}}",
         "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[9223372036854775807]}}",
         "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[-9223372036854775808]}}",
         "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[9223372036854775808]}}",
@@ -156,7 +158,8 @@ START_TEST(edge_cases_agree)
         "{\"variant\":\"stone-game-iii\",\"variant\":\"877\",\"input\":{\"stoneValue\":[1]}}",
         "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1]},\"input\":{}}",
         "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1]},\"id\":null}",
-        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1]},\"id\":true,\"expected\":\"Alice\"}",
+        "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1]},\"id\":true,\"expected\":"
+        "\"Alice\"}",
         "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1]},\"id\":2.5}",
         "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1]},\"id\":\"a\\\"b\"}",
         "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1]},\"id\":\"caf\xc3\xa9\"}",
@@ -170,12 +173,17 @@ START_TEST(edge_cases_agree)
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":false}",
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":null}",
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{}}",
-        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"moves\":true,\"limits\":\"official\"}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"moves\":true,"
+        "\"limits\":\"official\"}}",
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"moves\":1}}",
-        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"moves\":false}}",
-        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4]},\"options\":{\"limits\":\"official\"}}",
-        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"limits\":\"huge\"}}",
-        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"moves\":true,\"moves\":false}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"moves\":false}"
+        "}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4]},\"options\":{\"limits\":"
+        "\"official\"}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"limits\":"
+        "\"huge\"}}",
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"moves\":true,"
+        "\"moves\":false}}",
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"colour\":1}}",
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"comment\":\"hi\"}",
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4]}}",
@@ -183,8 +191,12 @@ START_TEST(edge_cases_agree)
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[0,3]}}",
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[501,3]}}",
         "{\"variant\":\"\",\"input\":{\"piles\":[1]}}",
-        "{\"variant\":\"stone-game-vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv\",\"input\":{\"piles\":[1]}}",
-        "{\"variant\":\"stone-game\",\"input\":{\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\":[1]}}",
+        "{\"variant\":\"stone-game-"
+        "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv\""
+        ",\"input\":{\"piles\":[1]}}",
+        "{\"variant\":\"stone-game\",\"input\":{"
+        "\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+        "xxxxxx\":[1]}}",
         "{\"input\":{\"piles\":[5,3,4,5]}}",
         "{\"variant\":\"stone-game\"}",
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}} x",
@@ -212,15 +224,18 @@ START_TEST(edge_cases_agree)
         "{\"variant\":\"count-down\",\"input\":{\"n\":17}}",
         "{\"variant\":\"count-down\",\"input\":{\"n\":17,\"k\":3,\"n\":4}}",
         "{\"variant\":\"count-down\",\"input\":{\"n\":2,\"k\":3}}",
-        "{\"variant\":\"count-down\",\"input\":{\"n\":-5,\"k\":3},\"options\":{\"limits\":\"extended\"}}",
+        "{\"variant\":\"count-down\",\"input\":{\"n\":-5,\"k\":3},\"options\":{\"limits\":"
+        "\"extended\"}}",
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":4}}",
-        "{\"variant\":\"pick-any\",\"input\":{\"aliceValues\":[1,3],\"bobValues\":[2,1]},\"expected\":1}",
+        "{\"variant\":\"pick-any\",\"input\":{\"aliceValues\":[1,3],\"bobValues\":[2,1]},"
+        "\"expected\":1}",
         "{\"variant\":\"pick-any\",\"input\":{\"aliceValues\":[1,3],\"bobValues\":[2,1,5]}}",
         "{\"variant\":\"pick-any\",\"input\":{\"bobValues\":[2],\"aliceValues\":[1,300]}}",
         "{\"variant\":\"pick-any\",\"input\":{\"aliceValues\":[],\"bobValues\":[]}}",
         "{\"variant\":\"pick-any\",\"input\":{\"aliceValues\":[1,3]}}",
         "{\"variant\":\"pick-any\",\"input\":{\"aliceValues\":7,\"bobValues\":[2,1,5]}}",
-        "{\"variant\":\"split-keep\",\"input\":{\"row\":[6,2,3,4,5,5]},\"options\":{\"moves\":true}}",
+        "{\"variant\":\"split-keep\",\"input\":{\"row\":[6,2,3,4,5,5]},\"options\":{\"moves\":true}"
+        "}",
         "{\"variant\":\"take12\",\"input\":{\"stones\":[3,-1,-1,5]},\"options\":{\"moves\":true}}",
     };
     size_t i;
@@ -235,7 +250,8 @@ END_TEST
 START_TEST(random_mutations_agree)
 {
     static const char *const seeds[] = {
-        "{\"id\":\"r1\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":true}",
+        "{\"id\":\"r1\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":"
+        "true}",
         "{\"variant\":\"1140\",\"input\":{\"piles\":[1,2,3,4,5,100]},\"options\":{\"moves\":true}}",
         "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,-9]},\"id\":42,"
         "\"options\":{\"limits\":\"extended\"}}",
@@ -257,7 +273,10 @@ START_TEST(random_mutations_agree)
             char ch = alphabet[rng() % (sizeof(alphabet) - 1)];
             switch (rng() % 3) {
             case 0: buf[at] = ch; break;
-            case 1: memmove(buf + at, buf + at + 1, len - at - 1); len--; break;
+            case 1:
+                memmove(buf + at, buf + at + 1, len - at - 1);
+                len--;
+                break;
             default:
                 memmove(buf + at + 1, buf + at, len - at);
                 buf[at] = ch;

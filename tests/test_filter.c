@@ -38,7 +38,10 @@ static char g_cfg[] = "/tmp/cairn-test-filter-cfg-XXXXXX";
 /* Running cairnd                                                      */
 /* ------------------------------------------------------------------ */
 
-enum in_mode { IN_FILE, IN_PIPE };
+enum in_mode {
+    IN_FILE,
+    IN_PIPE
+};
 
 struct run {
     struct cairn_buf out;
@@ -79,7 +82,7 @@ static int temp_input(const char *data, size_t len)
 static void run_argv(char *const *argv, const char *in, size_t len, enum in_mode mode,
                      struct run *r)
 {
-    int out[2], inp[2] = {-1, -1}, in_fd = -1, status;
+    int out[2], inp[2] = { -1, -1 }, in_fd = -1, status;
     char errpath[] = "/tmp/cairn-test-filter-err-XXXXXX";
     int err_fd = mkstemp(errpath);
     pid_t pid, writer = -1;
@@ -219,7 +222,7 @@ static uint64_t g_rng;
  * a sprinkling of broken lines, blank lines and CRLF. */
 static char *mixed_records(size_t n, uint64_t seed, size_t *len)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
     size_t i, k;
 
     g_rng = seed;
@@ -229,31 +232,28 @@ static char *mixed_records(size_t n, uint64_t seed, size_t *len)
         int rc = 0;
 
         switch (r % 23) {
-        case 0:
-            rc |= cairn_buf_puts(&b, "{\"variant\":\"stone-game\",\"input\":");
-            break;
-        case 1:
-            rc |= cairn_buf_puts(&b, "  ");
-            break;
+        case 0: rc |= cairn_buf_puts(&b, "{\"variant\":\"stone-game\",\"input\":"); break;
+        case 1: rc |= cairn_buf_puts(&b, "  "); break;
         case 2:
             rc |= cairn_buf_printf(&b, "{\"id\":%zu,\"variant\":\"nope\",\"input\":{}}", i);
             break;
         case 3:
-            rc |= cairn_buf_printf(&b, "{\"id\":%zu,\"variant\":\"stone-game\","
-                                       "\"input\":{\"piles\":[1,2,3]}}",
+            rc |= cairn_buf_printf(&b,
+                                   "{\"id\":%zu,\"variant\":\"stone-game\","
+                                   "\"input\":{\"piles\":[1,2,3]}}",
                                    i);
             break;
         default: {
-            static const char *const v[] = {"stone-game", "stone-game-ii", "stone-game-iii",
-                                            "877", "1140", "1406"};
+            static const char *const v[] = { "stone-game", "stone-game-ii", "stone-game-iii",
+                                             "877",        "1140",          "1406" };
             int g = (int)((r >> 8) % 6);
             int sg1 = g % 3 == 0;
             int64_t sum = 0;
 
             if (sg1)
                 m = 2 * (m / 2 + 1);
-            rc |= cairn_buf_printf(&b, "{\"id\":\"m%zu\",\"variant\":\"%s\",\"input\":{\"%s\":[",
-                                   i, v[g], g % 3 == 2 ? "stoneValue" : "piles");
+            rc |= cairn_buf_printf(&b, "{\"id\":\"m%zu\",\"variant\":\"%s\",\"input\":{\"%s\":[", i,
+                                   v[g], g % 3 == 2 ? "stoneValue" : "piles");
             for (k = 0; k < m; k++) {
                 int64_t x = g % 3 == 2 ? (int64_t)(th_splitmix64(&g_rng) % 2001) - 1000
                                        : (int64_t)(th_splitmix64(&g_rng) % 500) + 1;
@@ -280,28 +280,30 @@ static const struct {
     const char *record;
     const char *answer;
 } examples[] = {
-    {"{\"id\":\"e1\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":true}",
-     "true"},
-    {"{\"id\":\"e2\",\"variant\":\"stone-game\",\"input\":{\"piles\":[3,7,2,3]},\"expected\":true}",
-     "true"},
-    {"{\"id\":\"e3\",\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[2,7,9,4,4]},"
-     "\"expected\":10}",
-     "10"},
-    {"{\"id\":\"e4\",\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5,100]},"
-     "\"expected\":104}",
-     "104"},
-    {"{\"id\":\"e5\",\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5]},"
-     "\"expected\":8}",
-     "8"},
-    {"{\"id\":\"e6\",\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},"
-     "\"expected\":\"Bob\"}",
-     "\"Bob\""},
-    {"{\"id\":\"e7\",\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,-9]},"
-     "\"expected\":\"Alice\"}",
-     "\"Alice\""},
-    {"{\"id\":\"e8\",\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,6]},"
-     "\"expected\":\"Tie\"}",
-     "\"Tie\""},
+    { "{\"id\":\"e1\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":"
+      "true}",
+      "true" },
+    { "{\"id\":\"e2\",\"variant\":\"stone-game\",\"input\":{\"piles\":[3,7,2,3]},\"expected\":"
+      "true}",
+      "true" },
+    { "{\"id\":\"e3\",\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[2,7,9,4,4]},"
+      "\"expected\":10}",
+      "10" },
+    { "{\"id\":\"e4\",\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5,100]},"
+      "\"expected\":104}",
+      "104" },
+    { "{\"id\":\"e5\",\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[1,2,3,4,5]},"
+      "\"expected\":8}",
+      "8" },
+    { "{\"id\":\"e6\",\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},"
+      "\"expected\":\"Bob\"}",
+      "\"Bob\"" },
+    { "{\"id\":\"e7\",\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,-9]},"
+      "\"expected\":\"Alice\"}",
+      "\"Alice\"" },
+    { "{\"id\":\"e8\",\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,6]},"
+      "\"expected\":\"Tie\"}",
+      "\"Tie\"" },
 };
 #define N_EXAMPLES (sizeof(examples) / sizeof(examples[0]))
 
@@ -311,7 +313,7 @@ static const struct {
 
 START_TEST(test_official_examples)
 {
-    struct cairn_buf in = {0};
+    struct cairn_buf in = { 0 };
     size_t i, n;
     int m;
 
@@ -351,34 +353,29 @@ END_TEST
 START_TEST(test_line_numbers_and_errors)
 {
     static const char in[] =
-        "\n"                                                                    /* 1 blank */
+        "\n"                                                                      /* 1 blank */
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n"          /* 2 ok */
-        "this is not json\n"                                                    /* 3 */
+        "this is not json\n"                                                      /* 3 */
         "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]}}\n" /* 4 ok */
-        "   \r\n"                                                               /* 5 blank */
-        "[1,2]\r\n"                                                             /* 6 */
-        "{\"variant\":\"1140\",\"input\":{\"piles\":[1,2,3,4,5]}}\r\n"             /* 7 ok */
-        "{\"variant\":\"no-such-game\",\"input\":{}}\n"                         /* 8 */
+        "   \r\n"                                                                 /* 5 blank */
+        "[1,2]\r\n"                                                               /* 6 */
+        "{\"variant\":\"1140\",\"input\":{\"piles\":[1,2,3,4,5]}}\r\n"            /* 7 ok */
+        "{\"variant\":\"no-such-game\",\"input\":{}}\n"                           /* 8 */
         "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]}}\n"                 /* 9 ok */
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,\"4\",5]}}\n"      /* 10 */
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n"          /* 11 ok */
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4]}}\n"            /* 12 */
-        "\t\n"                                                                  /* 13 blank */
+        "\t\n"                                                                    /* 13 blank */
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";           /* 14, no \n */
     static const struct {
         int line;
         const char *status, *code;
-    } want[] = {{2, "ok", NULL},
-                {3, "error", "bad_json"},
-                {4, "ok", NULL},
-                {6, "error", "bad_record"},
-                {7, "ok", NULL},
-                {8, "error", "unknown_variant"},
-                {9, "ok", NULL},
-                {10, "error", "invalid_input"},
-                {11, "ok", NULL},
-                {12, "error", "constraint"},
-                {14, "ok", NULL}};
+    } want[] = { { 2, "ok", NULL },  { 3, "error", "bad_json" },
+                 { 4, "ok", NULL },  { 6, "error", "bad_record" },
+                 { 7, "ok", NULL },  { 8, "error", "unknown_variant" },
+                 { 9, "ok", NULL },  { 10, "error", "invalid_input" },
+                 { 11, "ok", NULL }, { 12, "error", "constraint" },
+                 { 14, "ok", NULL } };
     size_t nw = sizeof(want) / sizeof(want[0]), i, n;
     int m;
 
@@ -392,8 +389,9 @@ START_TEST(test_line_numbers_and_errors)
         v = th_parse_lines(r.out.data, r.out.len, &n, mode_name(m));
         ck_assert_uint_eq(n, nw);
         for (i = 0; i < n; i++) {
-            ck_assert_msg(line_of(v[i]) == want[i].line, "%s: output %zu has line %" PRId64
-                          ", want %d", mode_name(m), i + 1, line_of(v[i]), want[i].line);
+            ck_assert_msg(line_of(v[i]) == want[i].line,
+                          "%s: output %zu has line %" PRId64 ", want %d", mode_name(m), i + 1,
+                          line_of(v[i]), want[i].line);
             ck_assert_str_eq(status_of(v[i]), want[i].status);
             if (want[i].code != NULL)
                 ck_assert_str_eq(code_of(v[i]), want[i].code);
@@ -424,8 +422,8 @@ START_TEST(test_every_line_answered_in_order)
         for (i = 0; i < n; i++) {
             const char *st = status_of(v[i]);
             ck_assert_msg(line_of(v[i]) == (int64_t)nos[i],
-                          "%s: output %zu has line %" PRId64 ", want %" PRIu64, mode_name(m),
-                          i + 1, line_of(v[i]), nos[i]);
+                          "%s: output %zu has line %" PRId64 ", want %" PRIu64, mode_name(m), i + 1,
+                          line_of(v[i]), nos[i]);
             ck_assert_msg(strcmp(st, "ok") == 0 || strcmp(st, "error") == 0,
                           "status %s on line %zu", st, i + 1);
         }
@@ -441,9 +439,9 @@ START_TEST(test_threads_give_identical_output)
 {
     size_t len;
     char *in = mixed_records(4000, 77, &len);
-    static const char *const t1[] = {"--threads", "1", NULL};
-    static const char *const t2[] = {"--threads", "2", NULL};
-    static const char *const t4[] = {"--threads", "4", NULL};
+    static const char *const t1[] = { "--threads", "1", NULL };
+    static const char *const t2[] = { "--threads", "2", NULL };
+    static const char *const t4[] = { "--threads", "4", NULL };
     struct run a, b, c, d;
 
     run_filter(t1, in, len, IN_FILE, &a);
@@ -471,21 +469,22 @@ END_TEST
 
 START_TEST(test_twenty_thousand_records_in_order)
 {
-    struct cairn_buf in = {0};
+    struct cairn_buf in = { 0 };
     size_t i, n;
     int m;
 
     g_rng = 12345;
     for (i = 0; i < 20000; i++) {
         size_t k, len = 1 + (size_t)(th_splitmix64(&g_rng) % 20);
-        ck_assert_int_eq(cairn_buf_printf(&in, "{\"id\":%zu,\"variant\":\"stone-game-iii\","
-                                               "\"input\":{\"stoneValue\":[",
+        ck_assert_int_eq(cairn_buf_printf(&in,
+                                          "{\"id\":%zu,\"variant\":\"stone-game-iii\","
+                                          "\"input\":{\"stoneValue\":[",
                                           i),
                          0);
         for (k = 0; k < len; k++)
-            ck_assert_int_eq(
-                cairn_buf_printf(&in, "%s%d", k ? "," : "", (int)(th_splitmix64(&g_rng) % 2001) - 1000),
-                0);
+            ck_assert_int_eq(cairn_buf_printf(&in, "%s%d", k ? "," : "",
+                                              (int)(th_splitmix64(&g_rng) % 2001) - 1000),
+                             0);
         ck_assert_int_eq(cairn_buf_puts(&in, "]}}\n"), 0);
     }
     for (m = IN_FILE; m <= IN_PIPE; m++) {
@@ -516,8 +515,8 @@ START_TEST(test_limits_flag_changes_default)
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[1,2,3]},"
         "\"options\":{\"limits\":\"official\"}}\n"
         "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[5000,-2000,0]}}\n";
-    static const char *const ext[] = {"--limits", "extended", NULL};
-    static const char *const off[] = {"--limits", "official", NULL};
+    static const char *const ext[] = { "--limits", "extended", NULL };
+    static const char *const off[] = { "--limits", "official", NULL };
     struct run r;
     json_t **v;
     size_t n;
@@ -558,7 +557,7 @@ END_TEST
 
 START_TEST(test_empty_input)
 {
-    static const char *const inputs[] = {"", "\n\n", "  \r\n"};
+    static const char *const inputs[] = { "", "\n\n", "  \r\n" };
     size_t i;
     int m;
 
@@ -575,10 +574,10 @@ END_TEST
 
 START_TEST(test_usage_errors_exit_2)
 {
-    static const char *const bogus[] = {"--bogus", NULL};
-    static const char *const extra[] = {"stray-argument", NULL};
-    static const char *const threads[] = {"--threads", "many", NULL};
-    static const char *const limits[] = {"--limits", "huge", NULL};
+    static const char *const bogus[] = { "--bogus", NULL };
+    static const char *const extra[] = { "stray-argument", NULL };
+    static const char *const threads[] = { "--threads", "many", NULL };
+    static const char *const limits[] = { "--limits", "huge", NULL };
     struct run r;
 
     run_filter(bogus, "", 0, IN_FILE, &r);
@@ -600,7 +599,7 @@ START_TEST(test_usage_errors_exit_2)
     run_free(&r);
     {
         /* No mode at all. */
-        char *argv[] = {(char *)g_cairnd, "-c", g_cfg, "--plugins", (char *)g_plugins, NULL};
+        char *argv[] = { (char *)g_cairnd, "-c", g_cfg, "--plugins", (char *)g_plugins, NULL };
         run_argv(argv, "", 0, IN_FILE, &r);
         ck_assert_msg(r.exit_code == 2, "no mode: exit %d", r.exit_code);
         run_free(&r);
@@ -614,8 +613,10 @@ START_TEST(test_config_and_plugin_errors_exit_2)
     struct run r;
 
     {
-        char *argv[] = {(char *)g_cairnd, "-c", "/nonexistent/cairn.json", "--filter",
-                        "--plugins", (char *)g_plugins, NULL};
+        char *argv[] = {
+            (char *)g_cairnd,  "-c", "/nonexistent/cairn.json", "--filter", "--plugins",
+            (char *)g_plugins, NULL
+        };
         run_argv(argv, "", 0, IN_FILE, &r);
         ck_assert_msg(r.exit_code == 2, "missing config: exit %d", r.exit_code);
         ck_assert_msg(strstr(r.err.data, "/nonexistent/cairn.json") != NULL,
@@ -625,7 +626,7 @@ START_TEST(test_config_and_plugin_errors_exit_2)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     chmod(dir, 0755);
     {
-        char *argv[] = {(char *)g_cairnd, "-c", g_cfg, "--filter", "--plugins", dir, NULL};
+        char *argv[] = { (char *)g_cairnd, "-c", g_cfg, "--filter", "--plugins", dir, NULL };
         run_argv(argv, "{}\n", 3, IN_FILE, &r);
         ck_assert_msg(r.exit_code == 2, "empty plugin dir: exit %d", r.exit_code);
         ck_assert_uint_eq(r.out.len, 0);
@@ -653,7 +654,7 @@ static char *temp_config(const char *text)
 START_TEST(test_config_max_line_and_default_variant)
 {
     char *cfg = temp_config("{\"max_line_bytes\": 200, \"default_variant\": \"1406\"}\n");
-    struct cairn_buf in = {0};
+    struct cairn_buf in = { 0 };
     size_t i, n;
     int m;
 
@@ -665,8 +666,8 @@ START_TEST(test_config_max_line_and_default_variant)
     ck_assert_int_eq(cairn_buf_puts(&in, "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]}}"),
                      0);
     for (m = IN_FILE; m <= IN_PIPE; m++) {
-        char *argv[] = {(char *)g_cairnd, "-c", cfg, "--filter", "--plugins", (char *)g_plugins,
-                        NULL};
+        char *argv[] = { (char *)g_cairnd,  "-c", cfg, "--filter", "--plugins",
+                         (char *)g_plugins, NULL };
         struct run r;
         json_t **v;
 
@@ -692,8 +693,8 @@ START_TEST(test_config_max_line_and_default_variant)
     /* A default_variant that names no plugin is a start-up error. */
     cfg = temp_config("{\"default_variant\": \"stone-game-xl\"}\n");
     {
-        char *argv[] = {(char *)g_cairnd, "-c", cfg, "--filter", "--plugins", (char *)g_plugins,
-                        NULL};
+        char *argv[] = { (char *)g_cairnd,  "-c", cfg, "--filter", "--plugins",
+                         (char *)g_plugins, NULL };
         struct run r;
         run_argv(argv, "", 0, IN_FILE, &r);
         ck_assert_msg(r.exit_code == 2, "bad default_variant: exit %d", r.exit_code);
@@ -709,7 +710,7 @@ END_TEST
 /* Wait up to ms for fd to be readable. */
 static int wait_readable(int fd, int ms)
 {
-    struct pollfd p = {.fd = fd, .events = POLLIN};
+    struct pollfd p = { .fd = fd, .events = POLLIN };
     int rc;
 
     do
@@ -722,8 +723,10 @@ START_TEST(test_pipe_answers_before_eof)
 {
     /* Fit for a co-process (Spark pipe(), an interactive shell): a line
      * written to the pipe is answered while stdin stays open. */
-    static const char l1[] = "{\"id\":1,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n";
-    static const char l2[] = "{\"id\":2,\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,6]}}\n";
+    static const char l1[] =
+        "{\"id\":1,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n";
+    static const char l2[] =
+        "{\"id\":2,\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,6]}}\n";
     int in[2], out[2], status;
     char buf[4096];
     ssize_t n;
@@ -743,8 +746,7 @@ START_TEST(test_pipe_answers_before_eof)
         close(in[1]);
         close(out[0]);
         close(out[1]);
-        execl(g_cairnd, g_cairnd, "-c", g_cfg, "--filter", "--plugins", g_plugins,
-              (char *)NULL);
+        execl(g_cairnd, g_cairnd, "-c", g_cfg, "--filter", "--plugins", g_plugins, (char *)NULL);
         _exit(127);
     }
     close(in[0]);
@@ -782,15 +784,16 @@ START_TEST(test_closed_stdout_exits_1)
 {
     /* A reader that goes away is a runtime failure (exit 1), not a hang or
      * a death by SIGPIPE. */
-    struct cairn_buf in = {0};
+    struct cairn_buf in = { 0 };
     int out[2], in_fd, status;
     char buf[128];
     pid_t pid;
     size_t i;
 
     for (i = 0; i < 50000; i++)
-        ck_assert_int_eq(cairn_buf_printf(&in, "{\"id\":%zu,\"variant\":\"1406\",\"input\":"
-                                               "{\"stoneValue\":[1,2,3,7]}}\n",
+        ck_assert_int_eq(cairn_buf_printf(&in,
+                                          "{\"id\":%zu,\"variant\":\"1406\",\"input\":"
+                                          "{\"stoneValue\":[1,2,3,7]}}\n",
                                           i),
                          0);
     in_fd = temp_input(in.data, in.len);
@@ -805,8 +808,7 @@ START_TEST(test_closed_stdout_exits_1)
         close(out[0]);
         close(out[1]);
         signal(SIGPIPE, SIG_DFL);
-        execl(g_cairnd, g_cairnd, "-c", g_cfg, "--filter", "--plugins", g_plugins,
-              (char *)NULL);
+        execl(g_cairnd, g_cairnd, "-c", g_cfg, "--filter", "--plugins", g_plugins, (char *)NULL);
         _exit(127);
     }
     close(in_fd);
@@ -857,8 +859,7 @@ START_TEST(test_endless_producer_stops_at_write_error)
         close(in[1]);
         close(out[0]);
         close(out[1]);
-        execl(g_cairnd, g_cairnd, "-c", g_cfg, "--filter", "--plugins", g_plugins,
-              (char *)NULL);
+        execl(g_cairnd, g_cairnd, "-c", g_cfg, "--filter", "--plugins", g_plugins, (char *)NULL);
         _exit(127);
     }
     close(in[0]);
@@ -922,8 +923,7 @@ START_TEST(test_closed_std_descriptors)
     ck_assert_msg(WIFEXITED(status), "cairnd died of signal %d", WTERMSIG(status));
     ck_assert_int_eq(WEXITSTATUS(status), 0);
     text = th_slurp(summary, NULL);
-    ck_assert_msg(text != NULL && strstr(text, "\"status\":\"ok\"") != NULL, "summary: %s",
-                  text);
+    ck_assert_msg(text != NULL && strstr(text, "\"status\":\"ok\"") != NULL, "summary: %s", text);
     free(text);
     th_rm_tree(dir);
 }
@@ -934,9 +934,8 @@ END_TEST
  * as "constraint". */
 START_TEST(test_check_internal_is_internal)
 {
-    static const char in[] =
-        "{\"variant\":\"internal\",\"input\":{\"values\":[13,1]}}\n"
-        "{\"variant\":\"internal\",\"input\":{\"values\":[12,1]}}\n";
+    static const char in[] = "{\"variant\":\"internal\",\"input\":{\"values\":[13,1]}}\n"
+                             "{\"variant\":\"internal\",\"input\":{\"values\":[12,1]}}\n";
     const char *dir = getenv("CAIRN_TEST_MISBEHAVING_PLUGIN_DIR");
     char scratch[] = "/tmp/cairn-test-filter-check-XXXXXX", input[PATH_MAX];
     struct th_run r;
@@ -945,8 +944,9 @@ START_TEST(test_check_internal_is_internal)
     ck_assert_ptr_nonnull(mkdtemp(scratch));
     th_pathf(input, "%s/in.jsonl", scratch);
     th_write_file(input, in, sizeof(in) - 1, 0644);
-    r = th_run_cairnd_stdin(g_cairnd, scratch, input,
-                            (const char *const[]){"-c", g_cfg, "--filter", "--plugins", dir, NULL});
+    r = th_run_cairnd_stdin(
+        g_cairnd, scratch, input,
+        (const char *const[]){ "-c", g_cfg, "--filter", "--plugins", dir, NULL });
     th_rm_tree(scratch);
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     ck_assert_msg(strstr(r.out, "{\"line\":1,\"variant\":\"internal-check\",\"status\":\"error\","
@@ -979,8 +979,8 @@ static long filter_peak_kib(const char *unit, size_t count)
         dup2(devnull, 2);
         close(in[0]);
         close(in[1]);
-        execl(g_cairnd, g_cairnd, "-c", g_cfg, "--filter", "--plugins", g_plugins,
-              "--threads", "2", (char *)NULL);
+        execl(g_cairnd, g_cairnd, "-c", g_cfg, "--filter", "--plugins", g_plugins, "--threads", "2",
+              (char *)NULL);
         _exit(127);
     }
     close(in[0]);
@@ -1036,8 +1036,10 @@ END_TEST
  * SPEC code are expected too. */
 static void check_example_file(const char *dir, const char *name)
 {
-    static const char *const codes[] = {"bad_json", "bad_record", "unknown_variant",
-                                        "invalid_input", "constraint", "too_large", NULL};
+    static const char *const codes[] = {
+        "bad_json",  "bad_record", "unknown_variant", "invalid_input", "constraint",
+        "too_large", NULL
+    };
     size_t len, n, n_want, i, ref_len = 0;
     char *path, *ref, *in, *want = NULL;
     uint64_t *nos;
@@ -1074,8 +1076,9 @@ static void check_example_file(const char *dir, const char *name)
     for (i = 0; i < n; i++) {
         const char *st = status_of(v[i]);
 
-        ck_assert_msg(line_of(v[i]) == (int64_t)nos[i], "%s: result %zu has line %" PRId64
-                      ", want %" PRIu64, path, i + 1, line_of(v[i]), nos[i]);
+        ck_assert_msg(line_of(v[i]) == (int64_t)nos[i],
+                      "%s: result %zu has line %" PRId64 ", want %" PRIu64, path, i + 1,
+                      line_of(v[i]), nos[i]);
         if (strcmp(st, "ok") == 0) {
             const json_t *match = json_object_get(v[i], "match");
             ck_assert_msg(match == NULL || json_is_true(match),
@@ -1090,10 +1093,10 @@ static void check_example_file(const char *dir, const char *name)
                 known |= strcmp(code, codes[c]) == 0;
             ck_assert_msg(strcmp(st, "error") == 0 && known,
                           "%s line %" PRIu64 ": status %s, code %s", path, nos[i], st, code);
-            ck_assert_msg(errors_ok || want != NULL,
-                          "%s line %" PRIu64 ": unexpected error %s: %s", path, nos[i], code,
-                          json_string_value(
-                              json_object_get(json_object_get(v[i], "error"), "message")));
+            ck_assert_msg(
+                errors_ok || want != NULL, "%s line %" PRIu64 ": unexpected error %s: %s", path,
+                nos[i], code,
+                json_string_value(json_object_get(json_object_get(v[i], "error"), "message")));
         }
     }
     th_free_lines(v, n);

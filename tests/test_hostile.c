@@ -39,7 +39,7 @@ static const char *g_cairnd;
 static const char *g_plugins;
 
 #define DEADLINE_MS 15000 /* for anything that should happen "soon" */
-#define PROMPT_MS 5000    /* "within a few seconds" */
+#define PROMPT_MS   5000  /* "within a few seconds" */
 
 /* The daemon of the current TCase and its spool. */
 struct spool {
@@ -166,9 +166,8 @@ static int log_has(const char *text)
 
 static void start_daemon(const char *config)
 {
-    char *argv[] = {(char *)g_cairnd, "-c",         g_sp.cfg,          "--input",
-                    g_sp.in,          "--output",   g_sp.out,          "--plugins",
-                    (char *)g_plugins, NULL};
+    char *argv[] = { (char *)g_cairnd, "-c",     g_sp.cfg,    "--input",         g_sp.in,
+                     "--output",       g_sp.out, "--plugins", (char *)g_plugins, NULL };
     int ok;
 
     memset(&g_sp, 0, sizeof(g_sp));
@@ -296,15 +295,15 @@ static json_t *run_job(const char *name, const char *data, size_t len, const str
                    "summary job \"%s\", want \"%s\"", th_str_field(sum, "job"), escaped);
         free(escaped);
     }
-    TH_REQUIRE(strcmp(th_str_field(sum, "status"), "ok") == 0, "job %s: status %s (reason %s)", base,
-            th_str_field(sum, "status"),
-            json_string_value(json_object_get(sum, "reason")) != NULL
-                ? json_string_value(json_object_get(sum, "reason"))
-                : "-");
+    TH_REQUIRE(strcmp(th_str_field(sum, "status"), "ok") == 0, "job %s: status %s (reason %s)",
+               base, th_str_field(sum, "status"),
+               json_string_value(json_object_get(sum, "reason")) != NULL
+                   ? json_string_value(json_object_get(sum, "reason"))
+                   : "-");
     TH_REQUIRE(th_int_field(sum, "records") == (long long)n, "job %s: records %lld, want %zu", base,
-            th_int_field(sum, "records"), n);
+               th_int_field(sum, "records"), n);
     TH_REQUIRE(th_int_field(sum, "bytes") == (long long)len, "job %s: bytes %lld, want %zu", base,
-            th_int_field(sum, "bytes"), len);
+               th_int_field(sum, "bytes"), len);
     errors = json_object_get(sum, "errors");
     TH_REQUIRE(json_is_object(errors), "job %s: errors is not an object", base);
     for (c = 0; c < TH_N_CODES; c++) {
@@ -313,40 +312,41 @@ static json_t *run_job(const char *name, const char *data, size_t len, const str
 
         for (i = 0; i < n; i++)
             want_c += want[i].code != NULL && strcmp(want[i].code, th_codes[c]) == 0;
-        TH_REQUIRE((v == NULL && want_c == 0) || (json_is_integer(v) && json_integer_value(v) == want_c),
-                "job %s: errors.%s is %lld, want %lld", base, th_codes[c],
-                v ? (long long)json_integer_value(v) : -1LL, want_c);
+        TH_REQUIRE((v == NULL && want_c == 0) ||
+                       (json_is_integer(v) && json_integer_value(v) == want_c),
+                   "job %s: errors.%s is %lld, want %lld", base, th_codes[c],
+                   v ? (long long)json_integer_value(v) : -1LL, want_c);
     }
     for (i = 0; i < n; i++)
         want_ok += want[i].code == NULL;
     TH_REQUIRE(th_int_field(sum, "ok") == want_ok, "job %s: ok %lld, want %lld", base,
-            th_int_field(sum, "ok"), want_ok);
+               th_int_field(sum, "ok"), want_ok);
     json_decref(sum);
 
     res = load_results(base);
     TH_REQUIRE(json_array_size(res) == n, "job %s: %zu result lines, want %zu", base,
-            json_array_size(res), n);
+               json_array_size(res), n);
     for (i = 0; i < n; i++) {
         json_t *r = json_array_get(res, i);
         const char *status = th_str_field(r, "status");
         char *text = json_dumps(r, JSON_COMPACT);
 
         TH_REQUIRE(th_int_field(r, "line") == (long long)want[i].line,
-                "job %s: result %zu answers line %lld, want %u: %s", base, i,
-                th_int_field(r, "line"), want[i].line, text);
+                   "job %s: result %zu answers line %lld, want %u: %s", base, i,
+                   th_int_field(r, "line"), want[i].line, text);
         if (want[i].code == NULL) {
             TH_REQUIRE(strcmp(status, "ok") == 0, "job %s line %u: want ok, got %s", base,
-                    want[i].line, text);
+                       want[i].line, text);
         } else {
             json_t *e = json_object_get(r, "error");
             const char *code = json_string_value(json_object_get(e, "code"));
             const char *msg = json_string_value(json_object_get(e, "message"));
 
             TH_REQUIRE(strcmp(status, "error") == 0 && code != NULL && msg != NULL && *msg,
-                    "job %s line %u: want an error with a message, got %s", base, want[i].line,
-                    text);
+                       "job %s line %u: want an error with a message, got %s", base, want[i].line,
+                       text);
             TH_REQUIRE(strcmp(code, want[i].code) == 0, "job %s line %u: code %s, want %s: %s",
-                    base, want[i].line, code, want[i].code, text);
+                       base, want[i].line, code, want[i].code, text);
         }
         free(text);
     }
@@ -364,7 +364,7 @@ static const char *message(json_t *res, size_t i)
 static void require_message(json_t *res, size_t i, const char *needle)
 {
     TH_REQUIRE(strstr(message(res, i), needle) != NULL, "result %zu: message \"%s\" lacks \"%s\"",
-            i, message(res, i), needle);
+               i, message(res, i), needle);
 }
 
 #define GOOD_III "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]}}"
@@ -374,7 +374,8 @@ static void require_message(json_t *res, size_t i, const char *needle)
  * .cairn/active/ empties and no temporary file is left in out/. */
 static void still_serving(void)
 {
-    const char *job = "{\"id\":\"probe\",\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]}}\n";
+    const char *job =
+        "{\"id\":\"probe\",\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]}}\n";
     char name[96], base[64];
     json_t *sum, *res, *r;
     int ok;
@@ -384,15 +385,15 @@ static void still_serving(void)
     snprintf(name, sizeof(name), "%s.jsonl", base);
     drop(name, job, strlen(job));
     sum = wait_summary(base, PROMPT_MS);
-    TH_REQUIRE(strcmp(th_str_field(sum, "status"), "ok") == 0 && th_int_field(sum, "records") == 1 &&
-                th_int_field(sum, "ok") == 1,
-            "probe job %s was not answered normally", base);
+    TH_REQUIRE(strcmp(th_str_field(sum, "status"), "ok") == 0 &&
+                   th_int_field(sum, "records") == 1 && th_int_field(sum, "ok") == 1,
+               "probe job %s was not answered normally", base);
     json_decref(sum);
     res = load_results(base);
     r = json_array_get(res, 0);
     TH_REQUIRE(json_array_size(res) == 1 && strcmp(th_str_field(r, "answer"), "Bob") == 0 &&
-                strcmp(th_str_field(r, "id"), "probe") == 0,
-            "probe job %s: wrong answer", base);
+                   strcmp(th_str_field(r, "id"), "probe") == 0,
+               "probe job %s: wrong answer", base);
     json_decref(res);
     TH_REQUIRE(daemon_alive(), "cairnd died");
     TH_POLL(ok, th_count_entries(g_sp.active, "") == 0, DEADLINE_MS);
@@ -443,7 +444,9 @@ static size_t answered_lines(const char *p, size_t len, unsigned *nos, size_t ca
 
 START_TEST(random_binary)
 {
-    enum { SIZE = 64 * 1024 };
+    enum {
+        SIZE = 64 * 1024
+    };
     static unsigned nos[SIZE];
     static struct want want[SIZE];
     char *data = malloc(SIZE);
@@ -464,7 +467,7 @@ START_TEST(random_binary)
     n = answered_lines(data, SIZE, nos, SIZE);
     ck_assert_uint_gt(n, 10);
     for (i = 0; i < n; i++)
-        want[i] = (struct want){nos[i], "bad_json"};
+        want[i] = (struct want){ nos[i], "bad_json" };
     res = run_job("random.jsonl", data, SIZE, want, n);
     for (i = 0; i < n; i++)
         require_message(res, i, "column ");
@@ -490,17 +493,18 @@ START_TEST(invalid_utf8)
         /* 6: a stray continuation byte */
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"id\":\"\x80\"}\n"
         /* 7: valid non-ASCII UTF-8 is fine, and echoed */
-        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"id\":\"\xC3\xA9\xE2\x82\xAC\"}\n";
-    static const struct want want[] = {{1, "bad_json"}, {2, "bad_json"}, {3, "bad_json"},
-                                       {4, "bad_json"}, {5, "bad_json"}, {6, "bad_json"},
-                                       {7, NULL}};
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"id\":"
+        "\"\xC3\xA9\xE2\x82\xAC\"}\n";
+    static const struct want want[] = { { 1, "bad_json" }, { 2, "bad_json" }, { 3, "bad_json" },
+                                        { 4, "bad_json" }, { 5, "bad_json" }, { 6, "bad_json" },
+                                        { 7, NULL } };
     json_t *res = run_job("utf8.jsonl", job, sizeof(job) - 1, want, 7);
     size_t i;
 
     for (i = 0; i < 6; i++)
         require_message(res, i, "column ");
     TH_REQUIRE(strcmp(th_str_field(json_array_get(res, 6), "id"), "\xC3\xA9\xE2\x82\xAC") == 0,
-            "a valid UTF-8 id was not echoed as is");
+               "a valid UTF-8 id was not echoed as is");
     json_decref(res);
     still_serving();
 }
@@ -508,8 +512,8 @@ END_TEST
 
 START_TEST(nested_brackets)
 {
-    static const struct want want[] = {{1, "bad_json"}, {2, "bad_json"}, {3, NULL}};
-    struct bytes b = {0};
+    static const struct want want[] = { { 1, "bad_json" }, { 2, "bad_json" }, { 3, NULL } };
+    struct bytes b = { 0 };
     json_t *res;
 
     b_fill(&b, '[', 100000); /* 1: 100 000 unclosed '[' */
@@ -538,13 +542,19 @@ START_TEST(huge_integers)
         /* 4: 2^63 as id */
         "{\"id\":9223372036854775808,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n"
         /* 5: a 400-digit id */
-        "{\"id\":1" "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
-                    "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
-                    "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
-                    "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+        "{\"id\":1"
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+        "0000000000"
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+        "0000000000"
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+        "0000000000"
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+        "0000000000"
         ",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n"
         /* 6: 2^64 as expected */
-        "{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[2,7,9,4,4]},\"expected\":18446744073709551616}\n"
+        "{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[2,7,9,4,4]},\"expected\":"
+        "18446744073709551616}\n"
         /* 7: INT64_MAX fits: echoed exactly */
         "{\"id\":9223372036854775807,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n"
         /* 8: INT64_MIN fits: echoed exactly */
@@ -553,19 +563,19 @@ START_TEST(huge_integers)
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[9223372036854775807,3]}}\n"
         /* 10: a real too big for a double */
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"id\":1e400}\n";
-    static const struct want want[] = {{1, "bad_json"}, {2, "bad_json"}, {3, "bad_json"},
-                                       {4, "bad_json"}, {5, "bad_json"}, {6, "bad_json"},
-                                       {7, NULL},       {8, NULL},       {9, "constraint"},
-                                       {10, "bad_json"}};
+    static const struct want want[] = { { 1, "bad_json" }, { 2, "bad_json" }, { 3, "bad_json" },
+                                        { 4, "bad_json" }, { 5, "bad_json" }, { 6, "bad_json" },
+                                        { 7, NULL },       { 8, NULL },       { 9, "constraint" },
+                                        { 10, "bad_json" } };
     json_t *res = run_job("bigint.jsonl", job, sizeof(job) - 1, want, 10);
     size_t i;
 
     for (i = 0; i < 6; i++)
         require_message(res, i, "integer");
     TH_REQUIRE(json_integer_value(json_object_get(json_array_get(res, 6), "id")) == INT64_MAX,
-            "INT64_MAX id not echoed exactly");
+               "INT64_MAX id not echoed exactly");
     TH_REQUIRE(json_integer_value(json_object_get(json_array_get(res, 7), "id")) == INT64_MIN,
-            "INT64_MIN id not echoed exactly");
+               "INT64_MIN id not echoed exactly");
     json_decref(res);
     still_serving();
 }
@@ -581,9 +591,9 @@ START_TEST(nan_infinity)
         "{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[2,7,9,4,4]},\"expected\":Infinity}\n"
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[nan,3]}}\n"
         "{\"variant\":\"stone-game\",\"input\":{\"piles\":[inf,3]}}\n" GOOD_877 "\n";
-    static const struct want want[] = {{1, "bad_json"}, {2, "bad_json"}, {3, "bad_json"},
-                                       {4, "bad_json"}, {5, "bad_json"}, {6, "bad_json"},
-                                       {7, "bad_json"}, {8, NULL}};
+    static const struct want want[] = { { 1, "bad_json" }, { 2, "bad_json" }, { 3, "bad_json" },
+                                        { 4, "bad_json" }, { 5, "bad_json" }, { 6, "bad_json" },
+                                        { 7, "bad_json" }, { 8, NULL } };
     json_t *res = run_job("nan.jsonl", job, sizeof(job) - 1, want, 8);
 
     require_message(res, 0, "NaN");
@@ -608,8 +618,8 @@ START_TEST(nul_byte)
         GOOD_877 "\0\n"
         /* 6: answered */
         GOOD_III "\n";
-    static const struct want want[] = {{1, "bad_json"}, {2, NULL},       {3, "bad_json"},
-                                       {4, "bad_json"}, {5, "bad_json"}, {6, NULL}};
+    static const struct want want[] = { { 1, "bad_json" }, { 2, NULL },       { 3, "bad_json" },
+                                        { 4, "bad_json" }, { 5, "bad_json" }, { 6, NULL } };
     json_t *res = run_job("nul.jsonl", job, sizeof(job) - 1, want, 6);
 
     json_decref(res);
@@ -623,12 +633,13 @@ START_TEST(utf8_bom)
                               "\"input\":{\"piles\":[5,3,4,5]},\"expected\":true}\n"
                               /* a BOM anywhere else is not an editor's artefact */
                               "\xEF\xBB\xBF" GOOD_877 "\n" GOOD_III "\n";
-    static const struct want want[] = {{1, NULL}, {2, "bad_json"}, {3, NULL}};
+    static const struct want want[] = { { 1, NULL }, { 2, "bad_json" }, { 3, NULL } };
     json_t *res = run_job("bom.jsonl", job, sizeof(job) - 1, want, 3);
     json_t *r = json_array_get(res, 0);
 
-    TH_REQUIRE(strcmp(th_str_field(r, "id"), "first") == 0 && json_is_true(json_object_get(r, "match")),
-            "the first record after the BOM was not answered normally");
+    TH_REQUIRE(strcmp(th_str_field(r, "id"), "first") == 0 &&
+                   json_is_true(json_object_get(r, "match")),
+               "the first record after the BOM was not answered normally");
 
     json_decref(res);
     /* A file that is only a BOM and a newline is one blank line. */
@@ -641,17 +652,18 @@ END_TEST
 START_TEST(crlf)
 {
     static const char job[] = GOOD_877 "\r\n"
-                              "\r\n" /* blank */
-                              GOOD_III "\r\n"
-                              " \t\r\n" /* blank */
-                              "{\"id\":\"crlf\",\"variant\":\"stone-game-ii\",\"input\":"
-                              "{\"piles\":[2,7,9,4,4]},\"expected\":10}\r\n";
-    static const struct want want[] = {{1, NULL}, {3, NULL}, {5, NULL}};
+                                       "\r\n" /* blank */
+        GOOD_III "\r\n"
+                                       " \t\r\n" /* blank */
+                                       "{\"id\":\"crlf\",\"variant\":\"stone-game-ii\",\"input\":"
+                                       "{\"piles\":[2,7,9,4,4]},\"expected\":10}\r\n";
+    static const struct want want[] = { { 1, NULL }, { 3, NULL }, { 5, NULL } };
     json_t *res = run_job("crlf.jsonl", job, sizeof(job) - 1, want, 3);
     json_t *r = json_array_get(res, 2);
 
-    TH_REQUIRE(strcmp(th_str_field(r, "id"), "crlf") == 0 && json_is_true(json_object_get(r, "match")),
-            "the CRLF record was not answered correctly");
+    TH_REQUIRE(strcmp(th_str_field(r, "id"), "crlf") == 0 &&
+                   json_is_true(json_object_get(r, "match")),
+               "the CRLF record was not answered correctly");
     json_decref(res);
     still_serving();
 }
@@ -660,20 +672,20 @@ END_TEST
 START_TEST(no_final_newline)
 {
     static const char job[] = GOOD_877 "\n" GOOD_III "\n"
-                              "{\"id\":\"last\",\"variant\":\"stone-game-ii\",\"input\":"
-                              "{\"piles\":[2,7,9,4,4]},\"expected\":10}";
+                                       "{\"id\":\"last\",\"variant\":\"stone-game-ii\",\"input\":"
+                                       "{\"piles\":[2,7,9,4,4]},\"expected\":10}";
     static const char job_cr[] = GOOD_877 "\r\n{\"id\":\"last\",\"variant\":\"stone-game\","
-                                 "\"input\":{\"piles\":[5,3,4,5]}}\r";
-    static const struct want want[] = {{1, NULL}, {2, NULL}, {3, NULL}};
+                                          "\"input\":{\"piles\":[5,3,4,5]}}\r";
+    static const struct want want[] = { { 1, NULL }, { 2, NULL }, { 3, NULL } };
     json_t *res = run_job("nofinal.jsonl", job, sizeof(job) - 1, want, 3);
 
     TH_REQUIRE(strcmp(th_str_field(json_array_get(res, 2), "id"), "last") == 0,
-            "the last line was not answered");
+               "the last line was not answered");
     json_decref(res);
     /* Ending in a lone '\r': still a CRLF line without its '\n'. */
     res = run_job("nofinal-cr.jsonl", job_cr, sizeof(job_cr) - 1, want, 2);
     TH_REQUIRE(strcmp(th_str_field(json_array_get(res, 1), "id"), "last") == 0,
-            "the last line was not answered");
+               "the last line was not answered");
     json_decref(res);
     still_serving();
 }
@@ -688,7 +700,7 @@ START_TEST(empty_file)
     json_decref(res);
     out_path(path, "empty", ".results.jsonl");
     TH_REQUIRE(stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0,
-            "%s is not an empty file", path);
+               "%s is not an empty file", path);
     still_serving();
 }
 END_TEST
@@ -706,7 +718,7 @@ START_TEST(blank_lines)
     /* Blank lines still count in the numbering of the lines after them. */
     {
         static const char job2[] = "\n \n\r\n" GOOD_877 "\n\n";
-        static const struct want want[] = {{4, NULL}};
+        static const struct want want[] = { { 4, NULL } };
         json_decref(run_job("blank-then-one.jsonl", job2, sizeof(job2) - 1, want, 1));
     }
     still_serving();
@@ -725,20 +737,22 @@ START_TEST(deep_objects)
 {
     /* Inside input, as id, expected and options: refused by what they are,
      * without a crash; past the parser's 2048 levels: bad_json. */
-    static const struct want want[] = {{1, "invalid_input"}, {2, "bad_record"},
-                                       {3, "bad_record"},    {4, "bad_record"},
-                                       {5, "invalid_input"}, {6, NULL},
-                                       {7, "bad_json"},      {8, NULL}};
-    struct bytes b = {0};
+    static const struct want want[] = { { 1, "invalid_input" }, { 2, "bad_record" },
+                                        { 3, "bad_record" },    { 4, "bad_record" },
+                                        { 5, "invalid_input" }, { 6, NULL },
+                                        { 7, "bad_json" },      { 8, NULL } };
+    struct bytes b = { 0 };
     json_t *res;
 
     b_puts(&b, "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7],\"deep\":");
     b_nest(&b, 1000);
     b_puts(&b, "}}\n{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},\"id\":");
     b_nest(&b, 1000);
-    b_puts(&b, "}\n{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},\"expected\":");
+    b_puts(&b,
+           "}\n{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},\"expected\":");
     b_nest(&b, 1000);
-    b_puts(&b, "}\n{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},\"options\":");
+    b_puts(&b,
+           "}\n{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},\"options\":");
     b_nest(&b, 1000);
     /* piles holding 1000-deep arrays */
     b_puts(&b, "}\n{\"variant\":\"stone-game\",\"input\":{\"piles\":[");
@@ -770,66 +784,97 @@ START_TEST(wrong_types)
         const char *line, *code, *in_message;
     } cases[] = {
         /* the record itself */
-        {"[1,2,3]", "bad_record", "JSON object"},
-        {"\"stone-game\"", "bad_record", "JSON object"},
-        {"42", "bad_record", "JSON object"},
-        {"null", "bad_record", "JSON object"},
-        {"true", "bad_record", "JSON object"},
+        { "[1,2,3]", "bad_record", "JSON object" },
+        { "\"stone-game\"", "bad_record", "JSON object" },
+        { "42", "bad_record", "JSON object" },
+        { "null", "bad_record", "JSON object" },
+        { "true", "bad_record", "JSON object" },
         /* variant */
-        {"{\"variant\":1406,\"input\":{\"stoneValue\":[1,2,3,7]}}", "bad_record", "variant"},
-        {"{\"variant\":null,\"input\":{\"stoneValue\":[1,2,3,7]}}", "bad_record", "variant"},
-        {"{\"variant\":[\"stone-game-iii\"],\"input\":{\"stoneValue\":[1,2,3,7]}}", "bad_record", "variant"},
-        {"{\"input\":{\"stoneValue\":[1,2,3,7]}}", "bad_record", "variant"},
-        {"{\"variant\":\"no-such-game\",\"input\":{\"stoneValue\":[1,2,3,7]}}", "unknown_variant", "no-such-game"},
+        { "{\"variant\":1406,\"input\":{\"stoneValue\":[1,2,3,7]}}", "bad_record", "variant" },
+        { "{\"variant\":null,\"input\":{\"stoneValue\":[1,2,3,7]}}", "bad_record", "variant" },
+        { "{\"variant\":[\"stone-game-iii\"],\"input\":{\"stoneValue\":[1,2,3,7]}}", "bad_record",
+          "variant" },
+        { "{\"input\":{\"stoneValue\":[1,2,3,7]}}", "bad_record", "variant" },
+        { "{\"variant\":\"no-such-game\",\"input\":{\"stoneValue\":[1,2,3,7]}}", "unknown_variant",
+          "no-such-game" },
         /* input */
-        {"{\"variant\":\"stone-game-iii\",\"input\":[1,2,3,7]}", "bad_record", "input"},
-        {"{\"variant\":\"stone-game-iii\",\"input\":\"[1,2,3,7]\"}", "bad_record", "input"},
-        {"{\"variant\":\"stone-game-iii\",\"input\":null}", "bad_record", "input"},
-        {"{\"variant\":\"stone-game-iii\"}", "bad_record", "input"},
+        { "{\"variant\":\"stone-game-iii\",\"input\":[1,2,3,7]}", "bad_record", "input" },
+        { "{\"variant\":\"stone-game-iii\",\"input\":\"[1,2,3,7]\"}", "bad_record", "input" },
+        { "{\"variant\":\"stone-game-iii\",\"input\":null}", "bad_record", "input" },
+        { "{\"variant\":\"stone-game-iii\"}", "bad_record", "input" },
         /* the variant's fields */
-        {"{\"variant\":\"stone-game\",\"input\":{\"piles\":\"5,3,4,5\"}}", "invalid_input", "input.piles"},
-        {"{\"variant\":\"stone-game\",\"input\":{\"piles\":{\"0\":5}}}", "invalid_input", "input.piles"},
-        {"{\"variant\":\"stone-game\",\"input\":{\"piles\":null}}", "invalid_input", "input.piles"},
-        {"{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,\"3\",4,5]}}", "invalid_input", "input.piles[1]"},
-        {"{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4.5,5]}}", "invalid_input", "input.piles[2]"},
-        {"{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,true]}}", "invalid_input", "input.piles[3]"},
-        {"{\"variant\":\"stone-game\",\"input\":{\"piles\":[null,3,4,5]}}", "invalid_input", "input.piles[0]"},
-        {"{\"variant\":\"stone-game\",\"input\":{}}", "invalid_input", "input.piles"},
-        {"{\"variant\":\"stone-game\",\"input\":{\"stoneValue\":[5,3,4,5]}}", "invalid_input", "input.stoneValue"},
+        { "{\"variant\":\"stone-game\",\"input\":{\"piles\":\"5,3,4,5\"}}", "invalid_input",
+          "input.piles" },
+        { "{\"variant\":\"stone-game\",\"input\":{\"piles\":{\"0\":5}}}", "invalid_input",
+          "input.piles" },
+        { "{\"variant\":\"stone-game\",\"input\":{\"piles\":null}}", "invalid_input",
+          "input.piles" },
+        { "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,\"3\",4,5]}}", "invalid_input",
+          "input.piles[1]" },
+        { "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4.5,5]}}", "invalid_input",
+          "input.piles[2]" },
+        { "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,true]}}", "invalid_input",
+          "input.piles[3]" },
+        { "{\"variant\":\"stone-game\",\"input\":{\"piles\":[null,3,4,5]}}", "invalid_input",
+          "input.piles[0]" },
+        { "{\"variant\":\"stone-game\",\"input\":{}}", "invalid_input", "input.piles" },
+        { "{\"variant\":\"stone-game\",\"input\":{\"stoneValue\":[5,3,4,5]}}", "invalid_input",
+          "input.stoneValue" },
         /* options */
-        {"{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":1}", "bad_record", "options"},
-        {"{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":[]}", "bad_record", "options"},
-        {"{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"moves\":\"yes\"}}", "bad_record", "options.moves"},
-        {"{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"limits\":1}}", "bad_record", "options.limits"},
-        {"{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"speed\":true}}", "bad_record", "options.speed"},
+        { "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":1}",
+          "bad_record", "options" },
+        { "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":[]}",
+          "bad_record", "options" },
+        { "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"moves\":"
+          "\"yes\"}}",
+          "bad_record", "options.moves" },
+        { "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"limits\":1}}",
+          "bad_record", "options.limits" },
+        { "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"speed\":true}"
+          "}",
+          "bad_record", "options.speed" },
         /* id */
-        {"{\"id\":{\"a\":1},\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}", "bad_record", "id"},
-        {"{\"id\":[1],\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}", "bad_record", "id"},
+        { "{\"id\":{\"a\":1},\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}",
+          "bad_record", "id" },
+        { "{\"id\":[1],\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}", "bad_record",
+          "id" },
         /* expected, of the wrong type for the variant's answer */
-        {"{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":\"Alice\"}", "bad_record", "expected"},
-        {"{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":1}", "bad_record", "expected"},
-        {"{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[2,7,9,4,4]},\"expected\":\"10\"}", "bad_record", "expected"},
-        {"{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[2,7,9,4,4]},\"expected\":10.0}", "bad_record", "expected"},
-        {"{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},\"expected\":true}", "bad_record", "expected"},
-        {"{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},\"expected\":\"bob\"}", "bad_record", "expected"},
-        {"{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},\"expected\":null}", "bad_record", "expected"},
+        { "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":\"Alice\"}",
+          "bad_record", "expected" },
+        { "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":1}",
+          "bad_record", "expected" },
+        { "{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[2,7,9,4,4]},\"expected\":\"10\"}",
+          "bad_record", "expected" },
+        { "{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[2,7,9,4,4]},\"expected\":10.0}",
+          "bad_record", "expected" },
+        { "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},\"expected\":true}",
+          "bad_record", "expected" },
+        { "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},\"expected\":"
+          "\"bob\"}",
+          "bad_record", "expected" },
+        { "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},\"expected\":null}",
+          "bad_record", "expected" },
         /* scalar ids of every kind are fine */
-        {"{\"id\":null,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}", NULL, NULL},
-        {"{\"id\":false,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}", NULL, NULL},
-        {"{\"id\":1.5,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}", NULL, NULL},
+        { "{\"id\":null,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}", NULL, NULL },
+        { "{\"id\":false,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}", NULL, NULL },
+        { "{\"id\":1.5,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}", NULL, NULL },
         /* duplicate keys: refused rather than guessed */
-        {"{\"variant\":\"stone-game\",\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[5,3,4,5]}}", "bad_json", "duplicate"},
+        { "{\"variant\":\"stone-game\",\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[5,3,4,5]"
+          "}}",
+          "bad_json", "duplicate" },
     };
-    enum { N = sizeof(cases) / sizeof(cases[0]) };
+    enum {
+        N = sizeof(cases) / sizeof(cases[0])
+    };
     struct want want[N];
-    struct bytes b = {0};
+    struct bytes b = { 0 };
     json_t *res;
     size_t i;
 
     for (i = 0; i < N; i++) {
         b_puts(&b, cases[i].line);
         b_puts(&b, "\n");
-        want[i] = (struct want){(unsigned)i + 1, cases[i].code};
+        want[i] = (struct want){ (unsigned)i + 1, cases[i].code };
     }
     res = run_job("types.jsonl", b.p, b.len, want, N);
     for (i = 0; i < N; i++) {
@@ -838,9 +883,10 @@ START_TEST(wrong_types)
         if (cases[i].in_message != NULL)
             require_message(res, i, cases[i].in_message);
         /* An object or array id is never echoed. */
-        if (strncmp(cases[i].line, "{\"id\":{", 7) == 0 || strncmp(cases[i].line, "{\"id\":[", 7) == 0)
+        if (strncmp(cases[i].line, "{\"id\":{", 7) == 0 ||
+            strncmp(cases[i].line, "{\"id\":[", 7) == 0)
             TH_REQUIRE(json_object_get(r, "id") == NULL, "line %zu: a non-scalar id was echoed",
-                    i + 1);
+                       i + 1);
     }
     json_decref(res);
     free(b.p);
@@ -864,11 +910,13 @@ static void b_padded(struct bytes *b, size_t len)
 
 START_TEST(line_over_max_line_bytes)
 {
-    enum { BIG = 10 * 1024 * 1024 };
-    static const struct want want[] = {{1, NULL},        {2, "too_large"}, {3, NULL},
-                                       {4, "too_large"}, {5, NULL},        {6, "too_large"},
-                                       {7, NULL},        {8, "too_large"}};
-    struct bytes b = {0};
+    enum {
+        BIG = 10 * 1024 * 1024
+    };
+    static const struct want want[] = { { 1, NULL },        { 2, "too_large" }, { 3, NULL },
+                                        { 4, "too_large" }, { 5, NULL },        { 6, "too_large" },
+                                        { 7, NULL },        { 8, "too_large" } };
+    struct bytes b = { 0 };
     json_t *res;
     long hwm, hwm0 = proc_status_kb("VmHWM");
 
@@ -907,7 +955,7 @@ START_TEST(line_over_max_line_bytes)
     hwm = proc_status_kb("VmHWM");
     TH_REQUIRE(hwm0 > 0 && hwm > 0, "cannot read VmHWM of cairnd");
     TH_REQUIRE(hwm - hwm0 < 8 * 1024, "cairnd's VmHWM grew from %ld to %ld kB with a 10 MB line",
-            hwm0, hwm);
+               hwm0, hwm);
     TH_REQUIRE(hwm < 30 * 1024, "cairnd's VmHWM is %ld kB after a 10 MB line", hwm);
     still_serving();
 }
@@ -920,7 +968,7 @@ END_TEST
 /* Drops NAME with one good record and checks its outputs carry its name. */
 static void named_job_is_processed(const char *name)
 {
-    static const struct want want[] = {{1, NULL}};
+    static const struct want want[] = { { 1, NULL } };
     char base[NAME_MAX + 1], path[PATH_MAX];
     json_t *sum;
     int ok;
@@ -968,8 +1016,8 @@ END_TEST
  * has outputs named NAME; a longer one's are named by the documented short
  * form: the first 200 bytes, "~", and 16 hex digits of a hash of the whole
  * file name; its summary still names the whole job. */
-#define LONG_MIN_BASE 225
-#define LONG_MAX_BASE (NAME_MAX - 6)
+#define LONG_MIN_BASE    225
+#define LONG_MAX_BASE    (NAME_MAX - 6)
 #define RESULTS_MAX_BASE (NAME_MAX - 14)
 
 static void long_name(char *name, size_t base_len)
@@ -1002,7 +1050,7 @@ START_TEST(names_up_to_name_max)
     }
     still_serving();
     for (len = LONG_MIN_BASE; len <= LONG_MAX_BASE; len++) {
-        static const struct want want[] = {{1, NULL}};
+        static const struct want want[] = { { 1, NULL } };
         json_t *sum, *res;
 
         long_name(name, len);
@@ -1048,10 +1096,11 @@ static void require_failed(const char *name, const char *kind, mode_t type)
     snprintf(base, sizeof(base), "%.*s", (int)(strlen(name) - 6), name);
     sum = wait_summary(base, PROMPT_MS);
     TH_REQUIRE(strcmp(th_str_field(sum, "status"), "failed") == 0, "%s: status %s", name,
-            th_str_field(sum, "status"));
+               th_str_field(sum, "status"));
     TH_REQUIRE(strstr(th_str_field(sum, "reason"), kind) != NULL, "%s: reason \"%s\" lacks \"%s\"",
-            name, th_str_field(sum, "reason"), kind);
-    TH_REQUIRE(th_int_field(sum, "records") == 0, "%s: records %lld", name, th_int_field(sum, "records"));
+               name, th_str_field(sum, "reason"), kind);
+    TH_REQUIRE(th_int_field(sum, "records") == 0, "%s: records %lld", name,
+               th_int_field(sum, "records"));
     TH_REQUIRE(json_object_get(sum, "results") == NULL, "%s: a failed job names results", name);
     json_decref(sum);
     out_path(path, base, ".results.jsonl");
@@ -1061,12 +1110,12 @@ static void require_failed(const char *name, const char *kind, mode_t type)
     /* moved there just after the summary is published */
     TH_POLL(ok, lstat(path, &st) == 0, DEADLINE_MS);
     TH_REQUIRE(ok && (st.st_mode & S_IFMT) == type, "%s is not in .cairn/failed/ as what it was",
-            name);
+               name);
     TH_REQUIRE(!th_exists(in_path), "%s is still in the input directory", name);
     th_pathf(path, "%s/%s.reason.json", g_sp.failed, base);
     reason = th_slurp(path, NULL);
     TH_REQUIRE(reason != NULL && strstr(reason, kind) != NULL, "%s: no reason file with \"%s\"",
-            name, kind);
+               name, kind);
     free(reason);
 }
 
@@ -1122,10 +1171,10 @@ START_TEST(fifo_symlink_directory)
     content = th_slurp(target, NULL);
     ck_assert_int_eq(stat(target, &after), 0);
     TH_REQUIRE(content != NULL && strcmp(content, job) == 0 && before.st_ino == after.st_ino &&
-                before.st_size == after.st_size &&
-                before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
-                before.st_mtim.tv_nsec == after.st_mtim.tv_nsec,
-            "the symlink's target was touched");
+                   before.st_size == after.st_size &&
+                   before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
+                   before.st_mtim.tv_nsec == after.st_mtim.tv_nsec,
+               "the symlink's target was touched");
     free(content);
     TH_REQUIRE(th_count_entries(g_sp.out, "target") == 0, "the symlink's target produced outputs");
     TH_REQUIRE(th_count_entries(elsewhere, "") == 1, "something was written next to the target");
@@ -1144,7 +1193,8 @@ START_TEST(fifo_symlink_directory)
     require_failed("dir2.jsonl", "a directory", S_IFDIR);
     th_pathf(path, "%s/dir2.jsonl/inner.jsonl", g_sp.failed);
     TH_REQUIRE(th_exists(path), "the directory's contents were touched");
-    TH_REQUIRE(th_count_entries(g_sp.out, "inner") == 0, "a file inside the directory was processed");
+    TH_REQUIRE(th_count_entries(g_sp.out, "inner") == 0,
+               "a file inside the directory was processed");
     still_serving();
 }
 END_TEST
@@ -1156,7 +1206,7 @@ START_TEST(vanishing_files)
 {
     const char *job = GOOD_III "\n";
     char path[PATH_MAX], away[PATH_MAX], base[64], sum[PATH_MAX];
-    int i, fd, claimed = 0, gone[40] = {0};
+    int i, fd, claimed = 0, gone[40] = { 0 };
 
     /* Written in place (so "being written"), unlinked before the close. */
     for (i = 0; i < 10; i++) {
@@ -1194,7 +1244,10 @@ START_TEST(vanishing_files)
     still_serving();
     for (i = 0; i < 40; i++) {
         snprintf(base, sizeof(base), "vanish-%s-%d",
-                 i < 10 ? "unlinked" : i < 25 ? "renamed" : "deleted", i);
+                 i < 10   ? "unlinked"
+                 : i < 25 ? "renamed"
+                          : "deleted",
+                 i);
         out_path(sum, base, ".summary.json");
         if (gone[i]) {
             TH_REQUIRE(!th_exists(sum), "a summary appeared for %s, which vanished", base);
@@ -1214,7 +1267,7 @@ START_TEST(vanishing_files)
         while (th_now_s() < until) {
             TH_REQUIRE(daemon_alive(), "cairnd died");
             TH_REQUIRE(th_count_entries(g_sp.out, "vanish") == 2 * claimed,
-                    "outputs appeared for the vanished files");
+                       "outputs appeared for the vanished files");
             TH_REQUIRE(th_count_entries(g_sp.active, "") == 0, ".cairn/active/ is not empty");
             th_sleep_ms(50);
         }

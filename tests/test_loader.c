@@ -72,8 +72,8 @@ static void add_abi(const char *dir, const char *name)
     free(src);
 }
 
-static const char *const abi_files[] = {"front_one_or_two.so", "count_down.so", "pick_any.so",
-                                        "split_keep.so"};
+static const char *const abi_files[] = { "front_one_or_two.so", "count_down.so", "pick_any.so",
+                                         "split_keep.so" };
 #define N_ABI_FILES (sizeof(abi_files) / sizeof(abi_files[0]))
 
 /* Every "*.so" of CAIRN_TEST_PLUGIN_DIR (whatever plugins the build has),
@@ -140,12 +140,12 @@ static char *all_errors(const struct cairn_registry *reg)
     return out;
 }
 
-#define ASSERT_ERROR(reg, ...)                                                        \
-    do {                                                                              \
-        if (find_error((reg), __VA_ARGS__, (const char *)NULL) == NULL) {             \
-            char *list_ = all_errors(reg);                                            \
-            ck_abort_msg("no error mentions all of [%s]; %s", #__VA_ARGS__, list_);  \
-        }                                                                             \
+#define ASSERT_ERROR(reg, ...)                                                      \
+    do {                                                                            \
+        if (find_error((reg), __VA_ARGS__, (const char *)NULL) == NULL) {           \
+            char *list_ = all_errors(reg);                                          \
+            ck_abort_msg("no error mentions all of [%s]; %s", #__VA_ARGS__, list_); \
+        }                                                                           \
     } while (0)
 
 /* The plugin found under `key` must be the one named `name`. */
@@ -161,7 +161,7 @@ static void assert_finds(const struct cairn_registry *reg, const char *key, cons
 
 START_TEST(real_plugins_load_and_resolve)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
     char *path;
     int rc;
@@ -200,7 +200,7 @@ END_TEST
 
 START_TEST(empty_directory_loads_nothing)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
 
     ck_assert_int_eq(cairn_registry_load(&reg, dir), 0);
@@ -215,7 +215,7 @@ END_TEST
 
 START_TEST(files_not_named_so_are_ignored)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
     char *txt = th_xasprintf("%s/README.txt", dir);
     char *soish = th_xasprintf("%s/stone-game.so.bak", dir);
@@ -238,7 +238,7 @@ END_TEST
 
 START_TEST(wrong_abi_version_is_refused)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
     char *bad = th_xasprintf("%s/bad_abi.so", dir);
 
@@ -259,7 +259,7 @@ END_TEST
 
 START_TEST(duplicate_alias_names_both_files)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
     char *dup = th_xasprintf("%s/dup_alias.so", dir);
     char *sg = th_xasprintf("%s/stone-game.so", dir);
@@ -285,7 +285,7 @@ END_TEST
 
 START_TEST(duplicate_name_names_both_files)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
     char *a = th_xasprintf("%s/stone-game.so", dir);
     char *b = th_xasprintf("%s/stone-game-copy.so", dir);
@@ -306,11 +306,11 @@ END_TEST
 
 START_TEST(writable_directory_is_refused)
 {
-    static const mode_t modes[] = {0775, 0757, 0777};
+    static const mode_t modes[] = { 0775, 0757, 0777 };
     size_t i;
 
     for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
-        struct cairn_registry reg = {0};
+        struct cairn_registry reg = { 0 };
         char *dir = th_make_dir_in(root_dir);
 
         add_all_real(dir);
@@ -328,11 +328,11 @@ END_TEST
 
 START_TEST(writable_file_is_refused)
 {
-    static const mode_t modes[] = {0666, 0775, 0757};
+    static const mode_t modes[] = { 0666, 0775, 0757 };
     size_t i;
 
     for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
-        struct cairn_registry reg = {0};
+        struct cairn_registry reg = { 0 };
         char *dir = th_make_dir_in(root_dir);
         char *path = th_xasprintf("%s/stone-game.so", dir);
 
@@ -360,22 +360,23 @@ static int can_chown(const char *test)
 {
     if (geteuid() == 0)
         return 1;
-    fprintf(stderr, "test_loader: SKIP %s: not running as root, so no file can be given to "
-                    "another user\n", test);
+    fprintf(stderr,
+            "test_loader: SKIP %s: not running as root, so no file can be given to "
+            "another user\n",
+            test);
     return 0;
 }
 
 START_TEST(file_owned_by_another_user_is_refused)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir, *path, *allowed;
 
     if (!can_chown("file_owned_by_another_user_is_refused"))
         return;
     dir = th_make_dir_in(root_dir);
     path = th_xasprintf("%s/stone-game.so", dir);
-    allowed = th_xasprintf("only root (uid 0) or cairnd's own user (uid %u)",
-                           (unsigned)geteuid());
+    allowed = th_xasprintf("only root (uid 0) or cairnd's own user (uid %u)", (unsigned)geteuid());
     add_all_real(dir);
     /* Not writable by anyone else: the owner alone could change it. */
     ck_assert_int_eq(chown(path, OTHER_UID, OTHER_UID), 0);
@@ -395,7 +396,7 @@ END_TEST
 
 START_TEST(directory_owned_by_another_user_is_refused)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir;
 
     if (!can_chown("directory_owned_by_another_user_is_refused"))
@@ -435,7 +436,7 @@ START_TEST(own_user_and_root_are_accepted)
     pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
-        struct cairn_registry reg = {0};
+        struct cairn_registry reg = { 0 };
         int rc;
 
         if (setegid(OTHER_UID) != 0 || seteuid(OTHER_UID) != 0)
@@ -461,7 +462,7 @@ END_TEST
 
 START_TEST(read_only_file_is_accepted)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
     char *path = th_xasprintf("%s/stone-game.so", dir);
 
@@ -478,7 +479,7 @@ END_TEST
 
 START_TEST(missing_entry_symbol_is_refused)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
     char *bad = th_xasprintf("%s/no_entry.so", dir);
 
@@ -496,7 +497,7 @@ END_TEST
 
 START_TEST(unresolved_symbol_is_refused_at_load)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
     char *bad = th_xasprintf("%s/undefined_symbol.so", dir);
     char *expected;
@@ -524,7 +525,7 @@ END_TEST
 
 START_TEST(malformed_descriptor_is_refused)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
     char *bad = th_xasprintf("%s/bad_descriptor.so", dir);
 
@@ -543,7 +544,7 @@ END_TEST
 
 START_TEST(symlink_is_refused)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
     char *target = th_xasprintf("%s/stone-game.so", dir);
     char *link = th_xasprintf("%s/x.so", dir);
@@ -566,7 +567,7 @@ END_TEST
 
 START_TEST(directory_named_so_is_refused)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
     char *sub = th_xasprintf("%s/sub.so", dir);
 
@@ -582,7 +583,7 @@ END_TEST
 
 START_TEST(non_elf_file_is_refused)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
     char *bad = th_xasprintf("%s/notelf.so", dir);
 
@@ -600,14 +601,13 @@ END_TEST
 
 START_TEST(newer_minor_is_refused_naming_both_versions)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
     char *bad = th_xasprintf("%s/newer_minor.so", dir);
     char *theirs = th_xasprintf("plugin ABI version %d.%d,", CAIRN_PLUGIN_ABI_MAJOR,
                                 CAIRN_PLUGIN_ABI_MINOR + 1);
-    char *ours = th_xasprintf("this cairnd speaks %d.%d (minors up to %d)",
-                              CAIRN_PLUGIN_ABI_MAJOR, CAIRN_PLUGIN_ABI_MINOR,
-                              CAIRN_PLUGIN_ABI_MINOR);
+    char *ours = th_xasprintf("this cairnd speaks %d.%d (minors up to %d)", CAIRN_PLUGIN_ABI_MAJOR,
+                              CAIRN_PLUGIN_ABI_MINOR, CAIRN_PLUGIN_ABI_MINOR);
 
     add_all_real(dir);
     add_bad(dir, "newer_minor.so");
@@ -627,7 +627,7 @@ END_TEST
 
 START_TEST(other_major_is_refused_naming_both_versions)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
     char *bad = th_xasprintf("%s/bad_abi.so", dir);
     char *theirs = th_xasprintf("plugin ABI version %d.%d,", CAIRN_PLUGIN_ABI_MAJOR + 1,
@@ -651,7 +651,7 @@ END_TEST
 
 START_TEST(unknown_totals_bit_is_refused)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
     char *bad = th_xasprintf("%s/bad_totals.so", dir);
 
@@ -673,16 +673,16 @@ END_TEST
 
 START_TEST(abi_1_0_plugin_loads_beside_1_1_plugins)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
     char *path = th_xasprintf("%s/front_one_or_two.so", dir);
     const struct cairn_plugin_handle *h;
     const struct cairn_plugin *raw;
     cairn_plugin_entry_fn entry;
-    const int64_t stones[] = {1, 2, 3, 7};
-    struct cairn_array in = {.v = stones, .n = 4};
-    struct cairn_problem pb = {.inputs = &in, .n_inputs = 1};
-    struct cairn_result res = {0};
+    const int64_t stones[] = { 1, 2, 3, 7 };
+    struct cairn_array in = { .v = stones, .n = 4 };
+    struct cairn_problem pb = { .inputs = &in, .n_inputs = 1 };
+    struct cairn_result res = { 0 };
     int64_t scratch[8];
     char msg[128] = "";
     size_t n_real, i;
@@ -704,8 +704,8 @@ START_TEST(abi_1_0_plugin_loads_beside_1_1_plugins)
     ck_assert_uint_eq(h->desc->abi_major, 1);
     ck_assert_uint_eq(h->desc->abi_minor, 0);
     ck_assert_uint_lt(h->desc->struct_size, sizeof(struct cairn_plugin));
-    ck_assert_uint_ge(h->desc->struct_size, offsetof(struct cairn_plugin, solve) +
-                                                sizeof(h->desc->solve));
+    ck_assert_uint_ge(h->desc->struct_size,
+                      offsetof(struct cairn_plugin, solve) + sizeof(h->desc->solve));
     ck_assert_uint_eq(h->desc->equal_length, 0);
     ck_assert_uint_eq(h->desc->totals, CAIRN_TOTALS_ALL);
     ck_assert_int_eq(h->desc->moves_kind, CAIRN_MOVES_COUNT);
@@ -760,8 +760,8 @@ END_TEST
 
 /* ---- cairn_plugin_adopt on descriptors in memory ------------------------ */
 
-typedef int (*mem_solve_ptr_t)(const struct cairn_problem *, struct cairn_result *, void *,
-                               char *, size_t);
+typedef int (*mem_solve_ptr_t)(const struct cairn_problem *, struct cairn_result *, void *, char *,
+                               size_t);
 
 static size_t mem_zero(const struct cairn_problem *p)
 {
@@ -782,27 +782,39 @@ static int mem_solve(const struct cairn_problem *p, struct cairn_result *r, void
 
 /* Two arrays then a scalar. */
 static const struct cairn_input_decl mem_inputs[] = {
-    {.name = "xs", .kind = CAIRN_INPUT_INT_ARRAY,
-     .official = {.min_len = 1, .max_len = 9, .min_value = 0, .max_value = 9},
-     .extended = {.min_len = 1, .max_len = 99, .min_value = 0, .max_value = 99}},
-    {.name = "ys", .kind = CAIRN_INPUT_INT_ARRAY,
-     .official = {.min_len = 1, .max_len = 9, .min_value = 0, .max_value = 9},
-     .extended = {.min_len = 1, .max_len = 99, .min_value = 0, .max_value = 99}},
-    {.name = "n", .kind = CAIRN_INPUT_INT,
-     .official = {.min_value = 1, .max_value = 9},
-     .extended = {.min_value = 1, .max_value = 99}},
+    { .name = "xs",
+      .kind = CAIRN_INPUT_INT_ARRAY,
+      .official = { .min_len = 1, .max_len = 9, .min_value = 0, .max_value = 9 },
+      .extended = { .min_len = 1, .max_len = 99, .min_value = 0, .max_value = 99 } },
+    { .name = "ys",
+      .kind = CAIRN_INPUT_INT_ARRAY,
+      .official = { .min_len = 1, .max_len = 9, .min_value = 0, .max_value = 9 },
+      .extended = { .min_len = 1, .max_len = 99, .min_value = 0, .max_value = 99 } },
+    { .name = "n",
+      .kind = CAIRN_INPUT_INT,
+      .official = { .min_value = 1, .max_value = 9 },
+      .extended = { .min_value = 1, .max_value = 99 } },
 };
 
 /* A valid 1.1 descriptor using every 1.1 feature. */
 static struct cairn_plugin mem_good(void)
 {
-    return (struct cairn_plugin){
-        .abi_major = CAIRN_PLUGIN_ABI_MAJOR, .abi_minor = 1,
-        .struct_size = sizeof(struct cairn_plugin), .name = "mem", .aliases = NULL,
-        .version = "1", .summary = "in memory", .inputs = mem_inputs, .n_inputs = 3,
-        .answer_kind = CAIRN_ANSWER_INT, .moves_kind = CAIRN_MOVES_SPLIT,
-        .scratch_bytes = mem_zero, .max_moves = mem_zero, .solve = mem_solve,
-        .equal_length = 3, .totals = CAIRN_TOTAL_ALICE | CAIRN_TOTAL_MARGIN};
+    return (struct cairn_plugin){ .abi_major = CAIRN_PLUGIN_ABI_MAJOR,
+                                  .abi_minor = 1,
+                                  .struct_size = sizeof(struct cairn_plugin),
+                                  .name = "mem",
+                                  .aliases = NULL,
+                                  .version = "1",
+                                  .summary = "in memory",
+                                  .inputs = mem_inputs,
+                                  .n_inputs = 3,
+                                  .answer_kind = CAIRN_ANSWER_INT,
+                                  .moves_kind = CAIRN_MOVES_SPLIT,
+                                  .scratch_bytes = mem_zero,
+                                  .max_moves = mem_zero,
+                                  .solve = mem_solve,
+                                  .equal_length = 3,
+                                  .totals = CAIRN_TOTAL_ALICE | CAIRN_TOTAL_MARGIN };
 }
 
 /* adopt must refuse d with a reason holding every needle. */
@@ -813,13 +825,12 @@ static void assert_refused(const struct cairn_plugin *d, const char *const *need
     char why[320] = "";
     size_t i;
 
-    ck_assert_msg(cairn_plugin_adopt(d, &out, why, sizeof(why)) == -EINVAL,
-                  "%s: accepted", what);
+    ck_assert_msg(cairn_plugin_adopt(d, &out, why, sizeof(why)) == -EINVAL, "%s: accepted", what);
     for (i = 0; needles[i] != NULL; i++)
-        ck_assert_msg(strstr(why, needles[i]) != NULL, "%s: \"%s\" not in: %s", what,
-                      needles[i], why);
+        ck_assert_msg(strstr(why, needles[i]) != NULL, "%s: \"%s\" not in: %s", what, needles[i],
+                      why);
 }
-#define REFUSED(d, what, ...) assert_refused((d), (const char *const[]){__VA_ARGS__, NULL}, what)
+#define REFUSED(d, what, ...) assert_refused((d), (const char *const[]){ __VA_ARGS__, NULL }, what)
 
 START_TEST(adopt_keeps_a_1_1_descriptor)
 {
@@ -896,8 +907,8 @@ START_TEST(adopt_refuses_versions_and_sizes)
     d = mem_good();
     d.abi_minor = 0;
     d.struct_size = (uint32_t)size_1_0 - 8;
-    want = th_xasprintf("descriptor is %zu bytes, ABI 1.0 needs at least %zu", size_1_0 - 8,
-                        size_1_0);
+    want =
+        th_xasprintf("descriptor is %zu bytes, ABI 1.0 needs at least %zu", size_1_0 - 8, size_1_0);
     REFUSED(&d, "smaller than 1.0", want);
     free(want);
 
@@ -914,17 +925,23 @@ END_TEST
 START_TEST(adopt_refuses_malformed_1_1_fields)
 {
     static const struct cairn_input_decl bad_kind[] = {
-        {.name = "xs", .kind = (enum cairn_input_kind)3,
-         .official = {.min_len = 1, .max_len = 9, .max_value = 9},
-         .extended = {.min_len = 1, .max_len = 9, .max_value = 9}}};
+        { .name = "xs",
+          .kind = (enum cairn_input_kind)3,
+          .official = { .min_len = 1, .max_len = 9, .max_value = 9 },
+          .extended = { .min_len = 1, .max_len = 9, .max_value = 9 } }
+    };
     static const struct cairn_input_decl scalar_inverted[] = {
-        {.name = "n", .kind = CAIRN_INPUT_INT,
-         .official = {.min_value = 5, .max_value = 1},
-         .extended = {.min_value = 1, .max_value = 9}}};
+        { .name = "n",
+          .kind = CAIRN_INPUT_INT,
+          .official = { .min_value = 5, .max_value = 1 },
+          .extended = { .min_value = 1, .max_value = 9 } }
+    };
     static const struct cairn_input_decl scalar_lengths_ignored[] = {
-        {.name = "n", .kind = CAIRN_INPUT_INT,
-         .official = {.min_len = 7, .max_len = 2, .min_value = 1, .max_value = 9},
-         .extended = {.min_len = 7, .max_len = 2, .min_value = 1, .max_value = 9}}};
+        { .name = "n",
+          .kind = CAIRN_INPUT_INT,
+          .official = { .min_len = 7, .max_len = 2, .min_value = 1, .max_value = 9 },
+          .extended = { .min_len = 7, .max_len = 2, .min_value = 1, .max_value = 9 } }
+    };
     struct cairn_plugin d, out;
     char why[320];
 
@@ -1072,15 +1089,15 @@ END_TEST
 
 START_TEST(good_plugins_load_beside_bad_ones)
 {
-    static const char *const bad_files[] = {"bad_abi.so", "no_entry.so", "undefined_symbol.so",
-                                            "bad_descriptor.so"};
-    struct cairn_registry reg = {0};
+    static const char *const bad_files[] = { "bad_abi.so", "no_entry.so", "undefined_symbol.so",
+                                             "bad_descriptor.so" };
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
     const struct cairn_plugin_handle *h;
-    const int64_t values[] = {1, 2, 3, 40};
-    struct cairn_array in = {.v = values, .n = 4};
-    struct cairn_problem pb = {.inputs = &in, .n_inputs = 1};
-    struct cairn_result res = {0};
+    const int64_t values[] = { 1, 2, 3, 40 };
+    struct cairn_array in = { .v = values, .n = 4 };
+    struct cairn_problem pb = { .inputs = &in, .n_inputs = 1 };
+    struct cairn_result res = { 0 };
     char msg[128] = "";
     size_t i;
 
@@ -1121,7 +1138,7 @@ END_TEST
 
 START_TEST(free_then_reload_works)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *good = th_make_dir_in(root_dir);
     char *bad = th_make_dir_in(root_dir);
     int round;
@@ -1159,7 +1176,7 @@ END_TEST
 
 START_TEST(missing_directory_is_named)
 {
-    struct cairn_registry reg = {0};
+    struct cairn_registry reg = { 0 };
     char *dir = th_make_dir_in(root_dir);
     char *missing = th_xasprintf("%s/no-such-dir", dir);
     int rc;
@@ -1220,7 +1237,7 @@ START_TEST(cairnd_check_good_directory)
 
     add_all_real(plugins);
     r = run_cairnd(scratch,
-                   (const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
+                   (const char *const[]){ "--check", "-c", cfg, "--plugins", plugins, NULL });
     ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
     ck_assert_msg(strstr(r.out, "stone-game") != NULL, "stdout: %s", r.out);
     ck_assert_msg(strstr(r.out, "stone-game-ii") != NULL, "stdout: %s", r.out);
@@ -1234,7 +1251,7 @@ START_TEST(cairnd_check_good_directory)
         cfg = write_config(scratch, json);
         free(json);
     }
-    r = run_cairnd(scratch, (const char *const[]){"--check", "-c", cfg, NULL});
+    r = run_cairnd(scratch, (const char *const[]){ "--check", "-c", cfg, NULL });
     ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
     ck_assert_msg(strstr(r.out, "stone-game-iii") != NULL, "stdout: %s", r.out);
     th_run_free(&r);
@@ -1249,9 +1266,10 @@ END_TEST
 
 START_TEST(cairnd_check_bad_plugin_exits_2)
 {
-    static const char *const bad_files[] = {"bad_abi.so", "newer_minor.so", "bad_totals.so",
-                                            "dup_alias.so", "no_entry.so", "undefined_symbol.so",
-                                            "bad_descriptor.so"};
+    static const char *const bad_files[] = { "bad_abi.so",       "newer_minor.so",
+                                             "bad_totals.so",    "dup_alias.so",
+                                             "no_entry.so",      "undefined_symbol.so",
+                                             "bad_descriptor.so" };
     size_t i;
 
     for (i = 0; i < sizeof(bad_files) / sizeof(bad_files[0]); i++) {
@@ -1264,7 +1282,7 @@ START_TEST(cairnd_check_bad_plugin_exits_2)
         add_all_real(plugins);
         add_bad(plugins, bad_files[i]);
         r = run_cairnd(scratch,
-                       (const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
+                       (const char *const[]){ "--check", "-c", cfg, "--plugins", plugins, NULL });
         ck_assert_msg(r.status == 2, "%s: exit %d, stderr: %s", bad_files[i], r.status, r.err);
         ck_assert_msg(strstr(r.err, bad) != NULL, "stderr does not name %s: %s", bad, r.err);
         th_run_free(&r);
@@ -1288,7 +1306,7 @@ START_TEST(cairnd_check_writable_directory_exits_2)
     add_all_real(plugins);
     ck_assert_int_eq(chmod(plugins, 0777), 0);
     r = run_cairnd(scratch,
-                   (const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
+                   (const char *const[]){ "--check", "-c", cfg, "--plugins", plugins, NULL });
     ck_assert_msg(r.status == 2, "exit %d, stderr: %s", r.status, r.err);
     ck_assert_msg(strstr(r.err, plugins) != NULL, "stderr: %s", r.err);
     ck_assert_msg(strstr(r.err, "writable by group or others") != NULL, "stderr: %s", r.err);
@@ -1316,7 +1334,7 @@ START_TEST(cairnd_check_foreign_owner_exits_2)
     ck_assert_int_eq(chown(path, OTHER_UID, OTHER_UID), 0);
     ck_assert_int_eq(chmod(path, 0644), 0);
     r = run_cairnd(scratch,
-                   (const char *const[]){"--check", "-c", cfg, "--plugins", plugins, NULL});
+                   (const char *const[]){ "--check", "-c", cfg, "--plugins", plugins, NULL });
     ck_assert_msg(r.status == 2, "exit %d, stderr: %s", r.status, r.err);
     ck_assert_msg(strstr(r.err, path) != NULL, "stderr does not name the file: %s", r.err);
     ck_assert_msg(strstr(r.err, "owned by uid 65534") != NULL, "stderr: %s", r.err);
@@ -1339,7 +1357,7 @@ START_TEST(cairnd_check_missing_directory_exits_2)
     struct th_run r;
 
     r = run_cairnd(scratch,
-                   (const char *const[]){"--check", "-c", cfg, "--plugins", missing, NULL});
+                   (const char *const[]){ "--check", "-c", cfg, "--plugins", missing, NULL });
     ck_assert_msg(r.status == 2, "exit %d, stderr: %s", r.status, r.err);
     ck_assert_msg(strstr(r.err, missing) != NULL, "stderr: %s", r.err);
     th_run_free(&r);
@@ -1354,11 +1372,11 @@ START_TEST(cairnd_list_plugins_shows_name_aliases_version_file)
 {
     static const struct {
         const char *file, *name, *alias;
-    } want[] = {{"stone-game.so", "stone-game", "877"},
-                {"stone-game-ii.so", "stone-game-ii", "1140"},
-                {"stone-game-iii.so", "stone-game-iii", "1406"},
-                {"good_extra.so", "good-extra", "9999"}};
-    struct cairn_registry reg = {0};
+    } want[] = { { "stone-game.so", "stone-game", "877" },
+                 { "stone-game-ii.so", "stone-game-ii", "1140" },
+                 { "stone-game-iii.so", "stone-game-iii", "1406" },
+                 { "good_extra.so", "good-extra", "9999" } };
+    struct cairn_registry reg = { 0 };
     char *scratch = th_make_dir_in(root_dir);
     char *plugins = th_make_dir_in(root_dir);
     char *cfg = write_config(scratch, "{}\n");
@@ -1370,8 +1388,8 @@ START_TEST(cairnd_list_plugins_shows_name_aliases_version_file)
     /* The versions to expect come from the descriptors themselves. */
     ck_assert_int_eq(cairn_registry_load(&reg, plugins), 0);
 
-    r = run_cairnd(scratch, (const char *const[]){"--list-plugins", "-c", cfg, "--plugins",
-                                                  plugins, NULL});
+    r = run_cairnd(
+        scratch, (const char *const[]){ "--list-plugins", "-c", cfg, "--plugins", plugins, NULL });
     ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
     for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         char *file = th_xasprintf("%s/%s", plugins, want[i].file);
@@ -1381,10 +1399,10 @@ START_TEST(cairnd_list_plugins_shows_name_aliases_version_file)
 
         ck_assert_ptr_nonnull(h);
         ck_assert_msg(line != NULL, "no line names %s:\n%s", file, r.out);
-        ck_assert_msg(strstr(line, name) != NULL,
-                      "line for %s lacks the name %s: %s", file, want[i].name, line);
-        ck_assert_msg(strstr(line, want[i].alias) != NULL, "line lacks alias %s: %s",
-                      want[i].alias, line);
+        ck_assert_msg(strstr(line, name) != NULL, "line for %s lacks the name %s: %s", file,
+                      want[i].name, line);
+        ck_assert_msg(strstr(line, want[i].alias) != NULL, "line lacks alias %s: %s", want[i].alias,
+                      line);
         ck_assert_msg(strstr(line, h->desc->version) != NULL, "line lacks version %s: %s",
                       h->desc->version, line);
         free(name);
@@ -1411,8 +1429,8 @@ START_TEST(cairnd_list_plugins_shows_each_abi)
 
     add_all_real(plugins);
     add_abi(plugins, "front_one_or_two.so");
-    r = run_cairnd(scratch, (const char *const[]){"--list-plugins", "-c", cfg, "--plugins",
-                                                  plugins, NULL});
+    r = run_cairnd(
+        scratch, (const char *const[]){ "--list-plugins", "-c", cfg, "--plugins", plugins, NULL });
     ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
     old_file = th_xasprintf("%s/front_one_or_two.so", plugins);
     new_file = th_xasprintf("%s/stone-game.so", plugins);
@@ -1440,9 +1458,9 @@ static Suite *loader_suite(void)
     Suite *s = suite_create("loader");
     TCase *tc;
 
-#define CASE(name, fn)              \
-    tc = tcase_create(name);        \
-    tcase_add_test(tc, fn);         \
+#define CASE(name, fn)       \
+    tc = tcase_create(name); \
+    tcase_add_test(tc, fn);  \
     suite_add_tcase(s, tc)
 
     CASE("real plugins load and resolve by name and alias", real_plugins_load_and_resolve);
@@ -1486,8 +1504,7 @@ static Suite *loader_suite(void)
     CASE("a missing directory is named", missing_directory_is_named);
     CASE("cairnd --check on a good directory", cairnd_check_good_directory);
     CASE("cairnd --check with a bad plugin exits 2", cairnd_check_bad_plugin_exits_2);
-    CASE("cairnd --check on a writable directory exits 2",
-         cairnd_check_writable_directory_exits_2);
+    CASE("cairnd --check on a writable directory exits 2", cairnd_check_writable_directory_exits_2);
     CASE("cairnd --check on a missing directory exits 2", cairnd_check_missing_directory_exits_2);
     CASE("cairnd --check with a plugin owned by another user exits 2",
          cairnd_check_foreign_owner_exits_2);

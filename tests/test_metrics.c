@@ -35,7 +35,7 @@ static struct cairn_registry g_reg;
 /* The rendered text, NUL-terminated; free with free(). */
 static char *render(const struct cairn_metrics *m)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
 
     ck_assert_int_eq(cairn_metrics_render(m, &b), 0);
     ck_assert_int_eq(cairn_buf_append(&b, "", 1), 0);
@@ -139,9 +139,9 @@ static void populate(struct cairn_metrics *m)
         "not json",
         "[1,2]",
     };
-    struct cairn_record_ctx ctx = {.reg = &g_reg, .default_limits = CAIRN_LIMITS_OFFICIAL};
-    struct cairn_scratch s = {0};
-    struct cairn_buf out = {0};
+    struct cairn_record_ctx ctx = { .reg = &g_reg, .default_limits = CAIRN_LIMITS_OFFICIAL };
+    struct cairn_scratch s = { 0 };
+    struct cairn_buf out = { 0 };
     struct cairn_tally t;
     size_t i;
 
@@ -149,8 +149,8 @@ static void populate(struct cairn_metrics *m)
     ck_assert_int_eq(cairn_metrics_set_plugins(m, &g_reg), 0);
     ck_assert_int_eq(cairn_tally_init(&t, g_reg.n_plugins), 0);
     for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-        ck_assert_int_eq(cairn_record_process(&ctx, &s, i + 1, lines[i], strlen(lines[i]),
-                                              &out, &t), 0);
+        ck_assert_int_eq(
+            cairn_record_process(&ctx, &s, i + 1, lines[i], strlen(lines[i]), &out, &t), 0);
     ck_assert_int_eq(cairn_metrics_add_tally(m, &g_reg, &t), 0);
     cairn_metrics_add_bytes(m, 4096);
     cairn_metrics_job_done(m, 1, 0.25);
@@ -197,7 +197,7 @@ static char *make_tmpdir(void)
  * nothing: the tests only need one name or none). */
 static char *list_dir(const char *dir)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
     struct dirent *e;
     DIR *d = opendir(dir);
 
@@ -214,7 +214,7 @@ static char *list_dir(const char *dir)
 
 static char *slurp(const char *path)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
     char chunk[4096];
     size_t n;
     FILE *f = fopen(path, "rb");
@@ -244,17 +244,12 @@ static void rm_dir(char *dir, const char *file)
 START_TEST(test_every_family_has_help_and_type)
 {
     static const char *const fam[][2] = {
-        {"cairn_jobs_total", "counter"},
-        {"cairn_records_total", "counter"},
-        {"cairn_record_errors_total", "counter"},
-        {"cairn_solve_seconds", "histogram"},
-        {"cairn_job_seconds", "histogram"},
-        {"cairn_jobs_active", "gauge"},
-        {"cairn_jobs_queued", "gauge"},
-        {"cairn_bytes_read_total", "counter"},
-        {"cairn_plugin_info", "gauge"},
-        {"cairn_build_info", "gauge"},
-        {"cairn_start_time_seconds", "gauge"},
+        { "cairn_jobs_total", "counter" },          { "cairn_records_total", "counter" },
+        { "cairn_record_errors_total", "counter" }, { "cairn_solve_seconds", "histogram" },
+        { "cairn_job_seconds", "histogram" },       { "cairn_jobs_active", "gauge" },
+        { "cairn_jobs_queued", "gauge" },           { "cairn_bytes_read_total", "counter" },
+        { "cairn_plugin_info", "gauge" },           { "cairn_build_info", "gauge" },
+        { "cairn_start_time_seconds", "gauge" },
     };
     struct cairn_metrics m;
     char *text, want[128];
@@ -265,8 +260,7 @@ START_TEST(test_every_family_has_help_and_type)
     text = render(&m);
     for (i = 0; i < sizeof(fam) / sizeof(fam[0]); i++) {
         snprintf(want, sizeof(want), "# HELP %s ", fam[i][0]);
-        ck_assert_msg(count_lines_starting(text, want) == 1, "want one '%s' in:\n%s", want,
-                      text);
+        ck_assert_msg(count_lines_starting(text, want) == 1, "want one '%s' in:\n%s", want, text);
         snprintf(want, sizeof(want), "# TYPE %s %s\n", fam[i][0], fam[i][1]);
         ck_assert_msg(strstr(text, want) != NULL, "missing '%s' in:\n%s", want, text);
     }
@@ -294,8 +288,8 @@ START_TEST(test_fresh_metrics_have_zero_series)
     for (i = 0; i < g_reg.n_plugins; i++) {
         const struct cairn_plugin *d = g_reg.plugins[i].desc;
 
-        snprintf(series, sizeof(series), "cairn_plugin_info{name=\"%s\",version=\"%s\"}",
-                 d->name, d->version);
+        snprintf(series, sizeof(series), "cairn_plugin_info{name=\"%s\",version=\"%s\"}", d->name,
+                 d->version);
         ck_assert_uint_eq(u64_of(text, series), 1);
         snprintf(series, sizeof(series), "cairn_records_total{variant=\"%s\",status=\"ok\"}",
                  d->name);
@@ -347,8 +341,8 @@ START_TEST(test_counts_add_up_across_tallies)
     ck_assert_uint_eq(u64_of(text, "cairn_records_total{variant=\"stone-game\",status=\"ok\"}"), 6);
     ck_assert_uint_eq(u64_of(text, "cairn_records_total{variant=\"stone-game\",status=\"error\"}"),
                       3);
-    ck_assert_uint_eq(
-        u64_of(text, "cairn_records_total{variant=\"stone-game-iii\",status=\"ok\"}"), 3);
+    ck_assert_uint_eq(u64_of(text, "cairn_records_total{variant=\"stone-game-iii\",status=\"ok\"}"),
+                      3);
     ck_assert_uint_eq(
         u64_of(text, "cairn_records_total{variant=\"stone-game-iii\",status=\"error\"}"), 6);
     ck_assert_uint_eq(u64_of(text, "cairn_record_errors_total{code=\"constraint\"}"), 3);
@@ -358,8 +352,8 @@ START_TEST(test_counts_add_up_across_tallies)
     ck_assert_uint_eq(u64_of(text, "cairn_solve_seconds_count{variant=\"stone-game\"}"), 6);
     ck_assert_double_eq_tol(value_of(text, "cairn_solve_seconds_sum{variant=\"stone-game\"}"),
                             15e-6, 1e-12);
-    ck_assert_double_eq_tol(
-        value_of(text, "cairn_solve_seconds_sum{variant=\"stone-game-iii\"}"), 0.06, 1e-12);
+    ck_assert_double_eq_tol(value_of(text, "cairn_solve_seconds_sum{variant=\"stone-game-iii\"}"),
+                            0.06, 1e-12);
     cairn_tally_free(&t);
     free(text);
     cairn_metrics_free(&m);
@@ -368,7 +362,7 @@ END_TEST
 
 START_TEST(test_solve_histogram_is_cumulative_and_sorted)
 {
-    static const double solves[] = {5e-7, 1e-6, 2e-6, 3e-5, 3e-5, 7e-4, 2e-3, 0.3, 0.9, 2.5};
+    static const double solves[] = { 5e-7, 1e-6, 2e-6, 3e-5, 3e-5, 7e-4, 2e-3, 0.3, 0.9, 2.5 };
     size_t sg2 = plugin_index(&g_reg, "stone-game-ii");
     struct cairn_metrics m;
     struct cairn_tally t;
@@ -432,10 +426,10 @@ END_TEST
 
 START_TEST(test_unresolved_records_are_variant_none)
 {
-    struct cairn_record_ctx ctx = {.reg = &g_reg, .default_limits = CAIRN_LIMITS_OFFICIAL};
-    static const char *const lines[] = {"not json", "[1]", "{\"variant\":\"nope\",\"input\":{}}"};
-    struct cairn_scratch s = {0};
-    struct cairn_buf out = {0};
+    struct cairn_record_ctx ctx = { .reg = &g_reg, .default_limits = CAIRN_LIMITS_OFFICIAL };
+    static const char *const lines[] = { "not json", "[1]", "{\"variant\":\"nope\",\"input\":{}}" };
+    struct cairn_scratch s = { 0 };
+    struct cairn_buf out = { 0 };
     struct cairn_metrics m;
     struct cairn_tally t;
     char *text;
@@ -444,8 +438,8 @@ START_TEST(test_unresolved_records_are_variant_none)
     ck_assert_int_eq(cairn_metrics_init(&m, "1"), 0);
     ck_assert_int_eq(cairn_tally_init(&t, g_reg.n_plugins), 0);
     for (i = 0; i < 3; i++)
-        ck_assert_int_eq(cairn_record_process(&ctx, &s, i + 1, lines[i], strlen(lines[i]),
-                                              &out, &t), 0);
+        ck_assert_int_eq(
+            cairn_record_process(&ctx, &s, i + 1, lines[i], strlen(lines[i]), &out, &t), 0);
     /* And one counted by hand in the last slot. */
     tally_error(&t, t.n_variants - 1, CAIRN_CODE_BAD_JSON);
     ck_assert_int_eq(cairn_metrics_add_tally(&m, &g_reg, &t), 0);
@@ -469,7 +463,7 @@ START_TEST(test_counts_follow_names_across_reload)
 {
     /* The reload puts the plugins in reverse order and adds a new one. */
     struct cairn_plugin_handle h[32];
-    struct cairn_registry r2 = {0};
+    struct cairn_registry r2 = { 0 };
     size_t sg = plugin_index(&g_reg, "stone-game"), i;
     struct cairn_metrics m;
     struct cairn_tally t;
@@ -478,7 +472,7 @@ START_TEST(test_counts_follow_names_across_reload)
     ck_assert_uint_lt(g_reg.n_plugins, sizeof(h) / sizeof(h[0]));
     for (i = 0; i < g_reg.n_plugins; i++)
         h[i] = g_reg.plugins[g_reg.n_plugins - 1 - i];
-    h[g_reg.n_plugins] = (struct cairn_plugin_handle){.desc = &fake_quote};
+    h[g_reg.n_plugins] = (struct cairn_plugin_handle){ .desc = &fake_quote };
     r2.plugins = h;
     r2.n_plugins = g_reg.n_plugins + 1;
 
@@ -573,8 +567,8 @@ END_TEST
 
 START_TEST(test_label_values_are_escaped)
 {
-    struct cairn_plugin_handle h = {.desc = &fake_quote};
-    struct cairn_registry r = {.plugins = &h, .n_plugins = 1};
+    struct cairn_plugin_handle h = { .desc = &fake_quote };
+    struct cairn_registry r = { .plugins = &h, .n_plugins = 1 };
     struct cairn_metrics m;
     char *text;
 
@@ -582,8 +576,9 @@ START_TEST(test_label_values_are_escaped)
     ck_assert_int_eq(cairn_metrics_set_plugins(&m, &r), 0);
     text = render(&m);
     ck_assert_uint_eq(
-        u64_of(text,
-               "cairn_plugin_info{name=\"fake-game\",version=\"2.0 \\\"beta\\\" C:\\\\new\\nline\"}"),
+        u64_of(
+            text,
+            "cairn_plugin_info{name=\"fake-game\",version=\"2.0 \\\"beta\\\" C:\\\\new\\nline\"}"),
         1);
     ck_assert_uint_eq(u64_of(text, "cairn_build_info{version=\"3.0-\\\"rc\\\"\\\\x\"}"), 1);
     /* The raw newline never reaches the output. */
@@ -601,7 +596,7 @@ END_TEST
  * "note":"a \"b\" c:\\d\ne"}: one value needing every escape. */
 static char *labels_text(void)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
 
     ck_assert_int_eq(cairn_metrics_label_put(&b, "instance", "node7"), 0);
     ck_assert_int_eq(cairn_buf_puts(&b, ","), 0);
@@ -623,9 +618,10 @@ END_TEST
 
 START_TEST(test_label_names_follow_prometheus)
 {
-    static const char *const good[] = {"instance", "_x", "Node_7", "job", "a", "quantile_x"};
-    static const char *const bad[] = {"", "7up", "in-stance", "a b", "é", "__name__", "__x",
-                                      "status", "variant", "code", "name", "version", "le"};
+    static const char *const good[] = { "instance", "_x", "Node_7", "job", "a", "quantile_x" };
+    static const char *const bad[] = { "",         "7up",     "in-stance", "a b",     "é",
+                                       "__name__", "__x",     "status",    "variant", "code",
+                                       "name",     "version", "le" };
     const char *why;
     size_t i;
 
@@ -944,8 +940,8 @@ int main(void)
     rc = cairn_registry_load(&g_reg, dir);
     if (rc != 0 || g_reg.n_plugins < 3) {
         size_t i;
-        fprintf(stderr, "test_metrics: cairn_registry_load(%s) returned %d, %zu plugin(s):\n",
-                dir, rc, g_reg.n_plugins);
+        fprintf(stderr, "test_metrics: cairn_registry_load(%s) returned %d, %zu plugin(s):\n", dir,
+                rc, g_reg.n_plugins);
         for (i = 0; i < g_reg.n_errors; i++)
             fprintf(stderr, "  %s\n", g_reg.errors[i]);
         return EXIT_FAILURE;

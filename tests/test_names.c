@@ -44,8 +44,10 @@ static void env_init(struct env *e)
 /* Runs --once; exit status want; returns its log. */
 static char *once_log_status(const struct env *e, int want)
 {
-    char *argv[] = {(char *)g_cairnd, "-c", (char *)e->cfg, "--input", (char *)e->in,
-                    "--output", (char *)e->out, "--plugins", (char *)g_plugins, "--once", NULL};
+    char *argv[] = { (char *)g_cairnd, "-c",          (char *)e->cfg,
+                     "--input",        (char *)e->in, "--output",
+                     (char *)e->out,   "--plugins",   (char *)g_plugins,
+                     "--once",         NULL };
     int p = th_spawn(e->root, argv), code;
 
     code = th_wait_exit(p, 60000);
@@ -57,8 +59,10 @@ static char *once_log_status(const struct env *e, int want)
  * line as its priority, so a raw newline in a name could forge one. */
 static char *once_log(const struct env *e)
 {
-    char *argv[] = {(char *)g_cairnd, "-c", (char *)e->cfg, "--input", (char *)e->in,
-                    "--output", (char *)e->out, "--plugins", (char *)g_plugins, "--once", NULL};
+    char *argv[] = { (char *)g_cairnd, "-c",          (char *)e->cfg,
+                     "--input",        (char *)e->in, "--output",
+                     (char *)e->out,   "--plugins",   (char *)g_plugins,
+                     "--once",         NULL };
     int p = th_spawn(e->root, argv), code;
 
     code = th_wait_exit(p, 20000);
@@ -118,8 +122,7 @@ START_TEST(control_characters_are_escaped_in_the_log)
         lines_with_name += strstr(line, "evil\\x0a<0>forged\\x1b[2J") != NULL;
         line = nl != NULL ? nl + 1 : NULL;
     }
-    TH_REQUIRE(lines_with_name >= 2, "the job's name, escaped, is on %d line(s)",
-               lines_with_name);
+    TH_REQUIRE(lines_with_name >= 2, "the job's name, escaped, is on %d line(s)", lines_with_name);
     free(log);
     th_cleanup();
 }
@@ -160,8 +163,7 @@ START_TEST(names_that_are_not_utf8_are_escaped)
                th_str_field(a, "results"));
     TH_REQUIRE(strcmp(th_str_field(a, "status"), "ok") == 0, "status %s",
                th_str_field(a, "status"));
-    TH_REQUIRE(strcmp(th_str_field(b, "job"), "bad\\\\xff") == 0, "job %s",
-               th_str_field(b, "job"));
+    TH_REQUIRE(strcmp(th_str_field(b, "job"), "bad\\\\xff") == 0, "job %s", th_str_field(b, "job"));
     TH_REQUIRE(strcmp(th_str_field(c, "job"), "link\\xfe") == 0 &&
                    strcmp(th_str_field(c, "status"), "failed") == 0,
                "the symlink's summary: job %s, status %s", th_str_field(c, "job"),
@@ -182,7 +184,7 @@ START_TEST(long_named_poison_job_is_quarantined)
 {
     struct env e;
     char name[NAME_MAX + 1], path[PATH_MAX];
-    struct cairn_buf big = {0};
+    struct cairn_buf big = { 0 };
     int p, i, ok;
     DIR *d;
     struct dirent *de;
@@ -197,8 +199,8 @@ START_TEST(long_named_poison_job_is_quarantined)
     th_drop_job(e.in, name, big.data, big.len);
     cairn_buf_free(&big);
     {
-        char *argv[] = {(char *)g_cairnd, "-c", e.cfg, "--input", e.in, "--output", e.out,
-                        "--plugins", (char *)g_plugins, NULL};
+        char *argv[] = { (char *)g_cairnd, "-c",  e.cfg,       "--input",         e.in,
+                         "--output",       e.out, "--plugins", (char *)g_plugins, NULL };
         p = th_spawn(e.root, argv);
     }
     /* Killed mid-run, as a crashing plugin or the OOM killer would. */

@@ -25,7 +25,7 @@ END_TEST
  * summary could not be written: it is failed on the next try). */
 START_TEST(machine_trouble_is_retried)
 {
-    static const int errs[] = {-ENOMEM, -ENOSPC, -EDQUOT, -ENOENT, -EIO, -EROFS, -EMFILE};
+    static const int errs[] = { -ENOMEM, -ENOSPC, -EDQUOT, -ENOENT, -EIO, -EROFS, -EMFILE };
     size_t i;
 
     for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {

@@ -98,9 +98,10 @@ static void overwrite_in_place(const struct env *e, const char *build, const cha
 
 static int start(const struct env *e, const char *mode)
 {
-    char *argv[] = {(char *)g_cairnd, "-c", (char *)e->cfg, "--input", (char *)e->in,
-                    "--output", (char *)e->out, "--plugins", (char *)e->plugins,
-                    (char *)mode, NULL};
+    char *argv[] = { (char *)g_cairnd, "-c",          (char *)e->cfg,
+                     "--input",        (char *)e->in, "--output",
+                     (char *)e->out,   "--plugins",   (char *)e->plugins,
+                     (char *)mode,     NULL };
     return th_spawn(e->root, argv);
 }
 
@@ -135,8 +136,8 @@ static long long answer_of(const struct env *e, const char *name)
 }
 
 #define VERSIONED_RECORD "{\"variant\":\"versioned\",\"input\":{\"values\":[1,2]}}\n"
-#define V1_ANSWER 1003 /* 1000 * 1 + 1 + 2 */
-#define V2_ANSWER 2003
+#define V1_ANSWER        1003 /* 1000 * 1 + 1 + 2 */
+#define V2_ANSWER        2003
 
 /* How many times text occurs in process p's log. */
 static int log_count(int p, const char *text)
@@ -195,8 +196,7 @@ START_TEST(upgrade_by_rename_runs_the_new_code_after_sighup)
     th_wait_ready(p);
     TH_REQUIRE(th_log_has(p, "plugin versioned 1.0 loaded"), "no log line for versioned 1.0");
     run_job(&e, p, "before", VERSIONED_RECORD);
-    TH_REQUIRE(answer_of(&e, "before") == V1_ANSWER, "1.0 answered %lld",
-               answer_of(&e, "before"));
+    TH_REQUIRE(answer_of(&e, "before") == V1_ANSWER, "1.0 answered %lld", answer_of(&e, "before"));
 
     install_by_rename(&e, "versioned-2.so", "versioned.so");
     reload(p, 1);
@@ -278,15 +278,15 @@ END_TEST
  * timeout), with room for a loaded machine. */
 #define HANG_MARGIN_S 5.0
 
-#define HANG_CFG                                                                          \
-    "{\"min_age_ms\": 0, \"rescan_interval_s\": 1, \"metrics_interval_s\": 0.2, "        \
+#define HANG_CFG                                                                  \
+    "{\"min_age_ms\": 0, \"rescan_interval_s\": 1, \"metrics_interval_s\": 0.2, " \
     "\"solve_timeout_s\": 1, \"max_attempts\": 2, \"threads\": 1}\n"
 
 /* Line 3 hangs; line 2 is blank, so the line named must be the physical one. */
-#define STUCK_JOB                                                                         \
-    "{\"variant\":\"hang\",\"input\":{\"values\":[1]}}\n"                                 \
-    "\n"                                                                                  \
-    "{\"variant\":\"hang\",\"input\":{\"values\":[666]}}\n"                               \
+#define STUCK_JOB                                           \
+    "{\"variant\":\"hang\",\"input\":{\"values\":[1]}}\n"   \
+    "\n"                                                    \
+    "{\"variant\":\"hang\",\"input\":{\"values\":[666]}}\n" \
     "{\"variant\":\"hang\",\"input\":{\"values\":[2]}}\n"
 
 #define FINE_JOB "{\"variant\":\"hang\",\"input\":{\"values\":[4,5]}}\n"
@@ -315,8 +315,7 @@ static int wait_hang_exit(int p, double t0)
     int code = th_wait_exit(p, (long)((HANG_TIMEOUT_S + HANG_MARGIN_S) * 1000));
     double took = th_now_s() - t0;
 
-    TH_REQUIRE(took >= HANG_TIMEOUT_S, "cairnd exited after %.2f s, before solve_timeout_s",
-               took);
+    TH_REQUIRE(took >= HANG_TIMEOUT_S, "cairnd exited after %.2f s, before solve_timeout_s", took);
     return code;
 }
 
@@ -401,8 +400,8 @@ START_TEST(filter_hang_exits_non_zero_naming_the_line)
     th_write_text(input, STUCK_JOB);
     t0 = th_now_s();
     r = th_run_cairnd_stdin(g_cairnd, e.root, input,
-                            (const char *const[]){"--filter", "-c", e.cfg, "--plugins",
-                                                  e.plugins, "--threads", "1", NULL});
+                            (const char *const[]){ "--filter", "-c", e.cfg, "--plugins", e.plugins,
+                                                   "--threads", "1", NULL });
     took = th_now_s() - t0;
     TH_REQUIRE(r.status == 1, "--filter on a hung plugin call exited %d, not 1: %s", r.status,
                r.err);

@@ -32,8 +32,9 @@ static char g_out[1024];
 
 static struct cairn_record_ctx ctx_make(enum cairn_limits limits, const char *def_variant)
 {
-    struct cairn_record_ctx c = {
-        .reg = &g_reg, .default_limits = limits, .default_variant = def_variant};
+    struct cairn_record_ctx c = { .reg = &g_reg,
+                                  .default_limits = limits,
+                                  .default_variant = def_variant };
     return c;
 }
 
@@ -63,8 +64,8 @@ static void remember(char *dst, size_t cap, const char *p, size_t n)
 static json_t *run_ctx(const struct cairn_record_ctx *ctx, uint64_t line_no, const char *line,
                        size_t len, struct cairn_tally *tally)
 {
-    struct cairn_buf out = {0};
-    struct cairn_scratch s = {0};
+    struct cairn_buf out = { 0 };
+    struct cairn_scratch s = { 0 };
     struct cairn_tally own;
     json_error_t jerr;
     json_t *j;
@@ -119,7 +120,8 @@ static void only_keys(const json_t *j, const char *const *allowed)
     const char *key;
     json_t *val;
 
-    json_object_foreach((json_t *)j, key, val) {
+    json_object_foreach((json_t *)j, key, val)
+    {
         size_t i;
         int found = 0;
         for (i = 0; allowed[i] != NULL; i++)
@@ -135,8 +137,8 @@ static void expect_json(const json_t *got, const char *want_text, const char *wh
     json_t *want = json_loads(want_text, JSON_DECODE_ANY, &e);
 
     ck_assert_msg(want != NULL, "bad test literal %s", want_text);
-    ck_assert_msg(got != NULL && json_equal((json_t *)got, want),
-                  "%s: want %s in %s (input %s)", what, want_text, g_out, g_in);
+    ck_assert_msg(got != NULL && json_equal((json_t *)got, want), "%s: want %s in %s (input %s)",
+                  what, want_text, g_out, g_in);
     json_decref(want);
 }
 
@@ -154,8 +156,8 @@ static int64_t int_field(const json_t *j, const char *key)
 static void expect_ok(const json_t *j, const char *variant, const char *answer, int64_t alice,
                       int64_t bob)
 {
-    static const char *const keys[] = {"line", "id", "variant", "status", "answer", "alice",
-                                       "bob", "margin", "match", "expected", "moves", NULL};
+    static const char *const keys[] = { "line", "id",     "variant", "status",   "answer", "alice",
+                                        "bob",  "margin", "match",   "expected", "moves",  NULL };
 
     ck_assert_msg(json_is_string(json_object_get(j, "status")) &&
                       strcmp(json_string_value(json_object_get(j, "status")), "ok") == 0,
@@ -165,10 +167,10 @@ static void expect_ok(const json_t *j, const char *variant, const char *answer, 
                       strcmp(json_string_value(json_object_get(j, "variant")), variant) == 0,
                   "variant is not \"%s\": %s (input %s)", variant, g_out, g_in);
     expect_json(json_object_get(j, "answer"), answer, "answer");
-    ck_assert_msg(int_field(j, "alice") == alice, "alice: want %" PRId64 " in %s (input %s)",
-                  alice, g_out, g_in);
-    ck_assert_msg(int_field(j, "bob") == bob, "bob: want %" PRId64 " in %s (input %s)", bob,
+    ck_assert_msg(int_field(j, "alice") == alice, "alice: want %" PRId64 " in %s (input %s)", alice,
                   g_out, g_in);
+    ck_assert_msg(int_field(j, "bob") == bob, "bob: want %" PRId64 " in %s (input %s)", bob, g_out,
+                  g_in);
     ck_assert_msg(int_field(j, "margin") == alice - bob,
                   "margin: want %" PRId64 " in %s (input %s)", alice - bob, g_out, g_in);
 }
@@ -177,8 +179,8 @@ static void expect_ok(const json_t *j, const char *variant, const char *answer, 
  * the NULL-terminated list. */
 static void expect_error(const json_t *j, const char *code, ...)
 {
-    static const char *const keys[] = {"line", "id", "variant", "status", "error", NULL};
-    static const char *const ekeys[] = {"code", "message", NULL};
+    static const char *const keys[] = { "line", "id", "variant", "status", "error", NULL };
+    static const char *const ekeys[] = { "code", "message", NULL };
     const json_t *err = json_object_get(j, "error");
     const char *msg, *want;
     va_list ap;
@@ -196,8 +198,8 @@ static void expect_error(const json_t *j, const char *code, ...)
     ck_assert_msg(msg != NULL && msg[0] != '\0', "no message: %s (input %s)", g_out, g_in);
     va_start(ap, code);
     while ((want = va_arg(ap, const char *)) != NULL)
-        ck_assert_msg(strstr(msg, want) != NULL, "message lacks \"%s\": %s (input %s)", want,
-                      g_out, g_in);
+        ck_assert_msg(strstr(msg, want) != NULL, "message lacks \"%s\": %s (input %s)", want, g_out,
+                      g_in);
     va_end(ap);
 }
 
@@ -212,8 +214,8 @@ static void expect_id(const json_t *j, const char *id_json)
 
 static void expect_no(const json_t *j, const char *key)
 {
-    ck_assert_msg(json_object_get(j, key) == NULL, "unexpected \"%s\" in %s (input %s)", key,
-                  g_out, g_in);
+    ck_assert_msg(json_object_get(j, key) == NULL, "unexpected \"%s\" in %s (input %s)", key, g_out,
+                  g_in);
 }
 
 static const struct cairn_plugin_handle *plugin(const char *name)
@@ -234,7 +236,7 @@ static size_t plugin_index(const char *name)
 static char *array_record(const char *variant, const char *key, size_t n, int64_t first,
                           int64_t value, const char *options)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
     size_t i;
     int rc = cairn_buf_printf(&b, "{\"variant\":\"%s\",\"input\":{\"%s\":[", variant, key);
 
@@ -336,7 +338,7 @@ START_TEST(test_line_number_echoed)
     struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
     const char *in = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
     const char *bad = "nope";
-    uint64_t nos[] = {1, 2, 77, 4294967297ull, 9007199254740993ull};
+    uint64_t nos[] = { 1, 2, 77, 4294967297ull, 9007199254740993ull };
     size_t i;
 
     for (i = 0; i < sizeof(nos) / sizeof(nos[0]); i++) {
@@ -349,8 +351,8 @@ END_TEST
 START_TEST(test_output_is_appended)
 {
     struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
-    struct cairn_buf out = {0};
-    struct cairn_scratch s = {0};
+    struct cairn_buf out = { 0 };
+    struct cairn_scratch s = { 0 };
     struct cairn_tally t;
     const char *in = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
     const char *want = "PREFIX\n{\"line\":1,\"variant\":\"stone-game\",\"status\":\"ok\","
@@ -377,13 +379,13 @@ END_TEST
 
 START_TEST(test_id_echo)
 {
-    static const char *const ids[] = {"\"r3\"", "42", "-9223372036854775808", "null", "true",
-                                      "false", "2.5", "\"a\\\"b\\u00e9\\n\"", "\"\"", NULL};
+    static const char *const ids[] = { "\"r3\"", "42",  "-9223372036854775808", "null", "true",
+                                       "false",  "2.5", "\"a\\\"b\\u00e9\\n\"", "\"\"", NULL };
     size_t i;
 
     for (i = 0; ids[i] != NULL; i++) {
-        json_t *j = runf("{\"id\":%s,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}",
-                         ids[i]);
+        json_t *j =
+            runf("{\"id\":%s,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}", ids[i]);
         expect_ok(j, "stone-game", "true", 9, 8);
         expect_id(j, ids[i]);
         json_decref(j);
@@ -401,15 +403,17 @@ END_TEST
  * results to inputs on it. */
 START_TEST(test_id_real_echoed_as_written)
 {
-    static const char *const ids[] = {"0.1", "1.50", "-0.0", "1E+2", "1.5e-7",
-                                      "0.30000000000000004", "123456789.987654321", NULL};
+    static const char *const ids[] = {
+        "0.1", "1.50", "-0.0", "1E+2", "1.5e-7", "0.30000000000000004", "123456789.987654321", NULL
+    };
     static const char *const shapes[] = {
         "{\"id\":%s,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}",
         "{ \"id\" :\t%s , \"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}",
         "{\"\\u0069d\":%s,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}",
         "{\"options\":{\"id\":9.9},\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},"
         "\"note\":\"\\\"id\\\":1.0}\",\"id\":%s}",
-        NULL};
+        NULL
+    };
     char want[64];
     size_t i, k;
 
@@ -483,7 +487,7 @@ END_TEST
 
 START_TEST(test_expected_match_winner)
 {
-    static const char *const w[] = {"Alice", "Bob", "Tie"};
+    static const char *const w[] = { "Alice", "Bob", "Tie" };
     size_t i;
 
     for (i = 0; i < 3; i++) {
@@ -508,14 +512,17 @@ START_TEST(test_expected_but_error_is_unchecked)
     json_t *j;
 
     ck_assert_int_eq(cairn_tally_init(&t, g_reg.n_plugins), 0);
-    j = run_ctx(&c, 1, "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4]},\"expected\":true}",
-                strlen("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4]},\"expected\":true}"), &t);
+    j = run_ctx(
+        &c, 1, "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4]},\"expected\":true}",
+        strlen("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4]},\"expected\":true}"), &t);
     json_decref(j);
     j = run_ctx(&c, 2, "{\"variant\":\"nope\",\"input\":{},\"expected\":1}",
                 strlen("{\"variant\":\"nope\",\"input\":{},\"expected\":1}"), &t);
     json_decref(j);
-    j = run_ctx(&c, 3, "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":true}",
-                strlen("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":true}"), &t);
+    j = run_ctx(
+        &c, 3, "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":true}",
+        strlen("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":true}"),
+        &t);
     json_decref(j);
     ck_assert_uint_eq(t.unchecked, 2);
     ck_assert_uint_eq(t.matches, 1);
@@ -561,7 +568,7 @@ static void replay(const char *variant, const int64_t *p, size_t n, const json_t
                    int64_t *alice, int64_t *bob)
 {
     size_t lo = 0, hi = n, k, m = 1;
-    int64_t tot[2] = {0, 0};
+    int64_t tot[2] = { 0, 0 };
 
     ck_assert_msg(json_is_array(moves), "moves is not an array: %s", g_out);
     for (k = 0; k < json_array_size(moves); k++) {
@@ -595,7 +602,7 @@ static void replay(const char *variant, const int64_t *p, size_t n, const json_t
 static void check_moves(const char *variant, const char *key, const int64_t *p, size_t n,
                         const char *answer, int64_t alice, int64_t bob)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
     json_t *j;
     int64_t a, o;
     size_t i;
@@ -619,8 +626,8 @@ static void check_moves(const char *variant, const char *key, const int64_t *p, 
 
 START_TEST(test_options_moves)
 {
-    static const int64_t sg[] = {5, 3, 4, 5}, sg2[] = {2, 7, 9, 4, 4},
-                         sg3[] = {1, 2, 3, 7}, sg3b[] = {1, 2, 3, -9};
+    static const int64_t sg[] = { 5, 3, 4, 5 }, sg2[] = { 2, 7, 9, 4, 4 }, sg3[] = { 1, 2, 3, 7 },
+                         sg3b[] = { 1, 2, 3, -9 };
     json_t *j;
 
     check_moves("stone-game", "piles", sg, 4, "true", 9, 8);
@@ -675,15 +682,14 @@ START_TEST(test_options_moves_longer_rows)
             p[0]++;
     }
     for (i = 0; i < 3; i++) {
-        static const char *const v[] = {"stone-game", "stone-game-ii", "stone-game-iii"};
-        static const char *const k[] = {"piles", "piles", "stoneValue"};
-        struct cairn_buf b = {0};
+        static const char *const v[] = { "stone-game", "stone-game-ii", "stone-game-iii" };
+        static const char *const k[] = { "piles", "piles", "stoneValue" };
+        struct cairn_buf b = { 0 };
         int64_t a, o;
         size_t x;
 
-        ck_assert_int_eq(cairn_buf_printf(&b, "{\"variant\":\"%s\",\"input\":{\"%s\":[", v[i],
-                                          k[i]),
-                         0);
+        ck_assert_int_eq(
+            cairn_buf_printf(&b, "{\"variant\":\"%s\",\"input\":{\"%s\":[", v[i], k[i]), 0);
         for (x = 0; x < 40; x++)
             ck_assert_int_eq(cairn_buf_printf(&b, "%s%" PRId64, x ? "," : "", p[x]), 0);
         ck_assert_int_eq(cairn_buf_puts(&b, "]},\"options\":{\"moves\":true}}"), 0);
@@ -827,7 +833,8 @@ END_TEST
 
 START_TEST(test_bad_json_invalid_utf8)
 {
-    json_t *j = run("{\"id\":\"\xff\xfe\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}");
+    json_t *j =
+        run("{\"id\":\"\xff\xfe\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}");
     expect_error(j, "bad_json", NULL);
     json_decref(j);
     /* An overlong encoding and a lone continuation byte. */
@@ -844,9 +851,11 @@ START_TEST(test_bad_json_nul_byte)
 {
     struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
     static const char in1[] = "{\"variant\":\"stone-game\",\0\"input\":{\"piles\":[5,3,4,5]}}";
-    static const char in2[] = "{\"id\":\"a\0b\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
+    static const char in2[] =
+        "{\"id\":\"a\0b\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
     static const char in3[] = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\0";
-    static const char in4[] = "{\"id\":\"a\\u0000b\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
+    static const char in4[] =
+        "{\"id\":\"a\\u0000b\",\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
     json_t *j;
 
     j = run_ctx(&c, 1, in1, sizeof(in1) - 1, NULL);
@@ -861,8 +870,10 @@ START_TEST(test_bad_json_nul_byte)
     /* A raw NUL right after a number or a literal, where a parser that
      * stops at it would see a valid record. */
     {
-        static const char in5[] = "{\"id\":123\0,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
-        static const char in6[] = "{\"id\":true\0,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
+        static const char in5[] =
+            "{\"id\":123\0,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
+        static const char in6[] =
+            "{\"id\":true\0,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
         static const char in7[] = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5\0]}}";
 
         j = run_ctx(&c, 1, in5, sizeof(in5) - 1, NULL);
@@ -1151,8 +1162,8 @@ END_TEST
 
 START_TEST(test_too_large)
 {
-    static const char *const v[] = {"stone-game", "stone-game-ii", "stone-game-iii"};
-    static const char *const k[] = {"piles", "piles", "stoneValue"};
+    static const char *const v[] = { "stone-game", "stone-game-ii", "stone-game-iii" };
+    static const char *const k[] = { "piles", "piles", "stoneValue" };
     size_t i;
 
     for (i = 0; i < 3; i++) {
@@ -1183,8 +1194,8 @@ START_TEST(test_too_large)
             json_decref(j);
             free(line);
             /* ... and the maximum itself is fine. */
-            line = array_record(v[i], k[i], 2, 1, d->extended.max_value,
-                                "{\"limits\":\"extended\"}");
+            line =
+                array_record(v[i], k[i], 2, 1, d->extended.max_value, "{\"limits\":\"extended\"}");
             j = run(line);
             ck_assert_msg(strcmp(json_string_value(json_object_get(j, "status")), "ok") == 0,
                           "extended max value refused: %s", g_out);
@@ -1206,7 +1217,7 @@ END_TEST
 
 START_TEST(test_record_error_too_large_line)
 {
-    struct cairn_buf out = {0};
+    struct cairn_buf out = { 0 };
     struct cairn_tally t;
     json_t *j;
 
@@ -1261,18 +1272,19 @@ START_TEST(test_tally_counts_a_mix)
         "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]}}",
         /* ok, match */
         "{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[2,7,9,4,4]},\"expected\":10}",
-        "not json",                                                            /* bad_json */
-        "{\"a\":",                                                             /* bad_json */
-        "[]",                                                                  /* bad_record */
-        "{\"variant\":\"nope\",\"input\":{}}",                                 /* unknown */
-        "{\"variant\":\"stone-game\",\"input\":{}}",                           /* invalid */
-        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[1,2,3]}}",          /* constraint */
+        "not json",                                                   /* bad_json */
+        "{\"a\":",                                                    /* bad_json */
+        "[]",                                                         /* bad_record */
+        "{\"variant\":\"nope\",\"input\":{}}",                        /* unknown */
+        "{\"variant\":\"stone-game\",\"input\":{}}",                  /* invalid */
+        "{\"variant\":\"stone-game\",\"input\":{\"piles\":[1,2,3]}}", /* constraint */
         "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},"
         "\"expected\":7}", /* bad_record after solving */
-        NULL};
+        NULL
+    };
     struct cairn_tally t, sum;
-    struct cairn_buf out = {0};
-    struct cairn_scratch s = {0};
+    struct cairn_buf out = { 0 };
+    struct cairn_scratch s = { 0 };
     size_t sg = plugin_index("stone-game"), sg2 = plugin_index("stone-game-ii"),
            sg3 = plugin_index("stone-game-iii"), none = g_reg.n_plugins;
     size_t i;
@@ -1280,8 +1292,8 @@ START_TEST(test_tally_counts_a_mix)
     ck_assert_int_eq(cairn_tally_init(&t, g_reg.n_plugins), 0);
     ck_assert_uint_eq(t.n_variants, g_reg.n_plugins + 1);
     for (i = 0; lines[i] != NULL; i++)
-        ck_assert_int_eq(
-            cairn_record_process(&c, &s, i + 1, lines[i], strlen(lines[i]), &out, &t), 0);
+        ck_assert_int_eq(cairn_record_process(&c, &s, i + 1, lines[i], strlen(lines[i]), &out, &t),
+                         0);
     ck_assert_int_eq(cairn_record_error(99, CAIRN_CODE_TOO_LARGE, "too long", &out, &t), 0);
 
     ck_assert_uint_eq(t.records, 12);
@@ -1335,11 +1347,10 @@ START_TEST(test_scratch_reused_across_sizes)
 {
     /* One scratch for a big record then small ones, as a worker does. */
     struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
-    struct cairn_scratch s = {0};
-    struct cairn_buf out = {0};
+    struct cairn_scratch s = { 0 };
+    struct cairn_buf out = { 0 };
     struct cairn_tally t;
-    char *big = array_record("stone-game-iii", "stoneValue", 50000, 1000, -3,
-                             "{\"moves\":true}");
+    char *big = array_record("stone-game-iii", "stoneValue", 50000, 1000, -3, "{\"moves\":true}");
     const char *small = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}";
     size_t k;
 

@@ -42,7 +42,7 @@
 static const char *g_cairnd;
 static const char *g_plugins;
 
-#define DEADLINE_MS 15000
+#define DEADLINE_MS      15000
 #define LONG_DEADLINE_MS 60000
 
 /* ------------------------------------------------------------------ */
@@ -145,7 +145,6 @@ static void env_init(struct env *e, const char *cfg)
     env_config(e, cfg);
 }
 
-
 static void drop_job(const struct env *e, const char *name, const char *data, size_t len)
 {
     th_drop_job(e->in, name, data, len);
@@ -159,9 +158,10 @@ static int spawn(const struct env *e, char *const argv[])
 /* cairnd -c CFG --input IN --output OUT --plugins PLUGINS [mode] */
 static int start(const struct env *e, const char *mode)
 {
-    char *argv[] = {(char *)g_cairnd, "-c", (char *)e->cfg, "--input", (char *)e->in,
-                    "--output", (char *)e->out, "--plugins", (char *)g_plugins,
-                    (char *)mode, NULL};
+    char *argv[] = { (char *)g_cairnd, "-c",          (char *)e->cfg,
+                     "--input",        (char *)e->in, "--output",
+                     (char *)e->out,   "--plugins",   (char *)g_plugins,
+                     (char *)mode,     NULL };
     return spawn(e, argv);
 }
 
@@ -173,8 +173,8 @@ static void crash(int p)
     kill(th_pid[p], SIGKILL);
     th_reap(p, 0);
     TH_REQUIRE(WIFSIGNALED(th_status[p]) && WTERMSIG(th_status[p]) == SIGKILL,
-            "cairnd (%s) ended with status 0x%x, not by the SIGKILL", th_log[p],
-            (unsigned)th_status[p]);
+               "cairnd (%s) ended with status 0x%x, not by the SIGKILL", th_log[p],
+               (unsigned)th_status[p]);
 }
 
 /* ------------------------------------------------------------------ */
@@ -248,7 +248,7 @@ static long long ref_ii(const long long *p, int n)
 
 /* What line L of a job must answer. */
 struct expect {
-    char variant; /* '2' or '3' */
+    char variant;     /* '2' or '3' */
     long long answer; /* -ii: Alice's total; -iii: the margin */
     long long margin;
 };
@@ -276,7 +276,7 @@ static void put_id(struct cairn_buf *b, const char *base, size_t line)
  * answers of the reference solvers. */
 static void job_make(struct job *j, const char *base, size_t n, uint64_t seed)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
     uint64_t s = seed;
     size_t i;
 
@@ -297,18 +297,20 @@ static void job_make(struct job *j, const char *base, size_t n, uint64_t seed)
                 total += v[k];
             }
             alice = ref_ii(v, len);
-            j->exp[i] = (struct expect){'2', alice, 2 * alice - total};
+            j->exp[i] = (struct expect){ '2', alice, 2 * alice - total };
             put_id(&b, base, i + 1);
             ck_assert_int_eq(cairn_buf_puts(&b, ",\"variant\":\"stone-game-ii\","
-                                                "\"input\":{\"piles\":["), 0);
+                                                "\"input\":{\"piles\":["),
+                             0);
         } else {
             len = (int)rng_range(&s, 1, 30);
             for (k = 0; k < len; k++)
                 v[k] = rng_range(&s, -1000, 1000);
-            j->exp[i] = (struct expect){'3', ref_iii(v, len), ref_iii(v, len)};
+            j->exp[i] = (struct expect){ '3', ref_iii(v, len), ref_iii(v, len) };
             put_id(&b, base, i + 1);
             ck_assert_int_eq(cairn_buf_puts(&b, ",\"variant\":\"1406\","
-                                                "\"input\":{\"stoneValue\":["), 0);
+                                                "\"input\":{\"stoneValue\":["),
+                             0);
         }
         for (k = 0; k < len; k++)
             ck_assert_int_eq(cairn_buf_printf(&b, "%s%lld", k ? "," : "", v[k]), 0);
@@ -339,10 +341,10 @@ static void check_job_ok(const struct env *e, const struct job *j)
     TH_REQUIRE(th_exists(path), "job %s has no summary", j->base);
     sum = th_load_json(path);
     TH_REQUIRE(strcmp(jstr(sum, "status"), "ok") == 0, "job %s: status %s (reason %s)", j->base,
-            jstr(sum, "status"), jstr(sum, "reason"));
+               jstr(sum, "status"), jstr(sum, "reason"));
     TH_REQUIRE(jint(sum, "records") == (long long)j->n && jint(sum, "ok") == (long long)j->n,
-            "job %s: summary says %lld records, %lld ok; the job has %zu", j->base,
-            jint(sum, "records"), jint(sum, "ok"), j->n);
+               "job %s: summary says %lld records, %lld ok; the job has %zu", j->base,
+               jint(sum, "records"), jint(sum, "ok"), j->n);
     {
         char *escaped = cairn_name_escape(j->base);
         TH_REQUIRE(strcmp(jstr(sum, "job"), escaped) == 0, "job %s: summary names job \"%s\"",
@@ -355,7 +357,7 @@ static void check_job_ok(const struct env *e, const struct job *j)
     res = th_slurp_nofollow(path, &len);
     TH_REQUIRE(res != NULL, "job %s has no results file", j->base);
     TH_REQUIRE(len > 0 && res[len - 1] == '\n', "job %s: results do not end with a newline",
-            j->base);
+               j->base);
     for (p = res; p < res + len; p = nl + 1, i++) {
         json_error_t err;
         const struct expect *x;
@@ -365,28 +367,27 @@ static void check_job_ok(const struct env *e, const struct job *j)
         TH_REQUIRE(i < j->n, "job %s: more than %zu result lines", j->base, j->n);
         x = &j->exp[i];
         r = json_loadb(p, (size_t)(nl - p), 0, &err);
-        TH_REQUIRE(r != NULL, "job %s: result line %zu is not JSON: %s", j->base, i + 1,
-                err.text);
+        TH_REQUIRE(r != NULL, "job %s: result line %zu is not JSON: %s", j->base, i + 1, err.text);
         snprintf(id, sizeof(id), "%s#%zu", j->base, i + 1);
         TH_REQUIRE(jint(r, "line") == (long long)(i + 1), "job %s: result %zu has line %lld",
-                j->base, i + 1, jint(r, "line"));
+                   j->base, i + 1, jint(r, "line"));
         TH_REQUIRE(strcmp(jstr(r, "id"), id) == 0, "job %s: result %zu has id %s", j->base, i + 1,
-                jstr(r, "id"));
-        TH_REQUIRE(strcmp(jstr(r, "status"), "ok") == 0, "job %s: result %zu: status %s",
-                j->base, i + 1, jstr(r, "status"));
+                   jstr(r, "id"));
+        TH_REQUIRE(strcmp(jstr(r, "status"), "ok") == 0, "job %s: result %zu: status %s", j->base,
+                   i + 1, jstr(r, "status"));
         TH_REQUIRE(jint(r, "margin") == x->margin, "job %s line %zu: margin %lld, expected %lld",
-                j->base, i + 1, jint(r, "margin"), x->margin);
+                   j->base, i + 1, jint(r, "margin"), x->margin);
         if (x->variant == '2') {
             TH_REQUIRE(strcmp(jstr(r, "variant"), "stone-game-ii") == 0 &&
-                        jint(r, "answer") == x->answer,
-                    "job %s line %zu: answer %lld, expected %lld", j->base, i + 1,
-                    jint(r, "answer"), x->answer);
+                           jint(r, "answer") == x->answer,
+                       "job %s line %zu: answer %lld, expected %lld", j->base, i + 1,
+                       jint(r, "answer"), x->answer);
         } else {
             const char *want = x->answer > 0 ? "Alice" : x->answer < 0 ? "Bob" : "Tie";
             TH_REQUIRE(strcmp(jstr(r, "variant"), "stone-game-iii") == 0 &&
-                        strcmp(jstr(r, "answer"), want) == 0,
-                    "job %s line %zu: answer %s, expected %s", j->base, i + 1,
-                    jstr(r, "answer"), want);
+                           strcmp(jstr(r, "answer"), want) == 0,
+                       "job %s line %zu: answer %s, expected %s", j->base, i + 1, jstr(r, "answer"),
+                       want);
         }
         json_decref(r);
     }
@@ -397,7 +398,7 @@ static void check_job_ok(const struct env *e, const struct job *j)
 /* No dot-file (a temporary) in dir. */
 static void check_no_dot_files(const char *dir)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
     DIR *d = opendir(dir);
     struct dirent *e;
     int n = 0;
@@ -429,9 +430,9 @@ static uint64_t test_seed(void)
 /* 1. Soak: SIGKILL at random moments, then everything exactly once    */
 /* ------------------------------------------------------------------ */
 
-#define SOAK_JOBS 40
-#define SOAK_KILLS 25
-#define SOAK_UPFRONT 16
+#define SOAK_JOBS        40
+#define SOAK_KILLS       25
+#define SOAK_UPFRONT     16
 #define SOAK_MAX_RECORDS 20000
 
 START_TEST(soak_random_sigkills_lose_nothing)
@@ -496,8 +497,8 @@ START_TEST(soak_random_sigkills_lose_nothing)
     }
     for (; next < SOAK_JOBS; next++)
         drop_job(&e, jobs[next].name, jobs[next].data, jobs[next].len);
-    fprintf(stderr, "soak: %d kills in %.1f s; %d summaries so far\n", SOAK_KILLS,
-            th_now_s() - t0, count_suffix(e.out, ".summary.json"));
+    fprintf(stderr, "soak: %d kills in %.1f s; %d summaries so far\n", SOAK_KILLS, th_now_s() - t0,
+            count_suffix(e.out, ".summary.json"));
 
     /* The last run: everything left, recovered jobs included, then exit. */
     p = start(&e, "--once");
@@ -507,9 +508,10 @@ START_TEST(soak_random_sigkills_lose_nothing)
     for (i = 0; i < SOAK_JOBS; i++)
         check_job_ok(&e, &jobs[i]);
     {
-        char *a = th_list_dir(e.active, " | "), *f = th_list_dir(e.failed, " | "), *in = th_list_dir(e.in, " | ");
+        char *a = th_list_dir(e.active, " | "), *f = th_list_dir(e.failed, " | "),
+             *in = th_list_dir(e.in, " | ");
         TH_REQUIRE(th_count_entries(e.active, "") == 0,
-                ".cairn/active/ is not empty (jobs or .attempts files): %s", a);
+                   ".cairn/active/ is not empty (jobs or .attempts files): %s", a);
         TH_REQUIRE(th_count_entries(e.failed, "") == 0, ".cairn/failed/ is not empty: %s", f);
         TH_REQUIRE(count_suffix(e.in, ".jsonl") == 0, "jobs left in the input directory: %s", in);
         free(a);
@@ -517,11 +519,11 @@ START_TEST(soak_random_sigkills_lose_nothing)
         free(in);
     }
     TH_REQUIRE(count_suffix(e.done, ".jsonl") == SOAK_JOBS, "%d inputs in done/, expected %d",
-            count_suffix(e.done, ".jsonl"), SOAK_JOBS);
+               count_suffix(e.done, ".jsonl"), SOAK_JOBS);
     TH_REQUIRE(count_suffix(e.out, ".summary.json") == SOAK_JOBS, "%d summaries, expected %d",
-            count_suffix(e.out, ".summary.json"), SOAK_JOBS);
+               count_suffix(e.out, ".summary.json"), SOAK_JOBS);
     TH_REQUIRE(count_suffix(e.out, ".results.jsonl") == SOAK_JOBS, "%d results files, expected %d",
-            count_suffix(e.out, ".results.jsonl"), SOAK_JOBS);
+               count_suffix(e.out, ".results.jsonl"), SOAK_JOBS);
     check_no_dot_files(e.out);
     TH_OUT(path, &e, "metrics.prom");
     TH_REQUIRE(th_exists(path), "no metrics.prom after the final run");
@@ -576,13 +578,13 @@ END_TEST
 /* ------------------------------------------------------------------ */
 
 #define POISON_RECORDS 6000
-#define POISON_LEN 500
+#define POISON_LEN     500
 
 /* POISON_RECORDS stone-game records of POISON_LEN piles: seconds of work
  * on one thread. */
 static char *poison_data(size_t *len)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
     uint64_t s = 877;
     size_t i;
     int k;
@@ -595,8 +597,11 @@ static char *poison_data(size_t *len)
         }
         if (sum % 2 == 0)
             v[0] += v[0] < 500 ? 1 : -1; /* official: the sum is odd */
-        ck_assert_int_eq(cairn_buf_printf(&b, "{\"id\":%zu,\"variant\":\"stone-game\","
-                                              "\"input\":{\"piles\":[", i + 1), 0);
+        ck_assert_int_eq(cairn_buf_printf(&b,
+                                          "{\"id\":%zu,\"variant\":\"stone-game\","
+                                          "\"input\":{\"piles\":[",
+                                          i + 1),
+                         0);
         for (k = 0; k < POISON_LEN; k++)
             ck_assert_int_eq(cairn_buf_printf(&b, "%s%lld", k ? "," : "", v[k]), 0);
         ck_assert_int_eq(cairn_buf_puts(&b, "]}}\n"), 0);
@@ -649,9 +654,9 @@ START_TEST(poison_job_is_quarantined_after_max_attempts)
         p = start(&e, NULL);
         /* Running: its run is counted and its results are being written. */
         TH_EVENTUALLY(attempts_of(&e, "big.jsonl") == (unsigned)kills + 1 &&
-                       th_count_entries(e.out, ".cairn.") > 0,
-                   DEADLINE_MS, "run %d of the big job did not begin (attempts %u)", kills + 1,
-                   attempts_of(&e, "big.jsonl"));
+                          th_count_entries(e.out, ".cairn.") > 0,
+                      DEADLINE_MS, "run %d of the big job did not begin (attempts %u)", kills + 1,
+                      attempts_of(&e, "big.jsonl"));
         if (kills == 0) {
             /* The small jobs finish on the first run, long before the big
              * one: the kills below land on the big job alone. */
@@ -662,28 +667,28 @@ START_TEST(poison_job_is_quarantined_after_max_attempts)
                  * leave it to run again. */
                 th_pathf(s_path, "%s/%s", e.done, small[i].name);
                 TH_EVENTUALLY(th_exists(s_path), DEADLINE_MS, "small job %s did not finish",
-                           small[i].base);
+                              small[i].base);
             }
         }
         TH_REQUIRE(!th_exists(big_sum), "the big job finished before kill %d: make it bigger",
-                kills + 1);
+                   kills + 1);
         crash(p);
         th_pathf(path, "%s/big.jsonl", e.active);
         TH_REQUIRE(th_exists(path), "the killed big job is not in .cairn/active/");
     }
     TH_REQUIRE(attempts_of(&e, "big.jsonl") == 3, "the run counter says %u after 3 kills",
-            attempts_of(&e, "big.jsonl"));
+               attempts_of(&e, "big.jsonl"));
 
     /* The next start quarantines it and carries on. */
     p = start(&e, NULL);
     TH_EVENTUALLY(th_exists(big_sum), DEADLINE_MS, "no summary for the poison job");
     sum = th_load_json(big_sum);
     TH_REQUIRE(strcmp(jstr(sum, "status"), "failed") == 0, "poison job: status %s",
-            jstr(sum, "status"));
+               jstr(sum, "status"));
     TH_REQUIRE(strstr(jstr(sum, "reason"), "max_attempts") != NULL,
-            "poison job: the reason does not mention max_attempts: %s", jstr(sum, "reason"));
+               "poison job: the reason does not mention max_attempts: %s", jstr(sum, "reason"));
     TH_REQUIRE(strcmp(jstr(sum, "job"), "big") == 0, "poison job: summary names %s",
-            jstr(sum, "job"));
+               jstr(sum, "job"));
     json_decref(sum);
     th_pathf(path, "%s/big.jsonl", e.failed);
     TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the poison job is not in .cairn/failed/");
@@ -691,14 +696,15 @@ START_TEST(poison_job_is_quarantined_after_max_attempts)
     TH_REQUIRE(th_exists(path), "no .cairn/failed/big.reason.json");
     sum = th_load_json(path);
     TH_REQUIRE(strstr(jstr(sum, "reason"), "max_attempts") != NULL,
-            "big.reason.json does not mention max_attempts: %s", jstr(sum, "reason"));
+               "big.reason.json does not mention max_attempts: %s", jstr(sum, "reason"));
     json_decref(sum);
     TH_OUT(path, &e, "big.results.jsonl");
     TH_REQUIRE(!th_exists(path), "a quarantined job has a results file");
     TH_REQUIRE(th_count_entries(e.out, ".big.") == 0,
-            "the poison job's temporary results file lingers");
+               "the poison job's temporary results file lingers");
     TH_EVENTUALLY(th_count_entries(e.active, "") == 0, DEADLINE_MS,
-               ".cairn/active/ keeps %d entries (a run counter?)", th_count_entries(e.active, ""));
+                  ".cairn/active/ keeps %d entries (a run counter?)",
+                  th_count_entries(e.active, ""));
     for (i = 0; i < 3; i++)
         check_job_ok(&e, &small[i]);
 
@@ -706,7 +712,8 @@ START_TEST(poison_job_is_quarantined_after_max_attempts)
     job_make(&later, "later", 25, 7);
     drop_job(&e, later.name, later.data, later.len);
     TH_OUT(path, &e, "later.summary.json");
-    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "a job dropped after the quarantine was not processed");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS,
+                  "a job dropped after the quarantine was not processed");
     check_job_ok(&e, &later);
     TH_REQUIRE(th_log_has(p, "max_attempts"), "the log does not say why the job failed");
     th_stop(p);
@@ -765,7 +772,7 @@ START_TEST(full_disk_hands_back_then_completes)
     th_wait_ready(p);
     drop_job(&e, big.name, big.data, big.len);
     TH_EVENTUALLY(th_log_has(p, "handed back to the spool") || !th_running(p), DEADLINE_MS,
-               "the job was not handed back when the disk filled up");
+                  "the job was not handed back when the disk filled up");
     TH_REQUIRE(th_running(p), "cairnd died when the disk filled up");
     /* Nothing partial visible, no temporary left, and the job not lost. */
     TH_OUT(path, &e, "big.results.jsonl");
@@ -774,13 +781,14 @@ START_TEST(full_disk_hands_back_then_completes)
     TH_REQUIRE(!th_exists(path), "big.summary.json is visible though results could not be written");
     TH_IN(in_path, &e, "big.jsonl");
     th_pathf(act_path, "%s/big.jsonl", e.active);
-    TH_REQUIRE(th_exists(in_path) || th_exists(act_path), "the job file is lost after the failed write");
+    TH_REQUIRE(th_exists(in_path) || th_exists(act_path),
+               "the job file is lost after the failed write");
     {
         /* The retry may already have begun a new temporary: only one
          * whose job is back in the input directory must be gone. */
         char *names = th_list_dir(e.out, " | ");
         TH_REQUIRE(!(th_count_entries(e.out, ".big.") > 0 && th_exists(in_path)),
-                "a temporary file lingers after the hand-back: %s", names);
+                   "a temporary file lingers after the hand-back: %s", names);
         free(names);
     }
     TH_REQUIRE(kill(th_pid[p], 0) == 0, "cairnd is gone");
@@ -790,12 +798,12 @@ START_TEST(full_disk_hands_back_then_completes)
     drop_job(&e, small.name, small.data, small.len);
     TH_OUT(path, &e, "small.summary.json");
     TH_EVENTUALLY(th_exists(path) || !th_running(p), DEADLINE_MS,
-               "a small job was not served while the disk was full");
+                  "a small job was not served while the disk was full");
     check_job_ok(&e, &small);
     /* And answers SIGHUP. */
     kill(th_pid[p], SIGHUP);
     TH_EVENTUALLY(th_log_has(p, "reloaded: ") || !th_running(p), DEADLINE_MS,
-               "cairnd did not answer SIGHUP while the disk was full");
+                  "cairnd did not answer SIGHUP while the disk was full");
     TH_REQUIRE(th_running(p), "cairnd died on SIGHUP while the disk was full");
     /* A second failure with back-off, still nothing visible. */
     TH_OUT(path, &e, "big.summary.json");
@@ -803,12 +811,12 @@ START_TEST(full_disk_hands_back_then_completes)
 
     /* Space returns: the job completes within its back-off. */
     TH_REQUIRE(mount("tmpfs", g_mnt, "tmpfs", MS_REMOUNT | MS_NOSUID | MS_NODEV,
-                  "size=16m,mode=0755") == 0,
-            "mount -o remount,size=16m: %s", strerror(errno));
+                     "size=16m,mode=0755") == 0,
+               "mount -o remount,size=16m: %s", strerror(errno));
     TH_EVENTUALLY(th_exists(path), 20000, "the job did not complete after the disk was grown");
     check_job_ok(&e, &big);
     TH_EVENTUALLY(!th_exists(act_path) && !th_exists(in_path), DEADLINE_MS,
-               "the finished job's input is still in the spool");
+                  "the finished job's input is still in the spool");
     check_no_dot_files(e.out);
     th_stop(p);
     check_no_dot_files(e.out);
@@ -829,7 +837,7 @@ static void check_mode(const char *path, mode_t want)
     TH_REQUIRE(lstat(path, &st) == 0, "%s: %s", path, strerror(errno));
     TH_REQUIRE(S_ISREG(st.st_mode), "%s is not a regular file", path);
     TH_REQUIRE((st.st_mode & 07777) == want, "%s has mode %04o, expected %04o", path,
-            (unsigned)(st.st_mode & 07777), (unsigned)want);
+               (unsigned)(st.st_mode & 07777), (unsigned)want);
 }
 
 START_TEST(umask_restricts_output_modes)
@@ -868,7 +876,9 @@ START_TEST(hostile_names_stay_in_output_dir)
         "x..y.jsonl.results",
         "-rf --output=x",
     };
-    enum { N = sizeof(bases) / sizeof(bases[0]) };
+    enum {
+        N = sizeof(bases) / sizeof(bases[0])
+    };
     char longname[256];
     struct job jobs[N];
     char path[PATH_MAX];
@@ -894,7 +904,7 @@ START_TEST(hostile_names_stay_in_output_dir)
     for (i = 0; i < N; i++) {
         TH_OUT(path, &e, "%s.summary.json", jobs[i].base);
         TH_EVENTUALLY(th_exists(path) || !th_running(p), DEADLINE_MS, "no summary for job \"%s\"",
-                   jobs[i].base);
+                      jobs[i].base);
         check_job_ok(&e, &jobs[i]);
         check_mode(path, 0600);
         TH_OUT(path, &e, "%s.results.jsonl", jobs[i].base);
@@ -906,15 +916,19 @@ START_TEST(hostile_names_stay_in_output_dir)
     /* Outputs only in OUTPUT: 2 per job and the metrics file. */
     expected_out = 2 * N + 1;
     names = th_list_dir(e.out, " | ");
-    TH_REQUIRE(th_count_entries(e.out, "") == expected_out, "output directory holds %d entries, "
-            "expected %d: %s", th_count_entries(e.out, ""), expected_out, names);
+    TH_REQUIRE(th_count_entries(e.out, "") == expected_out,
+               "output directory holds %d entries, "
+               "expected %d: %s",
+               th_count_entries(e.out, ""), expected_out, names);
     free(names);
     /* Nothing appeared beside in/ and out/ (the config and the log). */
     names = th_list_dir(e.root, " | ");
-    TH_REQUIRE(th_count_entries(e.root, "") == 4, "unexpected files beside in/ and out/: %s", names);
+    TH_REQUIRE(th_count_entries(e.root, "") == 4, "unexpected files beside in/ and out/: %s",
+               names);
     free(names);
     names = th_list_dir(e.in, " | ");
-    TH_REQUIRE(th_count_entries(e.in, "") == 1, "unexpected files in the input directory: %s", names);
+    TH_REQUIRE(th_count_entries(e.in, "") == 1, "unexpected files in the input directory: %s",
+               names);
     free(names);
     for (i = 0; i < N; i++)
         job_free(&jobs[i]);

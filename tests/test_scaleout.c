@@ -101,14 +101,14 @@ static size_t count_entries(const char *dir, const char *suffix, size_t *dot_fil
 /* Names of the dot-files in dir other than .cairn, for messages. */
 static char *dot_files_in(const char *dir)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
     DIR *d = opendir(dir);
     struct dirent *e;
 
     ck_assert_ptr_nonnull(d);
     while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] == '.' && strcmp(e->d_name, ".") != 0 &&
-            strcmp(e->d_name, "..") != 0 && strcmp(e->d_name, ".cairn") != 0)
+        if (e->d_name[0] == '.' && strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+            strcmp(e->d_name, ".cairn") != 0)
             ck_assert_int_eq(cairn_buf_printf(&b, " %s", e->d_name), 0);
     closedir(d);
     ck_assert_int_eq(cairn_buf_append(&b, "", 1), 0);
@@ -199,7 +199,7 @@ static int on_path(const char *prog)
 static int have_gnu_parallel(const char *workdir)
 {
     char *out = th_xasprintf("%s/parallel-version.txt", workdir), *text;
-    char *argv[] = {"/bin/sh", "-c", "exec parallel --version", NULL};
+    char *argv[] = { "/bin/sh", "-c", "exec parallel --version", NULL };
     int gnu;
 
     if (!on_path("parallel")) {
@@ -272,9 +272,9 @@ static uint64_t g_rng;
  * at all (those cannot echo an id). */
 static char *mixed_records(size_t n, uint64_t seed, size_t *len)
 {
-    static const char *const names[] = {"stone-game", "stone-game-ii", "stone-game-iii",
-                                        "877",        "1140",          "1406"};
-    struct cairn_buf b = {0};
+    static const char *const names[] = { "stone-game", "stone-game-ii", "stone-game-iii",
+                                         "877",        "1140",          "1406" };
+    struct cairn_buf b = { 0 };
     size_t i, k;
 
     g_rng = seed;
@@ -284,16 +284,22 @@ static char *mixed_records(size_t n, uint64_t seed, size_t *len)
 
         switch (r % 40) {
         case 0:
-            rc |= cairn_buf_printf(&b, "{\"id\":\"r%zu\",\"variant\":\"no-such-game\","
-                                       "\"input\":{\"piles\":[1]}}\n", i);
+            rc |= cairn_buf_printf(&b,
+                                   "{\"id\":\"r%zu\",\"variant\":\"no-such-game\","
+                                   "\"input\":{\"piles\":[1]}}\n",
+                                   i);
             break;
         case 1:
-            rc |= cairn_buf_printf(&b, "{\"id\":\"r%zu\",\"variant\":\"stone-game\","
-                                       "\"input\":{\"piles\":[1,2,3]}}\n", i);
+            rc |= cairn_buf_printf(&b,
+                                   "{\"id\":\"r%zu\",\"variant\":\"stone-game\","
+                                   "\"input\":{\"piles\":[1,2,3]}}\n",
+                                   i);
             break;
         case 2:
-            rc |= cairn_buf_printf(&b, "{\"id\":\"r%zu\",\"variant\":\"1406\","
-                                       "\"input\":{\"stoneValue\":[1,\"x\"]}}\n", i);
+            rc |= cairn_buf_printf(&b,
+                                   "{\"id\":\"r%zu\",\"variant\":\"1406\","
+                                   "\"input\":{\"stoneValue\":[1,\"x\"]}}\n",
+                                   i);
             break;
         case 3:
             if (r % 3 == 0) { /* a torn line: bad_json, no id in the result */
@@ -308,8 +314,8 @@ static char *mixed_records(size_t n, uint64_t seed, size_t *len)
 
             if (sg1)
                 m = 2 * (m / 2 + 1);
-            rc |= cairn_buf_printf(&b, "{\"id\":\"r%zu\",\"variant\":\"%s\",\"input\":{\"%s\":[",
-                                   i, names[g], g % 3 == 2 ? "stoneValue" : "piles");
+            rc |= cairn_buf_printf(&b, "{\"id\":\"r%zu\",\"variant\":\"%s\",\"input\":{\"%s\":[", i,
+                                   names[g], g % 3 == 2 ? "stoneValue" : "piles");
             for (k = 0; k < m; k++) {
                 int64_t x = g % 3 == 2 ? (int64_t)(th_splitmix64(&g_rng) % 2001) - 1000
                                        : (int64_t)(th_splitmix64(&g_rng) % 500) + 1;
@@ -354,7 +360,7 @@ static void job_text(size_t i, struct cairn_buf *b)
 /* The producer's safe hand-off: write a dot-name in dir, rename(2) in. */
 static void drop_job(const char *dir, const char *name, size_t i)
 {
-    struct cairn_buf b = {0};
+    struct cairn_buf b = { 0 };
     char *tmp = th_xasprintf("%s/.%s.tmp", dir, name);
     char *dst = th_xasprintf("%s/%s.jsonl", dir, name);
 
@@ -383,11 +389,9 @@ static long long check_job_outputs(const char *out, const char *name, size_t i)
     ck_assert_msg(json_is_string(json_object_get(sum, "status")) &&
                       strcmp(json_string_value(json_object_get(sum, "status")), "ok") == 0,
                   "%s: status is not \"ok\"", path);
-    ck_assert_msg(json_integer_value(json_object_get(sum, "records")) ==
-                      (json_int_t)job_records(i),
+    ck_assert_msg(json_integer_value(json_object_get(sum, "records")) == (json_int_t)job_records(i),
                   "%s: records %lld, expected %zu", path,
-                  (long long)json_integer_value(json_object_get(sum, "records")),
-                  job_records(i));
+                  (long long)json_integer_value(json_object_get(sum, "records")), job_records(i));
     ck_assert_int_eq(json_integer_value(json_object_get(sum, "ok")), (json_int_t)job_records(i));
     pid = (long long)json_integer_value(json_object_get(sum, "pid"));
     ck_assert_msg(pid > 0, "%s: no pid", path);
@@ -415,18 +419,18 @@ static long long check_job_outputs(const char *out, const char *name, size_t i)
 /* ------------------------------------------------------------------ */
 
 #define A_RECORDS 5000
-#define A_CHUNK 500
+#define A_CHUNK   500
 
 /* Runs `parallel --pipe [--keep-order] -N A_CHUNK cairnd --filter` over in
  * into out through /bin/sh -c; returns its exit code. */
 static int run_parallel(const char *cfg, const char *in, const char *out, const char *err,
                         int keep_order)
 {
-    char *cmd = th_xasprintf("exec parallel --will-cite --pipe %s-N %d %s -c %s --filter "
-                          "--plugins %s --threads 1 < %s > %s",
-                          keep_order ? "--keep-order " : "", A_CHUNK, g_cairnd, cfg, g_plugins,
-                          in, out);
-    char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+    char *cmd =
+        th_xasprintf("exec parallel --will-cite --pipe %s-N %d %s -c %s --filter "
+                     "--plugins %s --threads 1 < %s > %s",
+                     keep_order ? "--keep-order " : "", A_CHUNK, g_cairnd, cfg, g_plugins, in, out);
+    char *argv[] = { "/bin/sh", "-c", cmd, NULL };
     int rc;
 
     rc = wait_exit(spawn(argv, NULL, NULL, err), 60, "parallel");
@@ -459,7 +463,8 @@ START_TEST(test_parallel_pipe_matches_single_filter)
     assert_shell_safe(dir);
     assert_shell_safe(g_cairnd);
     assert_shell_safe(g_plugins);
-    th_write_file(cfg, "{\"log_level\":\"warning\"}\n", strlen("{\"log_level\":\"warning\"}\n"), 0644);
+    th_write_file(cfg, "{\"log_level\":\"warning\"}\n", strlen("{\"log_level\":\"warning\"}\n"),
+                  0644);
     data = mixed_records(A_RECORDS, 0x5ca1e0u, &len);
     th_write_file(in, data, len, 0644);
     free(data);
@@ -493,17 +498,14 @@ START_TEST(test_parallel_pipe_matches_single_filter)
      * cairnd whose stdin starts at line 1. */
     for (i = 0; i < n1; i++) {
         json_t *a = without_line(one[i]), *b = without_line(par[i]);
-        ck_assert_int_eq(json_integer_value(json_object_get(one[i], "line")),
-                         (json_int_t)i + 1);
-        ck_assert_msg(json_integer_value(json_object_get(par[i], "line")) ==
-                          (json_int_t)(i % A_CHUNK) + 1,
-                      "parallel line %zu has \"line\" %lld, expected %zu", i + 1,
-                      (long long)json_integer_value(json_object_get(par[i], "line")),
-                      i % A_CHUNK + 1);
+        ck_assert_int_eq(json_integer_value(json_object_get(one[i], "line")), (json_int_t)i + 1);
+        ck_assert_msg(
+            json_integer_value(json_object_get(par[i], "line")) == (json_int_t)(i % A_CHUNK) + 1,
+            "parallel line %zu has \"line\" %lld, expected %zu", i + 1,
+            (long long)json_integer_value(json_object_get(par[i], "line")), i % A_CHUNK + 1);
         if (!json_equal(a, b)) {
             char *sa = dump(a), *sb = dump(b);
-            ck_abort_msg("result %zu differs:\n  one cairnd: %s\n  parallel:   %s", i + 1, sa,
-                         sb);
+            ck_abort_msg("result %zu differs:\n  one cairnd: %s\n  parallel:   %s", i + 1, sa, sb);
         }
         json_decref(a);
         json_decref(b);
@@ -514,9 +516,9 @@ START_TEST(test_parallel_pipe_matches_single_filter)
     for (i = 0; i < n1; i++) {
         const char *id = json_string_value(json_object_get(one[i], "id"));
         if (id == NULL) {
-            ck_assert_str_eq(json_string_value(json_object_get(
-                                 json_object_get(one[i], "error"), "code")),
-                             "bad_json");
+            ck_assert_str_eq(
+                json_string_value(json_object_get(json_object_get(one[i], "error"), "code")),
+                "bad_json");
             bad_json++;
             continue;
         }
@@ -572,7 +574,7 @@ END_TEST
 /* ------------------------------------------------------------------ */
 
 #define B_DAEMONS 3
-#define B_JOBS 300
+#define B_JOBS    300
 
 /* A config file for daemon or task `which`, sharing in and out. */
 static char *spool_config(const char *dir, const char *in, const char *out, const char *metrics,
@@ -580,8 +582,8 @@ static char *spool_config(const char *dir, const char *in, const char *out, cons
 {
     char *path = th_xasprintf("%s/%s.json", dir, metrics);
     char *text = th_xasprintf("{\"input_dir\":\"%s\",\"output_dir\":\"%s\",\"plugin_dir\":\"%s\","
-                           "\"metrics_file\":\"%s\",\"threads\":1,\"log_level\":\"info\"%s}\n",
-                           in, out, g_plugins, metrics, extra);
+                              "\"metrics_file\":\"%s\",\"threads\":1,\"log_level\":\"info\"%s}\n",
+                              in, out, g_plugins, metrics, extra);
 
     th_write_file(path, text, strlen(text), 0644);
     free(text);
@@ -682,8 +684,7 @@ START_TEST(test_three_daemons_share_one_spool)
         pids[i] = check_job_outputs(out, name, i);
         for (k = 0; k < B_DAEMONS; k++)
             times += count_str(log_text[k], needle);
-        ck_assert_msg(times == 1, "%s finished %zu times across the daemons' logs", name,
-                      times);
+        ck_assert_msg(times == 1, "%s finished %zu times across the daemons' logs", name, times);
     }
 
     /* The spool's state: nothing active, every input in done/, nothing
@@ -740,7 +741,7 @@ END_TEST
 /* ------------------------------------------------------------------ */
 
 #define C_TASKS 3
-#define C_JOBS 60
+#define C_JOBS  60
 
 /* Runs C_TASKS `cairnd --once` at the same time, task t over in[t] (all
  * the same directory for a shared spool) into out with t<N>.prom; all must

@@ -25,11 +25,16 @@
 /* Rows up to this length are judged by the exhaustive minimax. */
 #define MINIMAX_MAX_N 12
 
-enum game { SG1 = 0, SG2 = 1, SG3 = 2, N_GAMES = 3 };
+enum game {
+    SG1 = 0,
+    SG2 = 1,
+    SG3 = 2,
+    N_GAMES = 3
+};
 
-static const char *const game_name[N_GAMES] = {"stone-game", "stone-game-ii", "stone-game-iii"};
-static const char *const game_alias[N_GAMES] = {"877", "1140", "1406"};
-static const char *const game_input[N_GAMES] = {"piles", "piles", "stoneValue"};
+static const char *const game_name[N_GAMES] = { "stone-game", "stone-game-ii", "stone-game-iii" };
+static const char *const game_alias[N_GAMES] = { "877", "1140", "1406" };
+static const char *const game_input[N_GAMES] = { "piles", "piles", "stoneValue" };
 
 static struct cairn_registry g_reg;
 static int g_load_rc;
@@ -88,8 +93,7 @@ static const struct cairn_plugin *plugin(enum game g)
     ck_assert_msg(h != NULL && h->desc != NULL,
                   "plugin \"%s\" is not loaded from %s (load returned %d, %zu error(s), "
                   "printed at start-up)",
-                  game_name[g], g_plugin_dir ? g_plugin_dir : "(unset)", g_load_rc,
-                  g_reg.n_errors);
+                  game_name[g], g_plugin_dir ? g_plugin_dir : "(unset)", g_load_rc, g_reg.n_errors);
     return h->desc;
 }
 
@@ -104,15 +108,9 @@ static int64_t ref_value(enum game g, const int64_t *a, size_t n, int64_t m, int
 {
     int64_t v = 0;
     switch (g) {
-    case SG1:
-        v = minimax ? brute_sg1_minimax(a, n) : brute_sg1_dp(a, n);
-        break;
-    case SG2:
-        v = minimax ? brute_sg2_minimax(a, n, m) : brute_sg2_dp(a, n, m);
-        break;
-    default:
-        v = minimax ? brute_sg3_minimax(a, n) : brute_sg3_dp(a, n, NULL);
-        break;
+    case SG1: v = minimax ? brute_sg1_minimax(a, n) : brute_sg1_dp(a, n); break;
+    case SG2: v = minimax ? brute_sg2_minimax(a, n, m) : brute_sg2_dp(a, n, m); break;
+    default: v = minimax ? brute_sg3_minimax(a, n) : brute_sg3_dp(a, n, NULL); break;
     }
     ck_assert_msg(v != INT64_MIN, "reference solver out of memory (n=%zu)", n);
     return v;
@@ -126,15 +124,14 @@ static int64_t ref_game(enum game g, const int64_t *a, size_t n)
 
 /* The row must be one the host would pass for these limits (a test bug or a
  * plugin that declares less than the SPEC promises otherwise). */
-static void assert_in_bounds(const struct cairn_plugin *p, enum cairn_limits lim,
-                             const int64_t *a, size_t n)
+static void assert_in_bounds(const struct cairn_plugin *p, enum cairn_limits lim, const int64_t *a,
+                             size_t n)
 {
     const struct cairn_bounds *b =
         lim == CAIRN_LIMITS_OFFICIAL ? &p->inputs[0].official : &p->inputs[0].extended;
     ck_assert_msg(n >= b->min_len && n <= b->max_len,
                   "%s: length %zu is outside the declared %s bounds %zu..%zu", p->name, n,
-                  lim == CAIRN_LIMITS_OFFICIAL ? "official" : "extended", b->min_len,
-                  b->max_len);
+                  lim == CAIRN_LIMITS_OFFICIAL ? "official" : "extended", b->min_len, b->max_len);
     for (size_t i = 0; i < n; i++)
         ck_assert_msg(a[i] >= b->min_value && a[i] <= b->max_value,
                       "%s: value %" PRId64 " is outside the declared %s bounds", p->name, a[i],
@@ -158,9 +155,10 @@ struct outcome {
 static void run_plugin(const struct cairn_plugin *p, const int64_t *a, size_t n,
                        enum cairn_limits lim, int want_moves, struct outcome *o)
 {
-    struct cairn_array arr = {.v = a, .n = n};
+    struct cairn_array arr = { .v = a, .n = n };
     struct cairn_problem pb = {
-        .inputs = &arr, .n_inputs = 1, .limits = lim, .want_moves = want_moves};
+        .inputs = &arr, .n_inputs = 1, .limits = lim, .want_moves = want_moves
+    };
     char msg[256];
 
     assert_in_bounds(p, lim, a, n);
@@ -192,8 +190,8 @@ static void run_plugin(const struct cairn_plugin *p, const int64_t *a, size_t n,
     msg[0] = '\0';
     int rc = p->solve(&pb, &o->res, scratch, msg, sizeof msg);
     free(scratch);
-    ck_assert_msg(rc == CAIRN_OK, "%s: solve() failed on %s: rc %d: %s", p->name, row_str(a, n),
-                  rc, msg);
+    ck_assert_msg(rc == CAIRN_OK, "%s: solve() failed on %s: rc %d: %s", p->name, row_str(a, n), rc,
+                  msg);
     if (want_moves) {
         ck_assert_msg(o->res.n_moves <= cap, "%s: n_moves %zu > moves_cap %zu", p->name,
                       o->res.n_moves, cap);
@@ -229,8 +227,9 @@ static void assert_answer_consistent(enum game g, const struct cairn_result *r, 
                       r->answer, r->alice);
         break;
     default: {
-        int64_t w = margin > 0 ? CAIRN_WINNER_ALICE
-                               : margin < 0 ? CAIRN_WINNER_BOB : CAIRN_WINNER_TIE;
+        int64_t w = margin > 0   ? CAIRN_WINNER_ALICE
+                    : margin < 0 ? CAIRN_WINNER_BOB
+                                 : CAIRN_WINNER_TIE;
         ck_assert_msg(r->answer == w,
                       "stone-game-iii %s: answer %" PRId64 " but margin %" PRId64
                       " (0 Alice, 1 Bob, 2 Tie)",
@@ -248,7 +247,7 @@ static void replay_moves(enum game g, const struct outcome *o, const int64_t *a,
 {
     const int32_t *mv = o->moves;
     size_t k = o->res.n_moves;
-    int64_t took[2] = {0, 0};
+    int64_t took[2] = { 0, 0 };
     int minimax = n <= MINIMAX_MAX_N;
     int64_t *sg3_dp = NULL;
 
@@ -292,8 +291,7 @@ static void replay_moves(enum game g, const struct outcome *o, const int64_t *a,
             int64_t take = brute_sum(a + i, (size_t)x);
             if (check_optimal) {
                 int64_t here = ref_value(SG2, a + i, n - i, m, minimax);
-                int64_t rest =
-                    ref_value(SG2, a + i + x, n - i - (size_t)x, max64(m, x), minimax);
+                int64_t rest = ref_value(SG2, a + i + x, n - i - (size_t)x, max64(m, x), minimax);
                 ck_assert_msg(take - rest == here,
                               "stone-game-ii %s: move %zu (X=%" PRId64 ", M=%" PRId64
                               ", at %zu) is worth %" PRId64 ", best is %" PRId64,
@@ -303,8 +301,8 @@ static void replay_moves(enum game g, const struct outcome *o, const int64_t *a,
             i += (size_t)x;
             m = max64(m, x);
         }
-        ck_assert_msg(i == n, "stone-game-ii %s: the moves take %zu of %zu piles", row_str(a, n),
-                      i, n);
+        ck_assert_msg(i == n, "stone-game-ii %s: the moves take %zu of %zu piles", row_str(a, n), i,
+                      n);
     } else {
         size_t i = 0;
         for (size_t t = 0; t < k; t++) {
@@ -323,15 +321,15 @@ static void replay_moves(enum game g, const struct outcome *o, const int64_t *a,
                     rest = ref_value(SG3, a + i + x, n - i - (size_t)x, 1, minimax);
                 }
                 ck_assert_msg(take - rest == here,
-                              "stone-game-iii %s: move %zu (take %" PRId64 " at %zu) is worth %" PRId64
-                              ", best is %" PRId64,
+                              "stone-game-iii %s: move %zu (take %" PRId64
+                              " at %zu) is worth %" PRId64 ", best is %" PRId64,
                               row_str(a, n), t, x, i, take - rest, here);
             }
             took[t % 2] += take;
             i += (size_t)x;
         }
-        ck_assert_msg(i == n, "stone-game-iii %s: the moves take %zu of %zu stones",
-                      row_str(a, n), i, n);
+        ck_assert_msg(i == n, "stone-game-iii %s: the moves take %zu of %zu stones", row_str(a, n),
+                      i, n);
     }
     free(sg3_dp);
     ck_assert_msg(took[0] == o->res.alice && took[1] == o->res.bob,
@@ -351,18 +349,18 @@ static void verify_with(const struct cairn_plugin *p, enum game g, const int64_t
     run_plugin(p, a, n, lim, want_moves, &o);
     assert_answer_consistent(g, &o.res, a, n);
     ck_assert_msg(o.res.alice == (sum + d_ref) / 2 && o.res.bob == (sum - d_ref) / 2,
-                  "%s %s (%s): plugin alice %" PRId64 " bob %" PRId64
-                  ", reference alice %" PRId64 " bob %" PRId64,
+                  "%s %s (%s): plugin alice %" PRId64 " bob %" PRId64 ", reference alice %" PRId64
+                  " bob %" PRId64,
                   game_name[g], row_str(a, n),
-                  lim == CAIRN_LIMITS_OFFICIAL ? "official" : "extended", o.res.alice,
-                  o.res.bob, (sum + d_ref) / 2, (sum - d_ref) / 2);
+                  lim == CAIRN_LIMITS_OFFICIAL ? "official" : "extended", o.res.alice, o.res.bob,
+                  (sum + d_ref) / 2, (sum - d_ref) / 2);
     if (want_moves)
         replay_moves(g, &o, a, n, check_optimal);
     free(o.moves);
 }
 
-static void verify(enum game g, const int64_t *a, size_t n, enum cairn_limits lim,
-                   int64_t d_ref, int want_moves)
+static void verify(enum game g, const int64_t *a, size_t n, enum cairn_limits lim, int64_t d_ref,
+                   int want_moves)
 {
     verify_with(plugin(g), g, a, n, lim, d_ref, want_moves, want_moves);
 }
@@ -393,24 +391,12 @@ static void gen_extended(int64_t *a, size_t n)
     int64_t c = rng_range(-5, 5);
     for (size_t i = 0; i < n; i++) {
         switch (style) {
-        case 0:
-            a[i] = rng_range(-3, 3);
-            break;
-        case 1:
-            a[i] = rng_range(0, 1);
-            break;
-        case 2:
-            a[i] = rng_range(-1000, 1000);
-            break;
-        case 3:
-            a[i] = rng_range(-1000000000, 1000000000);
-            break;
-        case 4:
-            a[i] = c;
-            break;
-        default:
-            a[i] = rng_range(-10, 2);
-            break;
+        case 0: a[i] = rng_range(-3, 3); break;
+        case 1: a[i] = rng_range(0, 1); break;
+        case 2: a[i] = rng_range(-1000, 1000); break;
+        case 3: a[i] = rng_range(-1000000000, 1000000000); break;
+        case 4: a[i] = c; break;
+        default: a[i] = rng_range(-10, 2); break;
         }
     }
 }
@@ -423,16 +409,15 @@ START_TEST(test_plugins_load_by_name_and_alias)
 {
     ck_assert_msg(g_plugin_dir != NULL, "CAIRN_TEST_PLUGIN_DIR is not set");
     ck_assert_msg(g_load_rc == 0 && g_reg.n_errors == 0,
-                  "cairn_registry_load(%s) returned %d with %zu error(s), first: %s",
-                  g_plugin_dir, g_load_rc, g_reg.n_errors,
-                  g_reg.n_errors ? g_reg.errors[0] : "(none)");
+                  "cairn_registry_load(%s) returned %d with %zu error(s), first: %s", g_plugin_dir,
+                  g_load_rc, g_reg.n_errors, g_reg.n_errors ? g_reg.errors[0] : "(none)");
     for (int g = 0; g < N_GAMES; g++) {
         const struct cairn_plugin_handle *by_name = cairn_registry_find(&g_reg, game_name[g]);
         const struct cairn_plugin_handle *by_alias = cairn_registry_find(&g_reg, game_alias[g]);
         ck_assert_msg(by_name != NULL, "no plugin named %s", game_name[g]);
         ck_assert_msg(by_alias != NULL, "no plugin with alias %s", game_alias[g]);
-        ck_assert_msg(by_name == by_alias, "alias %s finds another plugin than %s",
-                      game_alias[g], game_name[g]);
+        ck_assert_msg(by_name == by_alias, "alias %s finds another plugin than %s", game_alias[g],
+                      game_name[g]);
         ck_assert_str_eq(by_name->desc->name, game_name[g]);
         ck_assert_ptr_nonnull(by_name->path);
     }
@@ -445,14 +430,14 @@ END_TEST
 START_TEST(test_descriptors_declare_the_spec)
 {
     static const struct cairn_bounds official[N_GAMES] = {
-        {2, 500, 1, 500},
-        {1, 100, 1, 10000},
-        {1, 50000, -1000, 1000},
+        { 2, 500, 1, 500 },
+        { 1, 100, 1, 10000 },
+        { 1, 50000, -1000, 1000 },
     };
-    static const enum cairn_answer_kind answer[N_GAMES] = {
-        CAIRN_ANSWER_BOOL, CAIRN_ANSWER_INT, CAIRN_ANSWER_WINNER};
-    static const enum cairn_moves_kind moves[N_GAMES] = {
-        CAIRN_MOVES_SIDE, CAIRN_MOVES_COUNT, CAIRN_MOVES_COUNT};
+    static const enum cairn_answer_kind answer[N_GAMES] = { CAIRN_ANSWER_BOOL, CAIRN_ANSWER_INT,
+                                                            CAIRN_ANSWER_WINNER };
+    static const enum cairn_moves_kind moves[N_GAMES] = { CAIRN_MOVES_SIDE, CAIRN_MOVES_COUNT,
+                                                          CAIRN_MOVES_COUNT };
 
     for (int g = 0; g < N_GAMES; g++) {
         const struct cairn_plugin *p = plugin((enum game)g);
@@ -476,12 +461,11 @@ START_TEST(test_descriptors_declare_the_spec)
 
         const struct cairn_bounds *o = &p->inputs[0].official;
         const struct cairn_bounds *e = &p->inputs[0].extended;
-        ck_assert_msg(o->min_len == official[g].min_len && o->max_len == official[g].max_len &&
-                          o->min_value == official[g].min_value &&
-                          o->max_value == official[g].max_value,
-                      "%s: official bounds len %zu..%zu values %" PRId64 "..%" PRId64
-                      " differ from the SPEC",
-                      p->name, o->min_len, o->max_len, o->min_value, o->max_value);
+        ck_assert_msg(
+            o->min_len == official[g].min_len && o->max_len == official[g].max_len &&
+                o->min_value == official[g].min_value && o->max_value == official[g].max_value,
+            "%s: official bounds len %zu..%zu values %" PRId64 "..%" PRId64 " differ from the SPEC",
+            p->name, o->min_len, o->max_len, o->min_value, o->max_value);
         /* Extended: any length >= 1, negatives allowed, at least official. */
         ck_assert_uint_eq(e->min_len, 1);
         ck_assert_uint_ge(e->max_len, o->max_len);
@@ -505,8 +489,8 @@ struct example {
 static void run_examples(enum game g, const struct example *ex, size_t n_ex)
 {
     /* Through the name and through the alias: the same descriptor. */
-    const struct cairn_plugin_handle *h[2] = {cairn_registry_find(&g_reg, game_name[g]),
-                                              cairn_registry_find(&g_reg, game_alias[g])};
+    const struct cairn_plugin_handle *h[2] = { cairn_registry_find(&g_reg, game_name[g]),
+                                               cairn_registry_find(&g_reg, game_alias[g]) };
     for (int k = 0; k < 2; k++) {
         ck_assert_msg(h[k] != NULL, "plugin %s not found", k ? game_alias[g] : game_name[g]);
         for (size_t e = 0; e < n_ex; e++) {
@@ -523,8 +507,8 @@ static void run_examples(enum game g, const struct example *ex, size_t n_ex)
                                   o.res.bob == ex[e].bob,
                               "%s %s: got answer %" PRId64 " alice %" PRId64 " bob %" PRId64
                               ", expected %" PRId64 " / %" PRId64 " / %" PRId64,
-                              game_name[g], row_str(a, n), o.res.answer, o.res.alice,
-                              o.res.bob, ex[e].answer, ex[e].alice, ex[e].bob);
+                              game_name[g], row_str(a, n), o.res.answer, o.res.alice, o.res.bob,
+                              ex[e].answer, ex[e].alice, ex[e].bob);
                 assert_answer_consistent(g, &o.res, a, n);
                 if (want)
                     replay_moves(g, &o, a, n, 1);
@@ -538,8 +522,8 @@ START_TEST(test_examples_stone_game)
 {
     /* [5,3,4,5]: D = 1 (9 vs 8); [3,7,2,3]: D = 5 (10 vs 5). */
     static const struct example ex[] = {
-        {{5, 3, 4, 5}, 4, 1, 9, 8},
-        {{3, 7, 2, 3}, 4, 1, 10, 5},
+        { { 5, 3, 4, 5 }, 4, 1, 9, 8 },
+        { { 3, 7, 2, 3 }, 4, 1, 10, 5 },
     };
     run_examples(SG1, ex, sizeof ex / sizeof ex[0]);
 }
@@ -548,10 +532,10 @@ END_TEST
 START_TEST(test_examples_stone_game_ii)
 {
     static const struct example ex[] = {
-        {{2, 7, 9, 4, 4}, 5, 10, 10, 16},
-        {{1, 2, 3, 4, 5, 100}, 6, 104, 104, 11},
+        { { 2, 7, 9, 4, 4 }, 5, 10, 10, 16 },
+        { { 1, 2, 3, 4, 5, 100 }, 6, 104, 104, 11 },
         /* 8, not 9: Alice 1, Bob 2, Alice 3+4, Bob 5. */
-        {{1, 2, 3, 4, 5}, 5, 8, 8, 7},
+        { { 1, 2, 3, 4, 5 }, 5, 8, 8, 7 },
     };
     run_examples(SG2, ex, sizeof ex / sizeof ex[0]);
 }
@@ -560,9 +544,9 @@ END_TEST
 START_TEST(test_examples_stone_game_iii)
 {
     static const struct example ex[] = {
-        {{1, 2, 3, 7}, 4, CAIRN_WINNER_BOB, 6, 7},
-        {{1, 2, 3, -9}, 4, CAIRN_WINNER_ALICE, 6, -9},
-        {{1, 2, 3, 6}, 4, CAIRN_WINNER_TIE, 6, 6},
+        { { 1, 2, 3, 7 }, 4, CAIRN_WINNER_BOB, 6, 7 },
+        { { 1, 2, 3, -9 }, 4, CAIRN_WINNER_ALICE, 6, -9 },
+        { { 1, 2, 3, 6 }, 4, CAIRN_WINNER_TIE, 6, 6 },
     };
     run_examples(SG3, ex, sizeof ex / sizeof ex[0]);
 }
@@ -578,27 +562,27 @@ START_TEST(test_targeted_rows)
         int64_t alice, bob;
     } rows[] = {
         /* stone-game ties in extended mode: answer false, not true. */
-        {SG1, {2, 2}, 2, 2, 2},
-        {SG1, {1, 2, 2, 1}, 4, 3, 3},
+        { SG1, { 2, 2 }, 2, 2, 2 },
+        { SG1, { 1, 2, 2, 1 }, 4, 3, 3 },
         /* odd length: Alice gets the extra pile */
-        {SG1, {1, 5, 1}, 3, 2, 5},
-        {SG1, {-1, -2, -3}, 3, -4, -2},
+        { SG1, { 1, 5, 1 }, 3, 2, 5 },
+        { SG1, { -1, -2, -3 }, 3, -4, -2 },
         /* stone-game-ii with negatives: taking everything (allowed, 2M=2)
          * gives -2; taking 3 and leaving Bob the -5 gives 3. */
-        {SG2, {3, -5}, 2, 3, -5},
+        { SG2, { 3, -5 }, 2, 3, -5 },
         /* forced to take at least one pile */
-        {SG2, {-4, -1}, 2, -4, -1},
+        { SG2, { -4, -1 }, 2, -4, -1 },
         /* Alice 1, Bob 1, Alice 1, Bob 1+1 (taking one would leave Alice
          * [1,100] with M = 1), Alice 100 */
-        {SG2, {1, 1, 1, 1, 1, 100}, 6, 102, 3},
+        { SG2, { 1, 1, 1, 1, 1, 100 }, 6, 102, 3 },
         /* stone-game-iii: a tie with negatives (Alice -1-2, Bob -3) */
-        {SG3, {-1, -2, -3}, 3, -3, -3},
-        {SG3, {-5}, 1, -5, 0},
-        {SG3, {0, 0, 0, 0}, 4, 0, 0},
+        { SG3, { -1, -2, -3 }, 3, -3, -3 },
+        { SG3, { -5 }, 1, -5, 0 },
+        { SG3, { 0, 0, 0, 0 }, 4, 0, 0 },
         /* take 3, not everything a greedy 1-at-a-time would */
-        {SG3, {1, 1, 1, 1}, 4, 3, 1},
+        { SG3, { 1, 1, 1, 1 }, 4, 3, 1 },
         /* Alice 5, then Bob's best is to swallow -7+2+3 */
-        {SG3, {5, -7, 2, 3}, 4, 5, -2},
+        { SG3, { 5, -7, 2, 3 }, 4, 5, -2 },
     };
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         int64_t d = rows[r].alice - rows[r].bob;
@@ -692,7 +676,7 @@ END_TEST
 START_TEST(test_random_small_stone_game_iii)
 {
     int64_t a[MINIMAX_MAX_N + 2];
-    size_t outcome[3] = {0, 0, 0};
+    size_t outcome[3] = { 0, 0, 0 };
     rng_seed(0x1406);
     for (int it = 0; it < RANDOM_SMALL_ITERS; it++) {
         size_t n = (size_t)rng_range(1, MINIMAX_MAX_N + 2);
@@ -799,8 +783,8 @@ END_TEST
 static int call_check(const struct cairn_plugin *p, const int64_t *a, size_t n,
                       enum cairn_limits lim, char *msg, size_t msg_len)
 {
-    struct cairn_array arr = {.v = a, .n = n};
-    struct cairn_problem pb = {.inputs = &arr, .n_inputs = 1, .limits = lim, .want_moves = 0};
+    struct cairn_array arr = { .v = a, .n = n };
+    struct cairn_problem pb = { .inputs = &arr, .n_inputs = 1, .limits = lim, .want_moves = 0 };
     if (p->check == NULL)
         return CAIRN_OK;
     return p->check(&pb, msg, msg_len);
@@ -810,14 +794,14 @@ START_TEST(test_check_official_rules)
 {
     const struct cairn_plugin *p = plugin(SG1);
     ck_assert_msg(p->check != NULL, "stone-game needs check() for even length and odd sum");
-    static const int64_t odd_len[] = {5, 3, 5};     /* odd length, odd sum 13 */
-    static const int64_t even_sum[] = {5, 3, 4, 6}; /* even length, even sum 18 */
-    static const int64_t both[] = {1, 2, 3};        /* odd length, even sum */
-    static const int64_t good[] = {5, 3, 4, 5};
+    static const int64_t odd_len[] = { 5, 3, 5 };     /* odd length, odd sum 13 */
+    static const int64_t even_sum[] = { 5, 3, 4, 6 }; /* even length, even sum 18 */
+    static const int64_t both[] = { 1, 2, 3 };        /* odd length, even sum */
+    static const int64_t good[] = { 5, 3, 4, 5 };
     const struct {
         const int64_t *v;
         size_t n;
-    } bad[] = {{odd_len, 3}, {even_sum, 4}, {both, 3}};
+    } bad[] = { { odd_len, 3 }, { even_sum, 4 }, { both, 3 } };
     char msg[256];
 
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
@@ -855,17 +839,17 @@ START_TEST(test_check_accepts_valid_rows)
 {
     /* The other games have no cross-field rules: any row inside the
      * declared bounds passes check() in both modes (when they have one). */
-    static const int64_t sg2_rows[][3] = {{1, 1, 1}, {10000, 2, 7}};
-    static const int64_t sg3_rows[][3] = {{-1000, 0, 1000}, {0, 0, 0}};
+    static const int64_t sg2_rows[][3] = { { 1, 1, 1 }, { 10000, 2, 7 } };
+    static const int64_t sg3_rows[][3] = { { -1000, 0, 1000 }, { 0, 0, 0 } };
     char msg[256];
     for (int lim = 0; lim <= 1; lim++) {
         for (size_t r = 0; r < 2; r++) {
-            ck_assert_int_eq(call_check(plugin(SG2), sg2_rows[r], 3, (enum cairn_limits)lim,
-                                        msg, sizeof msg),
-                             CAIRN_OK);
-            ck_assert_int_eq(call_check(plugin(SG3), sg3_rows[r], 3, (enum cairn_limits)lim,
-                                        msg, sizeof msg),
-                             CAIRN_OK);
+            ck_assert_int_eq(
+                call_check(plugin(SG2), sg2_rows[r], 3, (enum cairn_limits)lim, msg, sizeof msg),
+                CAIRN_OK);
+            ck_assert_int_eq(
+                call_check(plugin(SG3), sg3_rows[r], 3, (enum cairn_limits)lim, msg, sizeof msg),
+                CAIRN_OK);
         }
     }
 }
@@ -877,11 +861,11 @@ END_TEST
 
 START_TEST(test_single_pile_every_game)
 {
-    static const int64_t values[] = {-7, -1, 0, 1, 7, 1000000};
+    static const int64_t values[] = { -7, -1, 0, 1, 7, 1000000 };
     for (int g = 0; g < N_GAMES; g++)
         for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
             /* Alice must take the one pile, whatever its sign. */
-            int64_t a[1] = {values[i]};
+            int64_t a[1] = { values[i] };
             ck_assert_int_eq(ref_value((enum game)g, a, 1, 1, 1), values[i]);
             verify((enum game)g, a, 1, CAIRN_LIMITS_EXTENDED, values[i], 0);
             verify((enum game)g, a, 1, CAIRN_LIMITS_EXTENDED, values[i], 1);

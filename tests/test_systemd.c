@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #ifndef PR_SET_MDWE
-#define PR_SET_MDWE 65
+#define PR_SET_MDWE              65
 #define PR_MDWE_REFUSE_EXEC_GAIN 1
 #endif
 
@@ -91,8 +91,8 @@ START_TEST(unit_verifies)
     local_unit(unit, sizeof(unit));
     /* --man=no: the man page is checked by its own test, not installed here. */
     snprintf(cmd, sizeof(cmd), "systemd-analyze verify --man=no '%s' 2>&1", unit);
-    ck_assert_msg(run(cmd, out, sizeof(out)) == 0 && out[0] == '\0',
-                  "systemd-analyze verify: %s", out);
+    ck_assert_msg(run(cmd, out, sizeof(out)) == 0 && out[0] == '\0', "systemd-analyze verify: %s",
+                  out);
     remove_tmpdir();
 }
 END_TEST
@@ -107,8 +107,7 @@ START_TEST(unit_is_hardened)
         return;
     make_tmpdir();
     local_unit(unit, sizeof(unit));
-    snprintf(cmd, sizeof(cmd), "systemd-analyze security --offline=yes --no-pager '%s' 2>&1",
-             unit);
+    snprintf(cmd, sizeof(cmd), "systemd-analyze security --offline=yes --no-pager '%s' 2>&1", unit);
     run(cmd, out, sizeof(out));
     p = strstr(out, "Overall exposure level for cairn.service: ");
     ck_assert_msg(p != NULL, "no exposure level in: %s", out);
@@ -133,9 +132,9 @@ START_TEST(plugins_load_without_write_execute_check)
     fputs("{}", f);
     fclose(f);
     /* This program re-executes itself to set MDWE, then runs cairnd. */
-    snprintf(cmd, sizeof(cmd),
-             "%s --mdwe-exec %s --check -c %s --plugins %s 2>&1", env_or_die("CAIRN_TEST_SELF"),
-             env_or_die("CAIRN_TEST_CAIRND"), conf, env_or_die("CAIRN_TEST_PLUGIN_DIR"));
+    snprintf(cmd, sizeof(cmd), "%s --mdwe-exec %s --check -c %s --plugins %s 2>&1",
+             env_or_die("CAIRN_TEST_SELF"), env_or_die("CAIRN_TEST_CAIRND"), conf,
+             env_or_die("CAIRN_TEST_PLUGIN_DIR"));
     rc = run(cmd, out, sizeof(out));
     if (rc == 77) {
         remove_tmpdir();
@@ -151,8 +150,8 @@ END_TEST
 
 static int bind_notify_socket(char *path, size_t cap)
 {
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    struct timeval tv = {.tv_sec = 10};
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    struct timeval tv = { .tv_sec = 10 };
     int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
 
     ck_assert_int_ge(fd, 0);
@@ -197,8 +196,8 @@ static pid_t start_daemon(const char *sock, const char *watchdog_usec)
         setenv("NOTIFY_SOCKET", sock, 1);
         if (watchdog_usec != NULL)
             setenv("WATCHDOG_USEC", watchdog_usec, 1);
-        execl(env_or_die("CAIRN_TEST_CAIRND"), "cairnd", "-c", conf, "--input", in, "--output",
-              out, "--plugins", env_or_die("CAIRN_TEST_PLUGIN_DIR"), (char *)NULL);
+        execl(env_or_die("CAIRN_TEST_CAIRND"), "cairnd", "-c", conf, "--input", in, "--output", out,
+              "--plugins", env_or_die("CAIRN_TEST_PLUGIN_DIR"), (char *)NULL);
         _exit(127);
     }
     return pid;
@@ -224,8 +223,7 @@ START_TEST(notify_lifecycle)
 
     kill(pid, SIGHUP);
     m = expect(fd, "RELOADING=1");
-    ck_assert_msg(strstr(m, "MONOTONIC_USEC=") != NULL, "RELOADING without MONOTONIC_USEC: %s",
-                  m);
+    ck_assert_msg(strstr(m, "MONOTONIC_USEC=") != NULL, "RELOADING without MONOTONIC_USEC: %s", m);
     expect(fd, "READY=1");
 
     kill(pid, SIGTERM);
@@ -242,7 +240,7 @@ START_TEST(no_watchdog_without_watchdog_usec)
     char sock[300], buf[512];
     pid_t pid;
     int fd, st;
-    struct timeval tv = {.tv_usec = 600000};
+    struct timeval tv = { .tv_usec = 600000 };
 
     make_tmpdir();
     fd = bind_notify_socket(sock, sizeof(sock));
@@ -285,12 +283,12 @@ static void run_once_with_log(const char *log, int journal, char *text, size_t c
     close(fd);
     snprintf(cmd, sizeof(cmd), "echo '{\"min_age_ms\":0}' > %s/c.json", tmpdir);
     ck_assert_int_eq(system(cmd), 0);
-    snprintf(cmd, sizeof(cmd),
-             "%s%llu:%llu %s --once -c %s/c.json --input %s --output %s --plugins %s 2>>%s",
-             journal ? "JOURNAL_STREAM=" : "env -u JOURNAL_STREAM X=",
-             (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-             env_or_die("CAIRN_TEST_CAIRND"), tmpdir, in, out,
-             env_or_die("CAIRN_TEST_PLUGIN_DIR"), log);
+    snprintf(
+        cmd, sizeof(cmd),
+        "%s%llu:%llu %s --once -c %s/c.json --input %s --output %s --plugins %s 2>>%s",
+        journal ? "JOURNAL_STREAM=" : "env -u JOURNAL_STREAM X=", (unsigned long long)st.st_dev,
+        (unsigned long long)st.st_ino, env_or_die("CAIRN_TEST_CAIRND"), tmpdir, in, out,
+        env_or_die("CAIRN_TEST_PLUGIN_DIR"), log);
     ck_assert_int_eq(WEXITSTATUS(system(cmd)), 1); /* the bad job failed */
     f = fopen(log, "r");
     ck_assert_ptr_nonnull(f);

@@ -16,17 +16,17 @@ _Static_assert(CAIRN_PLUGIN_ABI_MAJOR == 1 && CAIRN_PLUGIN_ABI_MINOR == 1,
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void);
 
-static const char *const cd_aliases[] = {"bachet", NULL};
+static const char *const cd_aliases[] = { "bachet", NULL };
 
 static const struct cairn_input_decl cd_inputs[] = {
-    {.name = "n",
-     .kind = CAIRN_INPUT_INT,
-     .official = {.min_value = 1, .max_value = 1000},
-     .extended = {.min_value = 1, .max_value = 1000000}},
-    {.name = "k",
-     .kind = CAIRN_INPUT_INT,
-     .official = {.min_value = 1, .max_value = 100},
-     .extended = {.min_value = 1, .max_value = 1000000}},
+    { .name = "n",
+      .kind = CAIRN_INPUT_INT,
+      .official = { .min_value = 1, .max_value = 1000 },
+      .extended = { .min_value = 1, .max_value = 1000000 } },
+    { .name = "k",
+      .kind = CAIRN_INPUT_INT,
+      .official = { .min_value = 1, .max_value = 100 },
+      .extended = { .min_value = 1, .max_value = 1000000 } },
 };
 
 static size_t cd_scratch_bytes(const struct cairn_problem *p)

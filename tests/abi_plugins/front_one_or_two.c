@@ -23,15 +23,17 @@ _Static_assert(CAIRN_PLUGIN_ABI_MAJOR == 1 && CAIRN_PLUGIN_ABI_MINOR == 0,
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void);
 
-static const char *const fot_aliases[] = {"take12", NULL};
+static const char *const fot_aliases[] = { "take12", NULL };
 
 static const struct cairn_input_decl fot_inputs[] = {
-    {.name = "stones",
-     .kind = CAIRN_INPUT_INT_ARRAY,
-     .official = {.min_len = 1, .max_len = 1000, .min_value = -1000, .max_value = 1000},
-     /* |sum| <= 10^6 * 10^9: far inside int64. */
-     .extended = {.min_len = 1, .max_len = 1000000, .min_value = -1000000000,
-                  .max_value = 1000000000}},
+    { .name = "stones",
+      .kind = CAIRN_INPUT_INT_ARRAY,
+      .official = { .min_len = 1, .max_len = 1000, .min_value = -1000, .max_value = 1000 },
+      /* |sum| <= 10^6 * 10^9: far inside int64. */
+      .extended = { .min_len = 1,
+                    .max_len = 1000000,
+                    .min_value = -1000000000,
+                    .max_value = 1000000000 } },
 };
 
 static size_t fot_scratch_bytes(const struct cairn_problem *p)

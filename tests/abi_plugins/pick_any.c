@@ -23,17 +23,17 @@ CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void);
 
 #define PA_MAX_VALUE 100 /* so a + b fits a counting sort of 2 * 100 + 1 buckets */
 
-static const char *const pa_aliases[] = {"pick-any-stone", NULL};
+static const char *const pa_aliases[] = { "pick-any-stone", NULL };
 
 static const struct cairn_input_decl pa_inputs[] = {
-    {.name = "aliceValues",
-     .kind = CAIRN_INPUT_INT_ARRAY,
-     .official = {.min_len = 1, .max_len = 1000, .min_value = 1, .max_value = PA_MAX_VALUE},
-     .extended = {.min_len = 1, .max_len = 1000000, .min_value = 1, .max_value = PA_MAX_VALUE}},
-    {.name = "bobValues",
-     .kind = CAIRN_INPUT_INT_ARRAY,
-     .official = {.min_len = 1, .max_len = 1000, .min_value = 1, .max_value = PA_MAX_VALUE},
-     .extended = {.min_len = 1, .max_len = 1000000, .min_value = 1, .max_value = PA_MAX_VALUE}},
+    { .name = "aliceValues",
+      .kind = CAIRN_INPUT_INT_ARRAY,
+      .official = { .min_len = 1, .max_len = 1000, .min_value = 1, .max_value = PA_MAX_VALUE },
+      .extended = { .min_len = 1, .max_len = 1000000, .min_value = 1, .max_value = PA_MAX_VALUE } },
+    { .name = "bobValues",
+      .kind = CAIRN_INPUT_INT_ARRAY,
+      .official = { .min_len = 1, .max_len = 1000, .min_value = 1, .max_value = PA_MAX_VALUE },
+      .extended = { .min_len = 1, .max_len = 1000000, .min_value = 1, .max_value = PA_MAX_VALUE } },
 };
 
 /* order[n] (uint32) then the 2 * PA_MAX_VALUE + 2 bucket starts (size_t). */

@@ -16,13 +16,13 @@
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void);
 
-static const char *const sk_aliases[] = {"cut-and-keep", NULL};
+static const char *const sk_aliases[] = { "cut-and-keep", NULL };
 
 static const struct cairn_input_decl sk_inputs[] = {
-    {.name = "row",
-     .kind = CAIRN_INPUT_INT_ARRAY,
-     .official = {.min_len = 1, .max_len = 50, .min_value = 1, .max_value = 100},
-     .extended = {.min_len = 1, .max_len = 200, .min_value = 1, .max_value = 1000000}},
+    { .name = "row",
+      .kind = CAIRN_INPUT_INT_ARRAY,
+      .official = { .min_len = 1, .max_len = 50, .min_value = 1, .max_value = 100 },
+      .extended = { .min_len = 1, .max_len = 200, .min_value = 1, .max_value = 1000000 } },
 };
 
 /* prefix[n + 1], then dp[(n + 1) * (n + 1)]: dp[i * (n + 1) + j] is Alice's
@@ -39,8 +39,8 @@ static size_t sk_max_moves(const struct cairn_problem *p)
 }
 
 /* The best of cutting [i, j) before k, and which part is kept then. */
-static int64_t sk_cut(const int64_t *pre, const int64_t *dp, size_t w, size_t i, size_t k,
-                      size_t j, int *keep_right)
+static int64_t sk_cut(const int64_t *pre, const int64_t *dp, size_t w, size_t i, size_t k, size_t j,
+                      int *keep_right)
 {
     int64_t left = pre[k] - pre[i], right = pre[j] - pre[k];
     int64_t keep_l = left + dp[i * w + k], keep_r = right + dp[k * w + j];

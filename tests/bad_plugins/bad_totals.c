@@ -4,7 +4,7 @@
  * the field.  (Every other 1.1 field rule is tested on in-memory
  * descriptors; this one goes through dlopen and cairnd --check.)
  */
-#define FIXTURE_NAME "bad-totals"
+#define FIXTURE_NAME    "bad-totals"
 #define FIXTURE_ALIASES "bad-totals-alias", NULL
-#define FIXTURE_TOTALS (CAIRN_TOTALS_ALL | (1u << 3))
+#define FIXTURE_TOTALS  (CAIRN_TOTALS_ALL | (1u << 3))
 #include "fixture.h"

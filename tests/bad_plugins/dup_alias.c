@@ -3,6 +3,6 @@
  * contains "877", the alias stone-game already holds.  The loader must
  * refuse whichever comes second, naming both files.
  */
-#define FIXTURE_NAME "dup-alias"
+#define FIXTURE_NAME    "dup-alias"
 #define FIXTURE_ALIASES "dup-alias-1", "877", NULL
 #include "fixture.h"

@@ -39,13 +39,13 @@
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *FIXTURE_ENTRY(void);
 
-static const char *const fixture_aliases[] = {FIXTURE_ALIASES};
+static const char *const fixture_aliases[] = { FIXTURE_ALIASES };
 
 static const struct cairn_input_decl fixture_inputs[] = {
-    {.name = "values",
-     .kind = CAIRN_INPUT_INT_ARRAY,
-     .official = {.min_len = 1, .max_len = 100, .min_value = -1000, .max_value = 1000},
-     .extended = {.min_len = 1, .max_len = 1000, .min_value = -1000000, .max_value = 1000000}},
+    { .name = "values",
+      .kind = CAIRN_INPUT_INT_ARRAY,
+      .official = { .min_len = 1, .max_len = 100, .min_value = -1000, .max_value = 1000 },
+      .extended = { .min_len = 1, .max_len = 1000, .min_value = -1000000, .max_value = 1000000 } },
 };
 
 static size_t fixture_zero(const struct cairn_problem *problem)

@@ -8,8 +8,8 @@
 
 extern int64_t cairn_test_symbol_that_exists_nowhere(int64_t x);
 
-static int us_solve(const struct cairn_problem *problem, struct cairn_result *result,
-                    void *scratch, char *msg, size_t msg_len)
+static int us_solve(const struct cairn_problem *problem, struct cairn_result *result, void *scratch,
+                    char *msg, size_t msg_len)
 {
     (void)scratch;
     (void)msg;
@@ -18,7 +18,7 @@ static int us_solve(const struct cairn_problem *problem, struct cairn_result *re
     return CAIRN_OK;
 }
 
-#define FIXTURE_NAME "undefined-symbol"
+#define FIXTURE_NAME    "undefined-symbol"
 #define FIXTURE_ALIASES "undefined-symbol-alias", NULL
-#define FIXTURE_SOLVE us_solve
+#define FIXTURE_SOLVE   us_solve
 #include "fixture.h"

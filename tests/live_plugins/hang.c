@@ -30,8 +30,8 @@ static int hang_solve(const struct cairn_problem *problem, struct cairn_result *
     return CAIRN_OK;
 }
 
-#define FIXTURE_NAME "hang"
+#define FIXTURE_NAME    "hang"
 #define FIXTURE_ALIASES "7002", NULL
 #define FIXTURE_VERSION "1.0"
-#define FIXTURE_SOLVE hang_solve
+#define FIXTURE_SOLVE   hang_solve
 #include "fixture.h"

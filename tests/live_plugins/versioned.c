@@ -13,7 +13,7 @@
 #error "build with -DVERSION_NUM=1 or 2"
 #endif
 #define STR_(x) #x
-#define STR(x) STR_(x)
+#define STR(x)  STR_(x)
 
 static int versioned_solve(const struct cairn_problem *problem, struct cairn_result *result,
                            void *scratch, char *msg, size_t msg_len)
@@ -31,8 +31,8 @@ static int versioned_solve(const struct cairn_problem *problem, struct cairn_res
     return CAIRN_OK;
 }
 
-#define FIXTURE_NAME "versioned"
+#define FIXTURE_NAME    "versioned"
 #define FIXTURE_ALIASES "7001", NULL
 #define FIXTURE_VERSION STR(VERSION_NUM) ".0"
-#define FIXTURE_SOLVE versioned_solve
+#define FIXTURE_SOLVE   versioned_solve
 #include "fixture.h"

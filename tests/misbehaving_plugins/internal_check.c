@@ -16,7 +16,7 @@ static int internal_check(const struct cairn_problem *problem, char *msg, size_t
     return CAIRN_OK;
 }
 
-#define FIXTURE_NAME "internal-check"
+#define FIXTURE_NAME    "internal-check"
 #define FIXTURE_ALIASES "internal", NULL
-#define FIXTURE_CHECK internal_check
+#define FIXTURE_CHECK   internal_check
 #include "../bad_plugins/fixture.h"
