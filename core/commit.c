@@ -111,14 +111,19 @@ static int synced_before(const struct request *round, const struct request *r, s
 }
 
 /*
- * From this many inodes of one file system in a round, one syncfs beats
- * their fsyncs.  Not below: syncfs also writes back every other process's
- * dirty data on that file system, and for a job alone (two files) that
- * tail cost more than the fsyncs it saves (p99 36 ms, max 636 ms on the
- * shared development VM, against 8.5 ms for fsync).  With eight fresh
- * files, fsyncs took 21-28 ms and a syncfs 4 ms.
+ * From this many inodes of one file system in a round, one syncfs replaces
+ * their fsyncs.  Two already: the leader syncs one inode after another,
+ * and on ext4 each fsync of a fresh file costs its own journal commit and
+ * flush (two files: 3.9-7.2 ms by fsync, 1.4-3.9 ms by syncfs).  The
+ * price: syncfs also writes back every other process's dirty data on that
+ * file system, so on a busy shared disk its tail is long (p99 36 ms, max
+ * 636 ms over 150 lone jobs on the development VM, fsync p99 8.5 ms).  A
+ * threshold of eight, which spares a lone job that tail, made the leader
+ * fsync small rounds one file at a time and halved the durable throughput
+ * (373 against 726 jobs/s, interleaved), so two it is; measured side by
+ * side, the lone job's hand-off p99 was no worse than before either way.
  */
-#define SYNCFS_MIN_INODES 8
+#define SYNCFS_MIN_INODES 2
 
 /* 1 when this round holds at least SYNCFS_MIN_INODES inodes of device dev
  * and dev's syncfs is a full barrier. */

@@ -6,8 +6,8 @@
  * next step and blocks until they are.  The first caller to find no sync
  * in progress becomes the leader: it takes every request waiting, fsyncs
  * each file or directory among them once (two descriptors of one inode
- * share one fsync; many inodes of one ext4, XFS or Btrfs file system share
- * one syncfs), hands each request its result and wakes the others.
+ * share one fsync; several inodes of one ext4, XFS or Btrfs file system
+ * share one syncfs), hands each request its result and wakes the others.
  * Requests that arrive while a leader is syncing wait for it, then one of
  * them leads the next round for all of them.  So a caller alone syncs at
  * once (no timer, no waiting for a batch that never comes), and when many
