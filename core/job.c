@@ -116,11 +116,6 @@ static char *output_name(const struct cairn_job *job, const char *suffix)
             goto fail;             \
     } while (0)
 
-static int errno_of(int ok)
-{
-    return ok == 0 ? 0 : -errno;
-}
-
 /* The input leaves active/: into dir_fd (done/ or failed/), or deleted
  * when dir_fd < 0.  Never over a file there: a finished job's copy is
  * never replaced.  Should one be there (another daemon gave the same
@@ -142,12 +137,31 @@ static int move_input(struct cairn_job *job, int dir_fd)
     return 0;
 }
 
+/*
+ * Crash consistency of a finished job.  Each step starts only once the
+ * one before it is durable (a group commit, commit.h, shares the fsyncs
+ * with the jobs finishing alongside, never skips one):
+ *   1. results and summary are written to temporaries and fsync'd;
+ *   2. the results are renamed into place, then the summary;
+ *   3. the output directory is fsync'd: both names are on disk;
+ *   4. the input leaves active/ (to done/, or deleted).
+ * A power cut before 3 leaves at most renamed outputs whose contents are
+ * already on disk, never a name over a torn file; the input is still in
+ * active/ (or the spool), so the job runs again and replaces them.  After
+ * 3, a summary on disk always has its complete results beside it.  The
+ * move in 4 is not fsync'd: if it is lost, the job runs again and writes
+ * the same outputs.  A process crash (SIGKILL) keeps the page cache, so
+ * there the order of the renames alone is what readers see: the summary
+ * never before its results, the input never out of active/ before the
+ * summary is in place.
+ */
 static void finish_ok(struct cairn_job *job)
 {
     const struct cairn_spool *sp = job->env.spool;
     char *res = output_name(job, RESULTS_SUFFIX);
     char *sum = output_name(job, SUMMARY_SUFFIX);
     struct cairn_tmpfile sum_tmp = { .fd = -1 };
+    int fds[2];
     int rc = -ENOMEM;
 
     job->finish_step = "name outputs";
@@ -155,13 +169,12 @@ static void finish_ok(struct cairn_job *job)
         goto fail;
     /* Everything that needs disk space is written before anything becomes
      * visible, so a full disk leaves nothing behind; then two renames, the
-     * summary last: its presence means the job is finished.  Both files
-     * are written before either is fsync'd: the first fsync's journal
-     * commit then carries both, and the second costs little. */
+     * summary last: its presence means the job is finished. */
     STEP("write summary", cairn_tmpfile_open(&sum_tmp, job->out_fd, 's', 0644));
     STEP("write summary", cairn_write_all(sum_tmp.fd, job->summary.data, job->summary.len));
-    STEP("fsync results", errno_of(fsync(job->res_tmp.fd)));
-    STEP("fsync summary", errno_of(fsync(sum_tmp.fd)));
+    fds[0] = job->res_tmp.fd;
+    fds[1] = sum_tmp.fd;
+    STEP("fsync results and summary", cairn_commit_sync(sp->commit, fds, 2));
     /* Daemons sharing this output directory publish one pair at a time, so
      * NAME.results.jsonl and NAME.summary.json always describe one run. */
     flock(job->out_fd, LOCK_EX);
@@ -174,7 +187,7 @@ static void finish_ok(struct cairn_job *job)
     flock(job->out_fd, LOCK_UN);
     if (rc != 0)
         goto fail;
-    STEP("fsync output directory", errno_of(fsync(job->out_fd)));
+    STEP("fsync output directory", cairn_commit_sync(sp->commit, &job->out_fd, 1));
     /* Before the input leaves active/: a new job of the same name may be
      * claimed the moment it does, and its count must not be ours. */
     cairn_attempts_forget(sp->active_fd, job->name);
@@ -198,6 +211,7 @@ static void finish_failed(struct cairn_job *job)
     const struct cairn_spool *sp = job->env.spool;
     char *reason = output_name(job, REASON_SUFFIX);
     char *sum = output_name(job, SUMMARY_SUFFIX);
+    int dirs[2] = { job->out_fd, sp->failed_fd };
     int rc = -ENOMEM;
 
     cairn_tmpfile_discard(&job->res_tmp);
@@ -206,7 +220,8 @@ static void finish_failed(struct cairn_job *job)
         goto fail;
     STEP("write reason", publish(sp->failed_fd, 'x', reason, &job->reason));
     STEP("publish summary", publish(job->out_fd, 's', sum, &job->summary));
-    STEP("fsync output directory", errno_of(fsync(job->out_fd)));
+    /* failed/ too: the reason is on disk before the input joins it. */
+    STEP("fsync output directory", cairn_commit_sync(sp->commit, dirs, 2));
     cairn_attempts_forget(sp->active_fd, job->name);
     /* rename(2) moves a symlink or FIFO itself: nothing is followed. */
     STEP("move input to failed", move_input(job, sp->failed_fd));
@@ -530,7 +545,10 @@ static void start_work(uv_work_t *req)
         }
     } else if (job->submitted_as != NULL) {
         /* Best effort, like the count: without it only a crash re-run's
-         * summary lacks submitted_as. */
+         * summary lacks submitted_as.  Written after the claim, so a crash
+         * between the rename and here loses it too: written before, under
+         * the name being claimed, it could clobber another daemon's record
+         * for a job that won that name meanwhile. */
         (void)cairn_attempts_note_submitted(sp->active_fd, file, job->ino, job->submitted_as);
     }
     job->attempts = cairn_attempts_count(sp->active_fd, file, job->ino);

@@ -9,9 +9,11 @@
  *     count the attempt, create the results temporary (tmpfile.h)
  *   on the loop: stream it through the engine into the temporary
  *     (on_batch after each batch written)
- *   on a pool thread: stage the summary, fsync both, rename the results to
- *     NAME.results.jsonl and then the summary to NAME.summary.json, fsync
- *     the directory, move the input to done/ (or delete it)
+ *   on a pool thread: stage the summary, make both durable, rename the
+ *     results to NAME.results.jsonl and then the summary to
+ *     NAME.summary.json, make the directory durable, move the input to
+ *     done/ (or delete it); the syncs go through the spool's group commit
+ *     (commit.h), shared with the jobs finishing alongside
  *   on the loop: on_end, once, with the outcome (outcome.h)
  *
  * A job that cannot be read at all goes to failed/ with NAME.reason.json

@@ -32,7 +32,10 @@ int cairn_spool_open(struct cairn_spool *sp, const char *input_dir, const char *
     int state;
 
     sp->in_fd = sp->active_fd = sp->done_fd = sp->failed_fd = sp->status_fd = sp->out_fd = -1;
+    sp->commit = NULL;
     *what = input_dir;
+    if ((state = cairn_commit_new(&sp->commit)) != 0)
+        return state;
     sp->in_fd = open(input_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (sp->in_fd < 0)
         goto fail_errno;
@@ -88,6 +91,8 @@ void cairn_spool_close(struct cairn_spool *sp)
             close(*fds[i]);
         *fds[i] = -1;
     }
+    cairn_commit_free(sp->commit);
+    sp->commit = NULL;
 }
 
 int cairn_spool_follow_output(struct cairn_spool *sp, const char *output_dir)

@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "commit.h"
+
 struct cairn_spool {
     int in_fd;
     int active_fd;
@@ -25,6 +27,9 @@ struct cairn_spool {
     int failed_fd;
     int status_fd; /* .cairn/status/: live status files (status.h) */
     int out_fd;
+    /* Shared by the jobs finishing on pool threads: their fsyncs of the
+     * output directory and of their outputs are grouped (commit.h). */
+    struct cairn_commit *commit;
 };
 
 /* Opens (creating as needed) the spool folders and the output directory.

@@ -135,6 +135,10 @@ once "$tmp/c.json"
 daemon=$!
 big s
 await "$in/.cairn/active/s~2.jsonl"
+# Killed once the claim is done (its record is written just after the
+# rename: a crash in between loses submitted_as, a window job.c names).
+i=0
+while ! grep -q 'job s~2 claimed' "$tmp/d.log" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 kill -9 "$daemon"
 wait "$daemon" 2>/dev/null
 daemon=

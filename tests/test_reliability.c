@@ -534,6 +534,96 @@ START_TEST(soak_random_sigkills_lose_nothing)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* 1b. SIGKILL among many one-record jobs: the order of the renames   */
+/* ------------------------------------------------------------------ */
+
+#define ORDER_JOBS  240
+#define ORDER_KILLS 12
+
+/* What a reader may see at any moment, checked after each SIGKILL: a
+ * summary only beside its complete results, an input in done/ only with
+ * its summary, and every input in exactly one place.  A SIGKILL keeps the
+ * page cache, so this observes the order in which a finishing job's
+ * renames happen (results, summary, output directory synced, input
+ * moved), not what a power cut would keep. */
+static void check_order(const struct env *e, const struct job *jobs, int n)
+{
+    char path[PATH_MAX];
+    int i;
+
+    for (i = 0; i < n; i++) {
+        const struct job *j = &jobs[i];
+        int places = 0, in_done;
+
+        TH_OUT(path, e, "%s.summary.json", j->base);
+        if (th_exists(path))
+            check_job_ok(e, j); /* its results are there, whole */
+        th_pathf(path, "%s/%s", e->done, j->name);
+        in_done = th_exists(path);
+        places += in_done;
+        th_pathf(path, "%s/%s", e->active, j->name);
+        places += th_exists(path);
+        th_pathf(path, "%s/%s", e->in, j->name);
+        places += th_exists(path);
+        TH_REQUIRE(places == 1, "job %s is in %d of in/, active/ and done/", j->base, places);
+        if (in_done) {
+            TH_OUT(path, e, "%s.summary.json", j->base);
+            TH_REQUIRE(th_exists(path), "job %s is in done/ without its summary", j->base);
+        }
+    }
+}
+
+START_TEST(sigkill_among_small_jobs_keeps_rename_order)
+{
+    struct env e;
+    static struct job jobs[ORDER_JOBS];
+    uint64_t seed = test_seed(), s = seed;
+    int i, k, p, code, before = 0;
+
+    fprintf(stderr, "order: CAIRN_TEST_SEED=%llu\n", (unsigned long long)seed);
+    env_init(&e, "{\"min_age_ms\": 0, \"rescan_interval_s\": 1, \"metrics_interval_s\": 0, "
+                 "\"max_attempts\": 1000, \"log_level\": \"warning\"}\n");
+    for (i = 0; i < ORDER_JOBS; i++) {
+        char base[32];
+
+        snprintf(base, sizeof(base), "one-%03d", i);
+        job_make(&jobs[i], base, 1, seed ^ (uint64_t)(i + 1) * 0x9e3779b9ULL);
+    }
+    /* A wave of jobs before each start, so that most kills land while
+     * jobs are finishing. */
+    for (k = 0; k < ORDER_KILLS; k++) {
+        int now;
+
+        for (i = k * ORDER_JOBS / ORDER_KILLS; i < (k + 1) * ORDER_JOBS / ORDER_KILLS; i++)
+            drop_job(&e, jobs[i].name, jobs[i].data, jobs[i].len);
+        p = start(&e, NULL);
+        th_sleep_ms((long)rng_range(&s, 5, 120));
+        crash(p);
+        check_order(&e, jobs, (k + 1) * ORDER_JOBS / ORDER_KILLS);
+        now = count_suffix(e.out, ".summary.json");
+        fprintf(stderr, "order: kill %d: %d summaries (%d new)\n", k + 1, now, now - before);
+        before = now;
+    }
+    p = start(&e, "--once");
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "the final cairnd --once exited %d", code);
+    check_order(&e, jobs, ORDER_JOBS);
+    /* Exactly once: every job done, one summary and one results file each. */
+    for (i = 0; i < ORDER_JOBS; i++)
+        check_job_ok(&e, &jobs[i]);
+    TH_REQUIRE(count_suffix(e.done, ".jsonl") == ORDER_JOBS, "%d inputs in done/, expected %d",
+               count_suffix(e.done, ".jsonl"), ORDER_JOBS);
+    TH_REQUIRE(count_suffix(e.out, ".summary.json") == ORDER_JOBS, "%d summaries, expected %d",
+               count_suffix(e.out, ".summary.json"), ORDER_JOBS);
+    TH_REQUIRE(th_count_entries(e.active, "") == 0, ".cairn/active/ is not empty");
+    check_no_dot_files(e.out);
+    for (i = 0; i < ORDER_JOBS; i++)
+        job_free(&jobs[i]);
+    cleanup();
+}
+END_TEST
+
 /* A SIGKILL while the metrics file is being rewritten (every millisecond
  * here, so most kills land inside a write) must not leave its temporary
  * behind for good: after the next start and stop, OUTPUT holds no
@@ -987,6 +1077,7 @@ static Suite *reliability_suite(void)
 
     tc = tcase("crash_safety", 180);
     tcase_add_test(tc, soak_random_sigkills_lose_nothing);
+    tcase_add_test(tc, sigkill_among_small_jobs_keeps_rename_order);
     tcase_add_test(tc, sigkill_mid_metrics_write_leaves_no_temp);
     suite_add_tcase(s, tc);
 
