@@ -368,7 +368,8 @@ static int run_daemon(struct cairn_config *cfg, const struct cairn_log *log,
     if (d->cfg.umask >= 0)
         umask((mode_t)d->cfg.umask);
     rc = cairn_daemon_run(d);
-    /* The one place a run's outcome becomes an exit status. */
+    /* The one place a daemon run's outcome becomes an exit status (main()
+     * maps --filter's, filter_hung a hung one's). */
     status = rc < 0             ? (rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME)
              : d->runtime_error ? EXIT_RUNTIME
              : cli->mode == MODE_ONCE && d->jobs_failed ? EXIT_RUNTIME
