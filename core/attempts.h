@@ -2,10 +2,10 @@
  * attempts.h - how many runs of a claimed job began and never ended.
  *
  * A run that never ends (SIGKILL, a crash inside a plugin) leaves its count
- * in active/.NAME.jsonl.attempts as "INODE COUNT": the file survives the
- * process, and the inode ties the count to this very job file, not to a
- * later one of the same name.  After max_attempts such runs the job is
- * quarantined instead of crashing the daemon forever.
+ * in active/.cairn-attempts.HASH (names.h) as "INODE COUNT": the file
+ * survives the process, and the inode ties the count to this very job
+ * file, not to a later one of the same name.  After max_attempts such
+ * runs the job is quarantined instead of crashing the daemon forever.
  */
 #ifndef CAIRN_ATTEMPTS_H
 #define CAIRN_ATTEMPTS_H

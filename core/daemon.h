@@ -8,8 +8,9 @@
 
 /*
  * NAME     cairn_daemon_run - the daemon, or --once
- * ARGUMENTS d has cfg, log, config_file, apply_overrides and once set;
- *          plugins loaded
+ * ARGUMENTS d has cfg, log, config_file, apply_overrides, overrides_data,
+ *          once and threads (the solvers; the pool was sized with
+ *          CAIRN_IO_THREADS more) set; plugins loaded
  * RETURNS  0 when it ran and stopped (how it went is in d: runtime_error,
  *          jobs_ok, jobs_failed, abandoned); a negative errno when it
  *          could not start.  main.c turns that into an exit status.

@@ -2,10 +2,15 @@
  * daemon_ctx.h - the spool daemon's one owned context.
  *
  * Everything the daemon knows lives in struct cairn_daemon, reached from
- * every callback; all of it is touched on the loop thread only (workers
- * see batches and finishing jobs, never the daemon).  Its own files read
- * and write it: daemon.c (the run's life), daemon_dispatch.c (which jobs
- * run when), daemon_report.c (what it says about itself), progress.c.
+ * every callback, and touched on the loop thread only, but for two parts
+ * pool threads reach through pointers: the hang monitor's slots (each
+ * worker writes its own, lock-free, hang.h) and the spool's folder
+ * descriptors, which a job's start and finish use and a scan may re-point
+ * in place (dup2, spool.h) without changing their numbers.  Workers
+ * otherwise see batches, starting and finishing jobs and the scanner's
+ * work item, never the daemon.  Its own files read and write it:
+ * daemon.c (the run's life), daemon_dispatch.c (which jobs run when),
+ * daemon_report.c (what it says about itself), progress.c.
  */
 #ifndef CAIRN_DAEMON_CTX_H
 #define CAIRN_DAEMON_CTX_H
@@ -43,8 +48,9 @@ struct cairn_running {
  * enough to stay in cache while a worker parses it. */
 #define CAIRN_BATCH_BYTES (256u * 1024u)
 
-/* Pool threads beyond the solvers, for the blocking file work of finishing
- * jobs (fsync, rename): durable outputs cost waits, not CPU. */
+/* Pool threads beyond the solvers, for the blocking file work (a job's
+ * claim and finish, scans, metrics and status writes): durable outputs
+ * cost waits, not CPU. */
 #define CAIRN_IO_THREADS 4
 
 struct cairn_daemon {

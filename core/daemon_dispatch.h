@@ -5,7 +5,8 @@
  * failed, back off and try again, look again).
  *
  * Loop thread only.  The blocking work is elsewhere: scans on the pool
- * (scanner.h), a job's claim, run and finish on the pool (job.h).
+ * (scanner.h), a job's claim and finish on the pool, its records solved
+ * there too (job.h, engine.h).
  */
 #ifndef CAIRN_DAEMON_DISPATCH_H
 #define CAIRN_DAEMON_DISPATCH_H

@@ -9,13 +9,15 @@
  * that meets a write in progress skips the slot: that worker is starting
  * or ending a record right now, so it is not stuck.
  *
- * Workers read no clock: a record's slot carries a number that changes at
- * every record, and the loop thread times how long it keeps seeing the
- * same one.  That start is late by at most one check interval, so a hang
- * is reported at most two intervals past the timeout instead of one, and
- * never early.  On this VM a precise clock read costs 120 ns and the
- * coarse one 45 ns; once per record that was 3 % of a worker's time on
- * small records.  What is left per record is a few plain stores.
+ * The watch has workers read no clock: a record's slot carries a number
+ * that changes at every record, and the loop thread times how long it
+ * keeps seeing the same one.  That start is late by at most one check
+ * interval, so a hang is reported at most two intervals past the timeout
+ * instead of one, and never early.  On this VM a precise clock read costs
+ * 120 ns and the coarse one 45 ns; once per record that was 3 % of a
+ * worker's time on small records.  What the watch leaves per record is a
+ * few plain stores (record.c's timing of solve() for the metrics is its
+ * own).
  */
 #include "hang.h"
 
@@ -144,7 +146,8 @@ void cairn_hang_set_timeout(struct cairn_hang *h, double seconds)
     if (h->timeout_ns == 0)
         return;
     /* A quarter of the timeout, within [20 ms, 1 s]: a hang is reported at
-     * most that long after the timeout, at a negligible cost. */
+     * most two of these after the timeout (see the top), at a negligible
+     * cost. */
     every_ms = h->timeout_ns / 4000000;
     every_ms = every_ms < 20 ? 20 : every_ms > 1000 ? 1000 : every_ms;
     uv_timer_start(&h->timer, on_check, every_ms, every_ms);

@@ -1,13 +1,14 @@
 /*
  * hang.h - notice a plugin call that never returns.
  *
- * A worker thread says, before a record's plugin calls (check, scratch
- * size, solve) and after them, which record it is in:
- * lock-free, a few stores in a slot of its own.  A timer on the loop thread
- * looks at every slot a few times per timeout and reports each record whose
- * plugin calls have run longer than the timeout.
+ * A worker thread says, before a record's plugin calls (check, the scratch
+ * sizes, solve and, for options.analysis or options.play, analyze) and
+ * after them, which record it is in: lock-free, a few stores in a slot of
+ * its own.  A timer on the loop thread looks at every slot at least four
+ * times per timeout (cairn_hang_set_timeout) and reports each record
+ * whose plugin calls have run longer than the timeout.
  *
- * What to do about it is the owner's decision (stuck.c for the daemon,
+ * What to do about it is the owner's decision (daemon.c for the daemon,
  * main.c for --filter): a thread inside a plugin can be neither stopped nor
  * cancelled safely, only left behind by exiting.
  *

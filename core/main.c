@@ -242,10 +242,10 @@ static void print_check(const struct cairn_config *cfg, const struct cairn_regis
 }
 
 /* libuv sizes its pool from the environment, once, at first use.  The
- * daemon asks for io_extra more threads than solvers: finishing a job
- * (fsync, rename) blocks a pool thread, and those waits should overlap
- * with solving rather than take a solver's place.  Returns the number of
- * solver threads. */
+ * daemon asks for io_extra more threads than solvers: a job's claim and
+ * finish (fsync, rename), a scan and a metrics write each block a pool
+ * thread, and those waits should overlap with solving rather than take a
+ * solver's place.  Returns the number of solver threads. */
 static unsigned worker_threads(const struct cairn_config *cfg, unsigned io_extra)
 {
     char buf[16];
@@ -368,7 +368,8 @@ static int run_daemon(struct cairn_config *cfg, const struct cairn_log *log,
     if (d->cfg.umask >= 0)
         umask((mode_t)d->cfg.umask);
     rc = cairn_daemon_run(d);
-    /* The one place a run's outcome becomes an exit status. */
+    /* The one place a daemon run's outcome becomes an exit status (main()
+     * maps --filter's, filter_hung a hung one's). */
     status = rc < 0             ? (rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME)
              : d->runtime_error ? EXIT_RUNTIME
              : cli->mode == MODE_ONCE && d->jobs_failed ? EXIT_RUNTIME
@@ -376,7 +377,7 @@ static int run_daemon(struct cairn_config *cfg, const struct cairn_log *log,
     if (d->abandoned) {
         /* Workers still solve the abandoned jobs' batches, and libuv's
          * exit-time destructor would join them: leave without waiting.
-         * The inputs are back in .cairn/active/ for the next start. */
+         * The inputs stay in .cairn/active/ for the next start. */
         fflush(NULL);
         _exit(status);
     }

@@ -13,7 +13,7 @@
 #define CAIRN_OUTCOME_H
 
 enum cairn_job_outcome {
-    CAIRN_JOB_DONE,   /* outputs published, input to done/ */
+    CAIRN_JOB_DONE,   /* outputs published, input to done/ (or deleted) */
     CAIRN_JOB_FAILED, /* the job itself is bad: failed/ with a reason */
     CAIRN_JOB_RETRY,  /* handed back to the spool, tried again later */
     /* Ends that are no outcome of ours: */

@@ -20,14 +20,16 @@
  * ARGUMENTS out_fd: the output directory the job will write to.
  *          A file handed back (attempts.h) is claimed as the name it ran
  *          as, and *replaces is set when that run's summary exists (its
- *          re-run replaces its own outputs, for the log).  Otherwise any
- *          trace of name (active, a summary, a done/ or failed/ copy)
- *          makes it claimed as the first NAME~N used nowhere.
+ *          re-run replaces its own outputs, for the log).  Otherwise a job
+ *          of that name in active/ makes it wait, and any other trace of
+ *          name (a summary, a done/ or failed/ copy) makes it claimed as
+ *          the first NAME~N used nowhere.
  * RETURNS  0 with *as NULL (claimed as name) or the malloc'd name it was
  *          claimed as in .cairn/active/, and *submitted NULL or the
  *          malloc'd name the job was dropped as (for its summary);
- *          -EEXIST when a job of that name is active and the name was
- *          never finished (it waits, as before); -ENOENT (gone), -ENOMEM
+ *          -EEXIST when a job of that name is active, finished before or
+ *          not (it waits, as before), or no NAME~N was free; -ENOENT
+ *          (gone), -ENOMEM
  *          (nothing claimed), or another negative errno from rename(2)
  */
 int cairn_reuse_claim(const struct cairn_spool *sp, int out_fd, const char *name, char **as,

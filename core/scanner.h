@@ -36,7 +36,8 @@ struct cairn_scan_list {
     int rc; /* 0, or the negative errno that cut the listing short */
 };
 
-/* What to do: a full scan (of active/ too), and names to look up. */
+/* What to do: a full scan of the input directory, and a listing of
+ * active/ (names to look up are given apart). */
 #define CAIRN_SCAN_FULL   1
 #define CAIRN_SCAN_ACTIVE 2
 
@@ -93,7 +94,8 @@ void cairn_scanner_init(struct cairn_scanner *s, uv_loop_t *loop, const struct c
 int cairn_scanner_request(struct cairn_scanner *s, int what);
 
 /* Looks up INPUT/name soon: it is in the done callback's found list if it
- * exists then.  0 or -ENOMEM. */
+ * exists then.  0, -ENOMEM, or as cairn_scanner_request (the name is then
+ * kept for the next work item). */
 int cairn_scanner_lookup(struct cairn_scanner *s, const char *name);
 
 /* 1 while a scan is queued, running, or asked for. */

@@ -1,12 +1,13 @@
 /*
  * tmpfile.h - staging an output under a name no other writer can hold.
  *
- * Every file the daemon publishes (results, summaries, reasons, metrics)
- * is written under ".cairn.<32 hex digits>.<kind>.tmp" and renamed into
- * place.  The 128 random bits make the name unique across hosts and PID
- * namespaces sharing one directory (a PID is not: two containers' daemons
- * can both be PID 7); O_CREAT | O_EXCL | O_NOFOLLOW means a name planted
- * in advance, a symbolic link included, is never opened, only skipped.
+ * Every file the daemon publishes (results, summaries, reasons, metrics,
+ * status files) is written under ".cairn.<32 hex digits>.<kind>.tmp" and
+ * renamed into place.  The 128 random bits make the name unique across
+ * hosts and PID namespaces sharing one directory (a PID is not: two
+ * containers' daemons can both be PID 7); O_CREAT | O_EXCL | O_NOFOLLOW
+ * means a name planted in advance, a symbolic link included, is never
+ * opened, only skipped.
  *
  * The writer holds an flock(2) on the file for as long as the name exists,
  * so a sweep tells a dead writer's leftover (nobody holds its lock) from a

@@ -4,10 +4,11 @@
  * overflow on Linux, so inotify is read directly through a uv_poll_t.
  *
  * A name is READY when it was renamed in (IN_MOVED_TO) or its writer
- * closed it (IN_CLOSE_WRITE), or when something that is not a regular file
- * appears (it will never be written and closed).  A regular file that was
- * created or modified but not yet closed is WRITING: scans must leave it
- * alone however old it looks.  OVERFLOW means events were lost: rescan.
+ * closed it (IN_CLOSE_WRITE), or when something that is not a regular
+ * file, or a new hard link to a file written elsewhere, appears (it will
+ * never be written and closed here).  A regular file that was created or
+ * modified but not yet closed is WRITING: scans must leave it alone
+ * however old it looks.  OVERFLOW means events were lost: rescan.
  */
 #ifndef CAIRN_WATCH_H
 #define CAIRN_WATCH_H

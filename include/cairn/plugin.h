@@ -280,7 +280,8 @@ struct cairn_plugin {
      * NAME     max_legal_moves - an upper bound on the legal moves of any
      *          position of this problem
      * CALLED   on a worker thread, concurrently, after check(), only for
-     *          records that ask for analysis
+     *          records with options.analysis (options.play alone lists no
+     *          moves)
      */
     size_t (*max_legal_moves)(const struct cairn_problem *problem);
 
