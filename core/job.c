@@ -176,7 +176,9 @@ static void finish_ok(struct cairn_job *job)
     fds[1] = sum_tmp.fd;
     STEP("fsync results and summary", cairn_commit_sync(sp->commit, fds, 2));
     /* Daemons sharing this output directory publish one pair at a time, so
-     * NAME.results.jsonl and NAME.summary.json always describe one run. */
+     * two runs' pairs never interleave.  (Should the summary's rename fail
+     * after the results', the new results sit beside the earlier summary
+     * until the retry: see hand_back.) */
     flock(job->out_fd, LOCK_EX);
     job->finish_step = "publish results";
     rc = cairn_tmpfile_commit(&job->res_tmp, res);
@@ -266,9 +268,10 @@ static void job_free(struct cairn_job *job)
     free(job);
 }
 
-/* Outputs could not be written: the job's temporaries are removed (a
- * results file published before a failing summary stays, describing an
- * earlier run until the retry replaces it), and the input goes back to the
+/* Outputs could not be written: the job's temporaries are removed (if
+ * the results were published but the summary failed, those results stay
+ * beside the earlier run's summary until the retry replaces both), and
+ * the input goes back to the
  * spool to be tried again: as the name its producer dropped it as, so the
  * daemon's back-off knows it and its summary keeps submitted_as; or, when
  * a new file of that name waits there, as the name it ran as.  A

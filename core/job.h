@@ -4,9 +4,11 @@
  * A job is given an environment (cairn_job_env) and reports back through
  * two callbacks; it knows nothing of the daemon that runs it.  Its life:
  *
- *   on a pool thread: claim INPUT/NAME.jsonl into active/ (one rename),
- *     open it (never following a link, never blocking on a FIFO), lock it,
- *     count the attempt, create the results temporary (tmpfile.h)
+ *   on a pool thread: claim INPUT/NAME.jsonl into active/ (one rename;
+ *     as NAME~N when the name was used before, or as the name it ran as
+ *     before a hand-back: reuse.h), open it (never following a link,
+ *     never blocking on a FIFO), lock it, note what it was submitted as
+ *     when renamed, count the attempt, create the results temporary
  *   on the loop: stream it through the engine into the temporary
  *     (on_batch after each batch written)
  *   on a pool thread: stage the summary, make both durable, rename the
@@ -16,8 +18,9 @@
  *     (commit.h), shared with the jobs finishing alongside
  *   on the loop: on_end, once, with the outcome (outcome.h)
  *
- * A job that cannot be read at all goes to failed/ with NAME.reason.json
- * and a "failed" summary.  A job whose outputs cannot be written is handed
+ * A job that cannot be read at all, is not a regular file, or reached
+ * max_attempts goes to failed/ with NAME.reason.json and a "failed"
+ * summary (outcome.h).  A job whose outputs cannot be written is handed
  * back to the input directory untouched, to be tried again.
  */
 #ifndef CAIRN_JOB_H
@@ -39,8 +42,10 @@ struct cairn_job;
 struct cairn_job_env {
     uv_loop_t *loop;
     struct cairn_pool *pool;
-    /* Borrowed for the job's life.  Its descriptors are only ever swapped
-     * in place (dup2), never closed, while jobs run. */
+    /* Borrowed for the job's life.  Its state-folder descriptors are only
+     * ever swapped in place (dup2), never closed, while jobs run; out_fd
+     * may be replaced (the output path followed), so a job dups it at
+     * start and keeps its own. */
     const struct cairn_spool *spool;
     /* Read when the job starts: the job keeps what it needs, so a reload
      * never changes a job in flight. */

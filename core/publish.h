@@ -1,7 +1,8 @@
 /*
  * publish.h - small files written whole: a fresh temporary (tmpfile.h),
- * optionally fsync'd, renamed over the final name.  On a pool thread, so
- * the loop only dispatches, or now, for exit paths.
+ * optionally fsync'd, renamed over the final name: started from the loop
+ * and done on a pool thread (metrics, the status file), or now by a
+ * caller already on one (a failed job's reason and summary) or at exit.
  */
 #ifndef CAIRN_PUBLISH_H
 #define CAIRN_PUBLISH_H

@@ -1,5 +1,5 @@
 /*
- * spool.c - directory descriptors, job names, claiming, scanning.
+ * spool.c - directory descriptors, job names, claiming (scans: scanner.c).
  */
 #include "spool.h"
 
