@@ -16,10 +16,8 @@
 #include "commands.h"
 #include "report.h"
 #include "submit.h"
+#include "version.h"
 
-#ifndef CAIRN_VERSION
-#define CAIRN_VERSION "0.0.0"
-#endif
 #ifndef CAIRN_SYSCONF_FILE
 #define CAIRN_SYSCONF_FILE "/etc/cairn/cairn.json"
 #endif

@@ -25,6 +25,7 @@
 #include "reload.h"
 #include "status.h"
 #include "tmpfile.h"
+#include "version.h"
 
 /* How often systemd's STATUS= line is refreshed. */
 #define STATUS_INTERVAL_MS 2000

@@ -12,10 +12,7 @@
 #include "notify.h"
 #include "publish.h"
 #include "status.h"
-
-#ifndef CAIRN_VERSION
-#define CAIRN_VERSION "0.0.0"
-#endif
+#include "version.h"
 
 void cairn_daemon_notify_status(struct cairn_daemon *d, const char *extra)
 {

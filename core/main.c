@@ -24,10 +24,8 @@
 #include "plugin_loader.h"
 #include "record.h"
 #include "summary.h"
+#include "version.h"
 
-#ifndef CAIRN_VERSION
-#define CAIRN_VERSION "0.0.0"
-#endif
 #ifndef CAIRN_SYSCONF_FILE
 #define CAIRN_SYSCONF_FILE "/etc/cairn/cairn.json"
 #endif
