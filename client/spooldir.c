@@ -4,7 +4,6 @@
  * a directory is reached by descriptor and plain name, never by a path
  * built from a job name.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -163,30 +162,27 @@ int cairn_client_locate(struct cairn_client *cl, const char *file, struct cairn_
     return 0;
 }
 
+struct each_file {
+    const char *suffix;
+    size_t sl;
+    int (*fn)(void *data, const char *name);
+    void *data;
+};
+
+static int each_file_one(void *data, const char *name)
+{
+    struct each_file *f = data;
+    size_t n = strlen(name);
+
+    if (name[0] == '.' || n <= f->sl || strcmp(name + n - f->sl, f->suffix) != 0)
+        return 0;
+    return f->fn(f->data, name);
+}
+
 int cairn_client_each_file(int dir_fd, const char *suffix, int (*fn)(void *data, const char *name),
                            void *data)
 {
-    size_t sl = strlen(suffix);
-    struct dirent *e;
-    int fd, rc = 0;
-    DIR *d;
+    struct each_file f = { .suffix = suffix, .sl = strlen(suffix), .fn = fn, .data = data };
 
-    /* A DIR stream owns its descriptor: read through a fresh one. */
-    fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    if ((d = fdopendir(fd)) == NULL) {
-        rc = -errno;
-        close(fd);
-        return rc;
-    }
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name);
-
-        if (e->d_name[0] == '.' || n <= sl || strcmp(e->d_name + n - sl, suffix) != 0)
-            continue;
-        rc = fn(data, e->d_name);
-    }
-    closedir(d);
-    return rc;
+    return cairn_dir_each(dir_fd, each_file_one, &f);
 }

@@ -3,7 +3,6 @@
  */
 #include "scanner.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -42,38 +41,34 @@ void cairn_scan_list_free(struct cairn_scan_list *l)
     *l = (struct cairn_scan_list){ 0 };
 }
 
+struct listing {
+    int dfd;
+    struct cairn_scan_list *jobs;
+    struct cairn_scan_list *ignored; /* NULL: job files only */
+};
+
+static int list_one(void *data, const char *name)
+{
+    struct listing *l = data;
+    int job = cairn_spool_is_job_name(name);
+    struct stat st;
+
+    if (!job && (l->ignored == NULL || !cairn_spool_is_never_taken(name)))
+        return 0;
+    if (fstatat(l->dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return 0; /* gone since readdir: nothing to do */
+    if (job)
+        return list_add(l->jobs, name, &st);
+    return S_ISREG(st.st_mode) ? list_add(l->ignored, name, &st) : 0;
+}
+
 /* Lists dfd's job files into jobs and, when ignored is given, the other
  * regular files a producer left there that no scan will ever take. */
 static int list_dir(int dfd, struct cairn_scan_list *jobs, struct cairn_scan_list *ignored)
 {
-    struct dirent *e;
-    DIR *d;
-    int fd, rc = 0;
+    struct listing l = { .dfd = dfd, .jobs = jobs, .ignored = ignored };
 
-    /* A DIR stream owns its fd: read through a duplicate, from the start. */
-    fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    if ((d = fdopendir(fd)) == NULL) {
-        rc = -errno;
-        close(fd);
-        return rc;
-    }
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        int job = cairn_spool_is_job_name(e->d_name);
-        struct stat st;
-
-        if (!job && (ignored == NULL || !cairn_spool_is_never_taken(e->d_name)))
-            continue;
-        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-            continue; /* gone since readdir: nothing to do */
-        if (job)
-            rc = list_add(jobs, e->d_name, &st);
-        else if (S_ISREG(st.st_mode))
-            rc = list_add(ignored, e->d_name, &st);
-    }
-    closedir(d);
-    return rc;
+    return cairn_dir_each(dfd, list_one, &l);
 }
 
 static void scan_work(uv_work_t *req)

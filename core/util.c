@@ -3,7 +3,9 @@
  */
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -310,4 +312,25 @@ void cairn_rfc3339(const struct timespec *ts, char out[32])
     gmtime_r(&ts->tv_sec, &tm);
     n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(out + n, 32 - n, ".%03ldZ", ts->tv_nsec / 1000000);
+}
+
+int cairn_dir_each(int dir_fd, int (*fn)(void *data, const char *name), void *data)
+{
+    struct dirent *e;
+    int fd, rc = 0;
+    DIR *d;
+
+    fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if ((d = fdopendir(fd)) == NULL) {
+        rc = -errno;
+        close(fd);
+        return rc;
+    }
+    while (rc == 0 && (e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            rc = fn(data, e->d_name);
+    closedir(d);
+    return rc;
 }

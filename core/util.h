@@ -60,4 +60,13 @@ int cairn_is_plain_name(const char *s);
 /* ts as RFC 3339 UTC with milliseconds, "2026-11-30T21:00:00.000Z". */
 void cairn_rfc3339(const struct timespec *ts, char out[32]);
 
+/*
+ * NAME     cairn_dir_each - call fn(data, name) for each entry of dir_fd
+ * NOTES    reads through a fresh descriptor of the directory (a DIR stream
+ *          owns its descriptor and its position), from the start, skipping
+ *          "." and "..".  Stops at the first nonzero return of fn.
+ * RETURNS  0, fn's nonzero value, or a negative errno
+ */
+int cairn_dir_each(int dir_fd, int (*fn)(void *data, const char *name), void *data);
+
 #endif /* CAIRN_UTIL_H */
