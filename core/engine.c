@@ -301,7 +301,8 @@ void cairn_batch_release(struct cairn_batch *b)
 /* Per-line memory is bounded, not only per-byte: a batch of 256 KiB of
  * two-byte lines once held 87 000 lines and 11 MB of error lines.  A batch
  * is handed on once it holds CAIRN_BATCH_MAX_LINES lines (batchsize.h),
- * and no read adds more than MAX_READ bytes to it. */
+ * and no read adds more than MAX_READ bytes to it (or the source's own
+ * max_read: a read on the pool is worth more bytes per thread hop). */
 #define MAX_READ (16u * 1024u)
 
 /* cut_lines() stopped after a line: the batch is full (batchsize.h) and
@@ -545,6 +546,7 @@ static void pump(struct cairn_stream *s)
 {
     while (s->filling != NULL && !s->reading && !s->eof) {
         struct cairn_batch *b = s->filling;
+        size_t max = s->source.max_read ? s->source.max_read : MAX_READ;
         ssize_t nread = 0;
         int rc;
 
@@ -553,8 +555,7 @@ static void pump(struct cairn_stream *s)
             continue;
         }
         rc = s->source.read(&s->source, s, b->in + b->in_len,
-                            b->in_cap - b->in_len < MAX_READ ? b->in_cap - b->in_len : MAX_READ,
-                            &nread);
+                            b->in_cap - b->in_len < max ? b->in_cap - b->in_len : max, &nread);
         if (rc == CAIRN_SOURCE_PENDING) {
             s->reading = 1;
             return;

@@ -76,7 +76,8 @@ struct cairn_source {
      * call cairn_stream_read_done() later on the loop thread. */
     int (*read)(struct cairn_source *src, struct cairn_stream *s, char *buf, size_t len,
                 ssize_t *nread);
-    int prompt; /* hand lines to workers after every read (pipes, ttys) */
+    int prompt;      /* hand lines to workers after every read (pipes, ttys) */
+    size_t max_read; /* largest read to ask for; 0: the engine's default */
     void *data;
 };
 

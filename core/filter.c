@@ -65,7 +65,7 @@ int cairn_filter_run(uv_loop_t *loop, struct cairn_pool *pool, const struct cair
     s.ctx = ctx;
     s.max_line_bytes = max_line_bytes;
     s.sink = (struct cairn_sink){ .write = sink_write, .end = sink_end, .data = &f };
-    rc = cairn_fd_source_init(&fs, loop, in_fd, &f.input);
+    rc = cairn_fd_source_init(&fs, loop, in_fd, 0, &f.input);
     if (rc != 0)
         return rc;
     s.source = (struct cairn_source){ .read = read_input, .prompt = f.input.prompt, .data = &f };

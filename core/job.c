@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "attempts.h"
+#include "filesink.h"
 #include "names.h"
 #include "publish.h"
 #include "reuse.h"
@@ -68,8 +69,8 @@ struct cairn_job {
     struct cairn_fd_source src;
     uint64_t t0_ns;
     struct timespec started;
-    int write_error;   /* first failure writing results */
-    char *fail_reason; /* set: the job itself is bad, it goes to failed/ */
+    struct cairn_filesink results; /* into res_tmp, from the pool */
+    char *fail_reason;             /* set: the job itself is bad, it goes to failed/ */
     /* Work on pool threads: the start, then the finish. */
     uv_work_t work;
     int start_rc; /* 0, or the negative errno that stopped the start */
@@ -409,17 +410,15 @@ static void fail_job(struct cairn_job *job, const char *fmt, const char *detail)
         finish(job);
 }
 
-/* ---- streaming, on the loop --------------------------------------------- */
+/* ---- streaming: cut on the loop, read and written on the pool ---------- */
 
 static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
 {
     struct cairn_job *job = s->sink.data;
 
-    if (job->write_error == 0 && b->out.len > 0)
-        job->write_error = cairn_write_all(job->res_tmp.fd, b->out.data, b->out.len);
     if (job->env.on_batch != NULL)
         job->env.on_batch(job->env.data, &job->plugins->reg, &b->tally);
-    cairn_batch_release(b);
+    cairn_filesink_write(&job->results, b);
 }
 
 static void sink_end(struct cairn_stream *s, int status)
@@ -427,8 +426,8 @@ static void sink_end(struct cairn_stream *s, int status)
     struct cairn_job *job = s->sink.data;
 
     cairn_fd_source_close(&job->src);
-    if (job->write_error != 0) {
-        end_early(job, "write results", job->write_error);
+    if (job->results.error != 0) {
+        end_early(job, "write results", job->results.error);
         return;
     }
     if (status == -ENOMEM) {
@@ -452,7 +451,9 @@ static void start_streaming(struct cairn_job *job)
     job->stream.pool = job->env.pool;
     job->stream.ctx = &job->ctx;
     job->stream.sink = (struct cairn_sink){ .write = sink_write, .end = sink_end, .data = job };
-    rc = cairn_fd_source_init(&job->src, job->env.loop, job->in_fd, &job->stream.source);
+    cairn_filesink_init(&job->results, job->env.loop, job->res_tmp.fd);
+    rc = cairn_fd_source_init(&job->src, job->env.loop, job->in_fd, CAIRN_SOURCE_POOL,
+                              &job->stream.source);
     if (rc == 0)
         rc = cairn_stream_start(&job->stream);
     if (rc == -ENOMEM)

@@ -9,8 +9,10 @@
  *     before a hand-back: reuse.h), open it (never following a link,
  *     never blocking on a FIFO), lock it, note what it was submitted as
  *     when renamed, count the attempt, create the results temporary
- *   on the loop: stream it through the engine into the temporary
- *     (on_batch after each batch written)
+ *   through the engine: the loop cuts lines and hands batches out; the
+ *     file is read, the records answered and the results written to the
+ *     temporary on pool threads (filesink.h); on_batch on the loop as
+ *     each batch's results are handed to be written, in input order
  *   on a pool thread: stage the summary, make both durable, rename the
  *     results to NAME.results.jsonl and then the summary to
  *     NAME.summary.json, make the directory durable, move the input to

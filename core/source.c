@@ -4,6 +4,8 @@
 #include "source.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,6 +23,114 @@ static int read_plain(struct cairn_source *src, struct cairn_stream *s, char *bu
         return -errno;
     *nread = n;
     return 0;
+}
+
+/* Read ahead on the pool, one piece at a time: each piece is a thread hop,
+ * so they are large, and the next is read while the loop cuts this one
+ * (waiting for each read cost 13% of a 100 MB job's time). */
+#define POOL_READ (256u * 1024u)
+
+struct cairn_readahead {
+    uv_fs_t req;
+    struct cairn_fd_source *fs; /* NULL once the source closed mid-read */
+    int busy;                   /* req is on the pool */
+    int end;                    /* 0 read: nothing more to come */
+    int err;                    /* a read failed: told once the data before it is taken */
+    size_t pos, len;            /* the unread bytes are buf[pos, len) */
+    char buf[POOL_READ];
+};
+
+static void ahead_cb(uv_fs_t *req);
+
+static int ahead_start(struct cairn_readahead *ra, uv_loop_t *loop, uv_file fd)
+{
+    uv_buf_t b = uv_buf_init(ra->buf, POOL_READ);
+    int rc;
+
+    ra->req.data = ra;
+    /* Offset -1: the descriptor's own position, as read_plain() uses. */
+    rc = uv_fs_read(loop, &ra->req, fd, &b, 1, -1, ahead_cb);
+    ra->busy = rc == 0;
+    return rc;
+}
+
+/* Hands the engine what is read, and reads on once it is all taken.
+ * Returns what a cairn_source read returns. */
+static int ahead_take(struct cairn_fd_source *fs, char *buf, size_t len, ssize_t *nread)
+{
+    struct cairn_readahead *ra = fs->ahead;
+    size_t n = ra->len - ra->pos;
+    int rc;
+
+    if (n == 0) {
+        if (ra->err != 0)
+            return ra->err;
+        *nread = 0;
+        return 0;
+    }
+    if (n > len)
+        n = len;
+    memcpy(buf, ra->buf + ra->pos, n);
+    ra->pos += n;
+    if (ra->pos == ra->len && !ra->end && ra->err == 0) {
+        ra->pos = ra->len = 0;
+        if ((rc = ahead_start(ra, fs->loop, fs->fd)) != 0)
+            ra->err = rc; /* told after these bytes */
+    }
+    *nread = (ssize_t)n;
+    return 0;
+}
+
+static void ahead_cb(uv_fs_t *req)
+{
+    struct cairn_readahead *ra = req->data;
+    struct cairn_fd_source *fs = ra->fs;
+    ssize_t n = req->result;
+    ssize_t got = 0;
+    int rc;
+
+    uv_fs_req_cleanup(req);
+    ra->busy = 0;
+    if (fs == NULL) {
+        free(ra); /* the source closed while we read */
+        return;
+    }
+    if (n < 0)
+        ra->err = (int)n;
+    else if (n == 0)
+        ra->end = 1;
+    else
+        ra->len = (size_t)n;
+    if (fs->buf == NULL)
+        return; /* read ahead of the engine's asking */
+    rc = ahead_take(fs, fs->buf, fs->len, &got);
+    fs->buf = NULL;
+    cairn_stream_read_done(fs->s, rc < 0 ? rc : got);
+}
+
+static int read_pool(struct cairn_source *src, struct cairn_stream *s, char *buf, size_t len,
+                     ssize_t *nread)
+{
+    struct cairn_fd_source *fs = src->data;
+    struct cairn_readahead *ra = fs->ahead;
+    int rc;
+
+    if (ra == NULL) {
+        ra = fs->ahead = malloc(sizeof(*ra));
+        if (ra == NULL)
+            return -ENOMEM;
+        memset(ra, 0, offsetof(struct cairn_readahead, buf));
+        ra->fs = fs;
+        if ((rc = ahead_start(ra, fs->loop, fs->fd)) != 0)
+            return rc;
+    }
+    if (ra->busy) {
+        fs->s = s;
+        fs->buf = buf;
+        fs->len = len;
+        return CAIRN_SOURCE_PENDING;
+    }
+    return ahead_take(fs, buf, len, nread);
 }
 
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -57,7 +167,7 @@ static int read_stream(struct cairn_source *src, struct cairn_stream *s, char *b
     return rc != 0 ? rc : CAIRN_SOURCE_PENDING;
 }
 
-int cairn_fd_source_init(struct cairn_fd_source *fs, uv_loop_t *loop, uv_file fd,
+int cairn_fd_source_init(struct cairn_fd_source *fs, uv_loop_t *loop, uv_file fd, int flags,
                          struct cairn_source *src)
 {
     int rc = 0;
@@ -74,7 +184,14 @@ int cairn_fd_source_init(struct cairn_fd_source *fs, uv_loop_t *loop, uv_file fd
             uv_close((uv_handle_t *)&fs->h.pipe, NULL);
         break;
     case UV_TTY: rc = uv_tty_init(loop, &fs->h.tty, fd, 0); break;
-    default: src->read = read_plain; return 0;
+    default:
+        if (flags & CAIRN_SOURCE_POOL) {
+            src->read = read_pool;
+            src->max_read = POOL_READ;
+        } else {
+            src->read = read_plain;
+        }
+        return 0;
     }
     if (rc != 0)
         return rc;
@@ -87,6 +204,15 @@ int cairn_fd_source_init(struct cairn_fd_source *fs, uv_loop_t *loop, uv_file fd
 
 void cairn_fd_source_close(struct cairn_fd_source *fs)
 {
+    if (fs->ahead != NULL) {
+        /* A read still on the pool writes into the buffer: its callback
+         * frees it. */
+        if (fs->ahead->busy)
+            fs->ahead->fs = NULL;
+        else
+            free(fs->ahead);
+        fs->ahead = NULL;
+    }
     if (fs->is_stream && !uv_is_closing((uv_handle_t *)&fs->h.stream))
         uv_close((uv_handle_t *)&fs->h.stream, NULL);
     fs->is_stream = 0;

@@ -1,7 +1,7 @@
 /*
  * source.h - byte sources for the engine: a file descriptor read in place
- * on the loop thread (regular files), or a libuv stream (pipes, ttys,
- * sockets) read without blocking.
+ * on the loop thread or on the thread pool (regular files), or a libuv
+ * stream (pipes, ttys, sockets) read without blocking.
  */
 #ifndef CAIRN_SOURCE_H
 #define CAIRN_SOURCE_H
@@ -9,6 +9,8 @@
 #include <uv.h>
 
 #include "engine.h"
+
+struct cairn_readahead;
 
 struct cairn_fd_source {
     uv_loop_t *loop;
@@ -22,16 +24,26 @@ struct cairn_fd_source {
     struct cairn_stream *s;
     char *buf;
     size_t len;
+    struct cairn_readahead *ahead; /* CAIRN_SOURCE_POOL: reads on the pool */
 };
+
+/* Regular files are read on a pool thread, not on the loop's. */
+#define CAIRN_SOURCE_POOL 1
 
 /*
  * NAME     cairn_fd_source_init - make src read fd
  * NOTES    regular files (and anything libuv cannot poll) are read with
- *          plain reads: a page-cache read is faster than a thread hop.
+ *          plain reads on the loop thread, where the loop has nothing else
+ *          to serve (--filter): a page-cache read is faster than a thread
+ *          hop.  With CAIRN_SOURCE_POOL in flags they are read with
+ *          uv_fs_read() on the pool instead, in larger pieces, so a slow
+ *          disk or NFS server stalls this stream and not the daemon.
  *          Pipes and ttys are polled by the loop, and lines are handed on
- *          as soon as they arrive.  fd stays owned by the caller.
+ *          as soon as they arrive.  fd stays owned by the caller.  A read
+ *          in flight when the stream is given up is left to the process
+ *          exit, like the stream's batches (daemon.c's abort_run).
  */
-int cairn_fd_source_init(struct cairn_fd_source *fs, uv_loop_t *loop, uv_file fd,
+int cairn_fd_source_init(struct cairn_fd_source *fs, uv_loop_t *loop, uv_file fd, int flags,
                          struct cairn_source *src);
 
 /* Closes the libuv handle, if any; the loop must run once more after. */

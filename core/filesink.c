@@ -1,0 +1,80 @@
+/*
+ * filesink.c - results written on the pool at their place in the file.
+ */
+#include "filesink.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+
+struct write_req {
+    uv_fs_t req;
+    struct cairn_filesink *fk;
+    struct cairn_batch *b;
+    uint64_t off;
+    size_t done;
+};
+
+static void written(uv_fs_t *req);
+
+static int write_rest(struct write_req *w)
+{
+    const struct cairn_buf *out = &w->b->out;
+    size_t left = out->len - w->done;
+    uv_buf_t buf = uv_buf_init(out->data + w->done, (unsigned)(left > INT_MAX ? INT_MAX : left));
+
+    w->req.data = w;
+    return uv_fs_write(w->fk->loop, &w->req, w->fk->fd, &buf, 1, (int64_t)(w->off + w->done),
+                       written);
+}
+
+static void written(uv_fs_t *req)
+{
+    struct write_req *w = req->data;
+    struct cairn_filesink *fk = w->fk;
+    struct cairn_batch *b = w->b;
+    ssize_t n = req->result;
+    int rc = 0;
+
+    uv_fs_req_cleanup(req);
+    if (n < 0)
+        rc = (int)n;
+    else if (n == 0)
+        rc = -EIO; /* a regular file that takes nothing would loop forever */
+    else if ((w->done += (size_t)n) < b->out.len && (rc = write_rest(w)) == 0)
+        return; /* short write (a disk filling up): the rest is on its way */
+    if (rc != 0 && fk->error == 0)
+        fk->error = rc;
+    free(w);
+    cairn_batch_release(b); /* may end the stream: last */
+}
+
+void cairn_filesink_init(struct cairn_filesink *fk, uv_loop_t *loop, int fd)
+{
+    *fk = (struct cairn_filesink){ .loop = loop, .fd = fd };
+}
+
+void cairn_filesink_write(struct cairn_filesink *fk, struct cairn_batch *b)
+{
+    struct write_req *w;
+    int rc;
+
+    if (fk->error != 0 || b->out.len == 0) {
+        cairn_batch_release(b);
+        return;
+    }
+    w = malloc(sizeof(*w));
+    if (w == NULL) {
+        rc = -ENOMEM;
+    } else {
+        *w = (struct write_req){ .fk = fk, .b = b, .off = fk->off };
+        rc = write_rest(w);
+    }
+    if (rc != 0) {
+        free(w);
+        fk->error = rc;
+        cairn_batch_release(b);
+        return;
+    }
+    fk->off += b->out.len;
+}

@@ -1,0 +1,39 @@
+/*
+ * filesink.h - a stream's results appended to a file from the thread pool.
+ *
+ * Each finished batch is given the next stretch of the file, in input
+ * order, on the loop thread, and written there with uv_fs_write() at that
+ * offset on the pool: batches may land in any order, and the bytes are in
+ * input order all the same.  A slow disk or NFS server stalls the stream
+ * (its batches stay out until written, so the engine reads no further than
+ * the pool's batches allow), never the loop.
+ */
+#ifndef CAIRN_FILESINK_H
+#define CAIRN_FILESINK_H
+
+#include <stdint.h>
+#include <uv.h>
+
+#include "engine.h"
+
+struct cairn_filesink {
+    uv_loop_t *loop;
+    int fd;       /* owned by the caller, positioned writes only */
+    uint64_t off; /* where the next batch goes */
+    int error;    /* the first failure, or 0: later batches are dropped */
+};
+
+/* fd: an empty file opened for writing, not O_APPEND. */
+void cairn_filesink_init(struct cairn_filesink *fk, uv_loop_t *loop, int fd);
+
+/*
+ * NAME     cairn_filesink_write - write b->out after what came before
+ * NOTES    call in input order (a sink's write()).  Releases b once its
+ *          bytes are written or have failed; fk->error holds the first
+ *          failure by the time the stream's end() runs, since every
+ *          batch is released before it.  A write in flight when the
+ *          stream is given up is left to the process exit.
+ */
+void cairn_filesink_write(struct cairn_filesink *fk, struct cairn_batch *b);
+
+#endif /* CAIRN_FILESINK_H */

@@ -1,0 +1,389 @@
+/*
+ * test_fileio.c - a job's file I/O stays off the loop thread.
+ *
+ * The daemon's loop only dispatches: a job file is read with uv_fs_read()
+ * on the pool (source.h, CAIRN_SOURCE_POOL) and its results are written
+ * with uv_fs_write() at their offsets on the pool (filesink.h), so a slow
+ * disk or NFS server stalls one job, never the loop that serves signals,
+ * inotify and every other job.
+ *
+ * This executable defines read() and pwrite64(), which libuv's pool calls
+ * for those requests, and counts, per thread, the calls made on the two
+ * descriptors under test.  The results must be byte for byte what the
+ * loop-thread path (--filter's) writes, whole, in input order, also when
+ * the disk takes a few bytes at a time or fills up half-way.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "engine.h"
+#include "filesink.h"
+#include "plugin_loader.h"
+#include "record.h"
+#include "source.h"
+#include "util.h"
+
+static struct cairn_registry g_reg;
+static struct cairn_record_ctx g_ctx;
+
+/* ---- counting the calls ------------------------------------------------ */
+
+static pthread_t g_loop_thread;
+static atomic_int g_in_fd = -1, g_out_fd = -1;
+static atomic_ulong g_reads_loop, g_reads_pool, g_writes_loop, g_writes_pool;
+static atomic_size_t g_write_max; /* bytes a pwrite takes at most; 0: all */
+static atomic_long g_write_room;  /* bytes the "disk" holds; < 0: unbounded */
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+    if (fd == atomic_load(&g_in_fd))
+        atomic_fetch_add(
+            pthread_equal(pthread_self(), g_loop_thread) ? &g_reads_loop : &g_reads_pool, 1);
+    return syscall(SYS_read, fd, buf, n);
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
+{
+    if (fd == atomic_load(&g_out_fd)) {
+        size_t max = atomic_load(&g_write_max);
+        long room = atomic_load(&g_write_room);
+
+        atomic_fetch_add(
+            pthread_equal(pthread_self(), g_loop_thread) ? &g_writes_loop : &g_writes_pool, 1);
+        if (max != 0 && n > max)
+            n = max;
+        if (room >= 0) {
+            if (room == 0) {
+                errno = ENOSPC;
+                return -1;
+            }
+            if ((long)n > room)
+                n = (size_t)room;
+            atomic_fetch_sub(&g_write_room, (long)n);
+        }
+    }
+    return syscall(SYS_pwrite64, fd, buf, n, off);
+}
+
+static void reset_counts(int in_fd, int out_fd)
+{
+    g_loop_thread = pthread_self();
+    atomic_store(&g_in_fd, in_fd);
+    atomic_store(&g_out_fd, out_fd);
+    atomic_store(&g_reads_loop, 0);
+    atomic_store(&g_reads_pool, 0);
+    atomic_store(&g_writes_loop, 0);
+    atomic_store(&g_writes_pool, 0);
+    atomic_store(&g_write_max, 0);
+    atomic_store(&g_write_room, -1);
+}
+
+/* ---- inputs ------------------------------------------------------------ */
+
+/* n records of every official variant, with errors and blank lines; a few
+ * hundred kilobytes, so many reads and many batches. */
+static char *records(size_t n, size_t *len)
+{
+    struct cairn_buf b = { 0 };
+    uint64_t x = 88172645463325252u;
+    size_t i, k;
+
+    for (i = 0; i < n; i++) {
+        size_t m;
+        int rc = 0;
+
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        m = 2 + 2 * (size_t)(x % 40);
+        if (x % 53 == 1) {
+            rc |= cairn_buf_puts(&b, "{\"variant\":\"stone-game-iii\",\"input\":\n");
+            continue;
+        }
+        if (x % 47 == 2) {
+            rc |= cairn_buf_puts(&b, "\n");
+            continue;
+        }
+        rc |= cairn_buf_printf(&b, "{\"id\":%zu,\"variant\":\"%s\",\"input\":{\"%s\":[", i,
+                               x % 3 == 0   ? "stone-game-iii"
+                               : x % 3 == 1 ? "stone-game-ii"
+                                            : "stone-game",
+                               x % 3 == 0 ? "stoneValue" : "piles");
+        for (k = 0; k < m; k++)
+            rc |= cairn_buf_printf(&b, "%s%u", k ? "," : "", 1 + (unsigned)((x >> (k % 40)) % 97));
+        rc |= cairn_buf_puts(&b, "]}}\n");
+        ck_assert_int_eq(rc, 0);
+    }
+    *len = b.len;
+    return b.data;
+}
+
+static int temp_file(const char *tag)
+{
+    char path[] = "/tmp/cairn-fileio-XXXXXX";
+    int fd = mkstemp(path);
+
+    ck_assert_msg(fd >= 0, "%s: mkstemp: %s", tag, strerror(errno));
+    unlink(path);
+    return fd;
+}
+
+static void write_file(int fd, const char *data, size_t len)
+{
+    ck_assert_int_eq(cairn_write_all(fd, data, len), 0);
+    ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+}
+
+static char *read_file(int fd, size_t *len)
+{
+    struct cairn_buf b = { 0 };
+    char chunk[65536];
+    off_t off = 0;
+    ssize_t n;
+
+    while ((n = pread(fd, chunk, sizeof(chunk), off)) > 0) {
+        ck_assert_int_eq(cairn_buf_append(&b, chunk, (size_t)n), 0);
+        off += n;
+    }
+    ck_assert_int_ge(n, 0);
+    *len = b.len;
+    return b.data;
+}
+
+/* ---- one stream over a file -------------------------------------------- */
+
+struct run {
+    struct cairn_fd_source fs;
+    struct cairn_stream s;
+    struct cairn_filesink fk; /* results into a file, or ... */
+    struct cairn_buf mem;     /* ... into memory (the reference) */
+    int to_file;
+    int ended;
+    int status;
+};
+
+static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
+{
+    struct run *r = s->sink.data;
+
+    if (r->to_file) {
+        cairn_filesink_write(&r->fk, b);
+        return;
+    }
+    ck_assert_int_eq(cairn_buf_append(&r->mem, b->out.data, b->out.len), 0);
+    cairn_batch_release(b);
+}
+
+static void sink_end(struct cairn_stream *s, int status)
+{
+    struct run *r = s->sink.data;
+
+    r->ended++;
+    r->status = status;
+    cairn_fd_source_close(&r->fs);
+}
+
+/* Streams in_fd through a four-batch pool; with out_fd >= 0 the results
+ * go there through the file sink, else into r->mem. */
+static void run_stream(struct run *r, int in_fd, int flags, int out_fd)
+{
+    uv_loop_t loop;
+    struct cairn_pool pool;
+
+    memset(r, 0, sizeof(*r));
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    ck_assert_int_eq(cairn_pool_init(&pool, &loop, 4, 4096), 0);
+    cairn_pool_set_max_running(&pool, 2);
+    r->to_file = out_fd >= 0;
+    if (r->to_file)
+        cairn_filesink_init(&r->fk, &loop, out_fd);
+    r->s.pool = &pool;
+    r->s.ctx = &g_ctx;
+    r->s.max_line_bytes = 1u << 20;
+    r->s.sink = (struct cairn_sink){ .write = sink_write, .end = sink_end, .data = r };
+    ck_assert_int_eq(cairn_fd_source_init(&r->fs, &loop, in_fd, flags, &r->s.source), 0);
+    ck_assert_int_eq(cairn_stream_start(&r->s), 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_msg(r->ended == 1, "end() ran %d times", r->ended);
+    ck_assert_msg(r->s.in_flight == 0, "the stream ended with batches out");
+    cairn_stream_free(&r->s);
+    cairn_pool_close(&pool);
+    ck_assert_msg(pool.n_batches == 0, "%zu batches never came back", pool.n_batches);
+    ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+
+/* What the loop-thread path makes of data: the reference. */
+static char *reference(const char *data, size_t len, size_t *out_len)
+{
+    int in_fd = temp_file("reference");
+    struct run r;
+
+    write_file(in_fd, data, len);
+    reset_counts(-1, -1);
+    run_stream(&r, in_fd, 0, -1);
+    ck_assert_int_eq(r.status, 0);
+    close(in_fd);
+    *out_len = r.mem.len;
+    return r.mem.data;
+}
+
+/* ---- the tests --------------------------------------------------------- */
+
+START_TEST(test_job_reads_and_writes_on_the_pool)
+{
+    size_t len, want_len, got_len;
+    char *data = records(6000, &len);
+    char *want = reference(data, len, &want_len);
+    int in_fd = temp_file("input"), out_fd = temp_file("results");
+    struct run r;
+    char *got;
+
+    ck_assert_uint_gt(len, 4 * 65536); /* several pool reads */
+    write_file(in_fd, data, len);
+    reset_counts(in_fd, out_fd);
+    run_stream(&r, in_fd, CAIRN_SOURCE_POOL, out_fd);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_int_eq(r.fk.error, 0);
+    ck_assert_uint_eq(r.s.bytes, len);
+    ck_assert_msg(atomic_load(&g_reads_loop) == 0, "%lu read(s) of the job file on the loop thread",
+                  atomic_load(&g_reads_loop));
+    ck_assert_msg(atomic_load(&g_reads_pool) >= 5, "only %lu read(s) on the pool",
+                  atomic_load(&g_reads_pool));
+    ck_assert_msg(atomic_load(&g_writes_loop) == 0, "%lu results write(s) on the loop thread",
+                  atomic_load(&g_writes_loop));
+    ck_assert_msg(atomic_load(&g_writes_pool) >= 5, "only %lu results write(s) on the pool",
+                  atomic_load(&g_writes_pool));
+    got = read_file(out_fd, &got_len);
+    ck_assert_uint_eq(r.fk.off, want_len);
+    ck_assert_msg(got_len == want_len && memcmp(got, want, want_len) == 0,
+                  "the results file (%zu bytes) differs from the loop-thread path's (%zu bytes)",
+                  got_len, want_len);
+    free(got);
+    free(want);
+    free(data);
+    close(in_fd);
+    close(out_fd);
+}
+END_TEST
+
+/* The counters see the loop thread's reads: without CAIRN_SOURCE_POOL a
+ * job file is read there (--filter's choice), so the test above can fail. */
+START_TEST(test_plain_source_reads_on_the_loop)
+{
+    size_t len;
+    char *data = records(500, &len);
+    int in_fd = temp_file("input");
+    struct run r;
+
+    write_file(in_fd, data, len);
+    reset_counts(in_fd, -1);
+    run_stream(&r, in_fd, 0, -1);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_uint_gt(atomic_load(&g_reads_loop), 0);
+    ck_assert_uint_eq(atomic_load(&g_reads_pool), 0);
+    cairn_buf_free(&r.mem);
+    free(data);
+    close(in_fd);
+}
+END_TEST
+
+/* A disk taking 7 bytes a write: every batch is finished by more writes,
+ * at the right offsets. */
+START_TEST(test_short_writes_are_finished)
+{
+    size_t len, want_len, got_len;
+    char *data = records(400, &len);
+    char *want = reference(data, len, &want_len);
+    int in_fd = temp_file("input"), out_fd = temp_file("results");
+    struct run r;
+    char *got;
+
+    write_file(in_fd, data, len);
+    reset_counts(in_fd, out_fd);
+    atomic_store(&g_write_max, 7);
+    run_stream(&r, in_fd, CAIRN_SOURCE_POOL, out_fd);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_int_eq(r.fk.error, 0);
+    ck_assert_uint_ge(atomic_load(&g_writes_pool), want_len / 7);
+    got = read_file(out_fd, &got_len);
+    ck_assert_msg(got_len == want_len && memcmp(got, want, want_len) == 0,
+                  "short writes: results (%zu bytes) differ from the reference (%zu bytes)",
+                  got_len, want_len);
+    free(got);
+    free(want);
+    free(data);
+    close(in_fd);
+    close(out_fd);
+}
+END_TEST
+
+/* A disk that fills up half-way: the first error is kept, every batch
+ * still comes back, and the stream ends (the job is then handed back). */
+START_TEST(test_full_disk_is_reported)
+{
+    size_t len, want_len;
+    char *data = records(3000, &len);
+    char *want = reference(data, len, &want_len);
+    int in_fd = temp_file("input"), out_fd = temp_file("results");
+    struct run r;
+
+    write_file(in_fd, data, len);
+    reset_counts(in_fd, out_fd);
+    atomic_store(&g_write_room, (long)(want_len / 2));
+    run_stream(&r, in_fd, CAIRN_SOURCE_POOL, out_fd);
+    ck_assert_int_eq(r.status, 0); /* reading went fine */
+    ck_assert_msg(r.fk.error == -ENOSPC, "error %d (%s), want -ENOSPC", r.fk.error,
+                  strerror(-r.fk.error));
+    free(want);
+    free(data);
+    close(in_fd);
+    close(out_fd);
+}
+END_TEST
+
+static Suite *fileio_suite(void)
+{
+    Suite *s = suite_create("fileio");
+    TCase *tc = tcase_create("off_the_loop");
+
+    tcase_add_test(tc, test_job_reads_and_writes_on_the_pool);
+    tcase_add_test(tc, test_plain_source_reads_on_the_loop);
+    tcase_add_test(tc, test_short_writes_are_finished);
+    tcase_add_test(tc, test_full_disk_is_reported);
+    tcase_set_timeout(tc, 120);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    const char *dir = getenv("CAIRN_TEST_PLUGIN_DIR");
+    SRunner *sr;
+    int failed, rc;
+
+    if (dir == NULL || dir[0] == '\0') {
+        fprintf(stderr, "test_fileio: CAIRN_TEST_PLUGIN_DIR is not set (meson test sets it)\n");
+        return EXIT_FAILURE;
+    }
+    rc = cairn_registry_load(&g_reg, dir);
+    if (rc != 0 || g_reg.n_plugins < 3) {
+        fprintf(stderr, "test_fileio: cairn_registry_load(%s) returned %d\n", dir, rc);
+        return EXIT_FAILURE;
+    }
+    g_ctx = (struct cairn_record_ctx){ .reg = &g_reg, .default_limits = CAIRN_LIMITS_OFFICIAL };
+    setenv("UV_THREADPOOL_SIZE", "4", 1);
+    sr = srunner_create(fileio_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    cairn_registry_free(&g_reg);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
