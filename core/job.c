@@ -33,25 +33,27 @@
 
 struct cairn_job {
     struct cairn_job_env env;
-    char *name;          /* NAME.jsonl, as in the spool */
-    char *base;          /* NAME */
-    char *out_base;      /* what outputs are named after: NAME, or for a
+    char *name;            /* NAME.jsonl, as in the spool */
+    char *base;            /* NAME */
+    char *out_base;        /* what outputs are named after: NAME, or for a
                             name too long for NAME.results.jsonl, a cut of
                             it, "~" and a hash of the whole name */
-    char *label;         /* name, escaped for JSON and messages */
-    char *submitted_as;  /* the name it was dropped as, when a used name
+    char *label;           /* name, escaped for JSON and messages */
+    char *submitted_as;    /* the name it was dropped as, when a used name
                             made the claim give it its own (reuse.h);
                             set by the claim, or for a re-run from
                             active/ by its record there (attempts.h) */
-    char *claimed_as;    /* set by the claim (pool thread) to that name;
+    char *claimed_as;      /* set by the claim (pool thread) to that name;
                             after_start makes it the job's name */
-    int replaces;        /* claimed as the name it ran as before being
+    int replaces;          /* claimed as the name it ran as before being
                             handed back, over that run's summary */
-    int name_taken;      /* its name was taken in done/ or failed/: a
+    int name_taken;        /* its name was taken in done/ or failed/: a
                             hand-back lets the claim choose a new one */
-    const char *back_as; /* handed back to the input directory as this */
-    int recovered;       /* already in active/ (left by a crash): no claim */
-    int claimed;         /* in active/ and ours: a hand-back renames it out */
+    const char *back_as;   /* handed back to the input directory as this */
+    const char *back_name; /* ... as the hand-back on the pool set it */
+    int back_rc;           /* that hand-back's outcome: 0 when it is back */
+    int recovered;         /* already in active/ (left by a crash): no claim */
+    int claimed;           /* in active/ and ours: a hand-back renames it out */
     int in_fd;
     int out_fd;                   /* the output directory, as it was when we began;
                             results and summary land there together */
@@ -272,15 +274,16 @@ static void job_free(struct cairn_job *job)
 /* Outputs could not be written: the job's temporaries are removed (if
  * the results were published but the summary failed, those results stay
  * beside the earlier run's summary until the retry replaces both), and
- * the input goes back to the
- * spool to be tried again: as the name its producer dropped it as, so the
- * daemon's back-off knows it and its summary keeps submitted_as; or, when
- * a new file of that name waits there, as the name it ran as.  A
- * hand-back mark (attempts.h) makes its next claim take the name it ran
- * as again, replacing its own outputs, unless that name was taken in
- * done/ or failed/ (move_input). */
-static void hand_back(struct cairn_job *job, const char *step, int err)
+ * the input goes back to the spool to be tried again: as the name its
+ * producer dropped it as, so the daemon's back-off knows it and its
+ * summary keeps submitted_as; or, when a new file of that name waits
+ * there, as the name it ran as.  A hand-back mark (attempts.h) makes its
+ * next claim take the name it ran as again, replacing its own outputs,
+ * unless that name was taken in done/ or failed/ (move_input).  On a pool
+ * thread, like the finish it replaces: the loop logs it after. */
+static void hand_back_work(uv_work_t *req)
 {
+    struct cairn_job *job = req->data;
     const struct cairn_spool *sp = job->env.spool;
     const char *back = job->submitted_as != NULL ? job->submitted_as : job->name;
     struct stat st;
@@ -288,13 +291,9 @@ static void hand_back(struct cairn_job *job, const char *step, int err)
     int rc;
 
     cairn_tmpfile_discard(&job->res_tmp);
-    if (!job->claimed) {
-        cairn_log(job->env.log, CAIRN_LOG_ERROR,
-                  "job %s: cannot %s: %s; left in the spool for "
-                  "another try",
-                  job->base, step, uv_strerror(err));
+    job->back_rc = -ENOENT;
+    if (!job->claimed)
         return;
-    }
     cairn_attempts_forget(sp->active_fd, job->name);
     if (ino == 0 && fstatat(sp->active_fd, job->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
         ino = st.st_ino;
@@ -313,27 +312,61 @@ static void hand_back(struct cairn_job *job, const char *step, int err)
     if (rc == 0) {
         /* The mark carries submitted_as now. */
         cairn_attempts_forget_submitted(sp->active_fd, job->name);
-        job->back_as = back;
+        job->back_name = back;
     } else {
         /* Still in active/ as it ran: the next start re-runs it there,
          * its submitted_as record with it. */
         cairn_attempts_forget_handback(sp->active_fd, back);
     }
-    cairn_log(job->env.log, CAIRN_LOG_ERROR, "job %s: cannot %s: %s; %s%s", job->base, step,
-              uv_strerror(err),
-              rc == 0 ? "handed back to the spool for another try as "
-                      : "left in .cairn/active/ for the next start",
-              rc == 0 ? back : "");
+    job->back_rc = rc;
+}
+
+static void report(struct cairn_job *job, enum cairn_job_outcome outcome);
+
+static void after_hand_back(uv_work_t *req, int status)
+{
+    struct cairn_job *job = req->data;
+    const char *step = job->finish_step, *why = uv_strerror(job->finish_rc);
+
+    (void)status; /* never cancelled: nothing cancels a job's work */
+    if (!job->claimed)
+        cairn_log(job->env.log, CAIRN_LOG_ERROR,
+                  "job %s: cannot %s: %s; left in the spool for another try", job->base, step, why);
+    else if (job->back_rc == 0)
+        cairn_log(job->env.log, CAIRN_LOG_ERROR,
+                  "job %s: cannot %s: %s; handed back to the spool for another try as %s",
+                  job->base, step, why, job->back_name);
+    else
+        cairn_log(job->env.log, CAIRN_LOG_ERROR,
+                  "job %s: cannot %s: %s; left in .cairn/active/ for the next start", job->base,
+                  step, why);
+    if (job->back_rc == 0)
+        job->back_as = job->back_name;
+    report(job, CAIRN_JOB_RETRY);
 }
 
 /* Every end goes through here, once: the outcome is sorted by the one
- * policy (outcome.h), said in the log, and reported. */
+ * policy (outcome.h); a retry first hands the input back. */
 static void end(struct cairn_job *job, enum cairn_job_outcome outcome)
+{
+    if (outcome == CAIRN_JOB_RETRY) {
+        job->work.data = job;
+        if (uv_queue_work(job->env.loop, &job->work, hand_back_work, after_hand_back) != 0) {
+            /* The pool refused (it never does once running): here, then. */
+            hand_back_work(&job->work);
+            after_hand_back(&job->work, 0);
+        }
+        return;
+    }
+    report(job, outcome);
+}
+
+/* The outcome said in the log and reported; the job is gone after. */
+static void report(struct cairn_job *job, enum cairn_job_outcome outcome)
 {
     const struct cairn_tally *t = &job->stream.tally;
 
     switch (outcome) {
-    case CAIRN_JOB_RETRY: hand_back(job, job->finish_step, job->finish_rc); break;
     case CAIRN_JOB_FAILED:
         cairn_log(job->env.log, CAIRN_LOG_ERROR, "job %s failed: %s (moved to .cairn/failed/)",
                   job->base, job->fail_reason);
@@ -345,6 +378,7 @@ static void end(struct cairn_job *job, enum cairn_job_outcome outcome)
                   (unsigned long long)(t->records - t->ok), (unsigned long long)job->stream.bytes,
                   job->wall_seconds);
         break;
+    case CAIRN_JOB_RETRY: /* logged by after_hand_back */
     case CAIRN_JOB_GONE:
     case CAIRN_JOB_BUSY: break;
     }

@@ -23,7 +23,9 @@
  * A job that cannot be read at all, is not a regular file, or reached
  * max_attempts goes to failed/ with NAME.reason.json and a "failed"
  * summary (outcome.h).  A job whose outputs cannot be written is handed
- * back to the input directory untouched, to be tried again.
+ * back to the input directory untouched, to be tried again (on a pool
+ * thread too; on_end follows on the loop).  The loop itself touches no
+ * job file.
  */
 #ifndef CAIRN_JOB_H
 #define CAIRN_JOB_H
