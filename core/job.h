@@ -34,39 +34,10 @@
 #include <time.h>
 #include <uv.h>
 
-#include "config.h"
-#include "engine.h"
-#include "log.h"
+#include "job_env.h"
 #include "outcome.h"
-#include "plugin_set.h"
-#include "spool.h"
 
 struct cairn_job;
-
-struct cairn_job_env {
-    uv_loop_t *loop;
-    struct cairn_pool *pool;
-    /* Borrowed for the job's life.  Its state-folder descriptors are only
-     * ever swapped in place (dup2), never closed, while jobs run; out_fd
-     * may be replaced (the output path followed), so a job dups it at
-     * start and keeps its own. */
-    const struct cairn_spool *spool;
-    /* Read when the job starts: the job keeps what it needs, so a reload
-     * never changes a job in flight. */
-    const struct cairn_config *cfg;
-    /* The job takes its own reference. */
-    struct cairn_plugin_set *plugins;
-    const struct cairn_log *log;
-    /* Watches the job's plugin calls (hang.h); NULL: none. */
-    struct cairn_hang *hang;
-    /* Loop thread, after each batch of results is written: its counts,
-     * indexed by reg (the job's plugin set). */
-    void (*on_batch)(void *data, const struct cairn_registry *reg, const struct cairn_tally *batch);
-    /* Loop thread, exactly once: how the job ended.  job is valid during
-     * the call only (cairn_job_info), and freed right after. */
-    void (*on_end)(void *data, struct cairn_job *job, enum cairn_job_outcome outcome);
-    void *data;
-};
 
 /*
  * NAME     cairn_job_start - run INPUT/name (or, recovered, active/name)

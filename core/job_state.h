@@ -1,0 +1,90 @@
+/*
+ * job_state.h - what one job holds, shared by job.c (its life on the loop)
+ * and job_files.c (its file work on pool threads).  Private to the two:
+ * everyone else sees struct cairn_job through job.h only.  A job's fields
+ * are touched by one thread at a time: the loop, or the one pool thread
+ * its work item runs on, the loop waiting for that item's end (cairn_job_
+ * info reads name and counters, which the pool does not write).
+ */
+#ifndef CAIRN_JOB_STATE_H
+#define CAIRN_JOB_STATE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include <uv.h>
+
+#include "engine.h"
+#include "filesink.h"
+#include "job_env.h"
+#include "plugin_set.h"
+#include "source.h"
+#include "tmpfile.h"
+#include "util.h"
+
+struct cairn_job {
+    struct cairn_job_env env;
+    char *name;            /* NAME.jsonl, as in the spool */
+    char *base;            /* NAME */
+    char *out_base;        /* what outputs are named after: NAME, or for a
+                            name too long for NAME.results.jsonl, a cut of
+                            it, "~" and a hash of the whole name */
+    char *label;           /* name, escaped for JSON and messages */
+    char *submitted_as;    /* the name it was dropped as, when a used name
+                            made the claim give it its own (reuse.h);
+                            set by the claim, or for a re-run from
+                            active/ by its record there (attempts.h) */
+    char *claimed_as;      /* set by the claim (pool thread) to that name;
+                            after_start makes it the job's name */
+    int replaces;          /* claimed as the name it ran as before being
+                            handed back, over that run's summary */
+    int name_taken;        /* its name was taken in done/ or failed/: a
+                            hand-back lets the claim choose a new one */
+    const char *back_as;   /* handed back to the input directory as this */
+    const char *back_name; /* ... as the hand-back on the pool set it */
+    int back_rc;           /* that hand-back's outcome: 0 when it is back */
+    int recovered;         /* already in active/ (left by a crash): no claim */
+    int claimed;           /* in active/ and ours: a hand-back renames it out */
+    int in_fd;
+    int out_fd;                   /* the output directory, as it was when we began;
+                            results and summary land there together */
+    struct cairn_tmpfile res_tmp; /* the results, until published */
+    uint64_t size;                /* of the input when opened, for progress */
+    ino_t ino;                    /* of the input, to tie the attempts count to it */
+    unsigned attempts;            /* earlier runs that never ended */
+    /* What the job keeps from its environment, whatever a reload brings. */
+    struct cairn_plugin_set *plugins;
+    struct cairn_record_ctx ctx;
+    char *default_variant;
+    int keep_inputs;
+    uint64_t max_attempts;
+    struct cairn_stream stream;
+    struct cairn_fd_source src;
+    uint64_t t0_ns;
+    struct timespec started;
+    struct cairn_filesink results; /* into res_tmp, from the pool */
+    char *fail_reason;             /* set: the job itself is bad, it goes to failed/ */
+    /* Work on pool threads: the start, then the finish. */
+    uv_work_t work;
+    int start_rc; /* 0, or the negative errno that stopped the start */
+    struct cairn_buf summary;
+    struct cairn_buf reason;
+    int finish_rc;
+    const char *finish_step;
+    double wall_seconds;
+};
+
+/* The blocking halves, each on a pool thread.  Start: claim, open and
+ * lock, count, create the results temporary; start_rc says how it went
+ * (0: ready to stream, or fail_reason set; -ENOENT/-EAGAIN: not ours;
+ * -EEXIST: a job of that name is active; else hand it back). */
+void cairn_job_start_files(struct cairn_job *job);
+/* Finish: publish the outputs and move the input, or with fail_reason
+ * set, the reason and a failed summary; finish_rc and finish_step say
+ * how it went. */
+void cairn_job_finish_files(struct cairn_job *job);
+/* Hand-back: temporaries removed, the input back in the spool (back_rc
+ * 0, back_name) or left in active/. */
+void cairn_job_hand_back_files(struct cairn_job *job);
+
+#endif /* CAIRN_JOB_STATE_H */
