@@ -69,12 +69,15 @@ struct cairn_daemon {
     struct cairn_metrics metrics;
     struct cairn_hang hang; /* plugin calls past solve_timeout_s (hang.c) */
 
-    struct cairn_queue queue;     /* ready to claim; names queued or active */
-    struct cairn_nameset retry;   /* outputs failed: wait for retry_timer */
-    struct cairn_scanner scanner; /* directory scans, on the pool */
-    struct cairn_settle settle;   /* files with a future mtime, watched */
-    struct cairn_nameset ignored; /* never-taken files already logged */
-    struct cairn_running *jobs;   /* active jobs */
+    struct cairn_queue queue;            /* ready to claim; names queued or active */
+    struct cairn_nameset retry;          /* outputs failed: wait for retry_timer */
+    struct cairn_scanner scanner;        /* directory scans, on the pool */
+    struct cairn_settle settle;          /* files with a future mtime, watched */
+    struct cairn_nameset ignored;        /* never-taken files already logged */
+    struct cairn_nameset ignored_recent; /* ... of them, those inotify
+                                            reported since the last full
+                                            listing was sorted */
+    struct cairn_running *jobs;          /* active jobs */
     size_t active;
     size_t max_active;
 

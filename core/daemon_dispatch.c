@@ -249,11 +249,15 @@ void cairn_dispatch_ignored(struct cairn_daemon *d, const char *name)
         return;
     say_ignored(d, name);
     cairn_nameset_add(&d->ignored, name); /* out of memory: said again later */
+    cairn_nameset_add(&d->ignored_recent, name);
 }
 
 /* Each file a producer probably meant as a job but named so that it is
  * never taken is said once while it stays there: the set is rebuilt from
- * each full listing, so a name removed and brought back is said again. */
+ * each full listing, so a name removed and brought back is said again.
+ * The names inotify reported since the last rebuild are kept too: the
+ * listing may have begun before they arrived (it was said twice then),
+ * and every later listing begins after this rebuild, so it sees them. */
 static void log_ignored(struct cairn_daemon *d, const struct cairn_scan_list *l)
 {
     struct cairn_nameset seen = { 0 };
@@ -264,6 +268,8 @@ static void log_ignored(struct cairn_daemon *d, const struct cairn_scan_list *l)
             say_ignored(d, l->v[i].name);
         cairn_nameset_add(&seen, l->v[i].name);
     }
+    cairn_nameset_merge(&seen, &d->ignored_recent); /* out of memory: said again */
+    cairn_nameset_free(&d->ignored_recent);
     cairn_nameset_free(&d->ignored);
     d->ignored = seen;
 }
@@ -393,6 +399,7 @@ void cairn_dispatch_free(struct cairn_daemon *d)
     cairn_queue_free(&d->queue);
     cairn_nameset_free(&d->retry);
     cairn_nameset_free(&d->ignored);
+    cairn_nameset_free(&d->ignored_recent);
     cairn_scanner_free(&d->scanner);
     cairn_settle_free(&d->settle);
 }

@@ -111,6 +111,18 @@ int cairn_nameset_remove(struct cairn_nameset *s, const char *name)
     return 1;
 }
 
+int cairn_nameset_merge(struct cairn_nameset *s, const struct cairn_nameset *from)
+{
+    size_t i;
+    int rc = 0;
+
+    for (i = 0; i < from->cap; i++)
+        if (from->slots[i] != NULL && from->slots[i] != TOMBSTONE &&
+            cairn_nameset_add(s, from->slots[i]) < 0)
+            rc = -ENOMEM;
+    return rc;
+}
+
 void cairn_nameset_free(struct cairn_nameset *s)
 {
     size_t i;

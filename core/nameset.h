@@ -20,6 +20,8 @@ int cairn_nameset_has(const struct cairn_nameset *s, const char *name);
 int cairn_nameset_add(struct cairn_nameset *s, const char *name);
 /* 1 when removed, 0 when it was not there. */
 int cairn_nameset_remove(struct cairn_nameset *s, const char *name);
+/* Adds every name of from to s: 0, or -ENOMEM (some may be missing). */
+int cairn_nameset_merge(struct cairn_nameset *s, const struct cairn_nameset *from);
 void cairn_nameset_free(struct cairn_nameset *s);
 
 #endif /* CAIRN_NAMESET_H */
