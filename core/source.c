@@ -101,6 +101,10 @@ static void ahead_cb(uv_fs_t *req)
         ra->end = 1;
     else
         ra->len = (size_t)n;
+    /* A regular file reads short only at its end: one thread hop less for
+     * every job smaller than a piece (most of them). */
+    if (n > 0 && (size_t)n < POOL_READ)
+        ra->end = 1;
     if (fs->buf == NULL)
         return; /* read ahead of the engine's asking */
     rc = ahead_take(fs, fs->buf, fs->len, &got);
