@@ -4,9 +4,11 @@
  *
  * Order matters, because the daemon may claim the job the instant it is
  * back:
- *   1. its crash count (.cairn/active/.cairn-attempts.HASH) is removed, or
- *      a job quarantined for crashing would be quarantined again at once
- *      (the count is tied to the file's inode, which a rename keeps);
+ *   1. its crash count (the file's user.cairn.attempts attribute, or
+ *      .cairn/active/.cairn-attempts.HASH where there are none) is
+ *      removed, or a job quarantined for crashing would be quarantined
+ *      again at once (the count is tied to the file's inode, which a
+ *      rename keeps);
  *   2. its "failed" summary is removed, or a `submit --wait`-style reader
  *      would take the old outcome for the new run's;
  *   3. one renameat2(RENAME_NOREPLACE) from .cairn/failed/ into INPUT: a
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "names.h"
@@ -68,6 +71,18 @@ static void drop_failed_summary(struct cairn_client *cl, const char *name)
     json_decref(s);
 }
 
+/* The daemon forgets a count before it fails a job, but a count left by a
+ * run killed on the way (or an older version) must not come back with it. */
+static void forget_count(int failed_fd, const char *file)
+{
+    int fd = openat(failed_fd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+    if (fd < 0)
+        return; /* a link or gone: nothing of ours on it */
+    (void)fremovexattr(fd, "user.cairn.attempts");
+    close(fd);
+}
+
 static int requeue(struct cairn_client *cl, int failed_fd, int active_fd, const char *file,
                    const char *base)
 {
@@ -81,6 +96,7 @@ static int requeue(struct cairn_client *cl, int failed_fd, int active_fd, const 
         goto out;
     if (active_fd >= 0)
         unlinkat(active_fd, attempts, 0);
+    forget_count(failed_fd, file);
     drop_failed_summary(cl, summary);
     if (renameat2(failed_fd, file, cl->in_fd, file, RENAME_NOREPLACE) != 0) {
         rc = -errno;

@@ -1,5 +1,6 @@
 /*
- * attempts.c - the on-disk run counter of a claimed job.
+ * attempts.c - the on-disk run counter of a claimed job, and the records
+ * of its names.
  *
  * No fsync: a crashed process loses nothing from the page cache, and a
  * power loss costs at most one extra attempt; an fsync per job would cost
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "names.h"
@@ -23,37 +25,87 @@
  * the job's inode, so a hash collision or a new file of the same name
  * starts at 0. */
 
-unsigned cairn_attempts_count(int active_fd, const char *name, ino_t ino)
+#define XATTR "user.cairn.attempts"
+
+/* The count in the file form, 0 when absent or for another inode. */
+static unsigned file_count(int fd, ino_t ino)
 {
-    char *file = cairn_attempts_file(name);
     unsigned long long old_ino = 0;
     unsigned before = 0;
     char buf[64];
-    ssize_t n;
-    int fd;
+    ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
 
-    if (file == NULL)
-        return 0;
-    fd = openat(active_fd, file, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    free(file);
-    if (fd < 0)
-        return 0;
-    n = pread(fd, buf, sizeof(buf) - 1, 0);
     buf[n > 0 ? n : 0] = '\0';
     if (sscanf(buf, "%llu %u", &old_ino, &before) != 2 || old_ino != (unsigned long long)ino)
         before = 0;
-    n = snprintf(buf, sizeof(buf), "%llu %u\n", (unsigned long long)ino, before + 1);
-    /* Best effort: if this write fails, the worst case is one more run. */
-    if (ftruncate(fd, 0) == 0 && pwrite(fd, buf, (size_t)n, 0) != n)
-        (void)ftruncate(fd, 0);
-    close(fd);
     return before;
 }
 
-void cairn_attempts_forget(int active_fd, const char *name)
+/* The attribute form: 0 with *before set, or -errno (-ENOTSUP, -EPERM:
+ * this file system or file keeps none; use the file form). */
+static int xattr_count(int active_fd, const char *file, int fd, ino_t ino, unsigned *before)
+{
+    char buf[32];
+    ssize_t n = fgetxattr(fd, XATTR, buf, sizeof(buf) - 1);
+    int old;
+
+    if (n < 0 && errno != ENODATA)
+        return -errno;
+    *before = 0;
+    if (n > 0) {
+        buf[n] = '\0';
+        if (sscanf(buf, "%u", before) != 1)
+            *before = 0;
+    } else if ((old = openat(active_fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+        /* Counted in the file form before (an earlier version, or a
+         * failed attribute write): carried over, then the file goes. */
+        *before = file_count(old, ino);
+        close(old);
+        unlinkat(active_fd, file, 0);
+    }
+    n = snprintf(buf, sizeof(buf), "%u", *before + 1);
+    return fsetxattr(fd, XATTR, buf, (size_t)n, 0) == 0 ? 0 : -errno;
+}
+
+unsigned cairn_attempts_count(int active_fd, const char *name, int fd, ino_t ino)
 {
     char *file = cairn_attempts_file(name);
+    unsigned before = 0;
+    char buf[64];
+    ssize_t n;
+    int cfd;
 
+    if (file == NULL)
+        return 0;
+    if (fd >= 0 && xattr_count(active_fd, file, fd, ino, &before) == 0) {
+        free(file);
+        return before;
+    }
+    cfd = openat(active_fd, file, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    free(file);
+    if (cfd < 0)
+        return before;
+    {
+        unsigned counted = file_count(cfd, ino);
+        if (counted > before)
+            before = counted; /* a failed attribute write: the larger count */
+    }
+    n = snprintf(buf, sizeof(buf), "%llu %u\n", (unsigned long long)ino, before + 1);
+    /* Best effort: if this write fails, the worst case is one more run. */
+    if (ftruncate(cfd, 0) == 0 && pwrite(cfd, buf, (size_t)n, 0) != n)
+        (void)ftruncate(cfd, 0);
+    close(cfd);
+    return before;
+}
+
+void cairn_attempts_forget(int active_fd, const char *name, int fd)
+{
+    char *file;
+
+    /* Counted in the attribute: there is no file to look for. */
+    if (fd >= 0 && fremovexattr(fd, XATTR) == 0)
+        return;
+    file = cairn_attempts_file(name);
     if (file != NULL)
         unlinkat(active_fd, file, 0);
     free(file);

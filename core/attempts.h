@@ -2,22 +2,29 @@
  * attempts.h - how many runs of a claimed job began and never ended.
  *
  * A run that never ends (SIGKILL, a crash inside a plugin) leaves its count
- * in active/.cairn-attempts.HASH (names.h) as "INODE COUNT": the file
- * survives the process, and the inode ties the count to this very job
- * file, not to a later one of the same name.  After max_attempts such
- * runs the job is quarantined instead of crashing the daemon forever.
+ * on the job file itself, in the extended attribute user.cairn.attempts:
+ * it survives the process, and it belongs to this very file, not to a
+ * later one of the same name.  Where the file system keeps no user
+ * attributes, the count is in active/.cairn-attempts.HASH (names.h) as
+ * "INODE COUNT" instead: a file created and deleted per job, which on
+ * ext4 was the dearest part of a small job's hand-off.  After
+ * max_attempts such runs the job is quarantined instead of crashing the
+ * daemon forever.
  */
 #ifndef CAIRN_ATTEMPTS_H
 #define CAIRN_ATTEMPTS_H
 
 #include <sys/types.h>
 
-/* Records that a run of active/name (inode ino) begins.  Returns how many
- * runs began before it and never ended (0 if unknown). */
-unsigned cairn_attempts_count(int active_fd, const char *name, ino_t ino);
+/* Records that a run of active/name (open as fd, inode ino) begins.
+ * Returns how many runs began before it and never ended (0 if unknown).
+ * A count left in the file by an earlier version is taken over. */
+unsigned cairn_attempts_count(int active_fd, const char *name, int fd, ino_t ino);
 
-/* The run ended, well or badly, but it did end: forget the count. */
-void cairn_attempts_forget(int active_fd, const char *name);
+/* The run ended, well or badly, but it did end: forget the count.  fd:
+ * the job file, open, or -1 when it is closed (only the file form is
+ * removed then). */
+void cairn_attempts_forget(int active_fd, const char *name, int fd);
 
 /*
  * Two more records in active/, kept like the count (no fsync, tied to the

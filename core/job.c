@@ -281,13 +281,14 @@ static void after_start(uv_work_t *req, int status)
          * it does not have; if that fails, the next start runs it from
          * active/ as claimed_as, its submitted_as record with it. */
         unnamed = 1;
+        /* Running out of memory is not the job's fault: not counted. */
+        cairn_attempts_forget(sp->active_fd, job->claimed_as, job->in_fd);
         if (job->in_fd >= 0) {
             close(job->in_fd);
             job->in_fd = -1;
         }
         if (renameat2(sp->active_fd, job->claimed_as, sp->in_fd, job->name, RENAME_NOREPLACE) ==
             0) {
-            cairn_attempts_forget(sp->active_fd, job->claimed_as);
             cairn_attempts_forget_submitted(sp->active_fd, job->claimed_as);
             cairn_log(job->env.log, CAIRN_LOG_ERROR,
                       "job %s: out of memory naming it %s; put back in the spool", job->base,
@@ -403,7 +404,8 @@ void cairn_job_abandon(struct cairn_job *job, int counted)
         unlinkat(job->res_tmp.dir_fd, job->res_tmp.name, 0);
     if (counted)
         return; /* its attempts file keeps this run */
-    cairn_attempts_forget(job->env.spool->active_fd, job->name); /* not the job's fault */
+    cairn_attempts_forget(job->env.spool->active_fd, job->name,
+                          job->in_fd); /* not the job's fault */
     cairn_log(job->env.log, CAIRN_LOG_WARNING,
               "job %s not finished: left in .cairn/active/ for the next start (this run is not "
               "counted against it)",

@@ -173,7 +173,7 @@ void cairn_job_start_files(struct cairn_job *job)
          * for a job that won that name meanwhile. */
         (void)cairn_attempts_note_submitted(sp->active_fd, file, job->ino, job->submitted_as);
     }
-    job->attempts = cairn_attempts_count(sp->active_fd, file, job->ino);
+    job->attempts = cairn_attempts_count(sp->active_fd, file, job->in_fd, job->ino);
     if (job->attempts >= job->max_attempts)
         return; /* quarantined on the loop, where the reason is worded */
     job->finish_step = "create the results file";
@@ -235,7 +235,7 @@ static void finish_ok(struct cairn_job *job)
     STEP("fsync output directory", cairn_commit_sync(sp->commit, &job->out_fd, 1));
     /* Before the input leaves active/: a new job of the same name may be
      * claimed the moment it does, and its count must not be ours. */
-    cairn_attempts_forget(sp->active_fd, job->name);
+    cairn_attempts_forget(sp->active_fd, job->name, job->in_fd);
     if (job->keep_inputs)
         STEP("move input to done", move_input(job, sp->done_fd));
     else
@@ -267,7 +267,7 @@ static void finish_failed(struct cairn_job *job)
     STEP("publish summary", publish(job->out_fd, 's', sum, &job->summary));
     /* failed/ too: the reason is on disk before the input joins it. */
     STEP("fsync output directory", cairn_commit_sync(sp->commit, dirs, 2));
-    cairn_attempts_forget(sp->active_fd, job->name);
+    cairn_attempts_forget(sp->active_fd, job->name, job->in_fd);
     /* rename(2) moves a symlink or FIFO itself: nothing is followed. */
     STEP("move input to failed", move_input(job, sp->failed_fd));
     job->finish_rc = 0;
@@ -309,7 +309,7 @@ void cairn_job_hand_back_files(struct cairn_job *job)
     job->back_rc = -ENOENT;
     if (!job->claimed)
         return;
-    cairn_attempts_forget(sp->active_fd, job->name);
+    cairn_attempts_forget(sp->active_fd, job->name, job->in_fd);
     if (ino == 0 && fstatat(sp->active_fd, job->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
         ino = st.st_ino;
     /* The mark goes first: the file may be claimed the moment it is back.

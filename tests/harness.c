@@ -15,6 +15,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -110,6 +111,33 @@ char *th_slurp(const char *path, size_t *len_out)
 char *th_slurp_nofollow(const char *path, size_t *len_out)
 {
     return slurp_flags(path, len_out, O_NOFOLLOW);
+}
+
+unsigned th_attempts_of(const char *active_dir, const char *name)
+{
+    char path[PATH_MAX], buf[32];
+    unsigned long long ino;
+    unsigned count = 0;
+    struct stat st;
+    ssize_t n;
+    char *s;
+
+    th_pathf(path, "%s/%s", active_dir, name);
+    n = lgetxattr(path, "user.cairn.attempts", buf, sizeof(buf) - 1);
+    if (n > 0) {
+        buf[n] = '\0';
+        return sscanf(buf, "%u", &count) == 1 ? count : 0;
+    }
+    if (lstat(path, &st) != 0)
+        st.st_ino = 0;
+    th_pathf(path, "%s/.cairn-attempts.%016llx", active_dir,
+             (unsigned long long)cairn_hash64(name, strlen(name)));
+    s = th_slurp_nofollow(path, NULL);
+    if (s == NULL || sscanf(s, "%llu %u", &ino, &count) != 2 ||
+        ino != (unsigned long long)st.st_ino)
+        count = 0;
+    free(s);
+    return count;
 }
 
 char *th_read_file(const char *path, size_t *len_out)

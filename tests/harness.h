@@ -80,6 +80,11 @@ void th_write_text(const char *path, const char *text);
  * symlink in the last component (NULL then). */
 char *th_slurp(const char *path, size_t *len_out);
 char *th_slurp_nofollow(const char *path, size_t *len_out);
+/* The crash count of active_dir/name as the daemon keeps it (attempts.h):
+ * the file's user.cairn.attempts attribute, or where there is none, the
+ * "INODE COUNT" in active_dir/.cairn-attempts.HASH for that file's inode;
+ * 0 when neither has one. */
+unsigned th_attempts_of(const char *active_dir, const char *name);
 /* th_slurp that fails when path cannot be opened. */
 char *th_read_file(const char *path, size_t *len_out);
 /* lstat succeeds. */

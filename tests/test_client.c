@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -667,7 +668,8 @@ START_TEST(retry_requeues_and_resets_attempts)
     TH_IN(att, &e, ".cairn/active/.cairn-attempts.%016llx",
           (unsigned long long)cairn_hash64("broken.jsonl", strlen("broken.jsonl")));
     snprintf(text, sizeof(text), "%llu 2\n", (unsigned long long)st.st_ino);
-    th_write_text(att, text);
+    th_write_text(att, text); /* the file form (file systems without xattrs) */
+    ck_assert_int_eq(setxattr(failed, "user.cairn.attempts", "2", 1, 0), 0); /* the usual form */
     r = cairn(&e, "retry", "broken");
     TH_REQUIRE(r.status == 0 && strcmp(r.out, "broken: requeued\n") == 0, "exit %d: %s%s", r.status,
                r.out, r.err);
@@ -677,6 +679,8 @@ START_TEST(retry_requeues_and_resets_attempts)
     TH_IN(tmp, &e, ".cairn/done/broken.jsonl");
     TH_EVENTUALLY(th_exists(tmp), DEADLINE_MS, "broken never reached done/");
     TH_REQUIRE(!th_exists(att), "the attempts file is still there");
+    TH_REQUIRE(getxattr(tmp, "user.cairn.attempts", text, sizeof(text)) < 0 && errno == ENODATA,
+               "the crash count is still on the retried job file");
     TH_IN(tmp, &e, ".cairn/failed/broken.reason.json");
     TH_REQUIRE(!th_exists(tmp), "the reason file is still there");
     /* --failed takes the rest (once the daemon has failed it too); the

@@ -291,21 +291,13 @@ END_TEST
 
 #define FINE_JOB "{\"variant\":\"hang\",\"input\":{\"values\":[4,5]}}\n"
 
-/* The run count in .cairn/active/.cairn-attempts.HASH ("INODE COUNT"). */
+/* The run count the daemon keeps for a job in active/ (attempts.h). */
 static unsigned attempts_of(const struct env *e, const char *name)
 {
     char path[PATH_MAX];
-    unsigned long long ino;
-    unsigned count = 0;
-    char *s;
 
-    th_pathf(path, "%s/.cairn/active/.cairn-attempts.%016llx", e->in,
-             (unsigned long long)cairn_hash64(name, strlen(name)));
-    s = th_slurp_nofollow(path, NULL);
-    if (s == NULL || sscanf(s, "%llu %u", &ino, &count) != 2)
-        count = 0;
-    free(s);
-    return count;
+    th_pathf(path, "%s/.cairn/active", e->in);
+    return th_attempts_of(path, name);
 }
 
 /* Waits for run p to end on its own; returns its exit code and checks it

@@ -700,22 +700,10 @@ static char *poison_data(size_t *len)
     return b.data;
 }
 
-/* The run count in active/.NAME.attempts ("INODE COUNT"), 0 if none. */
+/* The run count the daemon keeps for a job in active/ (attempts.h). */
 static unsigned attempts_of(const struct env *e, const char *name)
 {
-    char path[PATH_MAX];
-    unsigned long long ino;
-    unsigned count = 0;
-    char *s;
-
-    /* Named by a hash of the job's name (attempts.c), so any name fits. */
-    th_pathf(path, "%s/.cairn-attempts.%016llx", e->active,
-             (unsigned long long)cairn_hash64(name, strlen(name)));
-    s = th_slurp_nofollow(path, NULL);
-    if (s == NULL || sscanf(s, "%llu %u", &ino, &count) != 2)
-        count = 0;
-    free(s);
-    return count;
+    return th_attempts_of(e->active, name);
 }
 
 START_TEST(poison_job_is_quarantined_after_max_attempts)

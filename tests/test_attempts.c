@@ -1,0 +1,185 @@
+/*
+ * test_attempts.c - the crash count of a claimed job (attempts.h).
+ *
+ * The count lives on the job file (user.cairn.attempts), so counting a
+ * run creates no file; where the file system keeps no user attributes it
+ * falls back to active/.cairn-attempts.HASH, which also carries a count
+ * over from an earlier version.  A file that replaces the job under the
+ * same name starts from nothing, in both forms.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "attempts.h"
+#include "names.h"
+
+struct dir {
+    char path[64];
+    int fd;
+};
+
+static void dir_make(struct dir *d)
+{
+    strcpy(d->path, "/tmp/cairn-attempts-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(d->path));
+    d->fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ck_assert_int_ge(d->fd, 0);
+}
+
+static void dir_remove(struct dir *d)
+{
+    char cmd[128];
+
+    close(d->fd);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d->path);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Creates (or replaces) d/name; returns it open for reading, *ino set. */
+static int job_file(struct dir *d, const char *name, ino_t *ino)
+{
+    struct stat st;
+    int fd;
+
+    unlinkat(d->fd, name, 0);
+    fd = openat(d->fd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(fstat(fd, &st), 0);
+    *ino = st.st_ino;
+    return fd;
+}
+
+static int count_files(struct dir *d)
+{
+    char *file = cairn_attempts_file("j.jsonl");
+    struct stat st;
+    int there = fstatat(d->fd, file, &st, AT_SYMLINK_NOFOLLOW) == 0;
+
+    free(file);
+    return there;
+}
+
+START_TEST(counts_runs_on_the_file_itself)
+{
+    struct dir d;
+    ino_t ino;
+    char buf[16];
+    ssize_t n;
+    int fd;
+
+    dir_make(&d);
+    fd = job_file(&d, "j.jsonl", &ino);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino), 0);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino), 1);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino), 2);
+    /* On the inode, and no file beside it. */
+    n = fgetxattr(fd, "user.cairn.attempts", buf, sizeof(buf) - 1);
+    ck_assert_int_gt(n, 0);
+    buf[n] = '\0';
+    ck_assert_str_eq(buf, "3");
+    ck_assert_msg(!count_files(&d), "a count file was created beside the job");
+    /* It survives the descriptor (a crash closes it). */
+    close(fd);
+    fd = openat(d.fd, "j.jsonl", O_RDONLY | O_CLOEXEC);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino), 3);
+    cairn_attempts_forget(d.fd, "j.jsonl", fd);
+    ck_assert_int_lt(fgetxattr(fd, "user.cairn.attempts", buf, sizeof(buf)), 0);
+    ck_assert_int_eq(errno, ENODATA);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino), 0);
+    close(fd);
+    /* A new file of the same name starts from nothing. */
+    fd = job_file(&d, "j.jsonl", &ino);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino), 0);
+    close(fd);
+    dir_remove(&d);
+}
+END_TEST
+
+/* Without a descriptor (or without attributes) the file form counts. */
+START_TEST(file_form_counts_per_inode)
+{
+    struct dir d;
+    ino_t ino, other;
+    int fd, fd2;
+
+    dir_make(&d);
+    fd = job_file(&d, "j.jsonl", &ino);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", -1, ino), 0);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", -1, ino), 1);
+    ck_assert(count_files(&d));
+    /* Another inode under the name: its own count. */
+    fd2 = openat(d.fd, "k", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    ck_assert_int_ge(fd2, 0);
+    {
+        struct stat st;
+        ck_assert_int_eq(fstat(fd2, &st), 0);
+        other = st.st_ino;
+    }
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", -1, other), 0);
+    cairn_attempts_forget(d.fd, "j.jsonl", -1);
+    ck_assert(!count_files(&d));
+    close(fd);
+    close(fd2);
+    dir_remove(&d);
+}
+END_TEST
+
+/* A count an earlier version left in the file form is carried onto the
+ * job file, and the file goes. */
+START_TEST(older_count_file_is_taken_over)
+{
+    struct dir d;
+    char *file, text[64];
+    ino_t ino;
+    int fd, cfd;
+
+    dir_make(&d);
+    fd = job_file(&d, "j.jsonl", &ino);
+    file = cairn_attempts_file("j.jsonl");
+    cfd = openat(d.fd, file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    ck_assert_int_ge(cfd, 0);
+    snprintf(text, sizeof(text), "%llu 2\n", (unsigned long long)ino);
+    ck_assert_int_eq(write(cfd, text, strlen(text)), (ssize_t)strlen(text));
+    close(cfd);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino), 2);
+    ck_assert_msg(!count_files(&d), "the older count file is still there");
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino), 3);
+    /* forget removes either form. */
+    cairn_attempts_forget(d.fd, "j.jsonl", fd);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino), 0);
+    free(file);
+    close(fd);
+    dir_remove(&d);
+}
+END_TEST
+
+static Suite *attempts_suite(void)
+{
+    Suite *s = suite_create("attempts");
+    TCase *tc = tcase_create("count");
+
+    tcase_add_test(tc, counts_runs_on_the_file_itself);
+    tcase_add_test(tc, file_form_counts_per_inode);
+    tcase_add_test(tc, older_count_file_is_taken_over);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(attempts_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
