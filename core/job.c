@@ -35,6 +35,7 @@ static void job_free(struct cairn_job *job)
         close(job->in_fd); /* releases the lock */
     cairn_plugin_set_unref(job->plugins);
     cairn_stream_free(&job->stream);
+    cairn_readahead_free(job->first);
     cairn_buf_free(&job->summary);
     cairn_buf_free(&job->reason);
     free(job->default_variant);
@@ -218,8 +219,12 @@ static void start_streaming(struct cairn_job *job)
     job->stream.ctx = &job->ctx;
     job->stream.sink = (struct cairn_sink){ .write = sink_write, .end = sink_end, .data = job };
     cairn_filesink_init(&job->results, job->env.loop, job->res_tmp.fd);
-    rc = cairn_fd_source_init(&job->src, job->env.loop, job->in_fd, CAIRN_SOURCE_POOL,
-                              &job->stream.source);
+    rc = cairn_fd_source_init(&job->src, job->env.loop, job->in_fd,
+                              CAIRN_SOURCE_POOL | CAIRN_SOURCE_REGULAR, &job->stream.source);
+    if (rc == 0 && job->first != NULL) {
+        cairn_fd_source_adopt(&job->src, job->first);
+        job->first = NULL;
+    }
     if (rc == 0)
         rc = cairn_stream_start(&job->stream);
     if (rc == -ENOMEM)

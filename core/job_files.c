@@ -178,6 +178,9 @@ void cairn_job_start_files(struct cairn_job *job)
         return; /* quarantined on the loop, where the reason is worded */
     job->finish_step = "create the results file";
     job->start_rc = cairn_tmpfile_open(&job->res_tmp, job->out_fd, 'r', 0644);
+    /* Here, on this thread already, rather than one hop later. */
+    if (job->start_rc == 0)
+        (void)cairn_readahead_first(&job->first, job->in_fd);
 }
 
 /*

@@ -60,6 +60,7 @@ struct cairn_job {
     uint64_t max_attempts;
     struct cairn_stream stream;
     struct cairn_fd_source src;
+    struct cairn_readahead *first; /* its first piece, read by the start */
     uint64_t t0_ns;
     struct timespec started;
     struct cairn_filesink results; /* into res_tmp, from the pool */

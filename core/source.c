@@ -42,6 +42,42 @@ struct cairn_readahead {
 
 static void ahead_cb(uv_fs_t *req);
 
+/* A piece read: n bytes, 0 at the end, or -errno. */
+static void ahead_got(struct cairn_readahead *ra, ssize_t n)
+{
+    if (n < 0)
+        ra->err = (int)n;
+    else if (n == 0)
+        ra->end = 1;
+    else
+        ra->len = (size_t)n;
+    /* A regular file reads short only at its end: one thread hop less for
+     * every job smaller than a piece (most of them). */
+    if (n > 0 && (size_t)n < POOL_READ)
+        ra->end = 1;
+}
+
+int cairn_readahead_first(struct cairn_readahead **out, int fd)
+{
+    struct cairn_readahead *ra = malloc(sizeof(*ra));
+    ssize_t n;
+
+    *out = ra;
+    if (ra == NULL)
+        return -ENOMEM;
+    memset(ra, 0, offsetof(struct cairn_readahead, buf));
+    do
+        n = read(fd, ra->buf, POOL_READ);
+    while (n < 0 && errno == EINTR);
+    ahead_got(ra, n < 0 ? -errno : n);
+    return 0;
+}
+
+void cairn_readahead_free(struct cairn_readahead *ra)
+{
+    free(ra);
+}
+
 static int ahead_start(struct cairn_readahead *ra, uv_loop_t *loop, uv_file fd)
 {
     uv_buf_t b = uv_buf_init(ra->buf, POOL_READ);
@@ -95,16 +131,7 @@ static void ahead_cb(uv_fs_t *req)
         free(ra); /* the source closed while we read */
         return;
     }
-    if (n < 0)
-        ra->err = (int)n;
-    else if (n == 0)
-        ra->end = 1;
-    else
-        ra->len = (size_t)n;
-    /* A regular file reads short only at its end: one thread hop less for
-     * every job smaller than a piece (most of them). */
-    if (n > 0 && (size_t)n < POOL_READ)
-        ra->end = 1;
+    ahead_got(ra, n);
     if (fs->buf == NULL)
         return; /* read ahead of the engine's asking */
     rc = ahead_take(fs, fs->buf, fs->len, &got);
@@ -119,7 +146,11 @@ static int read_pool(struct cairn_source *src, struct cairn_stream *s, char *buf
     struct cairn_readahead *ra = fs->ahead;
     int rc;
 
-    if (ra == NULL) {
+    if (ra == NULL && fs->first != NULL) {
+        ra = fs->ahead = fs->first; /* read already, where the job began */
+        fs->first = NULL;
+        ra->fs = fs;
+    } else if (ra == NULL) {
         ra = fs->ahead = malloc(sizeof(*ra));
         if (ra == NULL)
             return -ENOMEM;
@@ -181,6 +212,12 @@ int cairn_fd_source_init(struct cairn_fd_source *fs, uv_loop_t *loop, uv_file fd
     fs->fd = fd;
     memset(src, 0, sizeof(*src));
     src->data = fs;
+    /* Known to be a regular file: no need to ask (an ioctl a job). */
+    if ((flags & CAIRN_SOURCE_REGULAR) && (flags & CAIRN_SOURCE_POOL)) {
+        src->read = read_pool;
+        src->max_read = POOL_READ;
+        return 0;
+    }
     switch (uv_guess_handle(fd)) {
     case UV_NAMED_PIPE:
         rc = uv_pipe_init(loop, &fs->h.pipe, 0);
@@ -208,6 +245,8 @@ int cairn_fd_source_init(struct cairn_fd_source *fs, uv_loop_t *loop, uv_file fd
 
 void cairn_fd_source_close(struct cairn_fd_source *fs)
 {
+    free(fs->first);
+    fs->first = NULL;
     if (fs->ahead != NULL) {
         /* A read still on the pool writes into the buffer: its callback
          * frees it. */

@@ -25,10 +25,13 @@ struct cairn_fd_source {
     char *buf;
     size_t len;
     struct cairn_readahead *ahead; /* CAIRN_SOURCE_POOL: reads on the pool */
+    struct cairn_readahead *first; /* the first piece, read beforehand */
 };
 
 /* Regular files are read on a pool thread, not on the loop's. */
 #define CAIRN_SOURCE_POOL 1
+/* fd is known to be a regular file (with CAIRN_SOURCE_POOL). */
+#define CAIRN_SOURCE_REGULAR 2
 
 /*
  * NAME     cairn_fd_source_init - make src read fd
@@ -45,6 +48,23 @@ struct cairn_fd_source {
  */
 int cairn_fd_source_init(struct cairn_fd_source *fs, uv_loop_t *loop, uv_file fd, int flags,
                          struct cairn_source *src);
+
+/*
+ * NAME     cairn_readahead_first - read a regular file's first piece now
+ * NOTES    on any thread (a job reads it in the pool work that opened the
+ *          file, one thread hop less for a small job); hand it to the
+ *          source with cairn_fd_source_adopt(), or free it.  A read error
+ *          is kept and told to the stream in its turn.  0 or -ENOMEM (*out
+ *          NULL: the source reads it itself).
+ */
+int cairn_readahead_first(struct cairn_readahead **out, int fd);
+void cairn_readahead_free(struct cairn_readahead *ra);
+
+/* The source starts from ra (cairn_readahead_first on its fd), and owns it. */
+static inline void cairn_fd_source_adopt(struct cairn_fd_source *fs, struct cairn_readahead *ra)
+{
+    fs->first = ra;
+}
 
 /* Closes the libuv handle, if any; the loop must run once more after. */
 void cairn_fd_source_close(struct cairn_fd_source *fs);
