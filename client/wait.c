@@ -38,6 +38,7 @@ struct waiter {
     const struct cairn_submitted *jobs;
     size_t n;
     char **sum; /* each job's summary name in the output directory */
+    char **ran; /* each finished job's file, as it ran (NAME~N.jsonl or NAME.jsonl) */
     int *state;
     size_t pending;
     double timeout_s;
@@ -66,6 +67,7 @@ static void print_outcome(struct waiter *w, size_t i, json_t *s)
 
     const char *job = json_string_value(json_object_get(s, "job"));
 
+    w->ran[i] = cairn_asprintf("%s.jsonl", job != NULL ? job : w->jobs[i].base);
     clear_line(w);
     /* A used name ran as NAME~N: say where its outputs are. */
     if (job != NULL && strcmp(job, w->jobs[i].base) != 0)
@@ -92,6 +94,28 @@ static void print_outcome(struct waiter *w, size_t i, json_t *s)
     }
     fflush(stdout);
     w->pending--;
+}
+
+/* The summary is published before the input leaves active/ (for done/ or
+ * failed/): wait for that too, briefly, so that what the user runs next
+ * (`cairn status`, a look at failed/) sees the job where it ends up. */
+static void settle(struct waiter *w)
+{
+    const struct timespec step = { 0, 2 * 1000 * 1000 };
+    size_t i;
+    int tries;
+
+    for (i = 0; i < w->n; i++) {
+        struct cairn_where at;
+
+        if (w->ran[i] == NULL)
+            continue;
+        for (tries = 0; tries < 1000; tries++) { /* 2 s at most */
+            if (cairn_client_locate(w->cl, w->ran[i], &at) != 0 || !at.active)
+                break;
+            nanosleep(&step, NULL);
+        }
+    }
 }
 
 static void stop(struct waiter *w)
@@ -306,8 +330,9 @@ int cairn_client_wait(struct cairn_client *cl, const struct cairn_submitted *job
 
     memset(r, 0, sizeof(*r));
     w.sum = calloc(n ? n : 1, sizeof(*w.sum));
+    w.ran = calloc(n ? n : 1, sizeof(*w.ran));
     w.state = calloc(n ? n : 1, sizeof(*w.state));
-    if (w.sum == NULL || w.state == NULL) {
+    if (w.sum == NULL || w.ran == NULL || w.state == NULL) {
         rc = -ENOMEM;
         goto out;
     }
@@ -339,6 +364,7 @@ int cairn_client_wait(struct cairn_client *cl, const struct cairn_submitted *job
         }
         uv_run(&w.loop, UV_RUN_DEFAULT);
         clear_line(&w);
+        settle(&w);
     }
     uv_close((uv_handle_t *)&w.watch, on_close);
     uv_close((uv_handle_t *)&w.timeout, on_close);
@@ -348,7 +374,10 @@ int cairn_client_wait(struct cairn_client *cl, const struct cairn_submitted *job
 out:
     for (i = 0; w.sum != NULL && i < n; i++)
         free(w.sum[i]);
+    for (i = 0; w.ran != NULL && i < n; i++)
+        free(w.ran[i]);
     free(w.sum);
+    free(w.ran);
     free(w.state);
     return rc;
 }
