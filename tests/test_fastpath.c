@@ -247,6 +247,49 @@ END_TEST
 
 /* Random mutations of plain records: flipped, dropped, doubled and
  * inserted bytes, from characters that matter to JSON. */
+/* Integers of every length, 1 to 21 digits, signed or not, each followed
+ * by whatever may follow one (or the end of the array near the end of the
+ * line): the reader takes up to eight digits at once, and a number must
+ * read the same whichever way its digits were taken. */
+START_TEST(integers_of_every_length_agree)
+{
+    static const char *const after[] = { "", ",7", ".5", "e3", "x", " ", "0" };
+    char num[32], buf[256];
+    size_t digits, round, a;
+
+    for (digits = 1; digits <= 21; digits++) {
+        for (round = 0; round < 60; round++) {
+            size_t k, len;
+
+            /* The extremes of each length, then random ones. */
+            for (k = 0; k < digits; k++)
+                num[k] = round == 0   ? (k == 0 ? '1' : '0')
+                         : round == 1 ? '9'
+                                      : (char)('0' + (k == 0 ? 1 + rng() % 9 : rng() % 10));
+            num[digits] = '\0';
+            if (round == 2 && digits == 19)
+                memcpy(num, "9223372036854775807", 20);
+            if (round == 3 && digits == 19)
+                memcpy(num, "9223372036854775808", 20);
+            if (round == 4 && digits == 20)
+                memcpy(num, "18446744073709551616", 21);
+            for (a = 0; a < sizeof(after) / sizeof(after[0]); a++) {
+                len = (size_t)snprintf(buf, sizeof(buf),
+                                       "{\"variant\":\"stone-game-iii\",\"input\":{"
+                                       "\"stoneValue\":[%s%s%s]},\"options\":{\"limits\":"
+                                       "\"extended\"}}",
+                                       round % 2 ? "-" : "", num, after[a]);
+                compare(buf, len);
+                /* The number last on its line: fewer than eight bytes after it. */
+                len = (size_t)snprintf(buf, sizeof(buf), "{\"id\":%s%s%s}", round % 2 ? "-" : "",
+                                       num, after[a]);
+                compare(buf, len);
+            }
+        }
+    }
+}
+END_TEST
+
 START_TEST(random_mutations_agree)
 {
     static const char *const seeds[] = {
@@ -316,6 +359,7 @@ int main(void)
     tcase_add_test(tc, shipped_examples_and_seeds_agree);
     tcase_add_test(tc, edge_cases_agree);
     tcase_add_test(tc, random_mutations_agree);
+    tcase_add_test(tc, integers_of_every_length_agree);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
