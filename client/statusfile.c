@@ -78,8 +78,12 @@ static int add_one(void *data, const char *name)
     }
     d->age_s = c->now > updated ? c->now - updated : 0;
     d->stale = d->age_s > CAIRN_STATUS_STALE_S;
-    d->idle = d->stale && json_array_size(json_object_get(d->root, "active")) == 0;
+    /* Idle daemons rewrite their file too (every 5 s): an old one without
+     * jobs is taken for an idle daemon only where its pid says it runs
+     * (an older cairnd, which did not). */
     d->gone = on_this_host(d->root) && !alive(d->root);
+    d->idle = d->stale && json_array_size(json_object_get(d->root, "active")) == 0 &&
+              on_this_host(d->root) && !d->gone;
     return 0;
 }
 

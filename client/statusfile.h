@@ -13,9 +13,10 @@
  * job and input are escaped like names in summaries (util.h
  * cairn_name_escape).  A file not updated for CAIRN_STATUS_STALE_S seconds
  * is not used for progress.  It is a dead daemon's when it still lists
- * jobs (a daemon running jobs rewrites it every second); cairnd does not
- * rewrite it while idle, so an old file with no jobs may be an idle
- * daemon's, and on this host its pid tells which.
+ * jobs (a daemon running jobs rewrites it every second).  cairnd rewrites
+ * it every 5 s while idle too, so an old file with no jobs is a dead or
+ * stuck daemon's wherever it runs; cairnd 0.1.0 before that heartbeat did
+ * not, so on this host its pid still tells an idle daemon from a dead one.
  */
 #ifndef CAIRN_CLIENT_STATUSFILE_H
 #define CAIRN_CLIENT_STATUSFILE_H
@@ -32,7 +33,7 @@ struct cairn_daemon_status {
     json_t *root; /* the object as read; NULL when unreadable */
     double age_s; /* since "updated" (0 when in the future) */
     int stale;    /* too old, or unreadable: its progress is not used */
-    int idle;     /* stale but lists no job: perhaps only idle */
+    int idle;     /* stale, lists no job, and its pid runs on this host */
     int gone;     /* on this host, and its pid is not running */
 };
 

@@ -127,7 +127,12 @@ void cairn_daemon_write_status(struct cairn_daemon *d)
     size_t n = 0;
     int rc;
 
-    if (d->status_busy || d->status_name == NULL || (d->active == 0 && !d->status_dirty))
+    /* Idle, it is still rewritten every few seconds: a file not updated
+     * for CAIRN_STATUS_STALE_S is then a dead (or stuck) daemon's, on
+     * whichever host it runs, not perhaps an idle one's. */
+    if (d->status_busy || d->status_name == NULL ||
+        (d->active == 0 && !d->status_dirty &&
+         uv_hrtime() - d->live_ns < CAIRN_STATUS_HEARTBEAT_S * 1000000000ull))
         return;
     if (d->active > 0 && (jobs = calloc(d->active, sizeof(*jobs))) == NULL)
         return;

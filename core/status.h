@@ -1,14 +1,16 @@
 /*
  * status.h - what a running daemon is doing, for `cairn status`: one small
  * JSON file per daemon in INPUT/.cairn/status/, rewritten at most once a
- * second while jobs run and removed at a clean exit.
+ * second while jobs run, every CAIRN_STATUS_HEARTBEAT_S while idle, and
+ * removed at a clean exit.
  *
  *   {"host":"h","pid":123,"version":"0.1.0","started":"...","updated":"...",
  *    "active":[{"job":"NAME","input":"NAME.jsonl","size":12345,
  *               "bytes":2345,"records":10,"started":"..."}]}
  *
  * Times are RFC 3339 UTC; job and input are escaped as in summaries.  A
- * file whose "updated" is old belongs to a daemon that died.
+ * file whose "updated" is old belongs to a daemon that died (the client
+ * calls it stale after 10 s, twice the heartbeat).
  */
 #ifndef CAIRN_STATUS_H
 #define CAIRN_STATUS_H
@@ -18,6 +20,8 @@
 #include <time.h>
 
 #include "util.h"
+
+#define CAIRN_STATUS_HEARTBEAT_S 5
 
 struct cairn_status_job {
     const char *name; /* NAME.jsonl */

@@ -1042,6 +1042,58 @@ START_TEST(sigterm_finishes_active_job)
 }
 END_TEST
 
+/* The "updated" time of the one status file in .cairn/status/, or NULL. */
+static char *status_updated(const struct env *e)
+{
+    char dir[PATH_MAX], path[PATH_MAX * 2];
+    char *names, *text, *out = NULL;
+    json_t *j;
+
+    TH_IN(dir, e, ".cairn/status");
+    if (th_count_entries(dir, "") != 1)
+        return NULL; /* none yet, or a write's temporary beside it */
+    names = th_list_dir(dir, "");
+    snprintf(path, sizeof(path), "%s/%s", dir, names);
+    free(names);
+    text = th_slurp_nofollow(path, NULL);
+    j = text != NULL ? json_loads(text, 0, NULL) : NULL;
+    if (json_string_value(json_object_get(j, "updated")) != NULL)
+        out = strdup(json_string_value(json_object_get(j, "updated")));
+    json_decref(j);
+    free(text);
+    return out;
+}
+
+/* An idle daemon rewrites its status file every few seconds, so `cairn
+ * status` on another host can tell it from a dead one (whose file goes
+ * stale after 10 s). */
+START_TEST(idle_daemon_keeps_its_status_fresh)
+{
+    struct env e;
+    char *first, *now = NULL;
+    int p, changed = 0;
+    double t0;
+
+    env_init(&e, NULL);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    TH_EVENTUALLY((first = status_updated(&e)) != NULL, DEADLINE_MS, "no status file was written");
+    t0 = th_now_s();
+    while (!changed && th_now_s() - t0 < 9.0) {
+        th_sleep_ms(250);
+        free(now);
+        now = status_updated(&e);
+        changed = now != NULL && strcmp(now, first) != 0;
+    }
+    TH_REQUIRE(changed, "an idle daemon's status file still says updated %s after 9 s", first);
+    free(first);
+    free(now);
+    kill(th_pid[p], SIGTERM);
+    TH_REQUIRE(th_wait_exit(p, DEADLINE_MS) == 0, "cairnd did not exit 0 on SIGTERM");
+    th_cleanup();
+}
+END_TEST
+
 /* stone-game-ii with 1000 piles under extended limits costs ~0.1 s a
  * record: 150 records (two batches) are ~15 s of solving, ~7 s on two
  * workers. */
@@ -1388,6 +1440,7 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, missing_dirs_exit_2);
     tc = tcase(s, "sigterm");
     tcase_add_test(tc, sigterm_finishes_active_job);
+    tcase_add_test(tc, idle_daemon_keeps_its_status_fresh);
     tcase_add_test(tc, sigterm_timeout_leaves_job_for_restart);
     tc = tcase(s, "sighup");
     tcase_add_test(tc, sighup_loads_new_plugins);
