@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rng.h"
 #include "brute_analysis.h"
 #include "util.h"
 #include "cairn/plugin.h"
@@ -35,23 +36,6 @@
 
 static const struct cairn_plugin *g_desc[BG_COUNT];
 static void *g_dl[BG_COUNT];
-
-/* ---- randomness -------------------------------------------------------- */
-
-static uint64_t g_rng;
-
-static uint64_t rng_next(void)
-{
-    uint64_t z = (g_rng += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-static int64_t rng_range(int64_t lo, int64_t hi)
-{
-    return lo + (int64_t)(rng_next() % (uint64_t)(hi - lo + 1));
-}
 
 /* ---- the plugins --------------------------------------------------------- */
 
@@ -100,7 +84,7 @@ static void generate(enum brute_game g, struct gen *x)
     case BG_SG5:
         max_n = 7;
         lo = 1;
-        hi = rng_range(2, 6);
+        hi = th_rng_range(2, 6);
         break;
     case BG_SG6:
         max_n = 6;
@@ -119,7 +103,7 @@ static void generate(enum brute_game g, struct gen *x)
     default: break;
     }
     if (g == BG_SG4 || g == BG_SRG) {
-        x->scalar = rng_range(0, g == BG_SG4 ? 80 : 54);
+        x->scalar = th_rng_range(0, g == BG_SG4 ? 80 : 54);
         x->n = (size_t)x->scalar;
         x->arrays[0] = (struct cairn_array){ .v = &x->scalar, .n = 1 };
         x->pb = (struct cairn_problem){ .inputs = x->arrays,
@@ -127,10 +111,10 @@ static void generate(enum brute_game g, struct gen *x)
                                         .limits = CAIRN_LIMITS_EXTENDED };
         return;
     }
-    x->n = (size_t)rng_range(1, (int64_t)max_n);
+    x->n = (size_t)th_rng_range(1, (int64_t)max_n);
     for (size_t i = 0; i < x->n; i++) {
-        x->v[i] = rng_range(lo, hi);
-        x->w[i] = rng_range(lo, hi);
+        x->v[i] = th_rng_range(lo, hi);
+        x->w[i] = th_rng_range(lo, hi);
     }
     x->arrays[0] = (struct cairn_array){ .v = x->v, .n = x->n };
     x->arrays[1] = (struct cairn_array){ .v = x->w, .n = x->n };
@@ -228,20 +212,20 @@ static void compare_listing(enum brute_game g, const struct brute_pos *pos,
 static size_t draw_line(const struct brute_pos *start, int32_t *line, size_t max)
 {
     struct brute_pos p = *start;
-    size_t k = 0, len = (size_t)rng_range(0, (int64_t)max);
+    size_t k = 0, len = (size_t)th_rng_range(0, (int64_t)max);
 
     while (k < len) {
         int32_t moves[BRUTE_MAX_MOVES];
         size_t m = brute_moves(&p, moves);
         if (m == 0)
             break;
-        int32_t pick = moves[rng_next() % m];
-        if (rng_next() % 10 < 7) {
+        int32_t pick = moves[th_rng_next() % m];
+        if (th_rng_next() % 10 < 7) {
             int64_t best = brute_value(&p);
             for (size_t i = 0; i < m; i++) {
                 struct brute_pos q = p;
                 brute_play(&q, moves[i]);
-                if (brute_value(&q) == best && rng_next() % 2 == 0) {
+                if (brute_value(&q) == best && th_rng_next() % 2 == 0) {
                     pick = moves[i];
                     break;
                 }
@@ -250,10 +234,10 @@ static size_t draw_line(const struct brute_pos *start, int32_t *line, size_t max
         line[k++] = pick;
         brute_play(&p, pick);
     }
-    if (k > 0 && rng_next() % 5 == 0)
-        line[rng_next() % k] = (int32_t)rng_range(-1, 40);
-    if (rng_next() % 10 == 0) /* a move after the game may be over */
-        line[k++] = (int32_t)rng_range(0, 12);
+    if (k > 0 && th_rng_next() % 5 == 0)
+        line[th_rng_next() % k] = (int32_t)th_rng_range(-1, 40);
+    if (th_rng_next() % 10 == 0) /* a move after the game may be over */
+        line[k++] = (int32_t)th_rng_range(0, 12);
     return k;
 }
 
@@ -264,7 +248,7 @@ static void check_game(enum brute_game g, uint64_t seed)
 
     ck_assert_msg(d->analyze != NULL, "%s offers no analyze()", d->name);
     ck_assert_int_eq(d->value_kind, (int)brute_value_kind(g));
-    g_rng = seed;
+    th_rng_seed(seed);
     for (int c = 0; c < CASES_PER_GAME; c++) {
         struct gen x;
         struct brute_pos start, p;
@@ -290,7 +274,7 @@ static void check_game(enum brute_game g, uint64_t seed)
         /* play: a line, graded and checked */
         k = draw_line(&start, line, x.n + 2);
         const char *what = describe(g, &x, line, k);
-        rc = run_analyze(d, &x.pb, line, k, rng_next() % 2, &a, msg, sizeof(msg));
+        rc = run_analyze(d, &x.pb, line, k, th_rng_next() % 2, &a, msg, sizeof(msg));
         int want_moves = a.moves != NULL;
         p = start;
         size_t t, bad = k, first = k;

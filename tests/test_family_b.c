@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
 #include "brute_family_b.h"
 #include "cairn/plugin.h"
 
@@ -66,47 +67,6 @@ static const char *g_plugin_dir;
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                       */
 /* ------------------------------------------------------------------ */
-
-static uint64_t g_rng;
-
-static void rng_seed(uint64_t seed)
-{
-    g_rng = seed;
-}
-
-/* splitmix64: a fixed, portable sequence (rand() differs between libcs). */
-static uint64_t rng_next(void)
-{
-    uint64_t z = (g_rng += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-/* Uniform (up to a negligible bias) in [lo, hi]. */
-static int64_t rng_range(int64_t lo, int64_t hi)
-{
-    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1u;
-    if (span == 0)
-        return (int64_t)rng_next();
-    return (int64_t)((uint64_t)lo + rng_next() % span);
-}
-
-static const char *row_str(const int64_t *a, size_t n)
-{
-    static char buf[1024];
-    size_t off = 0;
-    off += (size_t)snprintf(buf + off, sizeof buf - off, "[");
-    for (size_t i = 0; i < n; i++) {
-        if (off > sizeof buf - 64) {
-            snprintf(buf + off, sizeof buf - off, "... (n=%zu)", n);
-            return buf;
-        }
-        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%" PRId64, i ? "," : "", a[i]);
-    }
-    snprintf(buf + off, sizeof buf - off, "]");
-    return buf;
-}
 
 static int64_t sum64(const int64_t *a, size_t n)
 {
@@ -199,8 +159,8 @@ static void run_plugin(const struct cairn_plugin *p, const int64_t *a, size_t n,
     if (p->check != NULL) {
         msg[0] = '\0';
         int rc = p->check(&pb, msg, sizeof msg);
-        CHECK_MSG(rc == CAIRN_OK, "%s: check() refused %s: rc %d: %s", p->name, row_str(a, n), rc,
-                  msg);
+        CHECK_MSG(rc == CAIRN_OK, "%s: check() refused %s: rc %d: %s", p->name, th_row_str(a, n),
+                  rc, msg);
     }
     size_t sb = p->scratch_bytes(&pb);
     void *scratch = malloc(sb ? sb : 1);
@@ -220,13 +180,13 @@ static void run_plugin(const struct cairn_plugin *p, const int64_t *a, size_t n,
     msg[0] = '\0';
     int rc = p->solve(&pb, &o->res, scratch, msg, sizeof msg);
     free(scratch);
-    CHECK_MSG(rc == CAIRN_OK, "%s: solve() failed on %s: rc %d: %s", p->name, row_str(a, n), rc,
+    CHECK_MSG(rc == CAIRN_OK, "%s: solve() failed on %s: rc %d: %s", p->name, th_row_str(a, n), rc,
               msg);
     if (want_moves) {
         CHECK_MSG(o->res.n_moves <= cap, "%s: n_moves %zu > moves_cap %zu", p->name, o->res.n_moves,
                   cap);
         CHECK_MSG(o->moves[cap] == MOVES_CANARY, "%s: solve() wrote past moves_cap on %s", p->name,
-                  row_str(a, n));
+                  th_row_str(a, n));
         CHECK_MSG(o->res.moves == o->moves && o->res.moves_cap == cap,
                   "%s: solve() changed result.moves or moves_cap", p->name);
     } else {
@@ -249,9 +209,10 @@ static void expect_solve_refuses(const struct cairn_plugin *p, const int64_t *a,
     ck_assert_ptr_nonnull(scratch);
     int rc = p->solve(&pb, &res, scratch, msg, sizeof msg);
     free(scratch);
-    CHECK_MSG(rc == status, "%s: solve() of %s returned %d, expected %d", p->name, row_str(a, n),
+    CHECK_MSG(rc == status, "%s: solve() of %s returned %d, expected %d", p->name, th_row_str(a, n),
               rc, status);
-    CHECK_MSG(msg[0] != '\0', "%s: solve() refused %s without a message", p->name, row_str(a, n));
+    CHECK_MSG(msg[0] != '\0', "%s: solve() refused %s without a message", p->name,
+              th_row_str(a, n));
 }
 
 static int call_check(const struct cairn_plugin *p, const int64_t *a, size_t n,
@@ -306,13 +267,13 @@ static void verify_sg8(const int64_t *a, size_t n, enum cairn_limits lim, int wa
     int64_t *f = sg8_ref_f(a, n);
     int64_t d = f[0];
     if (n <= SG8_MINIMAX_MAX_N)
-        CHECK_MSG(brute_sg8_minimax(a, n) == d, "sg8 references disagree on %s", row_str(a, n));
+        CHECK_MSG(brute_sg8_minimax(a, n) == d, "sg8 references disagree on %s", th_row_str(a, n));
 
     run_plugin(p, a, n, lim, 0, &o);
     CHECK_MSG(o.res.answer == d && o.res.alice - o.res.bob == d,
               "stone-game-viii %s: answer %" PRId64 " (alice %" PRId64 " bob %" PRId64
               "), reference %" PRId64,
-              row_str(a, n), o.res.answer, o.res.alice, o.res.bob, d);
+              th_row_str(a, n), o.res.answer, o.res.alice, o.res.bob, d);
     if (!want_moves) {
         free(f);
         return;
@@ -322,7 +283,7 @@ static void verify_sg8(const int64_t *a, size_t n, enum cairn_limits lim, int wa
                   om.res.bob == o.res.bob,
               "stone-game-viii %s: with moves %" PRId64 "/%" PRId64 "/%" PRId64 ", without %" PRId64
               "/%" PRId64 "/%" PRId64,
-              row_str(a, n), om.res.answer, om.res.alice, om.res.bob, o.res.answer, o.res.alice,
+              th_row_str(a, n), om.res.answer, om.res.alice, om.res.bob, o.res.answer, o.res.alice,
               o.res.bob);
 
     /* State k: the leftmost stone is P[k], stones k+1.. follow. */
@@ -333,7 +294,7 @@ static void verify_sg8(const int64_t *a, size_t n, enum cairn_limits lim, int wa
         int64_t x = om.moves[t];
         CHECK_MSG(x >= 2 && (uint64_t)x <= n - k,
                   "stone-game-viii %s: move %zu merges %" PRId64 " with %zu stones left",
-                  row_str(a, n), t, x, n - k);
+                  th_row_str(a, n), t, x, n - k);
         size_t j = k + (size_t)x - 1;
         int64_t pj = pk, best = INT64_MIN;
         size_t first_best = 0;
@@ -347,21 +308,21 @@ static void verify_sg8(const int64_t *a, size_t n, enum cairn_limits lim, int wa
         CHECK_MSG(pj - f[j] == f[k],
                   "stone-game-viii %s: move %zu (x=%" PRId64 " from state %zu) is worth %" PRId64
                   ", best is %" PRId64,
-                  row_str(a, n), t, x, k, pj - f[j], f[k]);
+                  th_row_str(a, n), t, x, k, pj - f[j], f[k]);
         CHECK_MSG(first_best == j,
                   "stone-game-viii %s: move %zu (x=%" PRId64 ") is optimal but x=%zu is "
                   "too and smaller",
-                  row_str(a, n), t, x, first_best - k + 1);
+                  th_row_str(a, n), t, x, first_best - k + 1);
         took[t % 2] += pj;
         pk = pj;
         k = j;
     }
-    CHECK_MSG(k == n - 1, "stone-game-viii %s: the line stops with %zu stones left", row_str(a, n),
-              n - k);
+    CHECK_MSG(k == n - 1, "stone-game-viii %s: the line stops with %zu stones left",
+              th_row_str(a, n), n - k);
     CHECK_MSG(took[0] == om.res.alice && took[1] == om.res.bob,
               "stone-game-viii %s: replay gives %" PRId64 "/%" PRId64 ", solve() %" PRId64
               "/%" PRId64,
-              row_str(a, n), took[0], took[1], om.res.alice, om.res.bob);
+              th_row_str(a, n), took[0], took[1], om.res.alice, om.res.bob);
     free(om.moves);
     free(f);
 }
@@ -369,18 +330,18 @@ static void verify_sg8(const int64_t *a, size_t n, enum cairn_limits lim, int wa
 /* Values in [-m, m] with a chosen bias. */
 static void gen_sg8(int64_t *a, size_t n, int64_t m)
 {
-    int style = (int)rng_range(0, 4);
+    int style = (int)th_rng_range(0, 4);
     for (size_t i = 0; i < n; i++) {
         switch (style) {
-        case 0: a[i] = rng_range(-m, m); break;
+        case 0: a[i] = th_rng_range(-m, m); break;
         case 1:
-            a[i] = rng_range(-m, 0); /* all negative: the answer can be < 0 */
+            a[i] = th_rng_range(-m, 0); /* all negative: the answer can be < 0 */
             break;
         case 2:
-            a[i] = rng_range(-3, 3); /* many ties among moves */
+            a[i] = th_rng_range(-3, 3); /* many ties among moves */
             break;
-        case 3: a[i] = rng_range(0, 1) ? m : -m; break;
-        default: a[i] = rng_range(-m, m / 4); break;
+        case 3: a[i] = th_rng_range(0, 1) ? m : -m; break;
+        default: a[i] = th_rng_range(-m, m / 4); break;
         }
     }
 }
@@ -416,10 +377,10 @@ START_TEST(test_sg8_random_small)
 {
     int64_t a[SG8_MINIMAX_MAX_N];
     size_t x1_differs = 0, negative = 0;
-    rng_seed(0x1872);
+    th_rng_seed(0x1872);
     for (int it = 0; it < 3000; it++) {
-        size_t n = (size_t)rng_range(2, SG8_MINIMAX_MAX_N);
-        gen_sg8(a, n, rng_range(0, 1) ? 10000 : 5);
+        size_t n = (size_t)th_rng_range(2, SG8_MINIMAX_MAX_N);
+        gen_sg8(a, n, th_rng_range(0, 1) ? 10000 : 5);
         int64_t d = brute_sg8_minimax(a, n);
         /* The x >= 1 misreading lets the first move score P[0] = a[0]
          * alone and hand the same row over: max(d, a[0] - d). */
@@ -436,10 +397,10 @@ END_TEST
 START_TEST(test_sg8_random_larger)
 {
     static int64_t a[3000];
-    rng_seed(0x18720);
+    th_rng_seed(0x18720);
     for (int it = 0; it < 200; it++) {
-        size_t n = (size_t)rng_range(2, it < 150 ? 300 : 3000);
-        gen_sg8(a, n, rng_range(0, 1) ? 10000 : 3);
+        size_t n = (size_t)th_rng_range(2, it < 150 ? 300 : 3000);
+        gen_sg8(a, n, th_rng_range(0, 1) ? 10000 : 3);
         verify_sg8(a, n, CAIRN_LIMITS_OFFICIAL, 1);
         /* extended: wider values, and a single stone */
         gen_sg8(a, n, INT64_C(1000000000));
@@ -458,7 +419,7 @@ START_TEST(test_sg8_bounds)
 {
     static int64_t a[100000];
     const struct cairn_plugin *p = plugin(SG8);
-    rng_seed(0x100000);
+    th_rng_seed(0x100000);
     /* The official maximum: all +1e4 (answer 1e9, one move), all -1e4,
      * alternating, random. */
     for (int it = 0; it < 4; it++) {
@@ -466,7 +427,7 @@ START_TEST(test_sg8_bounds)
             a[i] = it == 0   ? 10000
                    : it == 1 ? -10000
                    : it == 2 ? (i % 2 ? 10000 : -10000)
-                             : rng_range(-10000, 10000);
+                             : th_rng_range(-10000, 10000);
         verify_sg8(a, 100000, CAIRN_LIMITS_OFFICIAL, 1);
     }
     for (size_t i = 0; i < 100000; i++)
@@ -497,7 +458,7 @@ START_TEST(test_sg8_bounds)
     const int64_t vmax = p->inputs[0].extended.max_value;
     ck_assert_int_ge(vmax, INT64_C(100000000000));
     for (size_t i = 0; i < 2000; i++)
-        a[i] = rng_range(0, 2) ? vmax : -vmax;
+        a[i] = th_rng_range(0, 2) ? vmax : -vmax;
     verify_sg8(a, 2000, CAIRN_LIMITS_EXTENDED, 1);
     /* A short message buffer is respected. */
     for (size_t i = 0; i < 90000; i++)
@@ -560,7 +521,7 @@ static void verify_ix(const int64_t *a, size_t n, enum cairn_limits lim, int wan
 
     run_plugin(p, a, n, lim, want_moves, &o);
     CHECK_MSG(o.res.answer == want, "stone-game-ix %s: answer %" PRId64 ", reference %d",
-              row_str(a, n), o.res.answer, want);
+              th_row_str(a, n), o.res.answer, want);
     CHECK_MSG(o.res.alice == 0 && o.res.bob == 0, "stone-game-ix: totals set");
     if (!want_moves)
         return;
@@ -580,7 +541,7 @@ static void verify_ix(const int64_t *a, size_t n, enum cairn_limits lim, int wan
                                       (o.res.n_moves == ix_policy_length(c, q) && r1 < q)),
                           "stone-game-ix %s: Alice loses in %zu moves starting with residue "
                           "%d; residue %d lasts %zu",
-                          row_str(a, n), o.res.n_moves, r1, q, ix_policy_length(c, q));
+                          th_row_str(a, n), o.res.n_moves, r1, q, ix_policy_length(c, q));
     }
     int s = 0, alice = 1, ended_by_loss = 0;
     size_t t;
@@ -588,13 +549,13 @@ static void verify_ix(const int64_t *a, size_t n, enum cairn_limits lim, int wan
         int32_t i = o.moves[t];
         CHECK_MSG(i >= 0 && (size_t)i < n && !gone[i],
                   "stone-game-ix %s: move %zu takes index %" PRId32 " (invalid or gone)",
-                  row_str(a, n), t, i);
+                  th_row_str(a, n), t, i);
         int r = brute_ix_residue(a[i]);
         for (int32_t e = 0; e < i; e++)
             CHECK_MSG(gone[e] || brute_ix_residue(a[e]) != r,
                       "stone-game-ix %s: move %zu takes index %" PRId32 " but %" PRId32
                       " has the same residue and comes first",
-                      row_str(a, n), t, i, e);
+                      th_row_str(a, n), t, i, e);
         int mover_wins = alice == want;
         int ns = (s + r) % 3;
         if (t > 0)
@@ -603,16 +564,16 @@ static void verify_ix(const int64_t *a, size_t n, enum cairn_limits lim, int wan
                                        : 3 - s),
                       "stone-game-ix %s: move %zu takes residue %d with %zu/%zu/%zu left "
                       "at sum %d mod 3",
-                      row_str(a, n), t, r, c[0], c[1], c[2], s);
+                      th_row_str(a, n), t, r, c[0], c[1], c[2], s);
         if (ns == 0) {
-            CHECK_MSG(!mover_wins, "stone-game-ix %s: the winner loses on move %zu", row_str(a, n),
-                      t);
+            CHECK_MSG(!mover_wins, "stone-game-ix %s: the winner loses on move %zu",
+                      th_row_str(a, n), t);
             /* the loser had no safe stone: every stone left makes 0 */
             for (int q = 0; q < 3; q++)
                 CHECK_MSG(c[q] == 0 || (s + q) % 3 == 0,
                           "stone-game-ix %s: move %zu loses at once though a stone of "
                           "residue %d was left",
-                          row_str(a, n), t, q);
+                          th_row_str(a, n), t, q);
             ended_by_loss = 1;
         }
         gone[i] = 1;
@@ -626,19 +587,19 @@ static void verify_ix(const int64_t *a, size_t n, enum cairn_limits lim, int wan
             ck_assert_int_ge(still, 0);
             CHECK_MSG(still == want,
                       "stone-game-ix %s: move %zu (index %" PRId32 ") gives the win away",
-                      row_str(a, n), t, i);
+                      th_row_str(a, n), t, i);
         }
     }
     CHECK_MSG(t + ended_by_loss == o.res.n_moves,
-              "stone-game-ix %s: %zu moves after the losing one", row_str(a, n),
+              "stone-game-ix %s: %zu moves after the losing one", th_row_str(a, n),
               o.res.n_moves - t - 1);
     if (ended_by_loss)
         CHECK_MSG(alice == want, "stone-game-ix %s: the line's loser is the winner",
-                  row_str(a, n)); /* alice was flipped past the loser */
+                  th_row_str(a, n)); /* alice was flipped past the loser */
     else
         CHECK_MSG(c[0] + c[1] + c[2] == 0 && want == 0,
                   "stone-game-ix %s: the line stops after %zu moves, %zu stones left",
-                  row_str(a, n), o.res.n_moves, c[0] + c[1] + c[2]);
+                  th_row_str(a, n), o.res.n_moves, c[0] + c[1] + c[2]);
     brute_ix_table_free(table);
     free(gone);
     free(o.moves);
@@ -649,31 +610,32 @@ static void verify_ix(const int64_t *a, size_t n, enum cairn_limits lim, int wan
 static size_t gen_ix(int64_t *a, size_t maxn, int64_t maxv, int extended)
 {
     size_t c[3];
-    c[0] = (size_t)rng_range(0, (int64_t)maxn / 3);
-    int style = (int)rng_range(0, 3);
+    c[0] = (size_t)th_rng_range(0, (int64_t)maxn / 3);
+    int style = (int)th_rng_range(0, 3);
     size_t left = maxn - c[0];
-    c[1] = (size_t)rng_range(0, (int64_t)left);
+    c[1] = (size_t)th_rng_range(0, (int64_t)left);
     if (style == 0)
         c[2] = 0; /* one residue missing */
     else if (style == 1)
-        c[2] = (size_t)rng_range((int64_t)(c[1] > 3 ? c[1] - 3 : 0), (int64_t)c[1] + 3);
+        c[2] = (size_t)th_rng_range((int64_t)(c[1] > 3 ? c[1] - 3 : 0), (int64_t)c[1] + 3);
     else
-        c[2] = (size_t)rng_range(0, (int64_t)left);
-    if (rng_range(0, 1))
+        c[2] = (size_t)th_rng_range(0, (int64_t)left);
+    if (th_rng_range(0, 1))
         c[0] ^= 1; /* vary the parity */
     size_t n = 0;
     for (int r = 0; r < 3; r++)
         for (size_t k = 0; k < c[r] && n < maxn; k++) {
-            int64_t q = extended ? rng_range(-maxv / 3, maxv / 3) : rng_range(0, (maxv - r) / 3);
+            int64_t q =
+                extended ? th_rng_range(-maxv / 3, maxv / 3) : th_rng_range(0, (maxv - r) / 3);
             int64_t v = 3 * q + r;
             if (!extended && v == 0)
                 v = 3;
             a[n++] = v;
         }
     if (n == 0)
-        a[n++] = extended ? rng_range(-maxv, maxv) : rng_range(1, maxv);
+        a[n++] = extended ? th_rng_range(-maxv, maxv) : th_rng_range(1, maxv);
     for (size_t i = n; i-- > 1;) { /* shuffle */
-        size_t j = (size_t)rng_range(0, (int64_t)i);
+        size_t j = (size_t)th_rng_range(0, (int64_t)i);
         int64_t tmp = a[i];
         a[i] = a[j];
         a[j] = tmp;
@@ -713,13 +675,13 @@ START_TEST(test_ix_random_small)
 {
     int64_t a[IX_MINIMAX_MAX_N];
     size_t empty_first_differs = 0, wins = 0;
-    rng_seed(0x2029);
+    th_rng_seed(0x2029);
     for (int it = 0; it < 3000; it++) {
         int ext = it % 3 == 2;
-        size_t n = gen_ix(a, (size_t)rng_range(1, IX_MINIMAX_MAX_N),
-                          ext               ? INT64_C(1000000000000)
-                          : rng_range(0, 1) ? 10000
-                                            : 6,
+        size_t n = gen_ix(a, (size_t)th_rng_range(1, IX_MINIMAX_MAX_N),
+                          ext                  ? INT64_C(1000000000000)
+                          : th_rng_range(0, 1) ? 10000
+                                               : 6,
                           ext);
         int w = brute_ix_minimax(a, n, 0, 1, 0);
         empty_first_differs += brute_ix_minimax(a, n, 0, 1, 1) != w;
@@ -738,10 +700,10 @@ START_TEST(test_ix_random_larger)
 {
     static int64_t a[120];
     size_t wins = 0;
-    rng_seed(0x20290);
+    th_rng_seed(0x20290);
     for (int it = 0; it < 1500; it++) {
         int ext = it % 2;
-        size_t n = gen_ix(a, (size_t)rng_range(8, 120), ext ? INT64_C(1) << 40 : 10000, ext);
+        size_t n = gen_ix(a, (size_t)th_rng_range(8, 120), ext ? INT64_C(1) << 40 : 10000, ext);
         /* The exhaustive search agrees with the counts DP where it can. */
         if (n <= 9 && it % 10 == 0)
             ck_assert_int_eq(brute_ix_minimax(a, n, 0, 1, 0), ix_ref(a, n));
@@ -757,7 +719,7 @@ START_TEST(test_ix_bounds)
 {
     static int64_t a[100000];
     const struct cairn_plugin *p = plugin(IX);
-    rng_seed(0x21000);
+    th_rng_seed(0x21000);
     /* Official maximum: counts around the boundaries of the rule. */
     static const size_t counts[][3] = {
         { 0, 50000, 50000 }, /* c0 even, both: Alice wins */
@@ -772,9 +734,9 @@ START_TEST(test_ix_bounds)
         size_t n = 0;
         for (int r = 0; r < 3; r++)
             for (size_t i = 0; i < counts[k][r]; i++)
-                a[n++] = 3 * rng_range(r == 0 ? 1 : 0, (10000 - r) / 3) + r;
+                a[n++] = 3 * th_rng_range(r == 0 ? 1 : 0, (10000 - r) / 3) + r;
         for (size_t i = n; i-- > 1;) {
-            size_t j = (size_t)rng_range(0, (int64_t)i);
+            size_t j = (size_t)th_rng_range(0, (int64_t)i);
             int64_t tmp = a[i];
             a[i] = a[j];
             a[j] = tmp;
@@ -847,14 +809,15 @@ START_TEST(test_ix_bounds)
      * odd and |c1 - c2| is 2 or 3, so one stone miscounted flips the
      * answer. */
     for (int it = 0; it < 8; it++) {
-        size_t cm[3] = { 2 * (size_t)rng_range(500, 3000) + 1, (size_t)rng_range(3000, 8000), 0 };
+        size_t cm[3] = { 2 * (size_t)th_rng_range(500, 3000) + 1, (size_t)th_rng_range(3000, 8000),
+                         0 };
         cm[2] = cm[1] + (it % 2 ? 3 : 2);
         size_t len = 0;
         for (int r = 0; r < 3; r++)
             for (size_t k = 0; k < cm[r]; k++)
-                a[len++] = 3 * rng_range(r == 0 ? 1 : 0, 3000) + r;
+                a[len++] = 3 * th_rng_range(r == 0 ? 1 : 0, 3000) + r;
         for (size_t i = len; i-- > 1;) {
-            size_t j = (size_t)rng_range(0, (int64_t)i);
+            size_t j = (size_t)th_rng_range(0, (int64_t)i);
             int64_t tmp = a[i];
             a[i] = a[j];
             a[j] = tmp;
@@ -862,10 +825,10 @@ START_TEST(test_ix_bounds)
         /* Same residues, other paths: -1 is 2, -2 is 1, -3 is 0 mod 3, and
          * 2^32 is 1 mod 3. */
         for (int k = 0; k <= it; k++) {
-            size_t i = (size_t)rng_range(0, (int64_t)len - 1);
+            size_t i = (size_t)th_rng_range(0, (int64_t)len - 1);
             int r = brute_ix_residue(a[i]);
-            a[i] = k % 2 ? -3 + r - 3 * rng_range(0, 9)
-                         : (INT64_C(1) << 32) + (r + 2) % 3 + 3 * rng_range(0, 9);
+            a[i] = k % 2 ? -3 + r - 3 * th_rng_range(0, 9)
+                         : (INT64_C(1) << 32) + (r + 2) % 3 + 3 * th_rng_range(0, 9);
             ck_assert_int_eq(brute_ix_residue(a[i]), r);
         }
         struct outcome om;
@@ -876,7 +839,7 @@ START_TEST(test_ix_bounds)
     /* A long extended row, shifted by large multiples of 3. */
     size_t n = 100000;
     for (size_t i = 0; i < n; i++)
-        a[i] = rng_range(0, 2) + 3 * rng_range(-(INT64_C(1) << 60), INT64_C(1) << 60);
+        a[i] = th_rng_range(0, 2) + 3 * th_rng_range(-(INT64_C(1) << 60), INT64_C(1) << 60);
     size_t c[3] = { 0, 0, 0 };
     for (size_t i = 0; i < n; i++)
         c[brute_ix_residue(a[i])]++;
@@ -912,7 +875,7 @@ static void verify_ptw(const int64_t *a, size_t n, enum cairn_limits lim, int wa
                   o.res.bob == (sum - d) / 2,
               "predict-the-winner %s: answer %" PRId64 " alice %" PRId64 " bob %" PRId64
               ", reference D %" PRId64 " (true iff D >= 0)",
-              row_str(a, n), o.res.answer, o.res.alice, o.res.bob, d);
+              th_row_str(a, n), o.res.answer, o.res.alice, o.res.bob, d);
     if (!want_moves)
         return;
     ck_assert_uint_eq(o.res.n_moves, n);
@@ -920,17 +883,17 @@ static void verify_ptw(const int64_t *a, size_t n, enum cairn_limits lim, int wa
     size_t i = 0, j = n; /* a[i..j) is left */
     for (size_t t = 0; t < n; t++) {
         int32_t m = o.moves[t];
-        CHECK_MSG(m == 0 || m == 1, "predict-the-winner %s: move %zu is %" PRId32, row_str(a, n), t,
-                  m);
+        CHECK_MSG(m == 0 || m == 1, "predict-the-winner %s: move %zu is %" PRId32, th_row_str(a, n),
+                  t, m);
         int64_t here = ptw_ref(a + i, j - i);
         int64_t left = a[i] - ptw_ref(a + i + 1, j - i - 1);
         int64_t right = a[j - 1] - ptw_ref(a + i, j - i - 1);
         CHECK_MSG((m ? right : left) == here,
                   "predict-the-winner %s: move %zu (%c) on a[%zu..%zu) is worth %" PRId64
                   ", best is %" PRId64,
-                  row_str(a, n), t, m ? 'R' : 'L', i, j, m ? right : left, here);
+                  th_row_str(a, n), t, m ? 'R' : 'L', i, j, m ? right : left, here);
         CHECK_MSG(!m || right > left, "predict-the-winner %s: move %zu takes R on a tie",
-                  row_str(a, n), t);
+                  th_row_str(a, n), t);
         took[t % 2] += m ? a[j - 1] : a[i];
         if (m)
             j--;
@@ -938,7 +901,7 @@ static void verify_ptw(const int64_t *a, size_t n, enum cairn_limits lim, int wa
             i++;
     }
     CHECK_MSG(took[0] == o.res.alice && took[1] == o.res.bob,
-              "predict-the-winner %s: replay gives %" PRId64 "/%" PRId64, row_str(a, n), took[0],
+              "predict-the-winner %s: replay gives %" PRId64 "/%" PRId64, th_row_str(a, n), took[0],
               took[1]);
     free(o.moves);
 }
@@ -981,13 +944,13 @@ START_TEST(test_ptw_random_small)
 {
     int64_t a[PTW_MINIMAX_MAX_N];
     size_t ties = 0, lose = 0;
-    rng_seed(0x486);
+    th_rng_seed(0x486);
     for (int it = 0; it < 4000; it++) {
-        size_t n = (size_t)rng_range(1, PTW_MINIMAX_MAX_N);
+        size_t n = (size_t)th_rng_range(1, PTW_MINIMAX_MAX_N);
         int ext = it % 4 == 3;
-        int64_t m = rng_range(0, 2) ? 3 : ext ? INT64_C(1000000000000) : 10000000;
+        int64_t m = th_rng_range(0, 2) ? 3 : ext ? INT64_C(1000000000000) : 10000000;
         for (size_t i = 0; i < n; i++)
-            a[i] = ext ? rng_range(-m, m) : rng_range(0, m);
+            a[i] = ext ? th_rng_range(-m, m) : th_rng_range(0, m);
         int64_t d = brute_ptw_minimax(a, n);
         ck_assert_int_eq(brute_ptw_dp(a, n), d);
         ties += d == 0;
@@ -1003,12 +966,12 @@ END_TEST
 START_TEST(test_ptw_random_larger)
 {
     static int64_t a[400];
-    rng_seed(0x4860);
+    th_rng_seed(0x4860);
     for (int it = 0; it < 200; it++) {
-        size_t n = (size_t)rng_range(13, it < 150 ? 40 : 400);
-        int64_t m = rng_range(0, 1) ? 2 : INT64_C(100000000000000);
+        size_t n = (size_t)th_rng_range(13, it < 150 ? 40 : 400);
+        int64_t m = th_rng_range(0, 1) ? 2 : INT64_C(100000000000000);
         for (size_t i = 0; i < n; i++)
-            a[i] = rng_range(-m, m);
+            a[i] = th_rng_range(-m, m);
         verify_ptw(a, n, CAIRN_LIMITS_EXTENDED, n <= 40);
     }
 }
@@ -1018,13 +981,13 @@ START_TEST(test_ptw_bounds)
 {
     const struct cairn_plugin *p = plugin(PTW);
     int64_t a[20];
-    rng_seed(0x4861);
+    th_rng_seed(0x4861);
     /* Official maximum: 20 numbers up to 1e7, and 19 (odd: not always
      * true), zeros. */
     for (int it = 0; it < 40; it++) {
         size_t n = it % 2 ? 20 : 19;
         for (size_t i = 0; i < n; i++)
-            a[i] = it < 4 ? 10000000 * (it % 3 != 0) : rng_range(0, 10000000);
+            a[i] = it < 4 ? 10000000 * (it % 3 != 0) : th_rng_range(0, 10000000);
         verify_ptw(a, n, CAIRN_LIMITS_OFFICIAL, it < 20);
     }
     /* Extended maximum: 20000 numbers at +-1e14 (the 64-bit path, about
@@ -1036,7 +999,7 @@ START_TEST(test_ptw_bounds)
     int64_t *big = malloc(n * sizeof *big), *d = malloc(n * sizeof *d);
     ck_assert(big != NULL && d != NULL);
     for (size_t i = 0; i < n; i++)
-        big[i] = rng_range(0, 3) ? e->max_value : rng_range(e->min_value, e->max_value);
+        big[i] = th_rng_range(0, 3) ? e->max_value : th_rng_range(e->min_value, e->max_value);
     memcpy(d, big, n * sizeof *d);
     for (size_t len = 2; len <= n; len++)
         for (size_t i = 0; i + len <= n; i++) {
@@ -1163,12 +1126,12 @@ START_TEST(test_extended_max_length)
     ck_assert_uint_eq(ix->inputs[0].extended.max_len, n);
     int64_t *a = malloc(n * sizeof *a);
     ck_assert_ptr_nonnull(a);
-    rng_seed(0xE7);
+    th_rng_seed(0xE7);
 
     /* |v| <= 8e4: (n + 1) * sum|v| stays under the 9e18 of check() */
     int64_t total = 0;
     for (size_t i = 0; i < n; i++)
-        total += a[i] = rng_range(-80000, 80000);
+        total += a[i] = th_rng_range(-80000, 80000);
     int64_t g = total, p = total;
     for (size_t j = n - 1; j-- > 1;) {
         p -= a[j + 1];
@@ -1190,11 +1153,11 @@ START_TEST(test_extended_max_length)
     ck_assert_uint_eq(c[0] + c[1] + c[2], n);
     size_t left[3] = { c[0], c[1], c[2] }, first_one = n;
     for (size_t i = 0; i < n; i++) {
-        uint64_t pick = rng_next() % (left[0] + left[1] + left[2]);
+        uint64_t pick = th_rng_next() % (left[0] + left[1] + left[2]);
         int r = pick < left[0] ? 0 : pick < left[0] + left[1] ? 1 : 2;
         left[r]--;
-        a[i] = i % 7 ? 3 * rng_range(r == 0, 3333) + r
-                     : 3 * rng_range(-(INT64_C(1) << 60), INT64_C(1) << 60) + r;
+        a[i] = i % 7 ? 3 * th_rng_range(r == 0, 3333) + r
+                     : 3 * th_rng_range(-(INT64_C(1) << 60), INT64_C(1) << 60) + r;
         if (r == 1 && first_one == n)
             first_one = i;
     }
