@@ -12,7 +12,9 @@
  *   2. its "failed" summary is removed, or a `submit --wait`-style reader
  *      would take the old outcome for the new run's;
  *   3. one renameat2(RENAME_NOREPLACE) from .cairn/failed/ into INPUT: a
- *      job of that name submitted meanwhile is never overwritten;
+ *      job of that name submitted meanwhile is never overwritten.  A job
+ *      that ran as NAME~N goes back as the name it was submitted as, when
+ *      that is free, so its re-run's summary says submitted_as again;
  *   4. its reason file is removed.
  */
 #include <errno.h>
@@ -50,25 +52,41 @@ static int add_name(void *data, const char *name)
     return 0;
 }
 
-/* Removes OUTPUT/<out base>.summary.json if it says "failed". */
-static void drop_failed_summary(struct cairn_client *cl, const char *name)
+/* Removes OUTPUT/<out base>.summary.json if it says "failed".  Returns
+ * the name it says the job was submitted as (a used name ran as NAME~N,
+ * reuse.h), malloc'd, or NULL. */
+static char *drop_failed_summary(struct cairn_client *cl, const char *name)
 {
     json_error_t e;
     json_t *s = NULL;
-    const char *status;
+    const char *status, *as;
+    char *submitted = NULL;
     int fd;
 
     if (cl->out_fd < 0)
-        return;
+        return NULL;
     fd = openat(cl->out_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        return;
+        return NULL;
     s = json_loadfd(fd, 0, &e);
     close(fd);
     status = json_string_value(json_object_get(s, "status"));
-    if (status != NULL && strcmp(status, "failed") == 0)
+    if (status != NULL && strcmp(status, "failed") == 0) {
+        as = json_string_value(json_object_get(s, "submitted_as"));
+        submitted = as != NULL ? cairn_client_unescape(as) : NULL;
         unlinkat(cl->out_fd, name, 0);
+    }
     json_decref(s);
+    return submitted;
+}
+
+/* A name the job may go back under: NAME.jsonl, no path, no dot-file. */
+static int job_file_name(const char *name)
+{
+    size_t n = strlen(name);
+
+    return n > 6 && name[0] != '.' && strchr(name, '/') == NULL &&
+           strcmp(name + n - 6, ".jsonl") == 0;
 }
 
 /* The daemon forgets a count before it fails a job, but a count left by a
@@ -90,6 +108,8 @@ static int requeue(struct cairn_client *cl, int failed_fd, int active_fd, const 
     char *summary = ob ? cairn_asprintf("%s.summary.json", ob) : NULL;
     char *reason = ob ? cairn_asprintf("%s.reason.json", ob) : NULL;
     char *attempts = cairn_attempts_file(file);
+    char *submitted = NULL;
+    const char *to;
     int rc = -ENOMEM;
 
     if (summary == NULL || reason == NULL || attempts == NULL)
@@ -97,8 +117,17 @@ static int requeue(struct cairn_client *cl, int failed_fd, int active_fd, const 
     if (active_fd >= 0)
         unlinkat(active_fd, attempts, 0);
     forget_count(failed_fd, file);
-    drop_failed_summary(cl, summary);
-    if (renameat2(failed_fd, file, cl->in_fd, file, RENAME_NOREPLACE) != 0) {
+    submitted = drop_failed_summary(cl, summary);
+    /* A job that ran as NAME~N goes back as the name it was submitted as,
+     * so its next summary says submitted_as again (its claim gives it a
+     * NAME~N of its own); as the name it ran as when that one is taken. */
+    to = submitted != NULL && job_file_name(submitted) ? submitted : file;
+    rc = renameat2(failed_fd, file, cl->in_fd, to, RENAME_NOREPLACE);
+    if (rc != 0 && errno == EEXIST && to != file) {
+        to = file;
+        rc = renameat2(failed_fd, file, cl->in_fd, to, RENAME_NOREPLACE);
+    }
+    if (rc != 0) {
         rc = -errno;
         rc =
             cairn_client_fail(cl, rc, "cannot requeue %s: %s%s", base, strerror(-rc),
@@ -106,13 +135,17 @@ static int requeue(struct cairn_client *cl, int failed_fd, int active_fd, const 
         goto out;
     }
     unlinkat(failed_fd, reason, 0);
-    printf("%s: requeued\n", base);
+    if (to != file)
+        printf("%s: requeued as %s, the name it was submitted as\n", base, to);
+    else
+        printf("%s: requeued\n", base);
     rc = 0;
 out:
     free(ob);
     free(summary);
     free(reason);
     free(attempts);
+    free(submitted);
     return rc;
 }
 

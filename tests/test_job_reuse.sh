@@ -261,3 +261,24 @@ kill "$daemon"
 wait "$daemon"
 daemon=
 echo "ok: concurrent submit --name --wait of one name: each reports its own records ($both of 8 both taken)"
+
+# A failed job that ran as NAME~N goes back, at `cairn retry`, as the name
+# it was submitted as, so its re-run's summary says submitted_as again
+# (it used to go back as NAME~N and lose it).
+drop f 1
+once "$tmp/c.json"
+ln -s "$tmp/sub/one.jsonl" "$tmp/.f" && mv "$tmp/.f" "$in/f.jsonl"
+"$cairnd" --once -c "$tmp/c.json" --input "$in" --output "$out" --plugins "$plugins" 2>>"$tmp/d.log"
+[ $? -eq 1 ] || fail "--once over a failing job did not exit 1"
+[ "$(field "$out/f~2.summary.json" status)" = "failed" ] &&
+    [ "$(field "$out/f~2.summary.json" submitted_as)" = "f.jsonl" ] ||
+    fail "a symlink dropped as f.jsonl did not fail as f~2: $(ls "$in/.cairn/failed")"
+cp --remove-destination "$tmp/sub/one.jsonl" "$in/.cairn/failed/f~2.jsonl"
+"$cairn" -c "$tmp/client.json" retry 'f~2' >"$tmp/f.out" 2>&1 || fail "cairn retry f~2: $(cat "$tmp/f.out")"
+grep -q '^f~2: requeued as f.jsonl, the name it was submitted as$' "$tmp/f.out" ||
+    fail "cairn retry f~2 said: $(cat "$tmp/f.out")"
+once "$tmp/c.json"
+[ "$(field "$out/f~2.summary.json" status)" = "ok" ] &&
+    [ "$(field "$out/f~2.summary.json" submitted_as)" = "f.jsonl" ] ||
+    fail "the retried f~2 ran without submitted_as: $(cat "$out/f~2.summary.json")"
+echo "ok: cairn retry of a failed f~2 requeues it as f.jsonl; it runs as f~2 with submitted_as again"
