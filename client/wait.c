@@ -8,7 +8,6 @@
  * On a terminal a progress line is redrawn on stderr from the daemons'
  * status files (statusfile.h); off one nothing but the outcome is printed.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -203,6 +202,15 @@ static void look_at(struct waiter *w, const char *name)
     json_decref(s);
 }
 
+/* cairn_dir_each's callback: stops once no job is pending. */
+static int look_at_each(void *data, const char *name)
+{
+    struct waiter *w = data;
+
+    look_at(w, name);
+    return w->pending == 0;
+}
+
 /* Every pending job whose summary is there now is finished.  name: the
  * one file an event named, or NULL to look at all. */
 static void look(struct waiter *w, const char *name)
@@ -220,18 +228,8 @@ static void look(struct waiter *w, const char *name)
         }
         /* A job of a used name runs as NAME~N: its summary is one of
          * those, found by its input_inode. */
-        if (known) {
-            int fd = fcntl(w->cl->out_fd, F_DUPFD_CLOEXEC, 3);
-            DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-            struct dirent *de;
-
-            if (dir == NULL && fd >= 0)
-                close(fd);
-            while (dir != NULL && w->pending > 0 && (de = readdir(dir)) != NULL)
-                look_at(w, de->d_name);
-            if (dir != NULL)
-                closedir(dir);
-        }
+        if (known)
+            (void)cairn_dir_each(w->cl->out_fd, look_at_each, w); /* best effort, like a look */
     }
     if (w->pending == 0)
         stop(w);
