@@ -6,7 +6,6 @@
  */
 #include "plugin_loader.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -400,35 +399,46 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The "*.so" names in dir, sorted so duplicate reports are deterministic. */
-static int list_candidates(DIR *d, char ***names_out, size_t *n_out)
-{
-    struct dirent *e;
-    char **names = NULL;
-    size_t n = 0;
+struct candidates {
+    char **names;
+    size_t n;
+};
 
-    while ((e = readdir(d)) != NULL) {
-        char **grown;
-        if (e->d_name[0] == '.' || !ends_with(e->d_name, ".so"))
-            continue;
-        grown = realloc(names, (n + 1) * sizeof(*names));
-        if (grown == NULL)
-            goto oom;
-        names = grown;
-        if ((names[n] = strdup(e->d_name)) == NULL)
-            goto oom;
-        n++;
-    }
-    if (n > 1)
-        qsort(names, n, sizeof(*names), cmp_names);
-    *names_out = names;
-    *n_out = n;
+static int add_candidate(void *data, const char *name)
+{
+    struct candidates *c = data;
+    char **grown;
+
+    if (name[0] == '.' || !ends_with(name, ".so"))
+        return 0;
+    grown = realloc(c->names, (c->n + 1) * sizeof(*c->names));
+    if (grown == NULL)
+        return -ENOMEM;
+    c->names = grown;
+    if ((c->names[c->n] = strdup(name)) == NULL)
+        return -ENOMEM;
+    c->n++;
     return 0;
-oom:
-    while (n > 0)
-        free(names[--n]);
-    free(names);
-    return -ENOMEM;
+}
+
+/* The "*.so" names in dfd, sorted so duplicate reports are deterministic.
+ * 0, or a negative errno with nothing to free. */
+static int list_candidates(int dfd, char ***names_out, size_t *n_out)
+{
+    struct candidates c = { 0 };
+    int rc = cairn_dir_each(dfd, add_candidate, &c);
+
+    if (rc != 0) {
+        while (c.n > 0)
+            free(c.names[--c.n]);
+        free(c.names);
+        return rc;
+    }
+    if (c.n > 1)
+        qsort(c.names, c.n, sizeof(*c.names), cmp_names);
+    *names_out = c.names;
+    *n_out = c.n;
+    return 0;
 }
 
 /* Opens dir/name without following a link or blocking on a FIFO, and
@@ -471,7 +481,6 @@ static int open_vetted(struct cairn_registry *reg, int dfd, const char *name, co
 int cairn_registry_load(struct cairn_registry *reg, const char *dir)
 {
     struct stat st;
-    DIR *d;
     char **names = NULL;
     size_t n = 0, i;
     int dfd;
@@ -494,18 +503,12 @@ int cairn_registry_load(struct cairn_registry *reg, const char *dir)
         close(dfd);
         return rc;
     }
-    d = fdopendir(dfd);
-    if (d == NULL) {
-        int err = errno;
-        close(dfd);
-        return err == ENOMEM
-                   ? -ENOMEM
-                   : refuse(reg, "%s: cannot read plugin directory: %s", dir, strerror(err));
-    }
-    rc = list_candidates(d, &names, &n);
+    rc = list_candidates(dfd, &names, &n);
     if (rc != 0) {
-        closedir(d);
-        return rc;
+        close(dfd);
+        return rc == -ENOMEM
+                   ? rc
+                   : refuse(reg, "%s: cannot read plugin directory: %s", dir, strerror(-rc));
     }
     for (i = 0; i < n; i++) {
         char *path = cairn_asprintf("%s/%s", dir, names[i]);
@@ -531,7 +534,7 @@ int cairn_registry_load(struct cairn_registry *reg, const char *dir)
     for (i = 0; i < n; i++)
         free(names[i]);
     free(names);
-    closedir(d);
+    close(dfd);
     return rc;
 }
 

@@ -4,7 +4,6 @@
  */
 #include "tmpfile.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -170,23 +169,24 @@ static int remove_if_stale(int dir_fd, const char *name)
     return removed;
 }
 
+struct sweep {
+    int dir_fd;
+    int removed;
+};
+
+static int sweep_one(void *data, const char *name)
+{
+    struct sweep *sw = data;
+
+    if (is_ours(name))
+        sw->removed += remove_if_stale(sw->dir_fd, name);
+    return 0;
+}
+
 int cairn_tmpfile_sweep(int dir_fd)
 {
-    struct dirent *e;
-    int fd, removed = 0;
-    DIR *d;
+    struct sweep sw = { .dir_fd = dir_fd };
+    int rc = cairn_dir_each(dir_fd, sweep_one, &sw);
 
-    fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    d = fdopendir(fd);
-    if (d == NULL) {
-        close(fd);
-        return -errno;
-    }
-    while ((e = readdir(d)) != NULL)
-        if (is_ours(e->d_name))
-            removed += remove_if_stale(dir_fd, e->d_name);
-    closedir(d);
-    return removed;
+    return rc < 0 ? rc : sw.removed;
 }
