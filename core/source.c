@@ -57,15 +57,24 @@ static void ahead_got(struct cairn_readahead *ra, ssize_t n)
         ra->end = 1;
 }
 
-int cairn_readahead_first(struct cairn_readahead **out, int fd)
+/* An empty read-ahead, its buffer left unwritten; NULL without memory. */
+static struct cairn_readahead *ahead_new(void)
 {
     struct cairn_readahead *ra = malloc(sizeof(*ra));
+
+    if (ra != NULL)
+        memset(ra, 0, offsetof(struct cairn_readahead, buf));
+    return ra;
+}
+
+int cairn_readahead_first(struct cairn_readahead **out, int fd)
+{
+    struct cairn_readahead *ra = ahead_new();
     ssize_t n;
 
     *out = ra;
     if (ra == NULL)
         return -ENOMEM;
-    memset(ra, 0, offsetof(struct cairn_readahead, buf));
     do
         n = read(fd, ra->buf, POOL_READ);
     while (n < 0 && errno == EINTR);
@@ -151,10 +160,9 @@ static int read_pool(struct cairn_source *src, struct cairn_stream *s, char *buf
         fs->first = NULL;
         ra->fs = fs;
     } else if (ra == NULL) {
-        ra = fs->ahead = malloc(sizeof(*ra));
+        ra = fs->ahead = ahead_new();
         if (ra == NULL)
             return -ENOMEM;
-        memset(ra, 0, offsetof(struct cairn_readahead, buf));
         ra->fs = fs;
         if ((rc = ahead_start(ra, fs->loop, fs->fd)) != 0)
             return rc;
@@ -213,12 +221,7 @@ int cairn_fd_source_init(struct cairn_fd_source *fs, uv_loop_t *loop, uv_file fd
     memset(src, 0, sizeof(*src));
     src->data = fs;
     /* Known to be a regular file: no need to ask (an ioctl a job). */
-    if ((flags & CAIRN_SOURCE_REGULAR) && (flags & CAIRN_SOURCE_POOL)) {
-        src->read = read_pool;
-        src->max_read = POOL_READ;
-        return 0;
-    }
-    switch (uv_guess_handle(fd)) {
+    switch ((flags & CAIRN_SOURCE_REGULAR) ? UV_FILE : uv_guess_handle(fd)) {
     case UV_NAMED_PIPE:
         rc = uv_pipe_init(loop, &fs->h.pipe, 0);
         if (rc == 0 && (rc = uv_pipe_open(&fs->h.pipe, fd)) != 0)
