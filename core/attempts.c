@@ -42,8 +42,11 @@ static unsigned file_count(int fd, ino_t ino)
 }
 
 /* The attribute form: 0 with *before set, or -errno (-ENOTSUP, -EPERM:
- * this file system or file keeps none; use the file form). */
-static int xattr_count(int active_fd, const char *file, int fd, ino_t ino, unsigned *before)
+ * this file system or file keeps none; use the file form).  ran_before:
+ * look for a count in the file form too (only a job found in active/ can
+ * have one: a fresh claim never ran). */
+static int xattr_count(int active_fd, const char *file, int fd, ino_t ino, int ran_before,
+                       unsigned *before)
 {
     char buf[32];
     ssize_t n = fgetxattr(fd, XATTR, buf, sizeof(buf) - 1);
@@ -56,7 +59,8 @@ static int xattr_count(int active_fd, const char *file, int fd, ino_t ino, unsig
         buf[n] = '\0';
         if (sscanf(buf, "%u", before) != 1)
             *before = 0;
-    } else if ((old = openat(active_fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+    } else if (ran_before &&
+               (old = openat(active_fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
         /* Counted in the file form before (an earlier version, or a
          * failed attribute write): carried over, then the file goes. */
         *before = file_count(old, ino);
@@ -67,7 +71,7 @@ static int xattr_count(int active_fd, const char *file, int fd, ino_t ino, unsig
     return fsetxattr(fd, XATTR, buf, (size_t)n, 0) == 0 ? 0 : -errno;
 }
 
-unsigned cairn_attempts_count(int active_fd, const char *name, int fd, ino_t ino)
+unsigned cairn_attempts_count(int active_fd, const char *name, int fd, ino_t ino, int ran_before)
 {
     char *file = cairn_attempts_file(name);
     unsigned before = 0;
@@ -77,7 +81,7 @@ unsigned cairn_attempts_count(int active_fd, const char *name, int fd, ino_t ino
 
     if (file == NULL)
         return 0;
-    if (fd >= 0 && xattr_count(active_fd, file, fd, ino, &before) == 0) {
+    if (fd >= 0 && xattr_count(active_fd, file, fd, ino, ran_before, &before) == 0) {
         free(file);
         return before;
     }

@@ -18,8 +18,10 @@
 
 /* Records that a run of active/name (open as fd, inode ino) begins.
  * Returns how many runs began before it and never ended (0 if unknown).
- * A count left in the file by an earlier version is taken over. */
-unsigned cairn_attempts_count(int active_fd, const char *name, int fd, ino_t ino);
+ * ran_before: the file was found in active/ (left by a crash), so a count
+ * an earlier version left in the file form is looked for and taken over;
+ * a fresh claim skips that lookup. */
+unsigned cairn_attempts_count(int active_fd, const char *name, int fd, ino_t ino, int ran_before);
 
 /* The run ended, well or badly, but it did end: forget the count.  fd:
  * the job file, open, or -1 when it is closed (only the file form is

@@ -173,7 +173,7 @@ void cairn_job_start_files(struct cairn_job *job)
          * for a job that won that name meanwhile. */
         (void)cairn_attempts_note_submitted(sp->active_fd, file, job->ino, job->submitted_as);
     }
-    job->attempts = cairn_attempts_count(sp->active_fd, file, job->in_fd, job->ino);
+    job->attempts = cairn_attempts_count(sp->active_fd, file, job->in_fd, job->ino, job->recovered);
     if (job->attempts >= job->max_attempts)
         return; /* quarantined on the loop, where the reason is worded */
     job->finish_step = "create the results file";

@@ -77,9 +77,9 @@ START_TEST(counts_runs_on_the_file_itself)
 
     dir_make(&d);
     fd = job_file(&d, "j.jsonl", &ino);
-    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino), 0);
-    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino), 1);
-    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino), 2);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino, 1), 0);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino, 1), 1);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino, 1), 2);
     /* On the inode, and no file beside it. */
     n = fgetxattr(fd, "user.cairn.attempts", buf, sizeof(buf) - 1);
     ck_assert_int_gt(n, 0);
@@ -89,15 +89,15 @@ START_TEST(counts_runs_on_the_file_itself)
     /* It survives the descriptor (a crash closes it). */
     close(fd);
     fd = openat(d.fd, "j.jsonl", O_RDONLY | O_CLOEXEC);
-    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino), 3);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino, 1), 3);
     cairn_attempts_forget(d.fd, "j.jsonl", fd);
     ck_assert_int_lt(fgetxattr(fd, "user.cairn.attempts", buf, sizeof(buf)), 0);
     ck_assert_int_eq(errno, ENODATA);
-    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino), 0);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino, 1), 0);
     close(fd);
     /* A new file of the same name starts from nothing. */
     fd = job_file(&d, "j.jsonl", &ino);
-    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino), 0);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino, 1), 0);
     close(fd);
     dir_remove(&d);
 }
@@ -112,8 +112,8 @@ START_TEST(file_form_counts_per_inode)
 
     dir_make(&d);
     fd = job_file(&d, "j.jsonl", &ino);
-    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", -1, ino), 0);
-    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", -1, ino), 1);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", -1, ino, 1), 0);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", -1, ino, 1), 1);
     ck_assert(count_files(&d));
     /* Another inode under the name: its own count. */
     fd2 = openat(d.fd, "k", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -123,7 +123,7 @@ START_TEST(file_form_counts_per_inode)
         ck_assert_int_eq(fstat(fd2, &st), 0);
         other = st.st_ino;
     }
-    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", -1, other), 0);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", -1, other, 1), 0);
     cairn_attempts_forget(d.fd, "j.jsonl", -1);
     ck_assert(!count_files(&d));
     close(fd);
@@ -149,12 +149,17 @@ START_TEST(older_count_file_is_taken_over)
     snprintf(text, sizeof(text), "%llu 2\n", (unsigned long long)ino);
     ck_assert_int_eq(write(cfd, text, strlen(text)), (ssize_t)strlen(text));
     close(cfd);
-    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino), 2);
+    /* A fresh claim never ran: it does not look. */
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino, 0), 0);
+    ck_assert_msg(count_files(&d), "a fresh claim touched the older count file");
+    ck_assert_int_eq(fremovexattr(fd, "user.cairn.attempts"), 0);
+    /* A job found in active/ takes it over. */
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino, 1), 2);
     ck_assert_msg(!count_files(&d), "the older count file is still there");
-    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino), 3);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino, 1), 3);
     /* forget removes either form. */
     cairn_attempts_forget(d.fd, "j.jsonl", fd);
-    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino), 0);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino, 1), 0);
     free(file);
     close(fd);
     dir_remove(&d);
