@@ -96,14 +96,43 @@ static void check_done(struct cairn_daemon *d)
     }
 }
 
-/* Ends the run at once, without waiting for workers, which may never
- * return: metrics written, handles closed, the loop stopped, d->abandoned
- * set (main() then leaves with _exit).  The caller has dealt with the
- * active jobs. */
-static void abort_run(struct cairn_daemon *d)
+/* File work on the pool is short and waits for no plugin: an abort waits
+ * this long for it, so that _exit leaves no temporary behind. */
+#define ABORT_FILE_WAIT_MS 5000
+
+/* Whether the job is among those whose plugin call never returned. */
+static int is_hung(const struct cairn_job *job, const struct cairn_hang_report *rep, size_t n)
 {
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (cairn_job_owns(job, rep[i].owner))
+            return 1;
+    return 0;
+}
+
+/* Ends the run at once, without waiting for workers, which may never
+ * return: the pool's file work waited for (bounded), the active jobs let
+ * go (those in rep[0..n) with this run counted), metrics written, handles
+ * closed, the loop stopped, d->abandoned set (main() then leaves with
+ * _exit). */
+static void abort_run(struct cairn_daemon *d, const struct cairn_hang_report *rep, size_t n)
+{
+    struct cairn_running *r;
+
     d->abandoned = 1;
     d->finished = 1;
+    /* Before the jobs are let go: a job's start may be creating its
+     * results temporary right now, and cairn_job_abandon removes it. */
+    if (cairn_inflight_wait(&d->file_work, ABORT_FILE_WAIT_MS) != 0)
+        cairn_log(&d->log, CAIRN_LOG_WARNING,
+                  "a file write on the pool has not finished after %d s: exiting without it (its "
+                  "temporary file is removed at the next start)",
+                  ABORT_FILE_WAIT_MS / 1000);
+    /* Workers may still hold these jobs' batches: leave the memory to the
+     * process exit, but remove temporary files so nothing stray remains. */
+    for (r = d->jobs; r != NULL; r = r->next)
+        cairn_job_abandon(r->job, is_hung(r->job, rep, n));
     cairn_daemon_write_metrics(d);
     close_all(d);
     uv_stop(&d->loop);
@@ -111,14 +140,7 @@ static void abort_run(struct cairn_daemon *d)
 
 static void on_stop_timeout(uv_timer_t *t)
 {
-    struct cairn_daemon *d = t->data;
-    struct cairn_running *r;
-
-    /* Workers may still hold these jobs' batches: leave the memory to the
-     * process exit, but remove temporary files so nothing stray remains. */
-    for (r = d->jobs; r != NULL; r = r->next)
-        cairn_job_abandon(r->job, 0);
-    abort_run(d);
+    abort_run(t->data, NULL, 0);
 }
 
 static void begin_stop(struct cairn_daemon *d, const char *why)
@@ -259,16 +281,6 @@ static const struct cairn_running *running_of(const struct cairn_daemon *d, cons
     return NULL;
 }
 
-static int is_hung(const struct cairn_job *job, const struct cairn_hang_report *rep, size_t n)
-{
-    size_t i;
-
-    for (i = 0; i < n; i++)
-        if (cairn_job_owns(job, rep[i].owner))
-            return 1;
-    return 0;
-}
-
 static void on_hang(struct cairn_hang *h, const struct cairn_hang_report *rep, size_t n)
 {
     struct cairn_daemon *d = h->data;
@@ -289,10 +301,8 @@ static void on_hang(struct cairn_hang *h, const struct cairn_hang_report *rep, s
                   r != NULL ? r->name : "(unknown)", (unsigned long long)rep[i].line, rep[i].plugin,
                   rep[i].seconds, d->cfg.solve_timeout_s, (unsigned long long)d->cfg.max_attempts);
     }
-    for (r = d->jobs; r != NULL; r = r->next)
-        cairn_job_abandon(r->job, is_hung(r->job, rep, n));
     d->runtime_error = 1;
-    abort_run(d);
+    abort_run(d, rep, n);
 }
 
 static int watch_hangs(struct cairn_daemon *d)

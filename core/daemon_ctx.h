@@ -21,6 +21,7 @@
 #include "config.h"
 #include "engine.h"
 #include "hang.h"
+#include "inflight.h"
 #include "log.h"
 #include "metrics.h"
 #include "nameset.h"
@@ -64,6 +65,8 @@ struct cairn_daemon {
     unsigned threads; /* the libuv pool size, fixed at start */
     struct cairn_plugin_set *plugins;
     struct cairn_pool pool;
+    /* Pool items that create or rename files, for an abort to wait for. */
+    struct cairn_inflight file_work;
     struct cairn_spool spool;
     struct cairn_watch watch;
     struct cairn_metrics metrics;

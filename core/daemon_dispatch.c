@@ -160,6 +160,7 @@ static int start_job(struct cairn_daemon *d, const char *name, int recovered)
     r->d = d;
     env = (struct cairn_job_env){ .loop = &d->loop,
                                   .pool = &d->pool,
+                                  .file_work = &d->file_work,
                                   .spool = &d->spool,
                                   .cfg = &d->cfg,
                                   .plugins = d->plugins,

@@ -85,6 +85,10 @@ static void metrics_written(int rc, void *data)
     if (rc != 0)
         cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot write %s/%s: %s", d->cfg.output_dir,
                   d->cfg.metrics_file, uv_strerror(rc));
+    /* The run ended while this older exposition was on its way, and it
+     * has just replaced the final one: write the final one again. */
+    if (d->finished)
+        cairn_daemon_write_metrics(d);
 }
 
 /* The periodic metrics: rendered here, written (and fsync'd) on the pool,
@@ -100,8 +104,8 @@ void cairn_daemon_write_metrics_async(struct cairn_daemon *d)
     cairn_metrics_set_gauges(&d->metrics, d->active, d->queue.n);
     rc = cairn_metrics_render(&d->metrics, &text);
     if (rc == 0)
-        rc = cairn_publish_start(&d->loop, d->spool.out_fd, d->cfg.metrics_file, &text, &opts,
-                                 metrics_written, d);
+        rc = cairn_publish_start(&d->loop, &d->file_work, d->spool.out_fd, d->cfg.metrics_file,
+                                 &text, &opts, metrics_written, d);
     cairn_buf_free(&text);
     if (rc == 0)
         d->metrics_busy = 1;
@@ -115,6 +119,10 @@ static void status_written(int rc, void *data)
 
     d->status_busy = 0;
     (void)rc; /* best effort: the next tick tries again */
+    /* The run ended cleanly while this write was on its way: the file it
+     * just put back is a stopped daemon's. */
+    if (d->finished && d->status_name != NULL)
+        unlinkat(d->spool.status_fd, d->status_name, 0);
 }
 
 void cairn_daemon_write_status(struct cairn_daemon *d)
@@ -155,8 +163,8 @@ void cairn_daemon_write_status(struct cairn_daemon *d)
     rc = cairn_status_render(&st, &text);
     free(jobs);
     if (rc == 0)
-        rc = cairn_publish_start(&d->loop, d->spool.status_fd, d->status_name, &text, &opts,
-                                 status_written, d);
+        rc = cairn_publish_start(&d->loop, &d->file_work, d->spool.status_fd, d->status_name, &text,
+                                 &opts, status_written, d);
     cairn_buf_free(&text);
     if (rc == 0) {
         d->status_busy = 1;

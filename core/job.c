@@ -21,9 +21,26 @@
 #define RENAME_NOREPLACE (1 << 0)
 #endif
 
+/* The job's blocking file work goes to a pool thread, counted while it
+ * is in flight (inflight.h).  0, or the pool's error and nothing queued. */
+static int queue_files(struct cairn_job *job, uv_work_cb work, uv_after_work_cb after)
+{
+    int rc;
+
+    job->work.data = job;
+    cairn_inflight_enter(job->env.file_work);
+    rc = uv_queue_work(job->env.loop, &job->work, work, after);
+    if (rc != 0)
+        cairn_inflight_leave(job->env.file_work);
+    return rc;
+}
+
 static void finish_work(uv_work_t *req)
 {
-    cairn_job_finish_files(req->data);
+    struct cairn_job *job = req->data;
+
+    cairn_job_finish_files(job);
+    cairn_inflight_leave(job->env.file_work);
 }
 
 static void job_free(struct cairn_job *job)
@@ -51,7 +68,10 @@ static void job_free(struct cairn_job *job)
 
 static void hand_back_work(uv_work_t *req)
 {
-    cairn_job_hand_back_files(req->data);
+    struct cairn_job *job = req->data;
+
+    cairn_job_hand_back_files(job);
+    cairn_inflight_leave(job->env.file_work);
 }
 
 static void report(struct cairn_job *job, enum cairn_job_outcome outcome);
@@ -83,10 +103,9 @@ static void after_hand_back(uv_work_t *req, int status)
 static void end(struct cairn_job *job, enum cairn_job_outcome outcome)
 {
     if (outcome == CAIRN_JOB_RETRY) {
-        job->work.data = job;
-        if (uv_queue_work(job->env.loop, &job->work, hand_back_work, after_hand_back) != 0) {
+        if (queue_files(job, hand_back_work, after_hand_back) != 0) {
             /* The pool refused (it never does once running): here, then. */
-            hand_back_work(&job->work);
+            cairn_job_hand_back_files(job);
             after_hand_back(&job->work, 0);
         }
         return;
@@ -161,9 +180,8 @@ static void finish(struct cairn_job *job)
         rc = cairn_reason_render(&facts, &job->reason);
     if (rc == 0)
         rc = cairn_summary_render(&facts, &job->summary);
-    job->work.data = job;
     if (rc == 0)
-        rc = uv_queue_work(job->env.loop, &job->work, finish_work, after_finish);
+        rc = queue_files(job, finish_work, after_finish);
     if (rc != 0)
         end_early(job, "prepare the summary", rc);
 }
@@ -237,7 +255,10 @@ static void start_streaming(struct cairn_job *job)
 
 static void start_work(uv_work_t *req)
 {
-    cairn_job_start_files(req->data);
+    struct cairn_job *job = req->data;
+
+    cairn_job_start_files(job);
+    cairn_inflight_leave(job->env.file_work);
 }
 
 /* The claim gave the job a name of its own: from here on it is that job,
@@ -378,8 +399,7 @@ int cairn_job_start(const struct cairn_job_env *env, const char *name, int recov
         job_free(job);
         return -ENOMEM;
     }
-    job->work.data = job;
-    rc = job->out_fd < 0 ? -errno : uv_queue_work(env->loop, &job->work, start_work, after_start);
+    rc = job->out_fd < 0 ? -errno : queue_files(job, start_work, after_start);
     if (rc != 0) {
         /* Nothing was claimed: the job is still where it was. */
         job_free(job);

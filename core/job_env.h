@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "engine.h"
+#include "inflight.h"
 #include "log.h"
 #include "outcome.h"
 #include "plugin_set.h"
@@ -23,6 +24,8 @@ struct cairn_hang;
 struct cairn_job_env {
     uv_loop_t *loop;
     struct cairn_pool *pool;
+    /* Counts the job's file work on the pool (inflight.h); may be NULL. */
+    struct cairn_inflight *file_work;
     /* Borrowed for the job's life.  Its state-folder descriptors are only
      * ever swapped in place (dup2), never closed, while jobs run; out_fd
      * may be replaced (the output path followed), so a job dups it at

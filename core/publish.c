@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "inflight.h"
 #include "tmpfile.h"
 
 struct job {
@@ -18,6 +19,7 @@ struct job {
     char *name;
     struct cairn_buf text;
     struct cairn_publish_opts opts;
+    struct cairn_inflight *inflight;
     int rc;
     void (*done)(int rc, void *data);
     void *data;
@@ -50,6 +52,7 @@ static void work(uv_work_t *req)
     struct job *j = req->data;
 
     j->rc = cairn_publish_now(j->dir_fd, j->name, j->text.data, j->text.len, &j->opts);
+    cairn_inflight_leave(j->inflight);
 }
 
 static void after(uv_work_t *req, int status)
@@ -64,7 +67,8 @@ static void after(uv_work_t *req, int status)
     free(j);
 }
 
-int cairn_publish_start(uv_loop_t *loop, int dir_fd, const char *name, struct cairn_buf *text,
+int cairn_publish_start(uv_loop_t *loop, struct cairn_inflight *inflight, int dir_fd,
+                        const char *name, struct cairn_buf *text,
                         const struct cairn_publish_opts *opts, void (*done)(int rc, void *data),
                         void *data)
 {
@@ -87,9 +91,12 @@ int cairn_publish_start(uv_loop_t *loop, int dir_fd, const char *name, struct ca
     j->opts = *opts;
     j->done = done;
     j->data = data;
+    j->inflight = inflight;
     j->req.data = j;
+    cairn_inflight_enter(inflight);
     rc = uv_queue_work(loop, &j->req, work, after);
     if (rc != 0) {
+        cairn_inflight_leave(inflight);
         *text = j->text; /* the caller keeps what it gave */
         close(j->dir_fd);
         free(j->name);

@@ -12,6 +12,8 @@
 
 #include "util.h"
 
+struct cairn_inflight;
+
 struct cairn_publish_opts {
     char kind;   /* the temporary's kind letter (tmpfile.h); 0: 'p' */
     int sync;    /* fsync before the rename */
@@ -21,11 +23,13 @@ struct cairn_publish_opts {
 /*
  * NAME     cairn_publish_start - publish dir_fd/name with text, on the pool
  * ARGUMENTS text is moved in (zeroed); dir_fd is duplicated, so the caller
- *          may swap or close its own at once
+ *          may swap or close its own at once; inflight (may be NULL) counts
+ *          the write until its file is in place (inflight.h)
  * RETURNS  0, then done(rc, data) runs on the loop; or a negative errno,
  *          and done is never called
  */
-int cairn_publish_start(uv_loop_t *loop, int dir_fd, const char *name, struct cairn_buf *text,
+int cairn_publish_start(uv_loop_t *loop, struct cairn_inflight *inflight, int dir_fd,
+                        const char *name, struct cairn_buf *text,
                         const struct cairn_publish_opts *opts, void (*done)(int rc, void *data),
                         void *data);
 

@@ -1168,6 +1168,93 @@ START_TEST(sigterm_timeout_leaves_job_for_restart)
 }
 END_TEST
 
+/* Starts the daemon on a disk where making a metrics temporary durable
+ * takes ms milliseconds on a pool thread (slow_fsync.c), and waits until
+ * the first periodic write (metrics_interval_s 0.2) sits in that fsync. */
+static int start_slow_metrics_disk(const struct env *e, const char *ms)
+{
+    const char *shim = getenv("CAIRN_TEST_SLOW_FSYNC");
+    const char *asan = getenv("ASAN_OPTIONS");
+    char asan_opts[512];
+    int p;
+
+    ck_assert_msg(shim != NULL, "CAIRN_TEST_SLOW_FSYNC is not set (run through meson test)");
+    /* Check forks each test: these reach this test's processes only. */
+    setenv("LD_PRELOAD", shim, 1);
+    setenv("CAIRN_SLOW_FSYNC_SUFFIX", ".m.tmp", 1);
+    setenv("CAIRN_SLOW_FSYNC_MS", ms, 1);
+    snprintf(asan_opts, sizeof(asan_opts), "%s:verify_asan_link_order=0", asan ? asan : "");
+    setenv("ASAN_OPTIONS", asan_opts, 1);
+    p = start(e, NULL);
+    unsetenv("LD_PRELOAD");
+    th_wait_ready(p);
+    TH_EVENTUALLY(th_count_entries(e->out, ".") > 0, DEADLINE_MS,
+                  "no metrics temporary appeared: the slow disk was not simulated");
+    return p;
+}
+
+/* The shutdown timeout while a periodic metrics write is still on the
+ * pool (slow_fsync.c holds its fsync on a pool thread for 1.5 s): the
+ * daemon waits for it before leaving, so no temporary of it is left in
+ * the output directory, and the metrics the run ends with are its last. */
+START_TEST(sigterm_timeout_waits_for_a_file_write)
+{
+    enum {
+        N = 40
+    };
+    char path[PATH_MAX], *names;
+    struct env e;
+    size_t len;
+    char *huge = huge_job(N, &len);
+    int p, code;
+
+    env_init(&e, "\"shutdown_timeout_s\": 0.2");
+    p = start_slow_metrics_disk(&e, "1500");
+    drop_job(&e, "huge.jsonl", huge, len);
+    TH_IN(path, &e, ".cairn/active/huge.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the job was not claimed");
+    kill(th_pid[p], SIGTERM);
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "exit %d after SIGTERM with a timed-out job", code);
+    TH_REQUIRE(th_exists(path), "the unfinished job is not left in .cairn/active/");
+    names = th_list_dir(e.out, " ");
+    TH_REQUIRE(th_count_entries(e.out, ".") == 0,
+               "the metrics write in flight at the shutdown timeout left its temporary: %s", names);
+    free(names);
+    TH_OUT(path, &e, "metrics.prom");
+    TH_REQUIRE(th_file_contains(path, "\ncairn_start_time_seconds "),
+               "metrics.prom is not a whole exposition");
+    free(huge);
+    th_cleanup();
+}
+END_TEST
+
+/* A clean stop while a periodic metrics write, rendered before the last
+ * job ended, is still on the pool: that older exposition lands after the
+ * final one, and must not be what the stopped daemon leaves behind. */
+START_TEST(sigterm_leaves_the_final_metrics)
+{
+    static const char one[] = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n";
+    char path[PATH_MAX];
+    struct env e;
+    int p, code;
+
+    env_init(&e, NULL);
+    p = start_slow_metrics_disk(&e, "3000"); /* rendered now, with no job */
+    drop_job(&e, "one.jsonl", one, strlen(one));
+    wait_summary(&e, "one", DEADLINE_MS);
+    kill(th_pid[p], SIGTERM);
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "exit %d after SIGTERM", code);
+    TH_OUT(path, &e, "metrics.prom");
+    TH_REQUIRE(th_file_contains(path, "\ncairn_jobs_total{status=\"ok\"} 1\n"),
+               "the stopped daemon's metrics.prom does not count its job: an older write "
+               "replaced the final one");
+    require_no_temp_files(&e);
+    th_cleanup();
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* 9. SIGHUP                                                           */
 /* ------------------------------------------------------------------ */
@@ -1442,6 +1529,8 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, sigterm_finishes_active_job);
     tcase_add_test(tc, idle_daemon_keeps_its_status_fresh);
     tcase_add_test(tc, sigterm_timeout_leaves_job_for_restart);
+    tcase_add_test(tc, sigterm_timeout_waits_for_a_file_write);
+    tcase_add_test(tc, sigterm_leaves_the_final_metrics);
     tc = tcase(s, "sighup");
     tcase_add_test(tc, sighup_loads_new_plugins);
     tcase_add_test(tc, sighup_bad_config_keeps_old);

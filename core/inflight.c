@@ -1,0 +1,36 @@
+/*
+ * inflight.c - pool file work in flight (see inflight.h).
+ */
+#include "inflight.h"
+
+#include <errno.h>
+#include <time.h>
+
+void cairn_inflight_enter(struct cairn_inflight *f)
+{
+    if (f != NULL)
+        atomic_fetch_add(&f->n, 1);
+}
+
+void cairn_inflight_leave(struct cairn_inflight *f)
+{
+    if (f != NULL)
+        atomic_fetch_sub(&f->n, 1);
+}
+
+int cairn_inflight_wait(struct cairn_inflight *f, unsigned ms)
+{
+    /* Polled: the wait happens once, at an abort, and a condition variable
+     * would cost every item a lock for that one moment. */
+    const struct timespec tick = { 0, 1000000 }; /* 1 ms */
+    unsigned waited;
+
+    if (f == NULL)
+        return 0;
+    for (waited = 0; atomic_load(&f->n) != 0; waited++) {
+        if (waited >= ms)
+            return -ETIMEDOUT;
+        nanosleep(&tick, NULL);
+    }
+    return 0;
+}
