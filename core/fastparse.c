@@ -157,26 +157,64 @@ static int push_value(struct cairn_scratch *s, size_t at, int64_t v)
     return 0;
 }
 
+/* One value of an integer array in the shape bulk jobs write it: an
+ * optional '-', 1 to 7 digits (no leading zero) and at once ',' or ']',
+ * with 16 bytes left on the line for the unguarded loads.  The value in
+ * *v and the byte after it in *t; 0 for any other shape, which read_int()
+ * then reads, or declines, with every check. */
+static int read_plain_value(const struct cursor *c, int64_t *v, char *t)
+{
+    const char *p = c->p;
+    unsigned k, neg;
+    uint64_t d;
+
+    if (c->end - p < 16)
+        return 0;
+    neg = *p == '-';
+    p += neg;
+    d = swar_digits(p, &k);
+    /* Seven digits at most: below 10^7, nothing can overflow. */
+    if (k - 1 >= 7 || (p[0] == '0' && k > 1) || (p[k] != ',' && p[k] != ']'))
+        return 0;
+    *v = neg ? -(int64_t)d : (int64_t)d;
+    *t = p[k];
+    return (int)(neg + k + 1);
+}
+
 /* An array of integers into s->values from *used on.  1, 0 or -ENOMEM. */
 static int read_int_array(struct cursor *c, struct cairn_scratch *s, size_t *used, size_t *n)
 {
+    size_t at = *used;
     int64_t v;
+    char t;
+    int len;
 
     *n = 0;
     if (!eat(c, '['))
         return 0;
     if (eat(c, ']'))
         return 1;
-    do {
-        if (!read_int(c, &v))
+    for (;;) {
+        /* The integers of a bulk job are most of its bytes: the common
+         * shape takes one load and one test of what ends it. */
+        if ((len = read_plain_value(c, &v, &t)) > 0)
+            c->p += len;
+        else if (!read_int(c, &v))
             return 0;
-        if (push_value(s, *used + *n, v) != 0)
+        else if (eat(c, ','))
+            t = ',';
+        else if (eat(c, ']'))
+            t = ']';
+        else
+            return 0;
+        if (push_value(s, at, v) != 0)
             return -ENOMEM;
-        (*n)++;
-    } while (eat(c, ','));
-    if (!eat(c, ']'))
-        return 0;
-    *used += *n;
+        at++;
+        if (t == ']')
+            break;
+    }
+    *n = at - *used;
+    *used = at;
     return 1;
 }
 

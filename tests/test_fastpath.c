@@ -290,6 +290,54 @@ START_TEST(integers_of_every_length_agree)
 }
 END_TEST
 
+/* Integer arrays of every shape the reader may meet, each element and
+ * separator drawn at random, the array followed by tails of every length
+ * (so each element is read both with and without 16 bytes left after
+ * it): the reader takes "-1234567," in one step, and must agree with
+ * jansson on everything else, leading zeros, spaces and stray commas
+ * included. */
+START_TEST(int_arrays_of_every_shape_agree)
+{
+    static const char *const odd[] = { "0",        "-0",       "01",  "-01", "00", "-",
+                                       "12345678", "-9999999", "1.5", "2e3", "" };
+    static const char *const sep[] = { ",", ",", ",", ",", ", ", " ,", ",,", " " };
+    static const char *const end[] = { "]", "]", " ]", ",]" };
+    char buf[1024];
+    int round;
+
+    for (round = 0; round < 20000; round++) {
+        size_t len, n = 1 + rng() % 8, i, tail = rng() % 40;
+
+        len = (size_t)snprintf(buf, sizeof(buf),
+                               "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[");
+        for (i = 0; i < n; i++) {
+            if (rng() % 6 == 0)
+                len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s",
+                                        odd[rng() % (sizeof(odd) / sizeof(odd[0]))]);
+            else
+                len +=
+                    (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%llu", rng() % 2 ? "-" : "",
+                                     (unsigned long long)(rng() % 10000000));
+            if (i + 1 < n)
+                len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s",
+                                        rng() % 10 ? ","
+                                                   : sep[rng() % (sizeof(sep) / sizeof(sep[0]))]);
+        }
+        len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s}",
+                                rng() % 10 ? "]" : end[rng() % (sizeof(end) / sizeof(end[0]))]);
+        /* A tail of some length: "options" pads it, "id" cuts it short. */
+        if (tail > 20)
+            len += (size_t)snprintf(buf + len, sizeof(buf) - len, ",\"id\":\"%.*s\"",
+                                    (int)(tail - 20), "abcdefghijklmnopqrst");
+        else if (tail > 10)
+            len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+                                    ",\"options\":{\"limits\":\"extended\"}");
+        len += (size_t)snprintf(buf + len, sizeof(buf) - len, "}");
+        compare(buf, len);
+    }
+}
+END_TEST
+
 START_TEST(random_mutations_agree)
 {
     static const char *const seeds[] = {
@@ -360,6 +408,7 @@ int main(void)
     tcase_add_test(tc, edge_cases_agree);
     tcase_add_test(tc, random_mutations_agree);
     tcase_add_test(tc, integers_of_every_length_agree);
+    tcase_add_test(tc, int_arrays_of_every_shape_agree);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
