@@ -13,7 +13,13 @@
  *
  * Every m >= ceil(r/2) allows all remaining x, and so does every state
  * reachable from there, so f(i, m) = f(i, min(m, ceil(r/2))): the table is
- * (n+1) x ceil(n/2) int64, filled bottom-up.  About n^3/12 inner steps, O(n^2)
+ * (n+1) x ceil(n/2) int64, filled bottom-up.
+ *
+ * The max splits at x = m.  For x <= m, M stays m: a scan of column m,
+ * about n^3/24 steps in all, contiguous.  For x > m, M becomes x, so the
+ * term g_i(x) = suf[i+x] + f(i+x, x) does not depend on m, and the range
+ * m+1 .. 2m only moves right as m grows: a monotone queue keeps its
+ * minimum, O(n) per row instead of a strided scan per entry.  O(n^2)
  * memory.  When no value is negative (always so under the official limits),
  * f(i, ceil(r/2)) = suf[i] (take everything); with negative values that
  * shortcut is wrong ([5, -10], M = 1: take 5 only), so it is not used.
@@ -79,8 +85,9 @@ static size_t sg2_scratch_bytes(const struct cairn_problem *pb)
     size_t n;
     if (sg2_get(pb, &p, &n) != CAIRN_OK)
         return 0; /* solve() refuses the problem before touching scratch */
-    /* n <= 1000: at most 1001 * 501 * 8 bytes (4 MB), no overflow. */
-    return (n + 1) * (1 + sg2_width(n)) * sizeof(int64_t);
+    /* n <= 1000: at most 1001 * 504 * 8 bytes (4 MB), no overflow.  The
+     * suffix sums, the table, and the queue's values and x's. */
+    return (n + 1) * (3 + sg2_width(n)) * sizeof(int64_t);
 }
 
 static size_t sg2_max_moves(const struct cairn_problem *pb)
@@ -99,6 +106,8 @@ static size_t sg2_max_moves(const struct cairn_problem *pb)
 struct sg2_ctx {
     const int64_t *suf; /* n + 1 suffix sums */
     int64_t *t;         /* w columns of n + 1 */
+    int64_t *qv;        /* the row's monotone queue: n + 1 values of g */
+    size_t *qx;         /* ... and their x (int64-sized: n + 1 entries) */
     size_t n, w;
 };
 
@@ -112,27 +121,57 @@ static inline int64_t sg2_f(const struct sg2_ctx *c, size_t j, size_t m)
     return sg2_col(c, m)[j];
 }
 
-/* Best difference over x = 1 .. min(2m, n-i). */
-static int64_t sg2_eval(const struct sg2_ctx *c, size_t i, size_t m)
+/* min over x = 1 .. xa of suf[i+x] + f(i+x, m): column m, contiguous. */
+static int64_t sg2_min_stay(const struct sg2_ctx *c, size_t i, size_t m, size_t xa)
 {
     const int64_t *restrict suf = c->suf;
-    size_t r = c->n - i;
-    size_t xmax = 2 * m < r ? 2 * m : r;
-    size_t xa = m < xmax ? m : xmax;
-
-    /* x <= m: M stays m.  max of suf[i] - suf[i+x] - f(i+x, m) is
-     * suf[i] - min(suf[i+x] + f(i+x, m)); |each term| <= 1e18. */
     const int64_t *restrict col = sg2_col(c, m);
     int64_t lo = INT64_MAX;
+
     for (size_t j = i + 1; j <= i + xa; j++) {
         int64_t v = suf[j] + col[j];
         lo = v < lo ? v : lo;
     }
-    int64_t best = suf[i] - lo;
+    return lo;
+}
 
-    /* x > m: M becomes x. */
-    for (size_t x = xa + 1; x <= xmax; x++) {
-        int64_t v = (suf[i] - suf[i + x]) - sg2_f(c, i + x, x);
+/* Row i of the table for m = 1 .. cap - 1, where x ranges over 1 .. 2m:
+ * f(i, m) = suf[i] - min(min_stay(m), min over x = m+1 .. 2m of g(x)),
+ * g(x) = suf[i+x] + f(i+x, x).  The queue holds the x of that range whose
+ * g is below every later one's, in increasing x and g: its head is the
+ * minimum. */
+static void sg2_fill_row(struct sg2_ctx *c, size_t i, size_t cap)
+{
+    const size_t stride = c->n + 1;
+    int64_t *restrict qv = c->qv;
+    size_t *restrict qx = c->qx;
+    size_t head = 0, tail = 0, next = 2;
+
+    for (size_t m = 1; m < cap; m++) {
+        for (; next <= 2 * m; next++) {
+            int64_t g = c->suf[i + next] + sg2_f(c, i + next, next);
+            while (tail > head && qv[tail - 1] >= g)
+                tail--;
+            qv[tail] = g;
+            qx[tail++] = next;
+        }
+        while (qx[head] <= m)
+            head++;
+        int64_t lo = sg2_min_stay(c, i, m, m);
+        lo = qv[head] < lo ? qv[head] : lo;
+        c->t[(m - 1) * stride + i] = c->suf[i] - lo;
+    }
+}
+
+/* Best difference over every x = 1 .. r (m >= cap), for a row with
+ * negative values: once per row, so a plain scan. */
+static int64_t sg2_eval_all(const struct sg2_ctx *c, size_t i, size_t cap)
+{
+    size_t r = c->n - i;
+    int64_t best = c->suf[i] - sg2_min_stay(c, i, cap, cap < r ? cap : r);
+
+    for (size_t x = cap + 1; x <= r; x++) {
+        int64_t v = (c->suf[i] - c->suf[i + x]) - sg2_f(c, i + x, x);
         best = v > best ? v : best;
     }
     return best;
@@ -144,8 +183,14 @@ static void sg2_fill(const int64_t *p, size_t n, int64_t *scratch, struct sg2_ct
 {
     int64_t *suf = scratch;
     const size_t stride = n + 1;
+    const size_t w = sg2_width(n);
 
-    *c = (struct sg2_ctx){ .suf = suf, .t = suf + (n + 1), .n = n, .w = sg2_width(n) };
+    *c = (struct sg2_ctx){ .suf = suf,
+                           .t = suf + stride,
+                           .qv = suf + stride * (1 + w),
+                           .qx = (size_t *)(suf + stride * (2 + w)),
+                           .n = n,
+                           .w = w };
     int nonneg = 1;
     suf[n] = 0;
     for (size_t i = n; i-- > 0;) {
@@ -157,9 +202,8 @@ static void sg2_fill(const int64_t *p, size_t n, int64_t *scratch, struct sg2_ct
         c->t[(m - 1) * stride + n] = 0;
     for (size_t i = n; i-- > 0;) {
         size_t cap = (n - i + 1) / 2; /* from here on all x are allowed */
-        for (size_t m = 1; m < cap; m++)
-            c->t[(m - 1) * stride + i] = sg2_eval(c, i, m);
-        int64_t all = nonneg ? suf[i] : sg2_eval(c, i, cap);
+        sg2_fill_row(c, i, cap);
+        int64_t all = nonneg ? suf[i] : sg2_eval_all(c, i, cap);
         for (size_t m = cap; m <= c->w; m++)
             c->t[(m - 1) * stride + i] = all;
     }
