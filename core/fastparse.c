@@ -157,62 +157,55 @@ static int push_value(struct cairn_scratch *s, size_t at, int64_t v)
     return 0;
 }
 
-/* One value of an integer array in the shape bulk jobs write it: an
- * optional '-', 1 to 7 digits (no leading zero) and at once ',' or ']',
- * with 16 bytes left on the line for the unguarded loads.  The value in
- * *v and the byte after it in *t; 0 for any other shape, which read_int()
- * then reads, or declines, with every check. */
-static int read_plain_value(const struct cursor *c, int64_t *v, char *t)
-{
-    const char *p = c->p;
-    unsigned k, neg;
-    uint64_t d;
-
-    if (c->end - p < 16)
-        return 0;
-    neg = *p == '-';
-    p += neg;
-    d = swar_digits(p, &k);
-    /* Seven digits at most: below 10^7, nothing can overflow. */
-    if (k - 1 >= 7 || (p[0] == '0' && k > 1) || (p[k] != ',' && p[k] != ']'))
-        return 0;
-    *v = neg ? -(int64_t)d : (int64_t)d;
-    *t = p[k];
-    return (int)(neg + k + 1);
-}
-
-/* An array of integers into s->values from *used on.  1, 0 or -ENOMEM. */
+/* An array of integers into s->values from *used on.  1, 0 or -ENOMEM.
+ *
+ * The integers of a bulk job are most of its bytes, so the shape bulk jobs
+ * write them in takes one 8-byte load and a few tests per value: an
+ * optional '-', 1 to 7 digits (no leading zero, below 10^7: no overflow)
+ * and at once ',' or ']', with 16 bytes left on the line for the unguarded
+ * loads.  Anything else goes through read_int() and eat(), which read it,
+ * or decline it, with every check. */
 static int read_int_array(struct cursor *c, struct cairn_scratch *s, size_t *used, size_t *n)
 {
+    const char *p, *end = c->end;
     size_t at = *used;
     int64_t v;
-    char t;
-    int len;
 
     *n = 0;
     if (!eat(c, '['))
         return 0;
     if (eat(c, ']'))
         return 1;
+    p = c->p;
     for (;;) {
-        /* The integers of a bulk job are most of its bytes: the common
-         * shape takes one load and one test of what ends it. */
-        if ((len = read_plain_value(c, &v, &t)) > 0)
-            c->p += len;
-        else if (!read_int(c, &v))
+        if (at == s->values_cap && push_value(s, at, 0) != 0)
+            return -ENOMEM; /* grown; the value is stored below */
+        if (end - p >= 16) {
+            unsigned neg = *p == '-', k;
+            const char *q = p + neg;
+            uint64_t d = swar_digits(q, &k);
+
+            if (k - 1 < 7 && (q[0] != '0' || k == 1) && (q[k] == ',' || q[k] == ']')) {
+                s->values[at++] = (int64_t)((d ^ (0 - (uint64_t)neg)) + neg);
+                p = q + k + 1;
+                if (q[k] == ']')
+                    break;
+                continue;
+            }
+        }
+        c->p = p;
+        if (!read_int(c, &v))
             return 0;
-        else if (eat(c, ','))
-            t = ',';
-        else if (eat(c, ']'))
-            t = ']';
-        else
-            return 0;
-        if (push_value(s, at, v) != 0)
-            return -ENOMEM;
-        at++;
-        if (t == ']')
+        s->values[at++] = v;
+        if (!eat(c, ',')) {
+            if (!eat(c, ']'))
+                return 0;
+            p = c->p;
             break;
+        }
+        p = c->p;
     }
+    c->p = p;
     *n = at - *used;
     *used = at;
     return 1;
