@@ -215,6 +215,11 @@ static void emit_ready(struct cairn_stream *s)
     }
 }
 
+int cairn_stream_is_last(const struct cairn_stream *s, const struct cairn_batch *b)
+{
+    return s->eof && s->filling == NULL && b->seq + 1 == s->next_seq;
+}
+
 static void batch_finished(struct cairn_stream *s, struct cairn_batch *b)
 {
     struct cairn_batch **pp = &s->done;

@@ -127,6 +127,11 @@ struct cairn_stream {
     int ended;
 };
 
+/* In a sink's write(): whether b is the stream's last batch (every line
+ * is read and dispatched, and b was the last dispatched).  Earlier ones
+ * may still be out: end() waits for them all the same. */
+int cairn_stream_is_last(const struct cairn_stream *s, const struct cairn_batch *b);
+
 int cairn_pool_init(struct cairn_pool *p, uv_loop_t *loop, size_t max_batches, size_t batch_bytes);
 /* At most n batches solve at once (the libuv pool may be larger, to give
  * file I/O threads of its own).  0: no limit. */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct write_req {
     uv_fs_t req;
@@ -77,4 +78,42 @@ void cairn_filesink_write(struct cairn_filesink *fk, struct cairn_batch *b)
         return;
     }
     fk->off += b->out.len;
+}
+
+void cairn_filesink_keep(struct cairn_filesink *fk, struct cairn_batch *b)
+{
+    if (fk->error != 0 || b->out.len == 0) {
+        cairn_batch_release(b);
+        return;
+    }
+    if (fk->kept.len != 0 || cairn_buf_append(&fk->kept, b->out.data, b->out.len) != 0) {
+        cairn_filesink_write(fk, b);
+        return;
+    }
+    fk->kept_off = fk->off;
+    fk->off += b->out.len;
+    cairn_batch_release(b); /* may end the stream: last */
+}
+
+int cairn_filesink_write_kept(struct cairn_filesink *fk)
+{
+    size_t done = 0;
+
+    if (fk->error != 0)
+        return fk->error;
+    while (done < fk->kept.len) {
+        ssize_t n =
+            pwrite(fk->fd, fk->kept.data + done, fk->kept.len - done, (off_t)(fk->kept_off + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return fk->error = n < 0 ? -errno : -EIO; /* as written() */
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+void cairn_filesink_free(struct cairn_filesink *fk)
+{
+    cairn_buf_free(&fk->kept);
 }

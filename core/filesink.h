@@ -15,12 +15,18 @@
 #include <uv.h>
 
 #include "engine.h"
+#include "util.h"
+
+/* The largest last batch cairn_filesink_keep() copies. */
+#define CAIRN_FILESINK_KEEP_MAX (64 * 1024)
 
 struct cairn_filesink {
     uv_loop_t *loop;
-    int fd;       /* owned by the caller, positioned writes only */
-    uint64_t off; /* where the next batch goes */
-    int error;    /* the first failure, or 0: later batches are dropped */
+    int fd;                /* owned by the caller, positioned writes only */
+    uint64_t off;          /* where the next batch goes */
+    int error;             /* the first failure, or 0: later batches are dropped */
+    struct cairn_buf kept; /* the stream's last batch, not yet written */
+    uint64_t kept_off;     /* ... and where it goes */
 };
 
 /* fd: an empty file opened for writing, not O_APPEND. */
@@ -35,5 +41,24 @@ void cairn_filesink_init(struct cairn_filesink *fk, uv_loop_t *loop, int fd);
  *          stream is given up is left to the process exit.
  */
 void cairn_filesink_write(struct cairn_filesink *fk, struct cairn_batch *b);
+
+/*
+ * NAME     cairn_filesink_keep - the stream's last batch, kept for the end
+ * NOTES    instead of cairn_filesink_write(), for a last batch of at most
+ *          CAIRN_FILESINK_KEEP_MAX bytes (cairn_stream_is_last()):
+ *          its bytes are copied and b released at once, and the work item
+ *          that finishes the job writes them (cairn_filesink_write_kept)
+ *          just before its fsync.  A small job then costs one trip through
+ *          the pool and back less.  Without memory for the copy, b is
+ *          written as any batch.
+ */
+void cairn_filesink_keep(struct cairn_filesink *fk, struct cairn_batch *b);
+
+/* Any thread, once the stream has ended: writes what was kept, finishing
+ * short writes.  0, or the first failure (fk->error's, or this write's). */
+int cairn_filesink_write_kept(struct cairn_filesink *fk);
+
+/* Frees what was kept and never written. */
+void cairn_filesink_free(struct cairn_filesink *fk);
 
 #endif /* CAIRN_FILESINK_H */

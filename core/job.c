@@ -52,6 +52,7 @@ static void job_free(struct cairn_job *job)
         close(job->in_fd); /* releases the lock */
     cairn_plugin_set_unref(job->plugins);
     cairn_stream_free(&job->stream);
+    cairn_filesink_free(&job->results);
     cairn_readahead_free(job->first);
     cairn_buf_free(&job->summary);
     cairn_buf_free(&job->reason);
@@ -203,7 +204,11 @@ static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
 
     if (job->env.on_batch != NULL)
         job->env.on_batch(job->env.data, &job->plugins->reg, &b->tally);
-    cairn_filesink_write(&job->results, b);
+    /* A small last batch is written by the finish's work item. */
+    if (cairn_stream_is_last(s, b) && b->out.len <= CAIRN_FILESINK_KEEP_MAX)
+        cairn_filesink_keep(&job->results, b);
+    else
+        cairn_filesink_write(&job->results, b);
 }
 
 static void sink_end(struct cairn_stream *s, int status)

@@ -13,7 +13,8 @@
  *     file is read, the records answered and the results written to the
  *     temporary on pool threads (filesink.h); on_batch on the loop as
  *     each batch's results are handed to be written, in input order
- *   on a pool thread: stage the summary, make both durable, rename the
+ *   on a pool thread: write a small last batch kept for this moment
+ *     (filesink.h), stage the summary, make both durable, rename the
  *     results to NAME.results.jsonl and then the summary to
  *     NAME.summary.json, make the directory durable, move the input to
  *     done/ (or delete it); the syncs go through the spool's group commit

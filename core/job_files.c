@@ -216,6 +216,7 @@ static void finish_ok(struct cairn_job *job)
     /* Everything that needs disk space is written before anything becomes
      * visible, so a full disk leaves nothing behind; then two renames, the
      * summary last: its presence means the job is finished. */
+    STEP("write results", cairn_filesink_write_kept(&job->results));
     STEP("write summary", cairn_tmpfile_open(&sum_tmp, job->out_fd, 's', 0644));
     STEP("write summary", cairn_write_all(sum_tmp.fd, job->summary.data, job->summary.len));
     fds[0] = job->res_tmp.fd;

@@ -166,6 +166,9 @@ struct run {
     struct cairn_filesink fk; /* results into a file, or ... */
     struct cairn_buf mem;     /* ... into memory (the reference) */
     int to_file;
+    int keep;    /* a small last batch kept for the "finish", as job.c does */
+    int kept;    /* ... and one was */
+    int kept_rc; /* what writing it on the finishing thread gave */
     int ended;
     int status;
 };
@@ -174,6 +177,12 @@ static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
 {
     struct run *r = s->sink.data;
 
+    if (r->to_file && r->keep && cairn_stream_is_last(s, b) &&
+        b->out.len <= CAIRN_FILESINK_KEEP_MAX) {
+        r->kept = 1;
+        cairn_filesink_keep(&r->fk, b);
+        return;
+    }
     if (r->to_file) {
         cairn_filesink_write(&r->fk, b);
         return;
@@ -191,14 +200,26 @@ static void sink_end(struct cairn_stream *s, int status)
     cairn_fd_source_close(&r->fs);
 }
 
+/* The job's finish, on a thread of its own as on the pool. */
+static void *finish_thread(void *arg)
+{
+    struct run *r = arg;
+
+    r->kept_rc = cairn_filesink_write_kept(&r->fk);
+    return NULL;
+}
+
 /* Streams in_fd through a four-batch pool; with out_fd >= 0 the results
- * go there through the file sink, else into r->mem. */
-static void run_stream(struct run *r, int in_fd, int flags, int out_fd)
+ * go there through the file sink (a small last batch kept for a finishing
+ * thread when keep), else into r->mem. */
+static void run_stream(struct run *r, int in_fd, int flags, int out_fd, int keep)
 {
     uv_loop_t loop;
     struct cairn_pool pool;
+    pthread_t t;
 
     memset(r, 0, sizeof(*r));
+    r->keep = keep;
     ck_assert_int_eq(uv_loop_init(&loop), 0);
     ck_assert_int_eq(cairn_pool_init(&pool, &loop, 4, 4096), 0);
     cairn_pool_set_max_running(&pool, 2);
@@ -213,6 +234,11 @@ static void run_stream(struct run *r, int in_fd, int flags, int out_fd)
     ck_assert_int_eq(cairn_stream_start(&r->s), 0);
     uv_run(&loop, UV_RUN_DEFAULT);
     ck_assert_msg(r->ended == 1, "end() ran %d times", r->ended);
+    if (r->to_file) {
+        ck_assert_int_eq(pthread_create(&t, NULL, finish_thread, r), 0);
+        ck_assert_int_eq(pthread_join(t, NULL), 0);
+        cairn_filesink_free(&r->fk);
+    }
     ck_assert_msg(r->s.in_flight == 0, "the stream ended with batches out");
     cairn_stream_free(&r->s);
     cairn_pool_close(&pool);
@@ -228,7 +254,7 @@ static char *reference(const char *data, size_t len, size_t *out_len)
 
     write_file(in_fd, data, len);
     reset_counts(-1, -1);
-    run_stream(&r, in_fd, 0, -1);
+    run_stream(&r, in_fd, 0, -1, 0);
     ck_assert_int_eq(r.status, 0);
     close(in_fd);
     *out_len = r.mem.len;
@@ -249,7 +275,7 @@ START_TEST(test_job_reads_and_writes_on_the_pool)
     ck_assert_uint_gt(len, 3 * 262144); /* several pool reads */
     write_file(in_fd, data, len);
     reset_counts(in_fd, out_fd);
-    run_stream(&r, in_fd, CAIRN_SOURCE_POOL, out_fd);
+    run_stream(&r, in_fd, CAIRN_SOURCE_POOL, out_fd, 1);
     ck_assert_int_eq(r.status, 0);
     ck_assert_int_eq(r.fk.error, 0);
     ck_assert_uint_eq(r.s.bytes, len);
@@ -285,7 +311,7 @@ START_TEST(test_plain_source_reads_on_the_loop)
 
     write_file(in_fd, data, len);
     reset_counts(in_fd, -1);
-    run_stream(&r, in_fd, 0, -1);
+    run_stream(&r, in_fd, 0, -1, 0);
     ck_assert_int_eq(r.status, 0);
     ck_assert_uint_gt(atomic_load(&g_reads_loop), 0);
     ck_assert_uint_eq(atomic_load(&g_reads_pool), 0);
@@ -309,7 +335,7 @@ START_TEST(test_short_writes_are_finished)
     write_file(in_fd, data, len);
     reset_counts(in_fd, out_fd);
     atomic_store(&g_write_max, 7);
-    run_stream(&r, in_fd, CAIRN_SOURCE_POOL, out_fd);
+    run_stream(&r, in_fd, CAIRN_SOURCE_POOL, out_fd, 1);
     ck_assert_int_eq(r.status, 0);
     ck_assert_int_eq(r.fk.error, 0);
     ck_assert_uint_ge(atomic_load(&g_writes_pool), want_len / 7);
@@ -338,7 +364,7 @@ START_TEST(test_full_disk_is_reported)
     write_file(in_fd, data, len);
     reset_counts(in_fd, out_fd);
     atomic_store(&g_write_room, (long)(want_len / 2));
-    run_stream(&r, in_fd, CAIRN_SOURCE_POOL, out_fd);
+    run_stream(&r, in_fd, CAIRN_SOURCE_POOL, out_fd, 1);
     ck_assert_int_eq(r.status, 0); /* reading went fine */
     ck_assert_msg(r.fk.error == -ENOSPC, "error %d (%s), want -ENOSPC", r.fk.error,
                   strerror(-r.fk.error));
@@ -346,6 +372,55 @@ START_TEST(test_full_disk_is_reported)
     free(data);
     close(in_fd);
     close(out_fd);
+}
+END_TEST
+
+/* A job of one batch, as most spool jobs are: its results are not written
+ * from the pool when the batch comes back, but kept and written by the
+ * finish, before its fsync (one trip through the pool less).  Still never
+ * on the loop thread, and the same bytes; then the same on a disk taking
+ * 7 bytes a write, and on one that fills half-way. */
+START_TEST(test_small_last_batch_is_written_by_the_finish)
+{
+    size_t len, want_len, got_len, i;
+    char *data = records(12, &len);
+    char *want = reference(data, len, &want_len);
+
+    ck_assert_uint_lt(want_len, 4096); /* one batch */
+    for (i = 0; i < 3; i++) {
+        int in_fd = temp_file("input"), out_fd = temp_file("results");
+        struct run r;
+        char *got;
+
+        write_file(in_fd, data, len);
+        reset_counts(in_fd, out_fd);
+        if (i == 1)
+            atomic_store(&g_write_max, 7);
+        if (i == 2)
+            atomic_store(&g_write_room, (long)(want_len / 2));
+        /* As a job reads: a short read of a regular file is its end. */
+        run_stream(&r, in_fd, CAIRN_SOURCE_POOL | CAIRN_SOURCE_REGULAR, out_fd, 1);
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_msg(r.kept, "the last batch was not kept for the finish");
+        ck_assert_msg(atomic_load(&g_writes_loop) == 0, "%lu results write(s) on the loop thread",
+                      atomic_load(&g_writes_loop));
+        if (i == 2) {
+            ck_assert_msg(r.kept_rc == -ENOSPC && r.fk.error == -ENOSPC,
+                          "full disk: rc %d, error %d, want -ENOSPC", r.kept_rc, r.fk.error);
+        } else {
+            ck_assert_msg(r.kept_rc == 0, "writing the kept batch: %s", strerror(-r.kept_rc));
+            ck_assert_uint_ge(atomic_load(&g_writes_pool), (i == 1 ? want_len / 7 : 1));
+            got = read_file(out_fd, &got_len);
+            ck_assert_msg(got_len == want_len && memcmp(got, want, want_len) == 0,
+                          "kept batch: results (%zu bytes) differ from the reference (%zu)",
+                          got_len, want_len);
+            free(got);
+        }
+        close(in_fd);
+        close(out_fd);
+    }
+    free(want);
+    free(data);
 }
 END_TEST
 
@@ -358,6 +433,7 @@ static Suite *fileio_suite(void)
     tcase_add_test(tc, test_plain_source_reads_on_the_loop);
     tcase_add_test(tc, test_short_writes_are_finished);
     tcase_add_test(tc, test_full_disk_is_reported);
+    tcase_add_test(tc, test_small_last_batch_is_written_by_the_finish);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;
