@@ -74,6 +74,8 @@ struct cairn_daemon {
 
     struct cairn_queue queue;            /* ready to claim; names queued or active */
     struct cairn_nameset retry;          /* outputs failed: wait for retry_timer */
+    struct cairn_nameset seen_taken;     /* found while queued or running: a
+                                            new file may wait under the name */
     struct cairn_scanner scanner;        /* directory scans, on the pool */
     struct cairn_settle settle;          /* files with a future mtime, watched */
     struct cairn_nameset ignored;        /* never-taken files already logged */
@@ -103,6 +105,7 @@ struct cairn_daemon {
     int abandoned; /* shutdown timed out with jobs running */
     int watching;
     int name_busy;           /* a claim met a same-named active job */
+    int seen_taken_lost;     /* a name could not be noted in seen_taken */
     int scanned;             /* the first scan has been sorted */
     uint64_t young_wait_ms;  /* shortest wait a scan found, or 0 */
     uint64_t retry_ms;       /* the next output-failure back-off, or 0 */

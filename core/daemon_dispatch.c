@@ -24,10 +24,17 @@
 
 void cairn_dispatch_enqueue(struct cairn_daemon *d, const char *name, int recovered, uint64_t size)
 {
+    int rc;
+
     if (d->stopping || cairn_nameset_has(&d->retry, name))
         return;
-    /* Already taken on, or out of memory: then the next scan tries again. */
-    if (cairn_queue_push(&d->queue, name, recovered) != 0)
+    /* Already taken on, or out of memory: then the next scan tries again.
+     * Taken, it is a new file under a running job's name (or the same one
+     * seen again): the job's end looks for it (on_job_end). */
+    rc = cairn_queue_push(&d->queue, name, recovered);
+    if (rc == 1 && cairn_nameset_add(&d->seen_taken, name) < 0)
+        d->seen_taken_lost = 1;
+    if (rc != 0)
         return;
     d->jobs_seen++;
     d->bytes_seen += size;
@@ -81,9 +88,14 @@ static void on_job_batch(void *data, const struct cairn_registry *reg,
 }
 
 /* Looks again, on the pool, for a file of this name in the spool: one may
- * have come while the job ran (inotify said so, but the name was taken). */
-static void look_again(struct cairn_daemon *d, const char *name)
+ * have come while the job ran (inotify or a scan said so, but the name was
+ * taken).  Only then: a lookup is a trip through the pool and back, and
+ * most jobs' names are never seen twice.  Without inotify (--once, or a
+ * watch that failed), or when a name could not be noted, always. */
+static void look_again(struct cairn_daemon *d, const char *name, int seen)
 {
+    if (!seen && d->watching && !d->seen_taken_lost)
+        return;
     if (!d->stopping && cairn_scanner_lookup(&d->scanner, name) != 0)
         cairn_log(&d->log, CAIRN_LOG_WARNING,
                   "cannot look for a new %s now (out of memory): the next rescan will", name);
@@ -96,6 +108,9 @@ static void on_job_end(void *data, struct cairn_job *job, enum cairn_job_outcome
     struct cairn_running *r = data;
     struct cairn_daemon *d = r->d;
     struct cairn_job_info info;
+    /* Forgotten whatever the outcome: the scans that follow the others
+     * list the whole spool anyway. */
+    int seen = cairn_nameset_remove(&d->seen_taken, r->name) > 0;
 
     cairn_job_info(job, &info);
     if (r->prev != NULL)
@@ -118,7 +133,7 @@ static void on_job_end(void *data, struct cairn_job *job, enum cairn_job_outcome
         else
             d->jobs_failed++;
         d->retry_ms = 0; /* outputs work again: back-off starts over */
-        look_again(d, r->name);
+        look_again(d, r->name, seen);
         break;
     case CAIRN_JOB_RETRY:
         cairn_dispatch_scan(d, 0); /* done/ or failed/ may be what failed */
@@ -399,6 +414,7 @@ void cairn_dispatch_free(struct cairn_daemon *d)
 {
     cairn_queue_free(&d->queue);
     cairn_nameset_free(&d->retry);
+    cairn_nameset_free(&d->seen_taken);
     cairn_nameset_free(&d->ignored);
     cairn_nameset_free(&d->ignored_recent);
     cairn_scanner_free(&d->scanner);

@@ -1170,6 +1170,39 @@ START_TEST(sigterm_timeout_leaves_job_for_restart)
 }
 END_TEST
 
+/* A file dropped under the name of a job that is running (inotify tells,
+ * but the name is taken) runs once that job ends, as NAME~2: with no
+ * rescans at all, only the job's end can find it. */
+START_TEST(same_name_dropped_while_it_runs_runs_next)
+{
+    static const char one[] = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n";
+    char path[PATH_MAX];
+    struct env e;
+    size_t len;
+    char *huge = huge_job(20, &len);
+    int p;
+
+    env_init(&e, NULL);
+    th_write_text(e.cfg, "{\"min_age_ms\": 0, \"rescan_interval_s\": 0, "
+                         "\"metrics_interval_s\": 0, \"log_level\": \"debug\"}\n");
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    drop_job(&e, "twice.jsonl", huge, len);
+    TH_IN(path, &e, ".cairn/active/twice.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the first twice.jsonl was not claimed");
+    drop_job(&e, "twice.jsonl", one, strlen(one));
+    wait_summary(&e, "twice", LONG_DEADLINE_MS);
+    TH_OUT(path, &e, "twice.summary.json");
+    TH_REQUIRE(th_exists(path), "the first run has no summary");
+    wait_summary(&e, "twice~2", DEADLINE_MS);
+    json_decref(summary_of(&e, "twice~2", "ok", 1));
+    TH_REQUIRE(th_running(p), "cairnd died");
+    th_stop(p);
+    free(huge);
+    th_cleanup();
+}
+END_TEST
+
 /* Starts the daemon on a disk where making a metrics temporary durable
  * takes ms milliseconds on a pool thread (slow_fsync.c), and waits until
  * the first periodic write (metrics_interval_s 0.2) sits in that fsync. */
@@ -1510,6 +1543,7 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, rename_in_is_processed);
     tcase_add_test(tc, keep_inputs_false_deletes_input);
     tcase_add_test(tc, hard_link_is_processed);
+    tcase_add_test(tc, same_name_dropped_while_it_runs_runs_next);
     tc = tcase(s, "in_place_write");
     tcase_add_test(tc, in_place_write_waits_for_close);
     tc = tcase(s, "ignored_names");
