@@ -4,7 +4,9 @@ time until its summary is visible.  Jobs go one at a time (the next is
 dropped once the previous summary appears), so each figure is a full
 round trip: inotify -> claim -> solve -> fsync'd results and summary.
 
-usage: handoff.py CAIRND PLUGIN_DIR [JOBS]
+usage: handoff.py CAIRND PLUGIN_DIR [JOBS [DIR]]
+  DIR: where the spool and outputs go (default: the temporary directory);
+  /dev/shm (tmpfs) leaves out the disk, so what remains is the daemon's.
 """
 import os
 import statistics
@@ -15,9 +17,10 @@ import time
 
 cairnd, plugins = sys.argv[1], sys.argv[2]
 jobs = int(sys.argv[3]) if len(sys.argv) > 3 else 500
+parent = sys.argv[4] if len(sys.argv) > 4 else None
 record = b'{"variant":"stone-game-iii","input":{"stoneValue":[1,2,3,7]}}\n'
 
-with tempfile.TemporaryDirectory(prefix="cairn-handoff-") as root:
+with tempfile.TemporaryDirectory(prefix="cairn-handoff-", dir=parent) as root:
     spool, out = os.path.join(root, "in"), os.path.join(root, "out")
     os.mkdir(spool)
     conf = os.path.join(root, "cairn.json")
