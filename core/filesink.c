@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* The largest last batch cairn_filesink_keep() copies: the copy must
+ * cost less than the trip through the pool it saves. */
+#define KEEP_MAX (64 * 1024)
+
 struct write_req {
     uv_fs_t req;
     struct cairn_filesink *fk;
@@ -86,7 +90,8 @@ void cairn_filesink_keep(struct cairn_filesink *fk, struct cairn_batch *b)
         cairn_batch_release(b);
         return;
     }
-    if (fk->kept.len != 0 || cairn_buf_append(&fk->kept, b->out.data, b->out.len) != 0) {
+    if (b->out.len > KEEP_MAX || fk->kept.len != 0 ||
+        cairn_buf_append(&fk->kept, b->out.data, b->out.len) != 0) {
         cairn_filesink_write(fk, b);
         return;
     }

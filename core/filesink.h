@@ -17,9 +17,6 @@
 #include "engine.h"
 #include "util.h"
 
-/* The largest last batch cairn_filesink_keep() copies. */
-#define CAIRN_FILESINK_KEEP_MAX (64 * 1024)
-
 struct cairn_filesink {
     uv_loop_t *loop;
     int fd;                /* owned by the caller, positioned writes only */
@@ -44,13 +41,13 @@ void cairn_filesink_write(struct cairn_filesink *fk, struct cairn_batch *b);
 
 /*
  * NAME     cairn_filesink_keep - the stream's last batch, kept for the end
- * NOTES    instead of cairn_filesink_write(), for a last batch of at most
- *          CAIRN_FILESINK_KEEP_MAX bytes (cairn_stream_is_last()):
+ * NOTES    instead of cairn_filesink_write(), for the stream's last batch
+ *          (cairn_stream_is_last()): when it is small (64 KiB at most),
  *          its bytes are copied and b released at once, and the work item
  *          that finishes the job writes them (cairn_filesink_write_kept)
  *          just before its fsync.  A small job then costs one trip through
- *          the pool and back less.  Without memory for the copy, b is
- *          written as any batch.
+ *          the pool and back less.  A bigger batch, or one without memory
+ *          for the copy, is written as any batch.
  */
 void cairn_filesink_keep(struct cairn_filesink *fk, struct cairn_batch *b);
 

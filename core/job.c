@@ -205,7 +205,7 @@ static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
     if (job->env.on_batch != NULL)
         job->env.on_batch(job->env.data, &job->plugins->reg, &b->tally);
     /* A small last batch is written by the finish's work item. */
-    if (cairn_stream_is_last(s, b) && b->out.len <= CAIRN_FILESINK_KEEP_MAX)
+    if (cairn_stream_is_last(s, b))
         cairn_filesink_keep(&job->results, b);
     else
         cairn_filesink_write(&job->results, b);
