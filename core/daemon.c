@@ -89,7 +89,10 @@ static void check_done(struct cairn_daemon *d)
     if (d->stopping ? d->active == 0 : d->once && cairn_dispatch_idle(d)) {
         d->finished = 1;
         cairn_progress_stop(d);
-        cairn_daemon_write_metrics(d);
+        /* A periodic write on its way is followed by the final one when it
+         * lands (metrics_written): writing it now too would be overwritten. */
+        if (!d->metrics_busy)
+            cairn_daemon_write_metrics(d);
         if (d->status_name != NULL)
             unlinkat(d->spool.status_fd, d->status_name, 0); /* a clean exit */
         close_all(d);

@@ -85,8 +85,8 @@ static void metrics_written(int rc, void *data)
     if (rc != 0)
         cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot write %s/%s: %s", d->cfg.output_dir,
                   d->cfg.metrics_file, uv_strerror(rc));
-    /* The run ended while this older exposition was on its way, and it
-     * has just replaced the final one: write the final one again. */
+    /* The run ended while this older exposition was on its way (check_done
+     * left the final one to this moment): write the final one now. */
     if (d->finished)
         cairn_daemon_write_metrics(d);
 }
