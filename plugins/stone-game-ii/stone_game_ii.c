@@ -121,6 +121,13 @@ static inline int64_t sg2_f(const struct sg2_ctx *c, size_t j, size_t m)
     return sg2_col(c, m)[j];
 }
 
+/* The mover's score of taking x piles at (i, m): their sum - f(i + x,
+ * max(m, x)). */
+static int64_t sg2_take(const struct sg2_ctx *c, size_t i, size_t m, size_t x)
+{
+    return (c->suf[i] - c->suf[i + x]) - sg2_f(c, i + x, x > m ? x : m);
+}
+
 /* min over x = 1 .. xa of suf[i+x] + f(i+x, m): column m, contiguous. */
 static int64_t sg2_min_stay(const struct sg2_ctx *c, size_t i, size_t m, size_t xa)
 {
@@ -171,7 +178,7 @@ static int64_t sg2_eval_all(const struct sg2_ctx *c, size_t i, size_t cap)
     int64_t best = c->suf[i] - sg2_min_stay(c, i, cap, cap < r ? cap : r);
 
     for (size_t x = cap + 1; x <= r; x++) {
-        int64_t v = (c->suf[i] - c->suf[i + x]) - sg2_f(c, i + x, x);
+        int64_t v = sg2_take(c, i, cap, x);
         best = v > best ? v : best;
     }
     return best;
@@ -244,7 +251,7 @@ static int sg2_solve(const struct cairn_problem *pb, struct cairn_result *res, v
             size_t xmax = 2 * m < r ? 2 * m : r;
             size_t x = 1;
             for (; x <= xmax; x++)
-                if ((suf[i] - suf[i + x]) - sg2_f(&c, i + x, x > m ? x : m) == want)
+                if (sg2_take(&c, i, m, x) == want)
                     break;
             if (x > xmax || k >= n) {
                 sg2_msg(msg, msg_len, "stone-game-ii: no optimal move found");
@@ -285,13 +292,6 @@ static size_t sg2_analysis_bytes(const struct cairn_problem *pb, size_t n_line)
 {
     (void)n_line;
     return sg2_scratch_bytes(pb); /* the table, as solve() */
-}
-
-/* The mover's score of taking x piles at (i, m): their sum - f(i + x,
- * max(m, x)). */
-static int64_t sg2_take(const struct sg2_ctx *c, size_t i, size_t m, size_t x)
-{
-    return (c->suf[i] - c->suf[i + x]) - sg2_f(c, i + x, x > m ? x : m);
 }
 
 static size_t sg2_limit(size_t n, size_t i, size_t m)
