@@ -177,8 +177,7 @@ static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
 {
     struct run *r = s->sink.data;
 
-    if (r->to_file && r->keep && cairn_stream_is_last(s, b) &&
-        b->out.len <= CAIRN_FILESINK_KEEP_MAX) {
+    if (r->to_file && r->keep && cairn_stream_is_last(s, b)) {
         r->kept = 1;
         cairn_filesink_keep(&r->fk, b);
         return;
@@ -261,16 +260,28 @@ static char *reference(const char *data, size_t len, size_t *out_len)
     return r.mem.data;
 }
 
+/* The results file holds exactly the reference's bytes; what names the case. */
+static void check_results(int out_fd, const char *want, size_t want_len, const char *what)
+{
+    size_t got_len;
+    char *got = read_file(out_fd, &got_len);
+
+    ck_assert_msg(
+        got_len == want_len && memcmp(got, want, want_len) == 0,
+        "%s: the results file (%zu bytes) differs from the loop-thread path's (%zu bytes)", what,
+        got_len, want_len);
+    free(got);
+}
+
 /* ---- the tests --------------------------------------------------------- */
 
 START_TEST(test_job_reads_and_writes_on_the_pool)
 {
-    size_t len, want_len, got_len;
+    size_t len, want_len;
     char *data = records(6000, &len);
     char *want = reference(data, len, &want_len);
     int in_fd = temp_file("input"), out_fd = temp_file("results");
     struct run r;
-    char *got;
 
     ck_assert_uint_gt(len, 3 * 262144); /* several pool reads */
     write_file(in_fd, data, len);
@@ -287,12 +298,8 @@ START_TEST(test_job_reads_and_writes_on_the_pool)
                   atomic_load(&g_writes_loop));
     ck_assert_msg(atomic_load(&g_writes_pool) >= 5, "only %lu results write(s) on the pool",
                   atomic_load(&g_writes_pool));
-    got = read_file(out_fd, &got_len);
     ck_assert_uint_eq(r.fk.off, want_len);
-    ck_assert_msg(got_len == want_len && memcmp(got, want, want_len) == 0,
-                  "the results file (%zu bytes) differs from the loop-thread path's (%zu bytes)",
-                  got_len, want_len);
-    free(got);
+    check_results(out_fd, want, want_len, "pool reads and writes");
     free(want);
     free(data);
     close(in_fd);
@@ -325,12 +332,11 @@ END_TEST
  * at the right offsets. */
 START_TEST(test_short_writes_are_finished)
 {
-    size_t len, want_len, got_len;
+    size_t len, want_len;
     char *data = records(400, &len);
     char *want = reference(data, len, &want_len);
     int in_fd = temp_file("input"), out_fd = temp_file("results");
     struct run r;
-    char *got;
 
     write_file(in_fd, data, len);
     reset_counts(in_fd, out_fd);
@@ -339,11 +345,7 @@ START_TEST(test_short_writes_are_finished)
     ck_assert_int_eq(r.status, 0);
     ck_assert_int_eq(r.fk.error, 0);
     ck_assert_uint_ge(atomic_load(&g_writes_pool), want_len / 7);
-    got = read_file(out_fd, &got_len);
-    ck_assert_msg(got_len == want_len && memcmp(got, want, want_len) == 0,
-                  "short writes: results (%zu bytes) differ from the reference (%zu bytes)",
-                  got_len, want_len);
-    free(got);
+    check_results(out_fd, want, want_len, "short writes");
     free(want);
     free(data);
     close(in_fd);
@@ -382,7 +384,7 @@ END_TEST
  * 7 bytes a write, and on one that fills half-way. */
 START_TEST(test_small_last_batch_is_written_by_the_finish)
 {
-    size_t len, want_len, got_len, i;
+    size_t len, want_len, i;
     char *data = records(12, &len);
     char *want = reference(data, len, &want_len);
 
@@ -390,7 +392,6 @@ START_TEST(test_small_last_batch_is_written_by_the_finish)
     for (i = 0; i < 3; i++) {
         int in_fd = temp_file("input"), out_fd = temp_file("results");
         struct run r;
-        char *got;
 
         write_file(in_fd, data, len);
         reset_counts(in_fd, out_fd);
@@ -410,11 +411,8 @@ START_TEST(test_small_last_batch_is_written_by_the_finish)
         } else {
             ck_assert_msg(r.kept_rc == 0, "writing the kept batch: %s", strerror(-r.kept_rc));
             ck_assert_uint_ge(atomic_load(&g_writes_pool), (i == 1 ? want_len / 7 : 1));
-            got = read_file(out_fd, &got_len);
-            ck_assert_msg(got_len == want_len && memcmp(got, want, want_len) == 0,
-                          "kept batch: results (%zu bytes) differ from the reference (%zu)",
-                          got_len, want_len);
-            free(got);
+            check_results(out_fd, want, want_len,
+                          i == 1 ? "kept batch, short writes" : "kept batch");
         }
         close(in_fd);
         close(out_fd);
