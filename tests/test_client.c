@@ -450,7 +450,7 @@ START_TEST(bad_spool)
 END_TEST
 
 /* A job that keeps one worker busy for a few seconds: stone-game-ii on
- * 300 piles is about a millisecond a record. */
+ * 1,000 piles is about 10 ms a record. */
 static void drop_slow_job(const struct env *e, const char *name, int records)
 {
     struct cairn_buf b = { 0 };
@@ -458,7 +458,7 @@ static void drop_slow_job(const struct env *e, const char *name, int records)
 
     for (n = 0; n < records; n++) {
         cairn_buf_puts(&b, "{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[");
-        for (k = 0; k < 300; k++)
+        for (k = 0; k < 1000; k++)
             cairn_buf_printf(&b, "%s%d", k ? "," : "", 1 + (n * 7 + k * 13) % 500);
         cairn_buf_puts(&b, "]},\"options\":{\"limits\":\"extended\"}}\n");
     }
@@ -547,7 +547,7 @@ START_TEST(status_shows_the_queue)
     r = cairn(&e, "submit", "--name", "broken", off);
     th_run_free(&r);
     make_link(&e, "broken.jsonl");
-    drop_slow_job(&e, "slow.jsonl", 3000);
+    drop_slow_job(&e, "slow.jsonl", 600);
     daemon = start_daemon(&e);
     /* The small jobs end at once; slow runs for seconds. */
     TH_OUT(path, &e, "w2.summary.json");

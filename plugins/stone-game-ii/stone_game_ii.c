@@ -13,16 +13,21 @@
  *
  * Every m >= ceil(r/2) allows all remaining x, and so does every state
  * reachable from there, so f(i, m) = f(i, min(m, ceil(r/2))): the table is
- * (n+1) x ceil(n/2) int64, filled bottom-up.
+ * (n+1) x ceil(n/2), filled bottom-up.  It holds h(j, m) = suf[j] + f(j, m),
+ * so that f(i, m) = suf[i] - min over x of h(i+x, max(m, x)).
  *
- * The max splits at x = m.  For x <= m, M stays m: a scan of column m,
- * about n^3/24 steps in all, contiguous.  For x > m, M becomes x, so the
- * term g_i(x) = suf[i+x] + f(i+x, x) does not depend on m, and the range
- * m+1 .. 2m only moves right as m grows: a monotone queue keeps its
- * minimum, O(n) per row instead of a strided scan per entry.  O(n^2)
- * memory.  When no value is negative (always so under the official limits),
- * f(i, ceil(r/2)) = suf[i] (take everything); with negative values that
- * shortcut is wrong ([5, -10], M = 1: take 5 only), so it is not used.
+ * The min splits at x = m.  For x <= m, M stays m: the minimum of column m
+ * over rows i+1 .. i+m, a window of fixed width m that slides one row down
+ * per row.  Each column keeps it in O(1) per row without a branch on the
+ * data (van Herk / Gil-Werman): rows arrive in blocks of m; the column
+ * keeps the running minimum of its unfinished block and, for the last
+ * finished one, the minimum of each of its suffixes, so the window is one
+ * of each.  For x > m, M becomes x, so h(i+x, x) does not depend on m, and
+ * the range m+1 .. 2m only moves right as m grows: a monotone queue keeps
+ * its minimum.  O(n^2) time and memory.  When no value is negative (always
+ * so under the official limits), f(i, ceil(r/2)) = suf[i] (take
+ * everything); with negative values that shortcut is wrong ([5, -10],
+ * M = 1: take 5 only), so a plain scan finds that column then.
  */
 #include <cairn/plugin.h>
 
@@ -79,15 +84,24 @@ static size_t sg2_width(size_t n)
     return (n + 1) / 2;
 }
 
+/* Each column m keeps the suffix minima of its last finished block, m
+ * entries, at m(m-1)/2 in one array: w(w+1)/2 entries in all. */
+static size_t sg2_tail_base(size_t m)
+{
+    return m * (m - 1) / 2;
+}
+
 static size_t sg2_scratch_bytes(const struct cairn_problem *pb)
 {
     const int64_t *p;
     size_t n;
     if (sg2_get(pb, &p, &n) != CAIRN_OK)
         return 0; /* solve() refuses the problem before touching scratch */
-    /* n <= 1000: at most 1001 * 504 * 8 bytes (4 MB), no overflow.  The
-     * suffix sums, the table, and the queue's values and x's. */
-    return (n + 1) * (3 + sg2_width(n)) * sizeof(int64_t);
+    size_t w = sg2_width(n);
+    /* n <= 1000: about 5 MB at most, no overflow.  The suffix sums, the
+     * table, the queue's values and x's; each column's running minimum and
+     * count; the columns' suffix minima. */
+    return ((n + 1) * (3 + w) + 2 * w + sg2_tail_base(w + 1)) * sizeof(int64_t);
 }
 
 static size_t sg2_max_moves(const struct cairn_problem *pb)
@@ -98,27 +112,31 @@ static size_t sg2_max_moves(const struct cairn_problem *pb)
 }
 
 /*
- * The table, column-major: column m (1 .. w) is n + 1 entries, entry j is
- * f(j, m), with f(n, m) = 0.  Every column is filled, m > ceil((n-j)/2)
- * holding the clamped value, so a lookup only clamps m to w.  Column-major
- * makes the x <= m half of the search a contiguous scan of one column.
+ * The table, row-major: row j (0 .. n) is w entries, entry m - 1 is
+ * h(j, m) = suf[j] + f(j, m), with f(n, m) = 0.  Every entry is filled,
+ * m > ceil((n-j)/2) holding the clamped value, so a lookup only clamps m to
+ * w.  Row-major keeps a row's fill, and the push of that row into every
+ * column's window, contiguous.
  */
 struct sg2_ctx {
     const int64_t *suf; /* n + 1 suffix sums */
-    int64_t *t;         /* w columns of n + 1 */
-    int64_t *qv;        /* the row's monotone queue: n + 1 values of g */
+    int64_t *h;         /* n + 1 rows of w */
+    int64_t *qv;        /* the row's monotone queue: n + 1 values of h */
     size_t *qx;         /* ... and their x (int64-sized: n + 1 entries) */
+    int64_t *run;       /* per column: min of its unfinished block */
+    size_t *fill;       /* per column: rows in that block (< m) */
+    int64_t *tail;      /* per column: suffix minima of its last full block */
     size_t n, w;
 };
 
-static inline const int64_t *sg2_col(const struct sg2_ctx *c, size_t m)
+static inline int64_t sg2_h(const struct sg2_ctx *c, size_t j, size_t m)
 {
-    return c->t + ((m < c->w ? m : c->w) - 1) * (c->n + 1);
+    return c->h[j * c->w + (m < c->w ? m : c->w) - 1];
 }
 
 static inline int64_t sg2_f(const struct sg2_ctx *c, size_t j, size_t m)
 {
-    return sg2_col(c, m)[j];
+    return sg2_h(c, j, m) - c->suf[j];
 }
 
 /* The mover's score of taking x piles at (i, m): their sum - f(i + x,
@@ -128,60 +146,83 @@ static int64_t sg2_take(const struct sg2_ctx *c, size_t i, size_t m, size_t x)
     return (c->suf[i] - c->suf[i + x]) - sg2_f(c, i + x, x > m ? x : m);
 }
 
-/* min over x = 1 .. xa of suf[i+x] + f(i+x, m): column m, contiguous. */
-static int64_t sg2_min_stay(const struct sg2_ctx *c, size_t i, size_t m, size_t xa)
-{
-    const int64_t *restrict suf = c->suf;
-    const int64_t *restrict col = sg2_col(c, m);
-    int64_t lo = INT64_MAX;
-
-    for (size_t j = i + 1; j <= i + xa; j++) {
-        int64_t v = suf[j] + col[j];
-        lo = v < lo ? v : lo;
-    }
-    return lo;
-}
-
-/* Row i of the table for m = 1 .. cap - 1, where x ranges over 1 .. 2m:
- * f(i, m) = suf[i] - min(min_stay(m), min over x = m+1 .. 2m of g(x)),
- * g(x) = suf[i+x] + f(i+x, x).  The queue holds the x of that range whose
- * g is below every later one's, in increasing x and g: its head is the
- * minimum. */
+/* Row i for m = 1 .. cap - 1, where x ranges over 1 .. 2m:
+ * h(i, m) = 2 suf[i] - min(window of column m over rows i+1 .. i+m,
+ * min over x = m+1 .. 2m of h(i+x, x)).  The queue holds the x of that
+ * range whose h is below every later one's, in increasing x and h: its
+ * head is the minimum. */
 static void sg2_fill_row(struct sg2_ctx *c, size_t i, size_t cap)
 {
-    const size_t stride = c->n + 1;
+    const size_t w = c->w;
+    const int64_t *restrict tail = c->tail;
+    const int64_t *restrict run = c->run;
+    const size_t *restrict fill = c->fill;
     int64_t *restrict qv = c->qv;
     size_t *restrict qx = c->qx;
-    size_t head = 0, tail = 0, next = 2;
+    int64_t *restrict row = c->h + i * w;
+    const int64_t twice = 2 * c->suf[i]; /* |suf| <= 1e18 */
+    size_t head = 0, end = 0, next = 2;
 
     for (size_t m = 1; m < cap; m++) {
         for (; next <= 2 * m; next++) {
-            int64_t g = c->suf[i + next] + sg2_f(c, i + next, next);
-            while (tail > head && qv[tail - 1] >= g)
-                tail--;
-            qv[tail] = g;
-            qx[tail++] = next;
+            int64_t g = sg2_h(c, i + next, next);
+            while (end > head && qv[end - 1] >= g)
+                end--;
+            qv[end] = g;
+            qx[end++] = next;
         }
         while (qx[head] <= m)
             head++;
-        int64_t lo = sg2_min_stay(c, i, m, m);
+        /* Rows i+1 .. i+m: the unfinished block's, and the rest of the
+         * last full one from its entry fill (see sg2_push). */
+        int64_t lo = tail[sg2_tail_base(m) + fill[m - 1]];
+        lo = run[m - 1] < lo ? run[m - 1] : lo;
         lo = qv[head] < lo ? qv[head] : lo;
-        c->t[(m - 1) * stride + i] = c->suf[i] - lo;
+        row[m - 1] = twice - lo;
     }
 }
 
-/* Best difference over every x = 1 .. r (m >= cap), for a row with
+/* Row i, finished, joins every column's window.  A column m whose block
+ * fills (m rows) turns it into suffix minima, in the order the rows came:
+ * entry k is the min of the block's rows from its k-th on, so that a
+ * window reaching k rows into the block is tail[k] and the unfinished
+ * block's run. */
+static void sg2_push(struct sg2_ctx *c, size_t i)
+{
+    const size_t w = c->w;
+    const int64_t *restrict row = c->h + i * w;
+    int64_t *restrict run = c->run;
+    size_t *restrict fill = c->fill;
+
+    for (size_t m = 1; m <= w; m++) {
+        int64_t v = row[m - 1];
+        run[m - 1] = v < run[m - 1] ? v : run[m - 1];
+        if (++fill[m - 1] < m)
+            continue;
+        int64_t *restrict t = c->tail + sg2_tail_base(m);
+        int64_t lo = v;
+        t[m - 1] = lo;
+        for (size_t k = m - 1; k-- > 0;) {
+            int64_t u = c->h[(i + m - 1 - k) * w + m - 1];
+            lo = u < lo ? u : lo;
+            t[k] = lo;
+        }
+        run[m - 1] = INT64_MAX;
+        fill[m - 1] = 0;
+    }
+}
+
+/* h(i, m) for m >= cap, where every x = 1 .. r is allowed, for a row with
  * negative values: once per row, so a plain scan. */
 static int64_t sg2_eval_all(const struct sg2_ctx *c, size_t i, size_t cap)
 {
-    size_t r = c->n - i;
-    int64_t best = c->suf[i] - sg2_min_stay(c, i, cap, cap < r ? cap : r);
+    int64_t lo = INT64_MAX;
 
-    for (size_t x = cap + 1; x <= r; x++) {
-        int64_t v = sg2_take(c, i, cap, x);
-        best = v > best ? v : best;
+    for (size_t x = 1; x <= c->n - i; x++) {
+        int64_t v = sg2_h(c, i + x, x > cap ? x : cap);
+        lo = v < lo ? v : lo;
     }
-    return best;
+    return 2 * c->suf[i] - lo;
 }
 
 /* Suffix sums and the whole table in scratch (sg2_scratch_bytes), for
@@ -189,13 +230,20 @@ static int64_t sg2_eval_all(const struct sg2_ctx *c, size_t i, size_t cap)
 static void sg2_fill(const int64_t *p, size_t n, int64_t *scratch, struct sg2_ctx *c)
 {
     int64_t *suf = scratch;
-    const size_t stride = n + 1;
     const size_t w = sg2_width(n);
+    int64_t *h = suf + (n + 1);
+    int64_t *qv = h + (n + 1) * w;
+    size_t *qx = (size_t *)(qv + (n + 1));
+    int64_t *run = (int64_t *)(qx + (n + 1));
+    size_t *fill = (size_t *)(run + w);
 
     *c = (struct sg2_ctx){ .suf = suf,
-                           .t = suf + stride,
-                           .qv = suf + stride * (1 + w),
-                           .qx = (size_t *)(suf + stride * (2 + w)),
+                           .h = h,
+                           .qv = qv,
+                           .qx = qx,
+                           .run = run,
+                           .fill = fill,
+                           .tail = (int64_t *)(fill + w),
                            .n = n,
                            .w = w };
     int nonneg = 1;
@@ -204,15 +252,19 @@ static void sg2_fill(const int64_t *p, size_t n, int64_t *scratch, struct sg2_ct
         suf[i] = suf[i + 1] + p[i];
         nonneg &= p[i] >= 0;
     }
-
-    for (size_t m = 1; m <= c->w; m++)
-        c->t[(m - 1) * stride + n] = 0;
+    for (size_t m = 1; m <= w; m++) {
+        h[n * w + m - 1] = 0; /* suf[n] + f(n, m) */
+        run[m - 1] = INT64_MAX;
+        fill[m - 1] = 0;
+    }
     for (size_t i = n; i-- > 0;) {
         size_t cap = (n - i + 1) / 2; /* from here on all x are allowed */
         sg2_fill_row(c, i, cap);
-        int64_t all = nonneg ? suf[i] : sg2_eval_all(c, i, cap);
-        for (size_t m = cap; m <= c->w; m++)
-            c->t[(m - 1) * stride + i] = all;
+        int64_t all = nonneg ? 2 * suf[i] : sg2_eval_all(c, i, cap);
+        for (size_t m = cap; m <= w; m++)
+            h[i * w + m - 1] = all;
+        if (i > 0)
+            sg2_push(c, i);
     }
 }
 
