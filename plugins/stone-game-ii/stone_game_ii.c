@@ -146,72 +146,6 @@ static int64_t sg2_take(const struct sg2_ctx *c, size_t i, size_t m, size_t x)
     return (c->suf[i] - c->suf[i + x]) - sg2_f(c, i + x, x > m ? x : m);
 }
 
-/* Row i for m = 1 .. cap - 1, where x ranges over 1 .. 2m:
- * h(i, m) = 2 suf[i] - min(window of column m over rows i+1 .. i+m,
- * min over x = m+1 .. 2m of h(i+x, x)).  The queue holds the x of that
- * range whose h is below every later one's, in increasing x and h: its
- * head is the minimum. */
-static void sg2_fill_row(struct sg2_ctx *c, size_t i, size_t cap)
-{
-    const size_t w = c->w;
-    const int64_t *restrict tail = c->tail;
-    const int64_t *restrict run = c->run;
-    const size_t *restrict fill = c->fill;
-    int64_t *restrict qv = c->qv;
-    size_t *restrict qx = c->qx;
-    int64_t *restrict row = c->h + i * w;
-    const int64_t twice = 2 * c->suf[i]; /* |suf| <= 1e18 */
-    size_t head = 0, end = 0, next = 2;
-
-    for (size_t m = 1; m < cap; m++) {
-        for (; next <= 2 * m; next++) {
-            int64_t g = sg2_h(c, i + next, next);
-            while (end > head && qv[end - 1] >= g)
-                end--;
-            qv[end] = g;
-            qx[end++] = next;
-        }
-        while (qx[head] <= m)
-            head++;
-        /* Rows i+1 .. i+m: the unfinished block's, and the rest of the
-         * last full one from its entry fill (see sg2_push). */
-        int64_t lo = tail[sg2_tail_base(m) + fill[m - 1]];
-        lo = run[m - 1] < lo ? run[m - 1] : lo;
-        lo = qv[head] < lo ? qv[head] : lo;
-        row[m - 1] = twice - lo;
-    }
-}
-
-/* Row i, finished, joins every column's window.  A column m whose block
- * fills (m rows) turns it into suffix minima, in the order the rows came:
- * entry k is the min of the block's rows from its k-th on, so that a
- * window reaching k rows into the block is tail[k] and the unfinished
- * block's run. */
-static void sg2_push(struct sg2_ctx *c, size_t i)
-{
-    const size_t w = c->w;
-    const int64_t *restrict row = c->h + i * w;
-    int64_t *restrict run = c->run;
-    size_t *restrict fill = c->fill;
-
-    for (size_t m = 1; m <= w; m++) {
-        int64_t v = row[m - 1];
-        run[m - 1] = v < run[m - 1] ? v : run[m - 1];
-        if (++fill[m - 1] < m)
-            continue;
-        int64_t *restrict t = c->tail + sg2_tail_base(m);
-        int64_t lo = v;
-        t[m - 1] = lo;
-        for (size_t k = m - 1; k-- > 0;) {
-            int64_t u = c->h[(i + m - 1 - k) * w + m - 1];
-            lo = u < lo ? u : lo;
-            t[k] = lo;
-        }
-        run[m - 1] = INT64_MAX;
-        fill[m - 1] = 0;
-    }
-}
-
 /* h(i, m) for m >= cap, where every x = 1 .. r is allowed, for a row with
  * negative values: once per row, so a plain scan. */
 static int64_t sg2_eval_all(const struct sg2_ctx *c, size_t i, size_t cap)
@@ -223,6 +157,84 @@ static int64_t sg2_eval_all(const struct sg2_ctx *c, size_t i, size_t cap)
         lo = v < lo ? v : lo;
     }
     return 2 * c->suf[i] - lo;
+}
+
+/* One column's window: the running minimum of its unfinished block of m
+ * rows, how many rows that block has, and the suffix minima of its last
+ * full block, in the order the rows came (entry k is the min of the
+ * block's rows from its k-th on). */
+struct sg2_window {
+    int64_t *run;
+    size_t *fill;
+    int64_t *tail;
+};
+
+/* Row j = i + 1, finished, joins column m's window (col: the table's
+ * column m - 1 seen from row j, stride w); returns the minimum of the
+ * column's last m rows, j .. j+m-1, once m rows are in: the unfinished
+ * block's running min, and the last full block's suffix from the entry
+ * the window reaches. */
+static inline int64_t sg2_slide(const struct sg2_window *win, const int64_t *col, size_t w,
+                                size_t m, size_t base)
+{
+    int64_t *restrict t = win->tail + base;
+    int64_t v = col[0];
+    int64_t run = win->run[m - 1];
+    size_t fill = win->fill[m - 1] + 1;
+
+    run = v < run ? v : run;
+    if (fill == m) {
+        int64_t lo = v;
+        t[m - 1] = lo;
+        for (size_t k = m - 1; k-- > 0;) {
+            int64_t u = col[(m - 1 - k) * w];
+            lo = u < lo ? u : lo;
+            t[k] = lo;
+        }
+        run = INT64_MAX;
+        fill = 0;
+    }
+    win->run[m - 1] = run;
+    win->fill[m - 1] = fill;
+    int64_t tl = t[fill];
+    return run < tl ? run : tl;
+}
+
+/* Row i: every column's window takes row i + 1 in.  For m = 1 .. cap - 1,
+ * where x ranges over 1 .. 2m: h(i, m) = 2 suf[i] - min(that window, min
+ * over x = m+1 .. 2m of h(i+x, x)).  The queue holds the x of that range
+ * whose h is below every later one's, in increasing x and h: its head is
+ * the minimum.  From cap on, every x is allowed: h(i, m) is all. */
+static void sg2_fill_row(const struct sg2_ctx *c, size_t i, size_t cap, int nonneg)
+{
+    const size_t w = c->w;
+    const struct sg2_window win = { c->run, c->fill, c->tail };
+    int64_t *restrict qv = c->qv;
+    size_t *restrict qx = c->qx;
+    int64_t *restrict row = c->h + i * w;
+    const int64_t *below = row + w;      /* row i + 1 */
+    const int64_t twice = 2 * c->suf[i]; /* |suf| <= 1e18 */
+    size_t head = 0, end = 0, next = 2, base = 0, m = 1;
+
+    for (; m < cap; base += m, m++) {
+        for (; next <= 2 * m; next++) {
+            int64_t g = row[next * w + (next < w ? next : w) - 1]; /* h(i+next, next) */
+            while (end > head && qv[end - 1] >= g)
+                end--;
+            qv[end] = g;
+            qx[end++] = next;
+        }
+        while (qx[head] <= m)
+            head++;
+        int64_t lo = sg2_slide(&win, below + m - 1, w, m, base);
+        lo = qv[head] < lo ? qv[head] : lo;
+        row[m - 1] = twice - lo;
+    }
+    int64_t all = nonneg ? twice : sg2_eval_all(c, i, cap);
+    for (; m <= w; base += m, m++) {
+        (void)sg2_slide(&win, below + m - 1, w, m, base);
+        row[m - 1] = all;
+    }
 }
 
 /* Suffix sums and the whole table in scratch (sg2_scratch_bytes), for
@@ -257,15 +269,10 @@ static void sg2_fill(const int64_t *p, size_t n, int64_t *scratch, struct sg2_ct
         run[m - 1] = INT64_MAX;
         fill[m - 1] = 0;
     }
-    for (size_t i = n; i-- > 0;) {
-        size_t cap = (n - i + 1) / 2; /* from here on all x are allowed */
-        sg2_fill_row(c, i, cap);
-        int64_t all = nonneg ? 2 * suf[i] : sg2_eval_all(c, i, cap);
-        for (size_t m = cap; m <= w; m++)
-            h[i * w + m - 1] = all;
-        if (i > 0)
-            sg2_push(c, i);
-    }
+    /* Row n joins the windows too: it is never inside one a row asks
+     * for (those end at row n - m), and starting there needs no case. */
+    for (size_t i = n; i-- > 0;)
+        sg2_fill_row(c, i, (n - i + 1) / 2 /* from here on all x are allowed */, nonneg);
 }
 
 static int sg2_solve(const struct cairn_problem *pb, struct cairn_result *res, void *scratch,
