@@ -290,15 +290,15 @@ START_TEST(status_file_shows_active_jobs)
     json_t *st = NULL, *job;
 
     env_init(&e);
-    /* Long enough to be seen running for seconds, on one thread: 12,000
-     * stone-game-ii rows of 100. */
+    /* Long enough to be seen running for seconds, on one thread: 300
+     * extended stone-game-ii rows of 1,000 (about 10 ms each). */
     th_write_text(e.cfg, "{\"min_age_ms\":0,\"threads\":1,\"shutdown_timeout_s\":5}\n");
-    for (i = 0; i < 12000; i++) {
+    for (i = 0; i < 300; i++) {
         ck_assert_int_eq(cairn_buf_puts(&big, "{\"variant\":\"1140\",\"input\":{\"piles\":["), 0);
-        for (int k = 0; k < 100; k++)
+        for (int k = 0; k < 1000; k++)
             ck_assert_int_eq(
                 cairn_buf_printf(&big, "%s%d", k ? "," : "", 1 + (i * 7 + k * 13) % 10000), 0);
-        ck_assert_int_eq(cairn_buf_puts(&big, "]}}\n"), 0);
+        ck_assert_int_eq(cairn_buf_puts(&big, "]},\"options\":{\"limits\":\"extended\"}}\n"), 0);
     }
     p = start(&e);
     th_drop_job(e.in, "big.jsonl", big.data, big.len);
