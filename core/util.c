@@ -54,20 +54,13 @@ int cairn_buf_reserve(struct cairn_buf *b, size_t extra)
     return 0;
 }
 
-int cairn_buf_append(struct cairn_buf *b, const void *p, size_t n)
+int cairn_buf_append_grow(struct cairn_buf *b, const void *p, size_t n)
 {
-    if (n == 0)
-        return 0;
     if (cairn_buf_reserve(b, n) != 0)
         return -ENOMEM;
     memcpy(b->data + b->len, p, n);
     b->len += n;
     return 0;
-}
-
-int cairn_buf_puts(struct cairn_buf *b, const char *s)
-{
-    return cairn_buf_append(b, s, strlen(s));
 }
 
 int cairn_buf_printf(struct cairn_buf *b, const char *fmt, ...)

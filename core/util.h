@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 char *cairn_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -22,8 +23,27 @@ struct cairn_buf {
 };
 
 int cairn_buf_reserve(struct cairn_buf *b, size_t extra);
-int cairn_buf_append(struct cairn_buf *b, const void *p, size_t n);
-int cairn_buf_puts(struct cairn_buf *b, const char *s);
+/* cairn_buf_append() when the bytes do not fit: grows, then appends. */
+int cairn_buf_append_grow(struct cairn_buf *b, const void *p, size_t n);
+
+/* Inline because rendering a result line is a dozen small appends, most
+ * of literals: the room check and a copy of known size, without a call
+ * (or a strlen) for each. */
+static inline int cairn_buf_append(struct cairn_buf *b, const void *p, size_t n)
+{
+    if (n > b->cap - b->len)
+        return cairn_buf_append_grow(b, p, n);
+    if (n > 0) /* data may be NULL while cap is 0 */
+        memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+static inline int cairn_buf_puts(struct cairn_buf *b, const char *s)
+{
+    return cairn_buf_append(b, s, strlen(s));
+}
+
 int cairn_buf_printf(struct cairn_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int cairn_buf_int(struct cairn_buf *b, int64_t v);
