@@ -28,6 +28,7 @@
 
 static const char *g_cairnd;
 static const char *g_plugins;
+static const char *g_live_plugins; /* tests/live_plugins/ in the build */
 
 static const char JOB[] =
     "{\"id\":1,\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},"
@@ -51,15 +52,28 @@ static void env_init(struct env *e)
                           "\"metrics_interval_s\":1,\"shutdown_timeout_s\":5}\n");
 }
 
-static int start(const struct env *e)
+/* cairnd on e's spool with the plugin path plugins (NULL: the real ones). */
+static int start_with(const struct env *e, const char *plugins)
 {
-    char *argv[] = { (char *)g_cairnd,  "-c",       (char *)e->cfg, "--input",
-                     (char *)e->in,     "--output", (char *)e->out, "--plugins",
-                     (char *)g_plugins, NULL };
+    char *argv[] = { (char *)g_cairnd,
+                     "-c",
+                     (char *)e->cfg,
+                     "--input",
+                     (char *)e->in,
+                     "--output",
+                     (char *)e->out,
+                     "--plugins",
+                     (char *)(plugins != NULL ? plugins : g_plugins),
+                     NULL };
     int p = th_spawn(e->root, argv);
 
     th_wait_ready(p);
     return p;
+}
+
+static int start(const struct env *e)
+{
+    return start_with(e, NULL);
 }
 
 /* How many lines of the log hold needle. */
@@ -290,17 +304,20 @@ START_TEST(status_file_shows_active_jobs)
     json_t *st = NULL, *job;
 
     env_init(&e);
-    /* Long enough to be seen running for seconds, on one thread: 300
-     * extended stone-game-ii rows of 1,000 (about 10 ms each). */
+    /* Seen running for seconds on one thread, however fast the solvers
+     * are: 40 records of the test plugin "slow" that sleep 100 ms each. */
     th_write_text(e.cfg, "{\"min_age_ms\":0,\"threads\":1,\"shutdown_timeout_s\":5}\n");
-    for (i = 0; i < 300; i++) {
-        ck_assert_int_eq(cairn_buf_puts(&big, "{\"variant\":\"1140\",\"input\":{\"piles\":["), 0);
-        for (int k = 0; k < 1000; k++)
-            ck_assert_int_eq(
-                cairn_buf_printf(&big, "%s%d", k ? "," : "", 1 + (i * 7 + k * 13) % 10000), 0);
-        ck_assert_int_eq(cairn_buf_puts(&big, "]},\"options\":{\"limits\":\"extended\"}}\n"), 0);
-    }
-    p = start(&e);
+    for (i = 0; i < 40; i++)
+        ck_assert_int_eq(
+            cairn_buf_puts(&big, "{\"variant\":\"slow\",\"input\":{\"values\":[100]}}\n"), 0);
+    /* The real plugins and slow.so alone: the other live plugins clash. */
+    th_pathf(dir, "%s/slow", e.root);
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    th_pathf(path, "%s/slow.so", g_live_plugins);
+    th_pathf(dir, "%s/slow/slow.so", e.root);
+    th_copy_file(path, dir, 0755);
+    th_pathf(path, "%s:%s/slow", g_plugins, e.root);
+    p = start_with(&e, path);
     th_drop_job(e.in, "big.jsonl", big.data, big.len);
     th_pathf(dir, "%s/.cairn/status", e.in);
     /* Poll until a status file lists the job (rewritten once a second). */
@@ -450,9 +467,10 @@ int main(void)
 
     g_cairnd = getenv("CAIRN_TEST_CAIRND");
     g_plugins = getenv("CAIRN_TEST_PLUGIN_DIR");
-    if (g_cairnd == NULL || g_plugins == NULL) {
-        fprintf(stderr, "test_directories: CAIRN_TEST_CAIRND and CAIRN_TEST_PLUGIN_DIR must "
-                        "be set (meson test sets them)\n");
+    g_live_plugins = getenv("CAIRN_TEST_LIVE_PLUGIN_DIR");
+    if (g_cairnd == NULL || g_plugins == NULL || g_live_plugins == NULL) {
+        fprintf(stderr, "test_directories: CAIRN_TEST_CAIRND, CAIRN_TEST_PLUGIN_DIR and "
+                        "CAIRN_TEST_LIVE_PLUGIN_DIR must be set (meson test sets them)\n");
         return EXIT_FAILURE;
     }
     if (th_make_top("directories") != 0)
