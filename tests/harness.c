@@ -221,6 +221,35 @@ void th_copy_file(const char *src, const char *dst, mode_t mode)
     close(in);
 }
 
+void th_plugins_with_slow(const char *root, char *out)
+{
+    const char *real = getenv("CAIRN_TEST_PLUGIN_DIR");
+    const char *live = getenv("CAIRN_TEST_LIVE_PLUGIN_DIR");
+    char dir[PATH_MAX], src[PATH_MAX], dst[PATH_MAX];
+
+    ck_assert_msg(real != NULL && live != NULL, "CAIRN_TEST_PLUGIN_DIR and "
+                                                "CAIRN_TEST_LIVE_PLUGIN_DIR must be set (meson "
+                                                "test sets them)");
+    th_pathf(dir, "%s/slow", root);
+    ck_assert_msg(mkdir(dir, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", dir, strerror(errno));
+    th_pathf(src, "%s/slow.so", live);
+    th_pathf(dst, "%s/slow.so", dir);
+    if (!th_exists(dst))
+        th_copy_file(src, dst, 0755);
+    th_pathf(out, "%s:%s", real, dir);
+}
+
+char *th_slow_job(size_t records, int ms, size_t *len)
+{
+    struct cairn_buf job = { 0 };
+
+    for (size_t i = 0; i < records; i++)
+        ck_assert_int_eq(
+            cairn_buf_printf(&job, "{\"variant\":\"slow\",\"input\":{\"values\":[%d]}}\n", ms), 0);
+    *len = job.len;
+    return job.data;
+}
+
 /* No ck_assert here: main() calls it before the suite runs. */
 int th_copy_plugins(const char *src, const char *dir)
 {

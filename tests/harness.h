@@ -103,6 +103,14 @@ void th_copy_file(const char *src, const char *dst, mode_t mode);
  * made of several build folders.  0 or -1; usable in main(),
  * before the suite runs. */
 int th_copy_plugins(const char *src, const char *dir);
+/* Writes to out (PATH_MAX) a plugin path of the real plugins and the test
+ * plugin "slow" (tests/live_plugins/slow.c, copied alone into root/slow:
+ * the other live plugins clash with each other). */
+void th_plugins_with_slow(const char *root, char *out);
+/* A job of `records` records of plugin "slow", each sleeping ms (<= 1000)
+ * milliseconds: a job that runs for a known time however fast the real
+ * solvers are (caller frees; its length in *len). */
+char *th_slow_job(size_t records, int ms, size_t *len);
 /* A fresh 0755 directory root/case-XXXXXX (caller frees). */
 char *th_make_dir_in(const char *root);
 /* rm -rf, not following symlinks nor crossing mount points. */

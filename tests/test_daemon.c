@@ -1096,43 +1096,34 @@ START_TEST(idle_daemon_keeps_its_status_fresh)
 }
 END_TEST
 
-/* stone-game-ii with 1000 piles under extended limits: about 10 ms of
- * solving a record in an optimised build, about 50 ms under the
- * sanitizers. */
-static char *huge_job(size_t records, size_t *len)
+/* A job of `records` records of the test plugin "slow" that sleep 20 ms
+ * each, with e's plugin path set to find it: a known run time however fast
+ * the real solvers are, under the sanitizers too. */
+static char *slow_job(struct env *e, size_t records, size_t *len)
 {
-    struct cairn_buf line = { 0 };
-    char *s;
-    size_t i;
-
-    cairn_buf_puts(&line, "{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[");
-    for (i = 0; i < 1000; i++)
-        cairn_buf_printf(&line, "%s%zu", i ? "," : "", 1 + (i * 7919) % 97);
-    cairn_buf_puts(&line, "]},\"options\":{\"limits\":\"extended\"}}\n");
-    cairn_buf_append(&line, "", 1);
-    s = repeat(line.data, records, len);
-    cairn_buf_free(&line);
-    return s;
+    th_plugins_with_slow(e->root, e->plugins);
+    return th_slow_job(records, 20, len);
 }
 
 START_TEST(sigterm_timeout_leaves_job_for_restart)
 {
-    /* 400 extended stone-game-ii rows of 1,000 piles: seconds of solving,
-     * far more than the 0.2 s shutdown_timeout_s, yet a restart that ends
-     * well within its deadline under the sanitizers too. */
+    /* 100 records of 20 ms: 2 s of work (1 s on two threads), far more
+     * than the 0.2 s shutdown_timeout_s, yet a restart that ends well
+     * within its deadline. */
     enum {
-        N = 400
+        N = 100
     };
     /* shutdown_timeout_s is 0.2: an exit within this is quick, and far
      * shorter than the job. */
     const long quick_ms = 5000;
     struct env e;
     size_t len;
-    char *huge = huge_job(N, &len), path[PATH_MAX];
+    char *huge, path[PATH_MAX];
     int p, code;
     double t0;
 
     env_init(&e, "\"shutdown_timeout_s\": 0.2");
+    huge = slow_job(&e, N, &len);
     p = start(&e, NULL);
     th_wait_ready(p);
     drop_job(&e, "huge.jsonl", huge, len);
@@ -1179,10 +1170,11 @@ START_TEST(same_name_dropped_while_it_runs_runs_next)
     char path[PATH_MAX];
     struct env e;
     size_t len;
-    char *huge = huge_job(200, &len); /* a second or more of solving */
+    char *huge;
     int p;
 
     env_init(&e, NULL);
+    huge = slow_job(&e, 100, &len); /* a second or more of work */
     th_write_text(e.cfg, "{\"min_age_ms\": 0, \"rescan_interval_s\": 0, "
                          "\"metrics_interval_s\": 0, \"log_level\": \"debug\"}\n");
     p = start(&e, NULL);
@@ -1235,15 +1227,16 @@ static int start_slow_metrics_disk(const struct env *e, const char *ms)
 START_TEST(sigterm_timeout_waits_for_a_file_write)
 {
     enum {
-        N = 400
+        N = 100
     };
     char path[PATH_MAX], *names;
     struct env e;
     size_t len;
-    char *huge = huge_job(N, &len);
+    char *huge;
     int p, code;
 
     env_init(&e, "\"shutdown_timeout_s\": 0.2");
+    huge = slow_job(&e, N, &len);
     p = start_slow_metrics_disk(&e, "1500");
     drop_job(&e, "huge.jsonl", huge, len);
     TH_IN(path, &e, ".cairn/active/huge.jsonl");

@@ -28,7 +28,6 @@
 
 static const char *g_cairnd;
 static const char *g_plugins;
-static const char *g_live_plugins; /* tests/live_plugins/ in the build */
 
 static const char JOB[] =
     "{\"id\":1,\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},"
@@ -299,26 +298,19 @@ START_TEST(status_file_shows_active_jobs)
 {
     struct env e;
     char dir[PATH_MAX], path[PATH_MAX];
-    struct cairn_buf big = { 0 };
-    int p, ok, i;
+    char *big;
+    size_t len;
+    int p, ok;
     json_t *st = NULL, *job;
 
     env_init(&e);
     /* Seen running for seconds on one thread, however fast the solvers
      * are: 40 records of the test plugin "slow" that sleep 100 ms each. */
     th_write_text(e.cfg, "{\"min_age_ms\":0,\"threads\":1,\"shutdown_timeout_s\":5}\n");
-    for (i = 0; i < 40; i++)
-        ck_assert_int_eq(
-            cairn_buf_puts(&big, "{\"variant\":\"slow\",\"input\":{\"values\":[100]}}\n"), 0);
-    /* The real plugins and slow.so alone: the other live plugins clash. */
-    th_pathf(dir, "%s/slow", e.root);
-    ck_assert_int_eq(mkdir(dir, 0755), 0);
-    th_pathf(path, "%s/slow.so", g_live_plugins);
-    th_pathf(dir, "%s/slow/slow.so", e.root);
-    th_copy_file(path, dir, 0755);
-    th_pathf(path, "%s:%s/slow", g_plugins, e.root);
+    big = th_slow_job(40, 100, &len);
+    th_plugins_with_slow(e.root, path);
     p = start_with(&e, path);
-    th_drop_job(e.in, "big.jsonl", big.data, big.len);
+    th_drop_job(e.in, "big.jsonl", big, len);
     th_pathf(dir, "%s/.cairn/status", e.in);
     /* Poll until a status file lists the job (rewritten once a second). */
     for (double end = th_now_s() + 10; st == NULL && th_now_s() < end; th_sleep_ms(50)) {
@@ -347,8 +339,8 @@ START_TEST(status_file_shows_active_jobs)
     job = json_array_get(json_object_get(st, "active"), 0);
     TH_REQUIRE(strcmp(th_str_field(job, "job"), "big") == 0 &&
                    strcmp(th_str_field(job, "input"), "big.jsonl") == 0 &&
-                   th_int_field(job, "size") == (long long)big.len &&
-                   th_int_field(job, "bytes") <= (long long)big.len &&
+                   th_int_field(job, "size") == (long long)len &&
+                   th_int_field(job, "bytes") <= (long long)len &&
                    th_int_field(st, "pid") == (long long)th_pid[p],
                "status: %s", json_dumps(st, JSON_COMPACT));
     json_decref(st);
@@ -356,7 +348,7 @@ START_TEST(status_file_shows_active_jobs)
     stop_promptly(p);
     TH_POLL(ok, th_count_entries(dir, "") == 0, 2000);
     TH_REQUIRE(ok, "a status file is left after a clean exit: %s", th_list_dir(dir, " "));
-    cairn_buf_free(&big);
+    free(big);
     th_cleanup();
 }
 END_TEST
@@ -467,10 +459,9 @@ int main(void)
 
     g_cairnd = getenv("CAIRN_TEST_CAIRND");
     g_plugins = getenv("CAIRN_TEST_PLUGIN_DIR");
-    g_live_plugins = getenv("CAIRN_TEST_LIVE_PLUGIN_DIR");
-    if (g_cairnd == NULL || g_plugins == NULL || g_live_plugins == NULL) {
-        fprintf(stderr, "test_directories: CAIRN_TEST_CAIRND, CAIRN_TEST_PLUGIN_DIR and "
-                        "CAIRN_TEST_LIVE_PLUGIN_DIR must be set (meson test sets them)\n");
+    if (g_cairnd == NULL || g_plugins == NULL) {
+        fprintf(stderr, "test_directories: CAIRN_TEST_CAIRND and CAIRN_TEST_PLUGIN_DIR must "
+                        "be set (meson test sets them)\n");
         return EXIT_FAILURE;
     }
     if (th_make_top("directories") != 0)
