@@ -7,8 +7,9 @@ usage: gen.py KIND MEGABYTES OUT [RECORDS]
                  stone-game-ii n=100, stone-game-iii n=50 000
         mixed  - both, interleaved
         solve-heavy - stone-game-ii with 1,000 piles under extended limits:
-                 a few kilobytes that take a worker about 10 ms each (0.2 s before
-                 the O(n^2) kernel)
+                 a few kilobytes that take a worker about 1.6 ms each (0.2 s
+                 before the O(n^2) kernel, 10 ms before it filled only the
+                 reachable states)
   RECORDS, when given, ends the corpus after that many records instead
   (MEGABYTES is then ignored).
 The same arguments always give the same bytes (seeded PRNG).

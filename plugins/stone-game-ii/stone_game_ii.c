@@ -113,9 +113,17 @@ static size_t sg2_max_moves(const struct cairn_problem *pb)
 
 /*
  * The table, row-major: row j (0 .. n) is w entries, entry m - 1 is
- * h(j, m) = suf[j] + f(j, m), with f(n, m) = 0.  Every entry is filled,
- * m > ceil((n-j)/2) holding the clamped value, so a lookup only clamps m to
- * w.  Row-major keeps a row's fill, and the push of that row into every
+ * h(j, m) = suf[j] + f(j, m), with f(n, m) = 0; m > ceil((n-j)/2) holds
+ * the clamped value, so a lookup only clamps m to w.
+ *
+ * Only the entries play can reach are filled: m <= (j + 2) / 2 (the top of
+ * row j).  Raising M to m takes m piles from a state whose M was at least
+ * m/2, so the first pile left is at least R(m) = R(ceil(m/2)) + m >= 2m - 2
+ * (R(1) = 0, R(2) = 2).  Those entries only need each other: a window of
+ * column m over rows j > i, and h(i+x, x) with x <= 2m <= i + 2; a column
+ * leaves the windows once no row above can reach it.  That is about half
+ * the (j, m) pairs, the solve's walk and every legal line of an analysis
+ * included.  Row-major keeps a row's fill, and the push of that row into every
  * column's window, contiguous.
  */
 struct sg2_ctx {
@@ -200,12 +208,13 @@ static inline int64_t sg2_slide(const struct sg2_window *win, const int64_t *col
     return run < tl ? run : tl;
 }
 
-/* Row i: every column's window takes row i + 1 in.  For m = 1 .. cap - 1,
- * where x ranges over 1 .. 2m: h(i, m) = 2 suf[i] - min(that window, min
- * over x = m+1 .. 2m of h(i+x, x)).  The queue holds the x of that range
- * whose h is below every later one's, in increasing x and h: its head is
- * the minimum.  From cap on, every x is allowed: h(i, m) is all. */
-static void sg2_fill_row(const struct sg2_ctx *c, size_t i, size_t cap, int nonneg)
+/* Row i, columns 1 .. top (sg2_top): every one's window takes row i + 1
+ * in.  For m = 1 .. cap - 1, where x ranges over 1 .. 2m: h(i, m) =
+ * 2 suf[i] - min(that window, min over x = m+1 .. 2m of h(i+x, x)).  The
+ * queue holds the x of that range whose h is below every later one's, in
+ * increasing x and h: its head is the minimum.  From cap on, every x is
+ * allowed: h(i, m) is all. */
+static void sg2_fill_row(const struct sg2_ctx *c, size_t i, size_t cap, size_t top, int nonneg)
 {
     const size_t w = c->w;
     const struct sg2_window win = { c->run, c->fill, c->tail };
@@ -215,8 +224,9 @@ static void sg2_fill_row(const struct sg2_ctx *c, size_t i, size_t cap, int nonn
     const int64_t *below = row + w;      /* row i + 1 */
     const int64_t twice = 2 * c->suf[i]; /* |suf| <= 1e18 */
     size_t head = 0, end = 0, next = 2, base = 0, m = 1;
+    const size_t stop = cap <= top ? cap : top + 1;
 
-    for (; m < cap; base += m, m++) {
+    for (; m < stop; base += m, m++) {
         for (; next <= 2 * m; next++) {
             int64_t g = row[next * w + (next < w ? next : w) - 1]; /* h(i+next, next) */
             while (end > head && qv[end - 1] >= g)
@@ -230,8 +240,10 @@ static void sg2_fill_row(const struct sg2_ctx *c, size_t i, size_t cap, int nonn
         lo = qv[head] < lo ? qv[head] : lo;
         row[m - 1] = twice - lo;
     }
+    if (m > top)
+        return;
     int64_t all = nonneg ? twice : sg2_eval_all(c, i, cap);
-    for (; m <= w; base += m, m++) {
+    for (; m <= top; base += m, m++) {
         (void)sg2_slide(&win, below + m - 1, w, m, base);
         row[m - 1] = all;
     }
@@ -271,8 +283,10 @@ static void sg2_fill(const int64_t *p, size_t n, int64_t *scratch, struct sg2_ct
     }
     /* Row n joins the windows too: it is never inside one a row asks
      * for (those end at row n - m), and starting there needs no case. */
-    for (size_t i = n; i-- > 0;)
-        sg2_fill_row(c, i, (n - i + 1) / 2 /* from here on all x are allowed */, nonneg);
+    for (size_t i = n; i-- > 0;) {
+        size_t top = (i + 2) / 2 < w ? (i + 2) / 2 : w;
+        sg2_fill_row(c, i, (n - i + 1) / 2 /* from here on all x are allowed */, top, nonneg);
+    }
 }
 
 static int sg2_solve(const struct cairn_problem *pb, struct cairn_result *res, void *scratch,
