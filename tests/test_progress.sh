@@ -1,25 +1,26 @@
 #!/bin/sh
 # `cairnd --once` draws a progress line on a terminal (jobs, records,
 # records/s, ETA) and stays quiet off one.  script(1) provides the terminal.
-# usage: test_progress.sh CAIRND PLUGIN_DIR; exit 77 = skipped.
+# usage: test_progress.sh CAIRND PLUGIN_DIR SLOW_SO; exit 77 = skipped.
+# SLOW_SO is the test plugin "slow" (tests/live_plugins/slow.c).
 set -u
-cairnd=$1 plugins=$2
+cairnd=$1 slow=$3
 command -v script >/dev/null 2>&1 || { echo "script(1) is not installed: skipped"; exit 77; }
 tmp=$(mktemp -d /tmp/cairn-test-progress-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+mkdir "$tmp/slow" && cp "$slow" "$tmp/slow/" || fail "cannot copy $slow"
+plugins=$2:$tmp/slow
 
 make_spool() {
     rm -rf "$tmp/in" "$tmp/out"
     mkdir "$tmp/in"
     i=0
     while [ $i -lt 3 ]; do
-        # Enough solving (stone-game-ii, 1,000 piles: about 10 ms a
-        # record) that the run lasts several progress ticks.
-        awk 'BEGIN { for (n = 0; n < 100; n++) {
-                 printf "{\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[";
-                 for (k = 0; k < 1000; k++) printf "%s%d", (k ? "," : ""), 1 + (n * 7 + k * 13) % 500;
-                 print "]},\"options\":{\"limits\":\"extended\"}}" } }' >"$tmp/in/j$i.jsonl"
+        # A run that lasts several progress ticks however fast the real
+        # solvers are: records of "slow" that sleep 5 ms, 1.5 s in all.
+        awk 'BEGIN { for (n = 0; n < 100; n++)
+                 print "{\"variant\":\"slow\",\"input\":{\"values\":[5]}}" }' >"$tmp/in/j$i.jsonl"
         i=$((i + 1))
     done
 }
