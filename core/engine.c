@@ -19,6 +19,8 @@ int cairn_pool_init(struct cairn_pool *p, uv_loop_t *loop, size_t max_batches, s
     memset(p, 0, sizeof(*p));
     if (max_batches == 0 || batch_bytes < 64)
         return -EINVAL;
+    if (uv_mutex_init(&p->scratch_lock) != 0)
+        return -ENOMEM;
     p->loop = loop;
     p->max_batches = max_batches;
     p->batch_bytes = batch_bytes;
@@ -31,7 +33,6 @@ static void batch_free(struct cairn_batch *b)
     free(b->lines);
     cairn_buf_free(&b->out);
     cairn_tally_free(&b->tally);
-    cairn_scratch_free(&b->scratch);
     free(b);
 }
 
@@ -43,6 +44,13 @@ void cairn_pool_close(struct cairn_pool *p)
         batch_free(b);
         p->n_batches--;
     }
+    while (p->scratch_idle != NULL) {
+        struct cairn_scratch *sc = p->scratch_idle;
+        p->scratch_idle = sc->next;
+        cairn_scratch_free(sc);
+        free(sc);
+    }
+    uv_mutex_destroy(&p->scratch_lock);
 }
 
 /* Makes b ready for a stream: empty, tally sized for its registry. */
@@ -60,8 +68,6 @@ static int batch_ready(struct cairn_batch *b, struct cairn_stream *s)
     }
     if (b->out.cap > want * SHRINK_FACTOR * 4)
         cairn_buf_free(&b->out);
-    if (b->scratch.mem_cap > want * SHRINK_FACTOR * 16)
-        cairn_scratch_free(&b->scratch);
     if (b->tally.n_variants != n_plugins + 1) {
         cairn_tally_free(&b->tally);
         if (cairn_tally_init(&b->tally, n_plugins) != 0)
@@ -147,13 +153,43 @@ static void pool_wait(struct cairn_pool *p, struct cairn_stream *s)
 
 /* ---- workers ----------------------------------------------------------- */
 
+/* On a worker: an idle scratch, or a new one (NULL: out of memory). */
+static struct cairn_scratch *scratch_take(struct cairn_pool *p)
+{
+    struct cairn_scratch *sc;
+
+    uv_mutex_lock(&p->scratch_lock);
+    sc = p->scratch_idle;
+    if (sc != NULL)
+        p->scratch_idle = sc->next;
+    uv_mutex_unlock(&p->scratch_lock);
+    return sc != NULL ? sc : calloc(1, sizeof(*sc));
+}
+
+/* On a worker: gives sc back, first freeing a plugin scratch that a huge
+ * record grew far past what batches of ordinary ones need. */
+static void scratch_give(struct cairn_pool *p, struct cairn_scratch *sc)
+{
+    if (sc->mem_cap > p->batch_bytes * SHRINK_FACTOR * 16)
+        cairn_scratch_free(sc);
+    uv_mutex_lock(&p->scratch_lock);
+    sc->next = p->scratch_idle;
+    p->scratch_idle = sc;
+    uv_mutex_unlock(&p->scratch_lock);
+}
+
 static void work_cb(uv_work_t *req)
 {
     struct cairn_batch *b = req->data;
     const struct cairn_stream *s = b->stream;
+    struct cairn_scratch *sc = scratch_take(b->pool);
     uint64_t t0 = uv_hrtime();
     size_t i;
 
+    if (sc == NULL) {
+        b->failed = -ENOMEM;
+        return;
+    }
     for (i = 0; i < b->n_lines; i++) {
         const struct cairn_line *l = &b->lines[i];
         int rc;
@@ -164,17 +200,18 @@ static void work_cb(uv_work_t *req)
                      s->max_line_bytes);
             rc = cairn_record_error(l->no, CAIRN_CODE_TOO_LARGE, msg, &b->out, &b->tally);
         } else {
-            rc = cairn_record_process(s->ctx, &b->scratch, l->no, b->in + l->off, l->len, &b->out,
-                                      &b->tally);
+            rc =
+                cairn_record_process(s->ctx, sc, l->no, b->in + l->off, l->len, &b->out, &b->tally);
         }
         if (rc != 0) {
             b->failed = rc;
-            return;
+            break;
         }
     }
     /* Two clock reads a batch, not a record: the estimate batchsize.c
      * cuts batches by. */
     b->ns = uv_hrtime() - t0;
+    scratch_give(b->pool, sc);
 }
 
 /* Public entry points nest (a sink's write() may release a batch, which

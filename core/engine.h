@@ -46,7 +46,6 @@ struct cairn_batch {
     size_t lines_cap;
     struct cairn_buf out; /* rendered result lines, filled on a worker */
     struct cairn_tally tally;
-    struct cairn_scratch scratch;
     int failed;        /* -ENOMEM from a worker */
     size_t work_bytes; /* input bytes its lines span */
     uint64_t ns;       /* time the worker took to answer them */
@@ -66,6 +65,11 @@ struct cairn_pool {
     struct cairn_batch *free;
     struct cairn_stream *waiters_head; /* streams waiting for a batch */
     struct cairn_stream *waiters_tail;
+    /* Workers' memory, lent to a batch while it runs: as many as run at
+     * once, not one per batch, so a big plugin scratch is first touched
+     * (page faults) once per worker, and held once per worker. */
+    uv_mutex_t scratch_lock;
+    struct cairn_scratch *scratch_idle;
 };
 
 /* A byte source a stream pulls from. */
@@ -137,7 +141,7 @@ int cairn_pool_init(struct cairn_pool *p, uv_loop_t *loop, size_t max_batches, s
  * file I/O threads of its own).  0: no limit. */
 void cairn_pool_set_max_running(struct cairn_pool *p, size_t n);
 
-/* Frees the idle batches; every stream must have ended. */
+/* Frees the idle batches and scratches; every stream must have ended. */
 void cairn_pool_close(struct cairn_pool *p);
 
 /* Starts pulling from s->source; s must be zeroed apart from pool, ctx,

@@ -10,9 +10,11 @@
 #include "arena.h"
 #include "cairn/plugin.h"
 
-/* Used by one worker at a time; grown on demand, never shrunk. */
+/* Used by one worker at a time; grown on demand.  The engine's pool keeps
+ * one per worker busy at once and lends it for a batch (engine.c). */
 struct cairn_scratch {
-    void *mem; /* the plugin's scratch */
+    struct cairn_scratch *next; /* in the pool's idle list */
+    void *mem;                  /* the plugin's scratch */
     size_t mem_cap;
     int64_t *values; /* the record's integers */
     size_t values_cap;

@@ -239,6 +239,15 @@ static void run_stream(struct run *r, int in_fd, int flags, int out_fd, int keep
         cairn_filesink_free(&r->fk);
     }
     ck_assert_msg(r->s.in_flight == 0, "the stream ended with batches out");
+    /* Working memory is one per batch solving at once, not one per
+     * batch: a plugin's big scratch is paid twice here, not four times. */
+    {
+        size_t n_scratch = 0;
+        for (const struct cairn_scratch *sc = pool.scratch_idle; sc != NULL; sc = sc->next)
+            n_scratch++;
+        ck_assert_msg(n_scratch <= 2, "%zu scratches for 2 batches solving at once (%zu batches)",
+                      n_scratch, pool.n_batches);
+    }
     cairn_stream_free(&r->s);
     cairn_pool_close(&pool);
     ck_assert_msg(pool.n_batches == 0, "%zu batches never came back", pool.n_batches);
