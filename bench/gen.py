@@ -10,6 +10,9 @@ usage: gen.py KIND MEGABYTES OUT [RECORDS]
                  a few kilobytes that take a worker about 1.6 ms each (0.2 s
                  before the O(n^2) kernel, 10 ms before it filled only the
                  reachable states)
+        solve-heavy-v - stone-game-v with 2,000 stones of 1..9 under
+                 extended limits: 40 of them still fit one 256 KiB batch by
+                 size, and each takes a worker about 12 ms
   RECORDS, when given, ends the corpus after that many records instead
   (MEGABYTES is then ignored).
 The same arguments always give the same bytes (seeded PRNG).
@@ -41,6 +44,12 @@ def solve_heavy(rng, i):
             '"options":{"limits":"extended"}}\n' % (i, ",".join(map(str, piles))))
 
 
+def solve_heavy_v(rng, i):
+    vals = [rng.randint(1, 9) for _ in range(2000)]
+    return ('{"id":%d,"variant":"stone-game-v","input":{"stoneValue":[%s]},'
+            '"options":{"limits":"extended"}}\n' % (i, ",".join(map(str, vals))))
+
+
 def small(rng, i):
     kind = i % 3
     if kind == 0:
@@ -58,6 +67,7 @@ def main():
     kind, megabytes, out = sys.argv[1], float(sys.argv[2]), sys.argv[3]
     records = int(sys.argv[4]) if len(sys.argv) > 4 else None
     make = {"small": small, "max": maximal, "solve-heavy": solve_heavy,
+            "solve-heavy-v": solve_heavy_v,
             "mixed": lambda rng, i: maximal(rng, i // 2) if i % 2 else small(rng, i // 2)}[kind]
     rng = random.Random(877 + 1140 + 1406)
     limit = int(megabytes * 1024 * 1024)
@@ -65,7 +75,7 @@ def main():
     i = 0
     # A max-size corpus repeats a few distinct lines: generating 50 000
     # random values per line in Python would dominate the benchmark's time.
-    cache = [make(rng, j) for j in range({"small": 3000, "solve-heavy": 40}.get(kind, 30))]
+    cache = [make(rng, j) for j in range({"small": 3000, "solve-heavy": 40, "solve-heavy-v": 40}.get(kind, 30))]
     with open(out, "w") as f:
         while (size < limit) if records is None else (i < records):
             line = cache[i % len(cache)]
