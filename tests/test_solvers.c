@@ -905,6 +905,21 @@ START_TEST(test_max_official_stone_game_ii)
 }
 END_TEST
 
+/* Longer rows than the random tests': the kernel fills its table by a
+ * scan per entry up to 64 piles and by sliding windows past that, and
+ * both ways must agree with the reference, negative values included. */
+START_TEST(test_long_extended_stone_game_ii)
+{
+    static int64_t a[300];
+    rng_seed(0x1141);
+    for (int it = 0; it < 8; it++) {
+        size_t n = (size_t)(it < 4 ? rng_range(41, 64) : rng_range(65, 300));
+        gen_extended(a, n);
+        verify(SG2, a, n, CAIRN_LIMITS_EXTENDED, brute_sg2_dp(a, n, 1), it % 2);
+    }
+}
+END_TEST
+
 START_TEST(test_max_official_stone_game_iii)
 {
     static int64_t a[50000];
@@ -1001,6 +1016,7 @@ static Suite *solvers_suite(void)
     tcase_add_test(tc, test_single_pile_every_game);
     tcase_add_test(tc, test_max_official_stone_game);
     tcase_add_test(tc, test_max_official_stone_game_ii);
+    tcase_add_test(tc, test_long_extended_stone_game_ii);
     tcase_add_test(tc, test_max_official_stone_game_iii);
     tcase_add_test(tc, test_extended_large_values);
     tcase_set_timeout(tc, 60);

@@ -39,6 +39,11 @@
 /* n * |v| <= 1e18 < 2^63; the table is at most 1000 x 500 int64 (4 MB). */
 #define SG2_EXTENDED_MAX_LEN   1000
 #define SG2_EXTENDED_MAX_VALUE INT64_C(1000000000000000) /* 1e15 */
+/* Up to this length a plain scan per entry beats the sliding windows'
+ * upkeep.  Solves back to back: 0.65-0.70x their time at n = 30, 50 and
+ * 70, 0.86x at 100, even at 120..130.  But a lone solve with cold caches
+ * (bench-kernels) at n = 100: 1.7x; the scan's column walks miss more. */
+#define SG2_SCAN_MAX_LEN 64
 
 CAIRN_PLUGIN_EXPORT const struct cairn_plugin *cairn_plugin_entry(void);
 
@@ -249,6 +254,36 @@ static void sg2_fill_row(const struct sg2_ctx *c, size_t i, size_t cap, size_t t
     }
 }
 
+/* Row i as sg2_fill_row computes it, by a plain scan over x for each
+ * entry: no windows to keep.  For a short row that is fewer steps than
+ * the windows' upkeep (SG2_SCAN_MAX_LEN). */
+static void sg2_scan_row(const struct sg2_ctx *c, size_t i, size_t cap, size_t top, int nonneg)
+{
+    const size_t w = c->w;
+    int64_t *restrict row = c->h + i * w;
+    const int64_t twice = 2 * c->suf[i];
+    const size_t stop = cap <= top ? cap : top + 1;
+    size_t m = 1;
+
+    for (; m < stop; m++) {
+        int64_t lo = INT64_MAX;
+        for (size_t x = 1; x <= m; x++) { /* M stays m */
+            int64_t v = row[x * w + m - 1];
+            lo = v < lo ? v : lo;
+        }
+        for (size_t x = m + 1; x <= 2 * m; x++) { /* M becomes x */
+            int64_t v = row[x * w + (x < w ? x : w) - 1];
+            lo = v < lo ? v : lo;
+        }
+        row[m - 1] = twice - lo;
+    }
+    if (m > top)
+        return;
+    int64_t all = nonneg ? twice : sg2_eval_all(c, i, cap);
+    for (; m <= top; m++)
+        row[m - 1] = all;
+}
+
 /* Suffix sums and the whole table in scratch (sg2_scratch_bytes), for
  * solve() and analyze() alike. */
 static void sg2_fill(const int64_t *p, size_t n, int64_t *scratch, struct sg2_ctx *c)
@@ -283,9 +318,11 @@ static void sg2_fill(const int64_t *p, size_t n, int64_t *scratch, struct sg2_ct
     }
     /* Row n joins the windows too: it is never inside one a row asks
      * for (those end at row n - m), and starting there needs no case. */
+    void (*fill_row)(const struct sg2_ctx *, size_t, size_t, size_t, int) =
+        n <= SG2_SCAN_MAX_LEN ? sg2_scan_row : sg2_fill_row;
     for (size_t i = n; i-- > 0;) {
         size_t top = (i + 2) / 2 < w ? (i + 2) / 2 : w;
-        sg2_fill_row(c, i, (n - i + 1) / 2 /* from here on all x are allowed */, top, nonneg);
+        fill_row(c, i, (n - i + 1) / 2 /* from here on all x are allowed */, top, nonneg);
     }
 }
 
