@@ -168,8 +168,14 @@ static int push_value(struct cairn_scratch *s, size_t at, int64_t v)
 static int read_int_array(struct cursor *c, struct cairn_scratch *s, size_t *used, size_t *n)
 {
     const char *p, *end = c->end;
+    /* The unguarded loads of the fast shape stay below end - 16. */
+    const char *fast_end = end - c->p > 16 ? end - 16 : c->p;
     size_t at = *used;
     int64_t v;
+    /* Locals, not s->: a store into the values could alias them, and they
+     * would be reloaded at every value. */
+    int64_t *vals = s->values;
+    size_t cap = s->values_cap;
 
     *n = 0;
     if (!eat(c, '['))
@@ -178,15 +184,19 @@ static int read_int_array(struct cursor *c, struct cairn_scratch *s, size_t *use
         return 1;
     p = c->p;
     for (;;) {
-        if (at == s->values_cap && push_value(s, at, 0) != 0)
-            return -ENOMEM; /* grown; the value is stored below */
-        if (end - p >= 16) {
+        if (at == cap) {
+            if (push_value(s, at, 0) != 0)
+                return -ENOMEM; /* grown; the value is stored below */
+            vals = s->values;
+            cap = s->values_cap;
+        }
+        if (p < fast_end) {
             unsigned neg = *p == '-', k;
             const char *q = p + neg;
             uint64_t d = swar_digits(q, &k);
 
             if (k - 1 < 7 && (q[0] != '0' || k == 1) && (q[k] == ',' || q[k] == ']')) {
-                s->values[at++] = (int64_t)((d ^ (0 - (uint64_t)neg)) + neg);
+                vals[at++] = (int64_t)((d ^ (0 - (uint64_t)neg)) + neg);
                 p = q + k + 1;
                 if (q[k] == ']')
                     break;
@@ -196,7 +206,7 @@ static int read_int_array(struct cursor *c, struct cairn_scratch *s, size_t *use
         c->p = p;
         if (!read_int(c, &v))
             return 0;
-        s->values[at++] = v;
+        vals[at++] = v;
         if (!eat(c, ',')) {
             if (!eat(c, ']'))
                 return 0;
