@@ -80,6 +80,19 @@ int cairn_buf_printf(struct cairn_buf *b, const char *fmt, ...)
     return 0;
 }
 
+/* "00" .. "99": two digits a division, half the divisions of one at a time
+ * (every result line renders several integers). */
+static const char digit_pairs[201] = "00010203040506070809"
+                                     "10111213141516171819"
+                                     "20212223242526272829"
+                                     "30313233343536373839"
+                                     "40414243444546474849"
+                                     "50515253545556575859"
+                                     "60616263646566676869"
+                                     "70717273747576777879"
+                                     "80818283848586878889"
+                                     "90919293949596979899";
+
 int cairn_buf_int(struct cairn_buf *b, int64_t v)
 {
     char tmp[24];
@@ -87,10 +100,17 @@ int cairn_buf_int(struct cairn_buf *b, int64_t v)
     /* Work on the magnitude as unsigned so INT64_MIN is safe. */
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
 
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u != 0);
+    while (u >= 100) {
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * (u % 100), 2);
+        u /= 100;
+    }
+    if (u >= 10) {
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * u, 2);
+    } else {
+        *--p = (char)('0' + u);
+    }
     if (v < 0)
         *--p = '-';
     return cairn_buf_append(b, p, (size_t)(end - p));

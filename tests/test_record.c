@@ -254,6 +254,45 @@ static char *array_record(const char *variant, const char *key, size_t n, int64_
     return b.data;
 }
 
+/* Every integer a result line carries is rendered by cairn_buf_int: the
+ * same text as printf's, at every number of digits and both ends of
+ * int64. */
+START_TEST(test_buf_int_matches_printf)
+{
+    struct cairn_buf b = { 0 };
+    char want[32];
+    int64_t cases[200];
+    size_t n = 0;
+    uint64_t x = 0x9E3779B97F4A7C15u;
+
+    cases[n++] = 0;
+    cases[n++] = INT64_MAX;
+    cases[n++] = INT64_MIN;
+    cases[n++] = INT64_MIN + 1;
+    for (int64_t p = 1; p <= INT64_MAX / 10; p *= 10) {
+        for (int64_t d = -1; d <= 1; d++) {
+            cases[n++] = p * 10 + d;
+            cases[n++] = -(p * 10 + d);
+        }
+    }
+    for (int i = 0; i < 60; i++) { /* xorshift: values of every length */
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        cases[n++] = (int64_t)(x >> (i % 63));
+    }
+    ck_assert_uint_le(n, sizeof(cases) / sizeof(cases[0]));
+    for (size_t i = 0; i < n; i++) {
+        b.len = 0;
+        ck_assert_int_eq(cairn_buf_int(&b, cases[i]), 0);
+        snprintf(want, sizeof(want), "%lld", (long long)cases[i]);
+        ck_assert_msg(b.len == strlen(want) && memcmp(b.data, want, b.len) == 0,
+                      "cairn_buf_int(%s) wrote \"%.*s\"", want, (int)b.len, b.data);
+    }
+    cairn_buf_free(&b);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Official examples                                                   */
 /* ------------------------------------------------------------------ */
@@ -1419,6 +1458,7 @@ static Suite *record_suite(void)
     tcase_add_test(tc, test_too_large);
     tcase_add_test(tc, test_record_error_too_large_line);
     tcase_add_test(tc, test_code_names);
+    tcase_add_test(tc, test_buf_int_matches_printf);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("tally");
