@@ -316,6 +316,56 @@ static const struct cairn_plugin_handle *find_clash(const struct cairn_registry 
     return NULL;
 }
 
+/* FNV-1a: a few names of a dozen bytes, no adversary to fear (the names
+ * come from the vetted plugins; a record's name is only looked up). */
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+
+    for (; *s != '\0'; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void index_put(struct cairn_name_slot *slots, size_t cap, const char *name, uint32_t plugin)
+{
+    uint32_t h = name_hash(name);
+    size_t i = h & (cap - 1);
+
+    while (slots[i].name != NULL)
+        i = (i + 1) & (cap - 1);
+    slots[i] = (struct cairn_name_slot){ .name = name, .hash = h, .plugin = plugin };
+}
+
+/* Adds plugin k's name and aliases to the index, growing it to keep it at
+ * most half full.  0 or -ENOMEM (the index is then as it was). */
+static int index_add(struct cairn_registry *reg, size_t k)
+{
+    const struct cairn_plugin *d = reg->plugins[k].desc;
+    size_t n = 1, cap = reg->index_cap ? reg->index_cap : 32;
+
+    while (d->aliases != NULL && d->aliases[n - 1] != NULL)
+        n++;
+    while (2 * (reg->index_used + n) > cap)
+        cap *= 2;
+    if (cap != reg->index_cap) {
+        struct cairn_name_slot *slots = calloc(cap, sizeof(*slots));
+        if (slots == NULL)
+            return -ENOMEM;
+        for (size_t i = 0; i < reg->index_cap; i++)
+            if (reg->index[i].name != NULL)
+                index_put(slots, cap, reg->index[i].name, reg->index[i].plugin);
+        free(reg->index);
+        reg->index = slots;
+        reg->index_cap = cap;
+    }
+    index_put(reg->index, cap, d->name, (uint32_t)k);
+    for (size_t j = 0; j + 1 < n; j++)
+        index_put(reg->index, cap, d->aliases[j], (uint32_t)k);
+    reg->index_used += n;
+    return 0;
+}
+
 /* Loads one file from fd, already vetted through st (a regular "*.so").
  * Returns 0, or -EINVAL with the reason added to reg->errors, or -ENOMEM. */
 static int load_one(struct cairn_registry *reg, const char *path, int fd, const struct stat *st)
@@ -370,22 +420,24 @@ static int load_one(struct cairn_registry *reg, const char *path, int fd, const 
 
     path_copy = strdup(path);
     grown = realloc(reg->plugins, (reg->n_plugins + 1) * sizeof(*grown));
-    if (path_copy == NULL || grown == NULL) {
-        free(path_copy);
-        if (grown != NULL)
-            reg->plugins = grown;
-        free(copy);
-        cairn_plugin_copy_close(dl, copy_fd);
-        return -ENOMEM;
+    if (grown != NULL)
+        reg->plugins = grown;
+    if (path_copy != NULL && grown != NULL) {
+        reg->plugins[reg->n_plugins] = (struct cairn_plugin_handle){ .desc = copy,
+                                                                     .path = path_copy,
+                                                                     .dev = st->st_dev,
+                                                                     .ino = st->st_ino,
+                                                                     .dl = dl,
+                                                                     .copy_fd = copy_fd };
+        if (index_add(reg, reg->n_plugins) == 0) {
+            reg->n_plugins++;
+            return 0;
+        }
     }
-    reg->plugins = grown;
-    reg->plugins[reg->n_plugins++] = (struct cairn_plugin_handle){ .desc = copy,
-                                                                   .path = path_copy,
-                                                                   .dev = st->st_dev,
-                                                                   .ino = st->st_ino,
-                                                                   .dl = dl,
-                                                                   .copy_fd = copy_fd };
-    return 0;
+    free(path_copy);
+    free(copy);
+    cairn_plugin_copy_close(dl, copy_fd);
+    return -ENOMEM;
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -543,6 +595,15 @@ const struct cairn_plugin_handle *cairn_registry_find(const struct cairn_registr
 {
     size_t i, j;
 
+    if (reg->index != NULL) {
+        uint32_t h = name_hash(name);
+
+        for (i = h & (reg->index_cap - 1); reg->index[i].name != NULL;
+             i = (i + 1) & (reg->index_cap - 1))
+            if (reg->index[i].hash == h && strcmp(reg->index[i].name, name) == 0)
+                return &reg->plugins[reg->index[i].plugin];
+        return NULL;
+    }
     for (i = 0; i < reg->n_plugins; i++) {
         const struct cairn_plugin *d = reg->plugins[i].desc;
         if (strcmp(d->name, name) == 0)
@@ -567,5 +628,6 @@ void cairn_registry_free(struct cairn_registry *reg)
         free(reg->errors[i]);
     free(reg->plugins);
     free(reg->errors);
+    free(reg->index);
     memset(reg, 0, sizeof(*reg));
 }

@@ -5,6 +5,7 @@
 #define CAIRN_PLUGIN_LOADER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "cairn/plugin.h"
@@ -22,6 +23,13 @@ struct cairn_plugin_handle {
     int copy_fd; /* and the copy; both closed by cairn_registry_free() */
 };
 
+/* One name or alias in the registry's index. */
+struct cairn_name_slot {
+    const char *name; /* NULL: an empty slot */
+    uint32_t hash;
+    uint32_t plugin; /* index into plugins */
+};
+
 /* The loaded plugins.  Read-only (and so shareable between threads) once
  * cairn_registry_load() has returned. */
 struct cairn_registry {
@@ -29,6 +37,13 @@ struct cairn_registry {
     size_t n_plugins;
     char **errors; /* one message per refused file, naming it and why */
     size_t n_errors;
+    /* Every name and alias, hashed: every record looks its variant up, and
+     * a scan compares it with a dozen names.  Open addressing, a power of
+     * two of slots, at most half full.  NULL in a registry put together by
+     * hand: cairn_registry_find() scans then. */
+    struct cairn_name_slot *index;
+    size_t index_cap;
+    size_t index_used;
 };
 
 /*

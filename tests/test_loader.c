@@ -198,6 +198,45 @@ START_TEST(real_plugins_load_and_resolve)
 }
 END_TEST
 
+/* Every name and alias of every plugin the build has finds its own
+ * plugin through the registry's index (which grows while they load), and
+ * the same one a plain scan finds. */
+START_TEST(every_name_and_alias_resolves)
+{
+    struct cairn_registry reg = { 0 }, scan;
+    char *dir = th_make_dir_in(root_dir);
+    size_t n = add_every_real(dir), names = 0;
+    int rc = cairn_registry_load(&reg, dir);
+
+    ck_assert_msg(rc == 0, "rc %d, %s", rc, all_errors(&reg));
+    ck_assert_uint_eq(reg.n_plugins, n);
+    ck_assert_ptr_nonnull(reg.index);
+    scan = reg;
+    scan.index = NULL; /* a registry put together by hand: the scan */
+    for (size_t i = 0; i < reg.n_plugins; i++) {
+        const struct cairn_plugin *d = reg.plugins[i].desc;
+
+        for (size_t j = 0; j == 0 || (d->aliases != NULL && d->aliases[j - 1] != NULL); j++) {
+            const char *key = j == 0 ? d->name : d->aliases[j - 1];
+
+            ck_assert_msg(cairn_registry_find(&reg, key) == &reg.plugins[i],
+                          "\"%s\" does not find %s", key, d->name);
+            ck_assert_msg(cairn_registry_find(&scan, key) == &reg.plugins[i],
+                          "the scan: \"%s\" does not find %s", key, d->name);
+            names++;
+        }
+    }
+    ck_assert_uint_ge(names, 2 * n);
+    ck_assert_uint_eq(reg.index_used, names);
+    ck_assert_ptr_null(cairn_registry_find(&reg, "stone-game-x"));
+    ck_assert_ptr_null(cairn_registry_find(&reg, "stone-gam"));
+    ck_assert_ptr_null(cairn_registry_find(&reg, ""));
+    cairn_registry_free(&reg);
+    th_rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(empty_directory_loads_nothing)
 {
     struct cairn_registry reg = { 0 };
@@ -1464,6 +1503,8 @@ static Suite *loader_suite(void)
     suite_add_tcase(s, tc)
 
     CASE("real plugins load and resolve by name and alias", real_plugins_load_and_resolve);
+    CASE("every name and alias resolves, by the index and by a scan",
+         every_name_and_alias_resolves);
     CASE("an empty directory loads nothing", empty_directory_loads_nothing);
     CASE("files not named .so are ignored", files_not_named_so_are_ignored);
     CASE("a wrong ABI version is refused", wrong_abi_version_is_refused);
