@@ -18,6 +18,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "plugin_elf.h"
+#include "plugin_probe.h"
 #include "util.h"
 
 #ifndef MFD_NOEXEC_SEAL
@@ -86,6 +88,25 @@ static int copy_bytes(int fd, int copy, off_t *total)
     return 0;
 }
 
+/* The sealed copy's ELF structures, read before the dynamic linker maps
+ * them (plugin_elf.h).  Sealed, the copy cannot shrink under the mapping. */
+static int vet_image(int copy, off_t total, char *why, size_t why_len)
+{
+    void *map;
+    int rc;
+
+    if (total == 0)
+        return fail(why, why_len, "empty file, not an ELF shared object");
+    map = mmap(NULL, (size_t)total, PROT_READ, MAP_PRIVATE, copy, 0);
+    if (map == MAP_FAILED)
+        return errno == ENOMEM
+                   ? -ENOMEM
+                   : fail(why, why_len, "cannot read the private copy: %s", strerror(errno));
+    rc = cairn_plugin_elf_check(map, (size_t)total, why, why_len);
+    munmap(map, (size_t)total);
+    return rc;
+}
+
 /* dlerror()'s text names the copy; the operator needs the file. */
 static void explain(char *why, size_t why_len, const char *text, const char *copy_name,
                     const char *path)
@@ -103,9 +124,9 @@ static void explain(char *why, size_t why_len, const char *text, const char *cop
         snprintf(why + used, why_len - used, "%s", text);
 }
 
-/* dlopen() of the copy under a name no loaded object has (see
- * MAX_RENUMBER); *copy_fd may change. */
-static void *open_fresh(int *copy_fd, char *name, size_t name_len, int *err)
+/* A name for the copy that no loaded object has (see MAX_RENUMBER);
+ * *copy_fd may change.  0 or a negative errno. */
+static int fresh_name(int *copy_fd, char *name, size_t name_len)
 {
     int tries;
 
@@ -116,29 +137,21 @@ static void *open_fresh(int *copy_fd, char *name, size_t name_len, int *err)
         snprintf(name, name_len, "/proc/self/fd/%d", *copy_fd);
         old = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
         if (old == NULL)
-            break;
+            return 0;
         dlclose(old);
-        if (tries == MAX_RENUMBER) {
-            *err = -EBUSY;
-            return NULL;
-        }
+        if (tries == MAX_RENUMBER)
+            return -EBUSY;
         moved = fcntl(*copy_fd, F_DUPFD_CLOEXEC, *copy_fd + 1);
-        if (moved < 0) {
-            *err = -errno;
-            return NULL;
-        }
+        if (moved < 0)
+            return -errno;
         close(*copy_fd);
         *copy_fd = moved;
     }
-    *err = 0;
-    dlerror();
-    /* RTLD_NOW: a missing symbol fails here, not mid-job.  RTLD_LOCAL:
-     * plugins cannot see (or clash with) each other's symbols. */
-    return dlopen(name, RTLD_NOW | RTLD_LOCAL);
 }
 
-int cairn_plugin_copy_open(int fd, const struct stat *st, const char *path, void **dl, int *copy_fd,
-                           char *why, size_t why_len)
+int cairn_plugin_copy_open(int fd, const struct stat *st, const char *path,
+                           cairn_plugin_exercise_fn exercise, void **dl, int *copy_fd, char *why,
+                           size_t why_len)
 {
     struct stat after;
     char name[64], text[768];
@@ -181,14 +194,27 @@ int cairn_plugin_copy_open(int fd, const struct stat *st, const char *path, void
         close(copy);
         return fail(why, why_len, "cannot seal the private copy: %s", strerror(err));
     }
-    h = open_fresh(&copy, name, sizeof(name), &rc);
+    if ((rc = vet_image(copy, total, text, sizeof(text))) != 0) {
+        close(copy);
+        return rc == -ENOMEM ? rc : fail(why, why_len, "%s", text);
+    }
+    if ((rc = fresh_name(&copy, name, sizeof(name))) != 0) {
+        close(copy);
+        return fail(why, why_len, "cannot find a free name for the private copy: %s",
+                    strerror(-rc));
+    }
+    if (cairn_plugin_probe(name, exercise, text, sizeof(text)) != 0) {
+        close(copy);
+        return fail(why, why_len, "%s", text);
+    }
+    dlerror();
+    /* RTLD_NOW: a missing symbol fails here, not mid-job.  RTLD_LOCAL:
+     * plugins cannot see (or clash with) each other's symbols. */
+    h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (h == NULL) {
-        const char *e = rc == 0 ? dlerror() : NULL;
+        const char *e = dlerror();
 
         close(copy);
-        if (rc != 0)
-            return fail(why, why_len, "cannot find a free name for the private copy: %s",
-                        strerror(-rc));
         explain(text, sizeof(text), e != NULL ? e : "unknown dlopen error", name, path);
         return fail(why, why_len, "cannot load: %s (try `ldd %s`)", text, path);
     }

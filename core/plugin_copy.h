@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "plugin_probe.h"
+
 /* A plugin file larger than this is refused rather than copied into
  * memory: the shipped plugins are tens of KiB. */
 #define CAIRN_PLUGIN_MAX_BYTES ((off_t)256 << 20)
@@ -29,11 +31,15 @@
 /*
  * NAME     cairn_plugin_copy_open - dlopen a sealed private copy of a file
  * ARGUMENTS fd is the open plugin file, already vetted through st (its
- *          fstat); path names it in messages; *dl and *copy_fd receive the
+ *          fstat); path names it in messages; exercise is what a probe
+ *          process does with the object first (plugin_probe.h); *dl and
+ *          *copy_fd receive the
  *          handle and the copy's descriptor; why (why_len bytes) receives
  *          the reason on failure
  * RETURNS  0; -EINVAL with why filled (the file is too big or cannot be
- *          read, no private copy can be made, or dlopen refused it:
+ *          read, no private copy can be made, its ELF structures are
+ *          unsound (plugin_elf.h), loading it killed the probe process,
+ *          or dlopen refused it:
  *          "cannot load: " and its text, with the copy's name replaced by
  *          path); -ENOMEM
  * NOTES    RTLD_NOW | RTLD_LOCAL.  The copy must stay open while the handle
@@ -41,8 +47,9 @@
  *          object, and a number reused too early could be mistaken for it.
  *          Close both with cairn_plugin_copy_close().
  */
-int cairn_plugin_copy_open(int fd, const struct stat *st, const char *path, void **dl, int *copy_fd,
-                           char *why, size_t why_len);
+int cairn_plugin_copy_open(int fd, const struct stat *st, const char *path,
+                           cairn_plugin_exercise_fn exercise, void **dl, int *copy_fd, char *why,
+                           size_t why_len);
 
 /* dlclose(dl), then close(copy_fd). */
 void cairn_plugin_copy_close(void *dl, int copy_fd);

@@ -366,6 +366,23 @@ static int index_add(struct cairn_registry *reg, size_t k)
     return 0;
 }
 
+/* What the probe process does with a plugin before it is loaded for
+ * real: the reads load_one() makes of it, any of which may fault. */
+static int exercise(void *dl)
+{
+    struct cairn_plugin copy;
+    cairn_plugin_entry_fn entry;
+    const struct cairn_plugin *d;
+    char why[256];
+    void *sym = dlsym(dl, CAIRN_PLUGIN_ENTRY_SYMBOL);
+
+    if (sym == NULL)
+        return -EINVAL;
+    memcpy(&entry, &sym, sizeof(entry));
+    d = entry();
+    return d != NULL ? cairn_plugin_adopt(d, &copy, why, sizeof(why)) : -EINVAL;
+}
+
 /* Loads one file from fd, already vetted through st (a regular "*.so").
  * Returns 0, or -EINVAL with the reason added to reg->errors, or -ENOMEM. */
 static int load_one(struct cairn_registry *reg, const char *path, int fd, const struct stat *st)
@@ -381,7 +398,7 @@ static int load_one(struct cairn_registry *reg, const char *path, int fd, const 
     char *path_copy;
     int copy_fd, rc;
 
-    rc = cairn_plugin_copy_open(fd, st, path, &dl, &copy_fd, why, sizeof(why));
+    rc = cairn_plugin_copy_open(fd, st, path, exercise, &dl, &copy_fd, why, sizeof(why));
     if (rc != 0)
         return rc == -ENOMEM ? rc : refuse(reg, "%s: %s", path, why);
     dlerror();

@@ -1342,6 +1342,54 @@ START_TEST(sighup_loads_new_plugins)
 }
 END_TEST
 
+/* A plugin file cut short (a copy interrupted, a full disk) renamed in and
+ * followed by SIGHUP: the reload refuses it, the daemon keeps running on the
+ * set it had (before core/plugin_elf.c: SIGBUS, exit 135). */
+START_TEST(sighup_truncated_plugin_keeps_old_set)
+{
+    struct env e;
+    char src[PATH_MAX], dst[PATH_MAX], tmp[PATH_MAX], path[PATH_MAX];
+    size_t len;
+    char *bytes;
+    json_t *res;
+    int p;
+
+    env_init(&e, NULL);
+    th_pathf(e.plugins, "%s/plugins", e.root);
+    ck_assert_int_eq(mkdir(e.plugins, 0755), 0);
+    th_pathf(src, "%s/stone-game.so", g_plugins);
+    th_pathf(dst, "%s/stone-game.so", e.plugins);
+    th_copy_file(src, dst, 0755);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+
+    th_pathf(src, "%s/stone-game-iii.so", g_plugins);
+    bytes = th_read_file(src, &len);
+    th_pathf(tmp, "%s/.stone-game-iii.so.tmp", e.plugins);
+    th_pathf(dst, "%s/stone-game-iii.so", e.plugins);
+    th_write_file(tmp, bytes, 1138, 0755);
+    free(bytes);
+    ck_assert_int_eq(rename(tmp, dst), 0);
+    kill(th_pid[p], SIGHUP);
+    TH_EVENTUALLY(th_log_has(p, "keeping the old configuration and plugins"), DEADLINE_MS,
+                  "no refusal after SIGHUP with a truncated plugin");
+    TH_REQUIRE(th_running(p), "cairnd died on SIGHUP with a truncated plugin");
+    TH_REQUIRE(th_log_has(p, dst) && th_log_has(p, "truncated"),
+               "the log does not name the truncated file");
+
+    drop_text(&e, "after.jsonl", TWO_VARIANTS);
+    wait_summary(&e, "after", DEADLINE_MS);
+    TH_OUT(path, &e, "after.results.jsonl");
+    res = th_load_results(path);
+    TH_REQUIRE(json_array_size(res) == 2, "2 result lines");
+    TH_REQUIRE(strcmp(th_str_field(json_array_get(res, 0), "status"), "ok") == 0,
+               "stone-game stopped working after the refused reload");
+    json_decref(res);
+    th_stop(p);
+    th_cleanup();
+}
+END_TEST
+
 START_TEST(sighup_bad_config_keeps_old)
 {
     struct env e;
@@ -1563,6 +1611,7 @@ static Suite *daemon_suite(void)
     tc = tcase(s, "sighup");
     tcase_add_test(tc, sighup_loads_new_plugins);
     tcase_add_test(tc, sighup_bad_config_keeps_old);
+    tcase_add_test(tc, sighup_truncated_plugin_keeps_old_set);
     tc = tcase(s, "metrics");
     tcase_add_test(tc, metrics_file_is_kept);
     tcase_add_test(tc, metrics_file_setting);

@@ -1,0 +1,65 @@
+/*
+ * plugin_probe.c - a plugin's first load, in a child that may die of it.
+ * Why: see plugin_probe.h.
+ */
+#include "plugin_probe.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The child: nothing it prints reaches the daemon's log (the real load
+ * reports), and _exit() skips the parent's atexit handlers and buffers. */
+static void __attribute__((noreturn)) child(const char *name, cairn_plugin_exercise_fn exercise)
+{
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    void *dl;
+
+    if (null >= 0) {
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+    }
+    /* A hang ends as SIGALRM, which the parent reads as "too slow". */
+    signal(SIGALRM, SIG_DFL);
+    alarm(CAIRN_PLUGIN_PROBE_SECONDS);
+    dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (dl != NULL && exercise != NULL)
+        exercise(dl);
+    _exit(dl != NULL ? 0 : 1);
+}
+
+int cairn_plugin_probe(const char *name, cairn_plugin_exercise_fn exercise, char *why,
+                       size_t why_len)
+{
+    pid_t pid, got;
+    int status, sig;
+
+    fflush(NULL); /* nothing buffered is written twice */
+    pid = fork();
+    if (pid < 0)
+        return 0;
+    if (pid == 0)
+        child(name, exercise);
+    do
+        got = waitpid(pid, &status, 0);
+    while (got < 0 && errno == EINTR);
+    if (got != pid || !WIFSIGNALED(status))
+        return 0;
+    sig = WTERMSIG(status);
+    if (sig == SIGALRM)
+        snprintf(why, why_len,
+                 "still loading after %d s in a probe process (a constructor or "
+                 "the entry function does not return)",
+                 CAIRN_PLUGIN_PROBE_SECONDS);
+    else
+        snprintf(why, why_len,
+                 "loading it killed a probe process with signal %d (%s): the file "
+                 "is damaged or its code faults at load time",
+                 sig, strsignal(sig));
+    return -EINVAL;
+}
