@@ -20,6 +20,7 @@
 #include <uv.h>
 
 #include "names.h"
+#include "runs.h"
 #include "statusfile.h"
 #include "submit.h"
 
@@ -156,21 +157,11 @@ static int own_run(const struct cairn_submitted *j, json_t *s, int exact)
 }
 
 /* name, a file in the output directory, is the summary of a run of job
- * i's name: NAME.summary.json, or NAME~N.summary.json (its start; a long
- * name's runs are named after a cut of it, never shorter than
- * RUN_PREFIX bytes). */
-#define RUN_PREFIX 150
+ * i's name (runs.h). */
 static int run_of(const struct waiter *w, size_t i, const char *name)
 {
-    const char *base = w->jobs[i].base;
-    size_t n = strlen(name), keep = strlen(base), suffix = strlen(".summary.json");
-
-    if (strcmp(name, w->sum[i]) == 0)
-        return 1;
-    if (keep > RUN_PREFIX)
-        keep = RUN_PREFIX;
-    return n > keep + suffix && strncmp(name, base, keep) == 0 &&
-           strcmp(name + n - suffix, ".summary.json") == 0 && memchr(name + keep, '~', n - keep);
+    return strcmp(name, w->sum[i]) == 0 ||
+           cairn_client_is_run(w->jobs[i].base, name, ".summary.json");
 }
 
 /* The summary name: every pending job it is the finished run of. */
@@ -393,26 +384,25 @@ int cairn_cmd_wait(struct cairn_client *cl, char *const *names, size_t n, double
     if ((rc = cairn_client_open_input(cl, 0)) != 0 || (rc = cairn_client_open_output(cl)) != 0)
         goto out;
     /* Every name must be a job somewhere: waiting for a typo would never
-     * end. */
+     * end.  Which run of it is awaited: runs.h (the file waiting in the
+     * spool, else the run in active/, else the latest finished run). */
     for (i = 0; i < n && rc == 0; i++) {
         struct cairn_where w;
-        struct stat st;
+        int found;
 
         rc = cairn_client_job_names(cl, names[i], &jobs[i].file, &jobs[i].base);
         if (rc == 0)
             rc = cairn_client_locate(cl, jobs[i].file, &w);
-        if (rc == 0 && !w.waiting && !w.active && !w.summary && !w.failed)
+        if (rc != 0)
+            break;
+        found = cairn_client_find_run(cl, &jobs[i]);
+        if (found < 0)
+            rc = found;
+        else if (found == 0 && !w.waiting && !w.active && !w.summary && !w.failed)
             rc = cairn_client_fail(cl, -ENOENT,
                                    "no job %s: not in the spool %s, and no "
                                    "summary in %s",
                                    jobs[i].base, cl->cfg.input_dir, cl->cfg.output_dir);
-        /* One waiting in the spool is that file's run, whatever name it
-         * will run as and whatever an earlier job of its name left. */
-        if (rc == 0 && w.waiting &&
-            fstatat(cl->in_fd, jobs[i].file, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-            jobs[i].ino = st.st_ino;
-            jobs[i].since = st.st_ctim;
-        }
     }
     if (rc == 0)
         rc = cairn_client_wait(cl, jobs, n, timeout_s, progress, r);

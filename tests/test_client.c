@@ -299,6 +299,56 @@ START_TEST(submit_wait_timeout)
 }
 END_TEST
 
+/* `mv job.jsonl in/; cairn wait job` for a name used before: the daemon
+ * may have claimed the file (as job~2) before `wait` looks.  wait must
+ * follow that run, not report the earlier job.summary.json at once; and
+ * once a reused name's run has finished, wait reports the latest run. */
+START_TEST(wait_follows_the_run_of_a_reused_name)
+{
+    struct env e;
+    char path[PATH_MAX];
+    struct th_run r;
+    size_t len;
+    char *slow;
+    int p;
+
+    env_init(&e, NULL);
+    th_plugins_with_slow(e.root, e.plugins);
+    p = start_daemon(&e);
+    th_drop_job(e.in, "job.jsonl", official_jsonl, strlen(official_jsonl));
+    TH_OUT(path, &e, "job.summary.json");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the first run of job never finished");
+
+    /* Second run: 40 records of 60 ms, claimed as job~2 before wait. */
+    slow = th_slow_job(40, 60, &len);
+    th_drop_job(e.in, "job.jsonl", slow, len);
+    free(slow);
+    TH_IN(path, &e, ".cairn/active/job~2.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the second job.jsonl was not claimed as job~2");
+    r = cairn(&e, "wait", "job");
+    TH_OUT(path, &e, "job~2.summary.json");
+    TH_REQUIRE(r.status == 0 && th_exists(path),
+               "wait returned (exit %d) before job~2 finished: %s%s", r.status, r.out, r.err);
+    TH_REQUIRE(strstr(r.out, "job: ran as job~2") != NULL && strstr(r.out, "ok, 40 records"),
+               "wait did not report the run it was asked about: %s", r.out);
+    th_run_free(&r);
+
+    /* Third run, finished before wait looks: the latest run is reported. */
+    th_drop_job(e.in, "job.jsonl", official_jsonl, strlen(official_jsonl));
+    TH_OUT(path, &e, "job~3.summary.json");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the third run of job never finished");
+    TH_IN(path, &e, ".cairn/active/job~3.jsonl");
+    TH_EVENTUALLY(!th_exists(path), DEADLINE_MS, "job~3 stays in active/");
+    r = cairn(&e, "wait", "job");
+    TH_REQUIRE(r.status == 0 && strstr(r.out, "job: ran as job~3") != NULL &&
+                   strstr(r.out, "ok, 8 records"),
+               "wait did not report the latest run (exit %d): %s%s", r.status, r.out, r.err);
+    th_run_free(&r);
+    th_stop(p);
+    th_cleanup();
+}
+END_TEST
+
 START_TEST(submit_from_pipe)
 {
     struct env e;
@@ -943,6 +993,7 @@ static Suite *client_suite(void)
     /* A job of seconds, a minute under sanitizers. */
     tcase_set_timeout(queue, 280);
     tcase_add_test(queue, status_shows_the_queue);
+    tcase_add_test(queue, wait_follows_the_run_of_a_reused_name);
     tcase_add_test(queue, retry_requeues_and_resets_attempts);
     tcase_add_test(results, results_and_join);
     tcase_add_test(results, join_without_kept_inputs);

@@ -1,0 +1,44 @@
+/*
+ * runs.h - which run of a job name a command means.
+ *
+ * A name is used again and again (`mv job.jsonl in/` every night); each
+ * file dropped under a used name runs as NAME~N (core/reuse.h), and its
+ * summary says submitted_as.  "My run" of a name is the file the command
+ * saw, followed by its inode, which the daemon keeps across its renames
+ * and writes into the summary as input_inode:
+ *   1. the file waiting in the spool under the name;
+ *   2. else the run of the name in .cairn/active/ (NAME.jsonl, or NAME~N
+ *      whose submitted record names the file; the newest);
+ *   3. else the latest finished run of the name (its summary's input_inode).
+ * The order follows the file's own path: the claim moves it from the
+ * spool to active/ by one rename, and its summary is published before it
+ * leaves active/, so a look in that order misses it nowhere.
+ */
+#ifndef CAIRN_CLIENT_RUNS_H
+#define CAIRN_CLIENT_RUNS_H
+
+#include "client.h"
+#include "submit.h"
+
+/* The largest prefix of a long name that its runs keep (core/names.h: a
+ * run's name is a cut of the name, never shorter than this). */
+#define CAIRN_RUN_PREFIX 150
+
+/* name (a file in a folder of the spool, or in the output directory) is a
+ * run of job base: base + suffix, or base~N + suffix (".jsonl",
+ * ".summary.json"); a long base's runs start with its first
+ * CAIRN_RUN_PREFIX bytes. */
+int cairn_client_is_run(const char *base, const char *name, const char *suffix);
+
+/*
+ * NAME     cairn_client_find_run - which run of job->file is the job's
+ * ARGUMENTS job->file and job->base set; in_fd and out_fd open (out_fd
+ *          may be -1: no finished run is looked for)
+ * RETURNS  1 with job->ino and job->since set (the run is known by its
+ *          inode; since is no later than its start); 0 when no run is
+ *          known (job->ino stays 0: the summary NAME.summary.json is taken
+ *          as it is); -ENOMEM
+ */
+int cairn_client_find_run(struct cairn_client *cl, struct cairn_submitted *job);
+
+#endif /* CAIRN_CLIENT_RUNS_H */
