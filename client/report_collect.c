@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "names.h"
+#include "plugin_loader.h"
 #include "jsontext.h"
 #include "report.h"
 
@@ -123,12 +124,13 @@ static int read_results(struct ctx *c, const char *res_name, const char *job)
         const char *ecode = json_string_value(json_object_get(json_object_get(o, "error"), "code"));
         struct cairn_rep_variant *v;
 
-        if (ecode != NULL && (v = variant(r, vname ? vname : "none")) != NULL) {
+        if (ecode != NULL && (v = variant(r, vname ? vname : CAIRN_VARIANT_UNRESOLVED)) != NULL) {
             struct cairn_rep_count *cc = counter(&v->codes, &v->n_codes, &v->cap_codes, ecode);
             if (cc != NULL)
                 cc->n++;
         }
-        if (json_is_boolean(match) && (v = variant(r, vname ? vname : "none")) != NULL) {
+        if (json_is_boolean(match) &&
+            (v = variant(r, vname ? vname : CAIRN_VARIANT_UNRESOLVED)) != NULL) {
             v->checked++;
             r->checked++;
             if (json_is_true(match)) {
@@ -301,7 +303,8 @@ static int by_name(const void *a, const void *b)
 static int by_variant(const void *a, const void *b)
 {
     const struct cairn_rep_variant *x = a, *y = b;
-    int xn = strcmp(x->name, "none") == 0, yn = strcmp(y->name, "none") == 0;
+    int xn = strcmp(x->name, CAIRN_VARIANT_UNRESOLVED) == 0,
+        yn = strcmp(y->name, CAIRN_VARIANT_UNRESOLVED) == 0;
 
     return xn != yn ? xn - yn : strcmp(x->name, y->name);
 }

@@ -28,7 +28,7 @@
 extern const double cairn_job_bucket_le[CAIRN_JOB_BUCKETS - 1];
 
 /* The variant label of records whose variant was never resolved. */
-#define CAIRN_METRICS_NO_VARIANT "none"
+#define CAIRN_METRICS_NO_VARIANT CAIRN_VARIANT_UNRESOLVED
 
 /* Counters of one variant, accumulated across every registry it was in. */
 struct cairn_metrics_variant {

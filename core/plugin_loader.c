@@ -206,13 +206,25 @@ static int descriptor_problem(const struct cairn_plugin *d, char *why, size_t wh
 
     if (!name_is_valid(d->name))
         return problem(why, why_len, "bad descriptor: name is missing or not [a-z0-9._-]+");
+    if (strcmp(d->name, CAIRN_VARIANT_UNRESOLVED) == 0)
+        return problem(why, why_len,
+                       "bad descriptor: the name \"%s\" is reserved (summaries, metrics and "
+                       "reports count records whose variant is not known under it)",
+                       CAIRN_VARIANT_UNRESOLVED);
     if (d->version == NULL || d->summary == NULL)
         return problem(why, why_len, "bad descriptor: version or summary is missing");
     if (d->aliases != NULL)
-        for (i = 0; d->aliases[i] != NULL; i++)
+        for (i = 0; d->aliases[i] != NULL; i++) {
             if (!name_is_valid(d->aliases[i]))
                 return problem(why, why_len,
                                "bad descriptor: an alias is empty or not [a-z0-9._-]+");
+            if (strcmp(d->aliases[i], CAIRN_VARIANT_UNRESOLVED) == 0)
+                return problem(why, why_len,
+                               "bad descriptor: the alias \"%s\" is reserved (summaries, "
+                               "metrics and reports count records whose variant is not known "
+                               "under it)",
+                               CAIRN_VARIANT_UNRESOLVED);
+        }
     if (inputs_problem(d, why, why_len) != 0)
         return -EINVAL;
     if (d->answer_kind < CAIRN_ANSWER_BOOL || d->answer_kind > CAIRN_ANSWER_WINNER)

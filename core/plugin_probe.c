@@ -13,24 +13,39 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* The child's ways out: loaded (and exercised, and unloaded), or refused
+ * by dlopen (the real load reports why).  Any other end is the plugin's. */
+#define PROBE_LOADED        0
+#define PROBE_DLOPEN_FAILED 3
+
 /* The child: nothing it prints reaches the daemon's log (the real load
  * reports), and _exit() skips the parent's atexit handlers and buffers. */
 static void __attribute__((noreturn)) child(const char *name, cairn_plugin_exercise_fn exercise)
 {
+    /* A fault ends the child by its signal, even where a sanitizer's
+     * handler would turn it into an exit. */
+    static const int deadly[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS };
     int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    size_t i;
     void *dl;
 
     if (null >= 0) {
         dup2(null, STDOUT_FILENO);
         dup2(null, STDERR_FILENO);
     }
+    for (i = 0; i < sizeof(deadly) / sizeof(deadly[0]); i++)
+        signal(deadly[i], SIG_DFL);
     /* A hang ends as SIGALRM, which the parent reads as "too slow". */
     signal(SIGALRM, SIG_DFL);
     alarm(CAIRN_PLUGIN_PROBE_SECONDS);
     dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (dl != NULL && exercise != NULL)
+    if (dl == NULL)
+        _exit(PROBE_DLOPEN_FAILED);
+    if (exercise != NULL)
         exercise(dl);
-    _exit(dl != NULL ? 0 : 1);
+    /* The destructors run at reload and exit: they are load-time code too. */
+    dlclose(dl);
+    _exit(PROBE_LOADED);
 }
 
 int cairn_plugin_probe(const char *name, cairn_plugin_exercise_fn exercise, char *why,
@@ -48,8 +63,17 @@ int cairn_plugin_probe(const char *name, cairn_plugin_exercise_fn exercise, char
     do
         got = waitpid(pid, &status, 0);
     while (got < 0 && errno == EINTR);
-    if (got != pid || !WIFSIGNALED(status))
+    if (got != pid)
         return 0;
+    if (WIFEXITED(status)) {
+        if (WEXITSTATUS(status) == PROBE_LOADED || WEXITSTATUS(status) == PROBE_DLOPEN_FAILED)
+            return 0;
+        snprintf(why, why_len,
+                 "loading it ended a probe process with exit status %d: a constructor, the "
+                 "entry function or a destructor exits the process (or faults)",
+                 WEXITSTATUS(status));
+        return -EINVAL;
+    }
     sig = WTERMSIG(status);
     if (sig == SIGALRM)
         snprintf(why, why_len,

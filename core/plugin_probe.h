@@ -5,10 +5,10 @@
  * linker fault, but it cannot tell damaged code from code: a constructor
  * or an entry function whose bytes were flipped faults only when it runs.
  * Whatever runs at load time (the linker, the constructors, the entry
- * symbol and the reading of its descriptor) runs first in a fork()ed
- * child; a child killed by a signal, or still loading after
- * CAIRN_PLUGIN_PROBE_SECONDS, gets the file refused, and the daemon never
- * runs it.  The child's verdict on anything else (dlopen's errors, a
+ * symbol and the reading of its descriptor, the destructors) runs first
+ * in a fork()ed child; a child killed by a signal, ended by an exit of
+ * the plugin's, or still loading after CAIRN_PLUGIN_PROBE_SECONDS, gets
+ * the file refused, and the daemon never runs it.  The child's verdict on anything else (dlopen's errors, a
  * missing symbol, a bad descriptor) is ignored: the real load that follows
  * finds the same thing and says it in full.
  *
@@ -36,8 +36,8 @@ typedef int (*cairn_plugin_exercise_fn)(void *dl);
  * RETURNS  0 when the child ended without a signal (or no child could be
  *          made: the probe is a second line of defence, not a gate);
  *          -EINVAL with why filled when loading killed it ("loading it
- *          killed a probe process with signal 7 (Bus error)") or took
- *          longer than CAIRN_PLUGIN_PROBE_SECONDS
+ *          killed a probe process with signal 7 (Bus error)"), made it
+ *          exit, or took longer than CAIRN_PLUGIN_PROBE_SECONDS
  */
 int cairn_plugin_probe(const char *name, cairn_plugin_exercise_fn exercise, char *why,
                        size_t why_len);

@@ -82,7 +82,8 @@ int cairn_summary_render(const struct cairn_job_facts *job, struct cairn_buf *ou
     for (i = 0; i < CAIRN_CODE_COUNT; i++)
         json_object_set_new(errors, cairn_code_name(i), json_integer((json_int_t)t->errors[i]));
     for (i = 0; i < t->n_variants; i++) {
-        const char *name = i < reg->n_plugins ? reg->plugins[i].desc->name : "none";
+        const char *name =
+            i < reg->n_plugins ? reg->plugins[i].desc->name : CAIRN_VARIANT_UNRESOLVED;
         if (t->variant_ok[i] + t->variant_err[i] == 0)
             continue;
         json_object_set_new(by_variant, name,

@@ -322,6 +322,34 @@ START_TEST(duplicate_alias_names_both_files)
 }
 END_TEST
 
+/* "none" is the bucket of records whose variant is not known (summary
+ * by_variant, metrics, report): a plugin of that name or alias would be
+ * merged with it, so it is refused. */
+START_TEST(reserved_name_none_is_refused)
+{
+    static const char *const files[] = { "reserved_name.so", "reserved_alias.so" };
+    size_t i;
+
+    for (i = 0; i < 2; i++) {
+        struct cairn_registry reg = { 0 };
+        char *dir = th_make_dir_in(root_dir);
+        char *bad = th_xasprintf("%s/%s", dir, files[i]);
+
+        add_all_real(dir);
+        add_bad(dir, files[i]);
+        ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+        ck_assert_uint_eq(reg.n_errors, 1);
+        ASSERT_ERROR(&reg, bad, "\"none\" is reserved");
+        ck_assert_uint_eq(reg.n_plugins, 3);
+        ck_assert_ptr_null(cairn_registry_find(&reg, "none"));
+        cairn_registry_free(&reg);
+        th_rm_tree(dir);
+        free(bad);
+        free(dir);
+    }
+}
+END_TEST
+
 START_TEST(duplicate_name_names_both_files)
 {
     struct cairn_registry reg = { 0 };
@@ -1527,6 +1555,7 @@ static Suite *loader_suite(void)
          adopt_refuses_1_1_features_in_a_1_0_descriptor);
     CASE("a duplicate alias names both files", duplicate_alias_names_both_files);
     CASE("a duplicate name names both files", duplicate_name_names_both_files);
+    CASE("the name \"none\" is reserved", reserved_name_none_is_refused);
     CASE("a writable directory is refused", writable_directory_is_refused);
     CASE("a writable file is refused", writable_file_is_refused);
     CASE("a read-only file is accepted", read_only_file_is_accepted);
