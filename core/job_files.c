@@ -74,6 +74,21 @@ static int move_input(struct cairn_job *job, int dir_fd)
 
     rc = dir_fd < 0 ? unlinkat(sp->active_fd, job->name, 0)
                     : renameat2(sp->active_fd, job->name, dir_fd, job->name, RENAME_NOREPLACE);
+    if (rc != 0 && errno == ENOENT && dir_fd >= 0 &&
+        faccessat(sp->active_fd, job->name, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+        /* The input is there, so the folder it goes to was removed or
+         * moved away (an operator's cleanup) after its outputs were
+         * published: recreate it and move again, rather than hand back a
+         * finished job to run twice.  The descriptor keeps its number. */
+        int fixed = cairn_spool_repair((struct cairn_spool *)sp);
+
+        if (fixed > 0) {
+            job->recreated |= fixed;
+            rc = renameat2(sp->active_fd, job->name, dir_fd, job->name, RENAME_NOREPLACE);
+        } else {
+            errno = fixed < 0 ? -fixed : ENOENT;
+        }
+    }
     if (rc != 0) {
         rc = -errno;
         job->name_taken = rc == -EEXIST;

@@ -40,6 +40,8 @@ struct cairn_job {
                             handed back, over that run's summary */
     int name_taken;        /* its name was taken in done/ or failed/: a
                             hand-back lets the claim choose a new one */
+    int recreated;         /* state folders the finish recreated to move
+                            its input (cairn_spool_repair's bits) */
     const char *back_as;   /* handed back to the input directory as this */
     const char *back_name; /* ... as the hand-back on the pool set it */
     int back_rc;           /* that hand-back's outcome: 0 when it is back */
