@@ -17,6 +17,11 @@
  *                  (create, mkdir, unlink, rmdir, rename, link, write,
  *                  truncate, chmod, utimens, set/removexattr, fsync,
  *                  fsyncdir): the deterministic crash points of a sweep;
+ *   disarm         forget the armed crash point;
+ *   ignore PATH    calls on paths starting with PATH (as the file system
+ *                  sees them: "/in/.cairn/status") are not counted, so
+ *                  a file rewritten on a timer does not move crash points
+ *                  (at most 4);
  *   sync           make everything durable (a clean shutdown);
  *   zero           reset the counters;
  * and reads back "state=on|dead calls=N syncs=N cuts=N pending=N
@@ -34,6 +39,7 @@
 
 #include <errno.h>
 #include <fuse.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,12 +48,18 @@
 
 #include "tree.h"
 
-#define CONTROL "/.powerfs"
+#define CONTROL     "/.powerfs"
+
+#define MAX_IGNORED 4
 
 struct powerfs {
     struct tree t;
     int dead;
     unsigned long long calls, syncs, cuts, cut_after;
+    /* Calls under these paths are applied but not counted (a status file
+     * rewritten every second would make crash points drift). */
+    char *ignored[MAX_IGNORED];
+    size_t n_ignored;
 };
 
 static struct powerfs *fs(void)
@@ -69,10 +81,22 @@ static void cut(struct powerfs *p)
     p->cut_after = 0;
 }
 
-/* Counts a mutating call that has been applied, and cuts the power when it
- * is the armed one.  Returns rc. */
-static int mutated(struct powerfs *p, int rc)
+static int ignored(const struct powerfs *p, const char *path)
 {
+    size_t i;
+
+    for (i = 0; path != NULL && i < p->n_ignored; i++)
+        if (strncmp(path, p->ignored[i], strlen(p->ignored[i])) == 0)
+            return 1;
+    return 0;
+}
+
+/* Counts a mutating call on path that has been applied, and cuts the power
+ * when it is the armed one.  Returns rc. */
+static int mutated(struct powerfs *p, const char *path, int rc)
+{
+    if (ignored(p, path))
+        return rc;
     p->calls++;
     if (p->cut_after != 0 && p->calls >= p->cut_after)
         cut(p);
@@ -203,7 +227,7 @@ static int pf_open(const char *path, struct fuse_file_info *fi)
     if ((n = node_of(p, path, NULL, &err)) == NULL)
         return err;
     if ((fi->flags & O_TRUNC) && S_ISREG(n->v.mode))
-        (void)mutated(p, tree_truncate(n, 0));
+        (void)mutated(p, path, tree_truncate(n, 0));
     return new_handle(p, n, fi);
 }
 
@@ -221,7 +245,7 @@ static int pf_create(const char *path, mode_t mode, struct fuse_file_info *fi)
     if ((rc = tree_create(&p->t, dir, name, S_IFREG | (mode & 07777), &n)) != 0)
         return rc;
     rc = new_handle(p, n, fi);
-    return mutated(p, rc);
+    return mutated(p, path, rc);
 }
 
 static int pf_mkdir(const char *path, mode_t mode)
@@ -235,7 +259,7 @@ static int pf_mkdir(const char *path, mode_t mode)
         return -EIO;
     if ((dir = tree_parent(&p->t, path, &name, &err)) == NULL)
         return err;
-    return mutated(p, tree_create(&p->t, dir, name, S_IFDIR | (mode & 07777), &n));
+    return mutated(p, path, tree_create(&p->t, dir, name, S_IFDIR | (mode & 07777), &n));
 }
 
 static int remove_name(const char *path, int want_dir)
@@ -249,7 +273,7 @@ static int remove_name(const char *path, int want_dir)
         return -EIO;
     if ((dir = tree_parent(&p->t, path, &name, &err)) == NULL)
         return err;
-    return mutated(p, tree_unlink(&p->t, dir, name, want_dir));
+    return mutated(p, path, tree_unlink(&p->t, dir, name, want_dir));
 }
 
 static int pf_unlink(const char *path)
@@ -274,7 +298,7 @@ static int pf_rename(const char *from, const char *to, unsigned int flags)
     if ((fd = tree_parent(&p->t, from, &fname, &err)) == NULL ||
         (td = tree_parent(&p->t, to, &tname, &err)) == NULL)
         return err;
-    return mutated(p, tree_rename(&p->t, fd, fname, td, tname, flags));
+    return mutated(p, to, tree_rename(&p->t, fd, fname, td, tname, flags));
 }
 
 static int pf_link(const char *from, const char *to)
@@ -287,7 +311,7 @@ static int pf_link(const char *from, const char *to)
     if ((n = node_of(p, from, NULL, &err)) == NULL ||
         (td = tree_parent(&p->t, to, &tname, &err)) == NULL)
         return err;
-    return mutated(p, tree_link(&p->t, n, td, tname));
+    return mutated(p, to, tree_link(&p->t, n, td, tname));
 }
 
 static int pf_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
@@ -300,7 +324,7 @@ static int pf_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
         return err;
     n->v.mode = (n->v.mode & S_IFMT) | (mode & 07777);
     clock_gettime(CLOCK_REALTIME, &n->v.ctime);
-    return mutated(p, 0);
+    return mutated(p, path, 0);
 }
 
 static int pf_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
@@ -322,7 +346,7 @@ static int pf_truncate(const char *path, off_t size, struct fuse_file_info *fi)
         return err;
     if (!S_ISREG(n->v.mode))
         return -EISDIR;
-    return mutated(p, tree_truncate(n, size));
+    return mutated(p, path, tree_truncate(n, size));
 }
 
 static int pf_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
@@ -338,7 +362,7 @@ static int pf_utimens(const char *path, const struct timespec tv[2], struct fuse
     else if (tv[1].tv_nsec != UTIME_OMIT)
         n->v.mtime = tv[1];
     clock_gettime(CLOCK_REALTIME, &n->v.ctime);
-    return mutated(p, 0);
+    return mutated(p, path, 0);
 }
 
 static int control_read(struct powerfs *p, char *buf, size_t size, off_t off)
@@ -358,7 +382,7 @@ static int control_read(struct powerfs *p, char *buf, size_t size, off_t off)
 
 static int control_write(struct powerfs *p, const char *buf, size_t size)
 {
-    char cmd[64];
+    char cmd[PATH_MAX + 16];
     unsigned long long n;
 
     if (size >= sizeof(cmd))
@@ -376,6 +400,11 @@ static int control_write(struct powerfs *p, const char *buf, size_t size)
         p->calls = p->syncs = 0;
     else if (sscanf(cmd, "cut-after %llu", &n) == 1 && n > 0)
         p->cut_after = p->calls + n;
+    else if (strcmp(cmd, "disarm") == 0)
+        p->cut_after = 0;
+    else if (strncmp(cmd, "ignore ", 7) == 0 && p->n_ignored < MAX_IGNORED)
+        return (p->ignored[p->n_ignored] = strdup(cmd + 7)) != NULL ? (p->n_ignored++, (int)size)
+                                                                    : -ENOMEM;
     else
         return -EINVAL;
     return (int)size;
@@ -413,7 +442,7 @@ static int pf_write(const char *path, const char *buf, size_t size, off_t off,
     if ((fi->flags & O_APPEND) != 0)
         off = (off_t)n->v.size;
     rc = tree_write(n, buf, size, off);
-    return mutated(p, rc == 0 ? (int)size : rc);
+    return mutated(p, path, rc == 0 ? (int)size : rc);
 }
 
 static int pf_release(const char *path, struct fuse_file_info *fi)
@@ -440,8 +469,10 @@ static int pf_fsync(const char *path, int datasync, struct fuse_file_info *fi)
     (void)datasync; /* fdatasync keeps the same here: data and size */
     if ((n = node_of(p, path, fi, &err)) == NULL)
         return err;
-    p->syncs++;
-    return mutated(p, S_ISDIR(n->v.mode) ? tree_fsync_dir(&p->t, n) : tree_fsync_file(&p->t, n));
+    if (!ignored(p, path))
+        p->syncs++;
+    return mutated(p, path,
+                   S_ISDIR(n->v.mode) ? tree_fsync_dir(&p->t, n) : tree_fsync_file(&p->t, n));
 }
 
 static int pf_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi)
@@ -454,8 +485,9 @@ static int pf_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi
     (void)fi;
     if ((n = node_of(p, path, NULL, &err)) == NULL)
         return err;
-    p->syncs++;
-    return mutated(p, tree_fsync_dir(&p->t, n));
+    if (!ignored(p, path))
+        p->syncs++;
+    return mutated(p, path, tree_fsync_dir(&p->t, n));
 }
 
 static int pf_setxattr(const char *path, const char *name, const char *value, size_t size,
@@ -467,7 +499,7 @@ static int pf_setxattr(const char *path, const char *name, const char *value, si
 
     if ((n = node_of(p, path, NULL, &err)) == NULL)
         return err;
-    return mutated(p, tree_setxattr(n, name, value, size, flags));
+    return mutated(p, path, tree_setxattr(n, name, value, size, flags));
 }
 
 static int pf_getxattr(const char *path, const char *name, char *value, size_t size)
@@ -522,7 +554,7 @@ static int pf_removexattr(const char *path, const char *name)
 
     if ((n = node_of(p, path, NULL, &err)) == NULL)
         return err;
-    return mutated(p, tree_removexattr(n, name));
+    return mutated(p, path, tree_removexattr(n, name));
 }
 
 static int pf_statfs(const char *path, struct statvfs *st)
@@ -599,5 +631,7 @@ int main(int argc, char **argv)
     }
     rc = fuse_main(argc, argv, &ops, &p);
     tree_free(&p.t);
+    while (p.n_ignored > 0)
+        free(p.ignored[--p.n_ignored]);
     return rc;
 }

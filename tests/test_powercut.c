@@ -1,0 +1,427 @@
+/*
+ * test_powercut.c - cairnd on a disk that loses power (tests/powerfs/).
+ *
+ * The spool and the output directory live on powerfs.  A job is handed
+ * over durably (by rename, with the fsyncs a careful producer makes, or by
+ * `cairn submit`), then powerfs is armed to cut the power right after the
+ * Kth mutating call from cairnd's start, for K = 1, 2, ... until the job
+ * finishes before the cut comes: every call of a job's life is a crash
+ * point in turn.  After each cut the daemon is killed (its processes die
+ * with the power), power comes back with only what was durable, and a
+ * fresh cairnd recovers.  Then, for the job:
+ *   - it finishes (its hand-off was durable);
+ *   - its summary says ok, and its results are byte for byte those of a
+ *     `cairnd --filter` run of the same file;
+ *   - it ran under its own name only (no NAME~N: a consumer sees one
+ *     result), and its input ends in done/, nowhere else;
+ *   - no visible file in the output directory is anything but a whole
+ *     results file or summary of a job, or the metrics (temporaries are
+ *     dot-files).
+ * The number of crash points tried is printed.  The status files are
+ * rewritten on a timer; their calls are not counted (powerfs "ignore").
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static const char *g_cairnd, *g_cairn, *g_plugins, *g_powerfs;
+
+#define DEADLINE_MS 20000
+
+/* Eight official examples and one line of each kind of error. */
+static const char job_text[] =
+    "{\"id\":1,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":true}\n"
+    "{\"id\":2,\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[2,7,9,4,4]},\"expected\":10}\n"
+    "{\"id\":3,\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]}}\n"
+    "not json\n"
+    "{\"id\":5,\"variant\":\"no-such-game\",\"input\":{}}\n"
+    "{\"id\":6,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4]}}\n";
+
+struct rig {
+    char root[PATH_MAX]; /* off powerfs: config, logs, the reference */
+    char mnt[PATH_MAX];
+    char in[PATH_MAX + 8], out[PATH_MAX + 8], cfg[PATH_MAX + 16], job[PATH_MAX + 16];
+    char *reference; /* cairnd --filter's results of job_text */
+    size_t reference_len;
+    pid_t fs;
+    int keep_inputs;
+};
+
+static void ctl(struct rig *r, const char *cmd)
+{
+    char path[PATH_MAX + 16];
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/.powerfs", r->mnt);
+    fd = open(path, O_WRONLY);
+    TH_REQUIRE(fd >= 0, "open %s: %s", path, strerror(errno));
+    TH_REQUIRE(write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd), "powerfs %s: %s", cmd,
+               strerror(errno));
+    close(fd);
+}
+
+static int dead(struct rig *r)
+{
+    char path[PATH_MAX + 16], *s;
+    int d;
+
+    snprintf(path, sizeof(path), "%s/.powerfs", r->mnt);
+    s = th_read_file(path, NULL);
+    d = strstr(s, "state=dead") != NULL;
+    free(s);
+    return d;
+}
+
+/* powerfs mounted, the spool made durable, the reference computed: 1, or
+ * 0 with a message when this machine cannot mount FUSE. */
+static int rig_up(struct rig *r, int keep_inputs)
+{
+    char probe[PATH_MAX + 16], text[3 * PATH_MAX];
+    struct th_run ref;
+    double end;
+
+    memset(r, 0, sizeof(*r));
+    r->keep_inputs = keep_inputs;
+    th_new_dir(r->root);
+    th_pathf(r->mnt, "%s/mnt", r->root);
+    ck_assert_int_eq(mkdir(r->mnt, 0755), 0);
+    r->fs = fork();
+    ck_assert_int_ge(r->fs, 0);
+    if (r->fs == 0) {
+        execl(g_powerfs, g_powerfs, r->mnt, "-f", "-s", (char *)NULL);
+        _exit(127);
+    }
+    snprintf(probe, sizeof(probe), "%s/.powerfs", r->mnt);
+    for (end = th_now_s() + 10; access(probe, F_OK) != 0; th_sleep_ms(20)) {
+        int status;
+        if (waitpid(r->fs, &status, WNOHANG) == r->fs) {
+            printf("skipped: powerfs could not mount (no /dev/fuse or no permission)\n");
+            r->fs = 0;
+            return 0;
+        }
+        TH_REQUIRE(th_now_s() < end, "powerfs did not come up");
+    }
+    snprintf(r->in, sizeof(r->in), "%s/in", r->mnt);
+    snprintf(r->out, sizeof(r->out), "%s/out", r->mnt);
+    ck_assert_int_eq(mkdir(r->in, 0755), 0);
+    ck_assert_int_eq(mkdir(r->out, 0755), 0);
+    ctl(r, "sync");
+    ctl(r, "ignore /in/.cairn/status");
+    snprintf(r->cfg, sizeof(r->cfg), "%s/cairn.json", r->root);
+    snprintf(text, sizeof(text),
+             "{\"input_dir\": \"%s\", \"output_dir\": \"%s\", \"min_age_ms\": 0, "
+             "\"rescan_interval_s\": 1, \"metrics_interval_s\": 0, \"shutdown_timeout_s\": 5, "
+             "\"threads\": 2, \"keep_inputs\": %s}\n",
+             r->in, r->out, keep_inputs ? "true" : "false");
+    th_write_text(r->cfg, text);
+    snprintf(r->job, sizeof(r->job), "%s/job.jsonl", r->root);
+    th_write_text(r->job, job_text);
+    ref = th_run_cairnd_stdin(
+        g_cairnd, r->root, r->job,
+        (const char *const[]){ "--filter", "-c", r->cfg, "--plugins", g_plugins, NULL });
+    TH_REQUIRE(ref.status == 0, "cairnd --filter: exit %d: %s", ref.status, ref.err);
+    r->reference = strdup(ref.out);
+    r->reference_len = strlen(ref.out);
+    th_run_free(&ref);
+    return 1;
+}
+
+static void rig_down(struct rig *r)
+{
+    if (r->fs > 0) {
+        pid_t p = fork();
+        if (p == 0) {
+            execlp("fusermount3", "fusermount3", "-u", "-z", r->mnt, (char *)NULL);
+            _exit(127);
+        }
+        waitpid(p, NULL, 0);
+        kill(r->fs, SIGTERM);
+        waitpid(r->fs, NULL, 0);
+    }
+    free(r->reference);
+    th_cleanup();
+}
+
+/* cairnd on the rig, outside the harness's table (a sweep starts hundreds),
+ * logging to ROOT/cairnd.log. */
+static pid_t start(struct rig *r)
+{
+    char *argv[] = { (char *)g_cairnd, "-c", r->cfg, "--plugins", (char *)g_plugins, NULL };
+    char log[PATH_MAX + 16];
+
+    snprintf(log, sizeof(log), "%s/cairnd.log", r->root);
+    return th_spawn_logged(argv, log);
+}
+
+/* The power cut takes the processes with it. */
+static void kill_now(pid_t p)
+{
+    kill(p, SIGKILL);
+    waitpid(p, NULL, 0);
+}
+
+/* A clean stop: SIGTERM, exit 0. */
+static void stop(pid_t p)
+{
+    int status = 0;
+
+    kill(p, SIGTERM);
+    TH_REQUIRE(waitpid(p, &status, 0) == p && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+               "cairnd did not stop cleanly (status %#x)", status);
+}
+
+/* The careful producer's hand-off: written under a dot-name, fsync'd,
+ * renamed in, the spool fsync'd.  0, or -1 when the power was cut on the
+ * way (then nothing was promised). */
+static int try_hand_off(struct rig *r, const char *name)
+{
+    char tmp[PATH_MAX + 32], dst[PATH_MAX + 32];
+    int fd, ok;
+
+    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", r->in, name);
+    snprintf(dst, sizeof(dst), "%s/%s.jsonl", r->in, name);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0)
+        return -1;
+    ok = write(fd, job_text, sizeof(job_text) - 1) == (ssize_t)(sizeof(job_text) - 1) &&
+         fsync(fd) == 0;
+    close(fd);
+    if (!ok || rename(tmp, dst) != 0 || (fd = open(r->in, O_RDONLY | O_DIRECTORY)) < 0)
+        return -1;
+    ok = fsync(fd) == 0;
+    close(fd);
+    return ok ? 0 : -1;
+}
+
+static void hand_off_by_rename(struct rig *r, const char *name)
+{
+    TH_REQUIRE(try_hand_off(r, name) == 0, "hand-off of %s: %s", name, strerror(errno));
+}
+
+static void hand_off_by_submit(struct rig *r, const char *name)
+{
+    struct th_run s =
+        th_run_cairnd_stdin(g_cairn, r->root, "/dev/null",
+                            (const char *const[]){ "-c", r->cfg, "submit", "--no-check", "--name",
+                                                   name, r->job, NULL });
+
+    TH_REQUIRE(s.status == 0, "cairn submit: exit %d: %s", s.status, s.err);
+    th_run_free(&s);
+}
+
+static int exists_in(const char *dir, const char *name)
+{
+    char *path = th_xasprintf("%s/%s", dir, name);
+    int there = th_exists(path);
+
+    free(path);
+    return there;
+}
+
+/* The job is over: its summary is out and its input has left active/. */
+static int finished(struct rig *r, const char *name)
+{
+    char sum[PATH_MAX], file[PATH_MAX], active[2 * PATH_MAX + 16];
+
+    snprintf(sum, sizeof(sum), "%s.summary.json", name);
+    snprintf(file, sizeof(file), "%s.jsonl", name);
+    snprintf(active, sizeof(active), "%s/.cairn/active", r->in);
+    return exists_in(r->out, sum) && !exists_in(active, file) && !exists_in(r->in, file);
+}
+
+/* Every invariant of the file's head comment, for job `name`. */
+static void check_job(struct rig *r, const char *name, int k)
+{
+    char path[2 * PATH_MAX], done[2 * PATH_MAX];
+    size_t len;
+    char *results;
+    json_t *s;
+    DIR *d;
+    struct dirent *e;
+    size_t nl = strlen(name);
+
+    snprintf(path, sizeof(path), "%s/%s.summary.json", r->out, name);
+    s = th_load_json(path);
+    TH_REQUIRE(strcmp(th_str_field(s, "status"), "ok") == 0 && th_int_field(s, "records") == 6,
+               "cut after call %d: %s is not an ok summary of 6 records", k, path);
+    json_decref(s);
+    snprintf(path, sizeof(path), "%s/%s.results.jsonl", r->out, name);
+    results = th_slurp(path, &len);
+    TH_REQUIRE(results != NULL && len == r->reference_len &&
+                   memcmp(results, r->reference, len) == 0,
+               "cut after call %d: %s differs from cairnd --filter's results:\n%s\nwant:\n%s", k,
+               path, results ? results : "(none)", r->reference);
+    free(results);
+    snprintf(done, sizeof(done), "%s/.cairn/done/%s.jsonl", r->in, name);
+    TH_REQUIRE(th_exists(done) == r->keep_inputs, "cut after call %d: %s is %sin done/", k, name,
+               r->keep_inputs ? "not " : "");
+    snprintf(path, sizeof(path), "%s/%s.jsonl", r->in, name);
+    TH_REQUIRE(!th_exists(path), "cut after call %d: %s is still in the spool", k, name);
+    /* Nothing visible but whole outputs, and no second run of the name. */
+    d = opendir(r->out);
+    TH_REQUIRE(d != NULL, "opendir %s", r->out);
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        if (n[0] == '.')
+            continue;
+        TH_REQUIRE(!(strncmp(n, name, nl) == 0 && n[nl] == '~'),
+                   "cut after call %d: %s ran twice (%s)", k, name, n);
+        TH_REQUIRE(th_ends_with(n, ".summary.json") || th_ends_with(n, ".results.jsonl") ||
+                       strcmp(n, "metrics.prom") == 0,
+                   "cut after call %d: a stray visible file in the output: %s", k, n);
+    }
+    closedir(d);
+}
+
+/* After a cut: the daemon dies with the power, power comes back with what
+ * was durable, a fresh daemon recovers, and each job handed off (names[0..n))
+ * finishes and passes check_job. */
+static void recover(struct rig *r, pid_t p, char names[][64], int n, int k)
+{
+    int i, ok;
+
+    if (p > 0)
+        kill_now(p);
+    ctl(r, "on");
+    p = start(r);
+    for (i = 0; i < n; i++) {
+        TH_POLL(ok, finished(r, names[i]), DEADLINE_MS);
+        TH_REQUIRE(ok, "cut after call %d: %s never finished after the power came back", k,
+                   names[i]);
+    }
+    stop(p);
+    for (i = 0; i < n; i++)
+        check_job(r, names[i], k);
+}
+
+/* The sweep over one job's life and what follows it (a second job, handed
+ * off once the first is over, whose own syncs make the first one's last
+ * steps durable), the first job handed off by `how`; returns the crash
+ * points tried.  A point past the end of both is the last: then the power
+ * is cut once more, after a clean stop. */
+static int sweep(struct rig *r, const char *prefix,
+                 void (*hand_off)(struct rig *r, const char *name))
+{
+    int k, tried = 0;
+
+    for (k = 1; k < 400; k++) {
+        char names[2][64], cmd[64];
+        int ok, n = 1;
+        pid_t p;
+
+        snprintf(names[0], sizeof(names[0]), "%s%d", prefix, k);
+        snprintf(names[1], sizeof(names[1]), "%s%d-next", prefix, k);
+        hand_off(r, names[0]);
+        ctl(r, "zero");
+        snprintf(cmd, sizeof(cmd), "cut-after %d", k);
+        ctl(r, cmd);
+        p = start(r);
+        TH_POLL(ok, dead(r) || finished(r, names[0]), DEADLINE_MS);
+        TH_REQUIRE(ok, "cut after call %d: neither a cut nor the end of %s", k, names[0]);
+        if (!dead(r) && try_hand_off(r, names[1]) == 0) {
+            n = 2; /* durable: it must finish too */
+            TH_POLL(ok, dead(r) || finished(r, names[1]), DEADLINE_MS);
+            TH_REQUIRE(ok, "cut after call %d: neither a cut nor the end of %s", k, names[1]);
+        }
+        if (n == 2 && !dead(r)) {
+            /* Both lives had fewer calls than k: every point done. */
+            ctl(r, "disarm");
+            stop(p);
+            ctl(r, "cut");
+            recover(r, 0, names, n, k);
+            return tried + 1;
+        }
+        tried++;
+        recover(r, p, names, n, k);
+    }
+    return tried;
+}
+
+START_TEST(every_call_of_a_renamed_job_is_a_crash_point)
+{
+    struct rig r;
+    int n;
+
+    if (!rig_up(&r, 1))
+        return;
+    n = sweep(&r, "r", hand_off_by_rename);
+    printf("powercut: a job handed off by rename: %d crash points, each recovered\n", n);
+    TH_REQUIRE(n >= 10, "only %d crash points in a job's life", n);
+    rig_down(&r);
+}
+END_TEST
+
+START_TEST(every_call_of_a_submitted_job_is_a_crash_point)
+{
+    struct rig r;
+    int n;
+
+    if (!rig_up(&r, 1))
+        return;
+    n = sweep(&r, "s", hand_off_by_submit);
+    printf("powercut: a job handed off by cairn submit: %d crash points, each recovered\n", n);
+    TH_REQUIRE(n >= 10, "only %d crash points in a job's life", n);
+    rig_down(&r);
+}
+END_TEST
+
+/* keep_inputs false: the finished input is deleted, not moved. */
+START_TEST(every_call_of_a_job_whose_input_is_deleted_is_a_crash_point)
+{
+    struct rig r;
+    int n;
+
+    if (!rig_up(&r, 0))
+        return;
+    n = sweep(&r, "d", hand_off_by_rename);
+    printf("powercut: a job whose input is deleted (keep_inputs false): %d crash points, each "
+           "recovered\n",
+           n);
+    TH_REQUIRE(n >= 10, "only %d crash points in a job's life", n);
+    rig_down(&r);
+}
+END_TEST
+
+int main(void)
+{
+    SRunner *sr;
+    Suite *s;
+    TCase *tc;
+    int failed;
+
+    g_cairnd = getenv("CAIRN_TEST_CAIRND");
+    g_cairn = getenv("CAIRN_TEST_CAIRN");
+    g_plugins = getenv("CAIRN_TEST_PLUGIN_DIR");
+    g_powerfs = getenv("CAIRN_TEST_POWERFS");
+    if (!g_cairnd || !g_cairn || !g_plugins || !g_powerfs) {
+        fprintf(stderr, "test_powercut: run through meson test (CAIRN_TEST_* unset)\n");
+        return EXIT_FAILURE;
+    }
+    if (th_make_top("powercut") != 0)
+        return EXIT_FAILURE;
+    atexit(th_cleanup_top);
+    s = suite_create("powercut");
+    tc = tcase_create("sweep");
+    tcase_set_timeout(tc, 280);
+    tcase_add_test(tc, every_call_of_a_renamed_job_is_a_crash_point);
+    tcase_add_test(tc, every_call_of_a_submitted_job_is_a_crash_point);
+    tcase_add_test(tc, every_call_of_a_job_whose_input_is_deleted_is_a_crash_point);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
