@@ -281,10 +281,14 @@ int cairn_client_submit(struct cairn_client *cl, const struct cairn_submit_opts 
     for (i = 0; i < o->n_files && rc == 0; i++, done++)
         rc = publish(cl, o, &s[i]);
     /* The renames themselves reach the disk: a crash now cannot lose a
-     * job whose name was printed. */
+     * job whose name was printed.  If that fails the jobs are handed over
+     * all the same (the daemon may hold them already): said, not undone,
+     * so nobody submits them a second time. */
     if (done > 0 && fsync(cl->in_fd) != 0 && rc == 0)
-        rc = cairn_client_fail(cl, -errno, "cannot fsync %s: %s", cl->cfg.input_dir,
-                               strerror(errno));
+        fprintf(stderr,
+                "cairn: warning: cannot fsync %s: %s; the job(s) are handed over, but a power "
+                "cut before the disk writes the spool back could lose the hand-off\n",
+                cl->cfg.input_dir, strerror(errno));
     if (rc == 0) {
         *jobs = calloc(o->n_files ? o->n_files : 1, sizeof(**jobs));
         if (*jobs == NULL) {

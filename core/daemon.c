@@ -94,7 +94,7 @@ static void check_done(struct cairn_daemon *d)
         if (!d->metrics_busy)
             cairn_daemon_write_metrics(d);
         if (d->status_name != NULL)
-            unlinkat(d->spool.status_fd, d->status_name, 0); /* a clean exit */
+            cairn_daemon_remove_status(d); /* a clean exit */
         close_all(d);
     }
 }
@@ -450,7 +450,16 @@ int cairn_daemon_run(struct cairn_daemon *d)
      * daemon's temporaries are locked, and left alone (tmpfile.h). */
     if ((rc = cairn_tmpfile_sweep(d->spool.out_fd)) > 0)
         cairn_log(&d->log, CAIRN_LOG_INFO, "removed %d temporary file(s) left by a crash", rc);
-    cairn_tmpfile_sweep(d->spool.failed_fd);
+    else if (rc < 0)
+        cairn_log(&d->log, CAIRN_LOG_WARNING,
+                  "cannot look for temporary files left by a crash in %s: %s (they stay, "
+                  "hidden; the next start looks again)",
+                  d->cfg.output_dir, uv_strerror(rc));
+    if ((rc = cairn_tmpfile_sweep(d->spool.failed_fd)) < 0)
+        cairn_log(&d->log, CAIRN_LOG_WARNING,
+                  "cannot look for temporary files left by a crash in %s/.cairn/failed: %s "
+                  "(they stay, hidden; the next start looks again)",
+                  d->cfg.input_dir, uv_strerror(rc));
     cairn_dispatch_scan(d, CAIRN_SCAN_FULL);
     start_timers(d);
     uv_timer_start(&d->live_timer, on_live_timer, 1000, 1000);

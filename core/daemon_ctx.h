@@ -118,13 +118,14 @@ struct cairn_daemon {
     uint64_t start_ns;
     uint64_t jobs_ok;
     uint64_t jobs_failed;
-    int runtime_error; /* e.g. the input directory vanished */
-    int output_gone;   /* output_dir unusable: claim nothing */
-    int metrics_busy;  /* a metrics write is on the pool */
-    int status_busy;   /* a status write is on the pool */
-    int status_dirty;  /* the set of active jobs changed */
-    char *status_name; /* this daemon's file in .cairn/status/ */
-    uint64_t live_ns;  /* when it was last written */
+    int runtime_error;  /* e.g. the input directory vanished */
+    int output_gone;    /* output_dir unusable: claim nothing */
+    int metrics_busy;   /* a metrics write is on the pool */
+    int status_busy;    /* a status write is on the pool */
+    int status_dirty;   /* the set of active jobs changed */
+    int status_failing; /* the last status write failed (said once) */
+    char *status_name;  /* this daemon's file in .cairn/status/ */
+    uint64_t live_ns;   /* when it was last written */
     char host[65];
     struct timespec started_real;
 

@@ -4,8 +4,10 @@
  */
 #include "daemon_report.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "job.h"
@@ -118,11 +120,28 @@ static void status_written(int rc, void *data)
     struct cairn_daemon *d = data;
 
     d->status_busy = 0;
-    (void)rc; /* best effort: the next tick tries again */
+    /* Best effort, the next tick tries again; said once a streak. */
+    if (rc != 0 && !d->status_failing)
+        cairn_log(&d->log, CAIRN_LOG_WARNING,
+                  "cannot write the status file %s/.cairn/status/%s: %s (cairn status and "
+                  "progress see this daemon stale until it can; jobs go on)",
+                  d->cfg.input_dir, d->status_name, uv_strerror(rc));
+    else if (rc == 0 && d->status_failing)
+        cairn_log(&d->log, CAIRN_LOG_INFO, "status file %s written again", d->status_name);
+    d->status_failing = rc != 0;
     /* The run ended cleanly while this write was on its way: the file it
      * just put back is a stopped daemon's. */
     if (d->finished && d->status_name != NULL)
-        unlinkat(d->spool.status_fd, d->status_name, 0);
+        cairn_daemon_remove_status(d);
+}
+
+void cairn_daemon_remove_status(struct cairn_daemon *d)
+{
+    if (unlinkat(d->spool.status_fd, d->status_name, 0) != 0 && errno != ENOENT)
+        cairn_log(&d->log, CAIRN_LOG_WARNING,
+                  "cannot remove the status file %s/.cairn/status/%s: %s (cairn status will "
+                  "call this stopped daemon dead; remove the file by hand)",
+                  d->cfg.input_dir, d->status_name, strerror(errno));
 }
 
 void cairn_daemon_write_status(struct cairn_daemon *d)

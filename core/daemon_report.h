@@ -32,5 +32,7 @@ void cairn_daemon_write_metrics_async(struct cairn_daemon *d);
 /* INPUT/.cairn/status/NAME (status.h): rewritten at most once a second
  * while jobs run, and once more when the set of jobs changed. */
 void cairn_daemon_write_status(struct cairn_daemon *d);
+/* Removes this daemon's status file at a clean exit (a failure is said). */
+void cairn_daemon_remove_status(struct cairn_daemon *d);
 
 #endif /* CAIRN_DAEMON_REPORT_H */

@@ -233,6 +233,11 @@ static void sink_end(struct cairn_stream *s, int status)
         end_early(job, "process the job (out of memory)", status);
         return;
     }
+    /* An I/O error of the disk is not the job's: another try, later. */
+    if (status != 0 && cairn_error_is_the_machines(status)) {
+        end_early(job, "read the job file", status);
+        return;
+    }
     if (status != 0)
         job->fail_reason = cairn_asprintf("read error: %s", uv_strerror(status));
     finish(job);

@@ -120,8 +120,10 @@ static int open_input(struct cairn_job *job, const char *file)
         openat(sp->active_fd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (job->in_fd < 0) {
         int err = errno;
-        if (err == ENOENT)
-            return -ENOENT;
+        /* Gone, or the machine's trouble (handed back for another try):
+         * only what the file is fails the job. */
+        if (err == ENOENT || cairn_error_is_the_machines(-err))
+            return -err;
         job->fail_reason = cairn_asprintf("cannot open %s: %s", job->label, strerror(err));
         return job->fail_reason ? 1 : -ENOMEM;
     }
@@ -241,14 +243,24 @@ static void finish_ok(struct cairn_job *job)
      * two runs' pairs never interleave.  (Should the summary's rename fail
      * after the results', the new results sit beside the earlier summary
      * until the retry: see hand_back.) */
-    flock(job->out_fd, LOCK_EX);
+    while ((rc = flock(job->out_fd, LOCK_EX)) != 0 && errno == EINTR)
+        ;
+    if (rc != 0)
+        cairn_log(job->env.log, CAIRN_LOG_WARNING,
+                  "job %s: cannot lock the output directory to publish: %s; publishing "
+                  "unlocked (a daemon sharing it could put its pair beside this one's)",
+                  job->base, strerror(errno));
     job->finish_step = "publish results";
     rc = cairn_tmpfile_commit(&job->res_tmp, res);
     if (rc == 0) {
         job->finish_step = "publish summary";
         rc = cairn_tmpfile_commit(&sum_tmp, sum);
     }
-    flock(job->out_fd, LOCK_UN);
+    if (flock(job->out_fd, LOCK_UN) != 0)
+        cairn_log(job->env.log, CAIRN_LOG_WARNING,
+                  "job %s: cannot unlock the output directory: %s (other daemons publish once "
+                  "this job ends)",
+                  job->base, strerror(errno));
     if (rc != 0)
         goto fail;
     STEP("fsync output directory", cairn_commit_sync(sp->commit, &job->out_fd, 1));

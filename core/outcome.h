@@ -28,4 +28,16 @@ enum cairn_job_outcome {
  */
 enum cairn_job_outcome cairn_job_outcome(int err, int job_at_fault);
 
+/*
+ * NAME     cairn_error_is_the_machines - is this error the machine's
+ *          condition, not the job file's?
+ * ARGUMENTS err: a negative errno from opening or reading a job's file
+ * RETURNS  1 for what another try may not meet (an I/O error, a full
+ *          disk, an interrupted call, no memory, no descriptor, a stale
+ *          handle, a lock or a device busy): the job is handed back; 0 for
+ *          what the file is (no permission, a loop, not a regular file):
+ *          the job is failed with the reason
+ */
+int cairn_error_is_the_machines(int err);
+
 #endif /* CAIRN_OUTCOME_H */

@@ -341,9 +341,19 @@ int cairn_dir_each(int dir_fd, int (*fn)(void *data, const char *name), void *da
         close(fd);
         return rc;
     }
-    while (rc == 0 && (e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            rc = fn(data, e->d_name);
+    /* readdir() ends a listing and fails the same way, with NULL: only
+     * errno tells a directory read to the end from one cut short. */
+    for (;;) {
+        errno = 0;
+        if ((e = readdir(d)) == NULL) {
+            if (errno != 0 && rc == 0)
+                rc = -errno;
+            break;
+        }
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+            (rc = fn(data, e->d_name)) != 0)
+            break;
+    }
     closedir(d);
     return rc;
 }
