@@ -154,15 +154,14 @@ static int run(const struct cairn_plugin *d, const struct cairn_problem *prob, s
     int rc;
 
     if (cairn_grow(&s->amem, &s->amem_cap, need ? need : 1, 1) != 0)
-        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL,
-                              "out of memory (analysis needs %zu bytes of scratch)", need);
+        return cairn_rec_oom(e, "out of memory (analysis needs %zu bytes of scratch)", need);
     memset(a, 0, sizeof(*a));
     a->line = s->line;
     a->n_line = n_line;
     if (want_moves) {
         size_t m = d->max_legal_moves(prob);
         if (cairn_grow((void **)&s->legal, &s->legal_cap, m ? m : 1, sizeof(*s->legal)) != 0)
-            return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory for %zu moves", m);
+            return cairn_rec_oom(e, "out of memory for %zu moves", m);
         a->moves = s->legal;
         a->moves_cap = m;
     }
@@ -249,7 +248,7 @@ int cairn_analysis_render(const struct cairn_plugin *d, const struct cairn_probl
     p.want_moves = 0;
     if (req->play != NULL) {
         if (cairn_grow((void **)&s->line, &s->line_cap, n_play ? n_play : 1, sizeof(int32_t)) != 0)
-            return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory for %zu moves", n_play);
+            return cairn_rec_oom(e, "out of memory for %zu moves", n_play);
         for (size_t i = 0; i < n_play; i++)
             if (encode_move(d, json_array_get(req->play, i), i, &s->line[i], e) != 0)
                 return -1;
@@ -263,7 +262,7 @@ int cairn_analysis_render(const struct cairn_plugin *d, const struct cairn_probl
                                   "analysis lists at most %d",
                                   a.n_moves, CAIRN_ANALYSIS_MAX_LISTED);
         if (render_list(d, &a, out) != 0)
-            return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory rendering the result");
+            return cairn_rec_oom(e, "out of memory rendering the result");
     }
     if (req->play != NULL) {
         if (run(d, &p, n_play, 0, s, &a, e) != 0)
@@ -274,7 +273,7 @@ int cairn_analysis_render(const struct cairn_plugin *d, const struct cairn_probl
                                   "say otherwise",
                                   d->name, a.ply);
         if (render_grade(d, &a, cost, out) != 0)
-            return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory rendering the result");
+            return cairn_rec_oom(e, "out of memory rendering the result");
     }
     return 0;
 }

@@ -26,6 +26,19 @@ int cairn_rec_fail(struct cairn_rec_error *e, enum cairn_code code, const char *
     va_list ap;
 
     e->code = code;
+    e->out_of_memory = 0;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int cairn_rec_oom(struct cairn_rec_error *e, const char *fmt, ...)
+{
+    va_list ap;
+
+    e->code = CAIRN_CODE_INTERNAL;
+    e->out_of_memory = 1;
     va_start(ap, fmt);
     vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
     va_end(ap);

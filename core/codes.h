@@ -22,6 +22,7 @@ const char *cairn_code_name(enum cairn_code code);
 /* Why a record got an error line. */
 struct cairn_rec_error {
     enum cairn_code code;
+    int out_of_memory; /* internal because memory ran out: the machine's, not the record's */
     char msg[512];
 };
 
@@ -29,5 +30,10 @@ struct cairn_rec_error {
  * "return cairn_rec_fail(...)". */
 int cairn_rec_fail(struct cairn_rec_error *e, enum cairn_code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* cairn_rec_fail with CAIRN_CODE_INTERNAL for memory that ran out: the
+ * tally counts it apart (out_of_memory), so a daemon can run the job again
+ * rather than publish an answer the machine, not the record, denied. */
+int cairn_rec_oom(struct cairn_rec_error *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif /* CAIRN_CODES_H */

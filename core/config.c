@@ -389,7 +389,10 @@ int cairn_config_set(struct cairn_config *cfg, const char *key, const char *valu
         *err = cairn_asprintf("unknown configuration key \"%s\"", key);
         return -EINVAL;
     }
+    errno = 0;
     v = text_to_json(k, value);
+    if (v == NULL && errno == ENOMEM)
+        return -ENOMEM; /* not the value's fault: no message to blame it */
     if (v == NULL) {
         *err = cairn_asprintf("--%s: expected %s, got \"%s\"", key, type_text(k->type), value);
         return -EINVAL;

@@ -240,6 +240,13 @@ static void sink_end(struct cairn_stream *s, int status)
     }
     if (status != 0)
         job->fail_reason = cairn_asprintf("read error: %s", uv_strerror(status));
+    /* Records the machine, not their input, could not answer (memory ran
+     * out): run the whole job again later rather than publish those
+     * internal errors as its answers. */
+    if (status == 0 && job->stream.tally.out_of_memory > 0) {
+        end_early(job, "answer every record (memory ran out for some)", -ENOMEM);
+        return;
+    }
     finish(job);
 }
 

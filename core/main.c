@@ -189,9 +189,12 @@ static int settle_config(const struct cli *cli, struct cairn_config *cfg, const 
     const char *file = cli->config_file;
     char *err = NULL;
     struct stat st;
+    int rc;
 
-    if (cairn_config_defaults(cfg) != 0)
+    if (cairn_config_defaults(cfg) != 0) {
+        fputs("cairnd: out of memory setting up the configuration\n", stderr);
         return -ENOMEM;
+    }
     if (file == NULL && stat(CAIRN_SYSCONF_FILE, &st) == 0)
         file = CAIRN_SYSCONF_FILE;
     if (file != NULL && cairn_config_load_file(cfg, file, &err) != 0)
@@ -204,10 +207,12 @@ static int settle_config(const struct cli *cli, struct cairn_config *cfg, const 
     *file_out = file;
     return 0;
 fail:
-    fprintf(stderr, "cairnd: %s\n", err ? err : "out of memory");
+    /* No message: the only failure that writes none is memory running out. */
+    fprintf(stderr, "cairnd: %s\n", err ? err : "out of memory reading the configuration");
+    rc = err != NULL ? -EINVAL : -ENOMEM;
     free(err);
     cairn_config_free(cfg);
-    return -EINVAL;
+    return rc;
 }
 
 static void print_plugins(const struct cairn_registry *reg)
@@ -302,16 +307,22 @@ static int run_filter(const struct cairn_config *cfg, const struct cairn_log *lo
     uv_loop_t loop;
     int rc;
 
-    if (uv_loop_init(&loop) != 0)
-        return -ENOMEM;
+    if ((rc = uv_loop_init(&loop)) != 0) {
+        cairn_log(log, CAIRN_LOG_ERROR, "--filter cannot start its event loop: %s",
+                  uv_strerror(rc));
+        return rc;
+    }
     if (cairn_tally_init(&tally, reg->n_plugins) != 0) {
+        cairn_log(log, CAIRN_LOG_ERROR, "--filter cannot start: out of memory");
         uv_loop_close(&loop);
         return -ENOMEM;
     }
-    if (cairn_hang_init(&hang, &loop, threads, filter_hung, (void *)log) != 0) {
+    if ((rc = cairn_hang_init(&hang, &loop, threads, filter_hung, (void *)log)) != 0) {
+        cairn_log(log, CAIRN_LOG_ERROR, "--filter cannot start its hang watch: %s",
+                  uv_strerror(rc));
         cairn_tally_free(&tally);
         uv_loop_close(&loop);
-        return -ENOMEM;
+        return rc;
     }
     cairn_hang_set_timeout(&hang, cfg->solve_timeout_s);
     /* Two batches per worker: one being solved, one waiting, so workers
@@ -435,14 +446,15 @@ int main(int argc, char **argv)
     }
     /* Before any thread exists: jansson's allocator is process-wide. */
     cairn_arena_install();
-    if (settle_config(&cli, &cfg, &file) != 0)
-        return EXIT_USAGE;
+    if ((status = settle_config(&cli, &cfg, &file)) != 0)
+        return status == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
     cairn_log_init(&log, cfg.log_level);
     /* A vanished reader must surface as EPIPE, not kill us mid-write. */
     signal(SIGPIPE, SIG_IGN);
 
-    if (cairn_plugin_set_load_registry(&reg, cfg.plugin_dir, cfg.default_variant, &log, "") != 0) {
-        status = EXIT_USAGE;
+    if ((status = cairn_plugin_set_load_registry(&reg, cfg.plugin_dir, cfg.default_variant, &log,
+                                                 "")) != 0) {
+        status = status == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
         goto out;
     }
     switch (cli.mode) {

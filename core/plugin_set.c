@@ -70,6 +70,8 @@ int cairn_plugin_set_load_registry(struct cairn_registry *reg, const char *dir,
 
     for (i = 0; i < reg->n_errors; i++)
         cairn_log(log, CAIRN_LOG_ERROR, "%splugin refused: %s", prefix, reg->errors[i]);
+    if (rc == -ENOMEM)
+        cairn_log(log, CAIRN_LOG_ERROR, "%sout of memory loading the plugins of %s", prefix, dir);
     if (rc == 0 && reg->n_plugins == 0) {
         cairn_log(log, CAIRN_LOG_ERROR, "%sno plugins found in %s", prefix, dir);
         return -ENOENT;

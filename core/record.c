@@ -163,6 +163,11 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
     /* Duplicate keys make a record mean two things; refuse to guess.
      * DECODE_ANY: a bare scalar is valid JSON, so it is a bad_record. */
     r->root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    /* Out of memory is not the line's fault (jansson leaves no text for
+     * some of its allocation failures): internal, not bad_json. */
+    if (r->root == NULL &&
+        (json_error_code(&jerr) == json_error_out_of_memory || jerr.text[0] == '\0'))
+        return cairn_rec_oom(e, "out of memory parsing the record");
     if (r->root == NULL)
         return cairn_rec_fail(e, CAIRN_CODE_BAD_JSON, "column %d: %s", jerr.column, jerr.text);
     if (!json_is_object(r->root))
@@ -323,12 +328,11 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
     }
     need = d->scratch_bytes(&prob);
     if (cairn_grow(&s->mem, &s->mem_cap, need ? need : 1, 1) != 0)
-        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory (needs %zu bytes of scratch)",
-                              need);
+        return cairn_rec_oom(e, "out of memory (needs %zu bytes of scratch)", need);
     if (r->want_moves) {
         size_t m = d->max_moves(&prob);
         if (cairn_grow((void **)&s->moves, &s->moves_cap, m ? m : 1, sizeof(int32_t)) != 0)
-            return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory for %zu moves", m);
+            return cairn_rec_oom(e, "out of memory for %zu moves", m);
         res.moves = s->moves;
         res.moves_cap = m;
     }
@@ -352,14 +356,14 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
         return -1;
     if (cairn_render_head(out, r->line_no, &r->id, r->plugin) != 0 ||
         cairn_render_ok(out, d, &res, r->want_moves, &r->expected, match) != 0)
-        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory rendering the result");
+        return cairn_rec_oom(e, "out of memory rendering the result");
     /* Only records that ask pay for analysis: the answer first, then the
      * moves valued. */
     if (cairn_analysis_wanted(&r->analysis) &&
         cairn_analysis_render(d, &prob, &r->analysis, s, out, e) != 0)
         return -1;
     if (cairn_render_end(out) != 0)
-        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory rendering the result");
+        return cairn_rec_oom(e, "out of memory rendering the result");
 
     tally->ok++;
     tally->variant_ok[r->plugin_index]++;
@@ -424,7 +428,7 @@ int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratc
                             "column %zu: a raw NUL byte, which JSON text cannot hold",
                             utf8_column(line, (size_t)(nul - line)));
     } else if (took < 0) {
-        rc = cairn_rec_fail(&e, CAIRN_CODE_INTERNAL, "out of memory reading the record");
+        rc = cairn_rec_oom(&e, "out of memory reading the record");
     } else if (took == 1) {
         rc = take_fast(&r, ctx, &fast, &e);
     } else {
@@ -437,6 +441,7 @@ int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratc
     rc = 0;
     out->len = mark;
     tally->errors[e.code]++;
+    tally->out_of_memory += (uint64_t)e.out_of_memory;
     /* An expected answer that could not be graded is counted, not lost. */
     if (cairn_scalar_present(&r.expected))
         tally->unchecked++;

@@ -15,15 +15,29 @@
 
 #include <errno.h>
 
+/* json_object_set_new() that remembers a failure (a value that could not
+ * be made, or no memory to add the key; the value is released either
+ * way): a summary missing a key must never be published. */
+static void put(json_t *o, const char *key, json_t *v, int *bad)
+{
+    if (json_object_set_new(o, key, v) != 0)
+        *bad = 1;
+}
+
 /* One count per error code, every code present: readers need not guess
- * whether an absent code means zero. */
+ * whether an absent code means zero.  NULL when out of memory. */
 static json_t *errors_object(const struct cairn_tally *t)
 {
     json_t *errors = json_object();
     size_t i;
+    int bad = errors == NULL;
 
-    for (i = 0; errors != NULL && i < CAIRN_CODE_COUNT; i++)
-        json_object_set_new(errors, cairn_code_name(i), json_integer((json_int_t)t->errors[i]));
+    for (i = 0; !bad && i < CAIRN_CODE_COUNT; i++)
+        put(errors, cairn_code_name(i), json_integer((json_int_t)t->errors[i]), &bad);
+    if (bad) {
+        json_decref(errors);
+        return NULL;
+    }
     return errors;
 }
 
@@ -35,7 +49,10 @@ static int dump_line(const json_t *root, struct cairn_buf *out)
     out->len = 0;
     if (need == 0 || cairn_buf_reserve(out, need + 1) != 0)
         return -ENOMEM;
-    out->len = json_dumpb(root, out->data, need, JSON_COMPACT | JSON_REAL_PRECISION(9));
+    /* The dump allocates too: one that comes out short is no line. */
+    if (json_dumpb(root, out->data, need, JSON_COMPACT | JSON_REAL_PRECISION(9)) != need)
+        return -ENOMEM;
+    out->len = need;
     out->data[out->len++] = '\n';
     return 0;
 }
@@ -71,7 +88,7 @@ int cairn_summary_render(const struct cairn_job_facts *job, struct cairn_buf *ou
     char *job_s = cairn_name_escape(job->base), *input = cairn_name_escape(job->name);
     char *results = results_file != NULL ? cairn_name_escape(results_file) : NULL;
     size_t i, need;
-    int rc = -ENOMEM;
+    int rc = -ENOMEM, bad = 0;
 
     clock_gettime(CLOCK_REALTIME, &finished);
     cairn_rfc3339(&job->started, started_s);
@@ -80,56 +97,61 @@ int cairn_summary_render(const struct cairn_job_facts *job, struct cairn_buf *ou
         input == NULL)
         goto out;
     for (i = 0; i < CAIRN_CODE_COUNT; i++)
-        json_object_set_new(errors, cairn_code_name(i), json_integer((json_int_t)t->errors[i]));
+        put(errors, cairn_code_name(i), json_integer((json_int_t)t->errors[i]), &bad);
     for (i = 0; i < t->n_variants; i++) {
         const char *name =
             i < reg->n_plugins ? reg->plugins[i].desc->name : CAIRN_VARIANT_UNRESOLVED;
         if (t->variant_ok[i] + t->variant_err[i] == 0)
             continue;
-        json_object_set_new(by_variant, name,
-                            json_pack("{s:I,s:I,s:I,s:f}", "records",
-                                      (json_int_t)(t->variant_ok[i] + t->variant_err[i]), "ok",
-                                      (json_int_t)t->variant_ok[i], "errors",
-                                      (json_int_t)t->variant_err[i], "solve_seconds",
-                                      (double)t->variant_ns[i] / 1e9));
+        put(by_variant, name,
+            json_pack("{s:I,s:I,s:I,s:f}", "records",
+                      (json_int_t)(t->variant_ok[i] + t->variant_err[i]), "ok",
+                      (json_int_t)t->variant_ok[i], "errors", (json_int_t)t->variant_err[i],
+                      "solve_seconds", (double)t->variant_ns[i] / 1e9),
+            &bad);
     }
-    json_object_set_new(root, "job", json_string(job_s));
-    json_object_set_new(root, "status", json_string(job->reason != NULL ? "failed" : "ok"));
+    put(root, "job", json_string(job_s), &bad);
+    put(root, "status", json_string(job->reason != NULL ? "failed" : "ok"), &bad);
     if (job->reason != NULL)
-        json_object_set_new(root, "reason", json_string(job->reason));
-    json_object_set_new(root, "input", json_string(input));
+        put(root, "reason", json_string(job->reason), &bad);
+    put(root, "input", json_string(input), &bad);
     if (job->submitted_as != NULL) {
         /* How a script that dropped NAME.jsonl finds this run. */
         char *as = cairn_name_escape(job->submitted_as);
         if (as == NULL)
             goto out;
-        json_object_set_new(root, "submitted_as", json_string(as));
+        put(root, "submitted_as", json_string(as), &bad);
         free(as);
     }
     if (job->input_inode != 0)
-        json_object_set_new(root, "input_inode", json_integer((json_int_t)job->input_inode));
+        put(root, "input_inode", json_integer((json_int_t)job->input_inode), &bad);
     if (job->reason == NULL)
-        json_object_set_new(root, "results", json_string(results));
-    json_object_set_new(root, "records", json_integer((json_int_t)t->records));
-    json_object_set_new(root, "ok", json_integer((json_int_t)t->ok));
-    json_object_set_new(root, "errors", errors);
-    json_object_set_new(root, "by_variant", by_variant);
+        put(root, "results", json_string(results), &bad);
+    put(root, "records", json_integer((json_int_t)t->records), &bad);
+    put(root, "ok", json_integer((json_int_t)t->ok), &bad);
+    put(root, "errors", errors, &bad);
+    put(root, "by_variant", by_variant, &bad);
     errors = by_variant = NULL;
-    json_object_set_new(root, "matches", json_integer((json_int_t)t->matches));
-    json_object_set_new(root, "mismatches", json_integer((json_int_t)t->mismatches));
-    json_object_set_new(root, "unchecked", json_integer((json_int_t)t->unchecked));
-    json_object_set_new(root, "bytes", json_integer((json_int_t)job->bytes));
-    json_object_set_new(root, "started", json_string(started_s));
-    json_object_set_new(root, "finished", json_string(finished_s));
-    json_object_set_new(root, "wall_seconds", json_real(job->wall_seconds));
-    json_object_set_new(root, "solve_seconds", json_real((double)t->solve_ns / 1e9));
-    json_object_set_new(root, "pid", json_integer((json_int_t)getpid()));
+    put(root, "matches", json_integer((json_int_t)t->matches), &bad);
+    put(root, "mismatches", json_integer((json_int_t)t->mismatches), &bad);
+    put(root, "unchecked", json_integer((json_int_t)t->unchecked), &bad);
+    put(root, "bytes", json_integer((json_int_t)job->bytes), &bad);
+    put(root, "started", json_string(started_s), &bad);
+    put(root, "finished", json_string(finished_s), &bad);
+    put(root, "wall_seconds", json_real(job->wall_seconds), &bad);
+    put(root, "solve_seconds", json_real((double)t->solve_ns / 1e9), &bad);
+    put(root, "pid", json_integer((json_int_t)getpid()), &bad);
 
+    if (bad)
+        goto out;
     need = json_dumpb(root, NULL, 0, JSON_COMPACT | JSON_REAL_PRECISION(9));
     out->len = 0;
     if (need == 0 || cairn_buf_reserve(out, need + 1) != 0)
         goto out;
-    out->len = json_dumpb(root, out->data, need, JSON_COMPACT | JSON_REAL_PRECISION(9));
+    /* The dump allocates too: one that comes out short is no summary. */
+    if (json_dumpb(root, out->data, need, JSON_COMPACT | JSON_REAL_PRECISION(9)) != need)
+        goto out;
+    out->len = need;
     out->data[out->len++] = '\n';
     rc = 0;
 out:

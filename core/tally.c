@@ -66,6 +66,7 @@ void cairn_tally_add(struct cairn_tally *into, const struct cairn_tally *from)
     into->matches += from->matches;
     into->mismatches += from->mismatches;
     into->unchecked += from->unchecked;
+    into->out_of_memory += from->out_of_memory;
     into->solve_ns += from->solve_ns;
     for (i = 0; i < into->n_variants && i < from->n_variants; i++) {
         into->variant_ok[i] += from->variant_ok[i];

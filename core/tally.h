@@ -24,7 +24,8 @@ struct cairn_tally {
     uint64_t errors[CAIRN_CODE_COUNT];
     uint64_t matches;
     uint64_t mismatches;
-    uint64_t unchecked; /* with "expected", but answered with an error */
+    uint64_t unchecked;     /* with "expected", but answered with an error */
+    uint64_t out_of_memory; /* internal errors because memory ran out */
     uint64_t solve_ns;
     size_t n_variants;      /* registry size + 1 */
     uint64_t *variant_ok;   /* [n_variants] */
