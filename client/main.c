@@ -90,6 +90,7 @@ struct cli {
     const char *output;
     int wait;
     double timeout; /* < 0: none */
+#define CAIRN_MAX_TIMEOUT_S 1e9
     const char *name;
     int no_check;
     int json;
@@ -163,6 +164,12 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
             if (errno != 0 || end == optarg || *end != '\0' || !isfinite(cli->timeout) ||
                 cli->timeout < 0)
                 return usage_error("--timeout %s: expected a number of seconds%s", optarg, "");
+            /* Past this the timer's milliseconds overflow and it fires at
+             * once: a wait of decades is a wait without --timeout. */
+            if (cli->timeout > CAIRN_MAX_TIMEOUT_S)
+                return usage_error("--timeout %s: at most %s seconds (about 31 years); leave "
+                                   "--timeout out to wait without a limit",
+                                   optarg, "1000000000");
             cli->wait = 1;
             break;
         case O_NAME: cli->name = optarg; break;

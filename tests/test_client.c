@@ -349,6 +349,29 @@ START_TEST(wait_follows_the_run_of_a_reused_name)
 }
 END_TEST
 
+/* A timeout of centuries overflowed the timer's milliseconds and timed
+ * out at once (exit 3): refused, naming the option and the limit. */
+START_TEST(wait_refuses_a_timeout_past_the_limit)
+{
+    static const char *const huge[] = { "1e19", "1e300", "1000000001" };
+    struct env e;
+    size_t i;
+
+    env_init(&e, NULL);
+    mkdir(e.out, 0755);
+    for (i = 0; i < 3; i++) {
+        struct th_run r = cairn(&e, "wait", "--timeout", huge[i], "job");
+        char *want = th_xasprintf("--timeout %s: at most 1000000000 seconds", huge[i]);
+
+        TH_REQUIRE(r.status == 2 && strstr(r.err, want) != NULL, "--timeout %s: exit %d: %s",
+                   huge[i], r.status, r.err);
+        free(want);
+        th_run_free(&r);
+    }
+    th_cleanup();
+}
+END_TEST
+
 START_TEST(submit_from_pipe)
 {
     struct env e;
@@ -985,6 +1008,7 @@ static Suite *client_suite(void)
     tcase_add_test(submit, submit_wait_ok);
     tcase_add_test(submit, submit_wait_failed);
     tcase_add_test(submit, submit_wait_timeout);
+    tcase_add_test(submit, wait_refuses_a_timeout_past_the_limit);
     tcase_add_test(submit, submit_from_pipe);
     tcase_add_test(submit, submit_refuses_bad_files);
     tcase_add_test(submit, submit_name_taken);
