@@ -63,6 +63,10 @@ static int write_html(struct cairn_client *cl, const struct cairn_report *r, con
         goto out;
     }
     rc = cairn_report_html(r, f);
+    /* ferror() keeps no errno: a flush says why writing failed (a full
+     * disk is ENOSPC, not the EIO the page's writer reports). */
+    if (fflush(f) != 0)
+        rc = -errno;
     if (fclose(f) != 0 && rc == 0)
         rc = -errno;
     f = NULL;

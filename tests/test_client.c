@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <sys/wait.h>
@@ -881,6 +882,49 @@ START_TEST(long_job_names)
 }
 END_TEST
 
+/* report --html onto a full disk (a real tmpfs, filled) says
+ * "No space left on device", not the "Input/output error" stdio's lost
+ * errno once gave, and leaves no page behind. */
+START_TEST(report_html_on_a_full_disk_says_so)
+{
+    struct env e;
+    char mnt[PATH_MAX], filler[PATH_MAX], page[PATH_MAX];
+    char *off = example("official.jsonl"), *block;
+    struct th_run r;
+    int fd;
+
+    if (geteuid() != 0) {
+        printf("skipped: not root, cannot mount a tmpfs\n");
+        free(off);
+        return;
+    }
+    env_init(&e, NULL);
+    start_daemon(&e);
+    r = cairn(&e, "submit", "--wait", "--name", "off", off);
+    TH_REQUIRE(r.status == 0, "submit: exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    th_pathf(mnt, "%s/small", e.root);
+    ck_assert_int_eq(mkdir(mnt, 0755), 0);
+    TH_REQUIRE(mount("tmpfs", mnt, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755") == 0,
+               "mount tmpfs: %s", strerror(errno));
+    /* Full: the page's first flush, mid-page, already fails. */
+    th_pathf(filler, "%s/filler", mnt);
+    block = calloc(1, 64 * 1024);
+    fd = open(filler, O_WRONLY | O_CREAT, 0644);
+    ck_assert_int_eq(write(fd, block, 64 * 1024), 64 * 1024);
+    close(fd);
+    free(block);
+    th_pathf(page, "%s/report.html", mnt);
+    r = cairn(&e, "report", e.out, "--html", page);
+    umount2(mnt, MNT_DETACH);
+    TH_REQUIRE(r.status != 0 && strstr(r.err, "No space left on device") != NULL,
+               "exit %d, stderr: %s", r.status, r.err);
+    th_run_free(&r);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
 START_TEST(report_text)
 {
     struct env e;
@@ -1023,6 +1067,7 @@ static Suite *client_suite(void)
     tcase_add_test(results, join_without_kept_inputs);
     tcase_add_test(results, long_job_names);
     tcase_add_test(results, report_text);
+    tcase_add_test(results, report_html_on_a_full_disk_says_so);
     suite_add_tcase(s, submit);
     suite_add_tcase(s, queue);
     suite_add_tcase(s, results);

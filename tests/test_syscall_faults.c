@@ -256,6 +256,10 @@ static int client_point(const char *kind, long n, const char *err, int report)
                                  : html == NULL && r.err[0] != '\0',
                    "%s: exit %d with %s page (stderr: %s)", what, r.status,
                    html == NULL ? "no" : "a partial or whole", r.err);
+        /* A full disk is said as one, not as an I/O error. */
+        TH_REQUIRE(r.status == 0 || strcmp(kind, "write") != 0 || strcmp(err, "ENOSPC") != 0 ||
+                       strstr(r.err, "No space left on device") != NULL,
+                   "%s: the page could not be written, but stderr says: %s", what, r.err);
         free(html);
     } else {
         char *path = th_xasprintf("%s/job.jsonl", s.in);
