@@ -213,10 +213,18 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
         return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "input: expected an object, got %s",
                               cairn_json_type_name(r->input));
 
-    if (parse_options(r, ctx, e) != 0)
-        return -1;
+    /* The variant first, so that an error in the options still names it;
+     * an unknown variant is reported only after the options, as before. */
+    {
+        struct cairn_rec_error unknown;
+        int rc = resolve(r, ctx, name, &unknown);
 
-    return resolve(r, ctx, name, e);
+        if (parse_options(r, ctx, e) != 0)
+            return -1;
+        if (rc != 0)
+            *e = unknown;
+        return rc;
+    }
 }
 
 /* The same record from the plain-record reader: only clean records get

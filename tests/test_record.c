@@ -663,6 +663,29 @@ static void check_moves(const char *variant, const char *key, const int64_t *p, 
     cairn_buf_free(&b);
 }
 
+/* An error in the options keeps the variant, which was readable, on the
+ * error line, as every other error after the variant does. */
+START_TEST(test_options_errors_keep_the_variant)
+{
+    static const char *const opts[] = { "{\"play\":1}", "{\"analysis\":1}", "{\"moves\":1}",
+                                        "{\"limits\":\"huge\"}", "{\"colour\":1}" };
+    size_t i;
+
+    for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+        json_t *j = runf("{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},"
+                         "\"options\":%s}",
+                         opts[i]);
+
+        expect_error(j, "bad_record", "options", NULL);
+        ck_assert_msg(json_is_string(json_object_get(j, "variant")) &&
+                          strcmp(json_string_value(json_object_get(j, "variant")), "stone-game") ==
+                              0,
+                      "options %s: no variant on the error line: %s", opts[i], g_out);
+        json_decref(j);
+    }
+}
+END_TEST
+
 START_TEST(test_options_moves)
 {
     static const int64_t sg[] = { 5, 3, 4, 5 }, sg2[] = { 2, 7, 9, 4, 4 }, sg3[] = { 1, 2, 3, 7 },
@@ -1437,6 +1460,7 @@ static Suite *record_suite(void)
 
     tc = tcase_create("options");
     tcase_add_test(tc, test_options_moves);
+    tcase_add_test(tc, test_options_errors_keep_the_variant);
     tcase_add_test(tc, test_options_moves_longer_rows);
     tcase_add_test(tc, test_options_limits_extended);
     tcase_add_test(tc, test_default_limits_from_ctx);
