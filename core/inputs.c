@@ -21,14 +21,17 @@ struct want {
     enum cairn_limits limits;
 };
 
+/* Over a maximum: too_large under extended limits, else constraint, with
+ * the hint only when the extended limits would allow it (lifted). */
 static int bound_error(struct cairn_rec_error *e, const struct want *r, const char *field,
-                       const char *what, const char *detail)
+                       const char *what, const char *detail, int lifted)
 {
     int extended = r->limits == CAIRN_LIMITS_EXTENDED;
 
     return cairn_rec_fail(
         e, extended ? CAIRN_CODE_TOO_LARGE : CAIRN_CODE_CONSTRAINT, "input.%s%s: %s%s", field, what,
-        detail, extended ? "" : " (options.limits \"extended\" lifts the official limits)");
+        detail,
+        !extended && lifted ? " (options.limits \"extended\" lifts the official limits)" : "");
 }
 
 static const struct cairn_bounds *bounds_of(const struct want *r,
@@ -53,7 +56,7 @@ static int check_length(const struct want *r, const struct cairn_input_decl *dec
     if (n > b->max_len) {
         snprintf(detail, sizeof(detail), "length %zu is over the %s maximum %zu", n, limits_name(r),
                  b->max_len);
-        return bound_error(e, r, decl->name, "", detail);
+        return bound_error(e, r, decl->name, "", detail, n <= decl->extended.max_len);
     }
     if (n < b->min_len)
         return cairn_rec_fail(e, CAIRN_CODE_CONSTRAINT,
@@ -87,7 +90,18 @@ static int check_values(const struct want *r, const struct cairn_input_decl *dec
              v[i] < b->min_value ? "below" : "over", limits_name(r),
              v[i] < b->min_value ? "minimum" : "maximum",
              (long long)(v[i] < b->min_value ? b->min_value : b->max_value));
-    return bound_error(e, r, decl->name, where, detail);
+    /* Below a minimum of zero or more (a count, a stone's weight) is a rule
+     * broken under any limits, never "too large" (the hint only where the
+     * extended minimum is lower); below a negative extended minimum is a
+     * magnitude past 64-bit arithmetic, as over the maximum. */
+    if (v[i] < b->min_value &&
+        !(r->limits == CAIRN_LIMITS_EXTENDED && decl->extended.min_value < 0))
+        return cairn_rec_fail(e, CAIRN_CODE_CONSTRAINT, "input.%s%s: %s%s", decl->name, where,
+                              detail,
+                              r->limits == CAIRN_LIMITS_OFFICIAL && v[i] >= decl->extended.min_value
+                                  ? " (options.limits \"extended\" lifts the official limits)"
+                                  : "");
+    return bound_error(e, r, decl->name, where, detail, v[i] <= decl->extended.max_value);
 }
 
 /* An input of the wrong JSON shape (an array where a scalar is declared,

@@ -686,6 +686,43 @@ START_TEST(test_options_errors_keep_the_variant)
 }
 END_TEST
 
+/* A value no limits allow (below every minimum) is a constraint under
+ * both, without a hint that extended limits would help; over the official
+ * maximum only, the hint is there. */
+START_TEST(test_below_every_minimum_is_a_constraint_without_a_false_hint)
+{
+    static const struct {
+        const char *line, *code;
+        int hint;
+    } cases[] = {
+        { "{\"variant\":\"stone-game-iv\",\"input\":{\"n\":-1}}", "constraint", 0 },
+        { "{\"variant\":\"stone-game-iv\",\"input\":{\"n\":-1},\"options\":{\"limits\":"
+          "\"extended\"}}",
+          "constraint", 0 },
+        { "{\"variant\":\"stone-game-v\",\"input\":{\"stoneValue\":[0,1]}}", "constraint", 0 },
+        { "{\"variant\":\"stone-game-v\",\"input\":{\"stoneValue\":[0,1]},\"options\":{"
+          "\"limits\":\"extended\"}}",
+          "constraint", 0 },
+        { "{\"variant\":\"stone-game-iv\",\"input\":{\"n\":0}}", "constraint", 1 },
+        { "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,1001]}}", "constraint",
+          1 },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *j = run(cases[i].line);
+        const char *msg =
+            json_string_value(json_object_get(json_object_get(j, "error"), "message"));
+
+        expect_error(j, cases[i].code, NULL);
+        ck_assert_msg(msg != NULL &&
+                          (strstr(msg, "lifts the official limits") != NULL) == cases[i].hint,
+                      "%s: %s", cases[i].line, g_out);
+        json_decref(j);
+    }
+}
+END_TEST
+
 START_TEST(test_options_moves)
 {
     static const int64_t sg[] = { 5, 3, 4, 5 }, sg2[] = { 2, 7, 9, 4, 4 }, sg3[] = { 1, 2, 3, 7 },
@@ -1461,6 +1498,7 @@ static Suite *record_suite(void)
     tc = tcase_create("options");
     tcase_add_test(tc, test_options_moves);
     tcase_add_test(tc, test_options_errors_keep_the_variant);
+    tcase_add_test(tc, test_below_every_minimum_is_a_constraint_without_a_false_hint);
     tcase_add_test(tc, test_options_moves_longer_rows);
     tcase_add_test(tc, test_options_limits_extended);
     tcase_add_test(tc, test_default_limits_from_ctx);
