@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "powerfs/mount.h"
 
 static const char *g_cairnd, *g_cairn, *g_plugins, *g_powerfs;
 
@@ -88,31 +89,16 @@ static int dead(struct rig *r)
  * 0 with a message when this machine cannot mount FUSE. */
 static int rig_up(struct rig *r, int keep_inputs)
 {
-    char probe[PATH_MAX + 16], text[3 * PATH_MAX];
+    char text[3 * PATH_MAX];
     struct th_run ref;
-    double end;
 
     memset(r, 0, sizeof(*r));
     r->keep_inputs = keep_inputs;
     th_new_dir(r->root);
     th_pathf(r->mnt, "%s/mnt", r->root);
     ck_assert_int_eq(mkdir(r->mnt, 0755), 0);
-    r->fs = fork();
-    ck_assert_int_ge(r->fs, 0);
-    if (r->fs == 0) {
-        execl(g_powerfs, g_powerfs, r->mnt, "-f", "-s", (char *)NULL);
-        _exit(127);
-    }
-    snprintf(probe, sizeof(probe), "%s/.powerfs", r->mnt);
-    for (end = th_now_s() + 10; access(probe, F_OK) != 0; th_sleep_ms(20)) {
-        int status;
-        if (waitpid(r->fs, &status, WNOHANG) == r->fs) {
-            printf("skipped: powerfs could not mount (no /dev/fuse or no permission)\n");
-            r->fs = 0;
-            return 0;
-        }
-        TH_REQUIRE(th_now_s() < end, "powerfs did not come up");
-    }
+    if (!powerfs_mount(r->mnt, &r->fs))
+        return 0;
     snprintf(r->in, sizeof(r->in), "%s/in", r->mnt);
     snprintf(r->out, sizeof(r->out), "%s/out", r->mnt);
     ck_assert_int_eq(mkdir(r->in, 0755), 0);
@@ -140,16 +126,7 @@ static int rig_up(struct rig *r, int keep_inputs)
 
 static void rig_down(struct rig *r)
 {
-    if (r->fs > 0) {
-        pid_t p = fork();
-        if (p == 0) {
-            execlp("fusermount3", "fusermount3", "-u", "-z", r->mnt, (char *)NULL);
-            _exit(127);
-        }
-        waitpid(p, NULL, 0);
-        kill(r->fs, SIGTERM);
-        waitpid(r->fs, NULL, 0);
-    }
+    powerfs_unmount(r->mnt, r->fs);
     free(r->reference);
     th_cleanup();
 }

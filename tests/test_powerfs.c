@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "powerfs/mount.h"
 #include "powerfs/tree.h"
 
 /* ---- the model ------------------------------------------------------- */
@@ -276,54 +277,18 @@ static char *ctl_read(void)
     return th_read_file(path, NULL);
 }
 
-/* Mounts powerfs on a fresh directory: 1, or 0 (with why) when this
- * machine cannot mount FUSE file systems. */
+/* Mounts powerfs on a fresh directory: 1, or 0 (said) when this machine
+ * cannot mount FUSE file systems. */
 static int mount_powerfs(void)
 {
-    const char *bin = getenv("CAIRN_TEST_POWERFS");
-    char probe[PATH_MAX + 16];
-    double end;
-
-    ck_assert_msg(bin != NULL, "CAIRN_TEST_POWERFS is not set (run through meson test)");
     th_new_dir(mnt);
-    fs_pid = fork();
-    ck_assert_int_ge(fs_pid, 0);
-    if (fs_pid == 0) {
-        execl(bin, bin, mnt, "-f", "-s", (char *)NULL);
-        _exit(127);
-    }
-    snprintf(probe, sizeof(probe), "%s/.powerfs", mnt);
-    for (end = th_now_s() + 10; th_now_s() < end; th_sleep_ms(20)) {
-        int status;
-
-        if (access(probe, F_OK) == 0)
-            return 1;
-        if (waitpid(fs_pid, &status, WNOHANG) == fs_pid) {
-            printf("skipped: powerfs could not mount (no /dev/fuse or no permission): exit %d\n",
-                   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-            fs_pid = 0;
-            return 0;
-        }
-    }
-    ck_abort_msg("powerfs did not come up on %s", mnt);
-    return 0;
+    return powerfs_mount(mnt, &fs_pid);
 }
 
 static void unmount_powerfs(void)
 {
-    if (fs_pid > 0) {
-        char *argv[] = { "fusermount3", "-u", "-z", mnt, NULL };
-        pid_t p = fork();
-
-        if (p == 0) {
-            execvp(argv[0], argv);
-            _exit(127);
-        }
-        waitpid(p, NULL, 0);
-        kill(fs_pid, SIGTERM);
-        waitpid(fs_pid, NULL, 0);
-        fs_pid = 0;
-    }
+    powerfs_unmount(mnt, fs_pid);
+    fs_pid = 0;
     th_cleanup();
 }
 
