@@ -48,7 +48,7 @@ int cairn_daemon_output_ready(struct cairn_daemon *d)
 
 int cairn_daemon_log_repair(struct cairn_daemon *d, int repaired)
 {
-    static const char *const sub[] = { "active", "done", "failed", "status" };
+    const char *const *sub = cairn_spool_state_folders;
     int n = 0, i;
 
     if (repaired < 0) {
@@ -56,7 +56,7 @@ int cairn_daemon_log_repair(struct cairn_daemon *d, int repaired)
                   uv_strerror(repaired));
         return 0;
     }
-    for (i = 0; i < 4; i++)
+    for (i = 0; i < CAIRN_SPOOL_N_STATE; i++)
         if (repaired & (1 << i)) {
             cairn_log(&d->log, CAIRN_LOG_WARNING,
                       "%s/.cairn/%s was removed or moved away: recreated", d->cfg.input_dir,

@@ -117,16 +117,15 @@ static void end(struct cairn_job *job, enum cairn_job_outcome outcome)
 /* The outcome said in the log and reported; the job is gone after. */
 static void report(struct cairn_job *job, enum cairn_job_outcome outcome)
 {
-    static const char *const state_folder[] = { "active", "done", "failed", "status" };
     const struct cairn_tally *t = &job->stream.tally;
     int i;
 
-    for (i = 0; i < 4; i++)
+    for (i = 0; i < CAIRN_SPOOL_N_STATE; i++)
         if (job->recreated & (1 << i))
             cairn_log(job->env.log, CAIRN_LOG_WARNING,
                       "job %s: .cairn/%s was removed or moved away as it was finishing: "
                       "recreated",
-                      job->base, state_folder[i]);
+                      job->base, cairn_spool_state_folders[i]);
 
     switch (outcome) {
     case CAIRN_JOB_FAILED:

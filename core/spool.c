@@ -26,6 +26,9 @@ static int open_dir_at(int at, const char *name, mode_t mode)
     return fd < 0 ? -errno : fd;
 }
 
+const char *const cairn_spool_state_folders[CAIRN_SPOOL_N_STATE] = { "active", "done", "failed",
+                                                                     "status" };
+
 int cairn_spool_open(struct cairn_spool *sp, const char *input_dir, const char *output_dir,
                      const char **what)
 {
@@ -128,11 +131,11 @@ static int still_there(int in_fd, const char *path, int fd)
 
 int cairn_spool_repair(struct cairn_spool *sp)
 {
-    static const char *const sub[] = { "active", "done", "failed", "status" };
+    const char *const *sub = cairn_spool_state_folders;
     int *fds[] = { &sp->active_fd, &sp->done_fd, &sp->failed_fd, &sp->status_fd };
     int state = -1, repaired = 0, i;
 
-    for (i = 0; i < 4; i++) {
+    for (i = 0; i < CAIRN_SPOOL_N_STATE; i++) {
         char path[32];
         int fd;
 

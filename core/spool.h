@@ -50,6 +50,11 @@ void cairn_spool_close(struct cairn_spool *sp);
  */
 int cairn_spool_follow_output(struct cairn_spool *sp, const char *output_dir);
 
+/* The state folders under INPUT/.cairn/, in the order of
+ * cairn_spool_repair's bits. */
+#define CAIRN_SPOOL_N_STATE 4
+extern const char *const cairn_spool_state_folders[CAIRN_SPOOL_N_STATE];
+
 /*
  * NAME     cairn_spool_repair - recreate state folders removed or moved away
  * RETURNS  which were recreated (bit 0 active/, 1 done/, 2 failed/, 3
