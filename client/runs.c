@@ -100,8 +100,7 @@ struct done_scan {
     int rc;
 };
 
-/* started ("YYYY-MM-DDTHH:MM:SS.mmmZ") as a time, or -1. */
-static int started_at(json_t *s, struct timespec *t)
+int cairn_client_started(json_t *s, struct timespec *t)
 {
     const char *v = json_string_value(json_object_get(s, "started"));
     struct tm tm = { 0 };
@@ -143,7 +142,7 @@ static int done_one(void *data, const char *name)
         (as != NULL ? strcmp(as, d->as) == 0
                     : strncmp(name, d->job->base, strlen(d->job->base)) == 0 &&
                           strcmp(name + strlen(d->job->base), ".summary.json") == 0) &&
-        strcmp(finished, d->best_finished) > 0 && started_at(s, &t) == 0) {
+        strcmp(finished, d->best_finished) > 0 && cairn_client_started(s, &t) == 0) {
         snprintf(d->best_finished, sizeof(d->best_finished), "%s", finished);
         d->job->ino = (ino_t)json_integer_value(ino);
         d->job->since = t;

@@ -17,6 +17,9 @@
 #ifndef CAIRN_CLIENT_RUNS_H
 #define CAIRN_CLIENT_RUNS_H
 
+#include <jansson.h>
+#include <time.h>
+
 #include "client.h"
 #include "submit.h"
 
@@ -29,6 +32,10 @@
  * ".summary.json"); a long base's runs start with its first
  * CAIRN_RUN_PREFIX bytes. */
 int cairn_client_is_run(const char *base, const char *name, const char *suffix);
+
+/* Summary s's "started" ("YYYY-MM-DDTHH:MM:SS.mmmZ") in *t: 0, or -1 when
+ * it has none or another form. */
+int cairn_client_started(json_t *s, struct timespec *t);
 
 /*
  * NAME     cairn_client_find_run - which run of job->file is the job's

@@ -125,21 +125,6 @@ static void stop(struct waiter *w)
     uv_timer_stop(&w->tick);
 }
 
-/* started ("YYYY-MM-DDTHH:MM:SS.mmmZ") in ms since the epoch, or -1. */
-static long long started_ms(json_t *s)
-{
-    const char *t = json_string_value(json_object_get(s, "started"));
-    struct tm tm = { 0 };
-    int ms;
-
-    if (t == NULL || sscanf(t, "%d-%d-%dT%d:%d:%d.%3dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                            &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms) != 7)
-        return -1;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    return (long long)timegm(&tm) * 1000 + ms;
-}
-
 /* 1 when summary s (the file exact: NAME.summary.json, or another run of
  * the name) is job j's own run: its input_inode is j's file's, and it
  * started after j's file was handed over (an inode is reused once its
@@ -149,11 +134,14 @@ static long long started_ms(json_t *s)
 static int own_run(const struct cairn_submitted *j, json_t *s, int exact)
 {
     json_t *ino = json_object_get(s, "input_inode");
+    struct timespec t;
 
     if (j->ino == 0 || !json_is_integer(ino))
         return exact;
     return (unsigned long long)json_integer_value(ino) == (unsigned long long)j->ino &&
-           started_ms(s) >= (long long)j->since.tv_sec * 1000 + j->since.tv_nsec / 1000000;
+           cairn_client_started(s, &t) == 0 &&
+           (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000 >=
+               (long long)j->since.tv_sec * 1000 + j->since.tv_nsec / 1000000;
 }
 
 /* name, a file in the output directory, is the summary of a run of job
