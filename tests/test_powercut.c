@@ -17,7 +17,8 @@
  *   - no visible file in the output directory is anything but a whole
  *     results file or summary of a job, or the metrics (temporaries are
  *     dot-files).
- * The number of crash points tried is printed.  The status files are
+ * A second mode cuts the power at random moments while jobs stream in
+ * (random_round).  The number of crash points tried is printed.  The status files are
  * rewritten on a timer; their calls are not counted (powerfs "ignore").
  */
 #include <check.h>
@@ -32,10 +33,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "powerfs/mount.h"
+#include "rng.h"
 
 static const char *g_cairnd, *g_cairn, *g_plugins, *g_powerfs;
 
@@ -219,7 +223,7 @@ static int finished(struct rig *r, const char *name)
 }
 
 /* Every invariant of the file's head comment, for job `name`. */
-static void check_job(struct rig *r, const char *name, int k)
+static void check_job(struct rig *r, const char *name, const char *when)
 {
     char path[2 * PATH_MAX], done[2 * PATH_MAX];
     size_t len;
@@ -232,20 +236,20 @@ static void check_job(struct rig *r, const char *name, int k)
     snprintf(path, sizeof(path), "%s/%s.summary.json", r->out, name);
     s = th_load_json(path);
     TH_REQUIRE(strcmp(th_str_field(s, "status"), "ok") == 0 && th_int_field(s, "records") == 6,
-               "cut after call %d: %s is not an ok summary of 6 records", k, path);
+               "%s: %s is not an ok summary of 6 records", when, path);
     json_decref(s);
     snprintf(path, sizeof(path), "%s/%s.results.jsonl", r->out, name);
     results = th_slurp(path, &len);
     TH_REQUIRE(results != NULL && len == r->reference_len &&
                    memcmp(results, r->reference, len) == 0,
-               "cut after call %d: %s differs from cairnd --filter's results:\n%s\nwant:\n%s", k,
-               path, results ? results : "(none)", r->reference);
+               "%s: %s differs from cairnd --filter's results:\n%s\nwant:\n%s", when, path,
+               results ? results : "(none)", r->reference);
     free(results);
     snprintf(done, sizeof(done), "%s/.cairn/done/%s.jsonl", r->in, name);
-    TH_REQUIRE(th_exists(done) == r->keep_inputs, "cut after call %d: %s is %sin done/", k, name,
+    TH_REQUIRE(th_exists(done) == r->keep_inputs, "%s: %s is %sin done/", when, name,
                r->keep_inputs ? "not " : "");
     snprintf(path, sizeof(path), "%s/%s.jsonl", r->in, name);
-    TH_REQUIRE(!th_exists(path), "cut after call %d: %s is still in the spool", k, name);
+    TH_REQUIRE(!th_exists(path), "%s: %s is still in the spool", when, name);
     /* Nothing visible but whole outputs, and no second run of the name. */
     d = opendir(r->out);
     TH_REQUIRE(d != NULL, "opendir %s", r->out);
@@ -253,11 +257,11 @@ static void check_job(struct rig *r, const char *name, int k)
         const char *n = e->d_name;
         if (n[0] == '.')
             continue;
-        TH_REQUIRE(!(strncmp(n, name, nl) == 0 && n[nl] == '~'),
-                   "cut after call %d: %s ran twice (%s)", k, name, n);
+        TH_REQUIRE(!(strncmp(n, name, nl) == 0 && n[nl] == '~'), "%s: %s ran twice (%s)", when,
+                   name, n);
         TH_REQUIRE(th_ends_with(n, ".summary.json") || th_ends_with(n, ".results.jsonl") ||
                        strcmp(n, "metrics.prom") == 0,
-                   "cut after call %d: a stray visible file in the output: %s", k, n);
+                   "%s: a stray visible file in the output: %s", when, n);
     }
     closedir(d);
 }
@@ -265,7 +269,7 @@ static void check_job(struct rig *r, const char *name, int k)
 /* After a cut: the daemon dies with the power, power comes back with what
  * was durable, a fresh daemon recovers, and each job handed off (names[0..n))
  * finishes and passes check_job. */
-static void recover(struct rig *r, pid_t p, char names[][64], int n, int k)
+static void recover(struct rig *r, pid_t p, char names[][64], int n, const char *when)
 {
     int i, ok;
 
@@ -275,12 +279,11 @@ static void recover(struct rig *r, pid_t p, char names[][64], int n, int k)
     p = start(r);
     for (i = 0; i < n; i++) {
         TH_POLL(ok, finished(r, names[i]), DEADLINE_MS);
-        TH_REQUIRE(ok, "cut after call %d: %s never finished after the power came back", k,
-                   names[i]);
+        TH_REQUIRE(ok, "%s: %s never finished after the power came back", when, names[i]);
     }
     stop(p);
     for (i = 0; i < n; i++)
-        check_job(r, names[i], k);
+        check_job(r, names[i], when);
 }
 
 /* The sweep over one job's life and what follows it (a second job, handed
@@ -294,7 +297,7 @@ static int sweep(struct rig *r, const char *prefix,
     int k, tried = 0;
 
     for (k = 1; k < 400; k++) {
-        char names[2][64], cmd[64];
+        char names[2][64], cmd[64], when[64];
         int ok, n = 1;
         pid_t p;
 
@@ -303,6 +306,7 @@ static int sweep(struct rig *r, const char *prefix,
         hand_off(r, names[0]);
         ctl(r, "zero");
         snprintf(cmd, sizeof(cmd), "cut-after %d", k);
+        snprintf(when, sizeof(when), "cut after call %d", k);
         ctl(r, cmd);
         p = start(r);
         TH_POLL(ok, dead(r) || finished(r, names[0]), DEADLINE_MS);
@@ -317,13 +321,145 @@ static int sweep(struct rig *r, const char *prefix,
             ctl(r, "disarm");
             stop(p);
             ctl(r, "cut");
-            recover(r, 0, names, n, k);
+            recover(r, 0, names, n, when);
             return tried + 1;
         }
         tried++;
-        recover(r, p, names, n, k);
+        recover(r, p, names, n, when);
     }
     return tried;
+}
+
+/* ---- random moments under a stream of jobs ------------------------------ */
+
+#define STREAM_MAX 64
+
+/* A child that cuts the power MS milliseconds from now: the cut lands
+ * wherever cairnd and the producer are, in the middle of a call included. */
+static pid_t cut_later(struct rig *r, long ms)
+{
+    pid_t p = fork();
+
+    TH_REQUIRE(p >= 0, "fork: %s", strerror(errno));
+    if (p == 0) {
+        struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+        char path[PATH_MAX + 16];
+        int fd;
+
+        nanosleep(&ts, NULL);
+        snprintf(path, sizeof(path), "%s/.powerfs", r->mnt);
+        fd = open(path, O_WRONLY);
+        _exit(fd >= 0 && write(fd, "cut", 3) == 3 ? 0 : 1);
+    }
+    return p;
+}
+
+/* `cairn submit`: 0 when it promised a durable hand-off (exit 0 without
+ * the warning that the spool's fsync failed), else -1. */
+static int try_submit(struct rig *r, const char *name)
+{
+    struct th_run s =
+        th_run_cairnd_stdin(g_cairn, r->root, "/dev/null",
+                            (const char *const[]){ "-c", r->cfg, "submit", "--no-check", "--name",
+                                                   name, r->job, NULL });
+    int durable = s.status == 0 && strstr(s.err, "warning") == NULL;
+
+    th_run_free(&s);
+    return durable ? 0 : -1;
+}
+
+/* Job files waiting in the spool or in active/. */
+static int jobs_left(struct rig *r)
+{
+    char active[PATH_MAX + 32];
+    const char *dirs[] = { r->in, active };
+    int n = 0;
+
+    snprintf(active, sizeof(active), "%s/.cairn/active", r->in);
+    for (size_t i = 0; i < 2; i++) {
+        DIR *d = opendir(dirs[i]);
+        struct dirent *e;
+
+        if (d == NULL)
+            continue;
+        while ((e = readdir(d)) != NULL)
+            n += e->d_name[0] != '.' && th_ends_with(e->d_name, ".jsonl");
+        closedir(d);
+    }
+    return n;
+}
+
+/* The crash count a finished input still carries is at most the runs one
+ * cut can cause (the run cut short and the one after it). */
+static void check_crash_count(struct rig *r, const char *name, const char *when)
+{
+    char path[2 * PATH_MAX], buf[32];
+    ssize_t n;
+
+    snprintf(path, sizeof(path), "%s/.cairn/done/%s.jsonl", r->in, name);
+    n = getxattr(path, "user.cairn.attempts", buf, sizeof(buf) - 1);
+    if (n < 0) {
+        TH_REQUIRE(errno == ENODATA, "%s: getxattr %s: %s", when, path, strerror(errno));
+        return;
+    }
+    buf[n] = '\0';
+    TH_REQUIRE(atoi(buf) >= 1 && atoi(buf) <= 2, "%s: %s has a crash count of %s", when, name, buf);
+}
+
+/* One round: cairnd starts, a producer hands off jobs one after another
+ * (by rename or by `cairn submit`, at random) until the power goes, at a
+ * random moment.  After recovery every job whose hand-off was
+ * durable has finished and passes check_job; any other job either finished
+ * the same way or left nothing visible.  Returns the jobs handed off;
+ * *durable gets those promised. */
+static int random_round(struct rig *r, int round, int *durable_count)
+{
+    char names[STREAM_MAX][64], when[96];
+    int durable[STREAM_MAX], n = 0, ok, status = 0;
+    long at = (long)th_rng_range(0, 600);
+    pid_t p, cutter;
+
+    snprintf(when, sizeof(when), "random cut %d (%ld ms after the start)", round, at);
+    p = start(r);
+    cutter = cut_later(r, at);
+    while (n < STREAM_MAX && !dead(r)) {
+        snprintf(names[n], sizeof(names[n]), "m%d-%d", round, n);
+        durable[n] =
+            (th_rng_range(0, 1) ? try_hand_off(r, names[n]) : try_submit(r, names[n])) == 0;
+        *durable_count += durable[n];
+        n++;
+        th_sleep_ms((long)th_rng_range(0, 40));
+    }
+    TH_REQUIRE(waitpid(cutter, &status, 0) == cutter && WIFEXITED(status) &&
+                   WEXITSTATUS(status) == 0,
+               "%s: the cut did not happen", when);
+    kill_now(p);
+    ctl(r, "on");
+    p = start(r);
+    TH_POLL(ok, jobs_left(r) == 0, DEADLINE_MS);
+    TH_REQUIRE(ok, "%s: %d job(s) still waiting after the power came back", when, jobs_left(r));
+    for (int i = 0; i < n; i++) {
+        TH_POLL(ok, !durable[i] || finished(r, names[i]), DEADLINE_MS);
+        TH_REQUIRE(ok, "%s: %s (handed off durably) never finished", when, names[i]);
+    }
+    stop(p);
+    for (int i = 0; i < n; i++) {
+        char sum[96], res[96], done[2 * PATH_MAX];
+
+        snprintf(sum, sizeof(sum), "%s.summary.json", names[i]);
+        snprintf(res, sizeof(res), "%s.results.jsonl", names[i]);
+        if (durable[i] || exists_in(r->out, sum)) {
+            check_job(r, names[i], when);
+            check_crash_count(r, names[i], when);
+            continue;
+        }
+        /* Lost with the power before it was promised: no trace a consumer
+         * could read as a result. */
+        snprintf(done, sizeof(done), "%s/.cairn/done/%s.jsonl", r->in, names[i]);
+        TH_REQUIRE(!exists_in(r->out, res) && !th_exists(done), "%s: %s has no summary but left %s",
+                   when, names[i], th_exists(done) ? "its input in done/" : "a results file");
+    }
+    return n;
 }
 
 START_TEST(every_call_of_a_renamed_job_is_a_crash_point)
@@ -371,6 +507,30 @@ START_TEST(every_call_of_a_job_whose_input_is_deleted_is_a_crash_point)
 }
 END_TEST
 
+/* CAIRN_POWERCUT_ROUNDS (default 30) cuts at random moments, from the
+ * fixed seed CAIRN_POWERCUT_SEED (default 1; the seed is printed). */
+START_TEST(power_lost_at_random_moments_under_a_stream_of_jobs)
+{
+    const char *env_rounds = getenv("CAIRN_POWERCUT_ROUNDS"),
+               *env_seed = getenv("CAIRN_POWERCUT_SEED");
+    int rounds = env_rounds != NULL ? atoi(env_rounds) : 30, jobs = 0, durable = 0;
+    unsigned long long seed = env_seed != NULL ? strtoull(env_seed, NULL, 10) : 1;
+    struct rig r;
+
+    if (!rig_up(&r, 1))
+        return;
+    th_rng_seed(seed);
+    for (int i = 1; i <= rounds; i++)
+        jobs += random_round(&r, i, &durable);
+    printf("powercut: random moments under a stream of jobs (seed %llu): %d cuts, %d jobs handed "
+           "off, %d of them durably, each recovered\n",
+           seed, rounds, jobs, durable);
+    TH_REQUIRE(durable > 0 && durable < jobs,
+               "%d of %d hand-offs durable: the cuts never fell inside a stream", durable, jobs);
+    rig_down(&r);
+}
+END_TEST
+
 int main(void)
 {
     SRunner *sr;
@@ -395,6 +555,7 @@ int main(void)
     tcase_add_test(tc, every_call_of_a_renamed_job_is_a_crash_point);
     tcase_add_test(tc, every_call_of_a_submitted_job_is_a_crash_point);
     tcase_add_test(tc, every_call_of_a_job_whose_input_is_deleted_is_a_crash_point);
+    tcase_add_test(tc, power_lost_at_random_moments_under_a_stream_of_jobs);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
