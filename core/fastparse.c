@@ -139,7 +139,10 @@ static int read_scalar(struct cursor *c, struct cairn_scalar *v)
     case 't': v->kind = CAIRN_SCALAR_TRUE; return read_word(c, "true", 4);
     case 'f': v->kind = CAIRN_SCALAR_FALSE; return read_word(c, "false", 5);
     case 'n': v->kind = CAIRN_SCALAR_NULL; return read_word(c, "null", 4);
-    default: v->kind = CAIRN_SCALAR_INT; return read_int(c, &v->i);
+    default:
+        v->kind = CAIRN_SCALAR_INT;
+        /* -0 is declined: the jansson path keeps its text (record.c). */
+        return *c->p != '-' ? read_int(c, &v->i) : read_int(c, &v->i) && v->i != 0;
     }
 }
 

@@ -182,8 +182,10 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
         if (id != NULL)
             scalar_from_json(&r->id, id);
         /* A real is echoed as written, not as the double jansson made of
-         * it: 0.1 stays 0.1, 1.50 stays 1.50 (render.c). */
-        if (id != NULL && json_is_real(id) &&
+         * it: 0.1 stays 0.1, 1.50 stays 1.50 (render.c); so is an integer
+         * zero, which may be -0. */
+        if (id != NULL &&
+            (json_is_real(id) || (json_is_integer(id) && json_integer_value(id) == 0)) &&
             !cairn_json_member_text(line, len, "id", &r->id.s, &r->id.n))
             r->id.s = NULL;
     }

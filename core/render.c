@@ -16,7 +16,9 @@ static int put_id(struct cairn_buf *out, const struct cairn_scalar *id)
 
     switch (id->kind) {
     case CAIRN_SCALAR_STRING: return cairn_buf_json_string(out, id->s, id->n);
-    case CAIRN_SCALAR_INT: return cairn_buf_int(out, id->i);
+    case CAIRN_SCALAR_INT:
+        /* Its text when the record's was kept (-0). */
+        return id->s != NULL ? cairn_buf_append(out, id->s, id->n) : cairn_buf_int(out, id->i);
     case CAIRN_SCALAR_TRUE: return cairn_buf_puts(out, "true");
     case CAIRN_SCALAR_FALSE: return cairn_buf_puts(out, "false");
     case CAIRN_SCALAR_NULL: return cairn_buf_puts(out, "null");

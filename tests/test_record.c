@@ -437,14 +437,23 @@ START_TEST(test_id_echo)
 }
 END_TEST
 
-/* A real id comes back exactly as written, not as the double a parser
- * makes of it (0.1 once came back as 0.10000000000000001): users join
- * results to inputs on it. */
-START_TEST(test_id_real_echoed_as_written)
+/* A number id comes back exactly as written, not as the double or the
+ * integer a parser makes of it (0.1 once came back as 0.10000000000000001,
+ * -0 as 0): users join results to inputs on it. */
+START_TEST(test_id_number_echoed_as_written)
 {
-    static const char *const ids[] = {
-        "0.1", "1.50", "-0.0", "1E+2", "1.5e-7", "0.30000000000000004", "123456789.987654321", NULL
-    };
+    static const char *const ids[] = { "0.1",
+                                       "1.50",
+                                       "-0.0",
+                                       "1E+2",
+                                       "1.5e-7",
+                                       "0.30000000000000004",
+                                       "123456789.987654321",
+                                       "-0",
+                                       "0",
+                                       "-1",
+                                       "-9223372036854775808",
+                                       NULL };
     static const char *const shapes[] = {
         "{\"id\":%s,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}",
         "{ \"id\" :\t%s , \"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}",
@@ -1486,7 +1495,7 @@ static Suite *record_suite(void)
     tc = tcase_create("id_variant_expected");
     tcase_add_test(tc, test_id_echo);
     tcase_add_test(tc, test_id_absent_not_echoed);
-    tcase_add_test(tc, test_id_real_echoed_as_written);
+    tcase_add_test(tc, test_id_number_echoed_as_written);
     tcase_add_test(tc, test_variant_is_canonical_name);
     tcase_add_test(tc, test_expected_match_bool);
     tcase_add_test(tc, test_expected_match_int);
