@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "config.h"
@@ -110,5 +111,13 @@ ssize_t cairn_client_getline(FILE *f, char **line, size_t *cap);
  *          -EINVAL with why (a message: "column 3: ...") otherwise
  */
 int cairn_client_check_line(const char *line, size_t len, char *why, size_t why_size);
+
+/* The bytes of a UTF-8 byte order mark opening line `no` (3 on line 1 when
+ * it starts with one, else 0): cairnd skips it there (engine.c), so the
+ * client does too. */
+static inline size_t cairn_client_bom(const char *line, size_t len, unsigned long long no)
+{
+    return no == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
 
 #endif /* CAIRN_CLIENT_H */

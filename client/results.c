@@ -112,12 +112,18 @@ static int join(struct cairn_client *cl, FILE *results, const char *file, const 
             at++;
         out.len = 0;
         cairn_buf_printf(&out, "{\"line\":%lld,\"input\":", (long long)want);
-        if (at != (unsigned long long)want || in <= 0)
+        if (at != (unsigned long long)want || in <= 0) {
             cairn_buf_puts(&out, "null");
-        else if (cairn_client_check_line(iline, (size_t)in, why, sizeof(why)) == 0)
-            cairn_buf_append(&out, iline, chomp(iline, (size_t)in));
-        else
-            cairn_buf_json_string(&out, iline, chomp(iline, (size_t)in));
+        } else {
+            size_t bom = cairn_client_bom(iline, (size_t)in, at);
+            const char *text = iline + bom;
+            size_t len = chomp(iline, (size_t)in) - bom;
+
+            if (cairn_client_check_line(text, len, why, sizeof(why)) == 0)
+                cairn_buf_append(&out, text, len);
+            else
+                cairn_buf_json_string(&out, text, len);
+        }
         cairn_buf_puts(&out, ",\"result\":");
         cairn_buf_append(&out, rline, rlen);
         if (cairn_buf_puts(&out, "}\n") != 0) {

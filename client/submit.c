@@ -145,7 +145,10 @@ static int copy_checked(struct cairn_client *cl, const struct cairn_submit_opts 
 
     while ((n = cairn_client_getline(in, &line, &cap)) > 0) {
         no++;
-        if (!o->no_check && cairn_client_check_line(line, (size_t)n, why, sizeof(why)) < 0) {
+        size_t bom = cairn_client_bom(line, (size_t)n, no);
+
+        if (!o->no_check &&
+            cairn_client_check_line(line + bom, (size_t)n - bom, why, sizeof(why)) < 0) {
             rc = cairn_client_fail(cl, -EINVAL,
                                    "%s:%llu: not a JSON lines job file: %s (nothing was "
                                    "submitted; --no-check submits it as it is)",

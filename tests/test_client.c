@@ -827,6 +827,39 @@ START_TEST(results_and_join)
 }
 END_TEST
 
+/* A job file opening with a UTF-8 byte order mark: cairnd skips it, so
+ * submit's check takes the file and --join shows line 1 as the record. */
+START_TEST(submit_and_join_a_file_with_a_byte_order_mark)
+{
+    struct env e;
+    char job[PATH_MAX];
+    struct th_run r;
+    json_t **lines;
+    size_t n;
+
+    env_init(&e, NULL);
+    th_pathf(job, "%s/bom.jsonl", e.root);
+    th_write_text(job,
+                  "\xEF\xBB\xBF{\"id\":1,\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]}}\n"
+                  "{\"id\":2,\"variant\":\"877\",\"input\":{\"piles\":[3,7,2,3]}}\n");
+    start_daemon(&e);
+    r = cairn(&e, "submit", "--wait", "--name", "bom", job);
+    TH_REQUIRE(r.status == 0, "submit of a file with a BOM: exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "results", "bom", "--join");
+    TH_REQUIRE(r.status == 0, "exit %d: %s", r.status, r.err);
+    lines = th_parse_lines(r.out, strlen(r.out), &n, "results --join");
+    ck_assert_uint_eq(n, 2);
+    TH_REQUIRE(json_is_object(json_object_get(lines[0], "input")) &&
+                   th_int_field(json_object_get(lines[0], "input"), "id") == 1,
+               "line 1's input is not the record: %s", r.out);
+    ck_assert_str_eq(th_str_field(json_object_get(lines[0], "result"), "status"), "ok");
+    th_free_lines(lines, n);
+    th_run_free(&r);
+    th_cleanup();
+}
+END_TEST
+
 START_TEST(join_without_kept_inputs)
 {
     struct env e;
@@ -1064,6 +1097,7 @@ static Suite *client_suite(void)
     tcase_add_test(queue, wait_follows_the_run_of_a_reused_name);
     tcase_add_test(queue, retry_requeues_and_resets_attempts);
     tcase_add_test(results, results_and_join);
+    tcase_add_test(results, submit_and_join_a_file_with_a_byte_order_mark);
     tcase_add_test(results, join_without_kept_inputs);
     tcase_add_test(results, long_job_names);
     tcase_add_test(results, report_text);
