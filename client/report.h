@@ -35,6 +35,7 @@ struct cairn_rep_job {
     char *reason; /* failed jobs */
     uint64_t records, ok, matches, mismatches, bytes;
     double wall_seconds, solve_seconds, started, finished;
+    int timed; /* the summary has solve_seconds (cairn-slurm's has none) */
 };
 
 struct cairn_rep_count {
@@ -49,6 +50,7 @@ struct cairn_rep_variant {
     struct cairn_rep_count *codes; /* error lines by code, from the result lines */
     size_t n_codes, cap_codes;
     double solve_seconds;
+    uint64_t ok_timed; /* ok records of summaries that give a solve time */
 };
 
 struct cairn_rep_mismatch {
@@ -75,7 +77,11 @@ struct cairn_report {
     int has_unchecked;
     uint64_t jobs_ok, jobs_failed;
     double first_start, last_finish, solve_seconds;
-    double *per_record; /* each job's mean solve time per record, sorted */
+    /* Summaries without solve_seconds count as unknown, not as 0 s: the
+     * times are over the others (ok_timed records), and untimed says how
+     * many jobs were left out. */
+    uint64_t ok_timed, untimed;
+    double *per_record; /* each timed job's mean solve time per record, sorted */
     size_t n_per_record, cap_per_record;
     const char *expected_note; /* where mismatches' expected answers come from */
     char *spool;               /* the input directory read, or NULL */

@@ -219,6 +219,7 @@ static int add_summary(struct ctx *c, const char *sum_name)
     j->mismatches = count(s, "mismatches");
     j->bytes = count(s, "bytes");
     j->wall_seconds = json_number_value(json_object_get(s, "wall_seconds"));
+    j->timed = json_is_number(json_object_get(s, "solve_seconds"));
     j->solve_seconds = json_number_value(json_object_get(s, "solve_seconds"));
     j->started = cairn_client_parse_time(json_string_value(json_object_get(s, "started")));
     j->finished = cairn_client_parse_time(json_string_value(json_object_get(s, "finished")));
@@ -236,6 +237,10 @@ static int add_summary(struct ctx *c, const char *sum_name)
     r->mismatches += j->mismatches;
     r->bytes += j->bytes;
     r->solve_seconds += j->solve_seconds;
+    if (j->timed)
+        r->ok_timed += j->ok;
+    else
+        r->untimed++;
     if (json_is_integer(json_object_get(s, "unchecked"))) {
         r->has_unchecked = 1;
         r->unchecked += count(s, "unchecked");
@@ -260,9 +265,12 @@ static int add_summary(struct ctx *c, const char *sum_name)
         var->records += count(o, "records");
         var->ok += count(o, "ok");
         var->errors += count(o, "errors");
-        var->solve_seconds += json_number_value(json_object_get(o, "solve_seconds"));
+        if (json_is_number(json_object_get(o, "solve_seconds"))) {
+            var->solve_seconds += json_number_value(json_object_get(o, "solve_seconds"));
+            var->ok_timed += count(o, "ok");
+        }
     }
-    if (j->ok > 0) {
+    if (j->timed && j->ok > 0) {
         if (cairn_grow((void **)&r->per_record, &r->cap_per_record, r->n_per_record + 1,
                        sizeof(double)) != 0)
             goto oom;

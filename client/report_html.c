@@ -206,6 +206,14 @@ static void histogram(const struct cairn_report *r, FILE *out)
     int lo, hi, bins, b, max = 1, counts[MAX_BINS] = { 0 };
     const int height = 170, top = 24, chart_w = LABEL_W + BAR_W;
 
+    if (n == 0 && r->untimed > 0) {
+        fprintf(out,
+                "<p id=\"chart-solve\">No solve times: %llu job%s without "
+                "<code>solve_seconds</code> in %s summary.</p>\n",
+                (unsigned long long)r->untimed, r->untimed == 1 ? "" : "s",
+                r->untimed == 1 ? "its" : "their");
+        return;
+    }
     if (n == 0 || !(v[0] > 0)) {
         fputs("<p id=\"chart-solve\">No solved records: no solve times.</p>\n", out);
         return;
@@ -264,8 +272,8 @@ static void variants_table(const struct cairn_report *r, FILE *out)
         char acc[16], per[32] = "-";
 
         pct(v->matches, v->checked, acc);
-        if (v->ok > 0)
-            cairn_report_seconds(v->solve_seconds / (double)v->ok, per);
+        if (v->ok_timed > 0)
+            cairn_report_seconds(v->solve_seconds / (double)v->ok_timed, per);
         fputs("<tr data-variant=\"", out);
         esc(out, v->name);
         fputs("\"><td>", out);
@@ -364,6 +372,10 @@ static void solve_text(const struct cairn_report *r, FILE *out)
             "(its <code>solve_seconds</code> over its ok records): result lines carry no "
             "per-record time.</p>\n",
             n, n == 1 ? "" : "s", a, b, c, d);
+    if (r->untimed > 0)
+        fprintf(out,
+                "<p class=\"note\">Left out: %llu job%s without <code>solve_seconds</code>.</p>\n",
+                (unsigned long long)r->untimed, r->untimed == 1 ? "" : "s");
 }
 
 int cairn_report_html(const struct cairn_report *r, FILE *out)

@@ -41,8 +41,8 @@ static void variants(const struct cairn_report *r, FILE *out)
         char acc[16], per[32];
 
         pct(v->matches, v->checked, acc);
-        if (v->ok > 0)
-            cairn_report_seconds(v->solve_seconds / (double)v->ok, per);
+        if (v->ok_timed > 0)
+            cairn_report_seconds(v->solve_seconds / (double)v->ok_timed, per);
         else
             snprintf(per, sizeof(per), "-");
         fprintf(out, "%-*s %9llu %9llu %9llu %9llu %9llu %9s %13s\n", w, v->name,
@@ -100,8 +100,15 @@ static void times(const struct cairn_report *r, FILE *out)
                 "p50 %s, p90 %s, p99 %s, max %s\n",
                 n, n == 1 ? "" : "s", a, b, c, d);
     }
-    cairn_report_seconds(r->solve_seconds, e);
-    fprintf(out, "solve time, all records: %s\n", e);
+    if (r->ok_timed > 0 || r->untimed == 0)
+        cairn_report_seconds(r->solve_seconds, e);
+    else
+        snprintf(e, sizeof(e), "-");
+    fprintf(out, "solve time, all records: %s", e);
+    if (r->untimed > 0)
+        fprintf(out, " (%llu job%s without solve_seconds left out)", (unsigned long long)r->untimed,
+                r->untimed == 1 ? "" : "s");
+    fputc('\n', out);
     if (r->first_start > 0 && span > 0) {
         char bytes[32], rate[32];
         cairn_client_bytes(r->bytes, bytes);

@@ -1036,6 +1036,45 @@ START_TEST(report_text)
 }
 END_TEST
 
+/* A summary without solve_seconds (cairn-slurm's) has an unknown solve
+ * time: "-", never 0 s, and the timed jobs' figures leave it out. */
+START_TEST(report_counts_a_missing_solve_time_as_unknown)
+{
+    char dir[PATH_MAX], path[PATH_MAX + 32], html[PATH_MAX + 32], *page;
+    struct th_run r;
+
+    th_new_dir(dir);
+    snprintf(path, sizeof(path), "%s/slurm.summary.json", dir);
+    th_write_text(path,
+                  "{\"job\":\"slurm\",\"status\":\"ok\",\"records\":2,\"ok\":2,\"errors\":{},"
+                  "\"by_variant\":{\"stone-game-ii\":{\"records\":2,\"ok\":2,\"errors\":0}},"
+                  "\"matches\":0,\"mismatches\":0,\"bytes\":90,"
+                  "\"started\":\"2026-12-02T10:00:00Z\",\"finished\":\"2026-12-02T10:00:01Z\","
+                  "\"wall_seconds\":1.0}\n");
+    snprintf(path, sizeof(path), "%s/slurm.results.jsonl", dir);
+    th_write_text(path,
+                  "{\"line\":1,\"variant\":\"stone-game-ii\",\"status\":\"ok\",\"answer\":10}\n"
+                  "{\"line\":2,\"variant\":\"stone-game-ii\",\"status\":\"ok\",\"answer\":8}\n");
+    snprintf(html, sizeof(html), "%s/report.html", dir);
+    {
+        const char *args[] = { "report", dir, "--html", html, NULL };
+        r = th_run_cairnd(g_cairn, dir, args);
+    }
+    TH_REQUIRE(r.status == 0, "report exited %d: %s", r.status, r.err);
+    TH_REQUIRE(strstr(r.out, "solve time, all records: - (1 job without solve_seconds left out)\n"),
+               "the total solve time of an untimed job:\n%s", r.out);
+    TH_REQUIRE(strstr(r.out, "\nstone-game-ii ") && strstr(r.out, "             -\n"),
+               "the variant's solve/record of an untimed job:\n%s", r.out);
+    th_run_free(&r);
+    page = th_read_file(html, NULL);
+    TH_REQUIRE(strstr(page, "No solve times: 1 job without <code>solve_seconds</code>") &&
+                   !strstr(page, "No solved records"),
+               "the page's solve-time chart of an untimed job:\n%s", page);
+    free(page);
+    th_cleanup();
+}
+END_TEST
+
 /* On a terminal (script(1)), submit --wait redraws a progress line from
  * the daemon's status file; the outcome comes once the daemon is up. */
 START_TEST(progress_on_a_terminal)
@@ -1098,6 +1137,7 @@ static Suite *client_suite(void)
     tcase_add_test(queue, retry_requeues_and_resets_attempts);
     tcase_add_test(results, results_and_join);
     tcase_add_test(results, submit_and_join_a_file_with_a_byte_order_mark);
+    tcase_add_test(results, report_counts_a_missing_solve_time_as_unknown);
     tcase_add_test(results, join_without_kept_inputs);
     tcase_add_test(results, long_job_names);
     tcase_add_test(results, report_text);
