@@ -1,7 +1,8 @@
 /*
  * report.c - the `cairn report` command: which spool to read records
  * from, the text on stdout, and the HTML page written under a temporary
- * name and renamed, so a browser reloading it never sees half a page.
+ * name and renamed, so a browser reloading it never sees half a page (a
+ * FIFO or a device is written in place instead, never replaced).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,12 +34,28 @@ static const char *spool_of(struct cairn_client *cl, const char *out_dir, int in
     return cl->cfg.input_dir;
 }
 
-static int write_html(struct cairn_client *cl, const struct cairn_report *r, const char *path)
+/* The page through f, which it closes: 0 or -errno.  ferror() keeps no
+ * errno: a flush says why writing failed (a full disk is ENOSPC, not the
+ * EIO the page's writer reports). */
+static int put_page(const struct cairn_report *r, FILE *f)
 {
-    char *d = strdup(path), *b = strdup(path);
+    int rc = cairn_report_html(r, f);
+
+    if (fflush(f) != 0)
+        rc = -errno;
+    if (fclose(f) != 0 && rc == 0)
+        rc = -errno;
+    return rc;
+}
+
+/* A regular file (or none yet): a temporary beside it, renamed over it. */
+static int write_by_rename(struct cairn_client *cl, const struct cairn_report *r, const char *path,
+                           const char *target)
+{
+    char *d = strdup(target), *b = strdup(target);
     struct cairn_tmpfile t = { .fd = -1 };
     const char *dir, *base;
-    FILE *f = NULL;
+    FILE *f;
     int dir_fd = -1, rc;
 
     if (d == NULL || b == NULL) {
@@ -62,14 +79,7 @@ static int write_html(struct cairn_client *cl, const struct cairn_report *r, con
         rc = -errno;
         goto out;
     }
-    rc = cairn_report_html(r, f);
-    /* ferror() keeps no errno: a flush says why writing failed (a full
-     * disk is ENOSPC, not the EIO the page's writer reports). */
-    if (fflush(f) != 0)
-        rc = -errno;
-    if (fclose(f) != 0 && rc == 0)
-        rc = -errno;
-    f = NULL;
+    rc = put_page(r, f);
     if (rc == 0)
         rc = cairn_tmpfile_commit(&t, base);
     if (rc != 0)
@@ -80,6 +90,54 @@ out:
         close(dir_fd);
     free(d);
     free(b);
+    return rc;
+}
+
+/* Anything else that takes writes (a FIFO, a terminal, /dev/stdout):
+ * written in place, as `>` would; a rename would replace the node. */
+static int write_in_place(struct cairn_client *cl, const struct cairn_report *r, const char *path)
+{
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC), rc;
+    FILE *f;
+
+    if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
+        rc = -errno;
+        if (fd >= 0)
+            close(fd);
+        return cairn_client_fail(cl, rc, "--html %s: cannot open it: %s", path, strerror(-rc));
+    }
+    if ((rc = put_page(r, f)) != 0)
+        rc = cairn_client_fail(cl, rc, "--html %s: cannot write it: %s", path, strerror(-rc));
+    return rc;
+}
+
+/* PATH absent or a regular file: replaced atomically.  A symbolic link to
+ * a regular file: that file, the link kept.  A directory: refused. */
+static int write_html(struct cairn_client *cl, const struct cairn_report *r, const char *path)
+{
+    struct stat st, lst;
+    char *real = NULL;
+    int rc, linked = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode);
+
+    if (stat(path, &st) != 0) {
+        if (linked) {
+            rc = -errno;
+            return cairn_client_fail(cl, rc, "--html %s: a symbolic link to nothing: %s", path,
+                                     strerror(-rc));
+        }
+        return write_by_rename(cl, r, path, path);
+    }
+    if (S_ISDIR(st.st_mode))
+        return cairn_client_fail(cl, -EISDIR, "--html %s: is a directory; name a file", path);
+    if (!S_ISREG(st.st_mode))
+        return write_in_place(cl, r, path);
+    if (linked && (real = realpath(path, NULL)) == NULL) {
+        rc = -errno;
+        return cairn_client_fail(cl, rc, "--html %s: cannot resolve the link: %s", path,
+                                 strerror(-rc));
+    }
+    rc = write_by_rename(cl, r, path, real != NULL ? real : path);
+    free(real);
     return rc;
 }
 

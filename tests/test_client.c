@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1036,12 +1037,11 @@ START_TEST(report_text)
 }
 END_TEST
 
-/* A summary without solve_seconds (cairn-slurm's) has an unknown solve
- * time: "-", never 0 s, and the timed jobs' figures leave it out. */
-START_TEST(report_counts_a_missing_solve_time_as_unknown)
+/* An output directory of one finished job, as cairn-slurm writes it (no
+ * solve_seconds), made by hand: no daemon needed to report on it. */
+static void slurm_output(char dir[PATH_MAX])
 {
-    char dir[PATH_MAX], path[PATH_MAX + 32], html[PATH_MAX + 32], *page;
-    struct th_run r;
+    char path[PATH_MAX + 32];
 
     th_new_dir(dir);
     snprintf(path, sizeof(path), "%s/slurm.summary.json", dir);
@@ -1055,6 +1055,16 @@ START_TEST(report_counts_a_missing_solve_time_as_unknown)
     th_write_text(path,
                   "{\"line\":1,\"variant\":\"stone-game-ii\",\"status\":\"ok\",\"answer\":10}\n"
                   "{\"line\":2,\"variant\":\"stone-game-ii\",\"status\":\"ok\",\"answer\":8}\n");
+}
+
+/* A summary without solve_seconds (cairn-slurm's) has an unknown solve
+ * time: "-", never 0 s, and the timed jobs' figures leave it out. */
+START_TEST(report_counts_a_missing_solve_time_as_unknown)
+{
+    char dir[PATH_MAX], html[PATH_MAX + 32], *page;
+    struct th_run r;
+
+    slurm_output(dir);
     snprintf(html, sizeof(html), "%s/report.html", dir);
     {
         const char *args[] = { "report", dir, "--html", html, NULL };
@@ -1071,6 +1081,82 @@ START_TEST(report_counts_a_missing_solve_time_as_unknown)
                    !strstr(page, "No solved records"),
                "the page's solve-time chart of an untimed job:\n%s", page);
     free(page);
+    th_cleanup();
+}
+END_TEST
+
+static struct th_run report_html_to(const char *dir, const char *html)
+{
+    const char *args[] = { "report", dir, "--html", html, NULL };
+
+    return th_run_cairnd(g_cairn, dir, args);
+}
+
+/* --html PATH replaces PATH by rename only when it is absent or a regular
+ * file: a FIFO, a device, a link to /dev/stdout are written in place and
+ * stay what they were; a link to a regular file updates that file and
+ * stays a link; a directory is refused. */
+START_TEST(report_html_keeps_what_path_is)
+{
+    char dir[PATH_MAX], p[PATH_MAX + 32], file[PATH_MAX + 32], *text;
+    struct th_run r;
+    struct stat st;
+    int fd;
+
+    slurm_output(dir);
+    /* A link to stdout: the page is the command's output. */
+    snprintf(p, sizeof(p), "%s/to-stdout.html", dir);
+    ck_assert_int_eq(symlink("/dev/stdout", p), 0);
+    r = report_html_to(dir, p);
+    TH_REQUIRE(r.status == 0 && strstr(r.out, "</html>") != NULL, "link to stdout: exit %d: %s",
+               r.status, r.err);
+    th_run_free(&r);
+    TH_REQUIRE(lstat(p, &st) == 0 && S_ISLNK(st.st_mode), "the link to /dev/stdout was replaced");
+    /* A FIFO with a reader. */
+    snprintf(p, sizeof(p), "%s/fifo.html", dir);
+    ck_assert_int_eq(mkfifo(p, 0644), 0);
+    fd = open(p, O_RDONLY | O_NONBLOCK);
+    ck_assert_int_ge(fd, 0);
+    r = report_html_to(dir, p);
+    TH_REQUIRE(r.status == 0, "fifo: exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    {
+        char buf[256];
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+
+        buf[n > 0 ? n : 0] = '\0';
+        TH_REQUIRE(n > 0 && strstr(buf, "<!DOCTYPE html>") != NULL,
+                   "nothing came through the FIFO");
+    }
+    close(fd);
+    TH_REQUIRE(lstat(p, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO was replaced");
+    /* A character device (the null device, made here when we may). */
+    snprintf(p, sizeof(p), "%s/null.html", dir);
+    if (mknod(p, S_IFCHR | 0666, makedev(1, 3)) == 0) {
+        r = report_html_to(dir, p);
+        TH_REQUIRE(r.status == 0, "device: exit %d: %s", r.status, r.err);
+        th_run_free(&r);
+        TH_REQUIRE(lstat(p, &st) == 0 && S_ISCHR(st.st_mode), "the device node was replaced");
+    }
+    /* A link to a regular file: the file gets the page, the link stays. */
+    snprintf(file, sizeof(file), "%s/real.html", dir);
+    th_write_text(file, "old\n");
+    snprintf(p, sizeof(p), "%s/link.html", dir);
+    ck_assert_int_eq(symlink("real.html", p), 0);
+    r = report_html_to(dir, p);
+    TH_REQUIRE(r.status == 0, "link to a file: exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    TH_REQUIRE(lstat(p, &st) == 0 && S_ISLNK(st.st_mode), "the link to a file was replaced");
+    text = th_read_file(file, NULL);
+    TH_REQUIRE(strstr(text, "</html>") != NULL, "the linked file did not get the page");
+    free(text);
+    /* A directory: refused, named. */
+    snprintf(p, sizeof(p), "%s/adir", dir);
+    ck_assert_int_eq(mkdir(p, 0755), 0);
+    r = report_html_to(dir, p);
+    TH_REQUIRE(r.status != 0 && strstr(r.err, "is a directory") != NULL, "directory: exit %d: %s",
+               r.status, r.err);
+    th_run_free(&r);
     th_cleanup();
 }
 END_TEST
@@ -1138,6 +1224,7 @@ static Suite *client_suite(void)
     tcase_add_test(results, results_and_join);
     tcase_add_test(results, submit_and_join_a_file_with_a_byte_order_mark);
     tcase_add_test(results, report_counts_a_missing_solve_time_as_unknown);
+    tcase_add_test(results, report_html_keeps_what_path_is);
     tcase_add_test(results, join_without_kept_inputs);
     tcase_add_test(results, long_job_names);
     tcase_add_test(results, report_text);
