@@ -103,6 +103,19 @@ void cairn_client_bytes(uint64_t n, char out[32]);
  * 0 at the end, or a negative errno. */
 ssize_t cairn_client_getline(FILE *f, char **line, size_t *cap);
 
+/* Printable copies (cairn_text_printable, util.h) of what one piece of
+ * output shows: up to CAIRN_SHOWN_SLOTS live at once, the oldest reused.
+ * Names, ids and reasons come from file names and files anyone may
+ * write; they reach the terminal through here. */
+#define CAIRN_SHOWN_SLOTS 8
+struct cairn_shown {
+    char *slot[CAIRN_SHOWN_SLOTS];
+    unsigned next;
+};
+/* NULL for NULL; "(out of memory)" when a copy cannot be made. */
+const char *cairn_shown(struct cairn_shown *s, const char *text);
+void cairn_shown_free(struct cairn_shown *s);
+
 /* ---- JSON lines (jsonl.c) -------------------------------------------- */
 
 /*

@@ -21,10 +21,31 @@ int cairn_client_fail(struct cairn_client *cl, int rc, const char *fmt, ...)
     va_start(ap, fmt);
     m = cairn_vasprintf(fmt, ap);
     va_end(ap);
-    /* Out of memory: main() falls back to the errno's own text. */
+    /* Messages name files and jobs: shown printable, like cairnd's log.
+     * Out of memory: main() falls back to the errno's own text. */
     free(cl->msg);
-    cl->msg = m;
+    cl->msg = m != NULL ? cairn_text_printable(m) : NULL;
+    free(m);
     return rc;
+}
+
+const char *cairn_shown(struct cairn_shown *s, const char *text)
+{
+    char **slot = &s->slot[s->next++ % CAIRN_SHOWN_SLOTS];
+
+    if (text == NULL)
+        return NULL;
+    free(*slot);
+    *slot = cairn_text_printable(text);
+    return *slot != NULL ? *slot : "(out of memory)";
+}
+
+void cairn_shown_free(struct cairn_shown *s)
+{
+    for (unsigned i = 0; i < CAIRN_SHOWN_SLOTS; i++) {
+        free(s->slot[i]);
+        s->slot[i] = NULL;
+    }
 }
 
 void cairn_client_close(struct cairn_client *cl)

@@ -94,12 +94,32 @@ static json_t *load_at(int dir_fd, const char *name)
 }
 
 /* The text of member key in line as written, malloc'd; NULL if absent. */
+/* *s replaced by its printable copy (names and reasons reach the
+ * terminal and the page as they are stored here). */
+static int printable(char **s)
+{
+    char *p = cairn_text_printable(*s);
+
+    if (p == NULL)
+        return -ENOMEM;
+    free(*s);
+    *s = p;
+    return 0;
+}
+
+/* A member's JSON text, printable (raw UTF-8 in a string may hold C1
+ * controls), for showing only. */
 static char *member(const char *line, size_t len, const char *key)
 {
     const char *v;
     size_t n;
+    char *text, *shown;
 
-    return cairn_json_member_text(line, len, key, &v, &n) ? strndup(v, n) : NULL;
+    if (!cairn_json_member_text(line, len, key, &v, &n) || (text = strndup(v, n)) == NULL)
+        return NULL;
+    shown = cairn_text_printable(text);
+    free(text);
+    return shown;
 }
 
 static int read_results(struct ctx *c, const char *res_name, const char *job)
@@ -225,7 +245,8 @@ static int add_summary(struct ctx *c, const char *sum_name)
     j->finished = cairn_client_parse_time(json_string_value(json_object_get(s, "finished")));
     if (j->name == NULL) /* no "job": name it after its file */
         j->name = strndup(sum_name, base_len);
-    if (j->name == NULL || j->status == NULL)
+    if (j->name == NULL || j->status == NULL || printable(&j->name) != 0 ||
+        printable(&j->status) != 0 || (j->reason != NULL && printable(&j->reason) != 0))
         goto oom;
     if (strcmp(j->status, "ok") == 0)
         r->jobs_ok++;
@@ -364,7 +385,7 @@ int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const 
     int rc;
 
     memset(r, 0, sizeof(*r));
-    if ((r->out_dir = strdup(out_dir)) == NULL)
+    if ((r->out_dir = cairn_text_printable(out_dir)) == NULL)
         return -ENOMEM;
     c.out_fd = open(out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (c.out_fd < 0) {

@@ -135,10 +135,16 @@ static int requeue(struct cairn_client *cl, int failed_fd, int active_fd, const 
         goto out;
     }
     unlinkat(failed_fd, reason, 0);
-    if (to != file)
-        printf("%s: requeued as %s, the name it was submitted as\n", base, to);
-    else
-        printf("%s: requeued\n", base);
+    {
+        struct cairn_shown sh = { 0 };
+
+        if (to != file)
+            printf("%s: requeued as %s, the name it was submitted as\n", cairn_shown(&sh, base),
+                   cairn_shown(&sh, to));
+        else
+            printf("%s: requeued\n", cairn_shown(&sh, base));
+        cairn_shown_free(&sh);
+    }
     rc = 0;
 out:
     free(ob);

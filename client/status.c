@@ -222,46 +222,52 @@ static void print_text(struct cairn_client *cl, struct list *waiting, struct lis
                        int have_out, const struct cairn_daemon_status *ds, size_t nd)
 {
     char a[32], b[32], who[128];
+    struct cairn_shown sh = { 0 };
     size_t i;
 
-    printf("spool:   %s\noutput:  %s\n", cl->cfg.input_dir,
-           cl->cfg.output_dir ? cl->cfg.output_dir : "(not set)");
+    printf("spool:   %s\noutput:  %s\n", cairn_shown(&sh, cl->cfg.input_dir),
+           cl->cfg.output_dir ? cairn_shown(&sh, cl->cfg.output_dir) : "(not set)");
     if (nd == 0)
         printf("daemons: none reporting (no status file in .cairn/status/)\n");
     for (i = 0; i < nd; i++) {
         const char *v = json_string_value(json_object_get(ds[i].root, "version"));
         cairn_status_label(&ds[i], who, sizeof(who));
         if (ds[i].gone)
-            printf("daemon:  %s: gone (no such process here; it left its status file %s)\n", who,
-                   ds[i].file);
+            printf("daemon:  %s: gone (no such process here; it left its status file %s)\n",
+                   cairn_shown(&sh, who), cairn_shown(&sh, ds[i].file));
         else if (ds[i].idle)
-            printf("daemon:  %s, cairnd %s: idle, no update for %.0f s\n", who, v ? v : "?",
-                   ds[i].age_s);
+            printf("daemon:  %s, cairnd %s: idle, no update for %.0f s\n", cairn_shown(&sh, who),
+                   v ? cairn_shown(&sh, v) : "?", ds[i].age_s);
         else if (ds[i].stale)
-            printf("daemon:  %s: stale, no update for %.0f s (not running?)\n", who, ds[i].age_s);
+            printf("daemon:  %s: stale, no update for %.0f s (not running?)\n",
+                   cairn_shown(&sh, who), ds[i].age_s);
         else
-            printf("daemon:  %s, cairnd %s, updated %.1f s ago\n", who, v ? v : "?", ds[i].age_s);
+            printf("daemon:  %s, cairnd %s, updated %.1f s ago\n", cairn_shown(&sh, who),
+                   v ? cairn_shown(&sh, v) : "?", ds[i].age_s);
     }
     printf("waiting: %zu\n", waiting->n);
     for (i = 0; i < waiting->n && i < SHOW_MAX; i++) {
+        /* ".jsonl" is the same once printable: cut it from the copy. */
+        const char *f = cairn_shown(&sh, waiting->v[i].file);
+
         cairn_client_bytes(waiting->v[i].size, a);
-        printf("  %.*s  %s\n", (int)(strlen(waiting->v[i].file) - 6), waiting->v[i].file, a);
+        printf("  %.*s  %s\n", (int)(strlen(f) - 6), f, a);
     }
     if (waiting->n > SHOW_MAX)
         printf("  ... and %zu more\n", waiting->n - SHOW_MAX);
     printf("active:  %zu\n", active->n);
     for (i = 0; i < active->n && i < SHOW_MAX; i++) {
         struct cairn_progress p;
-        const char *f = active->v[i].file;
+        const char *f = cairn_shown(&sh, active->v[i].file);
 
         printf("  %.*s  ", (int)(strlen(f) - 6), f);
-        if (cairn_status_find(ds, nd, f, &p)) {
+        if (cairn_status_find(ds, nd, active->v[i].file, &p)) {
             cairn_client_bytes(p.bytes, a);
             cairn_client_bytes(p.size, b);
             cairn_status_label(p.daemon, who, sizeof(who));
             printf("%s of %s (%.0f%%), %llu records, on %s\n", a, b,
                    p.size ? 100.0 * (double)p.bytes / (double)p.size : 0.0,
-                   (unsigned long long)p.records, who);
+                   (unsigned long long)p.records, cairn_shown(&sh, who));
         } else {
             cairn_client_bytes(active->v[i].size, a);
             printf("%s, progress unknown (no live daemon reports it)\n", a);
@@ -281,9 +287,11 @@ static void print_text(struct cairn_client *cl, struct list *waiting, struct lis
         const char *job = json_string_value(json_object_get(r, "job"));
         const char *why = json_string_value(json_object_get(r, "reason"));
         const char *when = json_string_value(json_object_get(r, "time"));
-        printf("  %s  %s: %s\n", when ? when : "?", job ? job : reasons->v[i].file,
-               why ? why : "(reason unreadable)");
+        printf("  %s  %s: %s\n", when ? cairn_shown(&sh, when) : "?",
+               cairn_shown(&sh, job ? job : reasons->v[i].file),
+               why ? cairn_shown(&sh, why) : "(reason unreadable)");
     }
+    cairn_shown_free(&sh);
 }
 
 int cairn_cmd_status(struct cairn_client *cl, int as_json)

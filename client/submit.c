@@ -236,7 +236,10 @@ static int publish(struct cairn_client *cl, const struct cairn_submit_opts *o, s
         if ((rc = choose_name(cl, o, s)) != 0)
             break;
         if (renameat2(cl->in_fd, held, cl->in_fd, s->file, RENAME_NOREPLACE) == 0) {
-            printf("%s\n", s->base);
+            struct cairn_shown sh = { 0 };
+
+            printf("%s\n", cairn_shown(&sh, s->base));
+            cairn_shown_free(&sh);
             fflush(stdout);
             return 0;
         }

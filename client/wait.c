@@ -66,32 +66,35 @@ static void print_outcome(struct waiter *w, size_t i, json_t *s)
     const char *reason = json_string_value(json_object_get(s, "reason"));
 
     const char *job = json_string_value(json_object_get(s, "job"));
+    struct cairn_shown sh = { 0 };
+    const char *base = cairn_shown(&sh, w->jobs[i].base);
 
     w->ran[i] = cairn_asprintf("%s.jsonl", job != NULL ? job : w->jobs[i].base);
     clear_line(w);
     /* A used name ran as NAME~N: say where its outputs are. */
     if (job != NULL && strcmp(job, w->jobs[i].base) != 0)
-        printf("%s: ran as %s\n", w->jobs[i].base, job);
+        printf("%s: ran as %s\n", base, cairn_shown(&sh, job));
     if (status != NULL && strcmp(status, "ok") == 0) {
         json_int_t records = json_integer_value(json_object_get(s, "records"));
         json_int_t ok = json_integer_value(json_object_get(s, "ok"));
 
         printf("%s: ok, %lld records: %lld ok, %lld errors; expected answers: %lld match, "
                "%lld differ (%.3f s)\n",
-               w->jobs[i].base, (long long)records, (long long)ok, (long long)(records - ok),
+               base, (long long)records, (long long)ok, (long long)(records - ok),
                (long long)json_integer_value(json_object_get(s, "matches")),
                (long long)json_integer_value(json_object_get(s, "mismatches")),
                json_number_value(json_object_get(s, "wall_seconds")));
         w->state[i] = OK;
         w->r->ok++;
     } else {
-        printf("%s: failed: %s\n", w->jobs[i].base,
-               reason ? reason
+        printf("%s: failed: %s\n", base,
+               reason ? cairn_shown(&sh, reason)
                : s    ? "(no reason given)"
                       : "its summary cannot be read");
         w->state[i] = FAILED;
         w->r->failed++;
     }
+    cairn_shown_free(&sh);
     fflush(stdout);
     w->pending--;
 }
@@ -236,6 +239,7 @@ static const char *where_now(struct waiter *w, size_t i)
 static void on_timeout(uv_timer_t *t)
 {
     struct waiter *w = t->data;
+    struct cairn_shown sh = { 0 };
     size_t i;
 
     look(w, NULL); /* a summary may have come with this very tick */
@@ -243,12 +247,13 @@ static void on_timeout(uv_timer_t *t)
     for (i = 0; i < w->n; i++) {
         if (w->state[i] != PENDING)
             continue;
-        printf("%s: timed out after %g s; it is %s\n", w->jobs[i].base, w->timeout_s,
-               where_now(w, i));
+        printf("%s: timed out after %g s; it is %s\n", cairn_shown(&sh, w->jobs[i].base),
+               w->timeout_s, where_now(w, i));
         w->state[i] = TIMED_OUT;
         w->r->timed_out++;
         w->pending--;
     }
+    cairn_shown_free(&sh);
     fflush(stdout);
     stop(w);
 }
@@ -265,7 +270,12 @@ static void draw(struct waiter *w)
     if (i == w->n)
         return;
     cairn_status_files_read(w->cl, &ds, &nd);
-    fprintf(stderr, "\r\033[Kcairn: %s: ", w->jobs[i].base);
+    {
+        struct cairn_shown sh = { 0 };
+
+        fprintf(stderr, "\r\033[Kcairn: %s: ", cairn_shown(&sh, w->jobs[i].base));
+        cairn_shown_free(&sh);
+    }
     if (cairn_status_find(ds, nd, w->jobs[i].file, &p)) {
         cairn_client_bytes(p.bytes, bytes);
         cairn_client_bytes(p.size, size);

@@ -269,6 +269,42 @@ char *cairn_name_escape(const char *name)
     return b.data;
 }
 
+char *cairn_text_printable(const char *text)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *u = (const unsigned char *)text;
+    size_t n = strlen(text), i = 0;
+    struct cairn_buf b = { 0 };
+
+    if (cairn_buf_reserve(&b, n + 1) != 0)
+        return NULL;
+    while (i < n) {
+        size_t seq = u[i] >= 0x80 ? utf8_len(u + i, n - i) : 1;
+        int rc;
+
+        if (u[i] < 0x20 || u[i] == 0x7f || seq == 0) {
+            char esc[4] = { '\\', 'x', hex[u[i] >> 4], hex[u[i] & 15] };
+            rc = cairn_buf_append(&b, esc, 4);
+            seq = 1;
+        } else if (seq == 2 && u[i] == 0xc2 && u[i + 1] < 0xa0) {
+            char esc[6] = { '\\', 'u', '0', '0', hex[u[i + 1] >> 4], hex[u[i + 1] & 15] };
+            rc = cairn_buf_append(&b, esc, 6);
+        } else {
+            rc = cairn_buf_append(&b, text + i, seq);
+        }
+        if (rc != 0) {
+            cairn_buf_free(&b);
+            return NULL;
+        }
+        i += seq;
+    }
+    if (cairn_buf_append(&b, "", 1) != 0) {
+        cairn_buf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
 uint64_t cairn_hash64(const void *p, size_t n)
 {
     const unsigned char *u = p;

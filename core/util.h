@@ -62,6 +62,14 @@ int cairn_write_all(int fd, const void *buf, size_t n);
  * malloc'd, or NULL when out of memory. */
 char *cairn_name_escape(const char *name);
 
+/* Text as a terminal may be shown it: each control character (C0, DEL,
+ * and C1 as U+0080..U+009F) and each byte that is not part of valid UTF-8
+ * becomes \xNN (C1: \u00NN), so a name or a reason holding ESC, BEL or a
+ * newline cannot clear a screen, retitle a window or forge a line.
+ * Backslashes are kept as they are: this is for reading, not for parsing.
+ * malloc'd, or NULL when out of memory. */
+char *cairn_text_printable(const char *text);
+
 /* A 64-bit hash of n bytes (FNV-1a with a final mix): for short, stable
  * names derived from long ones, not for security. */
 uint64_t cairn_hash64(const void *p, size_t n);

@@ -1161,6 +1161,68 @@ START_TEST(report_html_keeps_what_path_is)
 }
 END_TEST
 
+/* No byte a terminal acts on (C0 but the line ends, DEL) in s, and no
+ * line of it starting with "forged". */
+static void require_inert(const char *what, const char *s)
+{
+    for (const char *p = s; *p != '\0'; p++)
+        TH_REQUIRE(((unsigned char)*p >= 0x20 && *p != 0x7f) || *p == '\n',
+                   "%s: a raw control byte %#x at offset %td:\n%s", what, (unsigned char)*p, p - s,
+                   s);
+    TH_REQUIRE(strncmp(s, "forged", 6) != 0 && strstr(s, "\nforged") == NULL,
+               "%s: a name forged a line:\n%s", what, s);
+}
+
+/* Job names holding ESC, BEL and a newline reach the terminal escaped,
+ * in every command's text: status (waiting, failed, its reason), wait,
+ * report, retry and the error messages. */
+START_TEST(client_output_escapes_control_bytes)
+{
+    static const char evil[] = "t\x1b]0;pwned\x07\x1b[2J\nforged: ok";
+    struct env e;
+    char path[PATH_MAX + 64], *name;
+    struct th_run r;
+
+    env_init(&e, NULL);
+    snprintf(path, sizeof(path), "%s/%s.jsonl", e.in, evil);
+    th_write_text(path, official_jsonl);
+    snprintf(path, sizeof(path), "%s/%s-link.jsonl", e.in, evil);
+    ck_assert_int_eq(symlink("/etc/hostname", path), 0);
+    r = cairn(&e, "status");
+    require_inert("status, jobs waiting", r.out);
+    TH_REQUIRE(strstr(r.out, "t\\x1b]0;pwned\\x07\\x1b[2J\\x0aforged: ok") != NULL,
+               "status does not show the name escaped:\n%s", r.out);
+    th_run_free(&r);
+    start_daemon(&e);
+    r = cairn(&e, "wait", "--timeout", "20", evil);
+    TH_REQUIRE(r.status == 0, "wait: exit %d: %s", r.status, r.err);
+    require_inert("wait", r.out);
+    require_inert("wait's stderr", r.err);
+    th_run_free(&r);
+    name = th_xasprintf("%s-link", evil);
+    r = cairn(&e, "wait", "--timeout", "20", name);
+    require_inert("wait for a failed job", r.out);
+    th_run_free(&r);
+    r = cairn(&e, "status");
+    require_inert("status, a failed job", r.out);
+    th_run_free(&r);
+    r = cairn(&e, "report", e.out);
+    TH_REQUIRE(r.status == 0, "report: exit %d: %s", r.status, r.err);
+    require_inert("report", r.out);
+    th_run_free(&r);
+    r = cairn(&e, "retry", name);
+    require_inert("retry", r.out);
+    require_inert("retry's stderr", r.err);
+    th_run_free(&r);
+    r = cairn(&e, "results", "no\x1b[2Jsuch\nforged");
+    TH_REQUIRE(r.status != 0, "results of no job: exit %d", r.status);
+    require_inert("an error message", r.err);
+    th_run_free(&r);
+    free(name);
+    th_cleanup();
+}
+END_TEST
+
 /* On a terminal (script(1)), submit --wait redraws a progress line from
  * the daemon's status file; the outcome comes once the daemon is up. */
 START_TEST(progress_on_a_terminal)
@@ -1225,6 +1287,7 @@ static Suite *client_suite(void)
     tcase_add_test(results, submit_and_join_a_file_with_a_byte_order_mark);
     tcase_add_test(results, report_counts_a_missing_solve_time_as_unknown);
     tcase_add_test(results, report_html_keeps_what_path_is);
+    tcase_add_test(results, client_output_escapes_control_bytes);
     tcase_add_test(results, join_without_kept_inputs);
     tcase_add_test(results, long_job_names);
     tcase_add_test(results, report_text);
