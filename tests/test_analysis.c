@@ -516,6 +516,37 @@ START_TEST(option_errors_name_the_key_and_why)
 }
 END_TEST
 
+/* stone-game-viii at official limits (n up to 10^5): a first move takes
+ * any x >= 2 stones, so 10002 stones have 10001 legal moves: too_large,
+ * as the README says; 10001 stones are listed. */
+START_TEST(analysis_of_stone_game_viii_is_bounded_too)
+{
+    struct cairn_buf rec = { 0 };
+    char *got;
+
+    for (size_t n = 10001; n <= 10002; n++) {
+        rec.len = 0;
+        ck_assert_int_eq(
+            cairn_buf_puts(&rec, "{\"variant\":\"stone-game-viii\",\"input\":{\"stones\":["), 0);
+        for (size_t i = 0; i < n; i++)
+            ck_assert_int_eq(cairn_buf_puts(&rec, i ? ",1" : "1"), 0);
+        ck_assert_int_eq(cairn_buf_puts(&rec, "]},\"options\":{\"analysis\":true}}"), 0);
+        ck_assert_int_eq(cairn_buf_append(&rec, "", 1), 0);
+        if (n == 10002) {
+            expect_error(rec.data, "too_large",
+                         "options.analysis: the position has 10001 legal moves; an analysis lists "
+                         "at most 10000");
+        } else {
+            got = filter(rec.data);
+            ck_assert_msg(strstr(got, "\"status\":\"ok\"") && strstr(got, "{\"move\":10001,"),
+                          "got: %.300s", got);
+            free(got);
+        }
+    }
+    cairn_buf_free(&rec);
+}
+END_TEST
+
 /* Over CAIRN_ANALYSIS_MAX_LISTED (10000) legal moves: too_large, while
  * play on the same row is graded. */
 START_TEST(analysis_of_a_huge_root_is_bounded)
@@ -570,6 +601,7 @@ static Suite *analysis_suite(void)
     tcase_add_test(tc, play_grades_the_first_mistake);
     tcase_add_test(tc, option_errors_name_the_key_and_why);
     tcase_add_test(tc, analysis_of_a_huge_root_is_bounded);
+    tcase_add_test(tc, analysis_of_stone_game_viii_is_bounded_too);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -31,6 +31,12 @@ grep -E '^\| `stone-game` \(877\) \|' "$src/README.md" | grep -q 'len even.*sum 
     fail "the README's stone-game row does not state the official rules (len even, sum odd)"
 echo "ok: the stone-game row states len even and sum odd"
 
+# Issue 21 point 16: the analysis bound names every variant whose official
+# inputs pass it (test_analysis checks stone-game-viii's).
+tr '\n' ' ' <"$src/README.md" | grep -q 'only `stone-game-vi`, `-viii` and `-ix`' ||
+    fail "the README's analysis bound does not name stone-game-vi, -viii and -ix"
+echo "ok: the analysis bound names stone-game-vi, -viii and -ix"
+
 awk -v readme="README.md" '
     function flush_marker() { marker = "" }
     /^```sh$/ && !inblock {
