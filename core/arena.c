@@ -49,6 +49,11 @@ static void *arena_malloc(size_t n)
     if (a == NULL)
         return malloc(n);
     n = (n + 15) & ~(size_t)15;
+    if (a->budget != 0 && (n > a->budget || a->used > a->budget - n)) {
+        a->exceeded = 1;
+        return NULL;
+    }
+    a->used += n;
     b = a->cur;
     /* Move on to the next kept block that fits, or add one after cur. */
     while (b != NULL && (size_t)(b->end - b->at) < n && b->next != NULL)
@@ -102,10 +107,13 @@ int cairn_arena_installed(void)
     return installed;
 }
 
-void cairn_arena_begin(struct cairn_arena *a)
+void cairn_arena_begin(struct cairn_arena *a, size_t budget)
 {
     current = a;
     a->cur = a->first;
+    a->budget = budget;
+    a->used = 0;
+    a->exceeded = 0;
 }
 
 void cairn_arena_end(struct cairn_arena *a)

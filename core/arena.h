@@ -7,6 +7,12 @@
  * cairn_arena_end() on a thread, jansson's allocations come from that
  * thread's arena and its frees are no-ops; the arena is reset for the next
  * record.  Outside, on any thread, jansson uses malloc/free as usual.
+ *
+ * An arena also has a budget: the bytes it may hand out between begin and
+ * end.  Past it an allocation fails and the arena says so (exceeded), so a
+ * line of many small JSON values ("[{},{},...]": a few hundred bytes of
+ * tree per three bytes of text) is refused as too large instead of taking
+ * gigabytes.
  */
 #ifndef CAIRN_ARENA_H
 #define CAIRN_ARENA_H
@@ -18,6 +24,9 @@ struct cairn_arena_block;
 struct cairn_arena {
     struct cairn_arena_block *first; /* blocks, oldest first, reused in order */
     struct cairn_arena_block *cur;   /* the block being filled */
+    size_t budget;                   /* bytes it may hand out since begin; 0: no limit */
+    size_t used;                     /* handed out since begin */
+    int exceeded;                    /* an allocation since begin went past the budget */
 };
 
 /* Routes jansson's allocator through the arenas.  Call once, before any
@@ -29,8 +38,8 @@ void cairn_arena_install(void);
 int cairn_arena_installed(void);
 
 /* From here until cairn_arena_end(), jansson allocations on this thread
- * come from a. */
-void cairn_arena_begin(struct cairn_arena *a);
+ * come from a, at most budget bytes of them (0: no limit). */
+void cairn_arena_begin(struct cairn_arena *a, size_t budget);
 /* Forgets everything allocated since begin (keeping a block for reuse)
  * and returns this thread to malloc. */
 void cairn_arena_end(struct cairn_arena *a);

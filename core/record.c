@@ -411,6 +411,13 @@ static int watched_solve(const struct cairn_record_ctx *ctx, const struct rec *r
     return rc;
 }
 
+static size_t memory_budget(size_t len)
+{
+    return len > CAIRN_RECORD_MEMORY_FLOOR / CAIRN_RECORD_MEMORY_PER_BYTE
+               ? len * CAIRN_RECORD_MEMORY_PER_BYTE
+               : CAIRN_RECORD_MEMORY_FLOOR;
+}
+
 int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratch *s,
                          uint64_t line_no, const char *line, size_t len, struct cairn_buf *out,
                          struct cairn_tally *tally)
@@ -423,7 +430,7 @@ int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratc
     int rc = 0, took;
 
     tally->records++;
-    cairn_arena_begin(&s->arena);
+    cairn_arena_begin(&s->arena, memory_budget(len));
     /* Plain records skip the general JSON tree; anything else, and every
      * error message about the JSON itself, comes from jansson. */
     /* JSON text cannot hold a raw NUL, but jansson stops reading a number
@@ -446,6 +453,14 @@ int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratc
     }
     if (rc == 0 && watched_solve(ctx, &r, s, out, tally, &e) == 0)
         goto done;
+    /* Out of budget, not out of memory: the line's fault, not the
+     * machine's (a job is not handed back for it). */
+    if (s->arena.exceeded)
+        cairn_rec_fail(&e, CAIRN_CODE_TOO_LARGE,
+                       "reading the record needs more than %zu bytes of memory (%d per byte of "
+                       "its line, at least %zu MiB): too many small JSON values",
+                       memory_budget(len), CAIRN_RECORD_MEMORY_PER_BYTE,
+                       CAIRN_RECORD_MEMORY_FLOOR >> 20);
 
     /* Drop anything half-rendered before writing the error line. */
     rc = 0;

@@ -30,6 +30,16 @@ struct cairn_record_ctx {
                                     reporting this ctx as the owner; NULL: none */
 };
 
+/* What jansson may allocate for one record (its tree, and whatever else
+ * it allocates while the record is solved): this many bytes per byte of
+ * the line -- with the line itself and the batch around it, a process
+ * stays within 8 times its longest line -- and never less than the floor, which an official-limit record
+ * of small values needs (stone-game-vi, 2 x 10^5 values of "1,": 24 bytes
+ * of tree per byte of line).  Past it the record is too_large; the plain
+ * records of bulk jobs take the fast path (fastparse.h), 4 bytes per byte. */
+#define CAIRN_RECORD_MEMORY_PER_BYTE 6
+#define CAIRN_RECORD_MEMORY_FLOOR    ((size_t)16 << 20)
+
 /*
  * NAME     cairn_record_process - answer one non-blank line
  * ARGUMENTS line/len is the line without its terminator; line_no is its

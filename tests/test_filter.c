@@ -987,7 +987,7 @@ static long filter_peak_kib(const char *unit, size_t count)
     writer = fork();
     ck_assert(writer >= 0);
     if (writer == 0) {
-        size_t n = strlen(unit), per = 65536 / n, done = 0;
+        size_t n = strlen(unit), per = n < 65536 ? 65536 / n : 1, done = 0;
         char *block = malloc(per * n);
 
         for (size_t i = 0; i < per; i++)
@@ -1024,6 +1024,47 @@ START_TEST(test_memory_flat_for_tiny_lines)
     braces = filter_peak_kib("{}\n", 4u * 1000 * 1000);
     ck_assert_msg(blank < 24 * 1024, "48 MB of newlines: peak RSS %ld KiB", blank);
     ck_assert_msg(braces < 24 * 1024, "4 million {} lines: peak RSS %ld KiB", braces);
+}
+END_TEST
+
+/* One record's memory is bounded by its line, whatever the shape of its
+ * JSON: a 15 MB line whose ignored key holds 5 million empty objects took
+ * 1.2 GB to parse (jansson's tree: a few hundred bytes per "{},"); now it
+ * is too_large within 8 times the line.  A 4-million-move play array is
+ * refused the same way. */
+START_TEST(test_memory_bounded_for_one_record_of_many_small_values)
+{
+    const size_t n = 5u * 1000 * 1000;
+    const char head[] = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"pad\":[";
+    size_t len = sizeof(head) - 1 + 3 * n + 2;
+    char *line = malloc(len + 1), *p = line;
+    long peak;
+
+#if defined(__SANITIZE_ADDRESS__)
+    fprintf(stderr, "test_filter: SKIP memory bound under AddressSanitizer\n");
+    free(line);
+    return;
+#endif
+    ck_assert_ptr_nonnull(line);
+    p += sprintf(p, "%s", head);
+    for (size_t i = 0; i < n; i++)
+        p += sprintf(p, i ? ",{}" : "{}");
+    p += sprintf(p, "]}\n");
+    len = (size_t)(p - line);
+    peak = filter_peak_kib(line, 1);
+    ck_assert_msg(peak < (long)(8 * len / 1024),
+                  "a %zu-byte line of %zu empty objects: peak RSS %ld KiB (8 x the line: %zu KiB)",
+                  len, n, peak, 8 * len / 1024);
+    {
+        struct run r;
+
+        run_filter(NULL, line, len, IN_FILE, &r);
+        ck_assert_msg(strstr(r.out.data, "\"code\":\"too_large\"") &&
+                          strstr(r.out.data, "too many small JSON values"),
+                      "got: %.300s", r.out.data);
+        run_free(&r);
+    }
+    free(line);
 }
 END_TEST
 
@@ -1174,6 +1215,7 @@ static Suite *filter_suite(void)
     tcase_add_test(tc, test_closed_std_descriptors);
     tcase_add_test(tc, test_check_internal_is_internal);
     tcase_add_test(tc, test_memory_flat_for_tiny_lines);
+    tcase_add_test(tc, test_memory_bounded_for_one_record_of_many_small_values);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 
