@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "metrics.h"
+#include "prom_label.h"
 #include "util.h"
 
 #ifndef CAIRN_PLUGIN_DIR
@@ -149,7 +149,7 @@ static int store_labels(char **field, const json_t *v, const char *key, const ch
     }
     json_object_foreach((json_t *)v, name, value)
     {
-        if (cairn_metrics_label_check(name, &why) != 0) {
+        if (cairn_prom_label_check(name, &why) != 0) {
             if (err != NULL)
                 *err = cairn_asprintf("%s: key \"%s\": label \"%s\": %s", where, key, name, why);
             cairn_buf_free(&b);
@@ -167,7 +167,7 @@ static int store_labels(char **field, const json_t *v, const char *key, const ch
             return -EINVAL;
         }
         if ((b.len > 0 && cairn_buf_puts(&b, ",") != 0) ||
-            cairn_metrics_label_put(&b, name, json_string_value(value)) != 0 ||
+            cairn_prom_label_put(&b, name, json_string_value(value)) != 0 ||
             cairn_buf_append(&b, "", 1) != 0) {
             cairn_buf_free(&b);
             return -ENOMEM;

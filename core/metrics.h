@@ -106,7 +106,7 @@ void cairn_metrics_set_gauges(struct cairn_metrics *m, uint64_t jobs_active, uin
 
 /*
  * NAME     cairn_metrics_set_labels - labels added to every series
- * ARGUMENTS labels: cairn_metrics_label_put() pieces joined by ',' (the
+ * ARGUMENTS labels: cairn_prom_label_put() pieces (prom_label.h) joined by ',' (the
  *          config's metrics_labels), or NULL or "" for none.  Borrowed, not
  *          copied: it must stay valid until the next call or the last
  *          render (the daemon points it at its current configuration).
@@ -114,19 +114,6 @@ void cairn_metrics_set_gauges(struct cairn_metrics *m, uint64_t jobs_active, uin
  *          feed one node_exporter without two series being the same.
  */
 void cairn_metrics_set_labels(struct cairn_metrics *m, const char *labels);
-
-/*
- * NAME     cairn_metrics_label_check - may a configured label be called name?
- * RETURNS  0; -EINVAL with *why (static text) when name is not a Prometheus
- *          label name ([a-zA-Z_][a-zA-Z0-9_]*), starts with "__" (reserved
- *          for Prometheus), or is a label cairn sets itself (status,
- *          variant, code, name, version, le).
- */
-int cairn_metrics_label_check(const char *name, const char **why);
-
-/* Appends name="value", the value escaped as the exposition format
- * requires (backslash, double quote, newline).  Returns 0 or -ENOMEM. */
-int cairn_metrics_label_put(struct cairn_buf *b, const char *name, const char *value);
 
 /* Appends the Prometheus text exposition (format 0.0.4) to out.
  * Returns 0 or -ENOMEM. */

@@ -23,6 +23,7 @@
 
 #include "metrics.h"
 #include "plugin_loader.h"
+#include "prom_label.h"
 #include "record.h"
 #include "util.h"
 
@@ -598,9 +599,9 @@ static char *labels_text(void)
 {
     struct cairn_buf b = { 0 };
 
-    ck_assert_int_eq(cairn_metrics_label_put(&b, "instance", "node7"), 0);
+    ck_assert_int_eq(cairn_prom_label_put(&b, "instance", "node7"), 0);
     ck_assert_int_eq(cairn_buf_puts(&b, ","), 0);
-    ck_assert_int_eq(cairn_metrics_label_put(&b, "note", "a \"b\" c:\\d\ne"), 0);
+    ck_assert_int_eq(cairn_prom_label_put(&b, "note", "a \"b\" c:\\d\ne"), 0);
     ck_assert_int_eq(cairn_buf_append(&b, "", 1), 0);
     return b.data;
 }
@@ -626,13 +627,12 @@ START_TEST(test_label_names_follow_prometheus)
     size_t i;
 
     for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-        ck_assert_msg(cairn_metrics_label_check(good[i], &why) == 0, "%s refused: %s", good[i],
-                      why);
+        ck_assert_msg(cairn_prom_label_check(good[i], &why) == 0, "%s refused: %s", good[i], why);
         ck_assert_ptr_null(why);
     }
     for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         why = NULL;
-        ck_assert_msg(cairn_metrics_label_check(bad[i], &why) == -EINVAL, "%s accepted", bad[i]);
+        ck_assert_msg(cairn_prom_label_check(bad[i], &why) == -EINVAL, "%s accepted", bad[i]);
         ck_assert_ptr_nonnull(why);
     }
 }
