@@ -2,7 +2,7 @@
  * runs.h - which run of a job name a command means.
  *
  * A name is used again and again (`mv job.jsonl in/` every night); each
- * file dropped under a used name runs as NAME~N (core/reuse.h), and its
+ * file dropped under a used name runs as NAME~N (core/job/reuse.h), and its
  * summary says submitted_as.  "My run" of a name is the file the command
  * saw, followed by its inode, which the daemon keeps across its renames
  * and writes into the summary as input_inode:
@@ -23,7 +23,7 @@
 #include "client.h"
 #include "submit.h"
 
-/* The largest prefix of a long name that its runs keep (core/names.h: a
+/* The largest prefix of a long name that its runs keep (core/common/names.h: a
  * run's name is a cut of the name, never shorter than this). */
 #define CAIRN_RUN_PREFIX 150
 

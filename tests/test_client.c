@@ -890,7 +890,7 @@ END_TEST
 
 /* A name of 245 bytes: cairnd names its outputs CUT~HASH, and every
  * command must find them under that name (client/spooldir.c mirrors
- * core/job.c). */
+ * core/job/job.c). */
 START_TEST(long_job_names)
 {
     struct env e;

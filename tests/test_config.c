@@ -1,5 +1,5 @@
 /*
- * test_config.c - core/config.c (SPEC section 7) and how cairnd reports a
+ * test_config.c - core/common/config.c (SPEC section 7) and how cairnd reports a
  * bad configuration file.
  *
  * Files are written into one mkdtemp directory made by main() and removed

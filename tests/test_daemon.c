@@ -1344,7 +1344,7 @@ END_TEST
 
 /* A plugin file cut short (a copy interrupted, a full disk) renamed in and
  * followed by SIGHUP: the reload refuses it, the daemon keeps running on the
- * set it had (before core/plugin_elf.c: SIGBUS, exit 135). */
+ * set it had (before core/host/plugin_elf.c: SIGBUS, exit 135). */
 START_TEST(sighup_truncated_plugin_keeps_old_set)
 {
     struct env e;

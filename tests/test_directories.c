@@ -332,7 +332,7 @@ START_TEST(future_mtime_daemon)
 }
 END_TEST
 
-/* The live status file (core/status.h): while a job runs, the daemon's
+/* The live status file (core/common/status.h): while a job runs, the daemon's
  * file in .cairn/status/ lists it with its size and progress; at a clean
  * exit the file is gone. */
 START_TEST(status_file_shows_active_jobs)

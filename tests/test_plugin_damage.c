@@ -1,7 +1,7 @@
 /*
  * test_plugin_damage.c - a damaged plugin file is refused with a reason,
- * never allowed to take the process down (core/plugin_elf.c,
- * core/plugin_probe.c).
+ * never allowed to take the process down (core/host/plugin_elf.c,
+ * core/host/plugin_probe.c).
  *
  * The damage is made from the real stone-game-ii.so: cut short at every
  * boundary the dynamic linker cares about, or with one field of its ELF

@@ -33,7 +33,7 @@
  * page cache kept across opens), so what is read after a cut is what the
  * model holds.  syncfs(2) never reaches a FUSE file system (Linux forwards
  * it to virtiofs only): nothing is made durable by it here, as cairnd
- * knows (core/commit.c fsyncs each inode on FUSE).
+ * knows (core/lib/commit.c fsyncs each inode on FUSE).
  */
 #define FUSE_USE_VERSION 31
 
