@@ -17,6 +17,10 @@
 #      alone and the output is still identical;
 #   3. does the same with --retries 0: the recipe must exit 1 and publish
 #      nothing.
+# Between 1 and 2 it also runs job names holding any bytes (a tab, a
+# newline, bytes that are not UTF-8, quotes, control bytes) in directories
+# with a newline and a tab in their names: the summary's `job` must be the
+# one cairnd --once writes for such a file.
 # Prints the records/s of the 1- and 2-task runs.  Stops only the processes
 # it started, by PID, whatever happens (trap).
 #
@@ -378,6 +382,74 @@ done >"$small"
 cmp "$tmp/marks-ref.jsonl" "$tmp/out-marks/marks.results.jsonl" ||
     fail "5 tasks over $small: merged results differ from one cairnd --filter run"
 say "5 tasks over 7 records, each after a byte-order mark: identical to cairnd --filter"
+
+# ---- 1c. job names with any bytes ------------------------------------------
+# A tab, a newline, bytes that are not UTF-8, a quote, a backslash, a % and
+# other control bytes in NAME, in directories with a newline and a tab in
+# their names: every shard must run, the outputs must be named with NAME's
+# raw bytes, and the summary's `job` must be what cairnd writes for a file
+# of that name, checked against a `cairnd --once` summary.  That is
+# cairn_name_escape(NAME) (core/lib/util.c: valid UTF-8 kept, a backslash
+# doubled, every other byte \xNN in lower-case hex) written as jansson
+# writes a string (\" \\ \b \f \n \r \t, other bytes below 0x20 as \u00XX,
+# the rest as they are).
+odd_names=($'a\tb' $'c\nd' $'e\xffz' $'q"u\\o%x\x01\x1b\x7f' $'\xc3\xa9\xed\xa0\x80\xe2\x82')
+in_dir=$tmp/$'names\nin' out_dir=$tmp/$'names\tout\n'
+mkdir -p "$in_dir" "$tmp/names-spool/in" "$tmp/names-spool/out"
+for name in "${odd_names[@]}"; do
+    cp "$small" "$in_dir/$name.jsonl" && cp "$small" "$tmp/names-spool/in/$name.jsonl" ||
+        fail "cannot copy $small to a file with an odd name"
+done
+"$cairnd" --once -c "$cfg" --plugins "$plugins" --threads 1 --input "$tmp/names-spool/in" \
+    --output "$tmp/names-spool/out" 2>"$tmp/names-once.log" ||
+    fail "cairnd --once over odd names failed: $(cat "$tmp/names-once.log")"
+checks=()
+for name in "${odd_names[@]}"; do
+    shown=$(printf '%q' "$name")
+    # One run without -c: the recipe's own empty configuration then lives
+    # in the work directory, and its path must reach the tasks intact (7
+    # short records come out the same with or without -c).
+    config_args=(-c "$cfg")
+    [ "$name" = "${odd_names[1]}" ] && config_args=()
+    "$recipe" "${config_args[@]}" --cairnd "$cairnd" --plugins "$plugins" --threads 1 \
+        --timeout 240 "$in_dir/$name.jsonl" 2 "$out_dir" 2>"$tmp/recipe-name.log" ||
+        fail "job name $shown: the recipe failed: $(cat "$tmp/recipe-name.log")"
+    cmp "$tmp/marks-ref.jsonl" "$out_dir/$name.results.jsonl" ||
+        fail "job name $shown: results differ from one cairnd --filter run"
+    [ -z "$(find "$out_dir" -maxdepth 1 -name '.*' ! -name . -print -quit)" ] ||
+        fail "job name $shown: work directory or temporaries left behind in the output directory"
+    checks+=("$out_dir/$name.summary.json" "$tmp/names-spool/out/$name.summary.json" "$in_dir/$name.jsonl")
+done
+python3 - "${checks[@]}" <<'EOF' || fail "odd job names: bad summary"
+import json, os, re, sys
+
+def no_constant(c):
+    raise ValueError("not JSON: " + c)
+
+def load(path):
+    raw = open(path, "rb").read()
+    # strict: UTF-8 only, no NaN or Infinity, no raw control bytes in strings
+    return raw, json.loads(raw.decode("utf-8"), parse_constant=no_constant)
+
+def escape(b):
+    # cairn_name_escape, for the `input` path (cairnd's own holds no directory)
+    return "\\\\".join(p.decode("utf-8", "backslashreplace") for p in b.split(b"\\"))
+
+job_text = lambda raw: re.match(rb'\{"job":("(?:[^"\\]|\\.)*")', raw).group(1)
+args = sys.argv[1:]
+for path, ref_path, input_path in zip(args[::3], args[1::3], args[2::3]):
+    (raw, s), (ref_raw, ref) = load(path), load(ref_path)
+    bad = [k for k in ("job", "results") if s[k] != ref[k]]
+    if job_text(raw) != job_text(ref_raw):
+        bad.append("the job member's text")
+    if s["input"] != escape(os.fsencode(input_path)):
+        bad.append("input")
+    if s["status"] != "ok" or s["records"] != ref["records"] or s["tasks"] != 2:
+        bad.append("status/records/tasks")
+    if bad:
+        sys.exit("%r: summary differs from cairnd --once in %s:\n%r\n%r" % (path, bad, raw, ref_raw))
+EOF
+say "${#odd_names[@]} job names with tabs, newlines, bytes that are not UTF-8, quotes, backslashes, a % and control bytes: every shard ran, outputs as cairnd names them"
 
 # ---- 2. a task cancelled mid-run is re-run alone ---------------------------
 # cancel_mid_run OUTDIR LOG [OPTION...]: starts a 3-task run with shard 1
