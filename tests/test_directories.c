@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -133,6 +134,49 @@ START_TEST(output_removed_no_busy_loop_and_sigterm_served)
     th_pathf(path, "%s/a.jsonl", e.in);
     TH_REQUIRE(th_exists(path), "the job left the input directory while it could not run");
     stop_promptly(p);
+    th_cleanup();
+}
+END_TEST
+
+/* A full output disk: the job's results cannot be written, and it is
+ * handed back to the spool.  Its name then backs off (1 s, 2 s, 4 s, ...),
+ * whatever inotify and the rescans say, instead of being claimed again at
+ * every rescan; once the disk has room, it runs. */
+START_TEST(full_output_disk_backs_off_then_runs)
+{
+    struct env e;
+    struct cairn_buf job = { 0 };
+    char path[PATH_MAX];
+    int p, i, tries;
+
+    if (geteuid() != 0) {
+        printf("skipped: not root, cannot mount a tmpfs\n");
+        return;
+    }
+    env_init(&e);
+    ck_assert_int_eq(mkdir(e.out, 0755), 0);
+    TH_REQUIRE(mount("tmpfs", e.out, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755") == 0,
+               "mount tmpfs: %s", strerror(errno));
+    /* About 200 KB of results: more than the disk holds. */
+    for (i = 0; i < 3000; i++)
+        ck_assert_int_eq(cairn_buf_append(&job, JOB, strlen(JOB)), 0);
+    p = start(&e);
+    th_drop_job(e.in, "big.jsonl", job.data, job.len);
+    TH_EVENTUALLY(log_lines_with(p, "handed back") >= 1, 10000, "the job was never handed back");
+    /* Tries at +1 s and +3 s (the next at +7 s), not at every rescan
+     * (rescan_interval_s 1): the first and two more. */
+    th_sleep_ms(6000);
+    tries = log_lines_with(p, "handed back");
+    TH_REQUIRE(tries <= 4, "%d tries in 6 s: no back-off", tries);
+    TH_REQUIRE(th_log_has(p, "next try in"), "the back-off was not said");
+    th_pathf(path, "%s/big.jsonl", e.in);
+    TH_REQUIRE(th_exists(path), "the handed-back job is not in the spool");
+    TH_REQUIRE(mount(NULL, e.out, NULL, MS_REMOUNT | MS_NOSUID | MS_NODEV, "size=8m") == 0,
+               "remount tmpfs: %s", strerror(errno));
+    TH_EVENTUALLY(summary_in(e.out, "big"), 20000, "no summary once the disk had room");
+    stop_promptly(p);
+    umount2(e.out, MNT_DETACH);
+    cairn_buf_free(&job);
     th_cleanup();
 }
 END_TEST
@@ -510,6 +554,7 @@ int main(void)
     atexit(th_cleanup_top);
     tcase_add_test(tc, output_removed_no_busy_loop_and_sigterm_served);
     tcase_add_test(tc, output_removed_then_back_resumes);
+    tcase_add_test(tc, full_output_disk_backs_off_then_runs);
     tcase_add_test(tc, output_renamed_and_recreated_followed);
     tcase_add_test(tc, active_removed_is_recreated);
     tcase_add_test(tc, done_removed_is_recreated);

@@ -1,6 +1,7 @@
 /*
- * test_scanner.c - the daemon's queue of names (queue.h) and its
- * directory scans on the pool (scanner.h), on their own.
+ * test_scanner.c - the daemon's queue of names (queue.h), its name table
+ * (namemap.h) and its directory scans on the pool (scanner.h), on their
+ * own.
  */
 #include <check.h>
 #include <fcntl.h>
@@ -12,42 +13,80 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "namemap.h"
 #include "queue.h"
 #include "scanner.h"
 #include "spool.h"
 
 /* ---- the queue ----------------------------------------------------- */
 
-START_TEST(queue_keeps_order_and_never_takes_a_name_twice)
+START_TEST(queue_keeps_order)
 {
     struct cairn_queue q = { 0 };
     struct cairn_pending *p;
 
     ck_assert_int_eq(cairn_queue_push(&q, "a.jsonl", 0), 0);
     ck_assert_int_eq(cairn_queue_push(&q, "b.jsonl", 1), 0);
-    ck_assert_int_eq(cairn_queue_push(&q, "a.jsonl", 0), 1); /* queued already */
     ck_assert_uint_eq(q.n, 2);
     p = cairn_queue_pop(&q);
     ck_assert_str_eq(p->name, "a.jsonl");
     ck_assert_int_eq(p->recovered, 0);
     free(p);
-    /* Running: still taken, until released. */
-    ck_assert_int_eq(cairn_queue_push(&q, "a.jsonl", 0), 1);
-    ck_assert(cairn_queue_has(&q, "a.jsonl"));
-    cairn_queue_release(&q, "a.jsonl");
-    ck_assert(!cairn_queue_has(&q, "a.jsonl"));
-    ck_assert_int_eq(cairn_queue_push(&q, "a.jsonl", 0), 0);
+    ck_assert_int_eq(cairn_queue_push(&q, "c.jsonl", 0), 0);
     p = cairn_queue_pop(&q);
     ck_assert_str_eq(p->name, "b.jsonl");
     ck_assert_int_eq(p->recovered, 1);
-    /* Dropping the pending entries releases their names only: b runs. */
-    cairn_queue_drop(&q);
+    free(p);
+    p = cairn_queue_pop(&q);
+    ck_assert_str_eq(p->name, "c.jsonl");
+    free(p);
     ck_assert_uint_eq(q.n, 0);
     ck_assert_ptr_null(cairn_queue_pop(&q));
-    ck_assert(!cairn_queue_has(&q, "a.jsonl"));
-    ck_assert(cairn_queue_has(&q, "b.jsonl"));
-    free(p);
-    cairn_queue_free(&q);
+}
+END_TEST
+
+/* ---- the dispatcher's name table (namemap.h) ------------------------- */
+
+/* Keeps the even-numbered names, as state + 1; removes the others. */
+static int keep_even(const char *name, int state, void *data)
+{
+    (*(int *)data)++;
+    return atoi(name + 1) % 2 == 0 ? state + 1 : -1;
+}
+
+START_TEST(namemap_keeps_one_state_per_name)
+{
+    struct cairn_namemap m = { 0 };
+    char name[32];
+    int i, calls = 0;
+
+    ck_assert_int_eq(cairn_namemap_get(&m, "a.jsonl"), -1);
+    ck_assert_int_eq(cairn_namemap_remove(&m, "a.jsonl"), 0);
+    ck_assert_int_eq(cairn_namemap_set(&m, "a.jsonl", 3), 0);
+    ck_assert_int_eq(cairn_namemap_set(&m, "a.jsonl", 5), 1); /* one entry, new state */
+    ck_assert_int_eq(cairn_namemap_get(&m, "a.jsonl"), 5);
+    ck_assert_uint_eq(m.used, 1);
+    ck_assert_int_eq(cairn_namemap_remove(&m, "a.jsonl"), 1);
+    ck_assert_int_eq(cairn_namemap_get(&m, "a.jsonl"), -1);
+    /* Past several growths, with tombstones on the probe paths. */
+    for (i = 0; i < 1000; i++) {
+        snprintf(name, sizeof(name), "j%d", i);
+        ck_assert_int_eq(cairn_namemap_set(&m, name, i), 0);
+        if (i % 7 == 0)
+            ck_assert_int_eq(cairn_namemap_remove(&m, name), 1);
+    }
+    for (i = 0; i < 1000; i++) {
+        snprintf(name, sizeof(name), "j%d", i);
+        ck_assert_int_eq(cairn_namemap_get(&m, name), i % 7 == 0 ? -1 : i);
+    }
+    cairn_namemap_update(&m, keep_even, &calls);
+    ck_assert_int_eq(calls, 1000 - 143);
+    for (i = 0; i < 1000; i++) {
+        snprintf(name, sizeof(name), "j%d", i);
+        ck_assert_int_eq(cairn_namemap_get(&m, name), i % 7 == 0 || i % 2 ? -1 : i + 1);
+    }
+    cairn_namemap_free(&m);
+    ck_assert_int_eq(cairn_namemap_get(&m, "j2"), -1);
 }
 END_TEST
 
@@ -261,7 +300,8 @@ int main(void)
     SRunner *sr;
     int failed;
 
-    tcase_add_test(tc, queue_keeps_order_and_never_takes_a_name_twice);
+    tcase_add_test(tc, queue_keeps_order);
+    tcase_add_test(tc, namemap_keeps_one_state_per_name);
     tcase_add_test(tc, scan_lists_jobs_active_and_never_taken_files);
     tcase_add_test(tc, requests_while_running_are_gathered);
     tcase_add_test(tc, lookup_alone_lists_nothing_else);

@@ -19,11 +19,10 @@
 
 #include "daemon_dispatch.h"
 #include "daemon_report.h"
-#include "job.h"
 #include "notify.h"
 #include "progress.h"
 #include "reload.h"
-#include "status.h"
+#include "scanner.h"
 #include "tmpfile.h"
 #include "version.h"
 
@@ -50,9 +49,9 @@ static void close_all(struct cairn_daemon *d)
         cairn_watch_stop(&d->watch);
         d->watching = 0;
     }
+    if (d->dispatch != NULL)
+        cairn_dispatch_close(d->dispatch);
     close_handle((uv_handle_t *)&d->rescan_timer);
-    close_handle((uv_handle_t *)&d->young_timer);
-    close_handle((uv_handle_t *)&d->retry_timer);
     close_handle((uv_handle_t *)&d->metrics_timer);
     close_handle((uv_handle_t *)&d->stop_timer);
     close_handle((uv_handle_t *)&d->status_timer);
@@ -84,17 +83,15 @@ static void on_live_timer(uv_timer_t *t)
 /* Ends the run once nothing is left to wait for. */
 static void check_done(struct cairn_daemon *d)
 {
+    struct cairn_dispatch_counts c;
+
     if (d->finished)
         return;
-    if (d->stopping ? d->active == 0 : d->once && cairn_dispatch_idle(d)) {
+    cairn_dispatch_counts(d->dispatch, &c);
+    if (d->stopping ? c.active == 0 : d->once && cairn_dispatch_idle(d->dispatch)) {
         d->finished = 1;
         cairn_progress_stop(d);
-        /* A periodic write on its way is followed by the final one when it
-         * lands (metrics_written): writing it now too would be overwritten. */
-        if (!d->metrics_busy)
-            cairn_daemon_write_metrics(d);
-        if (d->status_name != NULL)
-            cairn_daemon_remove_status(d); /* a clean exit */
+        cairn_daemon_report_end(d);
         close_all(d);
     }
 }
@@ -103,17 +100,6 @@ static void check_done(struct cairn_daemon *d)
  * this long for it, so that _exit leaves no temporary behind. */
 #define ABORT_FILE_WAIT_MS 5000
 
-/* Whether the job is among those whose plugin call never returned. */
-static int is_hung(const struct cairn_job *job, const struct cairn_hang_report *rep, size_t n)
-{
-    size_t i;
-
-    for (i = 0; i < n; i++)
-        if (cairn_job_owns(job, rep[i].owner))
-            return 1;
-    return 0;
-}
-
 /* Ends the run at once, without waiting for workers, which may never
  * return: the pool's file work waited for (bounded), the active jobs let
  * go (those in rep[0..n) with this run counted), metrics written, handles
@@ -121,8 +107,6 @@ static int is_hung(const struct cairn_job *job, const struct cairn_hang_report *
  * _exit). */
 static void abort_run(struct cairn_daemon *d, const struct cairn_hang_report *rep, size_t n)
 {
-    struct cairn_running *r;
-
     d->abandoned = 1;
     d->finished = 1;
     /* Before the jobs are let go: a job's start may be creating its
@@ -132,10 +116,7 @@ static void abort_run(struct cairn_daemon *d, const struct cairn_hang_report *re
                   "a file write on the pool has not finished after %d s: exiting without it (its "
                   "temporary file is removed at the next start)",
                   ABORT_FILE_WAIT_MS / 1000);
-    /* Workers may still hold these jobs' batches: leave the memory to the
-     * process exit, but remove temporary files so nothing stray remains. */
-    for (r = d->jobs; r != NULL; r = r->next)
-        cairn_job_abandon(r->job, is_hung(r->job, rep, n));
+    cairn_dispatch_abandon(d->dispatch, rep, n);
     cairn_daemon_write_metrics(d);
     close_all(d);
     uv_stop(&d->loop);
@@ -148,21 +129,24 @@ static void on_stop_timeout(uv_timer_t *t)
 
 static void begin_stop(struct cairn_daemon *d, const char *why)
 {
+    struct cairn_dispatch_counts c;
+
     if (d->stopping)
         return;
     d->stopping = 1;
     cairn_daemon_notify_status(d, "STOPPING=1\n");
+    cairn_dispatch_counts(d->dispatch, &c);
     cairn_log(&d->log, CAIRN_LOG_INFO,
               "%s: no new jobs; waiting for %zu active job(s), "
               "at most %.0f s",
-              why, d->active, d->cfg.shutdown_timeout_s);
+              why, c.active, d->cfg.shutdown_timeout_s);
     if (d->watching) {
         cairn_watch_stop(&d->watch);
         d->watching = 0;
     }
     uv_timer_stop(&d->rescan_timer);
-    cairn_dispatch_stop(d);
-    if (d->active > 0)
+    cairn_dispatch_stop(d->dispatch);
+    if (c.active > 0)
         uv_timer_start(&d->stop_timer, on_stop_timeout, ms(d->cfg.shutdown_timeout_s), 0);
     check_done(d);
 }
@@ -174,15 +158,12 @@ static void on_watch(struct cairn_watch *w, enum cairn_watch_event ev, const cha
     struct cairn_daemon *d = w->data;
 
     switch (ev) {
-    case CAIRN_WATCH_READY:
-        cairn_dispatch_enqueue(d, name, 0, 0);
-        cairn_dispatch_schedule(d);
-        break;
+    case CAIRN_WATCH_READY: cairn_dispatch_ready(d->dispatch, name); break;
     case CAIRN_WATCH_OVERFLOW:
         cairn_log(&d->log, CAIRN_LOG_WARNING, "inotify queue overflowed: rescanning");
-        cairn_dispatch_scan(d, CAIRN_SCAN_FULL);
+        cairn_dispatch_scan(d->dispatch, CAIRN_SCAN_FULL);
         break;
-    case CAIRN_WATCH_IGNORED: cairn_dispatch_ignored(d, name); break;
+    case CAIRN_WATCH_IGNORED: cairn_dispatch_ignored(d->dispatch, name); break;
     case CAIRN_WATCH_GONE:
         cairn_log(&d->log, CAIRN_LOG_ERROR, "input directory %s was removed or moved",
                   d->cfg.input_dir);
@@ -196,7 +177,9 @@ static void on_watch(struct cairn_watch *w, enum cairn_watch_event ev, const cha
  * open failed) runs without waiting for a restart. */
 static void on_rescan_timer(uv_timer_t *t)
 {
-    cairn_dispatch_scan(t->data, CAIRN_SCAN_FULL | CAIRN_SCAN_ACTIVE);
+    struct cairn_daemon *d = t->data;
+
+    cairn_dispatch_scan(d->dispatch, CAIRN_SCAN_FULL | CAIRN_SCAN_ACTIVE);
 }
 
 static void on_metrics_timer(uv_timer_t *t)
@@ -274,20 +257,9 @@ static void on_signal(uv_signal_t *s, int signum)
  *     shutdown timeout does, so systemd's Restart=on-failure starts a fresh
  *     one (and --once reports the failure).
  */
-static const struct cairn_running *running_of(const struct cairn_daemon *d, const void *owner)
-{
-    const struct cairn_running *r;
-
-    for (r = d->jobs; r != NULL; r = r->next)
-        if (cairn_job_owns(r->job, owner))
-            return r;
-    return NULL;
-}
-
 static void on_hang(struct cairn_hang *h, const struct cairn_hang_report *rep, size_t n)
 {
     struct cairn_daemon *d = h->data;
-    const struct cairn_running *r;
     size_t i;
 
     if (d->finished)
@@ -295,13 +267,14 @@ static void on_hang(struct cairn_hang *h, const struct cairn_hang_report *rep, s
     uv_timer_stop(&d->watchdog_timer);
     cairn_notify("STATUS=a plugin call never returned (solve_timeout_s): exiting for a restart");
     for (i = 0; i < n; i++) {
-        r = running_of(d, rep[i].owner);
+        const char *name = cairn_dispatch_owner_name(d->dispatch, rep[i].owner);
+
         cairn_log(&d->log, CAIRN_LOG_ERROR,
                   "job %.*s: line %llu: plugin %s has not returned for %.1f s (solve_timeout_s "
                   "%g); this run counts as an attempt (max_attempts %llu); exiting, without "
                   "waiting for it, so the daemon can be restarted",
-                  r != NULL ? (int)(strlen(r->name) - strlen(".jsonl")) : 9,
-                  r != NULL ? r->name : "(unknown)", (unsigned long long)rep[i].line, rep[i].plugin,
+                  name != NULL ? (int)(strlen(name) - strlen(".jsonl")) : 9,
+                  name != NULL ? name : "(unknown)", (unsigned long long)rep[i].line, rep[i].plugin,
                   rep[i].seconds, d->cfg.solve_timeout_s, (unsigned long long)d->cfg.max_attempts);
     }
     d->runtime_error = 1;
@@ -337,9 +310,9 @@ static void log_plugins(const struct cairn_daemon *d)
 
 static int init_handles(struct cairn_daemon *d)
 {
-    uv_timer_t *timers[] = { &d->rescan_timer,   &d->young_timer,    &d->retry_timer,
-                             &d->metrics_timer,  &d->stop_timer,     &d->status_timer,
-                             &d->watchdog_timer, &d->progress_timer, &d->live_timer };
+    uv_timer_t *timers[] = { &d->rescan_timer, &d->metrics_timer,  &d->stop_timer,
+                             &d->status_timer, &d->watchdog_timer, &d->progress_timer,
+                             &d->live_timer };
     uv_signal_t *signals[] = { &d->sig_term, &d->sig_int, &d->sig_hup };
     int nums[] = { SIGTERM, SIGINT, SIGHUP };
     size_t i;
@@ -400,9 +373,6 @@ int cairn_daemon_run(struct cairn_daemon *d)
     clock_gettime(CLOCK_REALTIME, &d->started_real);
     if (gethostname(d->host, sizeof(d->host) - 1) != 0 || d->host[0] == '\0')
         snprintf(d->host, sizeof(d->host), "localhost");
-    d->status_name = cairn_status_file_name();
-    d->check_done = check_done;
-    d->max_active = 4 * (size_t)threads;
     if ((rc = uv_loop_init(&d->loop)) != 0)
         return rc;
     rc = cairn_spool_open(&d->spool, d->cfg.input_dir, d->cfg.output_dir, &what);
@@ -426,10 +396,12 @@ int cairn_daemon_run(struct cairn_daemon *d)
         rc = init_handles(d);
     if (rc == 0)
         rc = watch_hangs(d);
-    if (rc == 0) {
-        cairn_dispatch_init(d);
-        cairn_dispatch_recover(d);
-    }
+    if (rc == 0)
+        rc = cairn_daemon_report_new(d, &d->report);
+    if (rc == 0)
+        rc = cairn_dispatch_new(d, check_done, &d->dispatch);
+    if (rc == 0)
+        cairn_dispatch_recover(d->dispatch);
     if (rc == 0 && !d->once) {
         rc = cairn_watch_start(&d->watch, &d->loop, d->cfg.input_dir, d->spool.in_fd, on_watch, d);
         d->watching = rc == 0;
@@ -460,7 +432,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
                   "cannot look for temporary files left by a crash in %s/.cairn/failed: %s "
                   "(they stay, hidden; the next start looks again)",
                   d->cfg.input_dir, uv_strerror(rc));
-    cairn_dispatch_scan(d, CAIRN_SCAN_FULL);
+    cairn_dispatch_scan(d->dispatch, CAIRN_SCAN_FULL);
     start_timers(d);
     uv_timer_start(&d->live_timer, on_live_timer, 1000, 1000);
     start_notify(d);
@@ -469,13 +441,16 @@ int cairn_daemon_run(struct cairn_daemon *d)
     check_done(d);
     uv_run(&d->loop, UV_RUN_DEFAULT);
     rc = 0;
+    cairn_dispatch_counts(d->dispatch, &d->final);
+    if (cairn_dispatch_left_behind(d->dispatch))
+        d->runtime_error = 1;
     if (d->abandoned)
         return 0; /* workers still run: no cleanup */
     cairn_log(&d->log, CAIRN_LOG_INFO, "stopped: %llu job(s) ok, %llu failed",
-              (unsigned long long)d->jobs_ok, (unsigned long long)d->jobs_failed);
+              (unsigned long long)d->final.jobs_ok, (unsigned long long)d->final.jobs_failed);
 out:
-    cairn_dispatch_free(d);
-    free(d->status_name);
+    cairn_dispatch_free(d->dispatch);
+    cairn_daemon_report_free(d->report);
     cairn_pool_close(&d->pool);
     cairn_hang_free(&d->hang);
     cairn_metrics_free(&d->metrics);

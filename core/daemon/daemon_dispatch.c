@@ -5,6 +5,10 @@
  * close is acted on at once; daemon.c passes it on), a scan when a file
  * found too young comes of age, and the full rescan every
  * rescan_interval_s, which is the source of truth if anything was missed.
+ *
+ * Every name the dispatcher knows has one state in one table (names): a
+ * name is queued, or running, or backing off, or never taken and said so,
+ * or waiting for a same-named job in active/ to end; absent, it is free.
  */
 #include "daemon_dispatch.h"
 
@@ -13,8 +17,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "daemon_ctx.h"
 #include "daemon_report.h"
 #include "job.h"
+#include "namemap.h"
+#include "queue.h"
+#include "scanner.h"
+#include "settle.h"
 
 /* A job whose outputs could not be written waits before its next try,
  * twice as long after each failure in a row, so a full disk is not
@@ -22,57 +31,139 @@
 #define RETRY_FIRST_MS 1000
 #define RETRY_MAX_MS   60000
 
-void cairn_dispatch_enqueue(struct cairn_daemon *d, const char *name, int recovered, uint64_t size)
-{
-    int rc;
+enum name_state {
+    NAME_QUEUED,
+    /* Queued or running, and seen again since: a new file may wait under
+     * the name (a recovered job runs the one in active/), so the job's end
+     * looks for it. */
+    NAME_QUEUED_AGAIN,
+    NAME_RUNNING,
+    NAME_RUNNING_AGAIN,
+    /* Its outputs failed: whatever inotify says of it, the name waits for
+     * retry_timer, so a handed-back job cannot come straight back. */
+    NAME_BACKING_OFF,
+    /* Its claim met a same-named job in active/ (one a crash left there,
+     * which runs first): looked for again when another job ends. */
+    NAME_BUSY,
+    /* Never taken (spool.h) and said so in the log, once while it stays:
+     * the set is rebuilt from each full listing (log_ignored). */
+    NAME_IGNORED,
+    NAME_IGNORED_NEW,   /* ... reported by inotify since the last listing */
+    NAME_IGNORED_LISTED /* ... in the listing being sorted */
+};
 
-    if (d->stopping || cairn_nameset_has(&d->retry, name))
+/* A running job, as the dispatcher lists it. */
+struct running {
+    struct cairn_dispatch *s;
+    struct running *prev;
+    struct running *next;
+    struct cairn_job *job;
+    char name[]; /* NAME.jsonl, as queued */
+};
+
+struct cairn_dispatch {
+    struct cairn_daemon *d; /* read: its loop, configuration, spool, pool */
+    void (*on_idle)(struct cairn_daemon *d);
+    struct cairn_namemap names; /* enum name_state */
+    size_t busy;                /* names in NAME_BUSY */
+    struct cairn_queue queue;   /* the NAME_QUEUED* names, oldest first */
+    struct cairn_scanner scanner;
+    struct cairn_settle settle; /* files with a future mtime, watched */
+    struct running *jobs;
+    size_t active;
+    size_t max_active;
+    uv_timer_t young_timer; /* when a too-young file comes of age */
+    uv_timer_t retry_timer; /* after an output failure, backing off */
+    uint64_t young_wait_ms; /* shortest wait a scan found, or 0 */
+    uint64_t retry_ms;      /* the next output-failure back-off, or 0 */
+    int scanned;            /* the first full listing has been sorted */
+    int left_behind;        /* --once: a job stays in the spool */
+    int stopping;
+    struct cairn_dispatch_counts counts; /* but queued, active, bytes_done */
+    uint64_t bytes_ended;
+};
+
+static void enqueue(struct cairn_dispatch *s, const char *name, int recovered, uint64_t size)
+{
+    int state = cairn_namemap_get(&s->names, name);
+
+    if (s->stopping)
         return;
-    /* Already taken on, or out of memory: then the next scan tries again.
-     * Taken, it is a new file under a running job's name (or the same one
-     * seen again): the job's end looks for it (on_job_end). */
-    rc = cairn_queue_push(&d->queue, name, recovered);
-    if (rc == 1 && cairn_nameset_add(&d->seen_taken, name) < 0)
-        d->seen_taken_lost = 1;
-    if (rc != 0)
+    switch (state) {
+    case NAME_QUEUED:
+    case NAME_RUNNING:
+        /* The entry is there: setting its state cannot fail. */
+        cairn_namemap_set(&s->names, name,
+                          state == NAME_QUEUED ? NAME_QUEUED_AGAIN : NAME_RUNNING_AGAIN);
         return;
-    d->jobs_seen++;
-    d->bytes_seen += size;
+    case NAME_QUEUED_AGAIN:
+    case NAME_RUNNING_AGAIN:
+    case NAME_BACKING_OFF: return;
+    case NAME_BUSY: s->busy--; break;
+    default: break;
+    }
+    /* Out of memory: then the next scan tries again. */
+    if (cairn_namemap_set(&s->names, name, NAME_QUEUED) < 0)
+        return;
+    if (cairn_queue_push(&s->queue, name, recovered) != 0) {
+        cairn_namemap_remove(&s->names, name);
+        return;
+    }
+    s->counts.jobs_seen++;
+    s->counts.bytes_seen += size;
+}
+
+/* Forgets the queued names; running ones stay. */
+static void drop_queue(struct cairn_dispatch *s)
+{
+    struct cairn_pending *p;
+
+    while ((p = cairn_queue_pop(&s->queue)) != NULL) {
+        cairn_namemap_remove(&s->names, p->name);
+        free(p);
+    }
+}
+
+static int end_back_off(const char *name, int state, void *data)
+{
+    (void)name, (void)data;
+    return state == NAME_BACKING_OFF ? -1 : state;
 }
 
 static void on_retry_timer(uv_timer_t *t)
 {
-    struct cairn_daemon *d = t->data;
+    struct cairn_dispatch *s = t->data;
 
-    cairn_nameset_free(&d->retry);
-    cairn_dispatch_scan(d, CAIRN_SCAN_FULL);
+    cairn_namemap_update(&s->names, end_back_off, NULL);
+    cairn_dispatch_scan(s, CAIRN_SCAN_FULL);
 }
 
 /* The next try after a failure, backing off; never sooner than the timer
  * already set, and never in the loop turn that failed. */
-static void arm_retry(struct cairn_daemon *d)
+static void arm_retry(struct cairn_dispatch *s)
 {
-    if (uv_is_active((uv_handle_t *)&d->retry_timer))
+    if (uv_is_active((uv_handle_t *)&s->retry_timer))
         return;
-    if (d->retry_ms == 0)
-        d->retry_ms = RETRY_FIRST_MS;
-    cairn_log(&d->log, CAIRN_LOG_WARNING, "next try in %.0f s", d->retry_ms / 1000.0);
-    uv_timer_start(&d->retry_timer, on_retry_timer, d->retry_ms, 0);
-    d->retry_ms = d->retry_ms * 2 > RETRY_MAX_MS ? RETRY_MAX_MS : d->retry_ms * 2;
+    if (s->retry_ms == 0)
+        s->retry_ms = RETRY_FIRST_MS;
+    cairn_log(&s->d->log, CAIRN_LOG_WARNING, "next try in %.0f s", s->retry_ms / 1000.0);
+    uv_timer_start(&s->retry_timer, on_retry_timer, s->retry_ms, 0);
+    s->retry_ms = s->retry_ms * 2 > RETRY_MAX_MS ? RETRY_MAX_MS : s->retry_ms * 2;
 }
 
-static void retry_later(struct cairn_daemon *d, const char *name)
+static void retry_later(struct cairn_dispatch *s, const char *name)
 {
-    if (d->once) {
+    if (s->d->once) {
         /* --once does not wait for a disk to free up: the job stays in the
          * spool for the next run, and the exit status says so. */
-        d->runtime_error = 1;
+        s->left_behind = 1;
         return;
     }
-    /* Until the timer fires, the name is ignored whatever inotify says of
-     * it: a handed-back job cannot come straight back. */
-    if (cairn_nameset_add(&d->retry, name) >= 0)
-        arm_retry(d);
+    /* A name queued or running already (a hand-back under another job's
+     * name) is left to that job. */
+    if (cairn_namemap_get(&s->names, name) < 0 &&
+        cairn_namemap_set(&s->names, name, NAME_BACKING_OFF) >= 0)
+        arm_retry(s);
 }
 
 /* ---- running jobs ------------------------------------------------------ */
@@ -81,98 +172,109 @@ static void retry_later(struct cairn_daemon *d, const char *name)
 static void on_job_batch(void *data, const struct cairn_registry *reg,
                          const struct cairn_tally *batch)
 {
-    struct cairn_running *r = data;
+    struct running *r = data;
 
-    cairn_metrics_add_tally(&r->d->metrics, reg, batch);
-    r->d->records += batch->records;
+    cairn_metrics_add_tally(&r->s->d->metrics, reg, batch);
+    r->s->counts.records += batch->records;
 }
 
 /* Looks again, on the pool, for a file of this name in the spool: one may
  * have come while the job ran (inotify or a scan said so, but the name was
  * taken).  Only then: a lookup is a trip through the pool and back, and
  * most jobs' names are never seen twice.  Without inotify (--once, or a
- * watch that failed), or when a name could not be noted, always. */
-static void look_again(struct cairn_daemon *d, const char *name, int seen)
+ * watch that failed), always. */
+static void look_again(struct cairn_dispatch *s, const char *name, int seen)
 {
-    if (!seen && d->watching && !d->seen_taken_lost)
+    if (!seen && s->d->watching)
         return;
-    if (!d->stopping && cairn_scanner_lookup(&d->scanner, name) != 0)
-        cairn_log(&d->log, CAIRN_LOG_WARNING,
+    if (!s->stopping && cairn_scanner_lookup(&s->scanner, name) != 0)
+        cairn_log(&s->d->log, CAIRN_LOG_WARNING,
                   "cannot look for a new %s now (out of memory): the next rescan will", name);
 }
+
+static int end_busy(const char *name, int state, void *data)
+{
+    (void)name, (void)data;
+    return state == NAME_BUSY ? -1 : state;
+}
+
+static void schedule(struct cairn_dispatch *s);
 
 /* Loop thread, once per job: count its outcome, decide what comes next
  * for its name, and schedule more work. */
 static void on_job_end(void *data, struct cairn_job *job, enum cairn_job_outcome outcome)
 {
-    struct cairn_running *r = data;
-    struct cairn_daemon *d = r->d;
+    struct running *r = data;
+    struct cairn_dispatch *s = r->s;
+    struct cairn_daemon *d = s->d;
     struct cairn_job_info info;
-    /* Forgotten whatever the outcome: the scans that follow the others
-     * list the whole spool anyway. */
-    int seen = cairn_nameset_remove(&d->seen_taken, r->name) > 0;
+    int seen = cairn_namemap_get(&s->names, r->name) == NAME_RUNNING_AGAIN;
 
     cairn_job_info(job, &info);
     if (r->prev != NULL)
         r->prev->next = r->next;
     else
-        d->jobs = r->next;
+        s->jobs = r->next;
     if (r->next != NULL)
         r->next->prev = r->prev;
-    d->active--;
-    d->status_dirty = 1;
-    d->bytes_ended += info.size;
+    s->active--;
+    s->bytes_ended += info.size;
+    cairn_daemon_status_changed(d);
     cairn_metrics_add_bytes(&d->metrics, info.bytes_read);
-    cairn_queue_release(&d->queue, r->name);
+    cairn_namemap_remove(&s->names, r->name);
     switch (outcome) {
     case CAIRN_JOB_DONE:
     case CAIRN_JOB_FAILED:
         cairn_metrics_job_done(&d->metrics, outcome == CAIRN_JOB_DONE, info.wall_seconds);
         if (outcome == CAIRN_JOB_DONE)
-            d->jobs_ok++;
+            s->counts.jobs_ok++;
         else
-            d->jobs_failed++;
-        d->retry_ms = 0; /* outputs work again: back-off starts over */
-        look_again(d, r->name, seen);
+            s->counts.jobs_failed++;
+        s->retry_ms = 0; /* outputs work again: back-off starts over */
+        look_again(s, r->name, seen);
         break;
     case CAIRN_JOB_RETRY:
-        cairn_dispatch_scan(d, 0); /* done/ or failed/ may be what failed */
-        retry_later(d, info.back_as != NULL ? info.back_as : r->name);
+        cairn_dispatch_scan(s, 0); /* done/ or failed/ may be what failed */
+        retry_later(s, info.back_as != NULL ? info.back_as : r->name);
         break;
     case CAIRN_JOB_GONE:
         /* Vanished, another daemon's, or active/ itself was gone: the scan
          * recreates it, and only then is the input directory listed again
          * (scanned()).  Looking the name up at once would claim it again
          * and again while active/ cannot be recreated. */
-        cairn_dispatch_scan(d, 0);
+        cairn_dispatch_scan(s, 0);
         break;
     case CAIRN_JOB_BUSY:
-        d->name_busy = 1; /* same name still active: look again when it ends */
+        /* Out of memory: the periodic rescan finds it instead. */
+        if (cairn_namemap_set(&s->names, r->name, NAME_BUSY) == 0)
+            s->busy++;
         break;
     }
-    free(r);
-    if (d->name_busy && outcome != CAIRN_JOB_BUSY) {
+    if (s->busy > 0 && outcome != CAIRN_JOB_BUSY) {
         /* active/ too: the job that kept the name busy may be one a
          * crash left there, which must run before the new one. */
-        d->name_busy = 0;
-        cairn_dispatch_scan(d, CAIRN_SCAN_FULL | CAIRN_SCAN_ACTIVE);
+        cairn_namemap_update(&s->names, end_busy, NULL);
+        s->busy = 0;
+        cairn_dispatch_scan(s, CAIRN_SCAN_FULL | CAIRN_SCAN_ACTIVE);
     }
-    cairn_dispatch_schedule(d);
+    free(r);
+    schedule(s);
 }
 
 /* Starts one job and lists it as active.  0, or a negative errno when
  * nothing was started. */
-static int start_job(struct cairn_daemon *d, const char *name, int recovered)
+static int start_job(struct cairn_dispatch *s, const char *name, int recovered)
 {
+    struct cairn_daemon *d = s->d;
     size_t n = strlen(name);
-    struct cairn_running *r = malloc(sizeof(*r) + n + 1);
+    struct running *r = malloc(sizeof(*r) + n + 1);
     struct cairn_job_env env;
     int rc;
 
     if (r == NULL)
         return -ENOMEM;
     memcpy(r->name, name, n + 1);
-    r->d = d;
+    r->s = s;
     env = (struct cairn_job_env){ .loop = &d->loop,
                                   .pool = &d->pool,
                                   .file_work = &d->file_work,
@@ -190,104 +292,125 @@ static int start_job(struct cairn_daemon *d, const char *name, int recovered)
         return rc;
     }
     r->prev = NULL;
-    r->next = d->jobs;
-    if (d->jobs != NULL)
-        d->jobs->prev = r;
-    d->jobs = r;
-    d->active++;
-    d->status_dirty = 1;
-    /* A job that began after a quiet spell is shown at once. */
-    if (uv_hrtime() - d->live_ns >= 1000000000ull)
-        cairn_daemon_write_status(d);
+    r->next = s->jobs;
+    if (s->jobs != NULL)
+        s->jobs->prev = r;
+    s->jobs = r;
+    s->active++;
+    cairn_daemon_status_changed(d);
     return 0;
 }
 
-void cairn_dispatch_schedule(struct cairn_daemon *d)
+/* Claims and starts queued jobs while there is room. */
+static void schedule(struct cairn_dispatch *s)
 {
     struct cairn_pending *p;
 
-    if (!d->stopping && d->active < d->max_active && d->queue.n > 0 &&
-        !cairn_daemon_output_ready(d)) {
+    if (!s->stopping && s->active < s->max_active && s->queue.n > 0 &&
+        !cairn_daemon_output_ready(s->d)) {
         /* Nothing could be written: leave every job where it is. */
-        if (d->once) {
-            d->runtime_error = 1;
-            d->young_wait_ms = 0;
+        if (s->d->once) {
+            s->left_behind = 1;
+            s->young_wait_ms = 0;
         } else {
-            arm_retry(d);
+            arm_retry(s);
         }
-        cairn_queue_drop(&d->queue);
+        drop_queue(s);
     }
-    while (!d->stopping && d->active < d->max_active && (p = cairn_queue_pop(&d->queue)) != NULL) {
-        int rc = start_job(d, p->name, p->recovered);
+    while (!s->stopping && s->active < s->max_active && (p = cairn_queue_pop(&s->queue)) != NULL) {
+        int again = cairn_namemap_get(&s->names, p->name) == NAME_QUEUED_AGAIN;
+        int rc;
 
-        if (rc != 0) {
+        cairn_namemap_set(&s->names, p->name, again ? NAME_RUNNING_AGAIN : NAME_RUNNING);
+        if ((rc = start_job(s, p->name, p->recovered)) != 0) {
             /* Nothing was claimed (out of memory): it waits in the spool. */
-            cairn_queue_release(&d->queue, p->name);
-            cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot start job %s: %s", p->name,
+            cairn_namemap_remove(&s->names, p->name);
+            cairn_log(&s->d->log, CAIRN_LOG_ERROR, "cannot start job %s: %s", p->name,
                       uv_strerror(rc));
-            retry_later(d, p->name);
+            retry_later(s, p->name);
         }
         free(p);
     }
-    d->check_done(d);
+    s->on_idle(s->d);
+}
+
+void cairn_dispatch_ready(struct cairn_dispatch *s, const char *name)
+{
+    enqueue(s, name, 0, 0);
+    schedule(s);
 }
 
 /* ---- scanning ---------------------------------------------------------- */
 
-static void on_found(struct cairn_daemon *d, const struct cairn_scan_entry *e,
+static void on_found(struct cairn_dispatch *s, const struct cairn_scan_entry *e,
                      const struct timespec *scan_time)
 {
+    struct cairn_daemon *d = s->d;
     uint64_t age_ms;
 
     if (d->watching && cairn_watch_is_writing(&d->watch, e->name))
         return; /* its writer has not closed it: IN_CLOSE_WRITE will tell */
-    age_ms = cairn_settle_age_ms(&d->settle, e->name, &e->st, scan_time, uv_hrtime());
+    age_ms = cairn_settle_age_ms(&s->settle, e->name, &e->st, scan_time, uv_hrtime());
     if (age_ms >= d->cfg.min_age_ms) {
-        cairn_dispatch_enqueue(d, e->name, 0, (uint64_t)e->st.st_size);
+        enqueue(s, e->name, 0, (uint64_t)e->st.st_size);
     } else {
         uint64_t wait = d->cfg.min_age_ms - age_ms;
-        if (d->young_wait_ms == 0 || wait < d->young_wait_ms)
-            d->young_wait_ms = wait;
+        if (s->young_wait_ms == 0 || wait < s->young_wait_ms)
+            s->young_wait_ms = wait;
     }
 }
 
-static void say_ignored(struct cairn_daemon *d, const char *name)
+static int is_ignored(int state)
 {
-    cairn_log(&d->log, CAIRN_LOG_WARNING,
-              "%s/%s is never taken: a job file is named NAME.jsonl (dot-files and *.tmp are "
-              "left alone, as a producer's temporaries)",
-              d->cfg.input_dir, name);
+    return state == NAME_IGNORED || state == NAME_IGNORED_NEW || state == NAME_IGNORED_LISTED;
 }
 
-void cairn_dispatch_ignored(struct cairn_daemon *d, const char *name)
+static void say_ignored(struct cairn_dispatch *s, const char *name)
 {
-    if (cairn_nameset_has(&d->ignored, name))
+    cairn_log(&s->d->log, CAIRN_LOG_WARNING,
+              "%s/%s is never taken: a job file is named NAME.jsonl (dot-files and *.tmp are "
+              "left alone, as a producer's temporaries)",
+              s->d->cfg.input_dir, name);
+}
+
+void cairn_dispatch_ignored(struct cairn_dispatch *s, const char *name)
+{
+    if (is_ignored(cairn_namemap_get(&s->names, name)))
         return;
-    say_ignored(d, name);
-    cairn_nameset_add(&d->ignored, name); /* out of memory: said again later */
-    cairn_nameset_add(&d->ignored_recent, name);
+    say_ignored(s, name);
+    cairn_namemap_set(&s->names, name, NAME_IGNORED_NEW); /* out of memory: said again later */
+}
+
+/* After a listing: what it holds, and what inotify reported while it ran,
+ * stay said; a name said before and missing from both is forgotten. */
+static int end_listing(const char *name, int state, void *data)
+{
+    (void)name, (void)data;
+    switch (state) {
+    case NAME_IGNORED: return -1;
+    case NAME_IGNORED_NEW:
+    case NAME_IGNORED_LISTED: return NAME_IGNORED;
+    default: return state;
+    }
 }
 
 /* Each file a producer probably meant as a job but named so that it is
- * never taken is said once while it stays there: the set is rebuilt from
- * each full listing, so a name removed and brought back is said again.
- * The names inotify reported since the last rebuild are kept too: the
- * listing may have begun before they arrived (it was said twice then),
- * and every later listing begins after this rebuild, so it sees them. */
-static void log_ignored(struct cairn_daemon *d, const struct cairn_scan_list *l)
+ * never taken is said once while it stays there: the names are renewed
+ * from each full listing, so a name removed and brought back is said
+ * again.  The names inotify reported since the last listing are kept too:
+ * the listing may have begun before they arrived (it was said twice then),
+ * and every later listing begins after this one, so it sees them. */
+static void log_ignored(struct cairn_dispatch *s, const struct cairn_scan_list *l)
 {
-    struct cairn_nameset seen = { 0 };
     size_t i;
 
     for (i = 0; i < l->n; i++) {
-        if (!cairn_nameset_has(&d->ignored, l->v[i].name))
-            say_ignored(d, l->v[i].name);
-        cairn_nameset_add(&seen, l->v[i].name);
+        if (!is_ignored(cairn_namemap_get(&s->names, l->v[i].name)))
+            say_ignored(s, l->v[i].name);
+        /* Out of memory: said again at the next listing. */
+        cairn_namemap_set(&s->names, l->v[i].name, NAME_IGNORED_LISTED);
     }
-    cairn_nameset_merge(&seen, &d->ignored_recent); /* out of memory: said again */
-    cairn_nameset_free(&d->ignored_recent);
-    cairn_nameset_free(&d->ignored);
-    d->ignored = seen;
+    cairn_namemap_update(&s->names, end_listing, NULL);
 }
 
 static void on_young_timer(uv_timer_t *t)
@@ -296,32 +419,32 @@ static void on_young_timer(uv_timer_t *t)
 }
 
 /* A full listing of the input directory, sorted. */
-static void sort_listing(struct cairn_daemon *d, const struct cairn_scan *c)
+static void sort_listing(struct cairn_dispatch *s, const struct cairn_scan *c)
 {
     size_t i;
 
-    d->young_wait_ms = 0;
+    s->young_wait_ms = 0;
     if (c->input.rc != 0)
-        cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot scan %s: %s", d->cfg.input_dir,
+        cairn_log(&s->d->log, CAIRN_LOG_ERROR, "cannot scan %s: %s", s->d->cfg.input_dir,
                   uv_strerror(c->input.rc));
-    cairn_settle_begin_scan(&d->settle);
+    cairn_settle_begin_scan(&s->settle);
     for (i = 0; i < c->input.n; i++)
-        on_found(d, &c->input.v[i], &c->began);
+        on_found(s, &c->input.v[i], &c->began);
     if (c->input.rc == 0) {
-        cairn_settle_end_scan(&d->settle);
-        log_ignored(d, &c->ignored);
+        cairn_settle_end_scan(&s->settle);
+        log_ignored(s, &c->ignored);
     }
-    if (d->young_wait_ms > 0)
-        uv_timer_start(&d->young_timer, on_young_timer, d->young_wait_ms + 5, 0);
+    if (s->young_wait_ms > 0)
+        uv_timer_start(&s->young_timer, on_young_timer, s->young_wait_ms + 5, 0);
 }
 
 /* 1 when one of our running jobs has this file in active/ now (under the
  * name it was claimed as, which may differ from the one queued). */
-static int running_as(const struct cairn_daemon *d, const char *name)
+static int running_as(const struct cairn_dispatch *s, const char *name)
 {
-    const struct cairn_running *r;
+    const struct running *r;
 
-    for (r = d->jobs; r != NULL; r = r->next) {
+    for (r = s->jobs; r != NULL; r = r->next) {
         struct cairn_job_info info;
 
         cairn_job_info(r->job, &info);
@@ -334,89 +457,183 @@ static int running_as(const struct cairn_daemon *d, const char *name)
 /* Jobs found in active/ that nobody runs: a crash left them there, or a
  * daemon sharing the spool died.  Another live daemon's jobs are skipped
  * at start by their lock. */
-static void recover(struct cairn_daemon *d, const struct cairn_scan_list *l)
+static void recover(struct cairn_dispatch *s, const struct cairn_scan_list *l)
 {
     size_t i;
 
     if (l->rc != 0)
-        cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot scan %s/.cairn/active: %s", d->cfg.input_dir,
-                  uv_strerror(l->rc));
+        cairn_log(&s->d->log, CAIRN_LOG_ERROR, "cannot scan %s/.cairn/active: %s",
+                  s->d->cfg.input_dir, uv_strerror(l->rc));
     for (i = 0; i < l->n; i++)
-        if (!running_as(d, l->v[i].name))
-            cairn_dispatch_enqueue(d, l->v[i].name, 1, (uint64_t)l->v[i].st.st_size);
+        if (!running_as(s, l->v[i].name))
+            enqueue(s, l->v[i].name, 1, (uint64_t)l->v[i].st.st_size);
 }
 
-void cairn_dispatch_recover(struct cairn_daemon *d)
+void cairn_dispatch_recover(struct cairn_dispatch *s)
 {
     struct cairn_scan_list l = { 0 };
 
-    l.rc = cairn_scan_list_jobs(d->spool.active_fd, &l);
-    recover(d, &l);
+    l.rc = cairn_scan_list_jobs(s->d->spool.active_fd, &l);
+    recover(s, &l);
     cairn_scan_list_free(&l);
 }
 
-static void scanned(struct cairn_scanner *s, const struct cairn_scan *c)
+static void scanned(struct cairn_scanner *scanner, const struct cairn_scan *c)
 {
-    struct cairn_daemon *d = s->data;
+    struct cairn_dispatch *s = scanner->data;
+    struct cairn_daemon *d = s->d;
     size_t i;
 
-    if (d->stopping) {
-        d->check_done(d);
+    if (s->stopping) {
+        s->on_idle(d);
         return;
     }
     /* A state folder was recreated: a job whose claim failed on it is
      * still in the input directory, so list it again. */
     if (cairn_daemon_log_repair(d, c->repaired) > 0)
-        cairn_dispatch_scan(d, CAIRN_SCAN_FULL | CAIRN_SCAN_ACTIVE);
+        cairn_dispatch_scan(s, CAIRN_SCAN_FULL | CAIRN_SCAN_ACTIVE);
     if (c->what & CAIRN_SCAN_ACTIVE)
-        recover(d, &c->active);
+        recover(s, &c->active);
     for (i = 0; i < c->found.n; i++)
         if (!(d->watching && cairn_watch_is_writing(&d->watch, c->found.v[i].name)))
-            cairn_dispatch_enqueue(d, c->found.v[i].name, 0, (uint64_t)c->found.v[i].st.st_size);
+            enqueue(s, c->found.v[i].name, 0, (uint64_t)c->found.v[i].st.st_size);
     if (c->what & CAIRN_SCAN_FULL) {
-        sort_listing(d, c);
-        d->scanned = 1;
+        sort_listing(s, c);
+        s->scanned = 1;
     }
-    cairn_dispatch_schedule(d);
+    schedule(s);
 }
 
-void cairn_dispatch_scan(struct cairn_daemon *d, int what)
+void cairn_dispatch_scan(struct cairn_dispatch *s, int what)
 {
     int rc;
 
-    if (d->stopping)
+    if (s->stopping)
         return;
-    if ((rc = cairn_scanner_request(&d->scanner, what)) != 0)
-        cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot scan %s: %s; the next rescan tries again",
-                  d->cfg.input_dir, uv_strerror(rc));
+    if ((rc = cairn_scanner_request(&s->scanner, what)) != 0)
+        cairn_log(&s->d->log, CAIRN_LOG_ERROR, "cannot scan %s: %s; the next rescan tries again",
+                  s->d->cfg.input_dir, uv_strerror(rc));
 }
 
-void cairn_dispatch_init(struct cairn_daemon *d)
+/* ---- the rest of the daemon's view ------------------------------------- */
+
+int cairn_dispatch_new(struct cairn_daemon *d, void (*on_idle)(struct cairn_daemon *d),
+                       struct cairn_dispatch **out)
 {
-    cairn_scanner_init(&d->scanner, &d->loop, &d->spool, scanned, d);
+    struct cairn_dispatch *s = calloc(1, sizeof(*s));
+
+    if (s == NULL)
+        return -ENOMEM;
+    s->d = d;
+    s->on_idle = on_idle;
+    /* Four jobs per solver thread: a job's claim and finish wait for the
+     * disk, not for a solver. */
+    s->max_active = 4 * (size_t)d->threads;
+    /* libuv's uv_timer_init() cannot fail: it only links the handle. */
+    uv_timer_init(&d->loop, &s->young_timer);
+    uv_timer_init(&d->loop, &s->retry_timer);
+    s->young_timer.data = s;
+    s->retry_timer.data = s;
+    cairn_scanner_init(&s->scanner, &d->loop, &d->spool, scanned, s);
+    *out = s;
+    return 0;
 }
 
-int cairn_dispatch_idle(const struct cairn_daemon *d)
+int cairn_dispatch_idle(const struct cairn_dispatch *s)
 {
-    return d->active == 0 && d->queue.n == 0 && d->young_wait_ms == 0 && d->scanned &&
-           !cairn_scanner_busy(&d->scanner);
+    return s->active == 0 && s->queue.n == 0 && s->young_wait_ms == 0 && s->scanned &&
+           !cairn_scanner_busy(&s->scanner);
 }
 
-void cairn_dispatch_stop(struct cairn_daemon *d)
+int cairn_dispatch_left_behind(const struct cairn_dispatch *s)
 {
-    uv_timer_stop(&d->young_timer);
-    uv_timer_stop(&d->retry_timer);
-    cairn_scanner_stop(&d->scanner);
-    cairn_queue_drop(&d->queue);
+    return s->left_behind;
 }
 
-void cairn_dispatch_free(struct cairn_daemon *d)
+void cairn_dispatch_counts(const struct cairn_dispatch *s, struct cairn_dispatch_counts *out)
 {
-    cairn_queue_free(&d->queue);
-    cairn_nameset_free(&d->retry);
-    cairn_nameset_free(&d->seen_taken);
-    cairn_nameset_free(&d->ignored);
-    cairn_nameset_free(&d->ignored_recent);
-    cairn_scanner_free(&d->scanner);
-    cairn_settle_free(&d->settle);
+    const struct running *r;
+
+    *out = s->counts;
+    out->queued = s->queue.n;
+    out->active = s->active;
+    out->bytes_done = s->bytes_ended;
+    for (r = s->jobs; r != NULL; r = r->next) {
+        struct cairn_job_info info;
+
+        cairn_job_info(r->job, &info);
+        out->bytes_done += info.bytes_read;
+    }
+}
+
+void cairn_dispatch_each_job(const struct cairn_dispatch *s,
+                             void (*fn)(const struct cairn_job *job, void *data), void *data)
+{
+    const struct running *r;
+
+    for (r = s->jobs; r != NULL; r = r->next)
+        fn(r->job, data);
+}
+
+const char *cairn_dispatch_owner_name(const struct cairn_dispatch *s, const void *owner)
+{
+    const struct running *r;
+
+    for (r = s->jobs; r != NULL; r = r->next)
+        if (cairn_job_owns(r->job, owner))
+            return r->name;
+    return NULL;
+}
+
+/* Whether the job is among those whose plugin call never returned. */
+static int is_hung(const struct cairn_job *job, const struct cairn_hang_report *rep, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (cairn_job_owns(job, rep[i].owner))
+            return 1;
+    return 0;
+}
+
+void cairn_dispatch_abandon(struct cairn_dispatch *s, const struct cairn_hang_report *rep, size_t n)
+{
+    struct running *r;
+
+    /* Workers may still hold these jobs' batches: leave the memory to the
+     * process exit, but remove temporary files so nothing stray remains. */
+    for (r = s->jobs; r != NULL; r = r->next)
+        cairn_job_abandon(r->job, is_hung(r->job, rep, n));
+}
+
+void cairn_dispatch_stop(struct cairn_dispatch *s)
+{
+    s->stopping = 1;
+    uv_timer_stop(&s->young_timer);
+    uv_timer_stop(&s->retry_timer);
+    cairn_scanner_stop(&s->scanner);
+    drop_queue(s);
+}
+
+static void close_timer(uv_timer_t *t)
+{
+    if (!uv_is_closing((uv_handle_t *)t))
+        uv_close((uv_handle_t *)t, NULL);
+}
+
+void cairn_dispatch_close(struct cairn_dispatch *s)
+{
+    close_timer(&s->young_timer);
+    close_timer(&s->retry_timer);
+}
+
+void cairn_dispatch_free(struct cairn_dispatch *s)
+{
+    if (s == NULL)
+        return;
+    drop_queue(s);
+    cairn_namemap_free(&s->names);
+    cairn_scanner_free(&s->scanner);
+    cairn_settle_free(&s->settle);
+    free(s);
 }

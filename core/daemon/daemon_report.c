@@ -10,25 +10,64 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "daemon_ctx.h"
+#include "daemon_dispatch.h"
 #include "job.h"
 #include "notify.h"
 #include "publish.h"
 #include "status.h"
 #include "version.h"
 
+struct cairn_daemon_report {
+    uint64_t status_records; /* records answered at the last STATUS= */
+    uint64_t status_ns;      /* ... and when */
+    int output_gone;         /* output_dir unusable: said once */
+    int metrics_busy;        /* a metrics write is on the pool */
+    int status_busy;         /* a status write is on the pool */
+    int status_dirty;        /* the set of active jobs changed */
+    int status_failing;      /* the last status write failed (said once) */
+    char *status_name;       /* this daemon's file in .cairn/status/, or NULL */
+    uint64_t live_ns;        /* when it was last written */
+};
+
+int cairn_daemon_report_new(struct cairn_daemon *d, struct cairn_daemon_report **out)
+{
+    struct cairn_daemon_report *r = calloc(1, sizeof(*r));
+
+    (void)d;
+    if (r == NULL)
+        return -ENOMEM;
+    /* NULL (out of memory) leaves the status file out, and only it. */
+    r->status_name = cairn_status_file_name();
+    *out = r;
+    return 0;
+}
+
+void cairn_daemon_report_free(struct cairn_daemon_report *r)
+{
+    if (r == NULL)
+        return;
+    free(r->status_name);
+    free(r);
+}
+
 void cairn_daemon_notify_status(struct cairn_daemon *d, const char *extra)
 {
+    struct cairn_daemon_report *r = d->report;
+    struct cairn_dispatch_counts c;
     uint64_t now = uv_hrtime();
-    double dt = (double)(now - d->status_ns) / 1e9;
-    double rate = d->status_ns && dt > 0 ? (double)(d->records - d->status_records) / dt : 0;
+    double dt = (double)(now - r->status_ns) / 1e9;
+    double rate;
     char msg[256];
 
-    d->status_ns = now;
-    d->status_records = d->records;
+    cairn_dispatch_counts(d->dispatch, &c);
+    rate = r->status_ns && dt > 0 ? (double)(c.records - r->status_records) / dt : 0;
+    r->status_ns = now;
+    r->status_records = c.records;
     snprintf(msg, sizeof(msg),
              "%sSTATUS=%s%zu queued, %zu active, %llu done, %llu failed; %.0f records/s",
-             extra ? extra : "", d->stopping ? "stopping: " : "", d->queue.n, d->active,
-             (unsigned long long)d->jobs_ok, (unsigned long long)d->jobs_failed, rate);
+             extra ? extra : "", d->stopping ? "stopping: " : "", c.queued, c.active,
+             (unsigned long long)c.jobs_ok, (unsigned long long)c.jobs_failed, rate);
     cairn_notify(msg);
 }
 
@@ -36,13 +75,13 @@ int cairn_daemon_output_ready(struct cairn_daemon *d)
 {
     int rc = cairn_spool_follow_output(&d->spool, d->cfg.output_dir);
 
-    if (rc != 0 && !d->output_gone)
+    if (rc != 0 && !d->report->output_gone)
         cairn_log(&d->log, CAIRN_LOG_ERROR,
                   "output directory %s is unusable: %s; no job is claimed until it is back",
                   d->cfg.output_dir, uv_strerror(rc));
-    else if (rc == 0 && d->output_gone)
+    else if (rc == 0 && d->report->output_gone)
         cairn_log(&d->log, CAIRN_LOG_INFO, "output directory %s is back", d->cfg.output_dir);
-    d->output_gone = rc != 0;
+    d->report->output_gone = rc != 0;
     return rc == 0;
 }
 
@@ -66,11 +105,20 @@ int cairn_daemon_log_repair(struct cairn_daemon *d, int repaired)
     return n;
 }
 
+/* The gauges of jobs running and queued, as they are now. */
+static void set_gauges(struct cairn_daemon *d)
+{
+    struct cairn_dispatch_counts c;
+
+    cairn_dispatch_counts(d->dispatch, &c);
+    cairn_metrics_set_gauges(&d->metrics, c.active, c.queued);
+}
+
 void cairn_daemon_write_metrics(struct cairn_daemon *d)
 {
     int rc;
 
-    cairn_metrics_set_gauges(&d->metrics, d->active, d->queue.n);
+    set_gauges(d);
     if (!cairn_daemon_output_ready(d))
         return;
     rc = cairn_metrics_write(&d->metrics, d->spool.out_fd, d->cfg.metrics_file);
@@ -83,7 +131,7 @@ static void metrics_written(int rc, void *data)
 {
     struct cairn_daemon *d = data;
 
-    d->metrics_busy = 0;
+    d->report->metrics_busy = 0;
     if (rc != 0)
         cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot write %s/%s: %s", d->cfg.output_dir,
                   d->cfg.metrics_file, uv_strerror(rc));
@@ -101,93 +149,131 @@ void cairn_daemon_write_metrics_async(struct cairn_daemon *d)
     struct cairn_buf text = { 0 };
     int rc;
 
-    if (d->metrics_busy || !cairn_daemon_output_ready(d))
+    if (d->report->metrics_busy || !cairn_daemon_output_ready(d))
         return;
-    cairn_metrics_set_gauges(&d->metrics, d->active, d->queue.n);
+    set_gauges(d);
     rc = cairn_metrics_render(&d->metrics, &text);
     if (rc == 0)
         rc = cairn_publish_start(&d->loop, &d->file_work, d->spool.out_fd, d->cfg.metrics_file,
                                  &text, &opts, metrics_written, d);
     cairn_buf_free(&text);
     if (rc == 0)
-        d->metrics_busy = 1;
+        d->report->metrics_busy = 1;
     else
         metrics_written(rc, d);
 }
 
+static void remove_status(struct cairn_daemon *d);
+
 static void status_written(int rc, void *data)
 {
     struct cairn_daemon *d = data;
+    struct cairn_daemon_report *r = d->report;
 
-    d->status_busy = 0;
+    r->status_busy = 0;
     /* Best effort, the next tick tries again; said once a streak. */
-    if (rc != 0 && !d->status_failing)
+    if (rc != 0 && !r->status_failing)
         cairn_log(&d->log, CAIRN_LOG_WARNING,
                   "cannot write the status file %s/.cairn/status/%s: %s (cairn status and "
                   "progress see this daemon stale until it can; jobs go on)",
-                  d->cfg.input_dir, d->status_name, uv_strerror(rc));
-    else if (rc == 0 && d->status_failing)
-        cairn_log(&d->log, CAIRN_LOG_INFO, "status file %s written again", d->status_name);
-    d->status_failing = rc != 0;
+                  d->cfg.input_dir, r->status_name, uv_strerror(rc));
+    else if (rc == 0 && r->status_failing)
+        cairn_log(&d->log, CAIRN_LOG_INFO, "status file %s written again", r->status_name);
+    r->status_failing = rc != 0;
     /* The run ended cleanly while this write was on its way: the file it
      * just put back is a stopped daemon's. */
-    if (d->finished && d->status_name != NULL)
-        cairn_daemon_remove_status(d);
+    if (d->finished)
+        remove_status(d);
 }
 
-void cairn_daemon_remove_status(struct cairn_daemon *d)
+/* At a clean exit (a failure is said). */
+static void remove_status(struct cairn_daemon *d)
 {
-    if (unlinkat(d->spool.status_fd, d->status_name, 0) != 0 && errno != ENOENT)
+    const char *name = d->report->status_name;
+
+    if (name == NULL)
+        return;
+    if (unlinkat(d->spool.status_fd, name, 0) != 0 && errno != ENOENT)
         cairn_log(&d->log, CAIRN_LOG_WARNING,
                   "cannot remove the status file %s/.cairn/status/%s: %s (cairn status will "
                   "call this stopped daemon dead; remove the file by hand)",
-                  d->cfg.input_dir, d->status_name, strerror(errno));
+                  d->cfg.input_dir, name, strerror(errno));
+}
+
+void cairn_daemon_report_end(struct cairn_daemon *d)
+{
+    /* A periodic write on its way is followed by the final one when it
+     * lands (metrics_written): writing it now too would be overwritten. */
+    if (!d->report->metrics_busy)
+        cairn_daemon_write_metrics(d);
+    remove_status(d);
+}
+
+/* One running job's line in the status file. */
+struct status_jobs {
+    struct cairn_status_job *v;
+    size_t n, cap;
+};
+
+static void list_job(const struct cairn_job *job, void *data)
+{
+    struct status_jobs *l = data;
+    struct cairn_job_info info;
+
+    if (l->n == l->cap)
+        return;
+    cairn_job_info(job, &info);
+    l->v[l->n++] = (struct cairn_status_job){ .name = info.name,
+                                              .size = info.size,
+                                              .bytes = info.bytes_read,
+                                              .records = info.records,
+                                              .started = info.started };
 }
 
 void cairn_daemon_write_status(struct cairn_daemon *d)
 {
     static const struct cairn_publish_opts opts = { .kind = 's' };
-    struct cairn_status_job *jobs = NULL;
+    struct cairn_daemon_report *r = d->report;
+    struct cairn_dispatch_counts c;
+    struct status_jobs jobs = { 0 };
     struct cairn_status_report st;
     struct cairn_buf text = { 0 };
-    const struct cairn_running *r;
-    size_t n = 0;
     int rc;
 
+    cairn_dispatch_counts(d->dispatch, &c);
     /* Idle, it is still rewritten every few seconds: a file not updated
      * for CAIRN_STATUS_STALE_S is then a dead (or stuck) daemon's, on
      * whichever host it runs, not perhaps an idle one's. */
-    if (d->status_busy || d->status_name == NULL ||
-        (d->active == 0 && !d->status_dirty &&
-         uv_hrtime() - d->live_ns < CAIRN_STATUS_HEARTBEAT_S * 1000000000ull))
+    if (r->status_busy || r->status_name == NULL ||
+        (c.active == 0 && !r->status_dirty &&
+         uv_hrtime() - r->live_ns < CAIRN_STATUS_HEARTBEAT_S * 1000000000ull))
         return;
-    if (d->active > 0 && (jobs = calloc(d->active, sizeof(*jobs))) == NULL)
+    if (c.active > 0 && (jobs.v = calloc(c.active, sizeof(*jobs.v))) == NULL)
         return;
-    for (r = d->jobs; r != NULL && n < d->active; r = r->next) {
-        struct cairn_job_info info;
-
-        cairn_job_info(r->job, &info);
-        jobs[n++] = (struct cairn_status_job){ .name = info.name,
-                                               .size = info.size,
-                                               .bytes = info.bytes_read,
-                                               .records = info.records,
-                                               .started = info.started };
-    }
+    jobs.cap = c.active;
+    cairn_dispatch_each_job(d->dispatch, list_job, &jobs);
     st = (struct cairn_status_report){ .host = d->host,
                                        .pid = (long)getpid(),
                                        .version = CAIRN_VERSION,
                                        .started = d->started_real,
-                                       .jobs = jobs,
-                                       .n_jobs = n };
+                                       .jobs = jobs.v,
+                                       .n_jobs = jobs.n };
     rc = cairn_status_render(&st, &text);
-    free(jobs);
+    free(jobs.v);
     if (rc == 0)
-        rc = cairn_publish_start(&d->loop, &d->file_work, d->spool.status_fd, d->status_name, &text,
+        rc = cairn_publish_start(&d->loop, &d->file_work, d->spool.status_fd, r->status_name, &text,
                                  &opts, status_written, d);
     cairn_buf_free(&text);
     if (rc == 0) {
-        d->status_busy = 1;
-        d->status_dirty = 0;
-        d->live_ns = uv_hrtime();
+        r->status_busy = 1;
+        r->status_dirty = 0;
+        r->live_ns = uv_hrtime();
     }
+}
+
+void cairn_daemon_status_changed(struct cairn_daemon *d)
+{
+    d->report->status_dirty = 1;
+    if (uv_hrtime() - d->report->live_ns >= 1000000000ull)
+        cairn_daemon_write_status(d);
 }

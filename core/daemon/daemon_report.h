@@ -3,13 +3,22 @@
  * systemd's STATUS= line, metrics.prom, the live status file that
  * `cairn status` reads, and the log lines for directories that went away.
  *
- * Loop thread only.  Nothing here decides anything: it reads the daemon's
- * counters and writes them out, the periodic files on the pool.
+ * Loop thread only.  Nothing here decides anything: it reads the
+ * dispatcher's counts (daemon_dispatch.h) and writes them out, the
+ * periodic files on the pool.  Its own state (what was last written and
+ * when, writes on their way, the output directory's last known state) is
+ * private to daemon_report.c.
  */
 #ifndef CAIRN_DAEMON_REPORT_H
 #define CAIRN_DAEMON_REPORT_H
 
-#include "daemon_ctx.h"
+struct cairn_daemon;
+struct cairn_daemon_report;
+
+/* The report side of a daemon about to run: 0 or -ENOMEM. */
+int cairn_daemon_report_new(struct cairn_daemon *d, struct cairn_daemon_report **out);
+/* Frees it (NULL is fine); the loop has ended. */
+void cairn_daemon_report_free(struct cairn_daemon_report *r);
 
 /* STATUS= with the live counts, after extra (e.g. "READY=1\n") if any. */
 void cairn_daemon_notify_status(struct cairn_daemon *d, const char *extra);
@@ -22,8 +31,13 @@ int cairn_daemon_output_ready(struct cairn_daemon *d);
  * bits or a negative errno).  Returns how many were recreated. */
 int cairn_daemon_log_repair(struct cairn_daemon *d, int repaired);
 
-/* The final metrics, at exit: written now, since the loop is closing. */
+/* The final metrics, written now: the loop is closing. */
 void cairn_daemon_write_metrics(struct cairn_daemon *d);
+
+/* The run ended cleanly: the final metrics (now, or when a periodic write
+ * on its way lands, which this one would otherwise be overwritten by),
+ * and this daemon's status file removed. */
+void cairn_daemon_report_end(struct cairn_daemon *d);
 
 /* The periodic metrics: rendered here, written and fsync'd on the pool,
  * one write at a time. */
@@ -32,7 +46,10 @@ void cairn_daemon_write_metrics_async(struct cairn_daemon *d);
 /* INPUT/.cairn/status/NAME (status.h): rewritten at most once a second
  * while jobs run, and once more when the set of jobs changed. */
 void cairn_daemon_write_status(struct cairn_daemon *d);
-/* Removes this daemon's status file at a clean exit (a failure is said). */
-void cairn_daemon_remove_status(struct cairn_daemon *d);
+
+/* The set of running jobs changed: written into the status file at the
+ * next tick, or at once after a quiet spell, so that a job that began then
+ * is shown without waiting. */
+void cairn_daemon_status_changed(struct cairn_daemon *d);
 
 #endif /* CAIRN_DAEMON_REPORT_H */

@@ -381,8 +381,8 @@ static int run_daemon(struct cairn_config *cfg, const struct cairn_log *log,
      * maps --filter's, filter_hung a hung one's). */
     status = rc < 0             ? (rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME)
              : d->runtime_error ? EXIT_RUNTIME
-             : cli->mode == MODE_ONCE && d->jobs_failed ? EXIT_RUNTIME
-                                                        : EXIT_OK;
+             : cli->mode == MODE_ONCE && d->final.jobs_failed ? EXIT_RUNTIME
+                                                              : EXIT_OK;
     if (d->abandoned) {
         /* Workers still solve the abandoned jobs' batches, and libuv's
          * exit-time destructor would join them: leave without waiting.

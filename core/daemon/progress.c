@@ -7,36 +7,30 @@
 #include <unistd.h>
 
 #include "progress.h"
-#include "job.h"
+#include "daemon_dispatch.h"
 
 #define PROGRESS_INTERVAL_MS 500
 
 static void draw(struct cairn_daemon *d, int final)
 {
     double elapsed = (double)(uv_hrtime() - d->start_ns) / 1e9;
-    uint64_t done = d->bytes_ended;
-    const struct cairn_running *r;
+    struct cairn_dispatch_counts c;
     double rate, bytes_rate;
     char eta[32] = "--";
 
-    for (r = d->jobs; r != NULL; r = r->next) {
-        struct cairn_job_info info;
-
-        cairn_job_info(r->job, &info);
-        done += info.bytes_read;
-    }
-    rate = elapsed > 0 ? (double)d->records / elapsed : 0;
-    bytes_rate = elapsed > 0 ? (double)done / elapsed : 0;
-    if (bytes_rate > 0 && d->bytes_seen >= done) {
-        double left = (double)(d->bytes_seen - done) / bytes_rate;
+    cairn_dispatch_counts(d->dispatch, &c);
+    rate = elapsed > 0 ? (double)c.records / elapsed : 0;
+    bytes_rate = elapsed > 0 ? (double)c.bytes_done / elapsed : 0;
+    if (bytes_rate > 0 && c.bytes_seen >= c.bytes_done) {
+        double left = (double)(c.bytes_seen - c.bytes_done) / bytes_rate;
         snprintf(eta, sizeof(eta), "%d:%02d", (int)(left / 60), (int)left % 60);
     }
     fprintf(stderr,
             "\r\033[Kcairnd: %llu/%llu jobs, %llu records, %.0f records/s, "
             "%.1f/%.1f MiB, ETA %s%s",
-            (unsigned long long)(d->jobs_ok + d->jobs_failed), (unsigned long long)d->jobs_seen,
-            (unsigned long long)d->records, rate, (double)done / 1048576.0,
-            (double)d->bytes_seen / 1048576.0, final ? "0:00" : eta, final ? "\n" : "");
+            (unsigned long long)(c.jobs_ok + c.jobs_failed), (unsigned long long)c.jobs_seen,
+            (unsigned long long)c.records, rate, (double)c.bytes_done / 1048576.0,
+            (double)c.bytes_seen / 1048576.0, final ? "0:00" : eta, final ? "\n" : "");
     fflush(stderr);
 }
 

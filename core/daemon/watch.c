@@ -23,7 +23,7 @@ static void on_event(struct cairn_watch *w, const struct inotify_event *ev)
     if (ev->mask & IN_Q_OVERFLOW) {
         /* Lost events may include closes: forget what we thought was
          * open, the rescan's min_age_ms rule takes over. */
-        cairn_nameset_free(&w->writing);
+        cairn_namemap_free(&w->writing);
         w->cb(w, CAIRN_WATCH_OVERFLOW, NULL);
         return;
     }
@@ -38,12 +38,12 @@ static void on_event(struct cairn_watch *w, const struct inotify_event *ev)
         return;
     }
     if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
-        cairn_nameset_remove(&w->writing, name);
+        cairn_namemap_remove(&w->writing, name);
     } else if (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) {
-        cairn_nameset_remove(&w->writing, name);
+        cairn_namemap_remove(&w->writing, name);
         w->cb(w, CAIRN_WATCH_READY, name);
     } else if ((ev->mask & IN_CREATE) ||
-               ((ev->mask & IN_MODIFY) && !cairn_nameset_has(&w->writing, name))) {
+               ((ev->mask & IN_MODIFY) && cairn_namemap_get(&w->writing, name) < 0)) {
         /* Only the first event of a write is looked at: one lstat per
          * file, not one per write(2) its producer makes. */
         struct stat st;
@@ -54,7 +54,7 @@ static void on_event(struct cairn_watch *w, const struct inotify_event *ev)
              * neither does a hard link to a file written elsewhere
              * (link(2), cp -l: maildir-style delivery). */
             w->cb(w, CAIRN_WATCH_READY, name);
-        } else if (cairn_nameset_add(&w->writing, name) < 0) {
+        } else if (cairn_namemap_set(&w->writing, name, 0) < 0) {
             /* Out of memory: a rescan with min_age_ms is the safe fallback. */
             w->cb(w, CAIRN_WATCH_OVERFLOW, NULL);
         }
@@ -128,7 +128,7 @@ int cairn_watch_start(struct cairn_watch *w, uv_loop_t *loop, const char *path, 
 
 int cairn_watch_is_writing(const struct cairn_watch *w, const char *name)
 {
-    return cairn_nameset_has(&w->writing, name);
+    return cairn_namemap_get(&w->writing, name) >= 0;
 }
 
 static void on_closed(uv_handle_t *h)
@@ -145,5 +145,5 @@ void cairn_watch_stop(struct cairn_watch *w)
         return;
     w->started = 0;
     uv_close((uv_handle_t *)&w->poll, on_closed);
-    cairn_nameset_free(&w->writing);
+    cairn_namemap_free(&w->writing);
 }

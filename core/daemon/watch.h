@@ -15,7 +15,7 @@
 
 #include <uv.h>
 
-#include "nameset.h"
+#include "namemap.h"
 
 enum cairn_watch_event {
     CAIRN_WATCH_READY,
@@ -31,7 +31,7 @@ struct cairn_watch {
     uv_poll_t poll;
     int fd;
     int dir_fd;                   /* the watched directory, for lstat */
-    struct cairn_nameset writing; /* open for writing, per inotify */
+    struct cairn_namemap writing; /* open for writing, per inotify */
     cairn_watch_cb cb;
     void *data;
     int started;
