@@ -2,7 +2,7 @@
 """Deterministic job corpora for the benchmarks.
 
 usage: gen.py KIND MEGABYTES OUT [RECORDS]
-  KIND: small  - official-size random records of every variant, a few dozen values each
+  KIND: small  - official-size random records of stone-game, -ii and -iii, a few dozen values each
         max    - maximum official sizes, a third each: stone-game n=500,
                  stone-game-ii n=100, stone-game-iii n=50 000
         mixed  - both, interleaved

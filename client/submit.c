@@ -1,5 +1,5 @@
 /*
- * submit.c - the safe hand-off of SPEC section 2, done for the producer:
+ * submit.c - the safe hand-off of docs/contract.md, Job files and names, done for the producer:
  * each file is checked and copied into a locked dot-temp in the spool
  * (O_EXCL, never claimed by the daemon), fsync'd, and renamed to
  * NAME.jsonl with RENAME_NOREPLACE, so the daemon sees a whole file or

@@ -518,7 +518,7 @@ END_TEST
 
 /* stone-game-viii at official limits (n up to 10^5): a first move takes
  * any x >= 2 stones, so 10002 stones have 10001 legal moves: too_large,
- * as the README says; 10001 stones are listed. */
+ * as docs/contract.md says; 10001 stones are listed. */
 START_TEST(analysis_of_stone_game_viii_is_bounded_too)
 {
     struct cairn_buf rec = { 0 };

@@ -1,7 +1,7 @@
 #!/bin/sh
-# test_readme_walkthrough.sh SRCDIR BUILDDIR - runs the README's
-# "Submitting and evaluating" walk-through as written and checks what a
-# reader is told it does.
+# test_readme_walkthrough.sh SRCDIR BUILDDIR - runs the walk-through of
+# docs/walkthrough.md (linked from the README) as written and checks what
+# a reader is told it does.
 #
 # The block is the fenced one after the line
 #   <!-- walkthrough: tests/test_readme_walkthrough.sh runs the next block as written -->
@@ -27,8 +27,8 @@ awk '
     marker == 1 && /^```sh$/ { marker = 2; next }
     marker == 2 && /^```$/ { exit }
     marker == 2 { print }
-' "$src/README.md" >"$tmp/walk.sh"
-[ -s "$tmp/walk.sh" ] || fail "README.md has no walk-through block after the marker"
+' "$src/docs/walkthrough.md" >"$tmp/walk.sh"
+[ -s "$tmp/walk.sh" ] || fail "docs/walkthrough.md has no walk-through block after the marker"
 grep -q 'cairn -c walk/cairn.json report' "$tmp/walk.sh" || fail "the block lost its report step"
 
 ln -s "$builddir" "$tmp/build"
@@ -46,7 +46,7 @@ wait "$pgid"
 rc=$?
 [ "$rc" -eq 0 ] || fail "the walk-through exited $rc"
 
-# What the README says each step prints.  The counts come from the
+# What the page says each step prints.  The counts come from the
 # example files and the summaries, so the examples may grow.
 expect() {
     grep -E -q -- "$1" "$tmp/out.txt" || fail "no line matching /$1/ in its output"
@@ -84,4 +84,4 @@ expect '^accuracy against expected: [0-9]+ checked: [0-9]+ match, 0 differ \(100
 i=0
 while ! grep -q 'stopped: ' "$tmp/walk/cairnd.log" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 grep -q 'stopped: ' "$tmp/walk/cairnd.log" || fail "the daemon did not stop: $(tail -3 "$tmp/walk/cairnd.log")"
-echo "ok: the README walk-through runs as written ($(grep -c . "$tmp/walk.sh") lines)"
+echo "ok: the walk-through of docs/walkthrough.md runs as written ($(grep -c . "$tmp/walk.sh") lines)"

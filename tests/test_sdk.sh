@@ -181,7 +181,7 @@ inst=$tmp/inst$pdir
     { cat "$tmp/list2.out"; fail "cairnd refuses the directory make install made"; }
 ok "make install DESTDIR=... puts it in ${pdir} (0644, directory not group/world-writable)"
 
-# 8. Without installing: the build tree's uninstalled .pc, as the README
+# 8. Without installing: the build tree's uninstalled .pc, as examples/plugin/README.md
 # says (PKG_CONFIG_PATH=$PWD/build/meson-uninstalled make -C examples/plugin).
 # pkg-config prefers cairn-plugin-uninstalled.pc when it is on the path.
 upc=$build/meson-uninstalled/cairn-plugin-uninstalled.pc

@@ -1,5 +1,5 @@
 /*
- * config.h - the daemon's settings (SPEC section 7): built-in defaults,
+ * config.h - the daemon's settings (docs/contract.md, Configuration): built-in defaults,
  * then a JSON file, then the command line.
  */
 #ifndef CAIRN_CONFIG_H

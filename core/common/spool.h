@@ -1,5 +1,5 @@
 /*
- * spool.h - the input directory and its state folders (SPEC section 4).
+ * spool.h - the input directory and its state folders (docs/contract.md, The spool).
  *
  *   INPUT/NAME.jsonl            waiting
  *   INPUT/.cairn/active/        claimed by one rename(2), being processed

@@ -239,23 +239,11 @@ static void on_signal(uv_signal_t *s, int signum)
 
 /* ---- a plugin call that never returns -----------------------------------
  *
- * The daemon's answer (hang.h notices).
- *
- * A thread inside a plugin can be neither stopped nor cancelled safely:
- * the only way out is to leave it behind.  So when a record's plugin calls
- * have run longer than solve_timeout_s (hang.h notices), the run ends:
- *   - the log names the job, the line and the plugin;
- *   - WATCHDOG=1 stops at once, so systemd does not take a daemon whose
- *     loop still turns for a healthy one, whatever happens next;
- *   - the hung job's run stays counted in its on-disk attempts file: the
- *     count is written when a run begins and forgotten only when it ends
- *     (attempts.h), so after max_attempts such runs the job goes to
- *     failed/ instead of hanging the daemon at every start;
- *   - other jobs running at that moment were not at fault: their count is
- *     forgotten and they stay in active/ for the next start;
- *   - the process exits 1 without joining the stuck worker, as the
- *     shutdown timeout does, so systemd's Restart=on-failure starts a fresh
- *     one (and --once reports the failure).
+ * The daemon's answer to what hang.h notices; the policy is cairnd(8),
+ * HUNG PLUGIN CALLS.  A thread inside a plugin can be neither stopped nor
+ * cancelled safely, so the run is left behind: WATCHDOG=1 stops, the hung
+ * job's attempt stays counted (attempts.h) and the others' is forgotten,
+ * and the process exits 1 without joining the stuck worker.
  */
 static void on_hang(struct cairn_hang *h, const struct cairn_hang_report *rep, size_t n)
 {

@@ -1,6 +1,6 @@
 /*
  * metrics.c - the daemon-wide counters and their Prometheus text
- * exposition (SPEC section 5).
+ * exposition (docs/contract.md, Metrics).
  *
  * Loop thread only: no locks.  Rendering is separate from writing so the
  * file is never opened unless the whole text is already in memory.

@@ -1,6 +1,6 @@
 /*
  * metrics.h - the daemon-wide counters behind OUTPUT/metrics.prom
- * (SPEC section 5).
+ * (docs/contract.md, Metrics).
  *
  * One struct cairn_metrics is owned by the daemon and touched only on the
  * loop thread, so nothing here locks.  Workers never see it: they fill a

@@ -1,6 +1,6 @@
 /*
  * summary.c - what a finished job says about itself: NAME.summary.json
- * (SPEC section 3) and, for a job that could not be processed,
+ * (docs/contract.md, Summaries) and, for a job that could not be processed,
  * NAME.reason.json.  Rendered on the loop thread from plain facts, written
  * by the finisher (job.c).
  */

@@ -1,5 +1,5 @@
 /*
- * summary.h - what a finished job says about itself (SPEC section 3):
+ * summary.h - what a finished job says about itself (docs/contract.md, Summaries):
  * NAME.summary.json and, for a job that could not be processed,
  * NAME.reason.json.
  */

@@ -1,5 +1,5 @@
 /*
- * codes.h - the result codes of SPEC section 3, and the error a record's
+ * codes.h - the result codes of docs/contract.md, Errors, and the error a record's
  * checks carry up to the line that reports it.
  */
 #ifndef CAIRN_CODES_H
@@ -16,7 +16,7 @@ enum cairn_code {
     CAIRN_CODE_COUNT
 };
 
-/* "bad_json", "bad_record", ... as in SPEC section 3. */
+/* "bad_json", "bad_record", ... as in docs/contract.md, Errors. */
 const char *cairn_code_name(enum cairn_code code);
 
 /* Why a record got an error line. */

@@ -1,5 +1,5 @@
 /*
- * record.c - one job line in, one result line out (SPEC section 3): read
+ * record.c - one job line in, one result line out (docs/contract.md, Results): read
  * the record (the plain reader, or jansson), resolve the variant, check
  * the inputs (inputs.c), solve, render.
  */

@@ -1,7 +1,7 @@
 /*
  * record.h - one job line in, one result line out.
  *
- * This is the whole per-record contract of SPEC section 3: parse, validate
+ * This is the whole per-record contract of docs/contract.md, Results: parse, validate
  * against the plugin's declaration, solve, render.  It runs on worker
  * threads; everything it writes is owned by the caller.
  */

@@ -1,6 +1,6 @@
 /*
  * render.c - result lines, written by hand into a buffer: the key order of
- * SPEC section 3, no intermediate JSON tree, one pass.
+ * docs/contract.md, Results, no intermediate JSON tree, one pass.
  */
 #include "render.h"
 

@@ -1,5 +1,5 @@
 /*
- * render.h - the result line of SPEC section 3, piece by piece:
+ * render.h - the result line of docs/contract.md, Results, piece by piece:
  *   head:  {"line":N[,"id":X][,"variant":"V"]
  *   then either an ok tail or an error tail, ending the line with '\n'.
  * Each returns 0 or -ENOMEM.
