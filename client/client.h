@@ -126,7 +126,7 @@ void cairn_shown_free(struct cairn_shown *s);
 int cairn_client_check_line(const char *line, size_t len, char *why, size_t why_size);
 
 /* The bytes of a UTF-8 byte order mark opening line `no` (3 on line 1 when
- * it starts with one, else 0): cairnd skips it there (engine.c), so the
+ * it starts with one, else 0): cairnd skips it there (linecut.c), so the
  * client does too. */
 static inline size_t cairn_client_bom(const char *line, size_t len, unsigned long long no)
 {

@@ -28,7 +28,7 @@ int cairn_client_check_line(const char *line, size_t len, char *why, size_t why_
     for (i = 0; i < len && (line[i] == ' ' || line[i] == '\t'); i++)
         ;
     if (i == len)
-        return 1; /* blank: the daemon skips it (engine.c is_blank) */
+        return 1; /* blank: the daemon skips it (linecut.c is_blank) */
     /* jansson reads a number or literal up to a NUL and stops: the rest of
      * the line would go unseen. */
     if ((nul = memchr(line, '\0', len)) != NULL) {

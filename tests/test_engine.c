@@ -96,10 +96,17 @@ static void timer_cb(uv_timer_t *h)
     mem_complete(h->data);
 }
 
+/* The sink whose write() is running, if any: no engine call may run a
+ * stream's read or end() from inside one (pool.h: a batch given back is
+ * handed over on the next loop turn). */
+static const void *g_writing;
+
 static int mem_read(struct cairn_source *src, struct cairn_stream *s, char *buf, size_t len,
                     ssize_t *nread)
 {
     struct memsrc *m = src->data;
+
+    ck_assert_msg(g_writing == NULL, "read() called from inside a sink's write()");
 
     ck_assert_msg(!m->pending, "read() called while a read is pending");
     ck_assert_msg(len > 0, "read() called with no room");
@@ -165,12 +172,16 @@ static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
         return;
     }
     ck_assert_int_eq(cairn_buf_append(&c->out, b->out.data, b->out.len), 0);
+    g_writing = c;
     cairn_batch_release(b);
+    g_writing = NULL;
 }
 
 static void sink_end(struct cairn_stream *s, int status)
 {
     struct collect *c = s->sink.data;
+
+    ck_assert_msg(g_writing == NULL, "end() called from inside a sink's write()");
 
     ck_assert_msg(c->q_len == 0, "end() before every batch was released");
     c->ended++;

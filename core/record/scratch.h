@@ -11,7 +11,7 @@
 #include "cairn/plugin.h"
 
 /* Used by one worker at a time; grown on demand.  The engine's pool keeps
- * one per worker busy at once and lends it for a batch (engine.c). */
+ * one per worker busy at once and lends it for a batch (pool.c). */
 struct cairn_scratch {
     struct cairn_scratch *next; /* in the pool's idle list */
     void *mem;                  /* the plugin's scratch */

@@ -1,0 +1,102 @@
+/*
+ * pool.h - the engine's batches and the workers that answer them.
+ *
+ * A pool owns at most max_batches batches, shared by every stream, so
+ * memory stays flat whatever the input size: a stream that finds the pool
+ * spent waits until a batch comes back.  A batch's lines are answered on
+ * the libuv thread pool, at most max_running at once, each worker lent
+ * scratch memory for the batch.
+ *
+ * A batch given back while a stream waits is not handed over there and
+ * then: the stream is posted, and the pool's idle handle gives it the
+ * batch on the next turn of the loop, as a stream's end is posted too.  So
+ * no call into the engine runs another stream's work, or a sink's end(),
+ * before it returns.
+ *
+ * All functions run on the loop thread, but work_cb, on a worker.
+ */
+#ifndef CAIRN_POOL_H
+#define CAIRN_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "linecut.h"
+#include "record.h"
+#include "util.h"
+
+struct cairn_stream;
+
+struct cairn_batch {
+    struct cairn_stream *stream;
+    struct cairn_pool *pool;
+    uint64_t seq;
+    char *in; /* raw bytes; lines point into it */
+    size_t in_len;
+    size_t in_cap;
+    struct cairn_lines lines;
+    struct cairn_buf out; /* rendered result lines, filled on a worker */
+    struct cairn_tally tally;
+    int failed;        /* -ENOMEM from a worker */
+    size_t work_bytes; /* input bytes its lines span */
+    uint64_t ns;       /* time the worker took to answer them */
+    uv_work_t work;
+    struct cairn_batch *next;
+};
+
+struct cairn_pool {
+    uv_loop_t *loop;
+    size_t max_batches;
+    size_t n_batches;   /* allocated so far */
+    size_t batch_bytes; /* target input bytes per batch */
+    size_t max_running; /* batches on workers at once; 0 = no limit */
+    size_t running;
+    struct cairn_batch *ready_head; /* dispatched, waiting for a worker */
+    struct cairn_batch *ready_tail;
+    struct cairn_batch *free;
+    struct cairn_stream *waiters_head; /* streams waiting for a batch */
+    struct cairn_stream *waiters_tail;
+    /* Streams with work for the next loop turn: a batch given, an end. */
+    uv_idle_t post;
+    struct cairn_stream *posted_head;
+    struct cairn_stream *posted_tail;
+    /* Workers' memory, lent to a batch while it runs: as many as run at
+     * once, not one per batch, so a big plugin scratch is first touched
+     * (page faults) once per worker, and held once per worker. */
+    uv_mutex_t scratch_lock;
+    struct cairn_scratch *scratch_idle;
+};
+
+/* 0, -EINVAL (no batches, or batches too small to hold a read), -ENOMEM. */
+int cairn_pool_init(struct cairn_pool *p, uv_loop_t *loop, size_t max_batches, size_t batch_bytes);
+
+/* At most n batches solve at once (the libuv pool may be larger, to give
+ * file I/O threads of its own).  0: no limit. */
+void cairn_pool_set_max_running(struct cairn_pool *p, size_t n);
+
+/* Frees the idle batches and scratches; every stream must have ended, and
+ * the loop is run once (UV_RUN_NOWAIT) for the idle handle's close. */
+void cairn_pool_close(struct cairn_pool *p);
+
+/* ---- for stream.c --------------------------------------------------- */
+
+/* A batch made ready for s (its tally sized for s's registry), or NULL: the pool
+ * is spent (*err 0) or memory is (*err -ENOMEM). */
+struct cairn_batch *cairn_pool_take(struct cairn_pool *p, struct cairn_stream *s, int *err);
+
+/* Gives b back: to the first waiting stream (posted), or to the pool. */
+void cairn_pool_put(struct cairn_pool *p, struct cairn_batch *b);
+
+/* s waits for a batch: it is given one (posted) when one comes back. */
+void cairn_pool_wait(struct cairn_pool *p, struct cairn_stream *s);
+
+/* s has work for the next loop turn (cairn_stream_posted()); posting a
+ * posted stream again changes nothing. */
+void cairn_pool_post(struct cairn_pool *p, struct cairn_stream *s);
+
+/* Hands b to a worker, or queues it until one of ours is free: 0, or a
+ * libuv error (b was not queued). */
+int cairn_pool_run(struct cairn_pool *p, struct cairn_batch *b);
+
+#endif /* CAIRN_POOL_H */
