@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "names.h"
+#include "layout.h"
 #include "plugin_loader.h"
 #include "jsontext.h"
 #include "report.h"
@@ -218,7 +219,7 @@ static int add_summary(struct ctx *c, const char *sum_name)
     json_t *s = load_at(c->out_fd, sum_name), *o, *v;
     struct cairn_rep_job *j;
     const char *k, *status;
-    size_t first_mm = r->n_mm, base_len = strlen(sum_name) - strlen(".summary.json");
+    size_t first_mm = r->n_mm, base_len = strlen(sum_name) - strlen(CAIRN_SUMMARY_SUFFIX);
     char *res;
 
     if (s == NULL || !json_is_object(s)) {
@@ -398,7 +399,7 @@ int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const 
         r->spool = c.in_fd >= 0 ? strdup(spool) : NULL;
     }
     rc = n > 0 ? named_summaries(&c, jobs, n)
-               : cairn_client_each_file(c.out_fd, ".summary.json", add_name, &c);
+               : cairn_client_each_file(c.out_fd, CAIRN_SUMMARY_SUFFIX, add_name, &c);
     if (rc == 0 && c.n_names > 0)
         qsort(c.names, c.n_names, sizeof(*c.names), by_name);
     for (i = 0; rc == 0 && i < c.n_names; i++)

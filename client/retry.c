@@ -29,6 +29,7 @@
 
 #include "names.h"
 #include "commands.h"
+#include "layout.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
@@ -86,7 +87,7 @@ static int job_file_name(const char *name)
     size_t n = strlen(name);
 
     return n > 6 && name[0] != '.' && strchr(name, '/') == NULL &&
-           strcmp(name + n - 6, ".jsonl") == 0;
+           strcmp(name + n - CAIRN_JOB_SUFFIX_LEN, CAIRN_JOB_SUFFIX) == 0;
 }
 
 /* The daemon forgets a count before it fails a job, but a count left by a
@@ -198,7 +199,7 @@ int cairn_cmd_retry(struct cairn_client *cl, char *const *names, size_t n, int a
         free(cl->msg); /* the old summaries simply stay */
         cl->msg = NULL;
     }
-    failed_fd = cairn_client_state_dir(cl, "failed");
+    failed_fd = cairn_client_state_dir(cl, CAIRN_FAILED_DIR);
     if (failed_fd < 0) {
         if (!all || failed_fd != -ENOENT)
             return cairn_client_fail(cl, n > 0 && failed_fd == -ENOENT ? -ENOENT : failed_fd,
@@ -208,8 +209,8 @@ int cairn_cmd_retry(struct cairn_client *cl, char *const *names, size_t n, int a
         printf("no failed jobs\n");
         return 0;
     }
-    active_fd = cairn_client_state_dir(cl, "active");
-    rc = all ? cairn_client_each_file(failed_fd, ".jsonl", add_name, &jobs)
+    active_fd = cairn_client_state_dir(cl, CAIRN_ACTIVE_DIR);
+    rc = all ? cairn_client_each_file(failed_fd, CAIRN_JOB_SUFFIX, add_name, &jobs)
              : check_all(cl, &jobs, names, n);
     if (rc == 0 && all && jobs.n == 0)
         printf("no failed jobs\n");

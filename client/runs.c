@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "attempts.h"
+#include "layout.h"
 
 int cairn_client_is_run(const char *base, const char *name, const char *suffix)
 {
@@ -67,7 +68,7 @@ static int active_one(void *data, const char *name)
     char *as = NULL;
     int kind, r;
 
-    if (name[0] == '.' || !cairn_client_is_run(a->job->base, name, ".jsonl"))
+    if (name[0] == '.' || !cairn_client_is_run(a->job->base, name, CAIRN_JOB_SUFFIX))
         return 0;
     if (fstatat(a->dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
         return 0;
@@ -128,7 +129,7 @@ static int done_one(void *data, const char *name)
     struct timespec t;
     int fd;
 
-    if (name[0] == '.' || !cairn_client_is_run(d->job->base, name, ".summary.json"))
+    if (name[0] == '.' || !cairn_client_is_run(d->job->base, name, CAIRN_SUMMARY_SUFFIX))
         return 0;
     fd = openat(d->cl->out_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
@@ -141,7 +142,7 @@ static int done_one(void *data, const char *name)
     if (finished != NULL && json_is_integer(ino) && strlen(finished) < sizeof(d->best_finished) &&
         (as != NULL ? strcmp(as, d->as) == 0
                     : strncmp(name, d->job->base, strlen(d->job->base)) == 0 &&
-                          strcmp(name + strlen(d->job->base), ".summary.json") == 0) &&
+                          strcmp(name + strlen(d->job->base), CAIRN_SUMMARY_SUFFIX) == 0) &&
         strcmp(finished, d->best_finished) > 0 && cairn_client_started(s, &t) == 0) {
         snprintf(d->best_finished, sizeof(d->best_finished), "%s", finished);
         d->job->ino = (ino_t)json_integer_value(ino);
@@ -163,7 +164,7 @@ int cairn_client_find_run(struct cairn_client *cl, struct cairn_submitted *job)
         job->since = st.st_ctim;
         return 1;
     }
-    if ((dir = cairn_client_state_dir(cl, "active")) >= 0) {
+    if ((dir = cairn_client_state_dir(cl, CAIRN_ACTIVE_DIR)) >= 0) {
         struct active_scan a = { .job = job, .dir = dir };
 
         (void)cairn_dir_each(dir, active_one, &a); /* best effort, like a look */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "layout.h"
 #include "names.h"
 
 static int open_dir(struct cairn_client *cl, const char *path, const char *key, const char *origin,
@@ -73,7 +74,7 @@ int cairn_client_state_dir(struct cairn_client *cl, const char *sub)
 
     if (cl->in_fd < 0)
         return -EBADF;
-    snprintf(path, sizeof(path), ".cairn/%s", sub);
+    snprintf(path, sizeof(path), CAIRN_STATE_DIR "/%s", sub);
     /* O_NOFOLLOW: the daemon never follows a link planted there either. */
     fd = openat(cl->in_fd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     return fd < 0 ? -errno : fd;
@@ -84,7 +85,7 @@ static int open_in_state(int in_fd, const char *sub, const char *file)
     char path[32];
     int dir, fd;
 
-    snprintf(path, sizeof(path), ".cairn/%s", sub);
+    snprintf(path, sizeof(path), CAIRN_STATE_DIR "/%s", sub);
     dir = openat(in_fd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dir < 0)
         return -errno;
@@ -96,7 +97,7 @@ static int open_in_state(int in_fd, const char *sub, const char *file)
 
 int cairn_client_open_kept_input(int in_fd, const char *file)
 {
-    static const char *const order[] = { "done", "active", "done" };
+    static const char *const order[] = { CAIRN_DONE_DIR, CAIRN_ACTIVE_DIR, CAIRN_DONE_DIR };
     int fd = -ENOENT;
     size_t i;
 
@@ -108,7 +109,8 @@ int cairn_client_open_kept_input(int in_fd, const char *file)
 int cairn_client_job_names(struct cairn_client *cl, const char *arg, char **file, char **base)
 {
     size_t n = strlen(arg);
-    int is_file = n > 6 && strcmp(arg + n - 6, ".jsonl") == 0;
+    int is_file =
+        n > CAIRN_JOB_SUFFIX_LEN && strcmp(arg + n - CAIRN_JOB_SUFFIX_LEN, CAIRN_JOB_SUFFIX) == 0;
 
     *file = *base = NULL;
     if (n == 0 || arg[0] == '.' || strchr(arg, '/') != NULL || (!is_file && n + 6 > NAME_MAX) ||
@@ -137,7 +139,7 @@ static int present(int dir_fd, const char *name)
 
 int cairn_client_locate(struct cairn_client *cl, const char *file, struct cairn_where *w)
 {
-    static const char *const sub[] = { "active", "done", "failed" };
+    static const char *const sub[] = { CAIRN_ACTIVE_DIR, CAIRN_DONE_DIR, CAIRN_FAILED_DIR };
     int *flag[] = { &w->active, &w->done, &w->failed };
     size_t i;
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "layout.h"
 #include "statusfile.h"
 
 #define SHOW_MAX     20 /* waiting or active jobs listed in the text form */
@@ -119,7 +120,7 @@ static int read_list(struct cairn_client *cl, const char *sub, const char *suffi
     }
     if (l->dir_fd < 0)
         return cairn_client_fail(cl, sub == NULL ? -errno : l->dir_fd, "cannot read %s/%s%s",
-                                 cl->cfg.input_dir, sub ? ".cairn/" : "", sub ? sub : "");
+                                 cl->cfg.input_dir, sub ? CAIRN_STATE_DIR "/" : "", sub ? sub : "");
     return cairn_client_each_file(l->dir_fd, suffix, fn, l);
 }
 
@@ -152,7 +153,7 @@ static int count_summary(void *data, const char *name)
 
 static char *job_of(const char *file)
 {
-    return strndup(file, strlen(file) - strlen(".jsonl"));
+    return strndup(file, strlen(file) - CAIRN_JOB_SUFFIX_LEN);
 }
 
 static json_t *progress_json(const struct cairn_daemon_status *ds, size_t nd, const char *file)
@@ -309,14 +310,14 @@ int cairn_cmd_status(struct cairn_client *cl, int as_json)
         return rc;
     /* Without an output directory the queue is still worth showing. */
     have_out = cl->cfg.output_dir != NULL && cairn_client_open_output(cl) == 0;
-    if ((rc = read_list(cl, NULL, ".jsonl", add_entry, &waiting)) != 0 ||
-        (rc = read_list(cl, "active", ".jsonl", add_entry, &active)) != 0 ||
-        (rc = read_list(cl, "failed", ".jsonl", add_entry, &failed)) != 0 ||
-        (rc = read_list(cl, "failed", ".reason.json", add_reason, &reasons)) != 0)
+    if ((rc = read_list(cl, NULL, CAIRN_JOB_SUFFIX, add_entry, &waiting)) != 0 ||
+        (rc = read_list(cl, CAIRN_ACTIVE_DIR, CAIRN_JOB_SUFFIX, add_entry, &active)) != 0 ||
+        (rc = read_list(cl, CAIRN_FAILED_DIR, CAIRN_JOB_SUFFIX, add_entry, &failed)) != 0 ||
+        (rc = read_list(cl, CAIRN_FAILED_DIR, CAIRN_REASON_SUFFIX, add_reason, &reasons)) != 0)
         goto out;
     if (have_out) {
         done.dir_fd = cl->out_fd;
-        if ((rc = cairn_client_each_file(cl->out_fd, ".summary.json", count_summary, &done)))
+        if ((rc = cairn_client_each_file(cl->out_fd, CAIRN_SUMMARY_SUFFIX, count_summary, &done)))
             goto out;
     }
     if ((rc = cairn_status_files_read(cl, &ds, &nd)) != 0) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "statusfile.h"
+#include "layout.h"
 
 struct collect {
     int dir_fd;
@@ -95,7 +96,7 @@ int cairn_status_files_read(struct cairn_client *cl, struct cairn_daemon_status 
 
     *out = NULL;
     *n = 0;
-    c.dir_fd = cairn_client_state_dir(cl, "status");
+    c.dir_fd = cairn_client_state_dir(cl, CAIRN_STATUS_DIR);
     if (c.dir_fd == -ENOENT)
         return 0; /* no daemon has reported here yet */
     if (c.dir_fd < 0)

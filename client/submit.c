@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "submit.h"
+#include "layout.h"
 #include "tmpfile.h"
 
 #ifndef RENAME_NOREPLACE
@@ -56,7 +57,7 @@ static char *generate_base(const char *src)
     while (*b == '.')
         b++;
     n = strlen(b);
-    if (n > 6 && strcmp(b + n - 6, ".jsonl") == 0)
+    if (n > CAIRN_JOB_SUFFIX_LEN && strcmp(b + n - CAIRN_JOB_SUFFIX_LEN, CAIRN_JOB_SUFFIX) == 0)
         n -= 6;
     if (n == 0) {
         b = "job";

@@ -20,6 +20,7 @@
 #include <uv.h>
 
 #include "names.h"
+#include "layout.h"
 #include "runs.h"
 #include "statusfile.h"
 #include "submit.h"
@@ -152,7 +153,7 @@ static int own_run(const struct cairn_submitted *j, json_t *s, int exact)
 static int run_of(const struct waiter *w, size_t i, const char *name)
 {
     return strcmp(name, w->sum[i]) == 0 ||
-           cairn_client_is_run(w->jobs[i].base, name, ".summary.json");
+           cairn_client_is_run(w->jobs[i].base, name, CAIRN_SUMMARY_SUFFIX);
 }
 
 /* The summary name: every pending job it is the finished run of. */

@@ -16,6 +16,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "layout.h"
 #include "names.h"
 #include "util.h"
 
@@ -24,8 +25,6 @@
  * that keeps crashing must be counted whatever its name.  The file holds
  * the job's inode, so a hash collision or a new file of the same name
  * starts at 0. */
-
-#define XATTR "user.cairn.attempts"
 
 /* The count in the file form, 0 when absent or for another inode. */
 static unsigned file_count(int fd, ino_t ino)
@@ -49,7 +48,7 @@ static int xattr_count(int active_fd, const char *file, int fd, ino_t ino, int r
                        unsigned *before)
 {
     char buf[32];
-    ssize_t n = fgetxattr(fd, XATTR, buf, sizeof(buf) - 1);
+    ssize_t n = fgetxattr(fd, CAIRN_ATTEMPTS_XATTR, buf, sizeof(buf) - 1);
     int old;
 
     if (n < 0 && errno != ENODATA)
@@ -68,7 +67,7 @@ static int xattr_count(int active_fd, const char *file, int fd, ino_t ino, int r
         unlinkat(active_fd, file, 0);
     }
     n = snprintf(buf, sizeof(buf), "%u", *before + 1);
-    return fsetxattr(fd, XATTR, buf, (size_t)n, 0) == 0 ? 0 : -errno;
+    return fsetxattr(fd, CAIRN_ATTEMPTS_XATTR, buf, (size_t)n, 0) == 0 ? 0 : -errno;
 }
 
 unsigned cairn_attempts_count(int active_fd, const char *name, int fd, ino_t ino, int ran_before)
@@ -107,7 +106,7 @@ void cairn_attempts_forget(int active_fd, const char *name, int fd)
     char *file;
 
     /* Counted in the attribute: there is no file to look for. */
-    if (fd >= 0 && fremovexattr(fd, XATTR) == 0)
+    if (fd >= 0 && fremovexattr(fd, CAIRN_ATTEMPTS_XATTR) == 0)
         return;
     file = cairn_attempts_file(name);
     if (file != NULL)

@@ -6,20 +6,19 @@
 #include <limits.h>
 #include <string.h>
 
+#include "layout.h"
 #include "util.h"
 
 /* Bytes of a long name kept in its outputs' names: with "~", 16 hex
  * digits and ".results.jsonl", still well under NAME_MAX. */
-#define OUTPUT_CUT     200
-#define JOB_SUFFIX     ".jsonl"
-#define RESULTS_SUFFIX ".results.jsonl"
+#define OUTPUT_CUT 200
 
 char *cairn_output_base(const char *file)
 {
     size_t len = strlen(file), base_len, cut = OUTPUT_CUT;
 
-    base_len = len >= strlen(JOB_SUFFIX) ? len - strlen(JOB_SUFFIX) : len;
-    if (base_len + strlen(RESULTS_SUFFIX) <= NAME_MAX)
+    base_len = len >= strlen(CAIRN_JOB_SUFFIX) ? len - strlen(CAIRN_JOB_SUFFIX) : len;
+    if (base_len + strlen(CAIRN_RESULTS_SUFFIX) <= NAME_MAX)
         return strndup(file, base_len);
     while (cut > 0 && ((unsigned char)file[cut] & 0xC0) == 0x80)
         cut--;

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "layout.h"
+
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
 #endif
@@ -26,8 +28,9 @@ static int open_dir_at(int at, const char *name, mode_t mode)
     return fd < 0 ? -errno : fd;
 }
 
-const char *const cairn_spool_state_folders[CAIRN_SPOOL_N_STATE] = { "active", "done", "failed",
-                                                                     "status" };
+const char *const cairn_spool_state_folders[CAIRN_SPOOL_N_STATE] = {
+    CAIRN_ACTIVE_DIR, CAIRN_DONE_DIR, CAIRN_FAILED_DIR, CAIRN_STATUS_DIR
+};
 
 int cairn_spool_open(struct cairn_spool *sp, const char *input_dir, const char *output_dir,
                      const char **what)
@@ -42,23 +45,23 @@ int cairn_spool_open(struct cairn_spool *sp, const char *input_dir, const char *
     sp->in_fd = open(input_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (sp->in_fd < 0)
         goto fail_errno;
-    *what = ".cairn";
-    state = open_dir_at(sp->in_fd, ".cairn", 0755);
+    *what = CAIRN_STATE_DIR;
+    state = open_dir_at(sp->in_fd, CAIRN_STATE_DIR, 0755);
     if (state < 0)
         goto fail_rc;
     *what = ".cairn/active";
-    sp->active_fd = open_dir_at(state, "active", 0755);
+    sp->active_fd = open_dir_at(state, CAIRN_ACTIVE_DIR, 0755);
     if (sp->active_fd >= 0) {
         *what = ".cairn/done";
-        sp->done_fd = open_dir_at(state, "done", 0755);
+        sp->done_fd = open_dir_at(state, CAIRN_DONE_DIR, 0755);
     }
     if (sp->done_fd >= 0) {
         *what = ".cairn/failed";
-        sp->failed_fd = open_dir_at(state, "failed", 0755);
+        sp->failed_fd = open_dir_at(state, CAIRN_FAILED_DIR, 0755);
     }
     if (sp->failed_fd >= 0) {
         *what = ".cairn/status";
-        sp->status_fd = open_dir_at(state, "status", 0755);
+        sp->status_fd = open_dir_at(state, CAIRN_STATUS_DIR, 0755);
     }
     close(state);
     if (sp->active_fd < 0 || sp->done_fd < 0 || sp->failed_fd < 0 || sp->status_fd < 0) {
@@ -142,7 +145,7 @@ int cairn_spool_repair(struct cairn_spool *sp)
         snprintf(path, sizeof(path), ".cairn/%s", sub[i]);
         if (still_there(sp->in_fd, path, *fds[i]))
             continue;
-        if (state < 0 && (state = open_dir_at(sp->in_fd, ".cairn", 0755)) < 0)
+        if (state < 0 && (state = open_dir_at(sp->in_fd, CAIRN_STATE_DIR, 0755)) < 0)
             return state;
         fd = open_dir_at(state, sub[i], 0755);
         if (fd < 0) {
@@ -170,7 +173,8 @@ int cairn_spool_is_job_name(const char *name)
 {
     size_t n = strlen(name);
 
-    return n > 6 && name[0] != '.' && strcmp(name + n - 6, ".jsonl") == 0 &&
+    return n > CAIRN_JOB_SUFFIX_LEN && name[0] != '.' &&
+           strcmp(name + n - CAIRN_JOB_SUFFIX_LEN, CAIRN_JOB_SUFFIX) == 0 &&
            strchr(name, '/') == NULL;
 }
 

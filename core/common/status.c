@@ -10,6 +10,8 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "layout.h"
+
 static int put_time(struct cairn_buf *out, const struct timespec *ts)
 {
     char text[32];
@@ -46,7 +48,7 @@ int cairn_status_render(const struct cairn_status_report *st, struct cairn_buf *
     for (size_t i = 0; i < st->n_jobs && rc == 0; i++) {
         const struct cairn_status_job *j = &st->jobs[i];
         size_t n = strlen(j->name);
-        char *base = strndup(j->name, n > 6 ? n - 6 : n); /* without ".jsonl" */
+        char *base = strndup(j->name, n > CAIRN_JOB_SUFFIX_LEN ? n - CAIRN_JOB_SUFFIX_LEN : n);
 
         if (base == NULL)
             return -ENOMEM;

@@ -19,6 +19,7 @@
 
 #include "daemon_dispatch.h"
 #include "daemon_report.h"
+#include "layout.h"
 #include "notify.h"
 #include "progress.h"
 #include "reload.h"
@@ -261,7 +262,7 @@ static void on_hang(struct cairn_hang *h, const struct cairn_hang_report *rep, s
                   "job %.*s: line %llu: plugin %s has not returned for %.1f s (solve_timeout_s "
                   "%g); this run counts as an attempt (max_attempts %llu); exiting, without "
                   "waiting for it, so the daemon can be restarted",
-                  name != NULL ? (int)(strlen(name) - strlen(".jsonl")) : 9,
+                  name != NULL ? (int)(strlen(name) - strlen(CAIRN_JOB_SUFFIX)) : 9,
                   name != NULL ? name : "(unknown)", (unsigned long long)rep[i].line, rep[i].plugin,
                   rep[i].seconds, d->cfg.solve_timeout_s, (unsigned long long)d->cfg.max_attempts);
     }

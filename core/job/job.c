@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "attempts.h"
+#include "layout.h"
 #include "names.h"
 #include "summary.h"
 #include "tmpfile.h"
@@ -291,7 +292,7 @@ static void start_work(uv_work_t *req)
 static int take_claimed_name(struct cairn_job *job)
 {
     const char *name = job->claimed_as;
-    char *base = strndup(name, strlen(name) - strlen(".jsonl"));
+    char *base = strndup(name, strlen(name) - strlen(CAIRN_JOB_SUFFIX));
     char *out_base = cairn_output_base(name), *label = cairn_name_escape(name);
 
     if (base == NULL || out_base == NULL || label == NULL) {
@@ -396,7 +397,7 @@ int cairn_job_start(const struct cairn_job_env *env, const char *name, int recov
                     struct cairn_job **job_out)
 {
     struct cairn_job *job = calloc(1, sizeof(*job));
-    size_t base_len = strlen(name) - strlen(".jsonl");
+    size_t base_len = strlen(name) - strlen(CAIRN_JOB_SUFFIX);
     int rc;
 
     if (job == NULL)

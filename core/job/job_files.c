@@ -15,16 +15,13 @@
 #include <unistd.h>
 
 #include "attempts.h"
+#include "layout.h"
 #include "publish.h"
 #include "reuse.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
 #endif
-
-#define RESULTS_SUFFIX ".results.jsonl"
-#define SUMMARY_SUFFIX ".summary.json"
-#define REASON_SUFFIX  ".reason.json"
 
 static const char *file_kind(mode_t m)
 {
@@ -221,8 +218,8 @@ void cairn_job_start_files(struct cairn_job *job)
 static void finish_ok(struct cairn_job *job)
 {
     const struct cairn_spool *sp = job->env.spool;
-    char *res = output_name(job, RESULTS_SUFFIX);
-    char *sum = output_name(job, SUMMARY_SUFFIX);
+    char *res = output_name(job, CAIRN_RESULTS_SUFFIX);
+    char *sum = output_name(job, CAIRN_SUMMARY_SUFFIX);
     struct cairn_tmpfile sum_tmp = { .fd = -1 };
     int fds[2];
     int rc = -ENOMEM;
@@ -285,8 +282,8 @@ out:
 static void finish_failed(struct cairn_job *job)
 {
     const struct cairn_spool *sp = job->env.spool;
-    char *reason = output_name(job, REASON_SUFFIX);
-    char *sum = output_name(job, SUMMARY_SUFFIX);
+    char *reason = output_name(job, CAIRN_REASON_SUFFIX);
+    char *sum = output_name(job, CAIRN_SUMMARY_SUFFIX);
     int dirs[2] = { job->out_fd, sp->failed_fd };
     int rc = -ENOMEM;
 

@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 
 #include "attempts.h"
+#include "layout.h"
 #include "names.h"
 #include "util.h"
 
-#define JOB_SUFFIX ".jsonl"
 /* Runs of one name tried before giving up; far beyond any real reuse. */
 #define MAX_RUNS 100000u
 
@@ -67,8 +67,8 @@ char *cairn_reuse_name(const char *name, unsigned n)
     size_t len = strlen(name), base_len, keep;
     char tail[32];
 
-    base_len = len >= strlen(JOB_SUFFIX) ? len - strlen(JOB_SUFFIX) : len;
-    snprintf(tail, sizeof(tail), "~%u" JOB_SUFFIX, n);
+    base_len = len >= strlen(CAIRN_JOB_SUFFIX) ? len - strlen(CAIRN_JOB_SUFFIX) : len;
+    snprintf(tail, sizeof(tail), CAIRN_RUN_MARK "%u" CAIRN_JOB_SUFFIX, n);
     keep = base_len;
     if (keep + strlen(tail) > NAME_MAX) {
         keep = NAME_MAX - strlen(tail);
