@@ -63,7 +63,7 @@ START_TEST(namemap_keeps_one_state_per_name)
     ck_assert_int_eq(cairn_namemap_get(&m, "a.jsonl"), -1);
     ck_assert_int_eq(cairn_namemap_remove(&m, "a.jsonl"), 0);
     ck_assert_int_eq(cairn_namemap_set(&m, "a.jsonl", 3), 0);
-    ck_assert_int_eq(cairn_namemap_set(&m, "a.jsonl", 5), 1); /* one entry, new state */
+    ck_assert_int_eq(cairn_namemap_set(&m, "a.jsonl", 5), 0); /* one entry, new state */
     ck_assert_int_eq(cairn_namemap_get(&m, "a.jsonl"), 5);
     ck_assert_uint_eq(m.used, 1);
     ck_assert_int_eq(cairn_namemap_remove(&m, "a.jsonl"), 1);

@@ -95,7 +95,7 @@ int cairn_namemap_set(struct cairn_namemap *m, const char *name, int state)
         i = probe(m, name, &found);
         if (found) {
             m->slots[i]->state = state;
-            return 1;
+            return 0;
         }
     }
     /* Keep at most half the slots used, tombstones included, so probes

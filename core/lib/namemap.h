@@ -21,8 +21,9 @@ struct cairn_namemap {
 /* name's state, or -1 when name is not in the map. */
 int cairn_namemap_get(const struct cairn_namemap *m, const char *name);
 
-/* Sets name's state (>= 0), adding name if needed: 0 when added, 1 when it
- * was there (its state now state), -ENOMEM (the map is unchanged). */
+/* Sets name's state (>= 0), adding name if needed: 0, or -ENOMEM (the
+ * map is unchanged).  Setting the state of a name already there cannot
+ * fail. */
 int cairn_namemap_set(struct cairn_namemap *m, const char *name, int state);
 
 /* 1 when removed, 0 when it was not there. */
