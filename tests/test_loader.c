@@ -1476,6 +1476,37 @@ START_TEST(cairnd_list_plugins_shows_name_aliases_version_file)
         free(line);
         free(file);
     }
+    {
+        /* In the games' order, not the files' (stone-game-ii.so sorts
+         * before stone-game.so), each column where the one above it is. */
+        static const char *const order[] = { "stone-game ",     "stone-game-ii ",
+                                             "stone-game-iii ", "stone-game-iv ",
+                                             "stone-game-v ",   "stone-game-vi ",
+                                             "stone-game-vii ", "stone-game-viii ",
+                                             "stone-game-ix " };
+        const char *at = r.out;
+        long col = -1;
+        char *line;
+
+        for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+            const char *hit = strstr(r.out, order[i]);
+            if (hit == NULL)
+                continue; /* not among the plugins of this case */
+            ck_assert_msg(hit >= at, "%s is out of order:\n%s", order[i], r.out);
+            at = hit;
+        }
+        for (line = r.out; line != NULL && *line != '\0'; line = strchr(line, '\n')) {
+            const char *v;
+            line += *line == '\n';
+            if (strncmp(line, "stone-game", 10) != 0 && strncmp(line, "good-extra", 10) != 0)
+                continue;
+            v = strstr(line, "version:");
+            ck_assert_ptr_nonnull(v);
+            if (col < 0)
+                col = (long)(v - line);
+            ck_assert_msg((long)(v - line) == col, "columns shift:\n%s", r.out);
+        }
+    }
     th_run_free(&r);
     cairn_registry_free(&reg);
     th_rm_tree(scratch);

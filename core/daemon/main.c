@@ -215,24 +215,94 @@ fail:
     return rc;
 }
 
-static void print_plugins(const struct cairn_registry *reg)
+/* The value of a lower-case roman numeral, or 0 when s is not one. */
+static unsigned roman_value(const char *s)
 {
-    size_t i, j;
+    static const char digits[] = "ivxlc";
+    static const unsigned worth[] = { 1, 5, 10, 50, 100 };
+    unsigned total = 0, prev = 1000;
+    const char *p;
 
+    if (*s == '\0')
+        return 0;
+    for (p = s; *p != '\0'; p++) {
+        const char *d = strchr(digits, *p);
+        unsigned v;
+
+        if (d == NULL)
+            return 0;
+        v = worth[d - digits];
+        /* A smaller digit before a larger one subtracts (iv, ix). */
+        total += v > prev ? v - 2 * prev : v;
+        prev = v;
+    }
+    return total;
+}
+
+/* Names in the order a reader expects: stone-game, stone-game-ii, ...,
+ * stone-game-ix (a trailing "-ROMAN" counted as its number, none as 1),
+ * not the file names' byte order (stone-game-ii.so before stone-game.so). */
+static int plugin_order(const void *a, const void *b)
+{
+    const char *x = (*(const struct cairn_plugin_handle *const *)a)->desc->name;
+    const char *y = (*(const struct cairn_plugin_handle *const *)b)->desc->name;
+    const char *dx = strrchr(x, '-'), *dy = strrchr(y, '-');
+    unsigned rx = dx != NULL ? roman_value(dx + 1) : 0, ry = dy != NULL ? roman_value(dy + 1) : 0;
+    size_t bx = rx ? (size_t)(dx - x) : strlen(x), by = ry ? (size_t)(dy - y) : strlen(y);
+    int c = strncmp(x, y, bx < by ? bx : by);
+
+    if (c != 0)
+        return c;
+    if (bx != by)
+        return bx < by ? -1 : 1;
+    rx = rx ? rx : 1;
+    ry = ry ? ry : 1;
+    return rx != ry ? (rx < ry ? -1 : 1) : strcmp(x, y);
+}
+
+/* "aliases: A,B" printed, as long as alias_width(d) says. */
+static size_t alias_width(const struct cairn_plugin *d)
+{
+    size_t n = strlen("aliases:"), j;
+
+    for (j = 0; d->aliases != NULL && d->aliases[j] != NULL; j++)
+        n += 1 + strlen(d->aliases[j]);
+    return n;
+}
+
+static int print_plugins(const struct cairn_registry *reg)
+{
+    const struct cairn_plugin_handle **order = calloc(reg->n_plugins + 1, sizeof(*order));
+    size_t name_w = 0, alias_w = 0, i, j;
+    int width;
+
+    if (order == NULL)
+        return -ENOMEM;
     for (i = 0; i < reg->n_plugins; i++) {
-        const struct cairn_plugin *d = reg->plugins[i].desc;
-        printf("%-16s aliases:", d->name);
+        size_t n = strlen(reg->plugins[i].desc->name), a = alias_width(reg->plugins[i].desc);
+
+        order[i] = &reg->plugins[i];
+        name_w = n > name_w ? n : name_w;
+        alias_w = a > alias_w ? a : alias_w;
+    }
+    width = (int)name_w;
+    qsort(order, reg->n_plugins, sizeof(*order), plugin_order);
+    for (i = 0; i < reg->n_plugins; i++) {
+        const struct cairn_plugin *d = order[i]->desc;
+        printf("%-*s  aliases:", width, d->name);
         for (j = 0; d->aliases != NULL && d->aliases[j] != NULL; j++)
             printf("%s%s", j ? "," : " ", d->aliases[j]);
         /* The ABI it was built for: an operator sees which plugins are
          * old binaries served in their old meaning. */
-        printf("  version: %s  abi: %u.%u  file: %s\n", d->version, (unsigned)d->abi_major,
-               (unsigned)d->abi_minor, reg->plugins[i].path);
-        printf("%-16s %s\n", "", d->summary);
+        printf("%*s  version: %s  abi: %u.%u  file: %s\n", (int)(alias_w - alias_width(d)), "",
+               d->version, (unsigned)d->abi_major, (unsigned)d->abi_minor, order[i]->path);
+        printf("%-*s  %s\n", width, "", d->summary);
     }
+    free(order);
+    return 0;
 }
 
-static void print_check(const struct cairn_config *cfg, const struct cairn_registry *reg)
+static int print_check(const struct cairn_config *cfg, const struct cairn_registry *reg)
 {
     printf("configuration ok: input_dir=%s output_dir=%s plugin_dir=%s threads=%llu "
            "limits=%s\n",
@@ -241,7 +311,7 @@ static void print_check(const struct cairn_config *cfg, const struct cairn_regis
            (unsigned long long)cfg->threads,
            cfg->limits == CAIRN_LIMITS_EXTENDED ? "extended" : "official");
     printf("%zu plugin(s) loaded:\n", reg->n_plugins);
-    print_plugins(reg);
+    return print_plugins(reg);
 }
 
 /* libuv sizes its pool from the environment, once, at first use.  The
@@ -458,8 +528,13 @@ int main(int argc, char **argv)
         goto out;
     }
     switch (cli.mode) {
-    case MODE_CHECK: print_check(&cfg, &reg); break;
-    case MODE_LIST: print_plugins(&reg); break;
+    case MODE_CHECK:
+    case MODE_LIST:
+        if ((cli.mode == MODE_CHECK ? print_check(&cfg, &reg) : print_plugins(&reg)) != 0) {
+            fprintf(stderr, "cairnd: out of memory listing the plugins\n");
+            status = EXIT_RUNTIME;
+        }
+        break;
     case MODE_FILTER:
         status =
             run_filter(&cfg, &log, &reg, worker_threads(&cfg, 0), cli.summary || isatty(2)) == 0
