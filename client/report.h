@@ -105,6 +105,10 @@ double cairn_report_percentile(const double *v, size_t n, double p);
 /* A duration for people: "850 ns", "4.2 µs", "1.30 ms", "2.41 s". */
 void cairn_report_seconds(double s, char out[32]);
 
+/* A rate for people: "0.4", "1.5", "37", "12345": one decimal below 10, so
+ * a slow run does not read "1 records/s" (or "0"). */
+void cairn_report_rate(double per_second, char out[32]);
+
 int cairn_report_text(const struct cairn_report *r, FILE *out);
 int cairn_report_html(const struct cairn_report *r, FILE *out);
 

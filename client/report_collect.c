@@ -465,6 +465,11 @@ double cairn_report_percentile(const double *v, size_t n, double p)
     return v[rank == 0 ? 0 : rank - 1];
 }
 
+void cairn_report_rate(double per_second, char out[32])
+{
+    snprintf(out, 32, per_second < 9.95 ? "%.1f" : "%.0f", per_second);
+}
+
 void cairn_report_seconds(double s, char out[32])
 {
     if (!(s >= 0))

@@ -94,7 +94,7 @@ static void cards(const struct cairn_report *r, FILE *out)
         card(out, "unchecked", v, "expected given, record ended in an error");
     }
     if (r->first_start > 0 && span > 0)
-        snprintf(v, sizeof(v), "%.0f", (double)r->records / span);
+        cairn_report_rate((double)r->records / span, v);
     else
         snprintf(v, sizeof(v), "-");
     card(out, "throughput", v, "records/s, first start to last finish");

@@ -110,14 +110,16 @@ static void times(const struct cairn_report *r, FILE *out)
                 r->untimed == 1 ? "" : "s");
     fputc('\n', out);
     if (r->first_start > 0 && span > 0) {
-        char bytes[32], rate[32];
+        char bytes[32], rate[32], records[32];
         cairn_client_bytes(r->bytes, bytes);
         cairn_client_bytes((uint64_t)((double)r->bytes / span), rate);
         cairn_report_seconds(span, a);
+        cairn_report_rate((double)r->records / span, records);
         fprintf(out,
-                "throughput: %llu records (%s) in %s, from the first job's start to the "
-                "last job's finish: %.0f records/s, %s/s\n",
-                (unsigned long long)r->records, bytes, a, (double)r->records / span, rate);
+                "throughput: %llu record%s (%s) in %s, from the first job's start to the "
+                "last job's finish: %s records/s, %s/s\n",
+                (unsigned long long)r->records, r->records == 1 ? "" : "s", bytes, a, records,
+                rate);
     }
 }
 

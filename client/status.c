@@ -222,7 +222,7 @@ static void print_text(struct cairn_client *cl, struct list *waiting, struct lis
                        struct list *failed, struct list *reasons, const struct done_count *done,
                        int have_out, const struct cairn_daemon_status *ds, size_t nd)
 {
-    char a[32], b[32], who[128];
+    char a[32], who[128];
     struct cairn_shown sh = { 0 };
     size_t i;
 
@@ -263,12 +263,11 @@ static void print_text(struct cairn_client *cl, struct list *waiting, struct lis
 
         printf("  %.*s  ", (int)(strlen(f) - 6), f);
         if (cairn_status_find(ds, nd, active->v[i].file, &p)) {
-            cairn_client_bytes(p.bytes, a);
-            cairn_client_bytes(p.size, b);
+            char text[96];
+
+            cairn_status_progress_text(&p, text, sizeof(text));
             cairn_status_label(p.daemon, who, sizeof(who));
-            printf("%s of %s (%.0f%%), %llu records, on %s\n", a, b,
-                   p.size ? 100.0 * (double)p.bytes / (double)p.size : 0.0,
-                   (unsigned long long)p.records, cairn_shown(&sh, who));
+            printf("%s, on %s\n", text, cairn_shown(&sh, who));
         } else {
             cairn_client_bytes(active->v[i].size, a);
             printf("%s, progress unknown (no live daemon reports it)\n", a);

@@ -173,3 +173,18 @@ void cairn_status_label(const struct cairn_daemon_status *d, char *out, size_t s
     else
         snprintf(out, size, "%s pid %lld", host ? host : "?", (long long)pid);
 }
+
+void cairn_status_progress_text(const struct cairn_progress *p, char *out, size_t len)
+{
+    char bytes[32], size[32];
+
+    if (p->size == 0 && p->bytes == 0 && p->records == 0) {
+        snprintf(out, len, "starting");
+        return;
+    }
+    cairn_client_bytes(p->bytes, bytes);
+    cairn_client_bytes(p->size, size);
+    snprintf(out, len, "%s of %s (%.0f%%), %llu record%s", bytes, size,
+             p->size ? 100.0 * (double)p->bytes / (double)p->size : 0.0,
+             (unsigned long long)p->records, p->records == 1 ? "" : "s");
+}

@@ -58,6 +58,11 @@ void cairn_status_files_free(struct cairn_daemon_status *d, size_t n);
 int cairn_status_find(const struct cairn_daemon_status *d, size_t n, const char *file,
                       struct cairn_progress *p);
 
+/* A running job's progress for people: "354 B of 708 B (50%), 4 records",
+ * or "starting" before its daemon has looked at its size or read a byte
+ * (a fast job's first status shows nothing else yet). */
+void cairn_status_progress_text(const struct cairn_progress *p, char *out, size_t len);
+
 /* "h pid 123" for messages, into out. */
 void cairn_status_label(const struct cairn_daemon_status *d, char *out, size_t size);
 

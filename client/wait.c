@@ -79,11 +79,16 @@ static void print_outcome(struct waiter *w, size_t i, json_t *s)
         json_int_t records = json_integer_value(json_object_get(s, "records"));
         json_int_t ok = json_integer_value(json_object_get(s, "ok"));
 
-        printf("%s: ok, %lld records: %lld ok, %lld errors; expected answers: %lld match, "
-               "%lld differ (%.3f s)\n",
-               base, (long long)records, (long long)ok, (long long)(records - ok),
-               (long long)json_integer_value(json_object_get(s, "matches")),
-               (long long)json_integer_value(json_object_get(s, "mismatches")),
+        json_int_t matches = json_integer_value(json_object_get(s, "matches"));
+        json_int_t mismatches = json_integer_value(json_object_get(s, "mismatches"));
+        char graded[96] = "no expected answers";
+
+        if (matches + mismatches > 0)
+            snprintf(graded, sizeof(graded), "expected answers: %lld match, %lld differ",
+                     (long long)matches, (long long)mismatches);
+        printf("%s: ok, %lld record%s: %lld ok, %lld error%s; %s (%.3f s)\n", base,
+               (long long)records, records == 1 ? "" : "s", (long long)ok,
+               (long long)(records - ok), records - ok == 1 ? "" : "s", graded,
                json_number_value(json_object_get(s, "wall_seconds")));
         w->state[i] = OK;
         w->r->ok++;
@@ -264,7 +269,7 @@ static void draw(struct waiter *w)
     struct cairn_daemon_status *ds = NULL;
     struct cairn_progress p;
     size_t nd = 0, i, done = w->n - w->pending;
-    char size[32], bytes[32];
+    char text[96];
 
     for (i = 0; i < w->n && w->state[i] != PENDING; i++)
         ;
@@ -278,11 +283,8 @@ static void draw(struct waiter *w)
         cairn_shown_free(&sh);
     }
     if (cairn_status_find(ds, nd, w->jobs[i].file, &p)) {
-        cairn_client_bytes(p.bytes, bytes);
-        cairn_client_bytes(p.size, size);
-        fprintf(stderr, "%s of %s (%.0f%%), %llu records", bytes, size,
-                p.size ? 100.0 * (double)p.bytes / (double)p.size : 0.0,
-                (unsigned long long)p.records);
+        cairn_status_progress_text(&p, text, sizeof(text));
+        fputs(text, stderr);
     } else {
         fputs(where_now(w, i), stderr);
     }

@@ -197,6 +197,26 @@ static void make_link(const struct env *e, const char *file)
 
 /* ------------------------------------------------------------------ */
 
+/* A job without any expected answer: no "0 match, 0 differ". */
+START_TEST(submit_wait_without_expected_answers)
+{
+    struct env e;
+    char path[PATH_MAX];
+    struct th_run r;
+
+    env_init(&e, NULL);
+    start_daemon(&e);
+    th_pathf(path, "%s/plain.jsonl", e.root);
+    th_write_text(path, "{\"variant\":\"stone-game-iv\",\"input\":{\"n\":7}}\n");
+    r = cairn(&e, "submit", "--wait", "--name", "plain", path);
+    TH_REQUIRE(r.status == 0, "submit --wait exited %d: %s%s", r.status, r.out, r.err);
+    TH_REQUIRE(strstr(r.out, "plain: ok, 1 record: 1 ok, 0 errors; no expected answers (") != NULL,
+               "outcome line: %s", r.out);
+    th_run_free(&r);
+    th_cleanup();
+}
+END_TEST
+
 START_TEST(submit_wait_ok)
 {
     struct env e;
@@ -1073,10 +1093,13 @@ START_TEST(report_counts_a_missing_solve_time_as_unknown)
     TH_REQUIRE(r.status == 0, "report exited %d: %s", r.status, r.err);
     TH_REQUIRE(strstr(r.out, "solve time, all records: - (1 job without solve_seconds left out)\n"),
                "the total solve time of an untimed job:\n%s", r.out);
+    /* Two records in one second: a slow rate keeps a decimal. */
+    TH_REQUIRE(strstr(r.out, "last job's finish: 2.0 records/s"), "the throughput:\n%s", r.out);
     TH_REQUIRE(strstr(r.out, "\nstone-game-ii ") && strstr(r.out, "             -\n"),
                "the variant's solve/record of an untimed job:\n%s", r.out);
     th_run_free(&r);
     page = th_read_file(html, NULL);
+    TH_REQUIRE(strstr(page, "id=\"throughput\">2.0<"), "the page's throughput card:\n%s", page);
     TH_REQUIRE(strstr(page, "No solve times: 1 job without <code>solve_seconds</code>") &&
                    !strstr(page, "No solved records"),
                "the page's solve-time chart of an untimed job:\n%s", page);
@@ -1244,6 +1267,14 @@ START_TEST(progress_on_a_terminal)
     file = waiting_job(e.in);
     TH_EVENTUALLY(th_log_has(p, "waiting in the spool"), DEADLINE_MS,
                   "no progress line while waiting");
+    /* Claimed, nothing read yet: not "0 B of 0 B (0%), 0 records". */
+    snprintf(active, sizeof(active),
+             "{\"job\":\"%.*s\",\"input\":\"%s\",\"size\":0,\"bytes\":0,\"records\":0,"
+             "\"started\":\"2026-11-30T21:00:01.000Z\"}",
+             (int)(strlen(file) - 6), file, file);
+    write_status_file(&e, "d.json", 0, active);
+    TH_EVENTUALLY(th_log_has(p, ": starting"), DEADLINE_MS, "a job just claimed is not 'starting'");
+    TH_REQUIRE(!th_log_has(p, "0 B of 0 B"), "a job just claimed shows 0 B of 0 B");
     snprintf(active, sizeof(active),
              "{\"job\":\"%.*s\",\"input\":\"%s\",\"size\":708,\"bytes\":354,\"records\":4,"
              "\"started\":\"2026-11-30T21:00:01.000Z\"}",
@@ -1270,6 +1301,7 @@ static Suite *client_suite(void)
           *results = tcase_create("results");
 
     tcase_add_test(submit, submit_wait_ok);
+    tcase_add_test(submit, submit_wait_without_expected_answers);
     tcase_add_test(submit, submit_wait_failed);
     tcase_add_test(submit, submit_wait_timeout);
     tcase_add_test(submit, wait_refuses_a_timeout_past_the_limit);

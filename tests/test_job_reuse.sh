@@ -262,7 +262,7 @@ for k in 1 2 3 4 5 6 7 8; do
     r2=$?
     wait $p1
     r1=$?
-    [ $r1 -ne 0 ] || grep -q "^x$k: ok, 1 records" "$tmp/x1" || fail "x$k: the 1-record submit got: $(cat "$tmp/x1")"
+    [ $r1 -ne 0 ] || grep -q "^x$k: ok, 1 record:" "$tmp/x1" || fail "x$k: the 1-record submit got: $(cat "$tmp/x1")"
     [ $r2 -ne 0 ] || grep -q "^x$k: ok, 2 records" "$tmp/x2" || fail "x$k: the 2-record submit got: $(cat "$tmp/x2")"
     [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && both=$((both + 1))
 done
