@@ -48,6 +48,14 @@ skip() {
 since() { awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
 say() { echo "[slurm $(since)s] $*"; }
 
+# The recipe's usage needs no cluster: --help is asked for (stdout, exit
+# 0), a bad option is a mistake (stderr, exit 2).
+help_out=$("$recipe" --help 2>/dev/null) && case $help_out in "usage: cairn-slurm"*) ;; *) false ;; esac ||
+    { echo "FAIL: cairn-slurm --help does not print its usage on stdout and exit 0"; exit 1; }
+"$recipe" --no-such-option >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "FAIL: cairn-slurm with an unknown option does not exit 2"; exit 1; }
+say "cairn-slurm --help: usage on stdout, exit 0; an unknown option: exit 2"
+
 [ "$(id -u)" -eq 0 ] || skip "not root: the test starts munged, slurmctld and slurmd itself, and slurmd runs jobs as their submitter"
 for tool in munged munge unmunge slurmctld slurmd sbatch squeue scancel scontrol sinfo python3; do
     command -v "$tool" >/dev/null 2>&1 ||
