@@ -70,9 +70,24 @@ static int copy_out(FILE *f)
     return ferror(f) ? -EIO : 0;
 }
 
+/* Whether line is one JSON value that can stand in the joined line as it
+ * is: an object, or an array or scalar (the daemon's bad_record), read as
+ * strictly as cairnd reads a record.  Anything else is shown as a string. */
+static int is_json(const char *line, size_t len)
+{
+    json_error_t e;
+    json_t *v;
+
+    if (memchr(line, '\0', len) != NULL)
+        return 0; /* jansson would stop at it, and the rest go unseen */
+    v = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e);
+    json_decref(v);
+    return v != NULL;
+}
+
 static int join(struct cairn_client *cl, FILE *results, const char *file, const char *base)
 {
-    char *rline = NULL, *iline = NULL, why[8];
+    char *rline = NULL, *iline = NULL;
     size_t rcap = 0, icap = 0;
     unsigned long long at = 0; /* input lines read so far */
     struct cairn_buf out = { 0 };
@@ -119,7 +134,7 @@ static int join(struct cairn_client *cl, FILE *results, const char *file, const 
             const char *text = iline + bom;
             size_t len = chomp(iline, (size_t)in) - bom;
 
-            if (cairn_client_check_line(text, len, why, sizeof(why)) == 0)
+            if (is_json(text, len))
                 cairn_buf_append(&out, text, len);
             else
                 cairn_buf_json_string(&out, text, len);

@@ -806,10 +806,12 @@ START_TEST(results_and_join)
 
     env_init(&e, NULL);
     th_pathf(job, "%s/mixed.jsonl", e.root);
-    /* A blank line, an id written 1.50, a bad line, CRLF. */
+    /* A blank line, an id written 1.50, a bad line, CRLF, JSON that is
+     * not an object. */
     th_write_text(job, "{\"id\":1.50,\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]}}\n"
                        "\n"
                        "{\"id\":\"x\",\"variant\"\r\n"
+                       "[1, 2,3]\n"
                        "{\"id\":\"last\",\"variant\":\"877\",\"input\":{\"piles\":[3,7,2,3]}}");
     start_daemon(&e);
     r = cairn(&e, "submit", "--wait", "--no-check", "--name", "mixed", job);
@@ -828,7 +830,7 @@ START_TEST(results_and_join)
     r = cairn(&e, "results", "mixed.jsonl", "--join");
     TH_REQUIRE(r.status == 0, "exit %d: %s", r.status, r.err);
     lines = th_parse_lines(r.out, strlen(r.out), &n, "results --join");
-    ck_assert_uint_eq(n, 3);
+    ck_assert_uint_eq(n, 4);
     TH_REQUIRE(strstr(r.out, "{\"line\":1,\"input\":{\"id\":1.50,\"variant\":\"1406\",") == r.out,
                "line 1 is not the input as written: %s", r.out);
     ck_assert_int_eq(th_int_field(lines[1], "line"), 3);
@@ -836,8 +838,14 @@ START_TEST(results_and_join)
     ck_assert_str_eq(
         th_str_field(json_object_get(json_object_get(lines[1], "result"), "error"), "code"),
         "bad_json");
-    ck_assert_int_eq(th_int_field(json_object_get(lines[2], "result"), "line"), 4);
-    ck_assert_str_eq(th_str_field(json_object_get(lines[2], "input"), "id"), "last");
+    /* Valid JSON, if not a record: shown as it is, not as a string. */
+    TH_REQUIRE(strstr(r.out, "{\"line\":4,\"input\":[1, 2,3],\"result\":") != NULL,
+               "line 4 is not the input as written: %s", r.out);
+    ck_assert_str_eq(
+        th_str_field(json_object_get(json_object_get(lines[2], "result"), "error"), "code"),
+        "bad_record");
+    ck_assert_int_eq(th_int_field(json_object_get(lines[3], "result"), "line"), 5);
+    ck_assert_str_eq(th_str_field(json_object_get(lines[3], "input"), "id"), "last");
     th_free_lines(lines, n);
     th_run_free(&r);
     r = cairn(&e, "results", "nosuch");
