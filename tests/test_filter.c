@@ -961,6 +961,31 @@ START_TEST(test_check_internal_is_internal)
 }
 END_TEST
 
+/* The cairnd of a build tree, run where it was built, finds the plugins
+ * built beside it when nothing names a plugin directory: the installed
+ * default does not exist before `meson install`. */
+START_TEST(test_uninstalled_cairnd_finds_its_plugins)
+{
+    static const char in[] = "{\"variant\":\"877\",\"input\":{\"piles\":[3,7,2,3]}}\n";
+    char scratch[] = "/tmp/cairn-test-filter-uninstalled-XXXXXX", input[PATH_MAX], cfg[PATH_MAX];
+    struct th_run r;
+
+    ck_assert_ptr_nonnull(mkdtemp(scratch));
+    th_pathf(input, "%s/in.jsonl", scratch);
+    th_write_file(input, in, sizeof(in) - 1, 0644);
+    th_pathf(cfg, "%s/empty.json", scratch);
+    th_write_file(cfg, "{}\n", 3, 0644);
+    r = th_run_cairnd_stdin(g_cairnd, scratch, input,
+                            (const char *const[]){ "-c", cfg, "--filter", NULL });
+    th_rm_tree(scratch);
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.out, "{\"line\":1,\"variant\":\"stone-game\",\"status\":\"ok\"") != NULL,
+                  "stdout: %s", r.out);
+    free(r.out);
+    free(r.err);
+}
+END_TEST
+
 /* Peak RSS, in KiB, of `cairnd --filter` fed count copies of unit through
  * a pipe (output thrown away). */
 static long filter_peak_kib(const char *unit, size_t count)
@@ -1214,6 +1239,7 @@ static Suite *filter_suite(void)
     tcase_add_test(tc, test_endless_producer_stops_at_write_error);
     tcase_add_test(tc, test_closed_std_descriptors);
     tcase_add_test(tc, test_check_internal_is_internal);
+    tcase_add_test(tc, test_uninstalled_cairnd_finds_its_plugins);
     tcase_add_test(tc, test_memory_flat_for_tiny_lines);
     tcase_add_test(tc, test_memory_bounded_for_one_record_of_many_small_values);
     tcase_set_timeout(tc, 60);

@@ -182,8 +182,25 @@ static int apply_overrides(struct cairn_config *cfg, char **err, void *data)
     return 0;
 }
 
+/* 1 when this is the cairnd meson built, run from its build tree, not an
+ * installed copy: /proc/self/exe is the file the build wrote. */
+static int uninstalled(void)
+{
+#ifdef CAIRN_BUILD_EXE
+    struct stat self, built;
+
+    /* The same file, whatever path (a symlink, a bind mount) named it. */
+    return stat("/proc/self/exe", &self) == 0 && stat(CAIRN_BUILD_EXE, &built) == 0 &&
+           self.st_dev == built.st_dev && self.st_ino == built.st_ino;
+#else
+    return 0;
+#endif
+}
+
 /* Defaults, then the file, then the command line.  *file_out is the file
- * that was read (NULL for none), for SIGHUP to read again. */
+ * that was read (NULL for none), for SIGHUP to read again.  An uninstalled
+ * cairnd's default plugin_dir is the build tree's: the installed one does
+ * not exist yet, and the plugins beside it are the ones built with it. */
 static int settle_config(const struct cli *cli, struct cairn_config *cfg, const char **file_out)
 {
     const char *file = cli->config_file;
@@ -195,6 +212,19 @@ static int settle_config(const struct cli *cli, struct cairn_config *cfg, const 
         fputs("cairnd: out of memory setting up the configuration\n", stderr);
         return -ENOMEM;
     }
+#ifdef CAIRN_BUILD_PLUGIN_DIR
+    if (uninstalled()) {
+        char *dir = strdup(CAIRN_BUILD_PLUGIN_DIR);
+
+        if (dir == NULL) {
+            fputs("cairnd: out of memory setting up the configuration\n", stderr);
+            cairn_config_free(cfg);
+            return -ENOMEM;
+        }
+        free(cfg->plugin_dir);
+        cfg->plugin_dir = dir;
+    }
+#endif
     if (file == NULL && stat(CAIRN_SYSCONF_FILE, &st) == 0)
         file = CAIRN_SYSCONF_FILE;
     if (file != NULL && cairn_config_load_file(cfg, file, &err) != 0)
