@@ -30,7 +30,7 @@ static const char style[] =
     ".card .v{font-size:1.6em;font-weight:600}.card .k{color:#5b6670;font-size:.9em}"
     "table{border-collapse:collapse;width:100%;font-size:.92em}"
     "th,td{text-align:left;padding:.25em .6em;border-bottom:1px solid #e6eaee}"
-    "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
+    "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
     "#variants td:first-child,#jobs-list td:first-child{white-space:nowrap}"
     "code{font-size:.92em}.note{color:#5b6670;font-size:.9em}"
     "svg text{font:13px system-ui,sans-serif;fill:#1d232a}"

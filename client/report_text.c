@@ -66,18 +66,35 @@ static void variants(const struct cairn_report *r, FILE *out)
     }
 }
 
+/* A column as wide as its widest text (at least its heading), within
+ * reason: past 64 bytes a text pushes the rest of its line out, not every
+ * line. */
+static int col_width(int w, const char *text)
+{
+    size_t n = text != NULL ? strlen(text) : 0;
+
+    return (int)n > w ? (n > 64 ? 64 : (int)n) : w;
+}
+
 static void mismatches(const struct cairn_report *r, FILE *out)
 {
+    int wj = 3, wi = 2, we = 8;
     size_t i;
 
     if (r->n_mm == 0)
         return;
+    for (i = 0; i < r->n_mm; i++) {
+        wj = col_width(wj, r->mm[i].job);
+        wi = col_width(wi, r->mm[i].id);
+        we = col_width(we, r->mm[i].expected != NULL ? r->mm[i].expected : "unavailable");
+    }
     fprintf(out, "first mismatches (expected answers %s):\n", r->expected_note);
-    fprintf(out, "  %-24s %6s  %-16s %-16s %s\n", "job", "line", "id", "expected", "answer");
+    fprintf(out, "  %-*s %6s  %-*s  %-*s  %s\n", wj, "job", "line", wi, "id", we, "expected",
+            "answer");
     for (i = 0; i < r->n_mm; i++) {
         const struct cairn_rep_mismatch *m = &r->mm[i];
-        fprintf(out, "  %-24s %6llu  %-16s %-16s %s\n", m->job, (unsigned long long)m->line,
-                m->id ? m->id : "-", m->expected ? m->expected : "unavailable",
+        fprintf(out, "  %-*s %6llu  %-*s  %-*s  %s\n", wj, m->job, (unsigned long long)m->line, wi,
+                m->id ? m->id : "-", we, m->expected ? m->expected : "unavailable",
                 m->answer ? m->answer : "-");
     }
 }

@@ -1020,8 +1020,8 @@ START_TEST(report_text)
     TH_REQUIRE(strstr(r.out, "accuracy against expected: 11 checked: 10 match, 1 differ "
                              "(90.9%)\n"),
                "accuracy:\n%s", r.out);
-    TH_REQUIRE(strstr(r.out, "  wrong                         1  \"m1\"             \"Alice\"  "
-                             "        \"Bob\"\n"),
+    TH_REQUIRE(strstr(r.out, "  job     line  id    expected  answer\n"
+                             "  wrong      1  \"m1\"  \"Alice\"   \"Bob\"\n"),
                "the mismatch:\n%s", r.out);
     TH_REQUIRE(strstr(r.out, "over 3 jobs: p50 ") && strstr(r.out, "throughput: 20 records"),
                "times:\n%s", r.out);
@@ -1041,8 +1041,8 @@ START_TEST(report_text)
         free(text);
     }
     r = cairn(&e, "report", e.out, "wrong");
-    TH_REQUIRE(r.status == 0 && strstr(r.out, "\"m1\"             \"Alice\""), "exit %d:\n%s%s",
-               r.status, r.out, r.err);
+    TH_REQUIRE(r.status == 0 && strstr(r.out, "\"m1\"  \"Alice\""), "exit %d:\n%s%s", r.status,
+               r.out, r.err);
     th_run_free(&r);
     /* ... and without the spool (no -c, no --input), "unavailable". */
     {
@@ -1050,7 +1050,7 @@ START_TEST(report_text)
         r = th_run_cairnd(g_cairn, e.root, args);
     }
     TH_REQUIRE(r.status == 0 && strstr(r.out, "jobs: 1 (1 ok, 0 failed); records: 2") &&
-                   strstr(r.out, "\"m1\"             unavailable"),
+                   strstr(r.out, "\"m1\"  unavailable"),
                "exit %d:\n%s%s", r.status, r.out, r.err);
     th_run_free(&r);
     r = cairn(&e, "report", e.out, "nosuch");
@@ -1084,6 +1084,56 @@ static void slurm_output(char dir[PATH_MAX])
                   "{\"line\":1,\"variant\":\"stone-game-ii\",\"status\":\"ok\",\"answer\":10}\n"
                   "{\"line\":2,\"variant\":\"stone-game-ii\",\"status\":\"ok\",\"answer\":8}\n");
 }
+
+/* The mismatch table's columns stay put whatever the names and ids. */
+START_TEST(report_mismatch_columns_line_up)
+{
+    static const char rec[] = "{\"id\":\"%s\",\"variant\":\"877\",\"input\":{\"piles\":[3,7,2,3]},"
+                              "\"expected\":false}\n";
+    struct env e;
+    char path[PATH_MAX], text[256], *at;
+    struct th_run r;
+    long col = -1;
+    int rows = 0;
+
+    env_init(&e, NULL);
+    start_daemon(&e);
+    th_pathf(path, "%s/a.jsonl", e.root);
+    snprintf(text, sizeof(text), rec, "x");
+    th_write_text(path, text);
+    r = cairn(&e, "submit", "--wait", "--name", "a", path);
+    TH_REQUIRE(r.status == 0, "submit exited %d: %s", r.status, r.err);
+    th_run_free(&r);
+    th_pathf(path, "%s/b.jsonl", e.root);
+    snprintf(text, sizeof(text), rec, "an-id-far-longer-than-sixteen-bytes");
+    th_write_text(path, text);
+    r = cairn(&e, "submit", "--wait", "--name", "a-job-name-longer-than-twenty-four-bytes", path);
+    TH_REQUIRE(r.status == 0, "submit exited %d: %s", r.status, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "report", e.out);
+    TH_REQUIRE(r.status == 0, "report exited %d: %s", r.status, r.err);
+    at = strstr(r.out, "first mismatches");
+    TH_REQUIRE(at != NULL, "no mismatch table:\n%s", r.out);
+    /* Every row (and the heading) has its answer column at one offset. */
+    for (at = strchr(at, '\n') + 1; at != NULL && at[0] == ' ' && at[1] == ' ';) {
+        char *nl = strchr(at, '\n'), *ans;
+
+        *nl = '\0';
+        ans = strstr(at, "answer");
+        if (ans == NULL)
+            ans = strstr(at, "true");
+        TH_REQUIRE(ans != NULL, "no answer column in: %s", at);
+        if (col < 0)
+            col = (long)(ans - at);
+        TH_REQUIRE((long)(ans - at) == col, "the answer column moves: row %d: %s", rows, at);
+        rows++;
+        at = nl + 1;
+    }
+    TH_REQUIRE(rows == 3, "%d rows in the mismatch table", rows);
+    th_run_free(&r);
+    th_cleanup();
+}
+END_TEST
 
 /* A summary without solve_seconds (cairn-slurm's) has an unknown solve
  * time: "-", never 0 s, and the timed jobs' figures leave it out. */
@@ -1326,6 +1376,7 @@ static Suite *client_suite(void)
     tcase_add_test(results, results_and_join);
     tcase_add_test(results, submit_and_join_a_file_with_a_byte_order_mark);
     tcase_add_test(results, report_counts_a_missing_solve_time_as_unknown);
+    tcase_add_test(results, report_mismatch_columns_line_up);
     tcase_add_test(results, report_html_keeps_what_path_is);
     tcase_add_test(results, client_output_escapes_control_bytes);
     tcase_add_test(results, join_without_kept_inputs);
