@@ -419,9 +419,12 @@ for name in "${odd_names[@]}"; do
     # short records come out the same with or without -c).
     config_args=(-c "$cfg")
     [ "$name" = "${odd_names[1]}" ] && config_args=()
-    "$recipe" "${config_args[@]}" --cairnd "$cairnd" --plugins "$plugins" --threads 1 \
-        --timeout 240 "$in_dir/$name.jsonl" 2 "$out_dir" 2>"$tmp/recipe-name.log" ||
+    # Progress said at every poll here: each run must say how it goes.
+    CAIRN_SLURM_PROGRESS_S=0 "$recipe" "${config_args[@]}" --cairnd "$cairnd" --plugins "$plugins" \
+        --threads 1 --timeout 240 "$in_dir/$name.jsonl" 2 "$out_dir" 2>"$tmp/recipe-name.log" ||
         fail "job name $shown: the recipe failed: $(cat "$tmp/recipe-name.log")"
+    grep -Eq "after [0-9]+s: [0-9]+ running, [0-9]+ pending.*, [0-9] of 2 shards done" "$tmp/recipe-name.log" ||
+        fail "job name $shown: no progress line while it waited: $(cat "$tmp/recipe-name.log")"
     cmp "$tmp/marks-ref.jsonl" "$out_dir/$name.results.jsonl" ||
         fail "job name $shown: results differ from one cairnd --filter run"
     [ -z "$(find "$out_dir" -maxdepth 1 -name '.*' ! -name . -print -quit)" ] ||
@@ -458,6 +461,29 @@ for path, ref_path, input_path in zip(args[::3], args[1::3], args[2::3]):
         sys.exit("%r: summary differs from cairnd --once in %s:\n%r\n%r" % (path, bad, raw, ref_raw))
 EOF
 say "${#odd_names[@]} job names with tabs, newlines, bytes that are not UTF-8, quotes, backslashes, a % and control bytes: every shard ran, outputs as cairnd names them"
+
+# ---- 1d. a job that can never start is said, not waited for -------------
+# More CPUs per task than the node has: Slurm takes the job and keeps it
+# pending (PartitionConfig) for ever.  The recipe must cancel it and say
+# why, long before its --timeout, and say how it goes while it waits.
+t_never=$(date +%s)
+CAIRN_SLURM_PROGRESS_S=0 "$recipe" -c "$cfg" --cairnd "$cairnd" --plugins "$plugins" \
+    --sbatch=--cpus-per-task=4096 --timeout 240 "$small" 2 "$tmp/out-never" 2>"$tmp/recipe-never.log"
+rc=$?
+t_never=$(($(date +%s) - t_never))
+if grep -q "sbatch refused the job" "$tmp/recipe-never.log"; then
+    say "a job asking for 4096 CPUs: sbatch refused it at once (exit $rc)"
+    [ $rc -eq 1 ] || fail "a refused job: exit $rc, not 1: $(cat "$tmp/recipe-never.log")"
+else
+    [ $rc -eq 1 ] || fail "a job that can never start: exit $rc, not 1: $(cat "$tmp/recipe-never.log")"
+    grep -q "can never start: Slurm keeps it pending for " "$tmp/recipe-never.log" ||
+        fail "a job that can never start: no reason given: $(cat "$tmp/recipe-never.log")"
+    [ "$t_never" -lt 60 ] || fail "a job that can never start took ${t_never}s to be given up"
+    [ -z "$(squeue -h -o %i 2>/dev/null)" ] || fail "the job that could never start was left queued"
+    say "a job asking for 4096 CPUs: cancelled after ${t_never}s: $(grep -o 'pending for [A-Za-z_]*' "$tmp/recipe-never.log")"
+fi
+[ ! -e "$tmp/out-never/$(basename "$small" .jsonl).results.jsonl" ] ||
+    fail "a job that never ran published results"
 
 # ---- 2. a task cancelled mid-run is re-run alone ---------------------------
 # cancel_mid_run OUTDIR LOG [OPTION...]: starts a 3-task run with shard 1
