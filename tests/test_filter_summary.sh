@@ -52,7 +52,14 @@ if (e.get("bad_json"), e.get("constraint"), e.get("unknown_variant"), e.get("inv
 for k in ("wall_seconds", "solve_seconds"):
     if not isinstance(s.get(k), (int, float)):
         fail(f"summary lacks {k}: {err[-1]}")
-print("ok: --summary counts records, ok, errors by code, matches, mismatches, unchecked")
+# Per variant, as a job's summary has it: the unresolved under "none".
+by = s.get("by_variant")
+want_by = {"stone-game": (2, 1, 1), "stone-game-iii": (1, 1, 0), "none": (2, 0, 2)}
+if not isinstance(by, dict) or {k: (v["records"], v["ok"], v["errors"]) for k, v in by.items()} != want_by:
+    fail(f"by_variant = {by}, want records/ok/errors {want_by}")
+if any(not isinstance(v.get("solve_seconds"), (int, float)) for v in by.values()):
+    fail(f"by_variant lacks solve_seconds: {by}")
+print("ok: --summary counts records, ok, errors by code, by variant, matches, mismatches, unchecked")
 PY
 
 # Off a terminal and without --summary: stderr stays empty.

@@ -382,11 +382,12 @@ static void filter_hung(struct cairn_hang *h, const struct cairn_hang_report *r,
 
 /* The counts of a --filter run, one JSON line on stderr: stdout carries
  * only result lines, so a pipeline's consumer never sees it. */
-static void print_filter_summary(const struct cairn_tally *t, double wall_seconds)
+static void print_filter_summary(const struct cairn_tally *t, const struct cairn_registry *reg,
+                                 double wall_seconds)
 {
     struct cairn_buf b = { 0 };
 
-    if (cairn_filter_summary_render(t, wall_seconds, &b) == 0) {
+    if (cairn_filter_summary_render(t, reg, wall_seconds, &b) == 0) {
         fflush(stderr);
         cairn_write_all(STDERR_FILENO, b.data, b.len);
     }
@@ -436,7 +437,7 @@ static int run_filter(const struct cairn_config *cfg, const struct cairn_log *lo
               (unsigned long long)tally.records, (unsigned long long)tally.ok,
               (unsigned long long)(tally.records - tally.ok));
     if (summary)
-        print_filter_summary(&tally, (double)(uv_hrtime() - t0) / 1e9);
+        print_filter_summary(&tally, reg, (double)(uv_hrtime() - t0) / 1e9);
     cairn_hang_close(&hang);
     uv_run(&loop, UV_RUN_DEFAULT); /* lets the timer's close complete */
     cairn_hang_free(&hang);

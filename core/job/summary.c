@@ -57,19 +57,53 @@ static int dump_line(const json_t *root, struct cairn_buf *out)
     return 0;
 }
 
-int cairn_filter_summary_render(const struct cairn_tally *t, double wall_seconds,
-                                struct cairn_buf *out)
+/* {"VARIANT":{"records":N,"ok":N,"errors":N,"solve_seconds":S},...}: the
+ * variants with records, the unresolved ones under "none".  NULL when out
+ * of memory. */
+static json_t *by_variant_object(const struct cairn_tally *t, const struct cairn_registry *reg)
 {
-    json_t *errors = errors_object(t), *root;
+    json_t *by = json_object();
+    size_t i;
+    int bad = 0;
+
+    if (by == NULL)
+        return NULL;
+    for (i = 0; i < t->n_variants; i++) {
+        const char *name =
+            i < reg->n_plugins ? reg->plugins[i].desc->name : CAIRN_VARIANT_UNRESOLVED;
+        if (t->variant_ok[i] + t->variant_err[i] == 0)
+            continue;
+        put(by, name,
+            json_pack("{s:I,s:I,s:I,s:f}", "records",
+                      (json_int_t)(t->variant_ok[i] + t->variant_err[i]), "ok",
+                      (json_int_t)t->variant_ok[i], "errors", (json_int_t)t->variant_err[i],
+                      "solve_seconds", (double)t->variant_ns[i] / 1e9),
+            &bad);
+    }
+    if (bad) {
+        json_decref(by);
+        return NULL;
+    }
+    return by;
+}
+
+int cairn_filter_summary_render(const struct cairn_tally *t, const struct cairn_registry *reg,
+                                double wall_seconds, struct cairn_buf *out)
+{
+    json_t *errors = errors_object(t), *by = by_variant_object(t, reg), *root;
     int rc;
 
-    if (errors == NULL)
+    if (errors == NULL || by == NULL) {
+        json_decref(errors);
+        json_decref(by);
         return -ENOMEM;
-    /* "o" steals errors, even when json_pack fails. */
-    root = json_pack("{s:I,s:I,s:o,s:I,s:I,s:I,s:f,s:f}", "records", (json_int_t)t->records, "ok",
-                     (json_int_t)t->ok, "errors", errors, "matches", (json_int_t)t->matches,
-                     "mismatches", (json_int_t)t->mismatches, "unchecked", (json_int_t)t->unchecked,
-                     "wall_seconds", wall_seconds, "solve_seconds", (double)t->solve_ns / 1e9);
+    }
+    /* "o" steals errors and by, even when json_pack fails. */
+    root = json_pack("{s:I,s:I,s:o,s:o,s:I,s:I,s:I,s:f,s:f}", "records", (json_int_t)t->records,
+                     "ok", (json_int_t)t->ok, "errors", errors, "by_variant", by, "matches",
+                     (json_int_t)t->matches, "mismatches", (json_int_t)t->mismatches, "unchecked",
+                     (json_int_t)t->unchecked, "wall_seconds", wall_seconds, "solve_seconds",
+                     (double)t->solve_ns / 1e9);
     rc = root != NULL ? dump_line(root, out) : -ENOMEM;
     json_decref(root);
     return rc;
@@ -79,7 +113,7 @@ int cairn_summary_render(const struct cairn_job_facts *job, struct cairn_buf *ou
 {
     const struct cairn_tally *t = job->tally;
     const struct cairn_registry *reg = job->reg;
-    json_t *root = json_object(), *errors = json_object(), *by_variant = json_object();
+    json_t *root = json_object(), *errors = json_object(), *by_variant = by_variant_object(t, reg);
     struct timespec finished;
     char started_s[32], finished_s[32];
     char *results_file = cairn_asprintf("%s.results.jsonl", job->out_base);
@@ -98,18 +132,6 @@ int cairn_summary_render(const struct cairn_job_facts *job, struct cairn_buf *ou
         goto out;
     for (i = 0; i < CAIRN_CODE_COUNT; i++)
         put(errors, cairn_code_name(i), json_integer((json_int_t)t->errors[i]), &bad);
-    for (i = 0; i < t->n_variants; i++) {
-        const char *name =
-            i < reg->n_plugins ? reg->plugins[i].desc->name : CAIRN_VARIANT_UNRESOLVED;
-        if (t->variant_ok[i] + t->variant_err[i] == 0)
-            continue;
-        put(by_variant, name,
-            json_pack("{s:I,s:I,s:I,s:f}", "records",
-                      (json_int_t)(t->variant_ok[i] + t->variant_err[i]), "ok",
-                      (json_int_t)t->variant_ok[i], "errors", (json_int_t)t->variant_err[i],
-                      "solve_seconds", (double)t->variant_ns[i] / 1e9),
-            &bad);
-    }
     put(root, "job", json_string(job_s), &bad);
     put(root, "status", json_string(job->reason != NULL ? "failed" : "ok"), &bad);
     if (job->reason != NULL)

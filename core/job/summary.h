@@ -35,10 +35,11 @@ struct cairn_job_facts {
 int cairn_summary_render(const struct cairn_job_facts *facts, struct cairn_buf *out);
 
 /* Renders the counts of a --filter run as one JSON line: records, ok,
- * errors (every code), matches, mismatches, unchecked, wall_seconds,
- * solve_seconds; the same names as in a job's summary.  0 or -ENOMEM. */
-int cairn_filter_summary_render(const struct cairn_tally *t, double wall_seconds,
-                                struct cairn_buf *out);
+ * errors (every code), by_variant, matches, mismatches, unchecked,
+ * wall_seconds, solve_seconds; the same names as in a job's summary (reg:
+ * what the tally's variants index).  0 or -ENOMEM. */
+int cairn_filter_summary_render(const struct cairn_tally *t, const struct cairn_registry *reg,
+                                double wall_seconds, struct cairn_buf *out);
 
 /* Renders NAME.reason.json for a failed job.  0 or -ENOMEM. */
 int cairn_reason_render(const struct cairn_job_facts *facts, struct cairn_buf *out);
