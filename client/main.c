@@ -40,6 +40,7 @@ static const char usage_text[] =
     "  cairn retry NAME...|--failed\n"
     "  cairn results NAME [--join]\n"
     "  cairn report OUTPUT_DIR [JOB...] [--html FILE]\n"
+    "  cairn report RESULTS_FILE... [--html FILE]\n"
     "\n"
     "  -c, --config FILE  cairnd's configuration file (default " CAIRN_SYSCONF_FILE " if present)\n"
     "  --input DIR        the spool (input_dir)\n"

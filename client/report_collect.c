@@ -123,10 +123,14 @@ static char *member(const char *line, size_t len, const char *key)
     return shown;
 }
 
-static int read_results(struct ctx *c, const char *res_name, const char *job)
+/* Reads a results file for per-variant accuracy and the first mismatches;
+ * with whole (a results file without its summary: --filter's, say), for
+ * every count a summary would have given too, into whole and r. */
+static int read_results_at(struct ctx *c, int dir_fd, const char *res_name, const char *job,
+                           struct cairn_rep_job *whole)
 {
     struct cairn_report *r = c->r;
-    int fd = openat(c->out_fd, res_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int fd = openat(dir_fd, res_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
@@ -144,6 +148,28 @@ static int read_results(struct ctx *c, const char *res_name, const char *job)
         const char *vname = json_string_value(json_object_get(o, "variant"));
         const char *ecode = json_string_value(json_object_get(json_object_get(o, "error"), "code"));
         struct cairn_rep_variant *v;
+
+        if (whole != NULL && o != NULL &&
+            (v = variant(r, vname ? vname : CAIRN_VARIANT_UNRESOLVED)) != NULL) {
+            int ok = ecode == NULL;
+            struct cairn_rep_count *cc = ok ? NULL : code(r, ecode);
+
+            whole->records++;
+            v->records++;
+            if (ok) {
+                whole->ok++;
+                v->ok++;
+            } else {
+                v->errors++;
+                r->errors++;
+                if (cc != NULL)
+                    cc->n++;
+            }
+            if (json_is_true(match))
+                whole->matches++;
+            else if (json_is_false(match))
+                whole->mismatches++;
+        }
 
         if (ecode != NULL && (v = variant(r, vname ? vname : CAIRN_VARIANT_UNRESOLVED)) != NULL) {
             struct cairn_rep_count *cc = counter(&v->codes, &v->n_codes, &v->cap_codes, ecode);
@@ -171,6 +197,11 @@ static int read_results(struct ctx *c, const char *res_name, const char *job)
     free(line);
     fclose(f);
     return 0;
+}
+
+static int read_results(struct ctx *c, const char *res_name, const char *job)
+{
+    return read_results_at(c, c->out_fd, res_name, job, NULL);
 }
 
 /* Mismatches of this job still lacking "expected": the record's own, from
@@ -378,16 +409,96 @@ static int named_summaries(struct ctx *c, char *const *jobs, size_t n)
     return 0;
 }
 
+/* One results file on its own (--filter's, --once's or cairn-slurm's
+ * NAME.results.jsonl), counted from its lines: a job named after the file,
+ * whose times are unknown. */
+static int add_results_file(struct ctx *c, const char *path)
+{
+    struct cairn_report *r = c->r;
+    const char *slash = strrchr(path, '/'), *base = slash != NULL ? slash + 1 : path;
+    char *dir = slash != NULL ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
+    size_t n = strlen(base);
+    struct cairn_rep_job *j;
+    int fd, rc;
+
+    if (dir == NULL)
+        return -ENOMEM;
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(dir);
+    if (fd < 0 || access(path, R_OK) != 0) {
+        rc = -errno;
+        if (fd >= 0)
+            close(fd);
+        return cairn_client_fail(c->cl, rc, "cannot read %s: %s", path, strerror(-rc));
+    }
+    if (cairn_grow((void **)&r->jobs, &r->cap_jobs, r->n_jobs + 1, sizeof(*r->jobs)) != 0) {
+        close(fd);
+        return -ENOMEM;
+    }
+    j = &r->jobs[r->n_jobs++];
+    memset(j, 0, sizeof(*j));
+    if (n > strlen(CAIRN_RESULTS_SUFFIX) &&
+        strcmp(base + n - strlen(CAIRN_RESULTS_SUFFIX), CAIRN_RESULTS_SUFFIX) == 0)
+        n -= strlen(CAIRN_RESULTS_SUFFIX);
+    else if (n > CAIRN_JOB_SUFFIX_LEN &&
+             strcmp(base + n - CAIRN_JOB_SUFFIX_LEN, CAIRN_JOB_SUFFIX) == 0)
+        n -= CAIRN_JOB_SUFFIX_LEN;
+    j->name = strndup(base, n);
+    j->status = strdup("ok");
+    j->wall_seconds = -1;
+    j->started = -1;
+    if (j->name == NULL || j->status == NULL || printable(&j->name) != 0) {
+        close(fd);
+        return -ENOMEM;
+    }
+    rc = read_results_at(c, fd, base, j->name, j);
+    close(fd);
+    if (rc != 0)
+        return rc;
+    r->jobs_ok++;
+    r->records += j->records;
+    r->ok += j->ok;
+    r->matches += j->matches;
+    r->mismatches += j->mismatches;
+    r->untimed++;
+    return 0;
+}
+
+/* Reports on results files named on the command line instead of an
+ * output directory's summaries. */
+static int collect_files(struct ctx *c, const char *first, char *const *more, size_t n)
+{
+    size_t i;
+    int rc = add_results_file(c, first);
+
+    for (i = 0; rc == 0 && i < n; i++)
+        rc = add_results_file(c, more[i]);
+    return rc;
+}
+
+static int by_variant(const void *a, const void *b);
+static int by_value(const void *a, const void *b);
+
 int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const char *out_dir,
                          char *const *jobs, size_t n, const char *spool)
 {
     struct ctx c = { .cl = cl, .r = r, .in_fd = -1 };
+    struct stat st;
     size_t i;
     int rc;
 
     memset(r, 0, sizeof(*r));
     if ((r->out_dir = cairn_text_printable(out_dir)) == NULL)
         return -ENOMEM;
+    if (stat(out_dir, &st) == 0 && S_ISREG(st.st_mode)) {
+        c.out_fd = -1;
+        rc = collect_files(&c, out_dir, jobs, n);
+        if (r->n_variants > 0)
+            qsort(r->variants, r->n_variants, sizeof(*r->variants), by_variant);
+        r->expected_note = "from the result line only (results files given, not an output "
+                           "directory)";
+        return rc;
+    }
     c.out_fd = open(out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (c.out_fd < 0) {
         rc = -errno;

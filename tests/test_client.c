@@ -1085,6 +1085,50 @@ static void slurm_output(char dir[PATH_MAX])
                   "{\"line\":2,\"variant\":\"stone-game-ii\",\"status\":\"ok\",\"answer\":8}\n");
 }
 
+/* cairn report on results files (--filter's here), not an output
+ * directory: the counts come from the lines themselves. */
+START_TEST(report_on_results_files)
+{
+    static const char in[] =
+        "{\"id\":1,\"variant\":\"877\",\"input\":{\"piles\":[3,7,2,3]},\"expected\":true}\n"
+        "{\"id\":2,\"variant\":\"877\",\"input\":{\"piles\":[3,7,2,3]},\"expected\":false}\n"
+        "{\"id\":3,\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]}}\n"
+        "not json\n";
+    char dir[PATH_MAX], input[PATH_MAX + 16], results[PATH_MAX + 32], other[PATH_MAX + 32];
+    struct th_run r;
+
+    th_new_dir(dir);
+    snprintf(input, sizeof(input), "%s/in.jsonl", dir);
+    th_write_text(input, in);
+    r = th_run_cairnd_stdin(g_cairnd, dir, input,
+                            (const char *const[]){ "--filter", "--plugins", g_plugins, NULL });
+    TH_REQUIRE(r.status == 0, "--filter exited %d: %s", r.status, r.err);
+    snprintf(results, sizeof(results), "%s/bulk.results.jsonl", dir);
+    th_write_text(results, r.out);
+    th_run_free(&r);
+    {
+        const char *args[] = { "report", results, NULL };
+        r = th_run_cairnd(g_cairn, dir, args);
+    }
+    TH_REQUIRE(r.status == 0, "report exited %d: %s", r.status, r.err);
+    TH_REQUIRE(strstr(r.out, "jobs: 1 (1 ok, 0 failed); records: 4, ok 3, errors 1\n") &&
+                   strstr(r.out, "errors by code: bad_json 1") &&
+                   strstr(r.out, "accuracy against expected: 2 checked: 1 match, 1 differ") &&
+                   strstr(r.out, "\n  bulk ") && strstr(r.out, "\nstone-game-iii "),
+               "report of a results file:\n%s", r.out);
+    th_run_free(&r);
+    snprintf(other, sizeof(other), "%s/missing.results.jsonl", dir);
+    {
+        const char *args[] = { "report", results, other, NULL };
+        r = th_run_cairnd(g_cairn, dir, args);
+    }
+    TH_REQUIRE(r.status != 0 && strstr(r.err, "missing.results.jsonl"),
+               "a missing results file: exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    th_cleanup();
+}
+END_TEST
+
 /* The mismatch table's columns stay put whatever the names and ids. */
 START_TEST(report_mismatch_columns_line_up)
 {
@@ -1377,6 +1421,7 @@ static Suite *client_suite(void)
     tcase_add_test(results, submit_and_join_a_file_with_a_byte_order_mark);
     tcase_add_test(results, report_counts_a_missing_solve_time_as_unknown);
     tcase_add_test(results, report_mismatch_columns_line_up);
+    tcase_add_test(results, report_on_results_files);
     tcase_add_test(results, report_html_keeps_what_path_is);
     tcase_add_test(results, client_output_escapes_control_bytes);
     tcase_add_test(results, join_without_kept_inputs);
