@@ -119,9 +119,9 @@ dir() { echo "$tmp/$(echo "$1" | tr '/' '_')"; }
 records() { grep -c '[^[:space:]]' "$1"; }
 top=$(dir README.md)
 out=$top/out.txt
-[ "$(records "$top/official.results.jsonl")" -eq "$(records "$src/examples/official.jsonl")" ] ||
+[ "$(records "$top/try/official.results.jsonl")" -eq "$(records "$src/examples/official.jsonl")" ] ||
     fail "--filter did not answer every official example"
-[ -f "$top/out/official.summary.json" ] || fail "--once did not run the job copied into spool/"
+[ -f "$top/try/out/official.summary.json" ] || fail "--once did not run the job copied into try/spool/"
 
 # docs/contract.md shows the result lines its records give: they must be
 # the lines cairnd wrote.
