@@ -1,5 +1,6 @@
 /*
- * test_loader.c - core/host/plugin_loader.c and cairnd's --check/--list-plugins.
+ * test_loader.c - core/host/plugin_loader.c, plugin_abi.c and registry.c, and
+ * cairnd's --check/--list-plugins.
  *
  * Every case builds its own plugin directory: a fresh mkdtemp directory
  * holding copies (never symlinks, unless the case is about symlinks) of the
