@@ -1186,6 +1186,40 @@ START_TEST(code_faulting_at_load_is_refused)
 }
 END_TEST
 
+/* Sound ELF, code that ends the process or never returns at load time:
+ * the probe process ends (or is given up on), not the daemon. */
+START_TEST(code_exiting_or_hanging_at_load_is_refused)
+{
+    static const struct {
+        const char *file, *needle;
+    } cases[] = {
+        { "exit_in_constructor.so", "loading it ended a probe process with exit status 7" },
+        { "hang_in_constructor.so", "still loading after 10 s in a probe process" },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct cairn_registry reg = { 0 };
+        char *dir = th_make_dir_in(root_dir);
+        char *src = th_xasprintf("%s/%s", env_or_die("CAIRN_TEST_BAD_PLUGIN_DIR"), cases[i].file);
+        char *dst = th_xasprintf("%s/%s", dir, cases[i].file);
+
+        th_copy_file(src, dst, 0755);
+        ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+        ck_assert_uint_eq(reg.n_errors, 1);
+        ck_assert_msg(strstr(reg.errors[0], dst) != NULL &&
+                          strstr(reg.errors[0], cases[i].needle) != NULL,
+                      "%s: %s", cases[i].file, reg.errors[0]);
+        ck_assert_uint_eq(reg.n_plugins, 0);
+        cairn_registry_free(&reg);
+        th_rm_tree(dir);
+        free(dir);
+        free(src);
+        free(dst);
+    }
+}
+END_TEST
+
 /* cairnd itself: --check, --list-plugins and a plain start each exit 2
  * naming the cut file and why (before: SIGBUS, exit 135, no message). */
 START_TEST(cairnd_exits_2_naming_a_cut_file)
@@ -1253,6 +1287,8 @@ static Suite *damage_suite(void)
     CASE("a cut image is read only inside it", a_cut_image_is_read_only_inside_it);
     CASE("every built plugin passes the check", every_built_plugin_passes);
     CASE("code faulting at load time is refused (probe process)", code_faulting_at_load_is_refused);
+    CASE("code exiting or hanging at load time is refused (probe process)",
+         code_exiting_or_hanging_at_load_is_refused);
     CASE("cairnd exits 2 naming a cut file", cairnd_exits_2_naming_a_cut_file);
 #undef CASE
     return s;
