@@ -1129,8 +1129,19 @@ START_TEST(adopt_refuses_half_built_analysis)
     d.analysis_scratch_bytes = NULL;
     REFUSED(&d, "no analysis scratch", "analysis needs value_kind, analyze");
     d = mem_analysing();
+    d.max_legal_moves = NULL;
+    REFUSED(&d, "no max_legal_moves", "analysis needs value_kind, analyze");
+    d = mem_analysing();
     d.value_kind = CAIRN_VALUE_NONE;
     REFUSED(&d, "analyze without a value kind", "(or none of them)");
+    d = mem_good();
+    d.abi_minor = 2;
+    d.max_legal_moves = mem_legal;
+    REFUSED(&d, "only max_legal_moves", "(or none of them)");
+    d = mem_good();
+    d.abi_minor = 2;
+    d.analysis_scratch_bytes = mem_abytes;
+    REFUSED(&d, "only analysis_scratch_bytes", "(or none of them)");
     d = mem_analysing();
     d.value_kind = (enum cairn_value_kind)9;
     REFUSED(&d, "value kind 9", "value_kind 9 is unknown");
@@ -1150,6 +1161,123 @@ START_TEST(adopt_refuses_1_1_features_in_a_1_0_descriptor)
     REFUSED(&d, "split moves in 1.0", "moves_kind 4 needs ABI 1.1, the descriptor says 1.0");
     d.moves_kind = CAIRN_MOVES_INDEX;
     REFUSED(&d, "index moves in 1.0", "moves_kind 3 needs ABI 1.1");
+}
+END_TEST
+
+/* Each field a descriptor can get wrong, refused with a message naming it. */
+START_TEST(adopt_names_each_bad_field)
+{
+    static const char *const bad_names[] = {
+        "",
+        "Mem",
+        "a{",
+        "a/",
+        "a:",
+        "a b",
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+    };
+    static const char *const alias_bad[] = { "mem-2", "Bad", NULL };
+    static const char *const alias_empty[] = { "", NULL };
+    static const char *const alias_none[] = { "mem-2", "none", NULL };
+    static const char *const alias_good[] = { "a-_.9", "z0", NULL };
+    struct cairn_input_decl in[3];
+    struct cairn_plugin d, out;
+    char why[320] = "";
+    size_t i;
+
+    for (i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++) {
+        d = mem_good();
+        d.name = bad_names[i];
+        REFUSED(&d, bad_names[i], "bad descriptor: name is missing or not [a-z0-9._-]+");
+    }
+    d.name = NULL;
+    REFUSED(&d, "no name", "bad descriptor: name is missing");
+    d.name =
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"; /* 64 bytes: the longest */
+    ck_assert_msg(cairn_plugin_adopt(&d, &out, why, sizeof(why)) == 0, "64 bytes: %s", why);
+    d = mem_good();
+    d.aliases = alias_good;
+    ck_assert_msg(cairn_plugin_adopt(&d, &out, why, sizeof(why)) == 0, "aliases: %s", why);
+    d.aliases = alias_bad;
+    REFUSED(&d, "alias Bad", "bad descriptor: an alias is empty or not [a-z0-9._-]+");
+    d.aliases = alias_empty;
+    REFUSED(&d, "empty alias", "bad descriptor: an alias is empty");
+    d.aliases = alias_none;
+    REFUSED(&d, "alias none", "bad descriptor: the alias \"none\" is reserved");
+
+    d = mem_good();
+    d.version = NULL;
+    REFUSED(&d, "no version", "bad descriptor: version or summary is missing");
+    d = mem_good();
+    d.summary = NULL;
+    REFUSED(&d, "no summary", "bad descriptor: version or summary is missing");
+
+    d = mem_good();
+    d.inputs = NULL;
+    REFUSED(&d, "no inputs", "bad descriptor: declares no inputs");
+    d = mem_good();
+    d.n_inputs = 0;
+    REFUSED(&d, "0 inputs", "bad descriptor: declares no inputs");
+
+    /* Each bound of each array input, and a scalar's extended range. */
+    for (i = 0; i < 6; i++) {
+        memcpy(in, mem_inputs, sizeof(in));
+        d = mem_good();
+        d.inputs = in;
+        switch (i) {
+        case 0: in[1].name = NULL; break;
+        case 1: in[1].name = ""; break;
+        case 2: in[1].official.min_len = 10; break;
+        case 3: in[1].official.min_value = 10; break;
+        case 4: in[1].extended.min_len = 100; break;
+        case 5: in[1].extended.min_value = 100; break;
+        }
+        if (i < 2)
+            REFUSED(&d, "no input name", "bad descriptor: inputs[1] has no name");
+        else
+            REFUSED(&d, "array bounds", "bad descriptor: inputs[1] \"ys\" has inverted bounds");
+    }
+    memcpy(in, mem_inputs, sizeof(in));
+    in[2].extended.min_value = 100;
+    d = mem_good();
+    d.inputs = in;
+    REFUSED(&d, "scalar extended bounds", "bad descriptor: inputs[2] \"n\" has inverted bounds");
+
+    d = mem_good();
+    d.answer_kind = (enum cairn_answer_kind)0;
+    REFUSED(&d, "answer kind 0", "bad descriptor: answer_kind 0 is unknown");
+    d.answer_kind = (enum cairn_answer_kind)4;
+    REFUSED(&d, "answer kind 4", "bad descriptor: answer_kind 4 is unknown");
+
+    for (i = 0; i < 3; i++) {
+        d = mem_good();
+        if (i == 0)
+            d.solve = NULL;
+        else if (i == 1)
+            d.scratch_bytes = NULL;
+        else
+            d.max_moves = NULL;
+        REFUSED(&d, "a callback missing",
+                "bad descriptor: solve, scratch_bytes or max_moves is missing");
+    }
+}
+END_TEST
+
+/* A 1.0 descriptor says nothing of equal_length and totals, whatever its
+ * struct_size covers: they take their 1.0 meaning. */
+START_TEST(adopt_reads_no_1_1_fields_from_a_long_1_0_descriptor)
+{
+    struct cairn_plugin raw = mem_good(), out;
+    char why[320] = "";
+
+    raw.abi_minor = 0;
+    raw.moves_kind = CAIRN_MOVES_COUNT;
+    raw.n_inputs = 2;
+    raw.equal_length = 1u << 7; /* would be refused, read as 1.1 */
+    raw.totals = CAIRN_TOTAL_BOB;
+    ck_assert_msg(cairn_plugin_adopt(&raw, &out, why, sizeof(why)) == 0, "%s", why);
+    ck_assert_uint_eq(out.equal_length, 0);
+    ck_assert_uint_eq(out.totals, CAIRN_TOTALS_ALL);
 }
 END_TEST
 
@@ -1551,6 +1679,9 @@ static Suite *loader_suite(void)
     CASE("adopt refuses malformed 1.1 fields", adopt_refuses_malformed_1_1_fields);
     CASE("adopt keeps 1.2 analysis", adopt_keeps_1_2_analysis);
     CASE("adopt reads no analysis before 1.2", adopt_reads_no_analysis_before_1_2);
+    CASE("adopt names each bad field of a descriptor", adopt_names_each_bad_field);
+    CASE("adopt reads no 1.1 fields from a long 1.0 descriptor",
+         adopt_reads_no_1_1_fields_from_a_long_1_0_descriptor);
     CASE("adopt refuses half-built analysis", adopt_refuses_half_built_analysis);
     CASE("adopt refuses 1.1 features in a 1.0 descriptor",
          adopt_refuses_1_1_features_in_a_1_0_descriptor);

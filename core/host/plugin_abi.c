@@ -236,16 +236,18 @@ int cairn_plugin_adopt(const struct cairn_plugin *raw, struct cairn_plugin *out,
                        (unsigned)raw->abi_minor, size_of_minor[raw->abi_minor]);
 
     /* Past struct_size is someone else's memory: copy no further, and give
-     * what an older minor lacks the meaning it had there. */
+     * what an older minor lacks the meaning it had there.  Whatever lies
+     * past its minor's fields meant nothing to its author either, even if
+     * struct_size covers the bytes: 1.0 has no equal_length or totals (a
+     * 1.1 descriptor, at least 1.1's size, always has them), and before
+     * 1.2 there is no analysis. */
     n = raw->struct_size < sizeof(*out) ? raw->struct_size : sizeof(*out);
     memset(out, 0, sizeof(*out));
     memcpy(out, raw, n);
-    if (n < END_OF(equal_length))
+    if (raw->abi_minor < 1) {
         out->equal_length = 0;
-    if (n < END_OF(totals))
         out->totals = CAIRN_TOTALS_ALL;
-    /* Whatever lies past 1.1 in an older minor's descriptor meant nothing
-     * to its author: no analysis, even if struct_size covers the bytes. */
+    }
     if (raw->abi_minor < 2) {
         out->value_kind = CAIRN_VALUE_NONE;
         out->max_legal_moves = NULL;

@@ -26,8 +26,8 @@
  *          else until they are known good; then copies min(struct_size,
  *          sizeof *out) bytes into a zero-filled *out and gives the fields
  *          an older minor lacks their old meaning (1.0: equal_length 0,
- *          totals CAIRN_TOTALS_ALL; before 1.2: no analysis, whatever
- *          struct_size covers).  abi_minor and struct_size keep the
+ *          totals CAIRN_TOTALS_ALL; before 1.2: no analysis), whatever
+ *          struct_size covers.  abi_minor and struct_size keep the
  *          plugin's values.  A feature newer than the declared minor (a
  *          scalar input in a 1.0 descriptor) is refused.
  */
