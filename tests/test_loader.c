@@ -1281,6 +1281,84 @@ START_TEST(adopt_reads_no_1_1_fields_from_a_long_1_0_descriptor)
 }
 END_TEST
 
+/* ---- the registry's name index, filled by hand ---------------------- */
+
+/* Adds a plugin of that name and aliases (from mem_good) to reg, as the
+ * loader does; cairn_registry_add() must return want. */
+static void add_by_hand(struct cairn_registry *reg, const char *name, const char *const *aliases,
+                        const char *path, int want)
+{
+    struct cairn_plugin raw = mem_good();
+    struct cairn_plugin *copy = malloc(sizeof(*copy));
+    struct cairn_plugin_handle h;
+    char why[320] = "";
+    int rc;
+
+    ck_assert_ptr_nonnull(copy);
+    raw.name = name;
+    raw.aliases = aliases;
+    ck_assert_msg(cairn_plugin_adopt(&raw, copy, why, sizeof(why)) == 0, "%s", why);
+    h = (struct cairn_plugin_handle){
+        .desc = copy, .path = (char *)path, .dl = NULL, .copy_fd = -1
+    };
+    rc = cairn_registry_add(reg, &h);
+    ck_assert_msg(rc == want, "adding %s returned %d, not %d", name, rc, want);
+    if (rc != 0)
+        free(copy);
+}
+
+/* Every name and alias of 41 plugins (the index grown twice on the way)
+ * finds its plugin, through the index and without one; a name of the
+ * same hash as a loaded one finds nothing; a name or alias taken twice is
+ * refused naming both files. */
+START_TEST(registry_finds_every_name_and_alias)
+{
+    enum {
+        N = 40
+    };
+    static char names[N][8], alias_names[N][8];
+    static const char *aliases[N][2];
+    static const char *const clash_alias[] = { "fresh", "q7", NULL };
+    struct cairn_registry reg = { 0 }, scanned;
+    size_t i;
+
+    for (i = 0; i < N; i++) {
+        snprintf(names[i], sizeof(names[i]), "p%zu", i);
+        snprintf(alias_names[i], sizeof(alias_names[i]), "q%zu", i);
+        aliases[i][0] = alias_names[i];
+        aliases[i][1] = NULL;
+        add_by_hand(&reg, names[i], aliases[i], names[i], 0);
+    }
+    /* "glbvs" and "yacxa" have the same FNV-1a hash, 0xa1bc9a4f. */
+    add_by_hand(&reg, "glbvs", NULL, "/x/glbvs.so", 0);
+    ck_assert_uint_eq(reg.n_plugins, N + 1);
+    ck_assert_uint_ge(reg.index_cap, 2 * (2 * N + 1));
+    scanned = reg;
+    scanned.index = NULL; /* a registry put together by hand: found by a scan */
+    for (i = 0; i < N; i++) {
+        ck_assert_ptr_eq(cairn_registry_find(&reg, names[i]), &reg.plugins[i]);
+        ck_assert_ptr_eq(cairn_registry_find(&reg, alias_names[i]), &reg.plugins[i]);
+        ck_assert_ptr_eq(cairn_registry_find(&scanned, names[i]), &reg.plugins[i]);
+        ck_assert_ptr_eq(cairn_registry_find(&scanned, alias_names[i]), &reg.plugins[i]);
+    }
+    ck_assert_ptr_eq(cairn_registry_find(&reg, "glbvs"), &reg.plugins[N]);
+    ck_assert_ptr_eq(cairn_registry_find(&scanned, "glbvs"), &reg.plugins[N]);
+    ck_assert_ptr_null(cairn_registry_find(&reg, "yacxa"));
+    ck_assert_ptr_null(cairn_registry_find(&scanned, "yacxa"));
+    ck_assert_ptr_null(cairn_registry_find(&reg, "p40"));
+
+    add_by_hand(&reg, "p3", NULL, "/y/p3.so", -EINVAL);
+    add_by_hand(&reg, "new", clash_alias, "/y/new.so", -EINVAL);
+    ck_assert_uint_eq(reg.n_plugins, N + 1);
+    ck_assert_uint_eq(reg.n_errors, 2);
+    ck_assert_str_eq(reg.errors[0], "/y/p3.so: name or alias \"p3\" is already taken by p3 (p3)");
+    ck_assert_str_eq(reg.errors[1], "/y/new.so: name or alias \"q7\" is already taken by p7 (p7)");
+    cairn_registry_free(&reg);
+    ck_assert_ptr_null(reg.plugins);
+    ck_assert_uint_eq(reg.n_plugins, 0);
+}
+END_TEST
+
 /* ---- good plugins survive bad neighbours ----------------------------- */
 
 START_TEST(good_plugins_load_beside_bad_ones)
@@ -1680,6 +1758,7 @@ static Suite *loader_suite(void)
     CASE("adopt keeps 1.2 analysis", adopt_keeps_1_2_analysis);
     CASE("adopt reads no analysis before 1.2", adopt_reads_no_analysis_before_1_2);
     CASE("adopt names each bad field of a descriptor", adopt_names_each_bad_field);
+    CASE("the registry finds every name and alias", registry_finds_every_name_and_alias);
     CASE("adopt reads no 1.1 fields from a long 1.0 descriptor",
          adopt_reads_no_1_1_fields_from_a_long_1_0_descriptor);
     CASE("adopt refuses half-built analysis", adopt_refuses_half_built_analysis);
