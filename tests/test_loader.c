@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "plugin_copy.h"
 #include "plugin_loader.h"
 
 static char root_dir[] = "/tmp/cairn-test-loader-XXXXXX";
@@ -259,10 +260,14 @@ START_TEST(files_not_named_so_are_ignored)
     char *dir = th_make_dir_in(root_dir);
     char *txt = th_xasprintf("%s/README.txt", dir);
     char *soish = th_xasprintf("%s/stone-game.so.bak", dir);
+    char *so = th_xasprintf("%s/so", dir);
+    char *real = th_xasprintf("%s/stone-game-ii.so", env_or_die("CAIRN_TEST_PLUGIN_DIR"));
 
     add_real(dir, "stone-game.so");
     th_write_text(txt, "not a plugin\n");
     th_write_text(soish, "not a plugin either\n");
+    th_write_text(so, "shorter than .so\n");
+    copy_file(real, dir, ".hidden.so", 0755); /* a plugin, but a dot-file */
     ck_assert_int_eq(cairn_registry_load(&reg, dir), 0);
     ck_assert_uint_eq(reg.n_plugins, 1);
     ck_assert_uint_eq(reg.n_errors, 0);
@@ -270,6 +275,8 @@ START_TEST(files_not_named_so_are_ignored)
     th_rm_tree(dir);
     free(txt);
     free(soish);
+    free(so);
+    free(real);
     free(dir);
 }
 END_TEST
@@ -559,6 +566,72 @@ START_TEST(missing_entry_symbol_is_refused)
     cairn_registry_free(&reg);
     th_rm_tree(dir);
     free(bad);
+    free(dir);
+}
+END_TEST
+
+START_TEST(entry_returning_null_is_refused)
+{
+    struct cairn_registry reg = { 0 };
+    char *dir = th_make_dir_in(root_dir);
+    char *bad = th_xasprintf("%s/null_entry.so", dir);
+
+    add_bad(dir, "null_entry.so");
+    add_real(dir, "stone-game.so");
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 1);
+    ASSERT_ERROR(&reg, bad, "cairn_plugin_entry returned NULL");
+    ck_assert_uint_eq(reg.n_plugins, 1);
+    cairn_registry_free(&reg);
+    th_rm_tree(dir);
+    free(bad);
+    free(dir);
+}
+END_TEST
+
+/* A plugin the dynamic linker never unloads (-z nodelete) still answers
+ * to the /proc/self/fd name of its old copy after the registry is freed:
+ * the new copy, given the same descriptor number, must be renamed, or the
+ * reload would run the old code.  Each reload leaves one more such name
+ * behind; once a copy would have to move past 64 of them, the file is
+ * refused rather than loaded as stale code. */
+START_TEST(plugin_never_unloaded_is_replaced_on_reload)
+{
+    struct cairn_registry reg = { 0 };
+    char *dir = th_make_dir_in(root_dir);
+    char *v1 = th_xasprintf("%s/nodelete_1.so", env_or_die("CAIRN_TEST_BAD_PLUGIN_DIR"));
+    char *v2 = th_xasprintf("%s/nodelete_2.so", env_or_die("CAIRN_TEST_BAD_PLUGIN_DIR"));
+    char *tmp = th_xasprintf("%s/nodelete.so.new", dir);
+    char *dst = th_xasprintf("%s/nodelete.so", dir);
+    char *want =
+        th_xasprintf("%s: cannot find a free name for the private copy: %s", dst, strerror(EBUSY));
+    int round;
+
+    for (round = 0; round <= 65; round++) {
+        const struct cairn_plugin_handle *h;
+
+        /* Installed by renaming into place, as a package manager does. */
+        copy_file(round % 2 == 0 ? v1 : v2, dir, "nodelete.so.new", 0755);
+        ck_assert_int_eq(rename(tmp, dst), 0);
+        if (round == 65) {
+            ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+            ck_assert_uint_eq(reg.n_errors, 1);
+            ck_assert_str_eq(reg.errors[0], want);
+        } else {
+            ck_assert_msg(cairn_registry_load(&reg, dir) == 0, "round %d: %s", round,
+                          reg.n_errors > 0 ? reg.errors[0] : "");
+            h = cairn_registry_find(&reg, "nodelete");
+            ck_assert_ptr_nonnull(h);
+            ck_assert_str_eq(h->desc->version, round % 2 == 0 ? "1" : "2");
+        }
+        cairn_registry_free(&reg);
+    }
+    th_rm_tree(dir);
+    free(want);
+    free(tmp);
+    free(dst);
+    free(v1);
+    free(v2);
     free(dir);
 }
 END_TEST
@@ -1467,6 +1540,53 @@ START_TEST(missing_directory_is_named)
 }
 END_TEST
 
+/* A file over CAIRN_PLUGIN_MAX_BYTES is refused before a byte of it is
+ * copied into memory (a sparse file: its size costs no disk). */
+START_TEST(file_over_the_size_limit_is_refused_unread)
+{
+    struct cairn_registry reg = { 0 };
+    char *dir = th_make_dir_in(root_dir);
+    char *big = th_xasprintf("%s/big.so", dir);
+    char *want =
+        th_xasprintf("%s: file is %lld bytes, over the %lld-byte limit for a plugin", big,
+                     (long long)CAIRN_PLUGIN_MAX_BYTES + 1, (long long)CAIRN_PLUGIN_MAX_BYTES);
+    int fd = open(big, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(ftruncate(fd, CAIRN_PLUGIN_MAX_BYTES + 1), 0);
+    close(fd);
+    add_real(dir, "stone-game.so");
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 1);
+    ck_assert_str_eq(reg.errors[0], want);
+    ck_assert_uint_eq(reg.n_plugins, 1);
+    cairn_registry_free(&reg);
+    th_rm_tree(dir);
+    free(want);
+    free(big);
+    free(dir);
+}
+END_TEST
+
+START_TEST(file_given_as_directory_is_named)
+{
+    struct cairn_registry reg = { 0 };
+    char *dir = th_make_dir_in(root_dir);
+    char *file = th_xasprintf("%s/plugins", dir);
+    char *want = th_xasprintf("%s/plugins: not a directory", dir);
+
+    th_write_text(file, "not a directory\n");
+    ck_assert_int_eq(cairn_registry_load(&reg, file), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 1);
+    ck_assert_str_eq(reg.errors[0], want);
+    cairn_registry_free(&reg);
+    th_rm_tree(dir);
+    free(want);
+    free(file);
+    free(dir);
+}
+END_TEST
+
 /* ---- the cairnd binary ------------------------------------------------ */
 
 /* Runs cairnd with argv[1..] (NULL-terminated), stdout/stderr captured in
@@ -1775,6 +1895,9 @@ static Suite *loader_suite(void)
          directory_owned_by_another_user_is_refused);
     CASE("the daemon's own user and root are accepted", own_user_and_root_are_accepted);
     CASE("a missing entry symbol is refused", missing_entry_symbol_is_refused);
+    CASE("an entry function returning NULL is refused", entry_returning_null_is_refused);
+    CASE("a plugin never unloaded is replaced on reload",
+         plugin_never_unloaded_is_replaced_on_reload);
     CASE("an unresolved symbol is refused at load", unresolved_symbol_is_refused_at_load);
     CASE("a malformed descriptor is refused", malformed_descriptor_is_refused);
     CASE("a symlink is refused", symlink_is_refused);
@@ -1783,6 +1906,9 @@ static Suite *loader_suite(void)
     CASE("good plugins load beside bad ones", good_plugins_load_beside_bad_ones);
     CASE("free then reload works", free_then_reload_works);
     CASE("a missing directory is named", missing_directory_is_named);
+    CASE("a file given as the directory is named", file_given_as_directory_is_named);
+    CASE("a file over the size limit is refused unread",
+         file_over_the_size_limit_is_refused_unread);
     CASE("cairnd --check on a good directory", cairnd_check_good_directory);
     CASE("cairnd --check with a bad plugin exits 2", cairnd_check_bad_plugin_exits_2);
     CASE("cairnd --check on a writable directory exits 2", cairnd_check_writable_directory_exits_2);

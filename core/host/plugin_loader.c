@@ -222,9 +222,13 @@ int cairn_registry_load(struct cairn_registry *reg, const char *dir)
         return cairn_registry_refuse(reg, "%s: cannot open plugin directory: %s", dir,
                                      strerror(err));
     }
-    if (fstat(dfd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    /* O_DIRECTORY opened a directory: only its owner and mode are left to
+     * check. */
+    if (fstat(dfd, &st) != 0) {
+        int err = errno;
         close(dfd);
-        return cairn_registry_refuse(reg, "%s: not a directory", dir);
+        return cairn_registry_refuse(reg, "%s: cannot stat plugin directory: %s", dir,
+                                     strerror(err));
     }
     /* Whoever can add or rename files here chooses the code we run: the
      * directory is vetted before anything in it is trusted. */
