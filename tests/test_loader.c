@@ -27,6 +27,8 @@
 #include "harness.h"
 #include "plugin_copy.h"
 #include "plugin_loader.h"
+#include "plugin_set.h"
+#include "reload.h"
 
 static char root_dir[] = "/tmp/cairn-test-loader-XXXXXX";
 
@@ -1587,6 +1589,201 @@ START_TEST(file_given_as_directory_is_named)
 }
 END_TEST
 
+/* ---- plugin sets and reloads: what the daemon loads through ---------- */
+
+/* Sends stderr, where cairn_log writes, to path; returns the old one. */
+static int stderr_to(const char *path)
+{
+    int saved = dup(STDERR_FILENO), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+    ck_assert_int_ge(saved, 0);
+    ck_assert_int_ge(fd, 0);
+    fflush(stderr);
+    ck_assert_int_ge(dup2(fd, STDERR_FILENO), 0);
+    close(fd);
+    return saved;
+}
+
+/* Puts stderr back; returns what was written to path (caller frees). */
+static char *stderr_back(int saved, const char *path)
+{
+    fflush(stderr);
+    ck_assert_int_ge(dup2(saved, STDERR_FILENO), 0);
+    close(saved);
+    return th_read_file(path, NULL);
+}
+
+/* The one place every mode loads plugins: a colon-separated list of
+ * directories into one registry, default_variant checked against it, an
+ * empty list of plugins refused; every reason logged with the prefix. */
+START_TEST(plugin_set_loads_a_list_and_checks_the_default)
+{
+    struct cairn_log log;
+    struct cairn_registry reg = { 0 };
+    struct cairn_plugin_set *ps;
+    char *a = th_make_dir_in(root_dir), *b = th_make_dir_in(root_dir),
+         *empty = th_make_dir_in(root_dir);
+    char *both = th_xasprintf("%s:%s", a, b), *twice = th_xasprintf("%s:%s", a, a);
+    char *logf = th_xasprintf("%s/log", empty), *out, *want;
+    int saved, rc;
+
+    cairn_log_init(&log, CAIRN_LOG_INFO);
+    add_real(a, "stone-game.so");
+    add_real(b, "stone-game-ii.so");
+
+    ck_assert_int_eq(cairn_plugin_set_load_registry(&reg, both, "877", &log, ""), 0);
+    ck_assert_uint_eq(reg.n_plugins, 2);
+    cairn_registry_free(&reg);
+
+    saved = stderr_to(logf);
+    ck_assert_int_eq(cairn_plugin_set_load_registry(&reg, both, "no-such-game", &log, "reload: "),
+                     -EINVAL);
+    cairn_registry_free(&reg);
+    ck_assert_int_eq(cairn_plugin_set_load_registry(&reg, empty, NULL, &log, ""), -ENOENT);
+    cairn_registry_free(&reg);
+    /* The same directory twice: every name met again, naming both files. */
+    ck_assert_int_eq(cairn_plugin_set_load_registry(&reg, twice, NULL, &log, ""), -EINVAL);
+    ck_assert_uint_eq(reg.n_plugins, 1);
+    cairn_registry_free(&reg);
+    out = stderr_back(saved, logf);
+    ck_assert_msg(strstr(out, "reload: default_variant \"no-such-game\" names no loaded plugin or "
+                              "alias") != NULL,
+                  "%s", out);
+    want = th_xasprintf("no plugins found in %s", empty);
+    ck_assert_msg(strstr(out, want) != NULL, "%s", out);
+    free(want);
+    want = th_xasprintf("plugin refused: %s/stone-game.so: name or alias \"stone-game\" is "
+                        "already taken by %s/stone-game.so",
+                        a, a);
+    ck_assert_msg(strstr(out, want) != NULL, "%s", out);
+    free(want);
+    free(out);
+
+    /* A set is freed with its last reference. */
+    ps = cairn_plugin_set_load(a, NULL, &log, "", &rc);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_ptr_nonnull(ps);
+    ck_assert_ptr_eq(cairn_plugin_set_ref(ps), ps);
+    ck_assert_uint_eq(ps->refs, 2);
+    cairn_plugin_set_unref(ps);
+    ck_assert_uint_eq(ps->refs, 1);
+    ck_assert_ptr_nonnull(cairn_registry_find(&ps->reg, "stone-game"));
+    cairn_plugin_set_unref(ps);
+    cairn_plugin_set_unref(NULL);
+    ck_assert_ptr_null(cairn_plugin_set_load(empty, NULL, &log, "", &rc));
+    ck_assert_int_eq(rc, -ENOENT);
+
+    th_rm_tree(a);
+    th_rm_tree(b);
+    th_rm_tree(empty);
+    free(a);
+    free(b);
+    free(empty);
+    free(both);
+    free(twice);
+    free(logf);
+}
+END_TEST
+
+/* The overrides a reload applies again: here, the plugin directory. */
+static int override_plugins(struct cairn_config *cfg, char **err, void *data)
+{
+    (void)err;
+    free(cfg->plugin_dir);
+    cfg->plugin_dir = strdup(data);
+    return cfg->plugin_dir != NULL ? 0 : -ENOMEM;
+}
+
+static int override_fails(struct cairn_config *cfg, char **err, void *data)
+{
+    (void)cfg;
+    (void)data;
+    *err = strdup("--threads: not a number");
+    return -EINVAL;
+}
+
+/* SIGHUP: the new configuration, but input_dir, output_dir and threads
+ * as the run began (each kept with a warning); a bad configuration file,
+ * a failing override or a plugin directory that loads nothing keeps the
+ * old configuration and plugins, saying so. */
+START_TEST(reload_keeps_what_only_a_restart_changes)
+{
+    struct cairn_log log;
+    struct cairn_config old, nc;
+    struct cairn_plugin_set *ps = NULL;
+    char *plugins = th_make_dir_in(root_dir), *scratch = th_make_dir_in(root_dir);
+    char *cfg = th_xasprintf("%s/cairn.json", scratch), *bad = th_xasprintf("%s/bad.json", scratch);
+    char *logf = th_xasprintf("%s/log", scratch), *json, *out;
+    struct cairn_reload_in in = { .old = &old, .config_file = cfg, .log = &log };
+    int saved;
+
+    cairn_log_init(&log, CAIRN_LOG_INFO);
+    add_real(plugins, "stone-game.so");
+    ck_assert_int_eq(cairn_config_defaults(&old), 0);
+    old.input_dir = strdup("/srv/in");
+    old.output_dir = NULL;
+    old.threads = 2;
+    json = th_xasprintf("{\"input_dir\": \"/srv/elsewhere\", \"output_dir\": \"/srv/out\", "
+                        "\"threads\": 3, \"plugin_dir\": \"%s\"}\n",
+                        plugins);
+    th_write_text(cfg, json);
+    th_write_text(bad, "{\"threads\": \n");
+
+    saved = stderr_to(logf);
+    ck_assert_int_eq(cairn_reload_prepare(&in, &nc, &ps), 0);
+    ck_assert_str_eq(nc.input_dir, "/srv/in");
+    ck_assert_ptr_null(nc.output_dir);
+    ck_assert_uint_eq(nc.threads, 2);
+    ck_assert_ptr_nonnull(cairn_registry_find(&ps->reg, "stone-game"));
+    cairn_plugin_set_unref(ps);
+    cairn_config_free(&nc);
+
+    /* No file, the plugin directory from the command line. */
+    in.config_file = NULL;
+    in.apply_overrides = override_plugins;
+    in.overrides_data = plugins;
+    ck_assert_int_eq(cairn_reload_prepare(&in, &nc, &ps), 0);
+    ck_assert_str_eq(nc.plugin_dir, plugins);
+    cairn_plugin_set_unref(ps);
+    cairn_config_free(&nc);
+
+    in.overrides_data = scratch; /* no plugins there */
+    ps = NULL;
+    ck_assert_int_eq(cairn_reload_prepare(&in, &nc, &ps), -ENOENT);
+    ck_assert_ptr_null(ps);
+    in.apply_overrides = override_fails;
+    ck_assert_int_eq(cairn_reload_prepare(&in, &nc, &ps), -EINVAL);
+    in.apply_overrides = NULL;
+    in.config_file = bad;
+    ck_assert_int_eq(cairn_reload_prepare(&in, &nc, &ps), -EINVAL);
+    out = stderr_back(saved, logf);
+
+    ck_assert_msg(strstr(out, "reload: input_dir changes only with a restart; keeping /srv/in") !=
+                      NULL,
+                  "%s", out);
+    ck_assert_msg(strstr(out, "reload: output_dir changes only with a restart; keeping it unset") !=
+                      NULL,
+                  "%s", out);
+    ck_assert_msg(strstr(out, "reload: threads changes only with a restart") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "SIGHUP: reloading (no configuration file) and") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "reload: --threads: not a number; keeping the old configuration") !=
+                      NULL,
+                  "%s", out);
+    ck_assert_msg(strstr(out, "reload: keeping the old configuration and plugins") != NULL, "%s",
+                  out);
+    free(out);
+    cairn_config_free(&old);
+    th_rm_tree(plugins);
+    th_rm_tree(scratch);
+    free(plugins);
+    free(scratch);
+    free(cfg);
+    free(bad);
+    free(logf);
+    free(json);
+}
+END_TEST
+
 /* ---- the cairnd binary ------------------------------------------------ */
 
 /* Runs cairnd with argv[1..] (NULL-terminated), stdout/stderr captured in
@@ -1907,6 +2104,9 @@ static Suite *loader_suite(void)
     CASE("free then reload works", free_then_reload_works);
     CASE("a missing directory is named", missing_directory_is_named);
     CASE("a file given as the directory is named", file_given_as_directory_is_named);
+    CASE("a plugin set loads a list and checks the default",
+         plugin_set_loads_a_list_and_checks_the_default);
+    CASE("a reload keeps what only a restart changes", reload_keeps_what_only_a_restart_changes);
     CASE("a file over the size limit is refused unread",
          file_over_the_size_limit_is_refused_unread);
     CASE("cairnd --check on a good directory", cairnd_check_good_directory);
