@@ -659,6 +659,43 @@ START_TEST(unresolved_symbol_is_refused_at_load)
 }
 END_TEST
 
+/* dlopen's message names the private copy; the refusal names the file in
+ * its place, however long its path: here longer than the message buffer,
+ * so the message is cut, never overrun, and still starts with the file. */
+START_TEST(unresolved_symbol_in_a_deep_directory_is_refused)
+{
+    struct cairn_registry reg = { 0 };
+    char *top = th_make_dir_in(root_dir), *dir = th_xasprintf("%s", top), *bad;
+    char part[201];
+    int depth;
+
+    memset(part, 'd', sizeof(part) - 1);
+    part[sizeof(part) - 1] = '\0';
+    for (depth = 0; depth < 5; depth++) {
+        char *deeper = th_xasprintf("%s/%s", dir, part);
+
+        ck_assert_int_eq(mkdir(deeper, 0755), 0);
+        free(dir);
+        dir = deeper;
+    }
+    bad = th_xasprintf("%s/undefined_symbol.so", dir);
+    add_bad(dir, "undefined_symbol.so");
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 1);
+    ck_assert_msg(strncmp(reg.errors[0], bad, strlen(bad)) == 0 &&
+                      strncmp(reg.errors[0] + strlen(bad), ": cannot load: ", 15) == 0,
+                  "%s", reg.errors[0]);
+    ck_assert_ptr_null(strstr(reg.errors[0], "/proc/self/fd/"));
+    ck_assert_uint_lt(strlen(reg.errors[0]),
+                      strlen(bad) + 2 + 1024); /* "PATH: ", a reason cut to 1 KiB */
+    cairn_registry_free(&reg);
+    th_rm_tree(top);
+    free(bad);
+    free(dir);
+    free(top);
+}
+END_TEST
+
 START_TEST(malformed_descriptor_is_refused)
 {
     struct cairn_registry reg = { 0 };
@@ -2086,6 +2123,8 @@ static Suite *loader_suite(void)
     CASE("the daemon's own user and root are accepted", own_user_and_root_are_accepted);
     CASE("a missing entry symbol is refused", missing_entry_symbol_is_refused);
     CASE("an entry function returning NULL is refused", entry_returning_null_is_refused);
+    CASE("an unresolved symbol in a deep directory is refused naming the file",
+         unresolved_symbol_in_a_deep_directory_is_refused);
     CASE("a plugin never unloaded is replaced on reload",
          plugin_never_unloaded_is_replaced_on_reload);
     CASE("an unresolved symbol is refused at load", unresolved_symbol_is_refused_at_load);
