@@ -1654,6 +1654,7 @@ START_TEST(plugin_set_loads_a_list_and_checks_the_default)
     char *a = th_make_dir_in(root_dir), *b = th_make_dir_in(root_dir),
          *empty = th_make_dir_in(root_dir);
     char *both = th_xasprintf("%s:%s", a, b), *twice = th_xasprintf("%s:%s", a, a);
+    char *missing_then_a = th_xasprintf("%s/no-such-dir:%s", empty, a);
     char *logf = th_xasprintf("%s/log", empty), *out, *want;
     int saved, rc;
 
@@ -1670,6 +1671,10 @@ START_TEST(plugin_set_loads_a_list_and_checks_the_default)
                      -EINVAL);
     cairn_registry_free(&reg);
     ck_assert_int_eq(cairn_plugin_set_load_registry(&reg, empty, NULL, &log, ""), -ENOENT);
+    cairn_registry_free(&reg);
+    /* A refusal in an early directory stands, however the later ones load. */
+    ck_assert_int_eq(cairn_plugin_set_load_registry(&reg, missing_then_a, NULL, &log, ""), -EINVAL);
+    ck_assert_uint_eq(reg.n_plugins, 1);
     cairn_registry_free(&reg);
     /* The same directory twice: every name met again, naming both files. */
     ck_assert_int_eq(cairn_plugin_set_load_registry(&reg, twice, NULL, &log, ""), -EINVAL);
@@ -1711,6 +1716,7 @@ START_TEST(plugin_set_loads_a_list_and_checks_the_default)
     free(empty);
     free(both);
     free(twice);
+    free(missing_then_a);
     free(logf);
 }
 END_TEST
@@ -1743,7 +1749,8 @@ START_TEST(reload_keeps_what_only_a_restart_changes)
     struct cairn_plugin_set *ps = NULL;
     char *plugins = th_make_dir_in(root_dir), *scratch = th_make_dir_in(root_dir);
     char *cfg = th_xasprintf("%s/cairn.json", scratch), *bad = th_xasprintf("%s/bad.json", scratch);
-    char *logf = th_xasprintf("%s/log", scratch), *json, *out;
+    char *logf = th_xasprintf("%s/log", scratch), *json, *json_same, *out;
+    char *same = th_xasprintf("%s/same.json", scratch);
     struct cairn_reload_in in = { .old = &old, .config_file = cfg, .log = &log };
     int saved;
 
@@ -1757,8 +1764,23 @@ START_TEST(reload_keeps_what_only_a_restart_changes)
                         "\"threads\": 3, \"plugin_dir\": \"%s\"}\n",
                         plugins);
     th_write_text(cfg, json);
+    json_same = th_xasprintf(
+        "{\"input_dir\": \"/srv/in\", \"threads\": 2, \"plugin_dir\": \"%s\"}\n", plugins);
     th_write_text(bad, "{\"threads\": \n");
 
+    /* The fixed settings as they are: nothing to warn of. */
+    th_write_text(same, json_same);
+    in.config_file = same;
+    saved = stderr_to(logf);
+    ck_assert_int_eq(cairn_reload_prepare(&in, &nc, &ps), 0);
+    out = stderr_back(saved, logf);
+    ck_assert_msg(strstr(out, "changes only with a restart") == NULL, "%s", out);
+    ck_assert_str_eq(nc.input_dir, "/srv/in");
+    free(out);
+    cairn_plugin_set_unref(ps);
+    cairn_config_free(&nc);
+
+    in.config_file = cfg;
     saved = stderr_to(logf);
     ck_assert_int_eq(cairn_reload_prepare(&in, &nc, &ps), 0);
     ck_assert_str_eq(nc.input_dir, "/srv/in");
@@ -1811,6 +1833,8 @@ START_TEST(reload_keeps_what_only_a_restart_changes)
     free(bad);
     free(logf);
     free(json);
+    free(json_same);
+    free(same);
 }
 END_TEST
 
