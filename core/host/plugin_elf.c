@@ -62,13 +62,16 @@
 
 /* More would be a corrupted count: real objects have about ten. */
 #define MAX_PHNUM 512
-/* Bounds the version-record walks against a cycle in their offsets. */
+/* Bounds the version-record walks: each record's successor is further on
+ * (the offsets are unsigned), so no chain can loop, but a file of records 4 bytes
+ * apart would have the check read (and look up the names of) millions. */
 #define MAX_VERSION_RECORDS 65536
 
 struct image {
     const unsigned char *p;
     size_t size;
     size_t phoff, phnum;
+    size_t dynamic; /* the index of the one dynamic segment (check_segments) */
     char *why;
     size_t why_len;
 };
@@ -250,13 +253,12 @@ static int check_load(struct image *im, size_t i, const ElfW(Phdr) * ph, uint64_
 
 /* Every segment's bytes in the file; load segments sound; the segments
  * the linker reads through the mapping inside a load segment's bytes. */
-static int check_segments(struct image *im, size_t *n_dynamic)
+static int check_segments(struct image *im)
 {
     uint64_t prev_end = 0;
-    size_t i, loads = 0;
+    size_t i, loads = 0, n_dynamic = 0;
     int rc;
 
-    *n_dynamic = 0;
     for (i = 0; i < im->phnum; i++) {
         ElfW(Phdr) ph;
 
@@ -281,8 +283,10 @@ static int check_segments(struct image *im, size_t *n_dynamic)
         uint64_t off;
 
         phdr(im, i, &ph);
-        if (ph.p_type == PT_DYNAMIC)
-            ++*n_dynamic;
+        if (ph.p_type == PT_DYNAMIC) {
+            im->dynamic = i;
+            n_dynamic++;
+        }
         if (ph.p_type != PT_DYNAMIC && ph.p_type != PT_NOTE && ph.p_type != PT_GNU_PROPERTY &&
             ph.p_type != PT_TLS && ph.p_type != PT_PHDR)
             continue;
@@ -293,8 +297,8 @@ static int check_segments(struct image *im, size_t *n_dynamic)
                           ptype(ph.p_type), i, (unsigned long long)ph.p_vaddr,
                           (unsigned long long)ph.p_filesz);
     }
-    if (*n_dynamic != 1)
-        return refuse(im, "%zu dynamic segments (a shared object has one)", *n_dynamic);
+    if (n_dynamic != 1)
+        return refuse(im, "%zu dynamic segments (a shared object has one)", n_dynamic);
     return 0;
 }
 
@@ -342,65 +346,54 @@ static void note_tag(struct dyn *d, const ElfW(Dyn) * e)
     }
 }
 
-/* A string-table offset names a NUL-terminated string inside the table. */
-static int string_ok(const struct image *im, const struct dyn *d, uint64_t name)
+/* A string-table offset names a NUL-terminated string inside the table:
+ * any offset inside it does, since read_dynamic() found the table inside
+ * the file and ending with a NUL before anything names a string. */
+static int string_ok(const struct dyn *d, uint64_t name)
 {
-    uint64_t off;
-
-    if (name >= d->strsz || file_at(im, d->strtab, d->strsz, &off) != 0)
-        return 0;
-    return memchr(im->p + off + name, '\0', d->strsz - name) != NULL;
+    return name < d->strsz;
 }
 
 /* The dynamic entries, collected; the strings they name checked. */
 static int read_dynamic(struct image *im, struct dyn *d)
 {
     static const ElfW(Sxword) string_tags[] = { DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH };
+    const unsigned char *entries;
     ElfW(Phdr) ph;
     uint64_t off, n, k;
-    size_t i;
-    int pass, ended = 0;
+    size_t t;
 
-    for (i = 0; i < im->phnum; i++) {
-        phdr(im, i, &ph);
-        if (ph.p_type == PT_DYNAMIC)
-            break;
-    }
+    phdr(im, im->dynamic, &ph);
     (void)file_at(im, ph.p_vaddr, ph.p_filesz, &off); /* checked by check_segments */
+    entries = im->p + off;
     n = ph.p_filesz / sizeof(ElfW(Dyn));
-    /* Two passes: the strings can be checked only once DT_STRTAB is known. */
-    for (pass = 0; pass < 2; pass++) {
-        for (k = 0; k < n; k++) {
-            ElfW(Dyn) e;
-            size_t t;
+    for (k = 0; k < n; k++) {
+        ElfW(Dyn) e;
 
-            memcpy(&e, im->p + off + k * sizeof(e), sizeof(e));
-            if (e.d_tag == DT_NULL) {
-                ended = 1;
-                break;
-            }
-            if (pass == 0) {
-                note_tag(d, &e);
-                continue;
-            }
-            for (t = 0; t < sizeof(string_tags) / sizeof(string_tags[0]); t++)
-                if (e.d_tag == string_tags[t] && !string_ok(im, d, e.d_un.d_val))
-                    return refuse(im,
-                                  "dynamic entry %llu (tag %lld) names no string in the string "
-                                  "table",
-                                  (unsigned long long)k, (long long)e.d_tag);
-        }
-        if (!ended)
-            return refuse(im, "the dynamic section has no terminating entry");
-        if (pass == 0) {
-            if (d->strtab == 0 || d->strsz == 0 || file_at(im, d->strtab, d->strsz, &off) != 0)
-                return refuse(im, "the string table (%#llx, %llu bytes) is not inside the file",
-                              (unsigned long long)d->strtab, (unsigned long long)d->strsz);
-            if (im->p[off + d->strsz - 1] != '\0')
-                return refuse(im, "the string table does not end with a NUL");
-            d->stroff = off;
-            (void)file_at(im, ph.p_vaddr, ph.p_filesz, &off);
-        }
+        memcpy(&e, entries + k * sizeof(e), sizeof(e));
+        if (e.d_tag == DT_NULL)
+            break;
+        note_tag(d, &e);
+    }
+    if (k == n)
+        return refuse(im, "the dynamic section has no terminating entry");
+    n = k;
+    if (d->strtab == 0 || d->strsz == 0 || file_at(im, d->strtab, d->strsz, &off) != 0)
+        return refuse(im, "the string table (%#llx, %llu bytes) is not inside the file",
+                      (unsigned long long)d->strtab, (unsigned long long)d->strsz);
+    if (im->p[off + d->strsz - 1] != '\0')
+        return refuse(im, "the string table does not end with a NUL");
+    d->stroff = off;
+    /* Only now, DT_STRTAB known, can the strings the entries name be. */
+    for (k = 0; k < n; k++) {
+        ElfW(Dyn) e;
+
+        memcpy(&e, entries + k * sizeof(e), sizeof(e));
+        for (t = 0; t < sizeof(string_tags) / sizeof(string_tags[0]); t++)
+            if (e.d_tag == string_tags[t] && !string_ok(d, e.d_un.d_val))
+                return refuse(im,
+                              "dynamic entry %llu (tag %lld) names no string in the string table",
+                              (unsigned long long)k, (long long)e.d_tag);
     }
     return 0;
 }
@@ -421,8 +414,8 @@ static int check_sysv_hash(struct image *im, struct dyn *d)
         if (v >= head[1])
             return refuse(im, "the hash table names symbol %u of %u", v, head[1]);
     }
-    if (head[1] > d->nsyms)
-        d->nsyms = head[1];
+    /* The first table read (check_symbols): nothing has set nsyms yet. */
+    d->nsyms = head[1];
     return 0;
 }
 
@@ -480,7 +473,7 @@ static int check_symbol(struct image *im, const struct dyn *d, uint64_t idx)
 
     if (get_at(im, d->symtab + idx * sizeof(s), &s, sizeof(s)) != 0)
         return refuse(im, "symbol %llu is not inside the file", (unsigned long long)idx);
-    if (s.st_name != 0 && !string_ok(im, d, s.st_name))
+    if (s.st_name != 0 && !string_ok(d, s.st_name))
         return refuse(im, "symbol %llu's name is not in the string table", (unsigned long long)idx);
     if (d->versym != 0) {
         if (get_at(im, d->versym + idx * 2, &ver, 2) != 0)
@@ -492,10 +485,11 @@ static int check_symbol(struct image *im, const struct dyn *d, uint64_t idx)
             return refuse(im, "symbol %llu has version %u, above the highest defined (%u)",
                           (unsigned long long)idx, ver & 0x7fffu, d->max_version);
     }
+    /* A call through a function symbol defined here must land in code
+     * (a TLS symbol is never a function: its value is no address). */
     type = SYM_TYPE(s.st_info);
-    if (s.st_shndx == SHN_UNDEF || s.st_shndx == SHN_ABS || type == STT_TLS || s.st_value == 0)
+    if (s.st_shndx == SHN_UNDEF || s.st_shndx == SHN_ABS || s.st_value == 0)
         return 0;
-    /* A call through a function symbol must land in code. */
     if ((type == STT_FUNC || type == STT_GNU_IFUNC) && !in_memory(im, s.st_value, 1, PF_X))
         return refuse(im, "function symbol %llu (\"%s\") is not in an executable segment",
                       (unsigned long long)idx, (const char *)im->p + d->stroff + s.st_name);
@@ -525,6 +519,15 @@ static int check_symbols(struct image *im, struct dyn *d)
     return 0;
 }
 
+/* Counts one more version record read: -EINVAL past MAX_VERSION_RECORDS. */
+static int one_more_record(struct image *im, uint64_t *walked)
+{
+    if (++*walked <= MAX_VERSION_RECORDS)
+        return 0;
+    return refuse(im, "more than %d version records (a shared object has a few)",
+                  MAX_VERSION_RECORDS);
+}
+
 /* The version records the linker walks (it follows vn_next / vna_next
  * and vd_next / vda_next until a zero, ignoring the counts): each inside
  * the file, each name in the string table; d->max_version becomes the
@@ -537,18 +540,22 @@ static int check_verneed(struct image *im, struct dyn *d)
         ElfW(Verneed) vn;
         uint64_t aux;
 
-        if (get_at(im, at, &vn, sizeof(vn)) != 0 || ++walked > MAX_VERSION_RECORDS)
+        if (one_more_record(im, &walked) != 0)
+            return -EINVAL;
+        if (get_at(im, at, &vn, sizeof(vn)) != 0)
             return refuse(im, "a version dependency record (at %#llx) is not inside the file",
                           (unsigned long long)at);
-        if (!string_ok(im, d, vn.vn_file))
+        if (!string_ok(d, vn.vn_file))
             return refuse(im, "a version dependency names no string in the string table");
         for (aux = at + vn.vn_aux;;) {
             ElfW(Vernaux) va;
 
-            if (get_at(im, aux, &va, sizeof(va)) != 0 || ++walked > MAX_VERSION_RECORDS)
+            if (one_more_record(im, &walked) != 0)
+                return -EINVAL;
+            if (get_at(im, aux, &va, sizeof(va)) != 0)
                 return refuse(im, "a needed-version record (at %#llx) is not inside the file",
                               (unsigned long long)aux);
-            if (!string_ok(im, d, va.vna_name))
+            if (!string_ok(d, va.vna_name))
                 return refuse(im, "a needed version names no string in the string table");
             if ((va.vna_other & 0x7fffu) > d->max_version)
                 d->max_version = va.vna_other & 0x7fffu;
@@ -570,10 +577,12 @@ static int check_verdef(struct image *im, struct dyn *d)
         ElfW(Verdef) vd;
         ElfW(Verdaux) va;
 
-        if (get_at(im, at, &vd, sizeof(vd)) != 0 || ++walked > MAX_VERSION_RECORDS)
+        if (one_more_record(im, &walked) != 0)
+            return -EINVAL;
+        if (get_at(im, at, &vd, sizeof(vd)) != 0)
             return refuse(im, "a version definition record (at %#llx) is not inside the file",
                           (unsigned long long)at);
-        if (get_at(im, at + vd.vd_aux, &va, sizeof(va)) != 0 || !string_ok(im, d, va.vda_name))
+        if (get_at(im, at + vd.vd_aux, &va, sizeof(va)) != 0 || !string_ok(d, va.vda_name))
             return refuse(im, "a version definition's name is not inside the file");
         if ((vd.vd_ndx & 0x7fffu) > d->max_version)
             d->max_version = vd.vd_ndx & 0x7fffu;
@@ -599,7 +608,8 @@ static int check_versions(struct image *im, struct dyn *d)
 
 /* A table of n-byte relocation entries at addr, size bytes: inside the
  * file, each target a word of writable memory (any memory with text
- * relocations), each symbol one the symbol table holds. */
+ * relocations), each symbol one the symbol table holds.  No size, no
+ * table: the linker reads none, whatever the address says. */
 static int check_reloc_table(struct image *im, const struct dyn *d, const char *what,
                              ElfW(Addr) addr, uint64_t size, uint64_t ent, uint64_t want)
 {
@@ -671,10 +681,7 @@ static int check_relocations(struct image *im, const struct dyn *d)
     const uint64_t rela = sizeof(ElfW(Rela)), rel = sizeof(ElfW(Rel));
     int rc;
 
-    if ((d->rela != 0 || d->relasz != 0) &&
-        (rc = check_reloc_table(im, d, "RELA", d->rela, d->relasz, d->relaent, rela)) != 0)
-        return rc;
-    if ((d->rel != 0 || d->relsz != 0) &&
+    if ((rc = check_reloc_table(im, d, "RELA", d->rela, d->relasz, d->relaent, rela)) != 0 ||
         (rc = check_reloc_table(im, d, "REL", d->rel, d->relsz, d->relent, rel)) != 0)
         return rc;
     if (d->pltrelsz != 0) {
@@ -723,10 +730,9 @@ int cairn_plugin_elf_check(const void *image, size_t size, char *why, size_t why
 {
     struct image im = { .p = image, .size = size, .why = why, .why_len = why_len };
     struct dyn d = { 0 };
-    size_t n_dynamic;
     int rc;
 
-    if ((rc = check_header(&im)) != 0 || (rc = check_segments(&im, &n_dynamic)) != 0 ||
+    if ((rc = check_header(&im)) != 0 || (rc = check_segments(&im)) != 0 ||
         (rc = read_dynamic(&im, &d)) != 0 || (rc = check_versions(&im, &d)) != 0 ||
         (rc = check_symbols(&im, &d)) != 0 || (rc = check_relocations(&im, &d)) != 0 ||
         (rc = check_init(&im, &d)) != 0)

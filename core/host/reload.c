@@ -29,12 +29,13 @@ static void keep_fixed(const struct cairn_reload_in *in, struct cairn_config *nc
     for (i = 0; i < 2; i++) {
         if (!differs(*fixed[i], old[i]))
             continue;
+        /* Unset in the run (differs() allows it): kept unset. */
         cairn_log(in->log, CAIRN_LOG_WARNING,
                   "reload: %s changes only with a restart; "
                   "keeping %s",
-                  names[i], old[i]);
+                  names[i], old[i] != NULL ? old[i] : "it unset");
         free(*fixed[i]);
-        *fixed[i] = strdup(old[i]);
+        *fixed[i] = old[i] != NULL ? strdup(old[i]) : NULL;
     }
     if (nc->threads != in->old->threads) {
         cairn_log(in->log, CAIRN_LOG_WARNING, "reload: threads changes only with a restart");
