@@ -65,11 +65,11 @@ done
 tmp=$(mktemp -d /tmp/cairn-test-slurm.XXXXXX) || exit 1
 chmod 0755 "$tmp"
 cluster=$tmp/cluster
-mkdir -p "$cluster/etc" "$cluster/log" "$cluster/run" "$cluster/ctld" "$cluster/d" "$cluster/munge"
+cluster_tool=$src/contrib/slurm/single-node-cluster
 export SLURM_CONF=$cluster/etc/slurm.conf
 
 # ---- processes we started, and only those ------------------------------
-pids=() names=() recipe_pid=""
+recipe_pid="" cluster_up=0
 
 # alive PID NAME: PID is a live process (not a zombie) called NAME, so a
 # recycled PID is never signalled.
@@ -101,19 +101,8 @@ cleanup() {
     local rc=$? i
     trap - EXIT INT TERM HUP
     if [ -n "$recipe_pid" ]; then stop_pid "$recipe_pid" cairn-slurm; fi
-    # This cluster's jobs are this test's: cancel them while slurmctld is up.
-    if [ "${#pids[@]}" -gt 1 ] && alive "${pids[1]}" slurmctld; then
-        jobs=$(squeue -h -o %A 2>/dev/null | sort -u)
-        # shellcheck disable=SC2086 # one job id per word
-        [ -z "$jobs" ] || scancel --quiet $jobs 2>/dev/null
-        for ((i = 0; i < 50; i++)); do
-            [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
-            sleep 0.2
-        done
-    fi
-    for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-        stop_pid "${pids[i]}" "${names[i]}"
-    done
+    # The cluster's jobs are cancelled, then its daemons stopped by PID.
+    [ "$cluster_up" -eq 0 ] || "$cluster_tool" down "$cluster"
     if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
         for f in "$cluster"/log/*; do
             [ -s "$f" ] && { echo "--- $f (last lines)"; tail -n 20 "$f"; }
@@ -134,109 +123,17 @@ fail() {
     exit 1
 }
 
-# start NAME CMD...: CMD in its own session, its PID remembered.
-start() {
-    local name=$1 i
-    shift
-    setsid "$@" </dev/null >>"$cluster/log/$name.stderr" 2>&1 &
-    pids+=($!)
-    names+=("$name")
-    # Until exec, the child is still called bash or setsid.
-    for ((i = 0; i < 100; i++)); do
-        [ "$(cat "/proc/$!/comm" 2>/dev/null)" = "$name" ] && return 0
-        sleep 0.02
-    done
-    fail "$name (pid $!) did not start: $(cat "$cluster/log/$name.stderr")"
-}
-
-# wait_for NAME SECONDS CMD...: until CMD succeeds; fails at once if the
-# daemon NAME (the last started) died.
-wait_for() {
-    local name=$1 end=$(($(date +%s) + $2))
-    shift 2
-    until "$@" >/dev/null 2>&1; do
-        alive "${pids[${#pids[@]} - 1]}" "$name" || fail "$name exited during start-up"
-        [ "$(date +%s)" -lt "$end" ] || fail "$name not ready after $2 s"
-        sleep 0.1
-    done
-}
-
 # ---- the cluster ---------------------------------------------------------
-# Two free loopback ports, so a system Slurm or another test run is never
-# disturbed.
-read -r ctld_port d_port < <(python3 -c '
-import socket
-s = [socket.socket() for _ in range(2)]
-for x in s: x.bind(("127.0.0.1", 0))
-print(*[x.getsockname()[1] for x in s])')
-host=$(hostname -s)
-hw=$(slurmd -C 2>/dev/null | head -n 1)
-case $hw in NodeName=*) ;; *) skip "slurmd -C failed: Slurm cannot run here ($hw)" ;; esac
-
-# Only what a single node needs: no cgroups (proctrack/linuxproc,
-# task/none), no accounting, munge for authentication, jobs scheduled at
-# once (batch_sched_delay=0) and killed soon after a cancel (KillWait).
-cat >"$SLURM_CONF" <<EOF
-ClusterName=cairntest
-SlurmctldHost=$host(127.0.0.1)
-SlurmctldPort=$ctld_port
-SlurmdPort=$d_port
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$cluster/munge/munge.socket.2
-StateSaveLocation=$cluster/ctld
-SlurmdSpoolDir=$cluster/d
-SlurmctldPidFile=$cluster/run/slurmctld.pid
-SlurmdPidFile=$cluster/run/slurmd.pid
-SlurmctldLogFile=$cluster/log/slurmctld.log
-SlurmdLogFile=$cluster/log/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SchedulerType=sched/backfill
-SchedulerParameters=batch_sched_delay=0
-MpiDefault=none
-SwitchType=switch/none
-MailProg=/bin/true
-ReturnToService=2
-KillWait=5
-MinJobAge=600
-$hw NodeAddr=127.0.0.1 NodeHostname=$host State=UNKNOWN
-PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
-EOF
-
-# munged wants its socket directory o+x and nothing group- or
-# world-writable; the key is this cluster's own.
-chmod 0711 "$cluster/munge"
-dd if=/dev/urandom of="$cluster/munge/munge.key" bs=1024 count=1 status=none
-chmod 0600 "$cluster/munge/munge.key"
-socket=$cluster/munge/munge.socket.2
-start munged munged --foreground --socket="$socket" --key-file="$cluster/munge/munge.key" \
-    --pid-file="$cluster/run/munged.pid" --log-file="$cluster/log/munged.log" \
-    --seed-file="$cluster/munge/munged.seed"
-munge_ok() { munge -n -S "$socket" | unmunge -S "$socket"; }
-wait_for munged 15 munge_ok
-
-start slurmctld slurmctld -D -c -f "$SLURM_CONF"
-ctld_up() { scontrol ping | grep -q 'is UP'; }
-wait_for slurmctld 60 ctld_up
-
-start slurmd slurmd -D -f "$SLURM_CONF"
-node_idle() {
-    case $(sinfo -h -n "$host" -o %t 2>/dev/null | head -n 1) in
-        idle | mix | alloc) return 0 ;;
-        down* | drain* | fail*) scontrol update nodename="$host" state=resume; return 1 ;;
-        *) return 1 ;;
-    esac
-}
-wait_for slurmd 60 node_idle
-say "cluster up: munged, slurmctld, slurmd (pids ${pids[*]}), ports $ctld_port/$d_port, node $host"
+# The recipe's own single-node cluster (contrib/slurm/single-node-cluster),
+# so the steps the README gives are the ones tested.
+cluster_up=1
+"$cluster_tool" up "$cluster" >/dev/null 2>"$tmp/cluster-up.log"
+case $? in
+    0) ;;
+    77) cluster_up=0; skip "$(cat "$tmp/cluster-up.log")" ;;
+    *) cluster_up=0; fail "single-node-cluster up failed: $(cat "$tmp/cluster-up.log")" ;;
+esac
+say "cluster up: $(tail -n 1 "$tmp/cluster-up.log")"
 
 # ---- plugins, configuration, corpus --------------------------------------
 # The plugin directory the recipe's README asks for: its own copies,
