@@ -89,6 +89,14 @@ esac
 incdir=$(echo " $flags " | sed -n 's/.* -I\([^ ]*\) .*/\1/p')
 [ -f "$incdir/cairn/plugin.h" ] || fail "$incdir/cairn/plugin.h does not exist"
 ok "pkg-config gives -I$incdir (holds cairn/plugin.h) and -fvisibility=hidden"
+# The ABI the .pc announces is the header's.
+for part in MAJOR MINOR; do
+    want=$(sed -n "s/^#define CAIRN_PLUGIN_ABI_$part \([0-9]*\).*/\1/p" "$incdir/cairn/plugin.h")
+    got=$(pkg-config --variable="abi_$(echo $part | tr A-Z a-z)" cairn-plugin)
+    [ -n "$want" ] && [ "$got" = "$want" ] ||
+        fail "cairn-plugin.pc says abi_$(echo $part | tr A-Z a-z)=$got, plugin.h says $want"
+done
+ok "cairn-plugin.pc's abi_major and abi_minor are plugin.h's"
 
 # 3. Build the example out of tree, with only its Makefile.
 cp -R "$src/examples/plugin" "$tmp/work" || fail "cannot copy examples/plugin"
