@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "alloc_fail.h"
 #include "config.h"
 #include "harness.h"
 
@@ -946,6 +947,241 @@ START_TEST(cairnd_check_refuses_read_only_input)
 }
 END_TEST
 
+/* ---- out of memory ---------------------------------------------------- */
+
+typedef int (*config_op)(struct cairn_config *cfg, char **err, const void *arg);
+
+/* Runs op with the nth allocation failing, for n = 1, 2, ... until op
+ * makes no allocation that fails.  Out of memory is reported as such:
+ * -ENOMEM without a message (cairnd then says "out of memory"), or what
+ * op gives with memory to spare; never a message blaming the value.  A
+ * refusal still names want (the list of known keys may be left out).
+ * Without jansson_too, jansson's allocations never fail (alloc_fail.h). */
+static void sweep(const char *what, config_op op, const void *arg, int jansson_too, int want_rc,
+                  const char *want, void (*check)(const struct cairn_config *cfg))
+{
+    long n;
+
+    json_set_alloc_funcs(jansson_too ? malloc : th_alloc_unfailing, free);
+    for (n = 1;; n++) {
+        struct cairn_config cfg = defaults();
+        char *err = NULL;
+        int rc, fired;
+
+        th_alloc_fail_at(n);
+        rc = op(&cfg, &err, arg);
+        fired = th_alloc_disarm();
+        if (rc == -ENOMEM) {
+            ck_assert_msg(fired, "%s: -ENOMEM with memory to spare", what);
+            ck_assert_msg(err == NULL, "%s, allocation %ld failing: -ENOMEM, and: %s", what, n,
+                          err);
+        } else {
+            ck_assert_msg(rc == want_rc, "%s, allocation %ld failing: rc %d, not %d (%s)", what, n,
+                          rc, want_rc, err != NULL ? err : "no message");
+            if (rc != 0)
+                ck_assert_msg(err != NULL && strstr(err, want) != NULL,
+                              "%s, allocation %ld failing: \"%s\" not in: %s", what, n, want,
+                              err != NULL ? err : "(no message)");
+            else if (check != NULL)
+                check(&cfg);
+        }
+        free(err);
+        cairn_config_free(&cfg);
+        if (!fired)
+            break;
+    }
+    json_set_alloc_funcs(malloc, free);
+    ck_assert_int_gt(n, 1); /* something was allocated, so something was tried */
+}
+
+static int op_defaults(struct cairn_config *cfg, char **err, const void *arg)
+{
+    (void)err;
+    (void)arg;
+    cairn_config_free(cfg);
+    return cairn_config_defaults(cfg);
+}
+
+static void check_defaults(const struct cairn_config *cfg)
+{
+    ck_assert_str_eq(cfg->metrics_file, "metrics.prom");
+    ck_assert_ptr_nonnull(cfg->plugin_dir);
+    ck_assert_uint_eq(cfg->max_line_bytes, 16u * 1024u * 1024u);
+}
+
+static int op_load(struct cairn_config *cfg, char **err, const void *path)
+{
+    return cairn_config_load_file(cfg, path, err);
+}
+
+static void check_loaded(const struct cairn_config *cfg)
+{
+    ck_assert_str_eq(cfg->input_dir, "/srv/in");
+    ck_assert_str_eq(cfg->plugin_dir, "/a:/b");
+    ck_assert_str_eq(cfg->metrics_file, "n.prom");
+    ck_assert_str_eq(cfg->metrics_labels, "instance=\"n7\",rack=\"r2\"");
+    ck_assert_uint_eq(cfg->threads, 4);
+    ck_assert_int_eq(cfg->umask, 027);
+}
+
+struct set_arg {
+    const char *key, *value;
+};
+
+static int op_set(struct cairn_config *cfg, char **err, const void *arg)
+{
+    const struct set_arg *a = arg;
+
+    return cairn_config_set(cfg, a->key, a->value, err);
+}
+
+static void check_set(const struct cairn_config *cfg)
+{
+    ck_assert_str_eq(cfg->plugin_dir, "/x:/y");
+}
+
+static void check_set_labels(const struct cairn_config *cfg)
+{
+    ck_assert_str_eq(cfg->metrics_labels, "job=\"cairn\"");
+}
+
+static int op_copy(struct cairn_config *cfg, char **err, const void *arg)
+{
+    struct cairn_config src, dst;
+    int rc;
+
+    (void)arg;
+    if ((rc = cairn_config_defaults(&src)) != 0)
+        return rc;
+    if ((rc = cairn_config_set(&src, "input_dir", "/in", err)) == 0 &&
+        (rc = cairn_config_set(&src, "default_variant", "877", err)) == 0 &&
+        (rc = cairn_config_set(&src, "metrics_labels", "{\"a\":\"b\"}", err)) == 0 &&
+        (rc = cairn_config_copy(&dst, &src)) == 0) {
+        cairn_config_free(cfg);
+        *cfg = dst;
+    }
+    cairn_config_free(&src);
+    return rc;
+}
+
+static void check_copy(const struct cairn_config *cfg)
+{
+    ck_assert_str_eq(cfg->input_dir, "/in");
+    ck_assert_str_eq(cfg->default_variant, "877");
+    ck_assert_str_eq(cfg->metrics_labels, "a=\"b\"");
+    ck_assert_str_eq(cfg->metrics_file, "metrics.prom");
+}
+
+struct dirs_arg {
+    const char *in, *out;
+};
+
+static int op_check_dirs(struct cairn_config *cfg, char **err, const void *arg)
+{
+    const struct dirs_arg *a = arg;
+    int rc;
+
+    if ((rc = cairn_config_set(cfg, "input_dir", a->in, err)) != 0 ||
+        (rc = cairn_config_set(cfg, "output_dir", a->out, err)) != 0)
+        return rc;
+    return cairn_config_check_dirs(cfg, err);
+}
+
+static int op_check_dirs_as_nobody(struct cairn_config *cfg, char **err, const void *arg)
+{
+    uid_t uid = getuid();
+    int rc;
+
+    /* No ck_assert while armed: Check allocates for each. */
+    if (uid == 0 && setresuid(65534, 65534, 0) != 0)
+        return -EPERM;
+    rc = op_check_dirs(cfg, err, arg);
+    if (uid == 0 && setresuid(0, 0, 0) != 0)
+        abort();
+    return rc;
+}
+
+START_TEST(out_of_memory_is_never_blamed_on_the_configuration)
+{
+    char *good = write_file("good.json", "{\"input_dir\": \"/srv/in\", \"plugin_dir\": [\"/a\", "
+                                         "\"/b\"], \"metrics_file\": \"n.prom\", \"threads\": 4, "
+                                         "\"umask\": \"027\", \"metrics_labels\": "
+                                         "{\"instance\": \"n7\", \"rack\": \"r2\"}}");
+    char *unknown = write_file("unknown.json", "{\"threads\": 4, \"thread\": 4}");
+    char *label = write_file("label.json", "{\"metrics_labels\": {\"a\": \"1\", \"le\": \"2\"}}");
+    char *top = th_make_dir_in(root_dir), *in = th_xasprintf("%s/in", top);
+    char *out = th_xasprintf("%s/out", top), *inside = th_xasprintf("%s/in/out", top);
+    const struct set_arg dirs = { "plugin_dir", "/x:/y" },
+                         labels = { "metrics_labels", "{\"job\":\"cairn\"}" };
+    const struct set_arg many = { "threads", "many" }, empty = { "plugin_dir", "/x::/y" };
+    const struct set_arg bad_label = { "metrics_labels", "{\"le\":\"1\"}" };
+    const struct set_arg nokey = { "thread", "4" };
+    const struct dirs_arg apart = { in, out }, nested = { in, inside };
+    char *missing = th_xasprintf("%s/missing", top), *deep = th_xasprintf("%s/no/such/out", top);
+    char *file = th_xasprintf("%s/file", top), *linked = th_xasprintf("%s/linked", top);
+    char *state = th_xasprintf("%s/linked/.cairn", top), *ro = th_xasprintf("%s/ro", top);
+    const struct dirs_arg no_in = { missing, out }, no_parent = { in, deep },
+                          a_file = { file, out };
+    const struct dirs_arg a_link = { linked, out }, same = { in, in }, read_only = { ro, out };
+    const struct set_arg range = { "threads", "1025" }, a_bool = { "keep_inputs", "1" };
+    char *absent = th_xasprintf("%s/absent.json", top);
+    char *syntax = write_file("syntax.json", "{\"threads\": 4,\n oops: 1}");
+    char *array = write_file("array.json", "[1, 2]");
+
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    ck_assert_int_eq(mkdir(linked, 0755), 0);
+    ck_assert_int_eq(symlink(in, state), 0);
+    ck_assert_int_eq(mkdir(ro, 0555), 0);
+    th_write_text(file, "not a directory\n");
+    ck_assert_int_eq(chmod(root_dir, 0711), 0);
+    sweep("defaults", op_defaults, NULL, 1, 0, NULL, check_defaults);
+    sweep("a good file", op_load, good, 0, 0, NULL, check_loaded);
+    sweep("an unknown key", op_load, unknown, 1, -EINVAL, "unknown key \"thread\"", NULL);
+    sweep("a bad label", op_load, label, 0, -EINVAL, "label \"le\"", NULL);
+    sweep("set plugin_dir", op_set, &dirs, 1, 0, NULL, check_set);
+    sweep("set metrics_labels", op_set, &labels, 1, 0, NULL, check_set_labels);
+    sweep("set threads=many", op_set, &many, 1, -EINVAL, "threads", NULL);
+    sweep("set plugin_dir=/x::/y", op_set, &empty, 1, -EINVAL, "empty entry", NULL);
+    sweep("set a bad label", op_set, &bad_label, 1, -EINVAL, "label \"le\"", NULL);
+    sweep("set an unknown key", op_set, &nokey, 1, -EINVAL, "\"thread\"", NULL);
+    sweep("copy", op_copy, NULL, 0, 0, NULL, check_copy);
+    sweep("dirs apart", op_check_dirs, &apart, 0, 0, NULL, NULL);
+    sweep("dirs nested", op_check_dirs, &nested, 0, -EINVAL, "lies inside", NULL);
+    sweep("set threads=1025", op_set, &range, 1, -EINVAL, "out of range", NULL);
+    sweep("set keep_inputs=1", op_set, &a_bool, 1, -EINVAL, "true or false", NULL);
+    sweep("a missing file", op_load, absent, 1, -EINVAL, "absent.json", NULL);
+    sweep("a syntax error", op_load, syntax, 1, -EINVAL, "syntax.json:2:", NULL);
+    sweep("an array", op_load, array, 1, -EINVAL, "must be a JSON object", NULL);
+    sweep("input_dir missing", op_check_dirs, &no_in, 0, -EINVAL, "No such file", NULL);
+    sweep("output_dir's parent missing", op_check_dirs, &no_parent, 0, -EINVAL,
+          "cannot be created in", NULL);
+    sweep("input_dir a file", op_check_dirs, &a_file, 0, -EINVAL, "is not a directory", NULL);
+    sweep(".cairn a link", op_check_dirs, &a_link, 0, -EINVAL, "symbolic link", NULL);
+    sweep("the same dirs", op_check_dirs, &same, 0, -EINVAL, "the same directory", NULL);
+    sweep("input_dir read-only", op_check_dirs_as_nobody, &read_only, 0, -EINVAL, "not writable",
+          NULL);
+    ck_assert_int_eq(chmod(root_dir, 0700), 0);
+    ck_assert_int_eq(chmod(ro, 0755), 0);
+    free(array);
+    free(syntax);
+    free(absent);
+    free(ro);
+    free(state);
+    free(linked);
+    free(file);
+    free(deep);
+    free(missing);
+    th_rm_tree(top);
+    free(inside);
+    free(out);
+    free(in);
+    free(top);
+    free(label);
+    free(unknown);
+    free(good);
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -993,6 +1229,8 @@ static Suite *config_suite(void)
     CASE("metrics_labels load as escaped label text", metrics_labels_load);
     CASE("a bad metrics label is named with its rule", metrics_labels_name_the_bad_label);
     CASE("cairnd puts metrics_labels on every series", cairnd_writes_metrics_labels);
+    CASE("out of memory is never blamed on the configuration",
+         out_of_memory_is_never_blamed_on_the_configuration);
 #undef CASE
     return s;
 }

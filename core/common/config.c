@@ -324,9 +324,10 @@ static int store_or_explain(struct cairn_config *cfg, const struct key *k, const
 
     /* Its messages name the label at fault as well as the key. */
     if (k->type == T_LABELS)
-        return store_labels((char **)((char *)cfg + k->offset), v, k->name, where, err);
-    rc = store(cfg, k, v, &why);
-    if (rc == -EINVAL) {
+        rc = store_labels((char **)((char *)cfg + k->offset), v, k->name, where, err);
+    else
+        rc = store(cfg, k, v, &why);
+    if (rc == -EINVAL && k->type != T_LABELS) {
         if (why != NULL && k->type != T_UINT)
             *err = cairn_asprintf("%s: key \"%s\": %s (expected %s)", where, k->name, why,
                                   type_text(k->type));
@@ -337,7 +338,7 @@ static int store_or_explain(struct cairn_config *cfg, const struct key *k, const
             *err =
                 cairn_asprintf("%s: key \"%s\": expected %s", where, k->name, type_text(k->type));
     }
-    return rc;
+    return rc == -EINVAL && *err == NULL ? -ENOMEM : rc;
 }
 
 /* Defaults are written as text, parsed the way the command line is. */
@@ -387,7 +388,7 @@ int cairn_config_set(struct cairn_config *cfg, const char *key, const char *valu
     *err = NULL;
     if (k == NULL) {
         *err = cairn_asprintf("unknown configuration key \"%s\"", key);
-        return -EINVAL;
+        return *err != NULL ? -EINVAL : -ENOMEM;
     }
     errno = 0;
     v = text_to_json(k, value);
@@ -395,7 +396,7 @@ int cairn_config_set(struct cairn_config *cfg, const char *key, const char *valu
         return -ENOMEM; /* not the value's fault: no message to blame it */
     if (v == NULL) {
         *err = cairn_asprintf("--%s: expected %s, got \"%s\"", key, type_text(k->type), value);
-        return -EINVAL;
+        return *err != NULL ? -EINVAL : -ENOMEM;
     }
     rc = store_or_explain(cfg, k, v, "command line", err);
     json_decref(v);
@@ -410,18 +411,23 @@ int cairn_config_load_file(struct cairn_config *cfg, const char *path, char **er
     int rc = 0;
 
     *err = NULL;
+    errno = 0;
     root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    /* Not the file's fault: no message to blame it (cairnd says "out of
+     * memory"), as cairn_config_set does. */
+    if (root == NULL && errno == ENOMEM)
+        return -ENOMEM;
     if (root == NULL) {
         if (jerr.line < 0) /* could not read it at all */
             *err = cairn_asprintf("%s: %s", path, jerr.text);
         else
             *err = cairn_asprintf("%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
-        return -EINVAL;
+        return *err != NULL ? -EINVAL : -ENOMEM;
     }
     if (!json_is_object(root)) {
         *err = cairn_asprintf("%s: the configuration must be a JSON object", path);
         json_decref(root);
-        return -EINVAL;
+        return *err != NULL ? -EINVAL : -ENOMEM;
     }
     json_object_foreach(root, name, v)
     {
@@ -431,7 +437,7 @@ int cairn_config_load_file(struct cairn_config *cfg, const char *path, char **er
             *err = cairn_asprintf("%s: unknown key \"%s\" (known keys: %s)", path, name,
                                   known ? known : "?");
             free(known);
-            rc = -EINVAL;
+            rc = *err != NULL ? -EINVAL : -ENOMEM;
             break;
         }
         if ((rc = store_or_explain(cfg, k, v, path, err)) != 0)
@@ -475,28 +481,34 @@ void cairn_config_free(struct cairn_config *cfg)
         }
 }
 
-/* path made absolute with every symlink resolved; a last component that
- * does not exist yet (an output directory created at start) is kept as
- * it is.  NULL when even its parent cannot be resolved. */
-static char *resolve(const char *path)
+/* *out = path made absolute with every symlink resolved; a last component
+ * that does not exist yet (an output directory created at start) is kept
+ * as it is.  *out is NULL when even its parent cannot be resolved: whoever
+ * opens it reports that.  0, or -ENOMEM. */
+static int resolve(const char *path, char **out)
 {
-    char *full = realpath(path, NULL), *copy, *slash, *parent, *out;
+    char *full = realpath(path, NULL), *copy, *slash, *parent;
     const char *base;
+    int e = full != NULL ? 0 : errno;
 
-    if (full != NULL || errno != ENOENT)
-        return full;
+    *out = full;
+    if (e == ENOMEM)
+        return -ENOMEM;
+    if (e != ENOENT)
+        return 0;
     if ((copy = strdup(path)) == NULL)
-        return NULL;
+        return -ENOMEM;
     while ((slash = strrchr(copy, '/')) != NULL && slash[1] == '\0' && slash != copy)
         *slash = '\0'; /* "out/" names "out" */
     slash = strrchr(copy, '/');
     base = slash != NULL ? slash + 1 : copy;
     parent = realpath(slash == NULL ? "." : slash == copy ? "/" : (*slash = '\0', copy), NULL);
-    out = parent != NULL ? cairn_asprintf("%s/%s", strcmp(parent, "/") == 0 ? "" : parent, base)
-                         : NULL;
+    e = parent != NULL ? 0 : errno;
+    *out = parent != NULL ? cairn_asprintf("%s/%s", strcmp(parent, "/") == 0 ? "" : parent, base)
+                          : NULL;
     free(parent);
     free(copy);
-    return out;
+    return e == ENOMEM || (e == 0 && *out == NULL) ? -ENOMEM : 0;
 }
 
 /* 1 when inner is outer or lies below it. */
@@ -560,7 +572,7 @@ static int check_one_dir(const char *key, const char *path, int may_create, int 
                                           "%s",
                                           key, p, parent, why);
                 free(copy);
-                rc = *err != NULL ? -EINVAL : 0;
+                rc = why == NULL ? 0 : *err != NULL ? -EINVAL : -ENOMEM;
                 free(p);
                 return rc;
             }
@@ -603,8 +615,12 @@ int cairn_config_check_dirs(const struct cairn_config *cfg, char **err)
         return rc;
     if (cfg->input_dir == NULL || cfg->output_dir == NULL)
         return 0;
-    in = resolve(cfg->input_dir);
-    out = resolve(cfg->output_dir);
+    if ((rc = resolve(cfg->input_dir, &in)) != 0)
+        return rc;
+    if ((rc = resolve(cfg->output_dir, &out)) != 0) {
+        free(in);
+        return rc;
+    }
     /* Unresolvable paths are reported by whoever opens them. */
     if (in != NULL && out != NULL && (contains(in, out) || contains(out, in))) {
         rc = -EINVAL;
