@@ -300,6 +300,24 @@ static const struct {
     { "{\"metrics_labels\": {\"__name__\": \"a\"}}", "metrics_labels" },
     { "{\"metrics_labels\": {\"status\": \"a\"}}", "metrics_labels" },
     { "{\"metrics_labels\": {\"le\": \"a\"}}", "metrics_labels" },
+    { "{\"input_dir\": \"\"}", "input_dir" },
+    { "{\"metrics_file\": null}", "metrics_file" },
+    { "{\"plugin_dir\": 5}", "plugin_dir" },
+    { "{\"threads\": null}", "threads" },
+    { "{\"threads\": 1025}", "threads" },
+    { "{\"max_attempts\": 1001}", "max_attempts" },
+    { "{\"keep_inputs\": null}", "keep_inputs" },
+    { "{\"rescan_interval_s\": 1e10}", "rescan_interval_s" },
+    { "{\"rescan_interval_s\": true}", "rescan_interval_s" },
+    { "{\"rescan_interval_s\": null}", "rescan_interval_s" },
+    { "{\"limits\": null}", "limits" },
+    { "{\"umask\": 27}", "umask" },
+    { "{\"umask\": \"\"}", "umask" },
+    { "{\"umask\": \"0o27\"}", "umask" },
+    { "{\"umask\": \"-1\"}", "umask" },
+    { "{\"umask\": \"0028\"}", "umask" },
+    { "{\"umask\": \"1000\"}", "umask" },
+    { "{\"umask\": \"7777777777777777777777777\"}", "umask" },
 };
 
 /* plugin_dir takes a list (issue 12): a colon-separated string or an
@@ -947,6 +965,363 @@ START_TEST(cairnd_check_refuses_read_only_input)
 }
 END_TEST
 
+/* umask: an octal string, since JSON has none; null keeps the inherited
+ * one, and so does the default. */
+START_TEST(umask_loads_as_octal)
+{
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL;
+
+    ck_assert_int_eq(cfg.umask, -1);
+    ck_assert_int_eq(load_text(&cfg, "{\"umask\": \"0027\"}", &path, &err), 0);
+    ck_assert_int_eq(cfg.umask, 027);
+    free(path);
+    ck_assert_int_eq(load_text(&cfg, "{\"umask\": \"777\"}", &path, &err), 0);
+    ck_assert_int_eq(cfg.umask, 0777);
+    free(path);
+    ck_assert_int_eq(load_text(&cfg, "{\"umask\": \"0\"}", &path, &err), 0);
+    ck_assert_int_eq(cfg.umask, 0);
+    free(path);
+    ck_assert_int_eq(load_text(&cfg, "{\"umask\": null}", &path, &err), 0);
+    ck_assert_int_eq(cfg.umask, -1);
+    free(path);
+    ck_assert_int_eq(cairn_config_set(&cfg, "umask", "0077", &err), 0);
+    ck_assert_int_eq(cfg.umask, 077);
+    /* A bad one leaves the old one standing. */
+    ck_assert_int_eq(cairn_config_set(&cfg, "umask", "0800", &err), -EINVAL);
+    ck_assert_msg(strstr(err, "\"umask\"") != NULL && strstr(err, "octal") != NULL, "%s", err);
+    ck_assert_int_eq(cfg.umask, 077);
+    free(err);
+    cairn_config_free(&cfg);
+}
+END_TEST
+
+/* null unsets exactly the keys without a default; a key with one always
+ * has a value, so null there is a wrong type. */
+START_TEST(null_unsets_only_optional_keys)
+{
+    static const char *const optional[] = { "input_dir", "output_dir", "default_variant", "umask",
+                                            "metrics_labels" };
+    static const char *const required[] = {
+        "plugin_dir",         "threads",         "min_age_ms",
+        "rescan_interval_s",  "keep_inputs",     "max_line_bytes",
+        "max_attempts",       "metrics_file",    "metrics_interval_s",
+        "shutdown_timeout_s", "solve_timeout_s", "limits",
+        "log_level",
+    };
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL, *json;
+    size_t i;
+
+    ck_assert_int_eq(load_text(&cfg,
+                               "{\"input_dir\": \"/i\", \"output_dir\": \"/o\", "
+                               "\"default_variant\": \"877\", \"umask\": \"022\", "
+                               "\"metrics_labels\": {\"a\": \"b\"}}",
+                               &path, &err),
+                     0);
+    free(path);
+    for (i = 0; i < sizeof(optional) / sizeof(optional[0]); i++) {
+        json = th_xasprintf("{\"%s\": null}", optional[i]);
+        ck_assert_msg(load_text(&cfg, json, &path, &err) == 0, "%s: %s", json, err);
+        free(path);
+        free(json);
+    }
+    ck_assert_ptr_null(cfg.input_dir);
+    ck_assert_ptr_null(cfg.output_dir);
+    ck_assert_ptr_null(cfg.default_variant);
+    ck_assert_int_eq(cfg.umask, -1);
+    ck_assert_ptr_null(cfg.metrics_labels);
+    for (i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
+        char *quoted = th_xasprintf("\"%s\"", required[i]);
+
+        json = th_xasprintf("{\"%s\": null}", required[i]);
+        ck_assert_msg(load_text(&cfg, json, &path, &err) == -EINVAL, "%s accepted", json);
+        ck_assert_msg(strstr(err, quoted) != NULL && strstr(err, "expected") != NULL, "%s: %s",
+                      json, err);
+        free(err);
+        free(path);
+        free(json);
+        free(quoted);
+    }
+    ck_assert_ptr_nonnull(cfg.plugin_dir);
+    ck_assert_str_eq(cfg.metrics_file, "metrics.prom");
+    cairn_config_free(&cfg);
+}
+END_TEST
+
+/* The message says what is wrong, not only where: a range gives its
+ * bounds, a list what is empty, a label which one and why. */
+START_TEST(refusals_say_why)
+{
+    static const struct {
+        const char *json, *why;
+    } cases[] = {
+        { "{\"threads\": 1025}", "key \"threads\": out of range (allowed: 0..1024)" },
+        { "{\"max_line_bytes\": 63}",
+          "key \"max_line_bytes\": out of range (allowed: 64..1099511627776)" },
+        { "{\"plugin_dir\": []}",
+          "key \"plugin_dir\": an empty list names no directory (expected a directory" },
+        { "{\"plugin_dir\": \"/a::/b\"}",
+          "key \"plugin_dir\": an empty entry in the colon-separated list (expected" },
+        { "{\"metrics_labels\": {\"a\": \"\"}}",
+          "key \"metrics_labels\": label \"a\": expected a non-empty string" },
+        { "{\"metrics_labels\": 7}",
+          "key \"metrics_labels\": expected an object of label names to non-empty strings" },
+        { "{\"keep_inputs\": 1}", "key \"keep_inputs\": expected true or false" },
+        { "{\"rescan_interval_s\": -0.5}",
+          "key \"rescan_interval_s\": expected a non-negative number of seconds" },
+        { "{\"log_level\": \"loud\"}",
+          "key \"log_level\": expected \"error\", \"warning\", \"info\" or \"debug\"" },
+        { "{\"metrics_file\": \"a/b\"}", "key \"metrics_file\": expected a plain file name" },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct cairn_config cfg = defaults();
+        char *path, *err = NULL;
+
+        ck_assert_int_eq(load_text(&cfg, cases[i].json, &path, &err), -EINVAL);
+        ck_assert_msg(strstr(err, cases[i].why) != NULL, "%s: want \"%s\" in: %s", cases[i].json,
+                      cases[i].why, err);
+        free(err);
+        free(path);
+        cairn_config_free(&cfg);
+    }
+}
+END_TEST
+
+/* The bounds themselves are allowed. */
+START_TEST(bounds_are_inclusive)
+{
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL, *json, name[257];
+
+    ck_assert_int_eq(
+        load_text(&cfg,
+                  "{\"threads\": 1024, \"max_line_bytes\": 64, \"max_attempts\": 1000, "
+                  "\"min_age_ms\": 86400000, \"rescan_interval_s\": 1e9, "
+                  "\"solve_timeout_s\": 0}",
+                  &path, &err),
+        0);
+    ck_assert_uint_eq(cfg.threads, 1024);
+    ck_assert_uint_eq(cfg.max_line_bytes, 64);
+    ck_assert_uint_eq(cfg.max_attempts, 1000);
+    ck_assert_uint_eq(cfg.min_age_ms, 86400000);
+    ck_assert_double_eq(cfg.rescan_interval_s, 1e9);
+    ck_assert_double_eq(cfg.solve_timeout_s, 0);
+    free(path);
+    /* A file name is at most 255 bytes, as a directory entry is. */
+    memset(name, 'm', 255);
+    name[255] = '\0';
+    json = th_xasprintf("{\"metrics_file\": \"%s\"}", name);
+    ck_assert_int_eq(load_text(&cfg, json, &path, &err), 0);
+    ck_assert_str_eq(cfg.metrics_file, name);
+    free(path);
+    free(json);
+    name[255] = 'm';
+    name[256] = '\0';
+    json = th_xasprintf("{\"metrics_file\": \"%s\"}", name);
+    ck_assert_int_eq(load_text(&cfg, json, &path, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "\"metrics_file\"") != NULL && strstr(err, "255 bytes") != NULL, "%s",
+                  err);
+    ck_assert_uint_eq(strlen(cfg.metrics_file), 255);
+    free(err);
+    free(path);
+    free(json);
+    cairn_config_free(&cfg);
+}
+END_TEST
+
+/* A misspelt key is answered with the keys there are. */
+START_TEST(unknown_key_lists_the_known_ones)
+{
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL;
+
+    ck_assert_int_eq(load_text(&cfg, "{\"input_directory\": \"/in\"}", &path, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "(known keys: input_dir, output_dir, plugin_dir, threads,") != NULL,
+                  "%s", err);
+    ck_assert_msg(strstr(err, ", umask, metrics_labels)") != NULL, "%s", err);
+    free(err);
+    free(path);
+    cairn_config_free(&cfg);
+}
+END_TEST
+
+/* ---- the directories, checked in-process ------------------------------ */
+
+static int check_dirs(const char *in, const char *out, char **err)
+{
+    struct cairn_config cfg = defaults();
+    int rc;
+
+    ck_assert_int_eq(cairn_config_set(&cfg, "input_dir", in, err), 0);
+    ck_assert_int_eq(cairn_config_set(&cfg, "output_dir", out, err), 0);
+    rc = cairn_config_check_dirs(&cfg, err);
+    cairn_config_free(&cfg);
+    return rc;
+}
+
+/* Containment is by whole path components, after resolving: "in" does
+ * not hold "in-results", a relative or slash-ended path is the directory
+ * it names, and an output directory not yet made is judged by where it
+ * would be made. */
+START_TEST(check_dirs_compares_resolved_paths)
+{
+    char *top = th_make_dir_in(root_dir), *in = th_xasprintf("%s/in", top), *err = NULL;
+    char *sibling = th_xasprintf("%s/in-results", top);
+    char *inside_slash = th_xasprintf("%s/in/results/", top);
+
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    ck_assert_int_eq(check_dirs(in, sibling, &err), 0);
+    ck_assert_ptr_null(err);
+    ck_assert_int_eq(mkdir(sibling, 0755), 0);
+    ck_assert_int_eq(check_dirs(sibling, in, &err), 0);
+    ck_assert_int_eq(check_dirs(in, inside_slash, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "output_dir (") != NULL && strstr(err, "/in/results) lies inside") &&
+                      strstr(err, "input_dir (") != NULL,
+                  "%s", err);
+    free(err);
+    /* Relative to the working directory: "out" is in ".". */
+    ck_assert_int_eq(chdir(in), 0);
+    ck_assert_int_eq(check_dirs(in, "out", &err), -EINVAL);
+    ck_assert_msg(strstr(err, "lies inside") != NULL, "%s", err);
+    free(err);
+    ck_assert_int_eq(check_dirs(in, "../out/", &err), 0);
+    ck_assert_int_eq(check_dirs(".", top, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "input_dir (") == err && strstr(err, "lies inside output_dir"), "%s",
+                  err);
+    free(err);
+    ck_assert_int_eq(check_dirs("./", in, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "the same directory") != NULL, "%s", err);
+    free(err);
+    th_rm_tree(top);
+    free(inside_slash);
+    free(sibling);
+    free(in);
+    free(top);
+}
+END_TEST
+
+/* A path that cannot name a directory at all is refused with the
+ * system's reason, not taken for one to create. */
+START_TEST(check_dirs_names_the_system_reason)
+{
+    char *top = th_make_dir_in(root_dir), *file = th_xasprintf("%s/file", top);
+    char *under = th_xasprintf("%s/file/out", top), *err = NULL;
+
+    th_write_text(file, "not a directory\n");
+    ck_assert_int_eq(check_dirs(top, under, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "output_dir: ") == err && strstr(err, under) != NULL &&
+                      strstr(err, "Not a directory") != NULL,
+                  "%s", err);
+    free(err);
+    ck_assert_int_eq(check_dirs(under, top, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "input_dir: ") == err && strstr(err, "Not a directory") != NULL, "%s",
+                  err);
+    free(err);
+    th_rm_tree(top);
+    free(under);
+    free(file);
+    free(top);
+}
+END_TEST
+
+/* "/" holds every directory; an output directory made in "/" is named
+ * without a doubled slash. */
+START_TEST(check_dirs_at_the_root)
+{
+    char *top = th_make_dir_in(root_dir), *err = NULL;
+    char *absent = th_xasprintf("/cairn-test-config-absent-%ld", (long)getpid());
+    int rc;
+
+    rc = check_dirs("/", top, &err);
+    ck_assert_int_eq(rc, -EINVAL);
+    ck_assert_msg(strstr(err, "input_dir") != NULL, "%s", err);
+    if (geteuid() == 0) /* else "/" is not writable, which is the message */
+        ck_assert_msg(strstr(err, "lies inside input_dir (/)") != NULL, "%s", err);
+    free(err);
+    if (geteuid() == 0) {
+        char *want = th_xasprintf("output_dir (%s) lies inside input_dir (/)", absent);
+
+        ck_assert_int_eq(check_dirs("/", absent, &err), -EINVAL);
+        ck_assert_msg(strstr(err, want) == err, "want \"%s\" in: %s", want, err);
+        free(err);
+        free(want);
+    }
+    err = NULL;
+    rc = check_dirs(top, absent, &err);
+    if (geteuid() == 0) {
+        ck_assert_msg(rc == 0, "%s", err);
+    } else {
+        ck_assert_int_eq(rc, -EINVAL);
+        ck_assert_msg(strstr(err, "cannot be created in /:") != NULL, "%s", err);
+        free(err);
+    }
+    th_rm_tree(top);
+    free(absent);
+    free(top);
+}
+END_TEST
+
+/* Runs check_dirs with the real and effective user nobody: access(2)
+ * judges by the real one.  Root keeps its saved set-user-ID, to come back
+ * (gcov writes its counts at exit). */
+static int check_dirs_as_nobody(const char *in, const char *out, char **err)
+{
+    uid_t uid = getuid();
+    int rc;
+
+    if (uid == 0)
+        ck_assert_int_eq(setresuid(65534, 65534, 0), 0);
+    rc = check_dirs(in, out, err);
+    if (uid == 0)
+        ck_assert_int_eq(setresuid(0, 0, 0), 0);
+    return rc;
+}
+
+/* A directory the daemon cannot write is refused, saying what it would
+ * write there; one it would have to make, naming where. */
+START_TEST(check_dirs_refuses_what_it_cannot_write)
+{
+    char *top = th_make_dir_in(root_dir), *ro = th_xasprintf("%s/ro", top);
+    char *out = th_xasprintf("%s/out", ro), *rw = th_xasprintf("%s/rw", top), *err = NULL;
+
+    /* Others may pass through the test's directories, not write them. */
+    ck_assert_int_eq(chmod(root_dir, 0711), 0);
+    ck_assert_int_eq(mkdir(ro, 0555), 0);
+    ck_assert_int_eq(mkdir(rw, 0777), 0);
+    ck_assert_int_eq(chmod(rw, 0777), 0); /* whatever the umask */
+    ck_assert_int_eq(check_dirs_as_nobody(ro, rw, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "input_dir: ") == err &&
+                      strstr(err, "is not writable by this user") &&
+                      strstr(err, "claiming a job renames it into .cairn/active/"),
+                  "%s", err);
+    free(err);
+    ck_assert_int_eq(check_dirs_as_nobody(rw, ro, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "output_dir: ") == err &&
+                      strstr(err, "results, summaries and metrics are written there"),
+                  "%s", err);
+    free(err);
+    ck_assert_int_eq(check_dirs_as_nobody(rw, out, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "output_dir: ") == err &&
+                      strstr(err, "does not exist, and it cannot be created in") &&
+                      strstr(err, "Permission denied"),
+                  "%s", err);
+    free(err);
+    ck_assert_int_eq(check_dirs_as_nobody(rw, rw, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "the same directory") != NULL, "%s", err);
+    free(err);
+    ck_assert_int_eq(chmod(root_dir, 0700), 0);
+    ck_assert_int_eq(chmod(ro, 0755), 0);
+    th_rm_tree(top);
+    free(rw);
+    free(out);
+    free(ro);
+    free(top);
+}
+END_TEST
+
 /* ---- out of memory ---------------------------------------------------- */
 
 typedef int (*config_op)(struct cairn_config *cfg, char **err, const void *arg);
@@ -1229,6 +1604,16 @@ static Suite *config_suite(void)
     CASE("metrics_labels load as escaped label text", metrics_labels_load);
     CASE("a bad metrics label is named with its rule", metrics_labels_name_the_bad_label);
     CASE("cairnd puts metrics_labels on every series", cairnd_writes_metrics_labels);
+    CASE("umask loads as an octal string", umask_loads_as_octal);
+    CASE("null unsets exactly the keys without a default", null_unsets_only_optional_keys);
+    CASE("a refusal says why", refusals_say_why);
+    CASE("the bounds themselves are allowed", bounds_are_inclusive);
+    CASE("an unknown key is answered with the known ones", unknown_key_lists_the_known_ones);
+    CASE("directories are compared as resolved paths", check_dirs_compares_resolved_paths);
+    CASE("directories at the root", check_dirs_at_the_root);
+    CASE("a path that names no directory gets the system's reason",
+         check_dirs_names_the_system_reason);
+    CASE("a directory the daemon cannot write is refused", check_dirs_refuses_what_it_cannot_write);
     CASE("out of memory is never blamed on the configuration",
          out_of_memory_is_never_blamed_on_the_configuration);
 #undef CASE
