@@ -14,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "jsontext.h"
 #include "plugin_loader.h"
 #include "record.h"
 #include "util.h"
@@ -1365,6 +1368,51 @@ START_TEST(test_code_names)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* A member's text (jsontext.c): how an id is echoed as written         */
+/* ------------------------------------------------------------------ */
+
+/* A line cut anywhere (not what a parser accepts, but what a bug could
+ * pass) is never read past its end: each prefix ends at a page that may
+ * not be read. */
+START_TEST(test_member_text_never_reads_past_the_line)
+{
+    static const char *const lines[] = {
+        "{ \"o\" : {\"a\":[1,\"]\"]}, \"s\\u00e9\\n\" : \"x\\\"\" , \"n\": 12 , \"id\" : 0.5 }",
+        "{\"\\u0069d\":[[\"\\\\\"]],\"id\":1}",
+    };
+    long page = sysconf(_SC_PAGESIZE);
+    char *map =
+        mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    size_t i, n;
+
+    ck_assert_ptr_ne(map, MAP_FAILED);
+    ck_assert_int_eq(mprotect(map + page, (size_t)page, PROT_NONE), 0);
+    for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+        for (n = 0; n <= strlen(lines[i]); n++) {
+            char *line = map + page - n;
+            const char *val = NULL;
+            size_t len = 0;
+
+            memcpy(line, lines[i], n);
+            if (cairn_json_member_text(line, n, "id", &val, &len))
+                ck_assert_msg(val >= line && val + len <= line + n, "%.*s: outside", (int)n, line);
+        }
+    /* Whole, the member is found. */
+    {
+        char *line = map + page - strlen(lines[0]);
+        const char *val;
+        size_t len;
+
+        memcpy(line, lines[0], strlen(lines[0]));
+        ck_assert_int_eq(cairn_json_member_text(line, strlen(lines[0]), "id", &val, &len), 1);
+        ck_assert_int_eq((int)len, 3);
+        ck_assert_int_eq(memcmp(val, "0.5", 3), 0);
+    }
+    munmap(map, 2 * (size_t)page);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* Tallies                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -1530,6 +1578,10 @@ static Suite *record_suite(void)
     tcase_add_test(tc, test_record_error_too_large_line);
     tcase_add_test(tc, test_code_names);
     tcase_add_test(tc, test_buf_int_matches_printf);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("json_text");
+    tcase_add_test(tc, test_member_text_never_reads_past_the_line);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("tally");

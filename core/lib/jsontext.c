@@ -66,7 +66,8 @@ static int string_is(struct span *c, const char *key)
         else
             k++;
     }
-    c->p++; /* the closing quote */
+    if (c->p < c->end)
+        c->p++; /* the closing quote, unless the line was cut short */
     return same && key[k] == '\0';
 }
 
