@@ -1371,6 +1371,68 @@ END_TEST
 /* A member's text (jsontext.c): how an id is echoed as written         */
 /* ------------------------------------------------------------------ */
 
+/* The text of key's value in line, or NULL when there is none (freed by
+ * the next call). */
+static const char *member(const char *line, const char *key)
+{
+    static char text[256];
+    const char *val = NULL;
+    size_t n = 0;
+
+    if (!cairn_json_member_text(line, strlen(line), key, &val, &n))
+        return NULL;
+    ck_assert_msg(val >= line && val + n <= line + strlen(line), "%s: outside the line", line);
+    ck_assert_uint_lt(n, sizeof(text));
+    memcpy(text, val, n);
+    text[n] = '\0';
+    return text;
+}
+
+START_TEST(test_member_text_finds_the_top_level_member)
+{
+    static const struct {
+        const char *line, *key, *want;
+    } cases[] = {
+        { "{\"id\":0.10}", "id", "0.10" },
+        { " \t\r\n{ \"a\" : 1 ,\r\n\t\"id\"\t:\n 1.50 }", "id", "1.50" },
+        { "{\"i\":1,\"idx\":2,\"id\":-0}", "id", "-0" },
+        /* Keys are compared decoded, as the parser saw them. */
+        { "{\"\\u0069\\u0064\":2e3}", "id", "2e3" },
+        { "{\"\\u006a\\u006A\":1}", "jj", "1" },
+        { "{\"\\b\\f\\n\\r\\t\\\"\\\\\\/\":1}", "\b\f\n\r\t\"\\/", "1" },
+        /* Beyond ASCII never equals an ASCII key. */
+        { "{\"id\\u00e9\":1,\"\\u00e9\":2,\"id\":3}", "id", "3" },
+        { "{\"\\u0169\\u0164\":1,\"id\":2}", "id", "2" }, /* not 'i' 'd' mod 256 */
+        { "{\"id\\u00e9\":1}", "id\xc3\xa9", NULL },
+        /* Values of every shape are skipped whole, nested ones unsearched. */
+        { "{\"o\":{\"id\":1,\"a\":[1,{\"id\":2}]},\"s\":\"id\\\"}\",\"t\":true,\"n\":null,"
+          "\"id\":[1, [2]]}",
+          "id", "[1, [2]]" },
+        { "{\"id\":{\"k\":\"}\"}, \"x\":1}", "id", "{\"k\":\"}\"}" },
+        { "{\"id\":\"a\\\"b\"}", "id", "\"a\\\"b\"" },
+        { "{\"a\":false,\"id\":true}", "id", "true" },
+        { "{\"o\":{\"id\":1}}", "id", NULL },
+        { "{\"ide\":1}", "id", NULL },
+        { "{\"i\":1}", "id", NULL },
+        { "{}", "id", NULL },
+        { " {\t}", "id", NULL },
+        { "[{\"id\":1}]", "id", NULL },
+        { "", "id", NULL },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *got = member(cases[i].line, cases[i].key);
+
+        if (cases[i].want == NULL)
+            ck_assert_msg(got == NULL, "%s: found %s", cases[i].line, got);
+        else
+            ck_assert_msg(got != NULL && strcmp(got, cases[i].want) == 0, "%s: %s, not %s",
+                          cases[i].line, got ? got : "nothing", cases[i].want);
+    }
+}
+END_TEST
+
 /* A line cut anywhere (not what a parser accepts, but what a bug could
  * pass) is never read past its end: each prefix ends at a page that may
  * not be read. */
@@ -1409,6 +1471,28 @@ START_TEST(test_member_text_never_reads_past_the_line)
         ck_assert_int_eq(memcmp(val, "0.5", 3), 0);
     }
     munmap(map, 2 * (size_t)page);
+}
+END_TEST
+
+/* Messages name a value's type in words. */
+START_TEST(test_json_type_names)
+{
+    static const struct {
+        const char *json, *name;
+    } cases[] = {
+        { "{}", "an object" },    { "[]", "an array" },       { "\"s\"", "a string" },
+        { "1", "an integer" },    { "1.5", "a real number" }, { "true", "a boolean" },
+        { "false", "a boolean" }, { "null", "null" },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *v = json_loads(cases[i].json, JSON_DECODE_ANY, NULL);
+
+        ck_assert_ptr_nonnull(v);
+        ck_assert_str_eq(cairn_json_type_name(v), cases[i].name);
+        json_decref(v);
+    }
 }
 END_TEST
 
@@ -1581,7 +1665,9 @@ static Suite *record_suite(void)
     suite_add_tcase(s, tc);
 
     tc = tcase_create("json_text");
+    tcase_add_test(tc, test_member_text_finds_the_top_level_member);
     tcase_add_test(tc, test_member_text_never_reads_past_the_line);
+    tcase_add_test(tc, test_json_type_names);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("tally");
