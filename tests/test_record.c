@@ -1368,6 +1368,212 @@ START_TEST(test_code_names)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* A plugin that fails as the test says: the host's side of the ABI     */
+/* ------------------------------------------------------------------ */
+
+static struct {
+    int check_rc, solve_rc;
+    const char *check_msg, *solve_msg; /* NULL: leave msg empty */
+    int64_t answer;
+    size_t n_moves, max_moves, scratch;
+} g_script;
+
+static int scripted_check(const struct cairn_problem *p, char *msg, size_t len)
+{
+    (void)p;
+    if (g_script.check_msg != NULL)
+        snprintf(msg, len, "%s", g_script.check_msg);
+    return g_script.check_rc;
+}
+
+static size_t scripted_scratch(const struct cairn_problem *p)
+{
+    (void)p;
+    return g_script.scratch;
+}
+
+static size_t scripted_max_moves(const struct cairn_problem *p)
+{
+    (void)p;
+    return g_script.max_moves;
+}
+
+static int scripted_solve(const struct cairn_problem *p, struct cairn_result *r, void *scratch,
+                          char *msg, size_t len)
+{
+    (void)p;
+    (void)scratch;
+    r->answer = g_script.answer;
+    r->alice = 2;
+    r->bob = 1;
+    r->n_moves = g_script.n_moves;
+    for (size_t i = 0; i < r->n_moves && i < r->moves_cap; i++)
+        r->moves[i] = 1;
+    if (g_script.solve_msg != NULL)
+        snprintf(msg, len, "%s", g_script.solve_msg);
+    return g_script.solve_rc;
+}
+
+#define SCRIPTED_V                                  \
+    {                                               \
+        "v", CAIRN_INPUT_INT_ARRAY, { 1, 4, 0, 9 }, \
+        {                                           \
+            1, 8, 0, 99                             \
+        }                                           \
+    }
+/* One input; nine for a plugin that declares more than the host holds. */
+static const struct cairn_input_decl scripted_inputs[9] = {
+    SCRIPTED_V, SCRIPTED_V, SCRIPTED_V, SCRIPTED_V, SCRIPTED_V,
+    SCRIPTED_V, SCRIPTED_V, SCRIPTED_V, SCRIPTED_V,
+};
+#undef SCRIPTED_V
+
+static const char *error_message(const json_t *j)
+{
+    const char *m = json_string_value(json_object_get(json_object_get(j, "error"), "message"));
+
+    ck_assert_msg(m != NULL, "no error message: %s", g_out);
+    return m;
+}
+
+/* Records for the scripted plugin, answered through a registry put
+ * together by hand. */
+static json_t *run_scripted(const struct cairn_plugin *d, const char *line)
+{
+    struct cairn_plugin_handle h = { .desc = d, .path = (char *)"scripted.so" };
+    struct cairn_registry reg = { .plugins = &h, .n_plugins = 1 };
+    struct cairn_record_ctx c = { .reg = &reg, .default_limits = CAIRN_LIMITS_OFFICIAL };
+
+    return run_ctx(&c, 1, line, strlen(line), NULL);
+}
+
+static struct cairn_plugin scripted(enum cairn_answer_kind answer)
+{
+    struct cairn_plugin d = {
+        .abi_major = 1,
+        .abi_minor = 2,
+        .struct_size = sizeof(struct cairn_plugin),
+        .name = "scripted",
+        .version = "0",
+        .inputs = scripted_inputs,
+        .n_inputs = 1,
+        .answer_kind = answer,
+        .moves_kind = CAIRN_MOVES_COUNT,
+        .check = scripted_check,
+        .scratch_bytes = scripted_scratch,
+        .max_moves = scripted_max_moves,
+        .solve = scripted_solve,
+        .totals = CAIRN_TOTALS_ALL,
+    };
+
+    memset(&g_script, 0, sizeof(g_script));
+    return d;
+}
+
+/* check() and solve() statuses become SPEC's codes; the plugin's message
+ * is kept, and said for it when it left none; a failure that is the
+ * plugin's own names it. */
+START_TEST(test_plugin_statuses_become_codes)
+{
+    static const char rec[] = "{\"variant\":\"scripted\",\"input\":{\"v\":[1,2]}}";
+    struct cairn_plugin d = scripted(CAIRN_ANSWER_INT);
+    json_t *j;
+
+    g_script.check_rc = CAIRN_E_CONSTRAINT;
+    j = run_scripted(&d, rec);
+    expect_error(j, "constraint", "input breaks a rule of the game", NULL);
+    json_decref(j);
+    g_script.check_msg = "v must sum to an odd number";
+    g_script.check_rc = CAIRN_E_TOO_LARGE;
+    j = run_scripted(&d, rec);
+    expect_error(j, "too_large", "v must sum to an odd number", NULL);
+    ck_assert_str_eq(error_message(j), "v must sum to an odd number");
+    json_decref(j);
+    g_script.check_rc = CAIRN_E_INTERNAL;
+    j = run_scripted(&d, rec);
+    ck_assert_str_eq(error_message(j), "scripted: v must sum to an odd number");
+    expect_error(j, "internal", NULL);
+    json_decref(j);
+    g_script.check_msg = NULL;
+    g_script.check_rc = 77; /* no status of the ABI */
+    j = run_scripted(&d, rec);
+    expect_error(j, "internal", NULL);
+    ck_assert_str_eq(error_message(j), "scripted: check failed");
+    json_decref(j);
+
+    g_script.check_rc = CAIRN_OK;
+    g_script.solve_rc = CAIRN_E_CONSTRAINT;
+    g_script.solve_msg = "no two equal values";
+    j = run_scripted(&d, rec);
+    expect_error(j, "constraint", NULL);
+    ck_assert_str_eq(error_message(j), "scripted: no two equal values");
+    json_decref(j);
+    g_script.solve_rc = CAIRN_E_INTERNAL;
+    g_script.solve_msg = NULL;
+    j = run_scripted(&d, rec);
+    expect_error(j, "internal", NULL);
+    ck_assert_str_eq(error_message(j), "scripted: solver failed");
+    json_decref(j);
+
+    /* No check() at all, no scratch asked for: solved. */
+    d.check = NULL;
+    g_script.solve_rc = CAIRN_OK;
+    g_script.answer = 12;
+    j = run_scripted(&d, rec);
+    expect_json(j,
+                "{\"line\":1,\"variant\":\"scripted\",\"status\":\"ok\",\"answer\":12,"
+                "\"alice\":2,\"bob\":1,\"margin\":1}",
+                "the result");
+    json_decref(j);
+}
+END_TEST
+
+/* What solve() returns is checked before it is rendered. */
+START_TEST(test_impossible_results_are_internal)
+{
+    struct cairn_plugin d = scripted(CAIRN_ANSWER_WINNER);
+    json_t *j;
+
+    g_script.answer = 3;
+    j = run_scripted(&d, "{\"variant\":\"scripted\",\"input\":{\"v\":[1]}}");
+    expect_error(j, "internal", NULL);
+    ck_assert_str_eq(error_message(j), "scripted returned an unknown winner");
+    json_decref(j);
+    g_script.answer = -1;
+    j = run_scripted(&d, "{\"variant\":\"scripted\",\"input\":{\"v\":[1]}}");
+    ck_assert_str_eq(error_message(j), "scripted returned an unknown winner");
+    json_decref(j);
+
+    g_script.answer = CAIRN_WINNER_TIE;
+    g_script.max_moves = 2;
+    g_script.n_moves = 3;
+    j = run_scripted(
+        &d, "{\"variant\":\"scripted\",\"input\":{\"v\":[1]},\"options\":{\"moves\":true}}");
+    expect_error(j, "internal", NULL);
+    ck_assert_str_eq(error_message(j), "scripted overran its moves buffer");
+    json_decref(j);
+    /* A game over before it starts: no moves, and none room for. */
+    g_script.max_moves = 0;
+    g_script.n_moves = 0;
+    j = run_scripted(
+        &d, "{\"variant\":\"scripted\",\"input\":{\"v\":[1]},\"options\":{\"moves\":true}}");
+    expect_json(j,
+                "{\"line\":1,\"variant\":\"scripted\",\"status\":\"ok\",\"answer\":\"Tie\","
+                "\"alice\":2,\"bob\":1,\"margin\":1,\"moves\":[]}",
+                "the result");
+    json_decref(j);
+
+    /* More inputs than the host has room for is the plugin's fault. */
+    d = scripted(CAIRN_ANSWER_INT);
+    d.n_inputs = 9;
+    j = run_scripted(&d, "{\"variant\":\"scripted\",\"input\":{\"v\":[1]}}");
+    expect_error(j, "internal", NULL);
+    ck_assert_str_eq(error_message(j), "plugin scripted declares too many inputs");
+    json_decref(j);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* A member's text (jsontext.c): how an id is echoed as written         */
 /* ------------------------------------------------------------------ */
 
@@ -1662,6 +1868,11 @@ static Suite *record_suite(void)
     tcase_add_test(tc, test_record_error_too_large_line);
     tcase_add_test(tc, test_code_names);
     tcase_add_test(tc, test_buf_int_matches_printf);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("plugin_failures");
+    tcase_add_test(tc, test_plugin_statuses_become_codes);
+    tcase_add_test(tc, test_impossible_results_are_internal);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("json_text");
