@@ -7,6 +7,7 @@
  * a test fails on a missing or extra key as well as on a wrong value.
  */
 #include <check.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "alloc_fail.h"
 #include "jsontext.h"
 #include "plugin_loader.h"
 #include "record.h"
@@ -1573,6 +1575,72 @@ START_TEST(test_impossible_results_are_internal)
 }
 END_TEST
 
+/* Out of memory anywhere in a record gives the line it would have had,
+ * or an internal error line counted as memory (a daemon runs such a job
+ * again), or -ENOMEM with nothing half-written when even that line
+ * cannot be; never an error blamed on the record.  Tokens stay short:
+ * jansson's lexer is not safe past 15 bytes (alloc_fail.h). */
+START_TEST(test_out_of_memory_is_the_machines)
+{
+    static const char *const lines[] = {
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"id\":0.5,\"expected\":true,"
+        "\"options\":{\"moves\":true,\"limits\":\"official\"}}",
+        "{\"variant\":\"1406\",\"input\":{\"piles\":[1,2,3,7]},\"id\":\"r1\"}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":[\"L\"],"
+        "\"analysis\":true}}",
+        "[1,2]",
+    };
+    size_t i;
+    int fast;
+
+    for (fast = 0; fast < 2; fast++)
+        for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+            struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
+            struct cairn_scratch s0 = { 0 };
+            struct cairn_buf want = { 0 };
+            struct cairn_tally t;
+            long n;
+
+            c.no_fast_path = !fast;
+            ck_assert_int_eq(cairn_tally_init(&t, g_reg.n_plugins), 0);
+            ck_assert_int_eq(
+                cairn_record_process(&c, &s0, 1, lines[i], strlen(lines[i]), &want, &t), 0);
+            cairn_scratch_free(&s0);
+            /* A new scratch and buffer each time: a grown one would not
+             * allocate again. */
+            for (n = 1;; n++) {
+                struct cairn_scratch s = { 0 };
+                struct cairn_buf out = { 0 };
+                uint64_t oom = t.out_of_memory;
+                int rc, fired;
+
+                th_alloc_fail_at(n);
+                rc = cairn_record_process(&c, &s, 1, lines[i], strlen(lines[i]), &out, &t);
+                fired = th_alloc_disarm();
+                if (rc == -ENOMEM) {
+                    ck_assert_msg(fired && out.len == 0, "%s, allocation %ld: -ENOMEM, and %.*s",
+                                  lines[i], n, (int)out.len, out.data);
+                } else if (out.len != want.len || memcmp(out.data, want.data, want.len) != 0) {
+                    ck_assert_int_eq(cairn_buf_append(&out, "", 1), 0);
+                    ck_assert_msg(fired && t.out_of_memory == oom + 1 &&
+                                      strstr(out.data, "{\"code\":\"internal\",\"message\":\"") &&
+                                      strstr(out.data, "memory"),
+                                  "%s, allocation %ld failing: %s", lines[i], n, out.data);
+                } else {
+                    ck_assert_msg(rc == 0 && t.out_of_memory == oom, "%s, allocation %ld", lines[i],
+                                  n);
+                }
+                cairn_buf_free(&out);
+                cairn_scratch_free(&s);
+                if (!fired)
+                    break;
+            }
+            cairn_buf_free(&want);
+            cairn_tally_free(&t);
+        }
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* A member's text (jsontext.c): how an id is echoed as written         */
 /* ------------------------------------------------------------------ */
@@ -1873,6 +1941,7 @@ static Suite *record_suite(void)
     tc = tcase_create("plugin_failures");
     tcase_add_test(tc, test_plugin_statuses_become_codes);
     tcase_add_test(tc, test_impossible_results_are_internal);
+    tcase_add_test(tc, test_out_of_memory_is_the_machines);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("json_text");

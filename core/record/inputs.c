@@ -192,7 +192,7 @@ int cairn_inputs_from_json(const struct cairn_plugin *d, enum cairn_limits limit
     if (check_equal_lengths(d, arrays, e) != 0)
         return -1;
     if (cairn_grow((void **)&s->values, &s->values_cap, total ? total : 1, sizeof(int64_t)) != 0)
-        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory for %zu values", total);
+        return cairn_rec_oom(e, "out of memory for %zu values", total);
     for (i = 0; i < d->n_inputs; i++) {
         json_t *v = json_object_get(input, d->inputs[i].name);
         int64_t *dst = s->values + at;
@@ -223,7 +223,7 @@ int cairn_inputs_from_fast(const struct cairn_plugin *d, enum cairn_limits limit
 
     /* Every array points into s->values, even an empty one. */
     if (cairn_grow((void **)&s->values, &s->values_cap, 1, sizeof(int64_t)) != 0)
-        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory");
+        return cairn_rec_oom(e, "out of memory");
     for (j = 0; j < f->n_inputs; j++) {
         for (i = 0; i < d->n_inputs; i++)
             if (strlen(d->inputs[i].name) == f->inputs[j].name_len &&

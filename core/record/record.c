@@ -162,11 +162,14 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
 
     /* Duplicate keys make a record mean two things; refuse to guess.
      * DECODE_ANY: a bare scalar is valid JSON, so it is a bad_record. */
+    errno = 0;
     r->root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
-    /* Out of memory is not the line's fault (jansson leaves no text for
-     * some of its allocation failures): internal, not bad_json. */
-    if (r->root == NULL &&
-        (json_error_code(&jerr) == json_error_out_of_memory || jerr.text[0] == '\0'))
+    /* Out of memory is not the line's fault: internal, not bad_json.
+     * jansson leaves no text for some of its allocation failures, and
+     * calls one while it reads a string a syntax error ("string or '}'
+     * expected"): only errno tells. */
+    if (r->root == NULL && (json_error_code(&jerr) == json_error_out_of_memory ||
+                            jerr.text[0] == '\0' || errno == ENOMEM))
         return cairn_rec_oom(e, "out of memory parsing the record");
     if (r->root == NULL)
         return cairn_rec_fail(e, CAIRN_CODE_BAD_JSON, "column %d: %s", jerr.column, jerr.text);
@@ -472,8 +475,10 @@ int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratc
         tally->unchecked++;
     tally->variant_err[r.plugin_index]++;
     if (cairn_render_head(out, line_no, &r.id, r.plugin) != 0 ||
-        cairn_render_error_tail(out, e.code, e.msg) != 0)
+        cairn_render_error_tail(out, e.code, e.msg) != 0) {
+        out->len = mark;
         rc = -ENOMEM;
+    }
 done:
     /* With the arena, dropping the whole tree is one reset, not a walk
      * over 50 000 nodes. */
