@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,9 @@
 
 #include "alloc_fail.h"
 #include "arena.h"
+#include "inflight.h"
 #include "log.h"
+#include "nameset.h"
 #include "prom_label.h"
 #include "util.h"
 
@@ -622,6 +625,115 @@ START_TEST(a_bad_journal_stream_is_ignored)
 }
 END_TEST
 
+/* ---- sets of names, work in flight -------------------------------------------------- */
+
+/* Against a plain array, through thousands of random adds, removes and
+ * lookups (so tombstones pile up and the table is rebuilt, growing or
+ * not): every answer agrees, and a merge holds exactly the union. */
+START_TEST(nameset_agrees_with_a_plain_list)
+{
+    enum {
+        NAMES = 300
+    };
+    struct cairn_nameset set = { 0 }, other = { 0 };
+    char names[NAMES][16];
+    int in[NAMES] = { 0 }, in_other[NAMES] = { 0 };
+    uint64_t x = 1140;
+    size_t i;
+    int op;
+
+    for (i = 0; i < NAMES; i++)
+        snprintf(names[i], sizeof(names[i]), "job-%zu.jsonl", i);
+    ck_assert_int_eq(cairn_nameset_has(&set, names[0]), 0); /* empty: no table yet */
+    ck_assert_int_eq(cairn_nameset_remove(&set, names[0]), 0);
+    for (op = 0; op < 20000; op++) {
+        size_t k;
+
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        k = (size_t)(x >> 8) % (op < 10000 ? NAMES : 40); /* then a few, many times */
+        switch (x % 3) {
+        case 0:
+            ck_assert_int_eq(cairn_nameset_add(&set, names[k]), in[k]);
+            in[k] = 1;
+            break;
+        case 1:
+            ck_assert_int_eq(cairn_nameset_remove(&set, names[k]), in[k]);
+            in[k] = 0;
+            break;
+        default: ck_assert_int_eq(cairn_nameset_has(&set, names[k]), in[k]);
+        }
+        if (op % 997 == 0) {
+            ck_assert_int_eq(cairn_nameset_add(&other, names[k]), in_other[k]);
+            in_other[k] = 1;
+        }
+    }
+    ck_assert_int_eq(cairn_nameset_merge(&other, &set), 0);
+    for (i = 0; i < NAMES; i++) {
+        ck_assert_int_eq(cairn_nameset_has(&set, names[i]), in[i]);
+        ck_assert_int_eq(cairn_nameset_has(&other, names[i]), in[i] || in_other[i]);
+    }
+    cairn_nameset_free(&set);
+    cairn_nameset_free(&other);
+    ck_assert_int_eq(cairn_nameset_has(&set, names[1]), 0);
+}
+END_TEST
+
+/* An add that cannot allocate says so and leaves the set as it was. */
+START_TEST(nameset_out_of_memory_loses_nothing)
+{
+    struct cairn_nameset set = { 0 }, into = { 0 };
+    char name[32];
+    size_t i, failed = 0;
+
+    for (i = 0; i < 100; i++) {
+        int rc;
+
+        snprintf(name, sizeof(name), "n%zu", i);
+        th_alloc_fail_at(1 + i % 2); /* the table's growth, or the copy */
+        rc = cairn_nameset_add(&set, name);
+        th_alloc_disarm();
+        ck_assert(rc == 0 || rc == -ENOMEM);
+        failed += rc != 0;
+        ck_assert_int_eq(cairn_nameset_has(&set, name), rc == 0);
+    }
+    ck_assert_uint_gt(failed, 0);
+    ck_assert_uint_eq(set.used, 100 - failed);
+    th_alloc_fail_at(1);
+    ck_assert_int_eq(cairn_nameset_merge(&into, &set), -ENOMEM);
+    th_alloc_disarm();
+    cairn_nameset_free(&into);
+    cairn_nameset_free(&set);
+}
+END_TEST
+
+static void *leave_later(void *arg)
+{
+    usleep(20 * 1000);
+    cairn_inflight_leave(arg);
+    return NULL;
+}
+
+/* wait() returns once nothing is in flight, or -ETIMEDOUT; NULL counts
+ * nothing. */
+START_TEST(inflight_wait_sees_the_count_drop)
+{
+    struct cairn_inflight f = { 0 };
+    pthread_t t;
+
+    cairn_inflight_enter(NULL);
+    cairn_inflight_leave(NULL);
+    ck_assert_int_eq(cairn_inflight_wait(NULL, 0), 0);
+    ck_assert_int_eq(cairn_inflight_wait(&f, 0), 0);
+    cairn_inflight_enter(&f);
+    ck_assert_int_eq(cairn_inflight_wait(&f, 5), -ETIMEDOUT);
+    ck_assert_int_eq(pthread_create(&t, NULL, leave_later, &f), 0);
+    ck_assert_int_eq(cairn_inflight_wait(&f, 10000), 0);
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+}
+END_TEST
+
 static Suite *lib_suite(void)
 {
     Suite *s = suite_create("lib");
@@ -641,6 +753,12 @@ static Suite *lib_suite(void)
     tc = tcase_create("files");
     tcase_add_test(tc, write_all_writes_everything_whatever_interrupts_it);
     tcase_add_test(tc, dir_each_lists_and_stops);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("sets");
+    tcase_add_test(tc, nameset_agrees_with_a_plain_list);
+    tcase_add_test(tc, nameset_out_of_memory_loses_nothing);
+    tcase_add_test(tc, inflight_wait_sees_the_count_drop);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("arena");

@@ -79,9 +79,11 @@ int cairn_nameset_add(struct cairn_nameset *s, const char *name)
     char *copy;
 
     /* Keep at most half the slots used, tombstones included, so probes
-     * stay short and always end at an empty slot. */
-    if ((s->filled + 1) * 2 > s->cap &&
-        rehash(s, s->used * 4 > s->cap ? (s->cap ? s->cap * 2 : 16) : (s->cap ? s->cap : 16)) != 0)
+     * stay short and always end at an empty slot: grow when live entries
+     * fill a quarter, else rebuild at the same size to drop tombstones. */
+    if ((s->filled + 1) * 2 > s->cap && rehash(s, s->cap == 0            ? 16
+                                                  : s->used * 4 > s->cap ? s->cap * 2
+                                                                         : s->cap) != 0)
         return -ENOMEM;
     i = probe(s, name, &found);
     if (found)
