@@ -1366,6 +1366,9 @@ START_TEST(test_code_names)
     ck_assert_str_eq(cairn_code_name(CAIRN_CODE_CONSTRAINT), "constraint");
     ck_assert_str_eq(cairn_code_name(CAIRN_CODE_TOO_LARGE), "too_large");
     ck_assert_str_eq(cairn_code_name(CAIRN_CODE_INTERNAL), "internal");
+    /* A code out of range names no code of its own. */
+    ck_assert_str_eq(cairn_code_name(CAIRN_CODE_COUNT), "internal");
+    ck_assert_str_eq(cairn_code_name((enum cairn_code) - 1), "internal");
 }
 END_TEST
 
@@ -1774,6 +1777,79 @@ END_TEST
 /* Tallies                                                             */
 /* ------------------------------------------------------------------ */
 
+/* Solve times land in the histogram's buckets by their upper bounds
+ * (le, inclusive), and past the last bound in the last. */
+START_TEST(test_solve_buckets_are_inclusive)
+{
+    ck_assert_uint_eq(cairn_solve_bucket(0), 0);
+    ck_assert_uint_eq(cairn_solve_bucket(1000), 0); /* 1 us: le 1e-6 */
+    ck_assert_uint_eq(cairn_solve_bucket(1001), 1);
+    ck_assert_uint_eq(cairn_solve_bucket(500000), 3);                           /* le 5e-4 */
+    ck_assert_uint_eq(cairn_solve_bucket(1000000000), CAIRN_SOLVE_BUCKETS - 2); /* le 1 */
+    ck_assert_uint_eq(cairn_solve_bucket(1000000001), CAIRN_SOLVE_BUCKETS - 1);
+    ck_assert_uint_eq(cairn_solve_bucket(UINT64_MAX), CAIRN_SOLVE_BUCKETS - 1);
+}
+END_TEST
+
+/* Tallies of jobs that began under different plugin sets (a SIGHUP in
+ * between) add what they share: the per-variant counts up to the shorter,
+ * the histograms only when their shapes agree; the totals always. */
+START_TEST(test_tallies_of_other_sizes_add_what_they_share)
+{
+    struct cairn_tally a, b;
+    size_t i;
+
+    ck_assert_int_eq(cairn_tally_init(&a, 1), 0); /* 2 variants: one, and "none" */
+    ck_assert_int_eq(cairn_tally_init(&b, 2), 0); /* 3 */
+    b.records = 7;
+    b.errors[CAIRN_CODE_INTERNAL] = 2;
+    for (i = 0; i < 3; i++) {
+        b.variant_ok[i] = 10 + i;
+        b.variant_hist[i * CAIRN_SOLVE_BUCKETS] = 1;
+    }
+    cairn_tally_add(&a, &b);
+    ck_assert_uint_eq(a.records, 7);
+    ck_assert_uint_eq(a.errors[CAIRN_CODE_INTERNAL], 2);
+    ck_assert_uint_eq(a.variant_ok[0], 10);
+    ck_assert_uint_eq(a.variant_ok[1], 11);
+    for (i = 0; i < 2 * CAIRN_SOLVE_BUCKETS; i++)
+        ck_assert_uint_eq(a.variant_hist[i], 0);
+    cairn_tally_add(&b, &a);
+    ck_assert_uint_eq(b.records, 14);
+    ck_assert_uint_eq(b.variant_ok[1], 22);
+    ck_assert_uint_eq(b.variant_ok[2], 12);
+    cairn_tally_add(&a, &a); /* the same shape: histograms too */
+    ck_assert_uint_eq(a.records, 14);
+    cairn_tally_reset(&b);
+    ck_assert_uint_eq(b.records, 0);
+    ck_assert_uint_eq(b.variant_ok[2], 0);
+    ck_assert_uint_eq(b.variant_hist[0], 0);
+    ck_assert_uint_eq(b.n_variants, 3);
+    cairn_tally_free(&a);
+    cairn_tally_free(&b);
+}
+END_TEST
+
+/* A tally that cannot have its arrays has none, and says -ENOMEM. */
+START_TEST(test_tally_out_of_memory)
+{
+    long n;
+
+    for (n = 1; n <= 4; n++) {
+        struct cairn_tally t;
+        int rc;
+
+        th_alloc_fail_at(n);
+        rc = cairn_tally_init(&t, 11);
+        ck_assert_int_eq(th_alloc_disarm(), 1);
+        ck_assert_int_eq(rc, -ENOMEM);
+        ck_assert_ptr_null(t.variant_ok);
+        ck_assert_ptr_null(t.variant_hist);
+        cairn_tally_free(&t); /* still safe */
+    }
+}
+END_TEST
+
 START_TEST(test_tally_counts_a_mix)
 {
     struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
@@ -1952,6 +2028,9 @@ static Suite *record_suite(void)
 
     tc = tcase_create("tally");
     tcase_add_test(tc, test_tally_counts_a_mix);
+    tcase_add_test(tc, test_solve_buckets_are_inclusive);
+    tcase_add_test(tc, test_tallies_of_other_sizes_add_what_they_share);
+    tcase_add_test(tc, test_tally_out_of_memory);
     tcase_add_test(tc, test_scratch_reused_across_sizes);
     suite_add_tcase(s, tc);
 
