@@ -29,6 +29,7 @@
 #include "log.h"
 #include "nameset.h"
 #include "prom_label.h"
+#include "tmpfile.h"
 #include "util.h"
 
 /* ---- JSON strings --------------------------------------------------------- */
@@ -734,6 +735,66 @@ START_TEST(inflight_wait_sees_the_count_drop)
 }
 END_TEST
 
+/* ---- temporaries -------------------------------------------------------------------- */
+
+/* A sweep takes a dead writer's temporary only when the name has exactly
+ * our shape and the file is a regular one: a near miss of the name
+ * (a producer's own file), a directory under our name, are left alone;
+ * a descriptor that is not a directory is an error.  A closed temporary
+ * cannot be committed, and discarding it again does nothing. */
+START_TEST(sweep_takes_only_our_shape)
+{
+    static const char ours[] = ".cairn.0123456789abcdef0123456789abcdef.r.tmp";
+    static const char *const near[] = {
+        ".cairn.0123456789abcdef0123456789abcdef.rr.tmp", /* length */
+        ".cairm.0123456789abcdef0123456789abcdef.r.tmp",  /* prefix */
+        ".cairn.0123456789abcdef0123456789abcdef.r.tmq",  /* suffix */
+        ".cairn.0123456789abcdef0123456789abcdefxr.tmp",  /* the dot */
+        ".cairn.0123456789ABCDEF0123456789abcdef.r.tmp",  /* upper case */
+        ".cairn.0123456789abcdeg0123456789abcdef.r.tmp",  /* not hex */
+    };
+    char dir[] = "/tmp/cairn-test-lib-XXXXXX";
+    struct cairn_tmpfile t;
+    int dfd, fd;
+    size_t i;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_ge(dfd = open(dir, O_RDONLY | O_DIRECTORY), 0);
+    ck_assert_int_ge(fd = openat(dfd, ours, O_CREAT | O_WRONLY, 0644), 0);
+    close(fd);
+    for (i = 0; i < sizeof(near) / sizeof(near[0]); i++) {
+        ck_assert_int_ge(fd = openat(dfd, near[i], O_CREAT | O_WRONLY, 0644), 0);
+        close(fd);
+    }
+    ck_assert_int_eq(mkdirat(dfd, ".cairn.ffffffffffffffffffffffffffffffff.d.tmp", 0755), 0);
+    ck_assert_int_eq(cairn_tmpfile_sweep(dfd), 1);
+    ck_assert_int_eq(faccessat(dfd, ours, F_OK, 0), -1);
+    for (i = 0; i < sizeof(near) / sizeof(near[0]); i++)
+        ck_assert_msg(faccessat(dfd, near[i], F_OK, 0) == 0, "%s was taken", near[i]);
+    ck_assert_int_eq(faccessat(dfd, ".cairn.ffffffffffffffffffffffffffffffff.d.tmp", F_OK, 0), 0);
+
+    ck_assert_int_eq(cairn_tmpfile_open(&t, dfd, 'r', 0644), 0);
+    ck_assert_int_eq(cairn_tmpfile_write_sync(&t, "x\n", 2), 0);
+    ck_assert_int_eq(cairn_tmpfile_commit(&t, "out.jsonl"), 0);
+    ck_assert_int_eq(t.fd, -1);
+    ck_assert_int_eq(cairn_tmpfile_commit(&t, "again.jsonl"), -EBADF);
+    cairn_tmpfile_discard(&t);
+    ck_assert_int_eq(faccessat(dfd, "out.jsonl", F_OK, 0), 0);
+    ck_assert_int_eq(cairn_tmpfile_create(&t, dfd, "out.jsonl", 0644), -EEXIST);
+
+    ck_assert_int_ge(fd = openat(dfd, "out.jsonl", O_RDONLY), 0);
+    ck_assert_int_eq(cairn_tmpfile_sweep(fd), -ENOTDIR);
+    close(fd);
+
+    for (i = 0; i < sizeof(near) / sizeof(near[0]); i++)
+        unlinkat(dfd, near[i], 0);
+    unlinkat(dfd, "out.jsonl", 0);
+    unlinkat(dfd, ".cairn.ffffffffffffffffffffffffffffffff.d.tmp", AT_REMOVEDIR);
+    close(dfd);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 static Suite *lib_suite(void)
 {
     Suite *s = suite_create("lib");
@@ -753,6 +814,7 @@ static Suite *lib_suite(void)
     tc = tcase_create("files");
     tcase_add_test(tc, write_all_writes_everything_whatever_interrupts_it);
     tcase_add_test(tc, dir_each_lists_and_stops);
+    tcase_add_test(tc, sweep_takes_only_our_shape);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("sets");
