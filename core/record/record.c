@@ -311,7 +311,7 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
                         struct cairn_tally *tally, struct cairn_rec_error *e)
 {
     const struct cairn_plugin *d = r->plugin->desc;
-    struct cairn_array arrays[8];
+    struct cairn_array arrays[CAIRN_FAST_MAX_INPUTS]; /* inputs.h counts on the bound */
     struct cairn_problem prob;
     struct cairn_result res;
     char msg[256] = "";
