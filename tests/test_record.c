@@ -1592,12 +1592,23 @@ START_TEST(test_out_of_memory_is_the_machines)
         "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":[\"L\"],"
         "\"analysis\":true}}",
         "[1,2]",
+        /* Results past a buffer's first 256 bytes: an answer's moves, and
+         * an error line's id.  The plain reader's only: jansson would meet
+         * a token past 15 bytes. */
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5,5,3,4,5,5,3,4,5,5,3,4,5,5,3,4,5,5,3,"
+        "4,5,5,3,4,5,5,3,4,5,5,3,4,5,5,3,4,5,5,3,4,5,5,3,4,6]},\"options\":{\"moves\":true}}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4]},\"id\":\"a-long-id-for-a-long-"
+        "line-0123456789-0123456789-0123456789-0123456789-0123456789-0123456789-0123456789-"
+        "0123456789-0123456789-0123456789-0123456789-0123456789-0123456789-0123456789-"
+        "0123456789-0123456789-0123456789-0123456789-0123456789-0123456789-0123456789-"
+        "0123456789-0123456789-0123456789-0123456789-0123456789-0123456789\"}",
     };
+    const size_t for_jansson = 4; /* the lines jansson may read while allocations fail */
     size_t i;
     int fast;
 
     for (fast = 0; fast < 2; fast++)
-        for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+        for (i = 0; i < (fast ? sizeof(lines) / sizeof(lines[0]) : for_jansson); i++) {
             struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
             struct cairn_scratch s0 = { 0 };
             struct cairn_buf want = { 0 };
