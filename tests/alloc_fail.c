@@ -7,6 +7,31 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
+
+#ifdef __SANITIZE_ADDRESS__
+/* ASan's malloc is the one to keep: memory from glibc's would be freed
+ * into it.  Nothing fails; th_alloc_can_fail() says so. */
+int th_alloc_can_fail(void)
+{
+    return 0;
+}
+
+void th_alloc_fail_at(long n)
+{
+    (void)n;
+}
+
+int th_alloc_disarm(void)
+{
+    return 0;
+}
+
+void *th_alloc_unfailing(size_t n)
+{
+    return malloc(n);
+}
+#else
 
 void *__libc_malloc(size_t n);
 void *__libc_calloc(size_t n, size_t size);
@@ -56,3 +81,9 @@ void *th_alloc_unfailing(size_t n)
 {
     return __libc_malloc(n);
 }
+
+int th_alloc_can_fail(void)
+{
+    return 1;
+}
+#endif

@@ -15,6 +15,10 @@
 
 #include <stddef.h>
 
+/* 0 in a sanitizer build: its runtime owns malloc, so nothing here can
+ * fail an allocation and the sweeps have nothing to sweep. */
+int th_alloc_can_fail(void);
+
 /* The nth allocation from now returns NULL (n >= 1); 0 turns it off. */
 void th_alloc_fail_at(long n);
 
