@@ -21,8 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rng.h"
+#include "alloc_fail.h"
+#include "analysis.h"
 #include "brute_analysis.h"
+#include "rng.h"
 #include "util.h"
 #include "cairn/plugin.h"
 
@@ -576,6 +578,449 @@ START_TEST(analysis_of_a_huge_root_is_bounded)
 }
 END_TEST
 
+/* Several records through one cairnd --filter: each gets the error line
+ * of its row. */
+struct error_case {
+    const char *record, *code, *message;
+};
+
+static void expect_errors(const struct error_case *c, size_t n)
+{
+    struct cairn_buf in = { 0 };
+    char *got, *line, want[1024];
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        ck_assert_int_eq(cairn_buf_printf(&in, "%s\n", c[i].record), 0);
+    ck_assert_int_eq(cairn_buf_append(&in, "", 1), 0);
+    got = filter(in.data);
+    for (i = 0, line = got; i < n; i++) {
+        char *nl = strchr(line, '\n');
+
+        ck_assert_msg(nl != NULL, "no line for %s", c[i].record);
+        *nl = '\0';
+        snprintf(want, sizeof(want),
+                 "\"status\":\"error\",\"error\":{\"code\":\"%s\",\"message\":\"%s\"}}", c[i].code,
+                 c[i].message);
+        ck_assert_msg(strstr(line, want) != NULL, "for %s\n got: %s\nwant: ...%s", c[i].record,
+                      line, want);
+        line = nl + 1;
+    }
+    free(got);
+    cairn_buf_free(&in);
+}
+
+/* Every shape options.play can get wrong, per kind of move. */
+START_TEST(play_of_the_wrong_shape_names_the_move_and_why)
+{
+#define SG(play) \
+    "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":" play "}}"
+#define SG3(play) \
+    "{\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3]},\"options\":{\"play\":" play "}}"
+#define SG6(play)                                                                              \
+    "{\"variant\":\"1686\",\"input\":{\"aliceValues\":[1,2],\"bobValues\":[3,1]},\"options\":" \
+    "{\"play\":" play "}}"
+#define SG5(play) \
+    "{\"variant\":\"1563\",\"input\":{\"stoneValue\":[1,2]},\"options\":{\"play\":" play "}}"
+#define SPLIT_SHAPE                                                                               \
+    "options.play[0]: expected {\\\"split\\\":K,\\\"keep\\\":\\\"L\\\"|\\\"R\\\"} (stone-game-v " \
+    "moves)"
+    static const struct error_case cases[] = {
+        { SG("[\"X\"]"), "invalid_input",
+          "options.play[0]: expected \\\"L\\\" or \\\"R\\\" (stone-game moves), got another "
+          "string" },
+        { SG("[\"L\",\"LR\"]"), "invalid_input",
+          "options.play[1]: expected \\\"L\\\" or \\\"R\\\" (stone-game moves), got another "
+          "string" },
+        { SG("[null]"), "invalid_input",
+          "options.play[0]: expected \\\"L\\\" or \\\"R\\\" (stone-game moves), got null" },
+        { SG3("[1.5]"), "invalid_input",
+          "options.play[0]: expected an integer (stone-game-iii moves), got a real number" },
+        { SG3("[-1]"), "invalid_input",
+          "options.play[0]: -1 is not a legal move: a count is never negative nor over "
+          "2147483647" },
+        { SG6("[3000000000]"), "invalid_input",
+          "options.play[0]: 3000000000 is not a legal move: a stone index is never negative nor "
+          "over 2147483647" },
+        { SG5("[\"L\"]"), "invalid_input", SPLIT_SHAPE },
+        { SG5("[{\"split\":1,\"keep\":\"L\",\"and\":1}]"), "invalid_input", SPLIT_SHAPE },
+        { SG5("[{\"split\":\"1\",\"keep\":\"L\"}]"), "invalid_input", SPLIT_SHAPE },
+        { SG5("[{\"keep\":\"L\",\"at\":1}]"), "invalid_input", SPLIT_SHAPE },
+        { SG5("[{\"split\":1,\"keep\":\"M\"}]"), "invalid_input", SPLIT_SHAPE },
+        { SG5("[{\"split\":1,\"keep\":1}]"), "invalid_input", SPLIT_SHAPE },
+        { SG5("[{\"split\":-1,\"keep\":\"L\"}]"), "invalid_input",
+          "options.play[0]: split -1 is not a legal move: no row has a stone there" },
+        { SG5("[{\"split\":1073741824,\"keep\":\"R\"}]"), "invalid_input",
+          "options.play[0]: split 1073741824 is not a legal move: no row has a stone there" },
+    };
+#undef SG
+#undef SG3
+#undef SG5
+#undef SG6
+#undef SPLIT_SHAPE
+
+    expect_errors(cases, sizeof(cases) / sizeof(cases[0]));
+}
+END_TEST
+
+/* ---- what the host makes of a plugin's analysis ---------------------------- */
+
+/* A plugin whose analyze() says what the test sets: the host's checks
+ * and rendering, apart from any real game. */
+static struct {
+    int rc;
+    const char *msg;
+    struct cairn_analysis a; /* n_moves, ply, mover, best, best_value, value, bad */
+    int64_t listed[4];       /* the values of moves 0.. (n_moves of them) */
+    size_t scratch, legal;   /* analysis_scratch_bytes, max_legal_moves */
+} g_fake;
+
+static int fake_analyze(const struct cairn_problem *prob, struct cairn_analysis *a, void *scratch,
+                        char *msg, size_t msg_len)
+{
+    (void)prob;
+    (void)scratch;
+    a->n_moves = g_fake.a.n_moves;
+    a->ply = a->moves != NULL ? a->n_line : g_fake.a.ply; /* an analysis is of the start */
+    a->mover = g_fake.a.mover;
+    a->best = g_fake.a.best;
+    a->best_value = g_fake.a.best_value;
+    a->value = g_fake.a.value;
+    a->bad = g_fake.a.bad;
+    for (size_t i = 0; a->moves != NULL && i < a->n_moves && i < a->moves_cap; i++) {
+        a->moves[i].move = (int32_t)i + 1;
+        a->moves[i].value = g_fake.listed[i];
+    }
+    if (g_fake.msg != NULL)
+        snprintf(msg, msg_len, "%s", g_fake.msg);
+    return g_fake.rc;
+}
+
+static size_t fake_scratch(const struct cairn_problem *prob, size_t n_line)
+{
+    (void)prob;
+    (void)n_line;
+    return g_fake.scratch;
+}
+
+static size_t fake_legal(const struct cairn_problem *prob)
+{
+    (void)prob;
+    return g_fake.legal;
+}
+
+static struct cairn_plugin fake_plugin(enum cairn_moves_kind moves, enum cairn_value_kind value)
+{
+    struct cairn_plugin d = {
+        .abi_major = 1,
+        .abi_minor = 2,
+        .name = "fake",
+        .moves_kind = moves,
+        .value_kind = value,
+        .max_legal_moves = fake_legal,
+        .analysis_scratch_bytes = fake_scratch,
+        .analyze = fake_analyze,
+    };
+
+    memset(&g_fake, 0, sizeof(g_fake));
+    g_fake.scratch = 64;
+    g_fake.legal = 4;
+    return d;
+}
+
+/* Renders options.analysis (when analysis) and options.play (moves; NULL
+ * for none) with d: 0 and *text the appended text, or -1 and *e.  No
+ * ck_assert: it runs with allocations failing. */
+static int render_json(const struct cairn_plugin *d, int analysis, const json_t *moves, char **text,
+                       struct cairn_rec_error *e)
+{
+    struct cairn_analysis_req req = { .want_analysis = analysis, .play = moves };
+    struct cairn_problem prob = { 0 };
+    struct cairn_scratch s = { 0 };
+    struct cairn_buf out = { 0 };
+    int rc;
+
+    memset(e, 0, sizeof(*e));
+    rc = cairn_analysis_render(d, &prob, &req, &s, &out, e);
+    *text = NULL;
+    if (rc == 0 && cairn_buf_append(&out, "", 1) != 0)
+        rc = cairn_rec_oom(e, "out of memory ending the text");
+    if (rc == 0)
+        *text = out.data;
+    else
+        cairn_buf_free(&out);
+    cairn_scratch_free(&s);
+    return rc;
+}
+
+/* render_json() of play as JSON text. */
+static int render(const struct cairn_plugin *d, int analysis, const char *play, char **text,
+                  struct cairn_rec_error *e)
+{
+    json_t *moves = play != NULL ? json_loads(play, 0, NULL) : NULL;
+    int rc;
+
+    ck_assert(play == NULL || moves != NULL);
+    rc = render_json(d, analysis, moves, text, e);
+    json_decref(moves);
+    return rc;
+}
+
+static void expect_fake_error(const struct cairn_plugin *d, int analysis, const char *play,
+                              enum cairn_code code, const char *message)
+{
+    struct cairn_rec_error e;
+    char *text;
+
+    ck_assert_msg(render(d, analysis, play, &text, &e) == -1, "rendered %s", text);
+    ck_assert_msg(e.code == code && strcmp(e.msg, message) == 0, "%s: got %s: %s, want %s: %s",
+                  play ? play : "analysis", cairn_code_name(e.code), e.msg, cairn_code_name(code),
+                  message);
+    ck_assert_int_eq(e.out_of_memory, 0);
+}
+
+static void expect_fake_text(const struct cairn_plugin *d, int analysis, const char *play,
+                             const char *want)
+{
+    struct cairn_rec_error e;
+    char *text;
+
+    ck_assert_msg(render(d, analysis, play, &text, &e) == 0, "%s: %s", play ? play : "", e.msg);
+    ck_assert_msg(strcmp(text, want) == 0, "\n got: %s\nwant: %s", text, want);
+    free(text);
+}
+
+/* What analyze() reports becomes the result code SPEC section 3 gives
+ * it, its message kept, or said for it when it left none. */
+START_TEST(plugin_statuses_become_result_codes)
+{
+    struct cairn_plugin d = fake_plugin(CAIRN_MOVES_COUNT, CAIRN_VALUE_MARGIN);
+
+    g_fake.rc = CAIRN_E_CONSTRAINT;
+    g_fake.msg = "n must be even";
+    expect_fake_error(&d, 1, NULL, CAIRN_CODE_CONSTRAINT, "fake: n must be even");
+    g_fake.rc = CAIRN_E_TOO_LARGE;
+    g_fake.msg = NULL;
+    expect_fake_error(&d, 0, "[1]", CAIRN_CODE_TOO_LARGE, "fake: analysis failed");
+    g_fake.rc = CAIRN_E_INTERNAL;
+    g_fake.msg = "a bug";
+    expect_fake_error(&d, 1, "[1]", CAIRN_CODE_INTERNAL, "fake: a bug");
+    g_fake.rc = 99; /* no status of the ABI */
+    expect_fake_error(&d, 0, "[1]", CAIRN_CODE_INTERNAL, "fake: a bug");
+    /* An illegal move names it, with the plugin's reason or a plain one. */
+    g_fake.rc = CAIRN_E_ILLEGAL;
+    g_fake.a.bad = 1;
+    g_fake.msg = NULL;
+    expect_fake_error(&d, 0, "[2,7]", CAIRN_CODE_INVALID_INPUT,
+                      "options.play[1]: 7 is not a legal move: the rules forbid it here");
+    g_fake.msg = "only 3 are left";
+    expect_fake_error(&d, 0, "[2,7]", CAIRN_CODE_INVALID_INPUT,
+                      "options.play[1]: 7 is not a legal move: only 3 are left");
+    /* ... but a move the line does not have is the plugin's bug. */
+    g_fake.a.bad = 2;
+    expect_fake_error(&d, 0, "[2,7]", CAIRN_CODE_INTERNAL, "fake: only 3 are left");
+    /* A moves kind the ABI does not have is refused, not guessed at. */
+    d.moves_kind = (enum cairn_moves_kind)99;
+    expect_fake_error(&d, 0, "[2]", CAIRN_CODE_INTERNAL, "plugin fake has an unknown moves kind");
+}
+END_TEST
+
+/* Numbers that contradict themselves are an internal error, never
+ * rendered. */
+START_TEST(impossible_analyses_are_internal_errors)
+{
+    static const char impossible[] = "fake returned an impossible analysis";
+    struct cairn_plugin d = fake_plugin(CAIRN_MOVES_COUNT, CAIRN_VALUE_MARGIN);
+
+    g_fake.a.ply = 2; /* past the line */
+    expect_fake_error(&d, 0, "[1]", CAIRN_CODE_INTERNAL, impossible);
+    g_fake.a.ply = 0;
+    g_fake.a.mover = CAIRN_WINNER_TIE; /* nobody's move */
+    expect_fake_error(&d, 0, "[1]", CAIRN_CODE_INTERNAL, impossible);
+    g_fake.a.mover = CAIRN_WINNER_ALICE;
+    g_fake.a.n_moves = 5; /* more than max_legal_moves */
+    expect_fake_error(&d, 1, NULL, CAIRN_CODE_INTERNAL, impossible);
+
+    /* A win/lose game: values are winners. */
+    d = fake_plugin(CAIRN_MOVES_COUNT, CAIRN_VALUE_WINNER);
+    g_fake.a.best_value = 3;
+    expect_fake_error(&d, 0, "[]", CAIRN_CODE_INTERNAL, impossible);
+    g_fake.a.best_value = -1;
+    expect_fake_error(&d, 0, "[]", CAIRN_CODE_INTERNAL, impossible);
+    g_fake.a.best_value = CAIRN_WINNER_ALICE;
+    g_fake.a.value = 3; /* the move played there */
+    expect_fake_error(&d, 0, "[1]", CAIRN_CODE_INTERNAL, impossible);
+    g_fake.a.value = CAIRN_WINNER_BOB;
+    g_fake.a.n_moves = 2;
+    g_fake.listed[1] = -2; /* a listed move */
+    expect_fake_error(&d, 1, NULL, CAIRN_CODE_INTERNAL, impossible);
+
+    /* Graded not optimal, with values that say it was. */
+    d = fake_plugin(CAIRN_MOVES_COUNT, CAIRN_VALUE_WINNER);
+    g_fake.a.best_value = g_fake.a.value = CAIRN_WINNER_BOB;
+    expect_fake_error(&d, 0, "[1]", CAIRN_CODE_INTERNAL,
+                      "fake graded options.play[0] not optimal with values that say otherwise");
+    g_fake.a.mover = CAIRN_WINNER_BOB; /* who won with that move */
+    expect_fake_error(&d, 0, "[1]", CAIRN_CODE_INTERNAL,
+                      "fake graded options.play[0] not optimal with values that say otherwise");
+    d = fake_plugin(CAIRN_MOVES_COUNT, CAIRN_VALUE_MARGIN);
+    g_fake.a.best_value = 4;
+    g_fake.a.value = 6; /* better for Alice than her best */
+    expect_fake_error(&d, 0, "[1]", CAIRN_CODE_INTERNAL,
+                      "fake graded options.play[0] not optimal with values that say otherwise");
+    /* A cost past 64 bits. */
+    g_fake.a.best_value = INT64_MAX;
+    g_fake.a.value = INT64_MIN;
+    expect_fake_error(&d, 0, "[1]", CAIRN_CODE_INTERNAL,
+                      "fake graded options.play[0] not optimal with values that say otherwise");
+    g_fake.a.mover = CAIRN_WINNER_BOB;
+    g_fake.a.best_value = INT64_MIN;
+    g_fake.a.value = INT64_MAX;
+    expect_fake_error(&d, 0, "[1]", CAIRN_CODE_INTERNAL,
+                      "fake graded options.play[0] not optimal with values that say otherwise");
+}
+END_TEST
+
+/* The cost is the mover's: a tie thrown away by Bob costs him half a
+ * point, a margin he lets rise costs what it rose. */
+START_TEST(grades_count_for_the_mover)
+{
+    struct cairn_plugin d = fake_plugin(CAIRN_MOVES_SIDE, CAIRN_VALUE_WINNER);
+
+    g_fake.a.ply = 1;
+    g_fake.a.mover = CAIRN_WINNER_BOB;
+    g_fake.a.best = 0;
+    g_fake.a.best_value = CAIRN_WINNER_BOB;
+    g_fake.a.value = CAIRN_WINNER_TIE;
+    expect_fake_text(&d, 0, "[\"L\",\"R\"]",
+                     ",\"play\":{\"optimal\":false,\"ply\":1,\"by\":\"Bob\",\"move\":\"R\","
+                     "\"value\":\"Tie\",\"best\":\"L\",\"best_value\":\"Bob\",\"cost\":0.5}");
+    g_fake.a.best_value = CAIRN_WINNER_TIE;
+    g_fake.a.value = CAIRN_WINNER_ALICE;
+    expect_fake_text(&d, 0, "[\"L\",\"R\"]",
+                     ",\"play\":{\"optimal\":false,\"ply\":1,\"by\":\"Bob\",\"move\":\"R\","
+                     "\"value\":\"Alice\",\"best\":\"L\",\"best_value\":\"Tie\",\"cost\":0.5}");
+    d = fake_plugin(CAIRN_MOVES_COUNT, CAIRN_VALUE_MARGIN);
+    g_fake.a.mover = CAIRN_WINNER_BOB;
+    g_fake.a.best = 2;
+    g_fake.a.best_value = -5;
+    g_fake.a.value = 3;
+    expect_fake_text(&d, 0, "[1]",
+                     ",\"play\":{\"optimal\":false,\"ply\":0,\"by\":\"Bob\",\"move\":1,"
+                     "\"value\":3,\"best\":2,\"best_value\":-5,\"cost\":8}");
+    /* Nothing to list, no scratch asked for, an empty line: all fine. */
+    g_fake.scratch = 0;
+    g_fake.legal = 0;
+    g_fake.a.best_value = 7;
+    expect_fake_text(&d, 1, "[]",
+                     ",\"analysis\":[],\"play\":{\"optimal\":true,\"plies\":0,\"value\":7}");
+}
+END_TEST
+
+/* A plugin without analyze() (ABI 1.0, 1.1, or left out) is named, with
+ * the option that needs it. */
+START_TEST(a_plugin_without_analysis_says_so)
+{
+    struct cairn_plugin d = fake_plugin(CAIRN_MOVES_COUNT, CAIRN_VALUE_NONE);
+    json_t *play = json_array();
+    struct cairn_analysis_req none = { 0 }, analysis = { 1, NULL }, both = { 1, play },
+                              only_play = { 0, play };
+    struct cairn_rec_error e;
+
+    d.analyze = NULL;
+    d.abi_minor = 1;
+    ck_assert_int_eq(cairn_analysis_offered(&d, &none, &e), 0);
+    ck_assert_int_eq(cairn_analysis_offered(&d, &analysis, &e), -1);
+    ck_assert_int_eq(e.code, CAIRN_CODE_BAD_RECORD);
+    ck_assert_str_eq(e.msg, "options.analysis: plugin fake offers no analysis (it speaks ABI 1.1; "
+                            "analysis needs 1.2 and a plugin that provides analyze())");
+    ck_assert_int_eq(cairn_analysis_offered(&d, &both, &e), -1);
+    ck_assert_msg(strncmp(e.msg, "options.analysis: ", 18) == 0, "%s", e.msg);
+    ck_assert_int_eq(cairn_analysis_offered(&d, &only_play, &e), -1);
+    ck_assert_msg(strncmp(e.msg, "options.play: plugin fake offers no analysis", 44) == 0, "%s",
+                  e.msg);
+    d = fake_plugin(CAIRN_MOVES_COUNT, CAIRN_VALUE_MARGIN);
+    ck_assert_int_eq(cairn_analysis_offered(&d, &both, &e), 0);
+    json_decref(play);
+}
+END_TEST
+
+/* Out of memory anywhere in an analysis is internal and counted apart
+ * (out_of_memory, so a daemon can run the job again), or not felt; an
+ * illegal move is still named, if need be as "the move". */
+START_TEST(out_of_memory_in_an_analysis_is_the_machines)
+{
+    if (!th_alloc_can_fail())
+        return; /* a sanitizer build: alloc_fail.h */
+
+    struct cairn_plugin d = fake_plugin(CAIRN_MOVES_SPLIT, CAIRN_VALUE_ALICE);
+    const char *play = "[{\"split\":1,\"keep\":\"L\"},{\"split\":2,\"keep\":\"R\"}]";
+    json_t *moves = json_loads(play, 0, NULL);
+    char *want, *text;
+    struct cairn_rec_error e;
+    long n;
+
+    /* Long enough that the result outgrows its first 256 bytes. */
+    g_fake.a.n_moves = 4;
+    g_fake.listed[0] = 3;
+    g_fake.listed[1] = 4;
+    g_fake.listed[2] = 2;
+    g_fake.listed[3] = 1;
+    g_fake.a.ply = 1;
+    g_fake.a.best = CAIRN_MOVE_SPLIT(2, 0);
+    g_fake.a.best_value = 4;
+    g_fake.a.value = 1;
+    ck_assert_int_eq(render(&d, 1, play, &want, &e), 0);
+    ck_assert_str_eq(want, ",\"analysis\":[{\"move\":{\"split\":0,\"keep\":\"R\"},\"value\":3},"
+                           "{\"move\":{\"split\":1,\"keep\":\"L\"},\"value\":4},"
+                           "{\"move\":{\"split\":1,\"keep\":\"R\"},\"value\":2},"
+                           "{\"move\":{\"split\":2,\"keep\":\"L\"},\"value\":1}],"
+                           "\"play\":{\"optimal\":false,\"ply\":1,\"by\":\"Alice\","
+                           "\"move\":{\"split\":2,\"keep\":\"R\"},\"value\":1,"
+                           "\"best\":{\"split\":2,\"keep\":\"L\"},\"best_value\":4,\"cost\":3}");
+    for (n = 1;; n++) {
+        int rc, fired;
+
+        th_alloc_fail_at(n);
+        rc = render_json(&d, 1, moves, &text, &e);
+        fired = th_alloc_disarm();
+        if (rc == 0)
+            ck_assert_msg(strcmp(text, want) == 0, "allocation %ld failing: %s", n, text);
+        else
+            ck_assert_msg(fired && e.code == CAIRN_CODE_INTERNAL && e.out_of_memory,
+                          "allocation %ld failing: %s: %s", n, cairn_code_name(e.code), e.msg);
+        free(text);
+        if (!fired)
+            break;
+    }
+    ck_assert_int_gt(n, 3);
+    free(want);
+
+    g_fake.rc = CAIRN_E_ILLEGAL;
+    g_fake.a.bad = 1;
+    for (n = 1;; n++) {
+        int rc, fired;
+
+        th_alloc_fail_at(n);
+        rc = render_json(&d, 0, moves, &text, &e);
+        fired = th_alloc_disarm();
+        ck_assert_int_eq(rc, -1);
+        if (e.code == CAIRN_CODE_INVALID_INPUT)
+            ck_assert_msg(strcmp(e.msg, "options.play[1]: {\"split\":2,\"keep\":\"R\"} is not a "
+                                        "legal move: the rules forbid it here") == 0 ||
+                              (fired && strcmp(e.msg, "options.play[1]: the move is not a legal "
+                                                      "move: the rules forbid it here") == 0),
+                          "allocation %ld failing: %s", n, e.msg);
+        else
+            ck_assert_msg(fired && e.code == CAIRN_CODE_INTERNAL && e.out_of_memory,
+                          "allocation %ld failing: %s: %s", n, cairn_code_name(e.code), e.msg);
+        if (!fired)
+            break;
+    }
+    json_decref(moves);
+}
+END_TEST
+
 static Suite *analysis_suite(void)
 {
     Suite *s = suite_create("analysis");
@@ -602,6 +1047,15 @@ static Suite *analysis_suite(void)
     tcase_add_test(tc, option_errors_name_the_key_and_why);
     tcase_add_test(tc, analysis_of_a_huge_root_is_bounded);
     tcase_add_test(tc, analysis_of_stone_game_viii_is_bounded_too);
+    tcase_add_test(tc, play_of_the_wrong_shape_names_the_move_and_why);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("host");
+    tcase_add_test(tc, plugin_statuses_become_result_codes);
+    tcase_add_test(tc, impossible_analyses_are_internal_errors);
+    tcase_add_test(tc, grades_count_for_the_mover);
+    tcase_add_test(tc, a_plugin_without_analysis_says_so);
+    tcase_add_test(tc, out_of_memory_in_an_analysis_is_the_machines);
     suite_add_tcase(s, tc);
     return s;
 }

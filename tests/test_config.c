@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "alloc_fail.h"
 #include "config.h"
 #include "harness.h"
 
@@ -299,6 +300,24 @@ static const struct {
     { "{\"metrics_labels\": {\"__name__\": \"a\"}}", "metrics_labels" },
     { "{\"metrics_labels\": {\"status\": \"a\"}}", "metrics_labels" },
     { "{\"metrics_labels\": {\"le\": \"a\"}}", "metrics_labels" },
+    { "{\"input_dir\": \"\"}", "input_dir" },
+    { "{\"metrics_file\": null}", "metrics_file" },
+    { "{\"plugin_dir\": 5}", "plugin_dir" },
+    { "{\"threads\": null}", "threads" },
+    { "{\"threads\": 1025}", "threads" },
+    { "{\"max_attempts\": 1001}", "max_attempts" },
+    { "{\"keep_inputs\": null}", "keep_inputs" },
+    { "{\"rescan_interval_s\": 1e10}", "rescan_interval_s" },
+    { "{\"rescan_interval_s\": true}", "rescan_interval_s" },
+    { "{\"rescan_interval_s\": null}", "rescan_interval_s" },
+    { "{\"limits\": null}", "limits" },
+    { "{\"umask\": 27}", "umask" },
+    { "{\"umask\": \"\"}", "umask" },
+    { "{\"umask\": \"0o27\"}", "umask" },
+    { "{\"umask\": \"-1\"}", "umask" },
+    { "{\"umask\": \"0028\"}", "umask" },
+    { "{\"umask\": \"1000\"}", "umask" },
+    { "{\"umask\": \"7777777777777777777777777\"}", "umask" },
 };
 
 /* plugin_dir takes a list (issue 12): a colon-separated string or an
@@ -946,6 +965,601 @@ START_TEST(cairnd_check_refuses_read_only_input)
 }
 END_TEST
 
+/* umask: an octal string, since JSON has none; null keeps the inherited
+ * one, and so does the default. */
+START_TEST(umask_loads_as_octal)
+{
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL;
+
+    ck_assert_int_eq(cfg.umask, -1);
+    ck_assert_int_eq(load_text(&cfg, "{\"umask\": \"0027\"}", &path, &err), 0);
+    ck_assert_int_eq(cfg.umask, 027);
+    free(path);
+    ck_assert_int_eq(load_text(&cfg, "{\"umask\": \"777\"}", &path, &err), 0);
+    ck_assert_int_eq(cfg.umask, 0777);
+    free(path);
+    ck_assert_int_eq(load_text(&cfg, "{\"umask\": \"0\"}", &path, &err), 0);
+    ck_assert_int_eq(cfg.umask, 0);
+    free(path);
+    ck_assert_int_eq(load_text(&cfg, "{\"umask\": null}", &path, &err), 0);
+    ck_assert_int_eq(cfg.umask, -1);
+    free(path);
+    ck_assert_int_eq(cairn_config_set(&cfg, "umask", "0077", &err), 0);
+    ck_assert_int_eq(cfg.umask, 077);
+    /* A bad one leaves the old one standing. */
+    ck_assert_int_eq(cairn_config_set(&cfg, "umask", "0800", &err), -EINVAL);
+    ck_assert_msg(strstr(err, "\"umask\"") != NULL && strstr(err, "octal") != NULL, "%s", err);
+    ck_assert_int_eq(cfg.umask, 077);
+    free(err);
+    cairn_config_free(&cfg);
+}
+END_TEST
+
+/* null unsets exactly the keys without a default; a key with one always
+ * has a value, so null there is a wrong type. */
+START_TEST(null_unsets_only_optional_keys)
+{
+    static const char *const optional[] = { "input_dir", "output_dir", "default_variant", "umask",
+                                            "metrics_labels" };
+    static const char *const required[] = {
+        "plugin_dir",         "threads",         "min_age_ms",
+        "rescan_interval_s",  "keep_inputs",     "max_line_bytes",
+        "max_attempts",       "metrics_file",    "metrics_interval_s",
+        "shutdown_timeout_s", "solve_timeout_s", "limits",
+        "log_level",
+    };
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL, *json;
+    size_t i;
+
+    ck_assert_int_eq(load_text(&cfg,
+                               "{\"input_dir\": \"/i\", \"output_dir\": \"/o\", "
+                               "\"default_variant\": \"877\", \"umask\": \"022\", "
+                               "\"metrics_labels\": {\"a\": \"b\"}}",
+                               &path, &err),
+                     0);
+    free(path);
+    for (i = 0; i < sizeof(optional) / sizeof(optional[0]); i++) {
+        json = th_xasprintf("{\"%s\": null}", optional[i]);
+        ck_assert_msg(load_text(&cfg, json, &path, &err) == 0, "%s: %s", json, err);
+        free(path);
+        free(json);
+    }
+    ck_assert_ptr_null(cfg.input_dir);
+    ck_assert_ptr_null(cfg.output_dir);
+    ck_assert_ptr_null(cfg.default_variant);
+    ck_assert_int_eq(cfg.umask, -1);
+    ck_assert_ptr_null(cfg.metrics_labels);
+    for (i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
+        char *quoted = th_xasprintf("\"%s\"", required[i]);
+
+        json = th_xasprintf("{\"%s\": null}", required[i]);
+        ck_assert_msg(load_text(&cfg, json, &path, &err) == -EINVAL, "%s accepted", json);
+        ck_assert_msg(strstr(err, quoted) != NULL && strstr(err, "expected") != NULL, "%s: %s",
+                      json, err);
+        free(err);
+        free(path);
+        free(json);
+        free(quoted);
+    }
+    ck_assert_ptr_nonnull(cfg.plugin_dir);
+    ck_assert_str_eq(cfg.metrics_file, "metrics.prom");
+    cairn_config_free(&cfg);
+}
+END_TEST
+
+/* The message says what is wrong, not only where: a range gives its
+ * bounds, a list what is empty, a label which one and why. */
+START_TEST(refusals_say_why)
+{
+    static const struct {
+        const char *json, *why;
+    } cases[] = {
+        { "{\"threads\": 1025}", "key \"threads\": out of range (allowed: 0..1024)" },
+        { "{\"max_line_bytes\": 63}",
+          "key \"max_line_bytes\": out of range (allowed: 64..1099511627776)" },
+        { "{\"plugin_dir\": []}",
+          "key \"plugin_dir\": an empty list names no directory (expected a directory" },
+        { "{\"plugin_dir\": \"/a::/b\"}",
+          "key \"plugin_dir\": an empty entry in the colon-separated list (expected" },
+        { "{\"metrics_labels\": {\"a\": \"\"}}",
+          "key \"metrics_labels\": label \"a\": expected a non-empty string" },
+        { "{\"metrics_labels\": 7}",
+          "key \"metrics_labels\": expected an object of label names to non-empty strings" },
+        { "{\"keep_inputs\": 1}", "key \"keep_inputs\": expected true or false" },
+        { "{\"rescan_interval_s\": -0.5}",
+          "key \"rescan_interval_s\": expected a non-negative number of seconds" },
+        { "{\"log_level\": \"loud\"}",
+          "key \"log_level\": expected \"error\", \"warning\", \"info\" or \"debug\"" },
+        { "{\"metrics_file\": \"a/b\"}", "key \"metrics_file\": expected a plain file name" },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct cairn_config cfg = defaults();
+        char *path, *err = NULL;
+
+        ck_assert_int_eq(load_text(&cfg, cases[i].json, &path, &err), -EINVAL);
+        ck_assert_msg(strstr(err, cases[i].why) != NULL, "%s: want \"%s\" in: %s", cases[i].json,
+                      cases[i].why, err);
+        free(err);
+        free(path);
+        cairn_config_free(&cfg);
+    }
+}
+END_TEST
+
+/* The bounds themselves are allowed. */
+START_TEST(bounds_are_inclusive)
+{
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL, *json, name[257];
+
+    ck_assert_int_eq(
+        load_text(&cfg,
+                  "{\"threads\": 1024, \"max_line_bytes\": 64, \"max_attempts\": 1000, "
+                  "\"min_age_ms\": 86400000, \"rescan_interval_s\": 1e9, "
+                  "\"solve_timeout_s\": 0}",
+                  &path, &err),
+        0);
+    ck_assert_uint_eq(cfg.threads, 1024);
+    ck_assert_uint_eq(cfg.max_line_bytes, 64);
+    ck_assert_uint_eq(cfg.max_attempts, 1000);
+    ck_assert_uint_eq(cfg.min_age_ms, 86400000);
+    ck_assert_double_eq(cfg.rescan_interval_s, 1e9);
+    ck_assert_double_eq(cfg.solve_timeout_s, 0);
+    free(path);
+    /* A file name is at most 255 bytes, as a directory entry is. */
+    memset(name, 'm', 255);
+    name[255] = '\0';
+    json = th_xasprintf("{\"metrics_file\": \"%s\"}", name);
+    ck_assert_int_eq(load_text(&cfg, json, &path, &err), 0);
+    ck_assert_str_eq(cfg.metrics_file, name);
+    free(path);
+    free(json);
+    name[255] = 'm';
+    name[256] = '\0';
+    json = th_xasprintf("{\"metrics_file\": \"%s\"}", name);
+    ck_assert_int_eq(load_text(&cfg, json, &path, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "\"metrics_file\"") != NULL && strstr(err, "255 bytes") != NULL, "%s",
+                  err);
+    ck_assert_uint_eq(strlen(cfg.metrics_file), 255);
+    free(err);
+    free(path);
+    free(json);
+    cairn_config_free(&cfg);
+}
+END_TEST
+
+/* A misspelt key is answered with the keys there are. */
+START_TEST(unknown_key_lists_the_known_ones)
+{
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL;
+
+    ck_assert_int_eq(load_text(&cfg, "{\"input_directory\": \"/in\"}", &path, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "(known keys: input_dir, output_dir, plugin_dir, threads,") != NULL,
+                  "%s", err);
+    ck_assert_msg(strstr(err, ", umask, metrics_labels)") != NULL, "%s", err);
+    free(err);
+    free(path);
+    cairn_config_free(&cfg);
+}
+END_TEST
+
+/* ---- the directories, checked in-process ------------------------------ */
+
+static int check_dirs(const char *in, const char *out, char **err)
+{
+    struct cairn_config cfg = defaults();
+    int rc;
+
+    ck_assert_int_eq(cairn_config_set(&cfg, "input_dir", in, err), 0);
+    ck_assert_int_eq(cairn_config_set(&cfg, "output_dir", out, err), 0);
+    rc = cairn_config_check_dirs(&cfg, err);
+    cairn_config_free(&cfg);
+    return rc;
+}
+
+/* Containment is by whole path components, after resolving: "in" does
+ * not hold "in-results", a relative or slash-ended path is the directory
+ * it names, and an output directory not yet made is judged by where it
+ * would be made. */
+START_TEST(check_dirs_compares_resolved_paths)
+{
+    char *top = th_make_dir_in(root_dir), *in = th_xasprintf("%s/in", top), *err = NULL;
+    char *sibling = th_xasprintf("%s/in-results", top);
+    char *inside_slash = th_xasprintf("%s/in/results/", top);
+
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    ck_assert_int_eq(check_dirs(in, sibling, &err), 0);
+    ck_assert_ptr_null(err);
+    ck_assert_int_eq(mkdir(sibling, 0755), 0);
+    ck_assert_int_eq(check_dirs(sibling, in, &err), 0);
+    ck_assert_int_eq(check_dirs(in, inside_slash, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "output_dir (") != NULL && strstr(err, "/in/results) lies inside") &&
+                      strstr(err, "input_dir (") != NULL,
+                  "%s", err);
+    free(err);
+    /* Relative to the working directory: "out" is in ".". */
+    ck_assert_int_eq(chdir(in), 0);
+    ck_assert_int_eq(check_dirs(in, "out", &err), -EINVAL);
+    ck_assert_msg(strstr(err, "lies inside") != NULL, "%s", err);
+    free(err);
+    ck_assert_int_eq(check_dirs(in, "../out/", &err), 0);
+    ck_assert_int_eq(check_dirs(".", top, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "input_dir (") == err && strstr(err, "lies inside output_dir"), "%s",
+                  err);
+    free(err);
+    ck_assert_int_eq(check_dirs("./", in, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "the same directory") != NULL, "%s", err);
+    free(err);
+    th_rm_tree(top);
+    free(inside_slash);
+    free(sibling);
+    free(in);
+    free(top);
+}
+END_TEST
+
+/* A path that cannot name a directory at all is refused with the
+ * system's reason, not taken for one to create. */
+START_TEST(check_dirs_names_the_system_reason)
+{
+    char *top = th_make_dir_in(root_dir), *file = th_xasprintf("%s/file", top);
+    char *under = th_xasprintf("%s/file/out", top), *err = NULL;
+
+    th_write_text(file, "not a directory\n");
+    ck_assert_int_eq(check_dirs(top, under, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "output_dir: ") == err && strstr(err, under) != NULL &&
+                      strstr(err, "Not a directory") != NULL,
+                  "%s", err);
+    free(err);
+    ck_assert_int_eq(check_dirs(under, top, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "input_dir: ") == err && strstr(err, "Not a directory") != NULL, "%s",
+                  err);
+    free(err);
+    th_rm_tree(top);
+    free(under);
+    free(file);
+    free(top);
+}
+END_TEST
+
+/* "/" holds every directory; an output directory made in "/" is named
+ * without a doubled slash. */
+START_TEST(check_dirs_at_the_root)
+{
+    char *top = th_make_dir_in(root_dir), *err = NULL;
+    char *absent = th_xasprintf("/cairn-test-config-absent-%ld", (long)getpid());
+    int rc;
+
+    rc = check_dirs("/", top, &err);
+    ck_assert_int_eq(rc, -EINVAL);
+    ck_assert_msg(strstr(err, "input_dir") != NULL, "%s", err);
+    if (geteuid() == 0) /* else "/" is not writable, which is the message */
+        ck_assert_msg(strstr(err, "lies inside input_dir (/)") != NULL, "%s", err);
+    free(err);
+    if (geteuid() == 0) {
+        char *want = th_xasprintf("output_dir (%s) lies inside input_dir (/)", absent);
+
+        ck_assert_int_eq(check_dirs("/", absent, &err), -EINVAL);
+        ck_assert_msg(strstr(err, want) == err, "want \"%s\" in: %s", want, err);
+        free(err);
+        free(want);
+    }
+    err = NULL;
+    rc = check_dirs(top, absent, &err);
+    if (geteuid() == 0) {
+        ck_assert_msg(rc == 0, "%s", err);
+    } else {
+        ck_assert_int_eq(rc, -EINVAL);
+        ck_assert_msg(strstr(err, "cannot be created in /:") != NULL, "%s", err);
+        free(err);
+    }
+    th_rm_tree(top);
+    free(absent);
+    free(top);
+}
+END_TEST
+
+/* Runs check_dirs with the real and effective user nobody: access(2)
+ * judges by the real one.  Root keeps its saved set-user-ID, to come back
+ * (gcov writes its counts at exit). */
+static int check_dirs_as_nobody(const char *in, const char *out, char **err)
+{
+    uid_t uid = getuid();
+    int rc;
+
+    if (uid == 0)
+        ck_assert_int_eq(setresuid(65534, 65534, 0), 0);
+    rc = check_dirs(in, out, err);
+    if (uid == 0)
+        ck_assert_int_eq(setresuid(0, 0, 0), 0);
+    return rc;
+}
+
+/* A directory the daemon cannot write is refused, saying what it would
+ * write there; one it would have to make, naming where. */
+START_TEST(check_dirs_refuses_what_it_cannot_write)
+{
+    char *top = th_make_dir_in(root_dir), *ro = th_xasprintf("%s/ro", top);
+    char *out = th_xasprintf("%s/out", ro), *rw = th_xasprintf("%s/rw", top), *err = NULL;
+
+    /* Others may pass through the test's directories, not write them. */
+    ck_assert_int_eq(chmod(root_dir, 0711), 0);
+    ck_assert_int_eq(mkdir(ro, 0555), 0);
+    ck_assert_int_eq(mkdir(rw, 0777), 0);
+    ck_assert_int_eq(chmod(rw, 0777), 0); /* whatever the umask */
+    ck_assert_int_eq(check_dirs_as_nobody(ro, rw, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "input_dir: ") == err &&
+                      strstr(err, "is not writable by this user") &&
+                      strstr(err, "claiming a job renames it into .cairn/active/"),
+                  "%s", err);
+    free(err);
+    ck_assert_int_eq(check_dirs_as_nobody(rw, ro, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "output_dir: ") == err &&
+                      strstr(err, "results, summaries and metrics are written there"),
+                  "%s", err);
+    free(err);
+    ck_assert_int_eq(check_dirs_as_nobody(rw, out, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "output_dir: ") == err &&
+                      strstr(err, "does not exist, and it cannot be created in") &&
+                      strstr(err, "Permission denied"),
+                  "%s", err);
+    free(err);
+    ck_assert_int_eq(check_dirs_as_nobody(rw, rw, &err), -EINVAL);
+    ck_assert_msg(strstr(err, "the same directory") != NULL, "%s", err);
+    free(err);
+    ck_assert_int_eq(chmod(root_dir, 0700), 0);
+    ck_assert_int_eq(chmod(ro, 0755), 0);
+    th_rm_tree(top);
+    free(rw);
+    free(out);
+    free(ro);
+    free(top);
+}
+END_TEST
+
+/* ---- out of memory ---------------------------------------------------- */
+
+typedef int (*config_op)(struct cairn_config *cfg, char **err, const void *arg);
+
+/* Runs op with the nth allocation failing, for n = 1, 2, ... until op
+ * makes no allocation that fails.  Out of memory is reported as such:
+ * -ENOMEM without a message (cairnd then says "out of memory"), or what
+ * op gives with memory to spare; never a message blaming the value.  A
+ * refusal still names want (the list of known keys may be left out).
+ * Without jansson_too, jansson's allocations never fail (alloc_fail.h). */
+static void sweep(const char *what, config_op op, const void *arg, int jansson_too, int want_rc,
+                  const char *want, void (*check)(const struct cairn_config *cfg))
+{
+    long n;
+
+    json_set_alloc_funcs(jansson_too ? malloc : th_alloc_unfailing, free);
+    for (n = 1;; n++) {
+        struct cairn_config cfg = defaults();
+        char *err = NULL;
+        int rc, fired;
+
+        th_alloc_fail_at(n);
+        rc = op(&cfg, &err, arg);
+        fired = th_alloc_disarm();
+        if (rc == -ENOMEM) {
+            ck_assert_msg(fired, "%s: -ENOMEM with memory to spare", what);
+            ck_assert_msg(err == NULL, "%s, allocation %ld failing: -ENOMEM, and: %s", what, n,
+                          err);
+        } else {
+            ck_assert_msg(rc == want_rc, "%s, allocation %ld failing: rc %d, not %d (%s)", what, n,
+                          rc, want_rc, err != NULL ? err : "no message");
+            if (rc != 0)
+                ck_assert_msg(err != NULL && strstr(err, want) != NULL,
+                              "%s, allocation %ld failing: \"%s\" not in: %s", what, n, want,
+                              err != NULL ? err : "(no message)");
+            else if (check != NULL)
+                check(&cfg);
+        }
+        free(err);
+        cairn_config_free(&cfg);
+        if (!fired)
+            break;
+    }
+    json_set_alloc_funcs(malloc, free);
+    ck_assert_int_gt(n, 1); /* something was allocated, so something was tried */
+}
+
+static int op_defaults(struct cairn_config *cfg, char **err, const void *arg)
+{
+    (void)err;
+    (void)arg;
+    cairn_config_free(cfg);
+    return cairn_config_defaults(cfg);
+}
+
+static void check_defaults(const struct cairn_config *cfg)
+{
+    ck_assert_str_eq(cfg->metrics_file, "metrics.prom");
+    ck_assert_ptr_nonnull(cfg->plugin_dir);
+    ck_assert_uint_eq(cfg->max_line_bytes, 16u * 1024u * 1024u);
+}
+
+static int op_load(struct cairn_config *cfg, char **err, const void *path)
+{
+    return cairn_config_load_file(cfg, path, err);
+}
+
+static void check_loaded(const struct cairn_config *cfg)
+{
+    ck_assert_str_eq(cfg->input_dir, "/srv/in");
+    ck_assert_str_eq(cfg->plugin_dir, "/a:/b");
+    ck_assert_str_eq(cfg->metrics_file, "n.prom");
+    ck_assert_str_eq(cfg->metrics_labels, "instance=\"n7\",rack=\"r2\"");
+    ck_assert_uint_eq(cfg->threads, 4);
+    ck_assert_int_eq(cfg->umask, 027);
+}
+
+struct set_arg {
+    const char *key, *value;
+};
+
+static int op_set(struct cairn_config *cfg, char **err, const void *arg)
+{
+    const struct set_arg *a = arg;
+
+    return cairn_config_set(cfg, a->key, a->value, err);
+}
+
+static void check_set(const struct cairn_config *cfg)
+{
+    ck_assert_str_eq(cfg->plugin_dir, "/x:/y");
+}
+
+static void check_set_labels(const struct cairn_config *cfg)
+{
+    ck_assert_str_eq(cfg->metrics_labels, "job=\"cairn\"");
+}
+
+static int op_copy(struct cairn_config *cfg, char **err, const void *arg)
+{
+    struct cairn_config src, dst;
+    int rc;
+
+    (void)arg;
+    if ((rc = cairn_config_defaults(&src)) != 0)
+        return rc;
+    if ((rc = cairn_config_set(&src, "input_dir", "/in", err)) == 0 &&
+        (rc = cairn_config_set(&src, "default_variant", "877", err)) == 0 &&
+        (rc = cairn_config_set(&src, "metrics_labels", "{\"a\":\"b\"}", err)) == 0 &&
+        (rc = cairn_config_copy(&dst, &src)) == 0) {
+        cairn_config_free(cfg);
+        *cfg = dst;
+    }
+    cairn_config_free(&src);
+    return rc;
+}
+
+static void check_copy(const struct cairn_config *cfg)
+{
+    ck_assert_str_eq(cfg->input_dir, "/in");
+    ck_assert_str_eq(cfg->default_variant, "877");
+    ck_assert_str_eq(cfg->metrics_labels, "a=\"b\"");
+    ck_assert_str_eq(cfg->metrics_file, "metrics.prom");
+}
+
+struct dirs_arg {
+    const char *in, *out;
+};
+
+static int op_check_dirs(struct cairn_config *cfg, char **err, const void *arg)
+{
+    const struct dirs_arg *a = arg;
+    int rc;
+
+    if ((rc = cairn_config_set(cfg, "input_dir", a->in, err)) != 0 ||
+        (rc = cairn_config_set(cfg, "output_dir", a->out, err)) != 0)
+        return rc;
+    return cairn_config_check_dirs(cfg, err);
+}
+
+static int op_check_dirs_as_nobody(struct cairn_config *cfg, char **err, const void *arg)
+{
+    uid_t uid = getuid();
+    int rc;
+
+    /* No ck_assert while armed: Check allocates for each. */
+    if (uid == 0 && setresuid(65534, 65534, 0) != 0)
+        return -EPERM;
+    rc = op_check_dirs(cfg, err, arg);
+    if (uid == 0 && setresuid(0, 0, 0) != 0)
+        abort();
+    return rc;
+}
+
+START_TEST(out_of_memory_is_never_blamed_on_the_configuration)
+{
+    if (!th_alloc_can_fail())
+        return; /* a sanitizer build: alloc_fail.h */
+
+    char *good = write_file("good.json", "{\"input_dir\": \"/srv/in\", \"plugin_dir\": [\"/a\", "
+                                         "\"/b\"], \"metrics_file\": \"n.prom\", \"threads\": 4, "
+                                         "\"umask\": \"027\", \"metrics_labels\": "
+                                         "{\"instance\": \"n7\", \"rack\": \"r2\"}}");
+    char *unknown = write_file("unknown.json", "{\"threads\": 4, \"thread\": 4}");
+    char *label = write_file("label.json", "{\"metrics_labels\": {\"a\": \"1\", \"le\": \"2\"}}");
+    char *top = th_make_dir_in(root_dir), *in = th_xasprintf("%s/in", top);
+    char *out = th_xasprintf("%s/out", top), *inside = th_xasprintf("%s/in/out", top);
+    const struct set_arg dirs = { "plugin_dir", "/x:/y" },
+                         labels = { "metrics_labels", "{\"job\":\"cairn\"}" };
+    const struct set_arg many = { "threads", "many" }, empty = { "plugin_dir", "/x::/y" };
+    const struct set_arg bad_label = { "metrics_labels", "{\"le\":\"1\"}" };
+    const struct set_arg nokey = { "thread", "4" };
+    const struct dirs_arg apart = { in, out }, nested = { in, inside };
+    char *missing = th_xasprintf("%s/missing", top), *deep = th_xasprintf("%s/no/such/out", top);
+    char *file = th_xasprintf("%s/file", top), *linked = th_xasprintf("%s/linked", top);
+    char *state = th_xasprintf("%s/linked/.cairn", top), *ro = th_xasprintf("%s/ro", top);
+    const struct dirs_arg no_in = { missing, out }, no_parent = { in, deep },
+                          a_file = { file, out };
+    const struct dirs_arg a_link = { linked, out }, same = { in, in }, read_only = { ro, out };
+    const struct set_arg range = { "threads", "1025" }, a_bool = { "keep_inputs", "1" };
+    char *absent = th_xasprintf("%s/absent.json", top);
+    char *syntax = write_file("syntax.json", "{\"threads\": 4,\n oops: 1}");
+    char *array = write_file("array.json", "[1, 2]");
+
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    ck_assert_int_eq(mkdir(linked, 0755), 0);
+    ck_assert_int_eq(symlink(in, state), 0);
+    ck_assert_int_eq(mkdir(ro, 0555), 0);
+    th_write_text(file, "not a directory\n");
+    ck_assert_int_eq(chmod(root_dir, 0711), 0);
+    sweep("defaults", op_defaults, NULL, 1, 0, NULL, check_defaults);
+    sweep("a good file", op_load, good, 0, 0, NULL, check_loaded);
+    sweep("an unknown key", op_load, unknown, 1, -EINVAL, "unknown key \"thread\"", NULL);
+    sweep("a bad label", op_load, label, 0, -EINVAL, "label \"le\"", NULL);
+    sweep("set plugin_dir", op_set, &dirs, 1, 0, NULL, check_set);
+    sweep("set metrics_labels", op_set, &labels, 1, 0, NULL, check_set_labels);
+    sweep("set threads=many", op_set, &many, 1, -EINVAL, "threads", NULL);
+    sweep("set plugin_dir=/x::/y", op_set, &empty, 1, -EINVAL, "empty entry", NULL);
+    sweep("set a bad label", op_set, &bad_label, 1, -EINVAL, "label \"le\"", NULL);
+    sweep("set an unknown key", op_set, &nokey, 1, -EINVAL, "\"thread\"", NULL);
+    sweep("copy", op_copy, NULL, 0, 0, NULL, check_copy);
+    sweep("dirs apart", op_check_dirs, &apart, 0, 0, NULL, NULL);
+    sweep("dirs nested", op_check_dirs, &nested, 0, -EINVAL, "lies inside", NULL);
+    sweep("set threads=1025", op_set, &range, 1, -EINVAL, "out of range", NULL);
+    sweep("set keep_inputs=1", op_set, &a_bool, 1, -EINVAL, "true or false", NULL);
+    sweep("a missing file", op_load, absent, 1, -EINVAL, "absent.json", NULL);
+    sweep("a syntax error", op_load, syntax, 1, -EINVAL, "syntax.json:2:", NULL);
+    sweep("an array", op_load, array, 1, -EINVAL, "must be a JSON object", NULL);
+    sweep("input_dir missing", op_check_dirs, &no_in, 0, -EINVAL, "No such file", NULL);
+    sweep("output_dir's parent missing", op_check_dirs, &no_parent, 0, -EINVAL,
+          "cannot be created in", NULL);
+    sweep("input_dir a file", op_check_dirs, &a_file, 0, -EINVAL, "is not a directory", NULL);
+    sweep(".cairn a link", op_check_dirs, &a_link, 0, -EINVAL, "symbolic link", NULL);
+    sweep("the same dirs", op_check_dirs, &same, 0, -EINVAL, "the same directory", NULL);
+    sweep("input_dir read-only", op_check_dirs_as_nobody, &read_only, 0, -EINVAL, "not writable",
+          NULL);
+    ck_assert_int_eq(chmod(root_dir, 0700), 0);
+    ck_assert_int_eq(chmod(ro, 0755), 0);
+    free(array);
+    free(syntax);
+    free(absent);
+    free(ro);
+    free(state);
+    free(linked);
+    free(file);
+    free(deep);
+    free(missing);
+    th_rm_tree(top);
+    free(inside);
+    free(out);
+    free(in);
+    free(top);
+    free(label);
+    free(unknown);
+    free(good);
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -993,6 +1607,18 @@ static Suite *config_suite(void)
     CASE("metrics_labels load as escaped label text", metrics_labels_load);
     CASE("a bad metrics label is named with its rule", metrics_labels_name_the_bad_label);
     CASE("cairnd puts metrics_labels on every series", cairnd_writes_metrics_labels);
+    CASE("umask loads as an octal string", umask_loads_as_octal);
+    CASE("null unsets exactly the keys without a default", null_unsets_only_optional_keys);
+    CASE("a refusal says why", refusals_say_why);
+    CASE("the bounds themselves are allowed", bounds_are_inclusive);
+    CASE("an unknown key is answered with the known ones", unknown_key_lists_the_known_ones);
+    CASE("directories are compared as resolved paths", check_dirs_compares_resolved_paths);
+    CASE("directories at the root", check_dirs_at_the_root);
+    CASE("a path that names no directory gets the system's reason",
+         check_dirs_names_the_system_reason);
+    CASE("a directory the daemon cannot write is refused", check_dirs_refuses_what_it_cannot_write);
+    CASE("out of memory is never blamed on the configuration",
+         out_of_memory_is_never_blamed_on_the_configuration);
 #undef CASE
     return s;
 }

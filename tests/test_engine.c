@@ -1195,6 +1195,19 @@ START_TEST(test_batchsize_follows_measured_cost)
     cairn_batchsize_init(&z);
     cairn_batchsize_observe(&z, 0, 5);
     ck_assert(cairn_batchsize_full(&z, 1, 1));
+
+    /* A byte that takes more than a quantum: every line is a batch, but
+     * a batch is never cut before its first byte. */
+    cairn_batchsize_init(&z);
+    cairn_batchsize_observe(&z, 1, 10u * CAIRN_BATCH_WORK_NS);
+    ck_assert(!cairn_batchsize_full(&z, 1, 0));
+    ck_assert(cairn_batchsize_full(&z, 1, 1));
+    /* A quantum's bytes past what a size_t holds: only the line limit. */
+    cairn_batchsize_init(&z);
+    cairn_batchsize_observe(&z, SIZE_MAX / 2, 1);
+    ck_assert(!cairn_batchsize_full(&z, 1, SIZE_MAX - 1));
+    ck_assert(cairn_batchsize_full(&z, 1, SIZE_MAX));
+    ck_assert(cairn_batchsize_full(&z, CAIRN_BATCH_MAX_LINES, 0));
 }
 END_TEST
 

@@ -251,6 +251,48 @@ END_TEST
  * by whatever may follow one (or the end of the array near the end of the
  * line): the reader takes up to eight digits at once, and a number must
  * read the same whichever way its digits were taken. */
+/* A line cut anywhere, and the same keys given twice: the plain reader
+ * must hand each to jansson (or end the same way), never read past the
+ * cut nor take the second value. */
+START_TEST(cut_lines_and_repeated_keys_agree)
+{
+    static const char *const whole[] = {
+        " {\t\"variant\" :\r\"877\", \"input\":{\"piles\":[5, -3,4 ,05]},\"id\":-12,"
+        "\"expected\":true,\"options\":{\"limits\":\"extended\",\"moves\":false}} ",
+        "{\"variant\":\"stone-game-iv\",\"input\":{\"n\":-7}}\n", /* whitespace, to jansson */
+        "{\"variant\":\"1686\",\"input\":{\"aliceValues\":[1,2],\"bobValues\":[3,1]}}",
+    };
+    static const char *const twice[] = {
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"limits\":"
+        "\"official\",\"limits\":\"extended\"}}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"expected\":true,"
+        "\"expected\":false}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{},\"options\":{}}",
+        "{\"variant\":\"877\",\"input\":{\"a\":[1],\"b\":[1],\"c\":[1],\"d\":[1],\"e\":[1],"
+        "\"f\":[1],\"g\":[1],\"h\":[1],\"i\":[1]}}",
+    };
+    size_t i, n;
+
+    for (i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
+        for (n = 0; n <= strlen(whole[i]); n++)
+            compare(whole[i], n);
+    for (i = 0; i < sizeof(twice) / sizeof(twice[0]); i++)
+        compare(twice[i], strlen(twice[i]));
+    /* More values than the reader's first buffer holds. */
+    {
+        struct cairn_buf b = { 0 };
+
+        ck_assert_int_eq(cairn_buf_puts(&b, "{\"variant\":\"1406\",\"input\":{\"stoneValue\":[1"),
+                         0);
+        for (i = 1; i < 1500; i++)
+            ck_assert_int_eq(cairn_buf_puts(&b, ",-2"), 0);
+        ck_assert_int_eq(cairn_buf_puts(&b, "]}}"), 0);
+        compare(b.data, b.len);
+        cairn_buf_free(&b);
+    }
+}
+END_TEST
+
 START_TEST(integers_of_every_length_agree)
 {
     static const char *const after[] = { "", ",7", ".5", "e3", "x", " ", "0" };
@@ -409,6 +451,7 @@ int main(void)
     tcase_add_test(tc, random_mutations_agree);
     tcase_add_test(tc, integers_of_every_length_agree);
     tcase_add_test(tc, int_arrays_of_every_shape_agree);
+    tcase_add_test(tc, cut_lines_and_repeated_keys_agree);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);

@@ -7,6 +7,7 @@
  * a test fails on a missing or extra key as well as on a wrong value.
  */
 #include <check.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdarg.h>
@@ -14,7 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "alloc_fail.h"
+#include "jsontext.h"
 #include "plugin_loader.h"
 #include "record.h"
 #include "util.h"
@@ -1361,12 +1366,506 @@ START_TEST(test_code_names)
     ck_assert_str_eq(cairn_code_name(CAIRN_CODE_CONSTRAINT), "constraint");
     ck_assert_str_eq(cairn_code_name(CAIRN_CODE_TOO_LARGE), "too_large");
     ck_assert_str_eq(cairn_code_name(CAIRN_CODE_INTERNAL), "internal");
+    /* A code out of range names no code of its own. */
+    ck_assert_str_eq(cairn_code_name(CAIRN_CODE_COUNT), "internal");
+    ck_assert_str_eq(cairn_code_name((enum cairn_code) - 1), "internal");
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* A plugin that fails as the test says: the host's side of the ABI     */
+/* ------------------------------------------------------------------ */
+
+static struct {
+    int check_rc, solve_rc;
+    const char *check_msg, *solve_msg; /* NULL: leave msg empty */
+    int64_t answer;
+    size_t n_moves, max_moves, scratch;
+} g_script;
+
+static int scripted_check(const struct cairn_problem *p, char *msg, size_t len)
+{
+    (void)p;
+    if (g_script.check_msg != NULL)
+        snprintf(msg, len, "%s", g_script.check_msg);
+    return g_script.check_rc;
+}
+
+static size_t scripted_scratch(const struct cairn_problem *p)
+{
+    (void)p;
+    return g_script.scratch;
+}
+
+static size_t scripted_max_moves(const struct cairn_problem *p)
+{
+    (void)p;
+    return g_script.max_moves;
+}
+
+static int scripted_solve(const struct cairn_problem *p, struct cairn_result *r, void *scratch,
+                          char *msg, size_t len)
+{
+    (void)p;
+    (void)scratch;
+    r->answer = g_script.answer;
+    r->alice = 2;
+    r->bob = 1;
+    r->n_moves = g_script.n_moves;
+    for (size_t i = 0; i < r->n_moves && i < r->moves_cap; i++)
+        r->moves[i] = 1;
+    if (g_script.solve_msg != NULL)
+        snprintf(msg, len, "%s", g_script.solve_msg);
+    return g_script.solve_rc;
+}
+
+#define SCRIPTED_V                                  \
+    {                                               \
+        "v", CAIRN_INPUT_INT_ARRAY, { 1, 4, 0, 9 }, \
+        {                                           \
+            1, 8, 0, 99                             \
+        }                                           \
+    }
+/* One input; nine for a plugin that declares more than the host holds. */
+static const struct cairn_input_decl scripted_inputs[9] = {
+    SCRIPTED_V, SCRIPTED_V, SCRIPTED_V, SCRIPTED_V, SCRIPTED_V,
+    SCRIPTED_V, SCRIPTED_V, SCRIPTED_V, SCRIPTED_V,
+};
+#undef SCRIPTED_V
+
+static const char *error_message(const json_t *j)
+{
+    const char *m = json_string_value(json_object_get(json_object_get(j, "error"), "message"));
+
+    ck_assert_msg(m != NULL, "no error message: %s", g_out);
+    return m;
+}
+
+/* Records for the scripted plugin, answered through a registry put
+ * together by hand. */
+static json_t *run_scripted(const struct cairn_plugin *d, const char *line)
+{
+    struct cairn_plugin_handle h = { .desc = d, .path = (char *)"scripted.so" };
+    struct cairn_registry reg = { .plugins = &h, .n_plugins = 1 };
+    struct cairn_record_ctx c = { .reg = &reg, .default_limits = CAIRN_LIMITS_OFFICIAL };
+
+    return run_ctx(&c, 1, line, strlen(line), NULL);
+}
+
+static struct cairn_plugin scripted(enum cairn_answer_kind answer)
+{
+    struct cairn_plugin d = {
+        .abi_major = 1,
+        .abi_minor = 2,
+        .struct_size = sizeof(struct cairn_plugin),
+        .name = "scripted",
+        .version = "0",
+        .inputs = scripted_inputs,
+        .n_inputs = 1,
+        .answer_kind = answer,
+        .moves_kind = CAIRN_MOVES_COUNT,
+        .check = scripted_check,
+        .scratch_bytes = scripted_scratch,
+        .max_moves = scripted_max_moves,
+        .solve = scripted_solve,
+        .totals = CAIRN_TOTALS_ALL,
+    };
+
+    memset(&g_script, 0, sizeof(g_script));
+    return d;
+}
+
+/* check() and solve() statuses become SPEC's codes; the plugin's message
+ * is kept, and said for it when it left none; a failure that is the
+ * plugin's own names it. */
+START_TEST(test_plugin_statuses_become_codes)
+{
+    static const char rec[] = "{\"variant\":\"scripted\",\"input\":{\"v\":[1,2]}}";
+    struct cairn_plugin d = scripted(CAIRN_ANSWER_INT);
+    json_t *j;
+
+    g_script.check_rc = CAIRN_E_CONSTRAINT;
+    j = run_scripted(&d, rec);
+    expect_error(j, "constraint", "input breaks a rule of the game", NULL);
+    json_decref(j);
+    g_script.check_msg = "v must sum to an odd number";
+    g_script.check_rc = CAIRN_E_TOO_LARGE;
+    j = run_scripted(&d, rec);
+    expect_error(j, "too_large", "v must sum to an odd number", NULL);
+    ck_assert_str_eq(error_message(j), "v must sum to an odd number");
+    json_decref(j);
+    g_script.check_rc = CAIRN_E_INTERNAL;
+    j = run_scripted(&d, rec);
+    ck_assert_str_eq(error_message(j), "scripted: v must sum to an odd number");
+    expect_error(j, "internal", NULL);
+    json_decref(j);
+    g_script.check_msg = NULL;
+    g_script.check_rc = 77; /* no status of the ABI */
+    j = run_scripted(&d, rec);
+    expect_error(j, "internal", NULL);
+    ck_assert_str_eq(error_message(j), "scripted: check failed");
+    json_decref(j);
+
+    g_script.check_rc = CAIRN_OK;
+    g_script.solve_rc = CAIRN_E_CONSTRAINT;
+    g_script.solve_msg = "no two equal values";
+    j = run_scripted(&d, rec);
+    expect_error(j, "constraint", NULL);
+    ck_assert_str_eq(error_message(j), "scripted: no two equal values");
+    json_decref(j);
+    g_script.solve_rc = CAIRN_E_INTERNAL;
+    g_script.solve_msg = NULL;
+    j = run_scripted(&d, rec);
+    expect_error(j, "internal", NULL);
+    ck_assert_str_eq(error_message(j), "scripted: solver failed");
+    json_decref(j);
+
+    /* No check() at all, no scratch asked for: solved. */
+    d.check = NULL;
+    g_script.solve_rc = CAIRN_OK;
+    g_script.answer = 12;
+    j = run_scripted(&d, rec);
+    expect_json(j,
+                "{\"line\":1,\"variant\":\"scripted\",\"status\":\"ok\",\"answer\":12,"
+                "\"alice\":2,\"bob\":1,\"margin\":1}",
+                "the result");
+    json_decref(j);
+}
+END_TEST
+
+/* What solve() returns is checked before it is rendered. */
+START_TEST(test_impossible_results_are_internal)
+{
+    struct cairn_plugin d = scripted(CAIRN_ANSWER_WINNER);
+    json_t *j;
+
+    g_script.answer = 3;
+    j = run_scripted(&d, "{\"variant\":\"scripted\",\"input\":{\"v\":[1]}}");
+    expect_error(j, "internal", NULL);
+    ck_assert_str_eq(error_message(j), "scripted returned an unknown winner");
+    json_decref(j);
+    g_script.answer = -1;
+    j = run_scripted(&d, "{\"variant\":\"scripted\",\"input\":{\"v\":[1]}}");
+    ck_assert_str_eq(error_message(j), "scripted returned an unknown winner");
+    json_decref(j);
+
+    g_script.answer = CAIRN_WINNER_TIE;
+    g_script.max_moves = 2;
+    g_script.n_moves = 3;
+    j = run_scripted(
+        &d, "{\"variant\":\"scripted\",\"input\":{\"v\":[1]},\"options\":{\"moves\":true}}");
+    expect_error(j, "internal", NULL);
+    ck_assert_str_eq(error_message(j), "scripted overran its moves buffer");
+    json_decref(j);
+    /* A game over before it starts: no moves, and none room for. */
+    g_script.max_moves = 0;
+    g_script.n_moves = 0;
+    j = run_scripted(
+        &d, "{\"variant\":\"scripted\",\"input\":{\"v\":[1]},\"options\":{\"moves\":true}}");
+    expect_json(j,
+                "{\"line\":1,\"variant\":\"scripted\",\"status\":\"ok\",\"answer\":\"Tie\","
+                "\"alice\":2,\"bob\":1,\"margin\":1,\"moves\":[]}",
+                "the result");
+    json_decref(j);
+
+    /* More inputs than the host has room for is the plugin's fault. */
+    d = scripted(CAIRN_ANSWER_INT);
+    d.n_inputs = 9;
+    j = run_scripted(&d, "{\"variant\":\"scripted\",\"input\":{\"v\":[1]}}");
+    expect_error(j, "internal", NULL);
+    ck_assert_str_eq(error_message(j), "plugin scripted declares too many inputs");
+    json_decref(j);
+}
+END_TEST
+
+/* Out of memory anywhere in a record gives the line it would have had,
+ * or an internal error line counted as memory (a daemon runs such a job
+ * again), or -ENOMEM with nothing half-written when even that line
+ * cannot be; never an error blamed on the record.  Tokens stay short:
+ * jansson's lexer is not safe past 15 bytes (alloc_fail.h). */
+START_TEST(test_out_of_memory_is_the_machines)
+{
+    if (!th_alloc_can_fail())
+        return; /* a sanitizer build: alloc_fail.h */
+
+    static const char *const lines[] = {
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"id\":0.5,\"expected\":true,"
+        "\"options\":{\"moves\":true,\"limits\":\"official\"}}",
+        "{\"variant\":\"1406\",\"input\":{\"piles\":[1,2,3,7]},\"id\":\"r1\"}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":[\"L\"],"
+        "\"analysis\":true}}",
+        "[1,2]",
+        /* Results past a buffer's first 256 bytes: an answer's moves, and
+         * an error line's id.  The plain reader's only: jansson would meet
+         * a token past 15 bytes. */
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5,5,3,4,5,5,3,4,5,5,3,4,5,5,3,4,5,5,3,"
+        "4,5,5,3,4,5,5,3,4,5,5,3,4,5,5,3,4,5,5,3,4,5,5,3,4,6]},\"options\":{\"moves\":true}}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4]},\"id\":\"a-long-id-for-a-long-"
+        "line-0123456789-0123456789-0123456789-0123456789-0123456789-0123456789-0123456789-"
+        "0123456789-0123456789-0123456789-0123456789-0123456789-0123456789-0123456789-"
+        "0123456789-0123456789-0123456789-0123456789-0123456789-0123456789-0123456789-"
+        "0123456789-0123456789-0123456789-0123456789-0123456789-0123456789\"}",
+    };
+    const size_t for_jansson = 4; /* the lines jansson may read while allocations fail */
+    size_t i;
+    int fast;
+
+    for (fast = 0; fast < 2; fast++)
+        for (i = 0; i < (fast ? sizeof(lines) / sizeof(lines[0]) : for_jansson); i++) {
+            struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
+            struct cairn_scratch s0 = { 0 };
+            struct cairn_buf want = { 0 };
+            struct cairn_tally t;
+            long n;
+
+            c.no_fast_path = !fast;
+            ck_assert_int_eq(cairn_tally_init(&t, g_reg.n_plugins), 0);
+            ck_assert_int_eq(
+                cairn_record_process(&c, &s0, 1, lines[i], strlen(lines[i]), &want, &t), 0);
+            cairn_scratch_free(&s0);
+            /* A new scratch and buffer each time: a grown one would not
+             * allocate again. */
+            for (n = 1;; n++) {
+                struct cairn_scratch s = { 0 };
+                struct cairn_buf out = { 0 };
+                uint64_t oom = t.out_of_memory;
+                int rc, fired;
+
+                th_alloc_fail_at(n);
+                rc = cairn_record_process(&c, &s, 1, lines[i], strlen(lines[i]), &out, &t);
+                fired = th_alloc_disarm();
+                if (rc == -ENOMEM) {
+                    ck_assert_msg(fired && out.len == 0, "%s, allocation %ld: -ENOMEM, and %.*s",
+                                  lines[i], n, (int)out.len, out.data);
+                } else if (out.len != want.len || memcmp(out.data, want.data, want.len) != 0) {
+                    ck_assert_int_eq(cairn_buf_append(&out, "", 1), 0);
+                    ck_assert_msg(fired && t.out_of_memory == oom + 1 &&
+                                      strstr(out.data, "{\"code\":\"internal\",\"message\":\"") &&
+                                      strstr(out.data, "memory"),
+                                  "%s, allocation %ld failing: %s", lines[i], n, out.data);
+                } else {
+                    ck_assert_msg(rc == 0 && t.out_of_memory == oom, "%s, allocation %ld", lines[i],
+                                  n);
+                }
+                cairn_buf_free(&out);
+                cairn_scratch_free(&s);
+                if (!fired)
+                    break;
+            }
+            cairn_buf_free(&want);
+            cairn_tally_free(&t);
+        }
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* A member's text (jsontext.c): how an id is echoed as written         */
+/* ------------------------------------------------------------------ */
+
+/* The text of key's value in line, or NULL when there is none (freed by
+ * the next call). */
+static const char *member(const char *line, const char *key)
+{
+    static char text[256];
+    const char *val = NULL;
+    size_t n = 0;
+
+    if (!cairn_json_member_text(line, strlen(line), key, &val, &n))
+        return NULL;
+    ck_assert_msg(val >= line && val + n <= line + strlen(line), "%s: outside the line", line);
+    ck_assert_uint_lt(n, sizeof(text));
+    memcpy(text, val, n);
+    text[n] = '\0';
+    return text;
+}
+
+START_TEST(test_member_text_finds_the_top_level_member)
+{
+    static const struct {
+        const char *line, *key, *want;
+    } cases[] = {
+        { "{\"id\":0.10}", "id", "0.10" },
+        { " \t\r\n{ \"a\" : 1 ,\r\n\t\"id\"\t:\n 1.50 }", "id", "1.50" },
+        { "{\"i\":1,\"idx\":2,\"id\":-0}", "id", "-0" },
+        /* Keys are compared decoded, as the parser saw them. */
+        { "{\"\\u0069\\u0064\":2e3}", "id", "2e3" },
+        { "{\"\\u006a\\u006A\":1}", "jj", "1" },
+        { "{\"\\b\\f\\n\\r\\t\\\"\\\\\\/\":1}", "\b\f\n\r\t\"\\/", "1" },
+        /* Beyond ASCII never equals an ASCII key. */
+        { "{\"id\\u00e9\":1,\"\\u00e9\":2,\"id\":3}", "id", "3" },
+        { "{\"\\u0169\\u0164\":1,\"id\":2}", "id", "2" }, /* not 'i' 'd' mod 256 */
+        { "{\"id\\u00e9\":1}", "id\xc3\xa9", NULL },
+        /* Values of every shape are skipped whole, nested ones unsearched. */
+        { "{\"o\":{\"id\":1,\"a\":[1,{\"id\":2}]},\"s\":\"id\\\"}\",\"t\":true,\"n\":null,"
+          "\"id\":[1, [2]]}",
+          "id", "[1, [2]]" },
+        { "{\"id\":{\"k\":\"}\"}, \"x\":1}", "id", "{\"k\":\"}\"}" },
+        { "{\"id\":\"a\\\"b\"}", "id", "\"a\\\"b\"" },
+        { "{\"a\":false,\"id\":true}", "id", "true" },
+        { "{\"o\":{\"id\":1}}", "id", NULL },
+        { "{\"ide\":1}", "id", NULL },
+        { "{\"i\":1}", "id", NULL },
+        { "{}", "id", NULL },
+        { " {\t}", "id", NULL },
+        { "[{\"id\":1}]", "id", NULL },
+        { "", "id", NULL },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *got = member(cases[i].line, cases[i].key);
+
+        if (cases[i].want == NULL)
+            ck_assert_msg(got == NULL, "%s: found %s", cases[i].line, got);
+        else
+            ck_assert_msg(got != NULL && strcmp(got, cases[i].want) == 0, "%s: %s, not %s",
+                          cases[i].line, got ? got : "nothing", cases[i].want);
+    }
+}
+END_TEST
+
+/* A line cut anywhere (not what a parser accepts, but what a bug could
+ * pass) is never read past its end: each prefix ends at a page that may
+ * not be read. */
+START_TEST(test_member_text_never_reads_past_the_line)
+{
+    static const char *const lines[] = {
+        "{ \"o\" : {\"a\":[1,\"]\"]}, \"s\\u00e9\\n\" : \"x\\\"\" , \"n\": 12 , \"id\" : 0.5 }",
+        "{\"\\u0069d\":[[\"\\\\\"]],\"id\":1}",
+    };
+    long page = sysconf(_SC_PAGESIZE);
+    char *map =
+        mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    size_t i, n;
+
+    ck_assert_ptr_ne(map, MAP_FAILED);
+    ck_assert_int_eq(mprotect(map + page, (size_t)page, PROT_NONE), 0);
+    for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+        for (n = 0; n <= strlen(lines[i]); n++) {
+            char *line = map + page - n;
+            const char *val = NULL;
+            size_t len = 0;
+
+            memcpy(line, lines[i], n);
+            if (cairn_json_member_text(line, n, "id", &val, &len))
+                ck_assert_msg(val >= line && val + len <= line + n, "%.*s: outside", (int)n, line);
+        }
+    /* Whole, the member is found. */
+    {
+        char *line = map + page - strlen(lines[0]);
+        const char *val;
+        size_t len;
+
+        memcpy(line, lines[0], strlen(lines[0]));
+        ck_assert_int_eq(cairn_json_member_text(line, strlen(lines[0]), "id", &val, &len), 1);
+        ck_assert_int_eq((int)len, 3);
+        ck_assert_int_eq(memcmp(val, "0.5", 3), 0);
+    }
+    munmap(map, 2 * (size_t)page);
+}
+END_TEST
+
+/* Messages name a value's type in words. */
+START_TEST(test_json_type_names)
+{
+    static const struct {
+        const char *json, *name;
+    } cases[] = {
+        { "{}", "an object" },    { "[]", "an array" },       { "\"s\"", "a string" },
+        { "1", "an integer" },    { "1.5", "a real number" }, { "true", "a boolean" },
+        { "false", "a boolean" }, { "null", "null" },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *v = json_loads(cases[i].json, JSON_DECODE_ANY, NULL);
+
+        ck_assert_ptr_nonnull(v);
+        ck_assert_str_eq(cairn_json_type_name(v), cases[i].name);
+        json_decref(v);
+    }
 }
 END_TEST
 
 /* ------------------------------------------------------------------ */
 /* Tallies                                                             */
 /* ------------------------------------------------------------------ */
+
+/* Solve times land in the histogram's buckets by their upper bounds
+ * (le, inclusive), and past the last bound in the last. */
+START_TEST(test_solve_buckets_are_inclusive)
+{
+    ck_assert_uint_eq(cairn_solve_bucket(0), 0);
+    ck_assert_uint_eq(cairn_solve_bucket(1000), 0); /* 1 us: le 1e-6 */
+    ck_assert_uint_eq(cairn_solve_bucket(1001), 1);
+    ck_assert_uint_eq(cairn_solve_bucket(500000), 3);                           /* le 5e-4 */
+    ck_assert_uint_eq(cairn_solve_bucket(1000000000), CAIRN_SOLVE_BUCKETS - 2); /* le 1 */
+    ck_assert_uint_eq(cairn_solve_bucket(1000000001), CAIRN_SOLVE_BUCKETS - 1);
+    ck_assert_uint_eq(cairn_solve_bucket(UINT64_MAX), CAIRN_SOLVE_BUCKETS - 1);
+}
+END_TEST
+
+/* Tallies of jobs that began under different plugin sets (a SIGHUP in
+ * between) add what they share: the per-variant counts up to the shorter,
+ * the histograms only when their shapes agree; the totals always. */
+START_TEST(test_tallies_of_other_sizes_add_what_they_share)
+{
+    struct cairn_tally a, b;
+    size_t i;
+
+    ck_assert_int_eq(cairn_tally_init(&a, 1), 0); /* 2 variants: one, and "none" */
+    ck_assert_int_eq(cairn_tally_init(&b, 2), 0); /* 3 */
+    b.records = 7;
+    b.errors[CAIRN_CODE_INTERNAL] = 2;
+    for (i = 0; i < 3; i++) {
+        b.variant_ok[i] = 10 + i;
+        b.variant_hist[i * CAIRN_SOLVE_BUCKETS] = 1;
+    }
+    cairn_tally_add(&a, &b);
+    ck_assert_uint_eq(a.records, 7);
+    ck_assert_uint_eq(a.errors[CAIRN_CODE_INTERNAL], 2);
+    ck_assert_uint_eq(a.variant_ok[0], 10);
+    ck_assert_uint_eq(a.variant_ok[1], 11);
+    for (i = 0; i < 2 * CAIRN_SOLVE_BUCKETS; i++)
+        ck_assert_uint_eq(a.variant_hist[i], 0);
+    cairn_tally_add(&b, &a);
+    ck_assert_uint_eq(b.records, 14);
+    ck_assert_uint_eq(b.variant_ok[1], 22);
+    ck_assert_uint_eq(b.variant_ok[2], 12);
+    cairn_tally_add(&a, &a); /* the same shape: histograms too */
+    ck_assert_uint_eq(a.records, 14);
+    cairn_tally_reset(&b);
+    ck_assert_uint_eq(b.records, 0);
+    ck_assert_uint_eq(b.variant_ok[2], 0);
+    ck_assert_uint_eq(b.variant_hist[0], 0);
+    ck_assert_uint_eq(b.n_variants, 3);
+    cairn_tally_free(&a);
+    cairn_tally_free(&b);
+}
+END_TEST
+
+/* A tally that cannot have its arrays has none, and says -ENOMEM. */
+START_TEST(test_tally_out_of_memory)
+{
+    if (!th_alloc_can_fail())
+        return; /* a sanitizer build: alloc_fail.h */
+
+    long n;
+
+    for (n = 1; n <= 4; n++) {
+        struct cairn_tally t;
+        int rc;
+
+        th_alloc_fail_at(n);
+        rc = cairn_tally_init(&t, 11);
+        ck_assert_int_eq(th_alloc_disarm(), 1);
+        ck_assert_int_eq(rc, -ENOMEM);
+        ck_assert_ptr_null(t.variant_ok);
+        ck_assert_ptr_null(t.variant_hist);
+        cairn_tally_free(&t); /* still safe */
+    }
+}
+END_TEST
 
 START_TEST(test_tally_counts_a_mix)
 {
@@ -1532,8 +2031,23 @@ static Suite *record_suite(void)
     tcase_add_test(tc, test_buf_int_matches_printf);
     suite_add_tcase(s, tc);
 
+    tc = tcase_create("plugin_failures");
+    tcase_add_test(tc, test_plugin_statuses_become_codes);
+    tcase_add_test(tc, test_impossible_results_are_internal);
+    tcase_add_test(tc, test_out_of_memory_is_the_machines);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("json_text");
+    tcase_add_test(tc, test_member_text_finds_the_top_level_member);
+    tcase_add_test(tc, test_member_text_never_reads_past_the_line);
+    tcase_add_test(tc, test_json_type_names);
+    suite_add_tcase(s, tc);
+
     tc = tcase_create("tally");
     tcase_add_test(tc, test_tally_counts_a_mix);
+    tcase_add_test(tc, test_solve_buckets_are_inclusive);
+    tcase_add_test(tc, test_tallies_of_other_sizes_add_what_they_share);
+    tcase_add_test(tc, test_tally_out_of_memory);
     tcase_add_test(tc, test_scratch_reused_across_sizes);
     suite_add_tcase(s, tc);
 

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <math.h>
+#include <libgen.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,82 +93,72 @@ static char *known_keys(void)
 {
     struct cairn_buf b = { 0 };
     size_t i;
+    int rc = 0;
 
+    /* A failed append leaves the buffer as it was: check once. */
     for (i = 0; i < N_KEYS; i++)
-        if (cairn_buf_puts(&b, i ? ", " : "") != 0 || cairn_buf_puts(&b, keys[i].name) != 0)
-            goto oom;
-    if (cairn_buf_append(&b, "", 1) != 0)
-        goto oom;
+        rc |= cairn_buf_puts(&b, i ? ", " : "") | cairn_buf_puts(&b, keys[i].name);
+    if ((rc | cairn_buf_append(&b, "", 1)) != 0) {
+        cairn_buf_free(&b);
+        return NULL;
+    }
     return b.data;
-oom:
-    cairn_buf_free(&b);
-    return NULL;
 }
 
-static const char *type_text(enum key_type t)
-{
-    switch (t) {
-    case T_STRING: return "a non-empty string";
-    case T_DIR_LIST:
-        return "a directory, a colon-separated list of directories, or an array of "
-               "directories (non-empty, without ':')";
-    case T_FILE_NAME: return "a plain file name (no '/', not \".\" or \"..\", at most 255 bytes)";
-    case T_UINT: return "a non-negative integer";
-    case T_SECONDS: return "a non-negative number of seconds";
-    case T_BOOL: return "true or false";
-    case T_LIMITS: return "\"official\" or \"extended\"";
-    case T_LOG_LEVEL: return "\"error\", \"warning\", \"info\" or \"debug\"";
-    case T_UMASK: return "an octal mode string such as \"0027\", or null";
-    case T_LABELS: return "an object of label names to non-empty strings, or null";
-    }
-    return "?";
-}
+static const char *const type_texts[] = {
+    [T_STRING] = "a non-empty string",
+    [T_DIR_LIST] = "a directory, a colon-separated list of directories, or an array of "
+                   "directories (non-empty, without ':')",
+    [T_FILE_NAME] = "a plain file name (no '/', not \".\" or \"..\", at most 255 bytes)",
+    [T_UINT] = "a non-negative integer",
+    [T_SECONDS] = "a non-negative number of seconds",
+    [T_BOOL] = "true or false",
+    [T_LIMITS] = "\"official\" or \"extended\"",
+    [T_LOG_LEVEL] = "\"error\", \"warning\", \"info\" or \"debug\"",
+    [T_UMASK] = "an octal mode string such as \"0027\", or null",
+    [T_LABELS] = "an object of label names to non-empty strings, or null",
+};
+
+/* Why a value was refused, for store_or_explain's message: neither set
+ * means the wrong type. */
+struct fault {
+    const char *why;   /* static text */
+    const char *label; /* T_LABELS: the label at fault, inside the value */
+};
 
 /*
  * metrics_labels: {"instance":"node7"} is kept as the text every series
  * gets, instance="node7", so metrics.c never sees JSON and a bad label is
- * refused here, naming it, rather than at the first render.  where and err
- * may be NULL (no message wanted).
+ * refused here, naming it, rather than at the first render.
  */
-static int store_labels(char **field, const json_t *v, const char *key, const char *where,
-                        char **err)
+static int store_labels(char **field, const json_t *v, struct fault *f)
 {
     struct cairn_buf b = { 0 };
-    const char *name, *why = NULL;
-    const json_t *value;
+    void *it;
 
-    if (json_is_null(v)) {
-        free(*field);
-        *field = NULL;
-        return 0;
-    }
-    if (!json_is_object(v)) {
-        if (err != NULL)
-            *err = cairn_asprintf("%s: key \"%s\": expected %s", where, key, type_text(T_LABELS));
+    if (json_typeof(v) != JSON_OBJECT)
         return -EINVAL;
-    }
-    json_object_foreach((json_t *)v, name, value)
-    {
-        if (cairn_prom_label_check(name, &why) != 0) {
-            if (err != NULL)
-                *err = cairn_asprintf("%s: key \"%s\": label \"%s\": %s", where, key, name, why);
+    for (it = json_object_iter((json_t *)v); it != NULL;
+         it = json_object_iter_next((json_t *)v, it)) {
+        const char *name = json_object_iter_key(it);
+        const json_t *value = json_object_iter_value(it);
+
+        if (cairn_prom_label_check(name, &f->why) != 0) {
+            f->label = name;
             cairn_buf_free(&b);
             return -EINVAL;
         }
-        /* An empty value is the same as no label to Prometheus, and a NUL
-         * cannot be written: both are surely mistakes. */
-        if (!json_is_string(value) || json_string_length(value) == 0 ||
-            strlen(json_string_value(value)) != json_string_length(value)) {
-            if (err != NULL)
-                *err = cairn_asprintf("%s: key \"%s\": label \"%s\": expected a non-empty "
-                                      "string without NUL",
-                                      where, key, name);
+        /* An empty value is the same as no label to Prometheus: surely a
+         * mistake. */
+        if (json_typeof(value) != JSON_STRING || json_string_length(value) == 0) {
+            f->label = name;
+            f->why = "expected a non-empty string";
             cairn_buf_free(&b);
             return -EINVAL;
         }
-        if ((b.len > 0 && cairn_buf_puts(&b, ",") != 0) ||
-            cairn_prom_label_put(&b, name, json_string_value(value)) != 0 ||
-            cairn_buf_append(&b, "", 1) != 0) {
+        if (((b.len > 0 ? cairn_buf_puts(&b, ",") : 0) |
+             cairn_prom_label_put(&b, name, json_string_value(value)) |
+             cairn_buf_append(&b, "", 1)) != 0) {
             cairn_buf_free(&b);
             return -ENOMEM;
         }
@@ -187,34 +177,31 @@ static int store_labels(char **field, const json_t *v, const char *key, const ch
 static int store_dir_list(char **field, const json_t *v, const char **why)
 {
     struct cairn_buf b = { 0 };
-    size_t i, n = json_is_array(v) ? json_array_size(v) : 1;
+    int array = json_typeof(v) == JSON_ARRAY, rc = 0;
+    size_t i, n = array ? json_array_size(v) : 1;
 
-    if (!json_is_array(v) && !json_is_string(v))
+    if (!array && json_typeof(v) != JSON_STRING)
         return -EINVAL;
     if (n == 0) {
         *why = "an empty list names no directory";
         return -EINVAL;
     }
     for (i = 0; i < n; i++) {
-        const json_t *e = json_is_array(v) ? json_array_get(v, i) : v;
+        const json_t *e = array ? json_array_get(v, i) : v;
         const char *text = json_string_value(e);
 
-        if (text == NULL || strlen(text) != json_string_length(e) || *text == '\0' ||
-            (json_is_array(v) && strchr(text, ':') != NULL)) {
+        if (text == NULL || *text == '\0' || (array && strchr(text, ':') != NULL)) {
             cairn_buf_free(&b);
             return -EINVAL;
         }
-        if (!json_is_array(v) &&
+        if (!array &&
             (text[0] == ':' || text[strlen(text) - 1] == ':' || strstr(text, "::") != NULL)) {
             *why = "an empty entry in the colon-separated list";
             return -EINVAL;
         }
-        if ((i > 0 && cairn_buf_puts(&b, ":") != 0) || cairn_buf_puts(&b, text) != 0) {
-            cairn_buf_free(&b);
-            return -ENOMEM;
-        }
+        rc |= (i > 0 ? cairn_buf_puts(&b, ":") : 0) | cairn_buf_puts(&b, text);
     }
-    if (cairn_buf_append(&b, "", 1) != 0) {
+    if ((rc | cairn_buf_append(&b, "", 1)) != 0) {
         cairn_buf_free(&b);
         return -ENOMEM;
     }
@@ -224,29 +211,37 @@ static int store_dir_list(char **field, const json_t *v, const char **why)
 }
 
 /* Stores v (already a JSON value) into the field of k.  Returns 0, or
- * -EINVAL with *why set to a static explanation. */
-static int store(struct cairn_config *cfg, const struct key *k, const json_t *v, const char **why)
+ * -EINVAL with *f saying why when there is more to say than the type.
+ * No string holds a NUL: jansson refuses \u0000 without JSON_ALLOW_NUL,
+ * and json_string() takes a C string. */
+static int store(struct cairn_config *cfg, const struct key *k, const json_t *v, struct fault *f)
 {
     char *field = (char *)cfg + k->offset;
 
-    *why = NULL;
+    f->why = NULL;
+    f->label = NULL;
+    /* Exactly the keys without a default are optional, and null unsets
+     * them; a key with a default always has a value. */
+    if (json_typeof(v) == JSON_NULL && k->deflt == NULL) {
+        if (k->type == T_UMASK) {
+            *(int *)field = -1; /* keep the inherited umask */
+        } else {
+            free(*(char **)field);
+            *(char **)field = NULL;
+        }
+        return 0;
+    }
     switch (k->type) {
     case T_FILE_NAME:
         /* The name is used in the output directory as it is: a path
          * would write elsewhere, or never. */
-        if (!json_is_string(v) || !cairn_is_plain_name(json_string_value(v)) ||
+        if (json_typeof(v) != JSON_STRING || !cairn_is_plain_name(json_string_value(v)) ||
             json_string_length(v) > 255)
             return -EINVAL;
         /* fall through */
     case T_STRING: {
         char *s;
-        if (json_is_null(v) && k->deflt == NULL) { /* optional keys may be unset */
-            free(*(char **)field);
-            *(char **)field = NULL;
-            return 0;
-        }
-        if (!json_is_string(v) || json_string_length(v) == 0 ||
-            strlen(json_string_value(v)) != json_string_length(v))
+        if (json_typeof(v) != JSON_STRING || json_string_length(v) == 0)
             return -EINVAL;
         if ((s = strdup(json_string_value(v))) == NULL)
             return -ENOMEM;
@@ -254,13 +249,13 @@ static int store(struct cairn_config *cfg, const struct key *k, const json_t *v,
         *(char **)field = s;
         return 0;
     }
-    case T_DIR_LIST: return store_dir_list((char **)field, v, why);
+    case T_DIR_LIST: return store_dir_list((char **)field, v, &f->why);
     case T_UINT: {
         json_int_t x;
-        if (!json_is_integer(v) || (x = json_integer_value(v)) < 0)
+        if (json_typeof(v) != JSON_INTEGER || (x = json_integer_value(v)) < 0)
             return -EINVAL;
         if ((uint64_t)x < k->min || (uint64_t)x > k->max) {
-            *why = "out of range";
+            f->why = "out of range";
             return -EINVAL;
         }
         *(uint64_t *)field = (uint64_t)x;
@@ -268,15 +263,18 @@ static int store(struct cairn_config *cfg, const struct key *k, const json_t *v,
     }
     case T_SECONDS: {
         double x;
-        if (!json_is_number(v) || !isfinite(x = json_number_value(v)) || x < 0 || x > 1e9)
+        /* jansson holds no NaN nor infinity (json_real refuses them, its
+         * parser calls 1e400 an overflow), so x is finite. */
+        if ((json_typeof(v) != JSON_INTEGER && json_typeof(v) != JSON_REAL) ||
+            (x = json_number_value(v)) < 0 || x > 1e9)
             return -EINVAL;
         *(double *)field = x;
         return 0;
     }
     case T_BOOL:
-        if (!json_is_boolean(v))
+        if (json_typeof(v) != JSON_TRUE && json_typeof(v) != JSON_FALSE)
             return -EINVAL;
-        *(int *)field = json_is_true(v);
+        *(int *)field = json_typeof(v) == JSON_TRUE;
         return 0;
     case T_LIMITS: {
         const char *s = json_string_value(v);
@@ -295,49 +293,49 @@ static int store(struct cairn_config *cfg, const struct key *k, const json_t *v,
         return 0;
     }
     case T_UMASK: {
-        /* A string, since JSON has no octal: "0027". */
+        /* A string, since JSON has no octal: "0027".  Octal digits only,
+         * so strtol cannot go negative; past LONG_MAX it stops there. */
         const char *s = json_string_value(v);
-        char *end;
         long m;
-        if (json_is_null(v)) {
-            *(int *)field = -1;
-            return 0;
-        }
         if (s == NULL || *s == '\0' || strspn(s, "01234567") != strlen(s))
             return -EINVAL;
-        m = strtol(s, &end, 8);
-        if (m < 0 || (uint64_t)m > k->max)
+        if ((uint64_t)(m = strtol(s, NULL, 8)) > k->max)
             return -EINVAL;
         *(int *)field = (int)m;
         return 0;
     }
-    case T_LABELS: return store_labels((char **)field, v, k->name, NULL, NULL);
+    case T_LABELS: return store_labels((char **)field, v, f);
     }
     return -EINVAL;
+}
+
+/* *err = msg: -EINVAL, or -ENOMEM when the message could not be made
+ * (a refusal without a message would blame the value for memory). */
+static int refuse(char **err, char *msg)
+{
+    *err = msg;
+    return msg != NULL ? -EINVAL : -ENOMEM;
 }
 
 static int store_or_explain(struct cairn_config *cfg, const struct key *k, const json_t *v,
                             const char *where, char **err)
 {
-    const char *why;
-    int rc;
+    struct fault f;
+    int rc = store(cfg, k, v, &f);
 
-    /* Its messages name the label at fault as well as the key. */
-    if (k->type == T_LABELS)
-        return store_labels((char **)((char *)cfg + k->offset), v, k->name, where, err);
-    rc = store(cfg, k, v, &why);
-    if (rc == -EINVAL) {
-        if (why != NULL && k->type != T_UINT)
-            *err = cairn_asprintf("%s: key \"%s\": %s (expected %s)", where, k->name, why,
-                                  type_text(k->type));
-        else if (why != NULL)
-            *err = cairn_asprintf("%s: key \"%s\": %s (allowed: %" PRIu64 "..%" PRIu64 ")", where,
-                                  k->name, why, k->min, k->max);
-        else
-            *err =
-                cairn_asprintf("%s: key \"%s\": expected %s", where, k->name, type_text(k->type));
-    }
-    return rc;
+    if (rc != -EINVAL)
+        return rc;
+    if (f.label != NULL)
+        return refuse(err, cairn_asprintf("%s: key \"%s\": label \"%s\": %s", where, k->name,
+                                          f.label, f.why));
+    if (f.why != NULL && k->type != T_UINT)
+        return refuse(err, cairn_asprintf("%s: key \"%s\": %s (expected %s)", where, k->name, f.why,
+                                          type_texts[k->type]));
+    if (f.why != NULL)
+        return refuse(err, cairn_asprintf("%s: key \"%s\": %s (allowed: %" PRIu64 "..%" PRIu64 ")",
+                                          where, k->name, f.why, k->min, k->max));
+    return refuse(
+        err, cairn_asprintf("%s: key \"%s\": expected %s", where, k->name, type_texts[k->type]));
 }
 
 /* Defaults are written as text, parsed the way the command line is. */
@@ -361,14 +359,15 @@ int cairn_config_defaults(struct cairn_config *cfg)
     memset(cfg, 0, sizeof(*cfg));
     cfg->umask = -1;
     for (i = 0; i < N_KEYS; i++) {
-        const char *why;
+        struct fault f;
         json_t *v;
         int rc;
 
         if (keys[i].deflt == NULL)
             continue;
+        /* The table's defaults are valid: only memory can fail here. */
         v = text_to_json(&keys[i], keys[i].deflt);
-        rc = v ? store(cfg, &keys[i], v, &why) : -ENOMEM;
+        rc = v ? store(cfg, &keys[i], v, &f) : -ENOMEM;
         json_decref(v);
         if (rc != 0) {
             cairn_config_free(cfg);
@@ -385,18 +384,15 @@ int cairn_config_set(struct cairn_config *cfg, const char *key, const char *valu
     int rc;
 
     *err = NULL;
-    if (k == NULL) {
-        *err = cairn_asprintf("unknown configuration key \"%s\"", key);
-        return -EINVAL;
-    }
+    if (k == NULL)
+        return refuse(err, cairn_asprintf("unknown configuration key \"%s\"", key));
     errno = 0;
     v = text_to_json(k, value);
     if (v == NULL && errno == ENOMEM)
         return -ENOMEM; /* not the value's fault: no message to blame it */
-    if (v == NULL) {
-        *err = cairn_asprintf("--%s: expected %s, got \"%s\"", key, type_text(k->type), value);
-        return -EINVAL;
-    }
+    if (v == NULL)
+        return refuse(
+            err, cairn_asprintf("--%s: expected %s, got \"%s\"", key, type_texts[k->type], value));
     rc = store_or_explain(cfg, k, v, "command line", err);
     json_decref(v);
     return rc;
@@ -405,36 +401,37 @@ int cairn_config_set(struct cairn_config *cfg, const char *key, const char *valu
 int cairn_config_load_file(struct cairn_config *cfg, const char *path, char **err)
 {
     json_error_t jerr;
-    json_t *root, *v;
-    const char *name;
+    json_t *root;
+    void *it;
     int rc = 0;
 
     *err = NULL;
+    errno = 0;
     root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-    if (root == NULL) {
-        if (jerr.line < 0) /* could not read it at all */
-            *err = cairn_asprintf("%s: %s", path, jerr.text);
-        else
-            *err = cairn_asprintf("%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
-        return -EINVAL;
-    }
-    if (!json_is_object(root)) {
-        *err = cairn_asprintf("%s: the configuration must be a JSON object", path);
+    /* Not the file's fault: no message to blame it (cairnd says "out of
+     * memory"), as cairn_config_set does. */
+    if (root == NULL && errno == ENOMEM)
+        return -ENOMEM;
+    if (root == NULL && jerr.line < 0) /* could not read it at all */
+        return refuse(err, cairn_asprintf("%s: %s", path, jerr.text));
+    if (root == NULL)
+        return refuse(err, cairn_asprintf("%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text));
+    if (json_typeof(root) != JSON_OBJECT) {
         json_decref(root);
-        return -EINVAL;
+        return refuse(err, cairn_asprintf("%s: the configuration must be a JSON object", path));
     }
-    json_object_foreach(root, name, v)
-    {
+    for (it = json_object_iter(root); it != NULL; it = json_object_iter_next(root, it)) {
+        const char *name = json_object_iter_key(it);
         const struct key *k = find_key(name);
+
         if (k == NULL) {
             char *known = known_keys();
-            *err = cairn_asprintf("%s: unknown key \"%s\" (known keys: %s)", path, name,
-                                  known ? known : "?");
+            rc = refuse(err, cairn_asprintf("%s: unknown key \"%s\" (known keys: %s)", path, name,
+                                            known ? known : "?"));
             free(known);
-            rc = -EINVAL;
             break;
         }
-        if ((rc = store_or_explain(cfg, k, v, path, err)) != 0)
+        if ((rc = store_or_explain(cfg, k, json_object_iter_value(it), path, err)) != 0)
             break;
     }
     json_decref(root);
@@ -475,28 +472,45 @@ void cairn_config_free(struct cairn_config *cfg)
         }
 }
 
-/* path made absolute with every symlink resolved; a last component that
- * does not exist yet (an output directory created at start) is kept as
- * it is.  NULL when even its parent cannot be resolved. */
-static char *resolve(const char *path)
+/* The directory path lies in, malloc'd: dirname(3), so "out/" is in "."
+ * and "/out" in "/".  NULL when out of memory. */
+static char *parent_of(const char *path)
 {
-    char *full = realpath(path, NULL), *copy, *slash, *parent, *out;
-    const char *base;
+    char *copy = strdup(path), *parent;
 
-    if (full != NULL || errno != ENOENT)
-        return full;
-    if ((copy = strdup(path)) == NULL)
+    if (copy == NULL)
         return NULL;
-    while ((slash = strrchr(copy, '/')) != NULL && slash[1] == '\0' && slash != copy)
-        *slash = '\0'; /* "out/" names "out" */
-    slash = strrchr(copy, '/');
-    base = slash != NULL ? slash + 1 : copy;
-    parent = realpath(slash == NULL ? "." : slash == copy ? "/" : (*slash = '\0', copy), NULL);
-    out = parent != NULL ? cairn_asprintf("%s/%s", strcmp(parent, "/") == 0 ? "" : parent, base)
-                         : NULL;
-    free(parent);
+    parent = strdup(dirname(copy));
     free(copy);
-    return out;
+    return parent;
+}
+
+/* *out = path made absolute with every symlink resolved; a last component
+ * that does not exist yet (an output directory created at start) is kept
+ * as it is.  *out is NULL when path cannot be resolved: whoever opens it
+ * reports that.  0, or -ENOMEM. */
+static int resolve(const char *path, char **out)
+{
+    char *parent, *name = NULL, *real = NULL;
+    int e, rc = 0;
+
+    *out = realpath(path, NULL);
+    e = *out != NULL ? 0 : errno;
+    if (e == ENOMEM)
+        return -ENOMEM;
+    if (e != ENOENT)
+        return 0;
+    /* Called after check_one_dir() found the parent: only memory can
+     * fail from here on (or a race, which the start then reports). */
+    if ((parent = parent_of(path)) == NULL || (name = strdup(path)) == NULL ||
+        (real = realpath(parent, NULL)) == NULL ||
+        (*out = cairn_asprintf("%s/%s", strcmp(real, "/") == 0 ? "" : real, basename(name))) ==
+            NULL)
+        rc = -ENOMEM;
+    free(real);
+    free(name); /* basename(3) may have written to it */
+    free(parent);
+    return rc;
 }
 
 /* 1 when inner is outer or lies below it. */
@@ -507,6 +521,24 @@ static int contains(const char *outer, const char *inner)
     if (strcmp(outer, "/") == 0)
         return 1;
     return strncmp(outer, inner, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
+}
+
+/* key's directory p does not exist: it is made at start, so its parent
+ * must let us create it, found now rather than at the first job.  That
+ * stat(p) said ENOENT, not ENOTDIR, means the parent is a directory or
+ * nothing, so access(2) alone says whether mkdir can work. */
+static int check_parent(const char *key, const char *p, char **err)
+{
+    char *parent = parent_of(p);
+    int rc = 0;
+
+    if (parent == NULL)
+        return -ENOMEM;
+    if (access(parent, W_OK | X_OK) != 0)
+        rc = refuse(err, cairn_asprintf("%s: %s does not exist, and it cannot be created in %s: %s",
+                                        key, p, parent, strerror(errno)));
+    free(parent);
+    return rc;
 }
 
 /* key's directory path must be a directory we may create entries in
@@ -531,59 +563,28 @@ static int check_one_dir(const char *key, const char *path, int may_create, int 
          * (spool.c): a symlink there is refused at start, so here too.
          * The input directory itself may be reached through one. */
         if ((i > 0 ? lstat(p, &st) : stat(p, &st)) != 0) {
-            int e = errno;
-            if (i > 0 && e == ENOENT) {
-                free(p);
-                continue; /* created at start */
-            }
-            if (e == ENOENT && may_create) {
-                /* mkdir needs the parent: its absence is found now, not
-                 * at the first job. */
-                char *copy = strdup(p), *slash;
-                if (copy == NULL) {
-                    free(p);
-                    return -ENOMEM;
-                }
-                while ((slash = strrchr(copy, '/')) != NULL && slash[1] == '\0' && slash != copy)
-                    *slash = '\0';
-                slash = strrchr(copy, '/');
-                const char *parent = slash == NULL   ? "."
-                                     : slash == copy ? "/"
-                                                     : (*slash = '\0', copy);
-                const char *why = NULL;
-                if (stat(parent, &st) != 0 || access(parent, W_OK | X_OK) != 0)
-                    why = strerror(errno);
-                else if (!S_ISDIR(st.st_mode))
-                    why = "not a directory";
-                if (why != NULL)
-                    *err = cairn_asprintf("%s: %s does not exist, and it cannot be created in %s: "
-                                          "%s",
-                                          key, p, parent, why);
-                free(copy);
-                rc = *err != NULL ? -EINVAL : 0;
-                free(p);
-                return rc;
-            }
-            *err = cairn_asprintf("%s: %s: %s", key, p, strerror(e));
-            rc = -EINVAL;
+            if (errno != ENOENT || (i == 0 && !may_create))
+                rc = refuse(err, cairn_asprintf("%s: %s: %s", key, p, strerror(errno)));
+            else if (i == 0)
+                rc = check_parent(key, p, err);
+            /* else .cairn or .cairn/active, made at start */
         } else if (S_ISLNK(st.st_mode)) {
-            *err = cairn_asprintf("%s: %s is a symbolic link; cairnd does not follow one there",
-                                  key, p);
-            rc = -EINVAL;
+            rc = refuse(err, cairn_asprintf("%s: %s is a symbolic link; cairnd does not follow "
+                                            "one there",
+                                            key, p));
         } else if (!S_ISDIR(st.st_mode)) {
-            *err = cairn_asprintf("%s: %s is not a directory", key, p);
-            rc = -EINVAL;
+            rc = refuse(err, cairn_asprintf("%s: %s is not a directory", key, p));
         } else if (access(p, W_OK | X_OK) != 0) {
-            int e = errno;
-            *err =
-                cairn_asprintf("%s: %s is not writable by this user (%s): %s", key, p, strerror(e),
-                               under_too ? "claiming a job renames it into .cairn/active/"
-                                         : "results, summaries and metrics are written there");
-            rc = -EINVAL;
+            rc = refuse(err,
+                        cairn_asprintf("%s: %s is not writable by this user (%s): %s", key, p,
+                                       strerror(errno),
+                                       under_too ? "claiming a job renames it into .cairn/active/"
+                                                 : "results, summaries and metrics are written "
+                                                   "there"));
         }
         free(p);
         if (rc != 0)
-            return *err != NULL ? rc : -ENOMEM;
+            return rc;
     }
     return 0;
 }
@@ -603,23 +604,26 @@ int cairn_config_check_dirs(const struct cairn_config *cfg, char **err)
         return rc;
     if (cfg->input_dir == NULL || cfg->output_dir == NULL)
         return 0;
-    in = resolve(cfg->input_dir);
-    out = resolve(cfg->output_dir);
+    if ((rc = resolve(cfg->input_dir, &in)) != 0)
+        return rc;
+    if ((rc = resolve(cfg->output_dir, &out)) != 0) {
+        free(in);
+        return rc;
+    }
     /* Unresolvable paths are reported by whoever opens them. */
     if (in != NULL && out != NULL && (contains(in, out) || contains(out, in))) {
-        rc = -EINVAL;
+        int out_inside = contains(in, out);
+
         if (strcmp(in, out) == 0)
-            *err = cairn_asprintf("input_dir and output_dir are the same directory (%s): the "
-                                  "daemon would take its own results for jobs",
-                                  in);
+            rc = refuse(err, cairn_asprintf("input_dir and output_dir are the same directory (%s): "
+                                            "the daemon would take its own results for jobs",
+                                            in));
         else
-            *err = cairn_asprintf(
-                "%s (%s) lies inside %s (%s): input_dir and output_dir "
-                "must not contain each other",
-                contains(in, out) ? "output_dir" : "input_dir", contains(in, out) ? out : in,
-                contains(in, out) ? "input_dir" : "output_dir", contains(in, out) ? in : out);
-        if (*err == NULL)
-            rc = -ENOMEM;
+            rc = refuse(err, cairn_asprintf(
+                                 "%s (%s) lies inside %s (%s): input_dir and "
+                                 "output_dir must not contain each other",
+                                 out_inside ? "output_dir" : "input_dir", out_inside ? out : in,
+                                 out_inside ? "input_dir" : "output_dir", out_inside ? in : out));
     }
     free(in);
     free(out);

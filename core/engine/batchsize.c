@@ -33,3 +33,8 @@ void cairn_batchsize_observe(struct cairn_batchsize *z, size_t bytes, uint64_t n
     limit = (double)CAIRN_BATCH_WORK_NS * z->bytes / z->ns;
     z->max_bytes = limit >= (double)SIZE_MAX ? SIZE_MAX : limit < 1 ? 1 : (size_t)limit;
 }
+
+int cairn_batchsize_full(const struct cairn_batchsize *z, size_t lines, size_t bytes)
+{
+    return lines >= z->max_lines || bytes >= z->max_bytes;
+}

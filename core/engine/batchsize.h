@@ -40,10 +40,10 @@ void cairn_batchsize_init(struct cairn_batchsize *z);
 /* A batch whose lines spanned bytes took ns on a worker. */
 void cairn_batchsize_observe(struct cairn_batchsize *z, size_t bytes, uint64_t ns);
 
-/* Whether a batch of lines lines spanning bytes bytes should go now. */
-static inline int cairn_batchsize_full(const struct cairn_batchsize *z, size_t lines, size_t bytes)
-{
-    return lines >= z->max_lines || bytes >= z->max_bytes;
-}
+/* Whether a batch of lines lines spanning bytes bytes should go now.  A
+ * call, not inline: once per line, it is a rounding error next to the
+ * line's parse and solve (bench/run throughput), and inlined its two
+ * comparisons were counted again in every caller. */
+int cairn_batchsize_full(const struct cairn_batchsize *z, size_t lines, size_t bytes);
 
 #endif /* CAIRN_BATCHSIZE_H */

@@ -18,15 +18,11 @@ static void skip_ws(struct span *c)
         c->p++;
 }
 
+/* A parser accepted the line, so ch is a hex digit: '0'-'9', or a letter
+ * whose lower case (| 0x20) is 'a'-'f'. */
 static int hexval(char ch)
 {
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
+    return ch <= '9' ? ch - '0' : (ch | 0x20) - 'a' + 10;
 }
 
 /* Reads the string at c->p (at its opening quote) and says whether it
@@ -51,10 +47,8 @@ static int string_is(struct span *c, const char *key)
             case 't': ch = '\t'; break;
             case 'u':
                 ch = 0;
-                for (int i = 0; i < 4 && c->p < c->end; i++) {
-                    int h = hexval(*c->p++);
-                    ch = ch * 16 + (h < 0 ? 0 : h);
-                }
+                for (int i = 0; i < 4 && c->p < c->end; i++)
+                    ch = ch * 16 + hexval(*c->p++);
                 if (ch > 0x7f)
                     ch = -1;
                 break;
@@ -66,7 +60,8 @@ static int string_is(struct span *c, const char *key)
         else
             k++;
     }
-    c->p++; /* the closing quote */
+    if (c->p < c->end)
+        c->p++; /* the closing quote, unless the line was cut short */
     return same && key[k] == '\0';
 }
 
@@ -118,9 +113,9 @@ int cairn_json_member_text(const char *line, size_t len, const char *key, const 
             return 0; /* '}' of an empty object, or not what a parser took */
         found = string_is(&c, key);
         skip_ws(&c);
-        if (c.p >= c.end || *c.p != ':')
+        if (c.p >= c.end)
             return 0;
-        c.p++;
+        c.p++; /* the ':' a parser saw there */
         skip_ws(&c);
         *val = c.p;
         skip_value(&c);
@@ -137,15 +132,11 @@ int cairn_json_member_text(const char *line, size_t len, const char *key, const 
 
 const char *cairn_json_type_name(const json_t *v)
 {
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a real number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "an unknown value";
+    static const char *const names[] = {
+        [JSON_OBJECT] = "an object",   [JSON_ARRAY] = "an array",     [JSON_STRING] = "a string",
+        [JSON_INTEGER] = "an integer", [JSON_REAL] = "a real number", [JSON_TRUE] = "a boolean",
+        [JSON_FALSE] = "a boolean",    [JSON_NULL] = "null",
+    };
+
+    return names[json_typeof(v)];
 }

@@ -99,9 +99,11 @@ int cairn_namemap_set(struct cairn_namemap *m, const char *name, int state)
         }
     }
     /* Keep at most half the slots used, tombstones included, so probes
-     * stay short and always end at an empty slot. */
-    if ((m->filled + 1) * 2 > m->cap &&
-        rehash(m, m->used * 4 > m->cap ? (m->cap ? m->cap * 2 : 16) : (m->cap ? m->cap : 16)) != 0)
+     * stay short and always end at an empty slot: grow when live entries
+     * fill a quarter, else rebuild at the same size to drop tombstones. */
+    if ((m->filled + 1) * 2 > m->cap && rehash(m, m->cap == 0            ? 16
+                                                  : m->used * 4 > m->cap ? m->cap * 2
+                                                                         : m->cap) != 0)
         return -ENOMEM;
     n = strlen(name);
     if ((e = malloc(sizeof(*e) + n + 1)) == NULL)

@@ -116,16 +116,15 @@ int cairn_buf_int(struct cairn_buf *b, int64_t v)
     return cairn_buf_append(b, p, (size_t)(end - p));
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0 when the
- * bytes there are not one (bad lead, missing continuation, overlong form,
- * surrogate, past U+10FFFF). */
+/* Length of the valid UTF-8 sequence at s (n bytes left, s[0] >= 0x80:
+ * every caller takes ASCII itself), or 0 when the bytes there are not one
+ * (bad lead, missing continuation, overlong form, surrogate, past
+ * U+10FFFF). */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
     size_t len, i;
     uint32_t cp;
 
-    if (s[0] < 0x80)
-        return 1;
     if (s[0] >= 0xC2 && s[0] <= 0xDF)
         len = 2, cp = s[0] & 0x1F;
     else if (s[0] >= 0xE0 && s[0] <= 0xEF)

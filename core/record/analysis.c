@@ -42,7 +42,8 @@ static int side_of(const json_t *v)
     return s[0] == 'R';
 }
 
-/* One entry of options.play, encoded as moves[] encodes the game's moves. */
+/* One entry of options.play (never NULL: an element of the array),
+ * encoded as moves[] encodes the game's moves. */
 static int encode_move(const struct cairn_plugin *d, const json_t *v, size_t i, int32_t *m,
                        struct cairn_rec_error *e)
 {
@@ -52,15 +53,15 @@ static int encode_move(const struct cairn_plugin *d, const json_t *v, size_t i, 
     switch (d->moves_kind) {
     case CAIRN_MOVES_SIDE:
         if ((side = side_of(v)) < 0)
-            return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
-                                  "options.play[%zu]: expected \"L\" or \"R\" (%s moves), got %s",
-                                  i, d->name,
-                                  json_is_string(v) ? "another string" : cairn_json_type_name(v));
+            return cairn_rec_fail(
+                e, CAIRN_CODE_INVALID_INPUT,
+                "options.play[%zu]: expected \"L\" or \"R\" (%s moves), got %s", i, d->name,
+                json_typeof(v) == JSON_STRING ? "another string" : cairn_json_type_name(v));
         *m = side;
         return 0;
     case CAIRN_MOVES_COUNT:
     case CAIRN_MOVES_INDEX:
-        if (!json_is_integer(v))
+        if (json_typeof(v) != JSON_INTEGER)
             return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
                                   "options.play[%zu]: expected an integer (%s moves), got %s", i,
                                   d->name, cairn_json_type_name(v));
@@ -77,7 +78,7 @@ static int encode_move(const struct cairn_plugin *d, const json_t *v, size_t i, 
     case CAIRN_MOVES_SPLIT: {
         const json_t *at = json_object_get(v, "split"), *keep = json_object_get(v, "keep");
 
-        if (!json_is_object(v) || json_object_size(v) != 2 || !json_is_integer(at) ||
+        if (json_typeof(v) != JSON_OBJECT || json_object_size(v) != 2 || !json_is_integer(at) ||
             (side = side_of(keep)) < 0)
             return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
                                   "options.play[%zu]: expected {\"split\":K,\"keep\":\"L\"|\"R\"} "
@@ -168,8 +169,8 @@ static int run(const struct cairn_plugin *d, const struct cairn_problem *prob, s
     rc = d->analyze(prob, a, s->amem, msg, sizeof(msg));
     if (rc == CAIRN_E_ILLEGAL && a->bad < n_line) {
         struct cairn_buf mv = { 0 };
-        int put = cairn_render_move(&mv, d->moves_kind, s->line[a->bad]) == 0 &&
-                  cairn_buf_append(&mv, "", 1) == 0;
+        int put = (cairn_render_move(&mv, d->moves_kind, s->line[a->bad]) |
+                   cairn_buf_append(&mv, "", 1)) == 0;
 
         rc = cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
                             "options.play[%zu]: %s is not a legal move: %s", a->bad,

@@ -147,7 +147,7 @@ static int load_array(const struct want *r, const struct cairn_input_decl *decl,
     for (i = 0; i < n; i++) {
         const json_t *v = json_array_get(arr, i);
 
-        if (!json_is_integer(v))
+        if (json_typeof(v) != JSON_INTEGER)
             return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
                                   "input.%s[%zu]: expected an integer, got %s", decl->name, i,
                                   cairn_json_type_name(v));
@@ -165,13 +165,14 @@ int cairn_inputs_from_json(const struct cairn_plugin *d, enum cairn_limits limit
                            struct cairn_rec_error *e)
 {
     const struct want want = { .d = d, .limits = limits }, *r = &want;
-    const char *key;
-    json_t *val;
     size_t i, total = 0, at = 0;
     char nb[72];
+    void *it;
 
-    json_object_foreach(input, key, val)
-    {
+    /* Not json_object_foreach(): it also tests each value for NULL. */
+    for (it = json_object_iter(input); it != NULL; it = json_object_iter_next(input, it)) {
+        const char *key = json_object_iter_key(it);
+
         for (i = 0; i < d->n_inputs; i++)
             if (strcmp(key, d->inputs[i].name) == 0)
                 break;
@@ -184,7 +185,7 @@ int cairn_inputs_from_json(const struct cairn_plugin *d, enum cairn_limits limit
         if (v == NULL)
             return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: missing (%s needs it)",
                                   d->inputs[i].name, d->name);
-        if (is_scalar(&d->inputs[i]) ? !json_is_integer(v) : !json_is_array(v))
+        if (json_typeof(v) != (is_scalar(&d->inputs[i]) ? JSON_INTEGER : JSON_ARRAY))
             return shape_error(e, &d->inputs[i], cairn_json_type_name(v));
         arrays[i].n = is_scalar(&d->inputs[i]) ? 1 : json_array_size(v);
         total += arrays[i].n;
@@ -192,7 +193,7 @@ int cairn_inputs_from_json(const struct cairn_plugin *d, enum cairn_limits limit
     if (check_equal_lengths(d, arrays, e) != 0)
         return -1;
     if (cairn_grow((void **)&s->values, &s->values_cap, total ? total : 1, sizeof(int64_t)) != 0)
-        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory for %zu values", total);
+        return cairn_rec_oom(e, "out of memory for %zu values", total);
     for (i = 0; i < d->n_inputs; i++) {
         json_t *v = json_object_get(input, d->inputs[i].name);
         int64_t *dst = s->values + at;
@@ -223,7 +224,7 @@ int cairn_inputs_from_fast(const struct cairn_plugin *d, enum cairn_limits limit
 
     /* Every array points into s->values, even an empty one. */
     if (cairn_grow((void **)&s->values, &s->values_cap, 1, sizeof(int64_t)) != 0)
-        return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "out of memory");
+        return cairn_rec_oom(e, "out of memory");
     for (j = 0; j < f->n_inputs; j++) {
         for (i = 0; i < d->n_inputs; i++)
             if (strlen(d->inputs[i].name) == f->inputs[j].name_len &&
@@ -237,12 +238,11 @@ int cairn_inputs_from_fast(const struct cairn_plugin *d, enum cairn_limits limit
             return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: %s takes no such field",
                                   cairn_short_name(key, nb), d->name);
         }
-        if (i < CAIRN_FAST_MAX_INPUTS)
-            given[i] = &f->inputs[j];
+        given[i] = &f->inputs[j];
         arrays[i] = (struct cairn_array){ .v = s->values + f->inputs[j].off, .n = f->inputs[j].n };
     }
     for (i = 0; i < d->n_inputs; i++) {
-        if (i >= CAIRN_FAST_MAX_INPUTS || given[i] == NULL)
+        if (given[i] == NULL)
             return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT, "input.%s: missing (%s needs it)",
                                   d->inputs[i].name, d->name);
         /* The plain reader takes only integers and integer arrays. */

@@ -16,8 +16,9 @@
 
 /*
  * NAME     cairn_inputs_from_json - the record's "input" object, checked
- * ARGUMENTS arrays has room for d->n_inputs entries; their values live in
- *          s->values
+ * ARGUMENTS d declares at most CAIRN_FAST_MAX_INPUTS inputs (record.c
+ *          refuses a plugin of more); arrays has room for d->n_inputs
+ *          entries; their values live in s->values
  * RETURNS  0, or -1 with e set (invalid_input, constraint, too_large, or
  *          internal when out of memory)
  * NOTES    checks in this order, so both readers word the same error: an

@@ -85,19 +85,21 @@ static int parse_options(struct rec *r, const struct cairn_record_ctx *ctx,
                          struct cairn_rec_error *e)
 {
     json_t *opts = json_object_get(r->root, "options");
-    const char *key;
-    json_t *val;
+    void *it;
     char nb[72];
 
     r->limits = ctx->default_limits;
     r->want_moves = 0;
     if (opts == NULL)
         return 0;
-    if (!json_is_object(opts))
+    if (json_typeof(opts) != JSON_OBJECT)
         return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "options: expected an object, got %s",
                               cairn_json_type_name(opts));
-    json_object_foreach(opts, key, val)
-    {
+    /* Not json_object_foreach(): it also tests each value for NULL. */
+    for (it = json_object_iter(opts); it != NULL; it = json_object_iter_next(opts, it)) {
+        const char *key = json_object_iter_key(it);
+        const json_t *val = json_object_iter_value(it);
+
         if (strcmp(key, "limits") == 0) {
             const char *s = json_string_value(val);
             if (s != NULL && strcmp(s, "official") == 0)
@@ -108,21 +110,21 @@ static int parse_options(struct rec *r, const struct cairn_record_ctx *ctx,
                 return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
                                       "options.limits: expected \"official\" or \"extended\"");
         } else if (strcmp(key, "moves") == 0) {
-            if (!json_is_boolean(val))
+            if (json_typeof(val) != JSON_TRUE && json_typeof(val) != JSON_FALSE)
                 return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
                                       "options.moves: expected a boolean, got %s",
                                       cairn_json_type_name(val));
-            r->want_moves = json_is_true(val);
+            r->want_moves = json_typeof(val) == JSON_TRUE;
         } else if (strcmp(key, "analysis") == 0) {
-            if (!json_is_boolean(val))
+            if (json_typeof(val) != JSON_TRUE && json_typeof(val) != JSON_FALSE)
                 return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
                                       "options.analysis: expected a boolean, got %s",
                                       cairn_json_type_name(val));
-            r->analysis.want_analysis = json_is_true(val);
+            r->analysis.want_analysis = json_typeof(val) == JSON_TRUE;
         } else if (strcmp(key, "play") == 0) {
             /* Its moves are checked once the variant, which says what a
              * move looks like, is known (analysis.c). */
-            if (!json_is_array(val))
+            if (json_typeof(val) != JSON_ARRAY)
                 return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
                                       "options.play: expected an array of moves, got %s",
                                       cairn_json_type_name(val));
@@ -162,11 +164,14 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
 
     /* Duplicate keys make a record mean two things; refuse to guess.
      * DECODE_ANY: a bare scalar is valid JSON, so it is a bad_record. */
+    errno = 0;
     r->root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
-    /* Out of memory is not the line's fault (jansson leaves no text for
-     * some of its allocation failures): internal, not bad_json. */
-    if (r->root == NULL &&
-        (json_error_code(&jerr) == json_error_out_of_memory || jerr.text[0] == '\0'))
+    /* Out of memory is not the line's fault: internal, not bad_json.
+     * jansson leaves no text for some of its allocation failures, and
+     * calls one while it reads a string a syntax error ("string or '}'
+     * expected"): only errno tells. */
+    if (r->root == NULL && (json_error_code(&jerr) == json_error_out_of_memory ||
+                            jerr.text[0] == '\0' || errno == ENOMEM))
         return cairn_rec_oom(e, "out of memory parsing the record");
     if (r->root == NULL)
         return cairn_rec_fail(e, CAIRN_CODE_BAD_JSON, "column %d: %s", jerr.column, jerr.text);
@@ -185,7 +190,8 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
          * it: 0.1 stays 0.1, 1.50 stays 1.50 (render.c); so is an integer
          * zero, which may be -0. */
         if (id != NULL &&
-            (json_is_real(id) || (json_is_integer(id) && json_integer_value(id) == 0)) &&
+            (json_typeof(id) == JSON_REAL ||
+             (json_typeof(id) == JSON_INTEGER && json_integer_value(id) == 0)) &&
             !cairn_json_member_text(line, len, "id", &r->id.s, &r->id.n))
             r->id.s = NULL;
     }
@@ -305,7 +311,7 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
                         struct cairn_tally *tally, struct cairn_rec_error *e)
 {
     const struct cairn_plugin *d = r->plugin->desc;
-    struct cairn_array arrays[8];
+    struct cairn_array arrays[CAIRN_FAST_MAX_INPUTS]; /* inputs.h counts on the bound */
     struct cairn_problem prob;
     struct cairn_result res;
     char msg[256] = "";
@@ -472,8 +478,10 @@ int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratc
         tally->unchecked++;
     tally->variant_err[r.plugin_index]++;
     if (cairn_render_head(out, line_no, &r.id, r.plugin) != 0 ||
-        cairn_render_error_tail(out, e.code, e.msg) != 0)
+        cairn_render_error_tail(out, e.code, e.msg) != 0) {
+        out->len = mark;
         rc = -ENOMEM;
+    }
 done:
     /* With the arena, dropping the whole tree is one reset, not a walk
      * over 50 000 nodes. */

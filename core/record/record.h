@@ -45,7 +45,8 @@ struct cairn_record_ctx {
  * ARGUMENTS line/len is the line without its terminator; line_no is its
  *          1-based physical number in the input
  * RETURNS  0 with exactly one result line (ending in '\n') appended to out,
- *          or -ENOMEM when even the error line could not be written
+ *          or -ENOMEM, out as it was, when even the error line could not
+ *          be written
  */
 int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratch *s,
                          uint64_t line_no, const char *line, size_t len, struct cairn_buf *out,
