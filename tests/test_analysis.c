@@ -627,11 +627,15 @@ START_TEST(play_of_the_wrong_shape_names_the_move_and_why)
     "moves)"
     static const struct error_case cases[] = {
         { SG("[\"X\"]"), "invalid_input",
-          "options.play[0]: expected \\\"L\\\" or \\\"R\\\" (stone-game moves), got another "
-          "string" },
+          "options.play[0]: expected \\\"L\\\" or \\\"R\\\" (stone-game moves), got the "
+          "string \\\"X\\\"" },
         { SG("[\"L\",\"LR\"]"), "invalid_input",
-          "options.play[1]: expected \\\"L\\\" or \\\"R\\\" (stone-game moves), got another "
-          "string" },
+          "options.play[1]: expected \\\"L\\\" or \\\"R\\\" (stone-game moves), got the "
+          "string \\\"LR\\\"" },
+        { SG("[\"\\u00e9\\u001babcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz\"]"),
+          "invalid_input",
+          "options.play[0]: expected \\\"L\\\" or \\\"R\\\" (stone-game moves), got the "
+          "string \\\"\u00e9\\\\x1babcdefghijklmnopqrstuvwxyzabcdefgh...\\\"" },
         { SG("[null]"), "invalid_input",
           "options.play[0]: expected \\\"L\\\" or \\\"R\\\" (stone-game moves), got null" },
         { SG3("[1.5]"), "invalid_input",

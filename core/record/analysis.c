@@ -52,11 +52,30 @@ static int encode_move(const struct cairn_plugin *d, const json_t *v, size_t i, 
 
     switch (d->moves_kind) {
     case CAIRN_MOVES_SIDE:
-        if ((side = side_of(v)) < 0)
-            return cairn_rec_fail(
+        if ((side = side_of(v)) < 0) {
+            /* The string itself, control bytes and bytes that are not
+             * UTF-8 shown as \xNN (util.h), at most 40 bytes of it. */
+            char *text =
+                json_typeof(v) == JSON_STRING ? cairn_text_printable(json_string_value(v)) : NULL;
+            size_t n = text != NULL ? strlen(text) : 0, shown = n;
+            int rc;
+
+            if (json_typeof(v) == JSON_STRING && text == NULL)
+                return cairn_rec_oom(e, "out of memory quoting options.play[%zu]", i);
+            if (shown > 40) /* cut between characters, not inside one */
+                for (shown = 40; shown > 0 && ((unsigned char)text[shown] & 0xC0) == 0x80; shown--)
+                    ;
+            rc = cairn_rec_fail(
                 e, CAIRN_CODE_INVALID_INPUT,
-                "options.play[%zu]: expected \"L\" or \"R\" (%s moves), got %s", i, d->name,
-                json_typeof(v) == JSON_STRING ? "another string" : cairn_json_type_name(v));
+                "options.play[%zu]: expected \"L\" or \"R\" (%s moves), got %s%.*s%s", i, d->name,
+                text != NULL ? "the string \"" : "", text != NULL ? (int)shown : 64,
+                text != NULL ? text : cairn_json_type_name(v),
+                text == NULL ? ""
+                : shown < n  ? "...\""
+                             : "\"");
+            free(text);
+            return rc;
+        }
         *m = side;
         return 0;
     case CAIRN_MOVES_COUNT:
