@@ -1161,6 +1161,131 @@ START_TEST(sigterm_timeout_leaves_job_for_restart)
 }
 END_TEST
 
+/* Lines of process p's log holding needle. */
+static int log_lines_with(int p, const char *needle)
+{
+    char *text = th_read_file(th_log[p], NULL), *line = text;
+    int n = 0;
+
+    while (line != NULL && *line != '\0') {
+        char *nl = strchr(line, '\n');
+        if (nl != NULL)
+            *nl = '\0';
+        n += strstr(line, needle) != NULL;
+        line = nl != NULL ? nl + 1 : NULL;
+    }
+    free(text);
+    return n;
+}
+
+/* Ctrl-C in a terminal stops the daemon as SIGTERM does: an ordered stop,
+ * exit 0, the log saying which signal it was. */
+START_TEST(sigint_stops_like_sigterm)
+{
+    struct env e;
+    int p, code;
+
+    env_init(&e, NULL);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    kill(th_pid[p], SIGINT);
+    code = th_wait_exit(p, DEADLINE_MS);
+    TH_REQUIRE(code == 0, "exit %d after SIGINT", code);
+    TH_REQUIRE(th_log_has(p, "SIGINT: no new jobs"), "the stop does not name SIGINT");
+    th_cleanup();
+}
+END_TEST
+
+/* A second SIGTERM (an impatient operator, or systemd and a script both
+ * stopping it) changes nothing: the active job still finishes whole, the
+ * stop is said once, the exit is 0. */
+START_TEST(second_sigterm_still_finishes_the_job)
+{
+    enum {
+        N = 100
+    };
+    struct env e;
+    size_t len;
+    char *job, path[PATH_MAX];
+    int p, code;
+
+    env_init(&e, NULL);
+    job = slow_job(&e, N, &len);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    drop_job(&e, "twice.jsonl", job, len);
+    TH_IN(path, &e, ".cairn/active/twice.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the job was not claimed");
+    kill(th_pid[p], SIGTERM);
+    TH_EVENTUALLY(th_log_has(p, "SIGTERM: no new jobs"), DEADLINE_MS, "the first SIGTERM");
+    kill(th_pid[p], SIGTERM);
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "exit %d after two SIGTERMs", code);
+    TH_REQUIRE(log_lines_with(p, "no new jobs") == 1, "the stop was begun %d times",
+               log_lines_with(p, "no new jobs"));
+    json_decref(summary_of(&e, "twice", "ok", N));
+    TH_IN(path, &e, ".cairn/done/twice.jsonl");
+    TH_REQUIRE(th_exists(path), "the input is not in done/");
+    require_no_temp_files(&e);
+    free(job);
+    th_cleanup();
+}
+END_TEST
+
+/* --once stopped by SIGTERM (a batch script's timeout): the job it runs
+ * finishes whole and the exit is 0, as for a daemon. */
+START_TEST(once_sigterm_finishes_active_job)
+{
+    enum {
+        N = 100
+    };
+    struct env e;
+    size_t len;
+    char *job, path[PATH_MAX];
+    int p, code;
+
+    env_init(&e, NULL);
+    job = slow_job(&e, N, &len);
+    drop_job(&e, "first.jsonl", job, len);
+    p = start(&e, "--once");
+    TH_IN(path, &e, ".cairn/active/first.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the job was not claimed");
+    kill(th_pid[p], SIGTERM);
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "--once exited %d after SIGTERM", code);
+    TH_REQUIRE(th_log_has(p, "SIGTERM: no new jobs; waiting for 1 active job"),
+               "SIGTERM did not arrive while the job ran: the test checked nothing");
+    json_decref(summary_of(&e, "first", "ok", N));
+    TH_IN(path, &e, ".cairn/done/first.jsonl");
+    TH_REQUIRE(th_exists(path), "the input is not in done/");
+    require_no_temp_files(&e);
+    free(job);
+    th_cleanup();
+}
+END_TEST
+
+/* The input directory moved away under a running daemon (an operator's
+ * mistake): it cannot see new jobs any more, so it says so naming the
+ * directory and exits 1 for its supervisor, rather than idle forever. */
+START_TEST(input_dir_moved_away_exits_1)
+{
+    struct env e;
+    char moved[PATH_MAX];
+    int p, code;
+
+    env_init(&e, NULL);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    th_pathf(moved, "%s/in.moved", e.root);
+    ck_assert_int_eq(rename(e.in, moved), 0);
+    code = th_wait_exit(p, DEADLINE_MS);
+    TH_REQUIRE(code == 1, "exit %d with the input directory gone", code);
+    TH_REQUIRE(log_lines_with(p, "was removed or moved") == 1 && th_log_has(p, e.in),
+               "no one line naming the input directory");
+    th_cleanup();
+}
+END_TEST
+
 /* A file dropped under the name of a job that is running (inotify tells,
  * but the name is taken) runs once that job ends, as NAME~2: with no
  * rescans at all, only the job's end can find it. */
@@ -1608,6 +1733,10 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, sigterm_timeout_leaves_job_for_restart);
     tcase_add_test(tc, sigterm_timeout_waits_for_a_file_write);
     tcase_add_test(tc, sigterm_leaves_the_final_metrics);
+    tcase_add_test(tc, sigint_stops_like_sigterm);
+    tcase_add_test(tc, second_sigterm_still_finishes_the_job);
+    tcase_add_test(tc, once_sigterm_finishes_active_job);
+    tcase_add_test(tc, input_dir_moved_away_exits_1);
     tc = tcase(s, "sighup");
     tcase_add_test(tc, sighup_loads_new_plugins);
     tcase_add_test(tc, sighup_bad_config_keeps_old);
