@@ -24,8 +24,11 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -642,11 +645,29 @@ static int atime_works(const struct env *e)
     return st.st_atim.tv_sec > ts[0].tv_sec + 60;
 }
 
+/* A socket bound at path (left bound: the daemon only looks at it). */
+static int bind_socket(const char *path)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    ck_assert_int_ge(fd, 0);
+    ck_assert_uint_lt(strlen(path), sizeof(a.sun_path));
+    memcpy(a.sun_path, path, strlen(path) + 1);
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    return fd;
+}
+
 START_TEST(non_regular_files_fail_without_being_followed)
 {
-    static const char *const names[] = { "l", "f", "d" };
+    static const char *const names[] = { "l", "f", "d", "s", "c" };
+    /* What each reason calls it. */
+    static const char *const kinds[] = { "a symbolic link", "a FIFO", "a directory", "a socket",
+                                         "a device" };
+    static const mode_t types[] = { S_IFLNK, S_IFIFO, S_IFDIR, S_IFSOCK, S_IFCHR };
     struct env e;
-    size_t olen, i;
+    size_t olen, i, n_kinds = 4;
+    int sock;
     char *off = official(&olen), target[PATH_MAX], path[PATH_MAX], link_to[PATH_MAX], *c;
     struct timespec ts[2];
     struct stat st;
@@ -671,8 +692,17 @@ START_TEST(non_regular_files_fail_without_being_followed)
     ck_assert_int_eq(mkfifo(path, 0644), 0);
     TH_IN(path, &e, "d.jsonl");
     ck_assert_int_eq(mkdir(path, 0755), 0);
+    TH_IN(path, &e, "s.jsonl");
+    sock = bind_socket(path);
+    /* /dev/null's numbers; only where devices may be made (root). */
+    TH_IN(path, &e, "c.jsonl");
+    if (mknod(path, S_IFCHR | 0644, makedev(1, 3)) == 0)
+        n_kinds = 5;
+    else
+        fprintf(stderr, "test_daemon: cannot make a device here (%s); not checking one\n",
+                strerror(errno));
 
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < n_kinds; i++) {
         json_t *s, *r;
         wait_summary(&e, names[i], DEADLINE_MS);
         s = summary_of(&e, names[i], "failed", 0);
@@ -681,15 +711,13 @@ START_TEST(non_regular_files_fail_without_being_followed)
         TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "%s missing", path);
         r = th_load_json(path);
         TH_REQUIRE(json_is_string(json_object_get(r, "reason")) &&
-                       strlen(json_string_value(json_object_get(r, "reason"))) > 0,
-                   "%s has no reason", path);
+                       strstr(json_string_value(json_object_get(r, "reason")), kinds[i]) != NULL,
+                   "%s does not say the job is %s", path, kinds[i]);
         json_decref(r);
         TH_IN(path, &e, ".cairn/failed/%s.jsonl", names[i]);
         TH_EVENTUALLY(lstat(path, &st) == 0, DEADLINE_MS, "%s is not in failed/", names[i]);
-        TH_REQUIRE(i == 0   ? S_ISLNK(st.st_mode)
-                   : i == 1 ? S_ISFIFO(st.st_mode)
-                            : S_ISDIR(st.st_mode),
-                   "%s in failed/ is not what was dropped", names[i]);
+        TH_REQUIRE((st.st_mode & S_IFMT) == types[i], "%s in failed/ is not what was dropped",
+                   names[i]);
         TH_IN(path, &e, "%s.jsonl", names[i]);
         TH_REQUIRE(!th_exists(path), "%s.jsonl is still in the spool", names[i]);
         TH_OUT(path, &e, "%s.results.jsonl", names[i]);
@@ -722,6 +750,7 @@ START_TEST(non_regular_files_fail_without_being_followed)
     check_official_results(res, off, NULL);
     json_decref(res);
     th_stop(p);
+    close(sock);
     free(off);
     th_cleanup();
 }
