@@ -1349,6 +1349,59 @@ START_TEST(same_name_dropped_while_it_runs_runs_next)
 }
 END_TEST
 
+/* The same, but the first run cannot publish (its first rename in the
+ * output directory fails, tests/faults/syscall_fault.c), and its way
+ * back to the spool is taken by the new file: it stays in active/, said
+ * in one line, and runs again from there on the next rescan; the new file
+ * waits, then runs as twice~2.  Neither is lost, neither replaces the
+ * other. */
+START_TEST(failed_hand_back_beside_a_new_file_of_the_name_loses_neither)
+{
+    static const char one[] = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n";
+    const char *shim = getenv("CAIRN_TEST_SYSCALL_FAULT");
+    char path[PATH_MAX];
+    struct env e;
+    size_t len;
+    char *huge;
+    int p;
+
+    ck_assert_ptr_nonnull(shim);
+    env_init(&e, NULL);
+    huge = slow_job(&e, 100, &len);
+    th_write_text(e.cfg, "{\"min_age_ms\": 0, \"rescan_interval_s\": 1, "
+                         "\"metrics_interval_s\": 0, \"log_level\": \"debug\"}\n");
+    setenv("LD_PRELOAD", shim, 1);
+    setenv("CAIRN_FAULT_CALL", "rename", 1);
+    setenv("CAIRN_FAULT_N", "1", 1);
+    setenv("CAIRN_FAULT_ERRNO", "EIO", 1);
+    setenv("CAIRN_FAULT_UNDER", e.out, 1);
+    p = start(&e, NULL);
+    unsetenv("LD_PRELOAD");
+    unsetenv("CAIRN_FAULT_CALL");
+    th_wait_ready(p);
+    drop_job(&e, "twice.jsonl", huge, len);
+    TH_IN(path, &e, ".cairn/active/twice.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the first twice.jsonl was not claimed");
+    drop_job(&e, "twice.jsonl", one, strlen(one));
+    TH_EVENTUALLY(th_log_has(p, "job twice: cannot publish results: i/o error; left in "
+                                ".cairn/active/"),
+                  LONG_DEADLINE_MS, "no line says the job stays in active/");
+    wait_summary(&e, "twice", LONG_DEADLINE_MS);
+    json_decref(summary_of(&e, "twice", "ok", 100));
+    wait_summary(&e, "twice~2", DEADLINE_MS);
+    json_decref(summary_of(&e, "twice~2", "ok", 1));
+    TH_IN(path, &e, ".cairn/done/twice.jsonl");
+    TH_REQUIRE(th_exists(path), "the first input is not in done/");
+    TH_IN(path, &e, ".cairn/done/twice~2.jsonl");
+    TH_REQUIRE(th_exists(path), "the second input is not in done/");
+    TH_REQUIRE(th_running(p), "cairnd died");
+    th_stop(p);
+    require_no_temp_files(&e);
+    free(huge);
+    th_cleanup();
+}
+END_TEST
+
 /* Starts the daemon on a disk where making a metrics temporary durable
  * takes ms milliseconds on a pool thread (slow_fsync.c), and waits until
  * the first periodic write (metrics_interval_s 0.2) sits in that fsync. */
@@ -1739,6 +1792,7 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, keep_inputs_false_deletes_input);
     tcase_add_test(tc, hard_link_is_processed);
     tcase_add_test(tc, same_name_dropped_while_it_runs_runs_next);
+    tcase_add_test(tc, failed_hand_back_beside_a_new_file_of_the_name_loses_neither);
     tc = tcase(s, "in_place_write");
     tcase_add_test(tc, in_place_write_waits_for_close);
     tc = tcase(s, "ignored_names");
