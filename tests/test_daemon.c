@@ -1315,6 +1315,40 @@ START_TEST(input_dir_moved_away_exits_1)
 }
 END_TEST
 
+/* shutdown_timeout_s 0: a stop does not wait at all; the job is left in
+ * active/ for the next start, nothing of it visible. */
+START_TEST(sigterm_with_no_shutdown_timeout_leaves_at_once)
+{
+    struct env e;
+    size_t len;
+    char *job, path[PATH_MAX];
+    int p, code;
+    double t0;
+
+    env_init(&e, "\"shutdown_timeout_s\": 0");
+    job = slow_job(&e, 300, &len); /* 3 s of work on two threads */
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    drop_job(&e, "cut.jsonl", job, len);
+    TH_IN(path, &e, ".cairn/active/cut.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the job was not claimed");
+    kill(th_pid[p], SIGTERM);
+    t0 = th_now_s();
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "exit %d after SIGTERM", code);
+    TH_REQUIRE(th_now_s() - t0 < 2.0, "the stop waited %.1f s with shutdown_timeout_s 0",
+               th_now_s() - t0);
+    TH_REQUIRE(th_exists(path), "the unfinished job is not left in .cairn/active/");
+    TH_OUT(path, &e, "cut.summary.json");
+    TH_REQUIRE(!th_exists(path), "the job finished: it was too small to test the stop");
+    TH_OUT(path, &e, "cut.results.jsonl");
+    TH_REQUIRE(!th_exists(path), "a results file without a summary");
+    require_no_temp_files(&e);
+    free(job);
+    th_cleanup();
+}
+END_TEST
+
 /* A file dropped under the name of a job that is running (inotify tells,
  * but the name is taken) runs once that job ends, as NAME~2: with no
  * rescans at all, only the job's end can find it. */
@@ -1349,8 +1383,78 @@ START_TEST(same_name_dropped_while_it_runs_runs_next)
 }
 END_TEST
 
-/* The same, but the first run cannot publish (its first rename in the
- * output directory fails, tests/faults/syscall_fault.c), and its way
+/* The daemon, started with the n-th call of kind on paths under `under`
+ * failing with EIO (tests/faults/syscall_fault.c); processes it starts
+ * later run without the shim. */
+static int start_with_fault(const struct env *e, const char *kind, const char *n, const char *under)
+{
+    const char *shim = getenv("CAIRN_TEST_SYSCALL_FAULT");
+    int p;
+
+    ck_assert_ptr_nonnull(shim);
+    setenv("LD_PRELOAD", shim, 1);
+    setenv("CAIRN_FAULT_CALL", kind, 1);
+    setenv("CAIRN_FAULT_N", n, 1);
+    setenv("CAIRN_FAULT_ERRNO", "EIO", 1);
+    setenv("CAIRN_FAULT_UNDER", under, 1);
+    p = start(e, NULL);
+    unsetenv("LD_PRELOAD");
+    unsetenv("CAIRN_FAULT_CALL");
+    return p;
+}
+
+/* A job of many batches whose results cannot be written as they stream
+ * (an I/O error on the first batch's write), or whose file cannot be read
+ * (an I/O error on its first read): the machine's trouble, not the job's.
+ * It is handed back with one line naming the step and the error, nothing
+ * of it visible, and its next try finishes it whole. */
+static void io_error_mid_stream(const char *kind, const char *n, int in_input, const char *step)
+{
+    enum {
+        N = 20000
+    };
+    struct env e;
+    size_t len;
+    char *big = repeat(SMALL_III, N, &len), path[PATH_MAX], line[128];
+    int p;
+
+    env_init(&e, NULL);
+    p = start_with_fault(&e, kind, n, in_input ? e.in : e.out);
+    th_wait_ready(p);
+    drop_job(&e, "stream.jsonl", big, len);
+    snprintf(line, sizeof(line), "job stream: cannot %s: i/o error; handed back to the spool",
+             step);
+    TH_EVENTUALLY(th_log_has(p, line), DEADLINE_MS, "no line says: %s", line);
+    TH_OUT(path, &e, "stream.summary.json");
+    TH_REQUIRE(!th_exists(path) || th_log_has(p, "job stream finished"),
+               "a summary without a finished run");
+    wait_summary(&e, "stream", LONG_DEADLINE_MS);
+    json_decref(summary_of(&e, "stream", "ok", N));
+    TH_OUT(path, &e, "stream.results.jsonl");
+    TH_REQUIRE(count_ok_lines(path) == N, "results line count");
+    TH_IN(path, &e, ".cairn/done/stream.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the input is not in done/");
+    th_stop(p);
+    require_no_temp_files(&e);
+    free(big);
+    th_cleanup();
+}
+
+START_TEST(results_write_error_hands_back_then_completes)
+{
+    io_error_mid_stream("write", "1", 0, "write results");
+}
+END_TEST
+
+START_TEST(job_read_error_hands_back_then_completes)
+{
+    io_error_mid_stream("read", "2", 1, "read the job file");
+}
+END_TEST
+
+/* A file dropped under the name of a running job, as in
+ * same_name_dropped_while_it_runs_runs_next, but the first run cannot
+ * publish (its first rename in the output directory fails), and its way
  * back to the spool is taken by the new file: it stays in active/, said
  * in one line, and runs again from there on the next rescan; the new file
  * waits, then runs as twice~2.  Neither is lost, neither replaces the
@@ -1358,26 +1462,17 @@ END_TEST
 START_TEST(failed_hand_back_beside_a_new_file_of_the_name_loses_neither)
 {
     static const char one[] = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n";
-    const char *shim = getenv("CAIRN_TEST_SYSCALL_FAULT");
     char path[PATH_MAX];
     struct env e;
     size_t len;
     char *huge;
     int p;
 
-    ck_assert_ptr_nonnull(shim);
     env_init(&e, NULL);
     huge = slow_job(&e, 100, &len);
     th_write_text(e.cfg, "{\"min_age_ms\": 0, \"rescan_interval_s\": 1, "
                          "\"metrics_interval_s\": 0, \"log_level\": \"debug\"}\n");
-    setenv("LD_PRELOAD", shim, 1);
-    setenv("CAIRN_FAULT_CALL", "rename", 1);
-    setenv("CAIRN_FAULT_N", "1", 1);
-    setenv("CAIRN_FAULT_ERRNO", "EIO", 1);
-    setenv("CAIRN_FAULT_UNDER", e.out, 1);
-    p = start(&e, NULL);
-    unsetenv("LD_PRELOAD");
-    unsetenv("CAIRN_FAULT_CALL");
+    p = start_with_fault(&e, "rename", "1", e.out);
     th_wait_ready(p);
     drop_job(&e, "twice.jsonl", huge, len);
     TH_IN(path, &e, ".cairn/active/twice.jsonl");
@@ -1393,7 +1488,7 @@ START_TEST(failed_hand_back_beside_a_new_file_of_the_name_loses_neither)
     TH_IN(path, &e, ".cairn/done/twice.jsonl");
     TH_REQUIRE(th_exists(path), "the first input is not in done/");
     TH_IN(path, &e, ".cairn/done/twice~2.jsonl");
-    TH_REQUIRE(th_exists(path), "the second input is not in done/");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the second input is not in done/");
     TH_REQUIRE(th_running(p), "cairnd died");
     th_stop(p);
     require_no_temp_files(&e);
@@ -1626,6 +1721,39 @@ START_TEST(sighup_bad_config_keeps_old)
 }
 END_TEST
 
+/* A umask added by a reload applies to the outputs of jobs begun after
+ * it (an operator tightening a running daemon's permissions). */
+START_TEST(sighup_new_umask_applies_to_new_outputs)
+{
+    struct env e;
+    char path[PATH_MAX];
+    struct stat st;
+    int p;
+
+    env_init(&e, "\"umask\": \"0022\"");
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    drop_text(&e, "before.jsonl", SMALL_III);
+    wait_summary(&e, "before", DEADLINE_MS);
+    TH_OUT(path, &e, "before.results.jsonl");
+    TH_REQUIRE(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644,
+               "before the reload: mode %04o, expected 0644", (unsigned)(st.st_mode & 0777));
+    env_config(&e, "\"umask\": \"0077\"");
+    kill(th_pid[p], SIGHUP);
+    TH_EVENTUALLY(th_log_has(p, "reloaded: "), DEADLINE_MS, "the reload was not applied");
+    drop_text(&e, "after.jsonl", SMALL_III);
+    wait_summary(&e, "after", DEADLINE_MS);
+    TH_OUT(path, &e, "after.results.jsonl");
+    TH_REQUIRE(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600,
+               "after the reload: results mode %04o, expected 0600", (unsigned)(st.st_mode & 0777));
+    TH_OUT(path, &e, "after.summary.json");
+    TH_REQUIRE(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600,
+               "after the reload: summary mode %04o, expected 0600", (unsigned)(st.st_mode & 0777));
+    th_stop(p);
+    th_cleanup();
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* 10. metrics                                                         */
 /* ------------------------------------------------------------------ */
@@ -1793,6 +1921,8 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, hard_link_is_processed);
     tcase_add_test(tc, same_name_dropped_while_it_runs_runs_next);
     tcase_add_test(tc, failed_hand_back_beside_a_new_file_of_the_name_loses_neither);
+    tcase_add_test(tc, results_write_error_hands_back_then_completes);
+    tcase_add_test(tc, job_read_error_hands_back_then_completes);
     tc = tcase(s, "in_place_write");
     tcase_add_test(tc, in_place_write_waits_for_close);
     tc = tcase(s, "ignored_names");
@@ -1820,9 +1950,11 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, second_sigterm_still_finishes_the_job);
     tcase_add_test(tc, once_sigterm_finishes_active_job);
     tcase_add_test(tc, input_dir_moved_away_exits_1);
+    tcase_add_test(tc, sigterm_with_no_shutdown_timeout_leaves_at_once);
     tc = tcase(s, "sighup");
     tcase_add_test(tc, sighup_loads_new_plugins);
     tcase_add_test(tc, sighup_bad_config_keeps_old);
+    tcase_add_test(tc, sighup_new_umask_applies_to_new_outputs);
     tcase_add_test(tc, sighup_truncated_plugin_keeps_old_set);
     tc = tcase(s, "metrics");
     tcase_add_test(tc, metrics_file_is_kept);
