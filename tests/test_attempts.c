@@ -166,6 +166,101 @@ START_TEST(older_count_file_is_taken_over)
 }
 END_TEST
 
+/* An attribute that holds no number (damaged, or set by hand) counts as
+ * no run before, and is replaced by a good count. */
+START_TEST(damaged_attribute_counts_from_zero)
+{
+    struct dir d;
+    ino_t ino;
+    char buf[16];
+    ssize_t n;
+    int fd;
+
+    dir_make(&d);
+    fd = job_file(&d, "j.jsonl", &ino);
+    ck_assert_int_eq(fsetxattr(fd, "user.cairn.attempts", "many", 4, 0), 0);
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino, 1), 0);
+    n = fgetxattr(fd, "user.cairn.attempts", buf, sizeof(buf) - 1);
+    ck_assert_int_gt(n, 0);
+    buf[n] = '\0';
+    ck_assert_str_eq(buf, "1");
+    close(fd);
+    dir_remove(&d);
+}
+END_TEST
+
+/* Replaces the record file of kind for key with text. */
+static void record_put(struct dir *d, const char *kind, const char *key, const char *text,
+                       size_t len)
+{
+    char *file = cairn_active_record_file(kind, key);
+    int fd = openat(d->fd, file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, text, len), (ssize_t)len);
+    close(fd);
+    free(file);
+}
+
+/* The records of a claimed file's names come back as written, any byte
+ * but NUL and '/' in them; one for another inode, torn or damaged reads
+ * as no record at all (a name chosen anew), never as a wrong name. */
+START_TEST(name_records_round_trip_and_damaged_ones_read_as_absent)
+{
+    static const char *const damaged[] = {
+        "",               /* empty */
+        "12",             /* no newline */
+        "x 1 0\na",       /* no inode */
+        "%llu 0 0\n",     /* no name */
+        "%llu 300 0\nab", /* a name longer than NAME_MAX */
+        "%llu 1 300\nab", /* so is the second */
+        "%llu 5 0\nab",   /* torn: shorter than it says */
+        "%llu 1 0\nabc",  /* longer than it says */
+        "%llu 2 0\nab" /* for another inode (the %llu is ino + 1) */,
+    };
+    struct dir d;
+    char *a, *b, text[128];
+    ino_t ino;
+    size_t i;
+    int fd;
+
+    dir_make(&d);
+    fd = job_file(&d, "j~2.jsonl", &ino);
+    ck_assert_int_eq(cairn_attempts_submitted(d.fd, "j~2.jsonl", ino, &a), 0);
+    ck_assert_ptr_null(a);
+    ck_assert_int_eq(cairn_attempts_note_submitted(d.fd, "j~2.jsonl", ino, "j\nx.jsonl"), 0);
+    ck_assert_int_eq(cairn_attempts_submitted(d.fd, "j~2.jsonl", ino, &a), 1);
+    ck_assert_str_eq(a, "j\nx.jsonl");
+    free(a);
+    /* A hand-back mark: the name it ran as, and what it was dropped as. */
+    ck_assert_int_eq(cairn_attempts_note_handback(d.fd, "j.jsonl", ino, "j~2.jsonl", "j.jsonl"), 0);
+    ck_assert_int_eq(cairn_attempts_handback(d.fd, "j.jsonl", ino, &a, &b), 1);
+    ck_assert_str_eq(a, "j~2.jsonl");
+    ck_assert_str_eq(b, "j.jsonl");
+    free(a);
+    free(b);
+    ck_assert_int_eq(cairn_attempts_note_handback(d.fd, "j.jsonl", ino, "j~2.jsonl", NULL), 0);
+    ck_assert_int_eq(cairn_attempts_handback(d.fd, "j.jsonl", ino, &a, &b), 1);
+    ck_assert_str_eq(a, "j~2.jsonl");
+    ck_assert_ptr_null(b);
+    free(a);
+    cairn_attempts_forget_handback(d.fd, "j.jsonl");
+    ck_assert_int_eq(cairn_attempts_handback(d.fd, "j.jsonl", ino, &a, &b), 0);
+    for (i = 0; i < sizeof(damaged) / sizeof(damaged[0]); i++) {
+        unsigned long long as_ino = (unsigned long long)ino + (i == 8);
+
+        snprintf(text, sizeof(text), damaged[i], as_ino);
+        record_put(&d, "submitted", "j~2.jsonl", text, strlen(text));
+        ck_assert_msg(cairn_attempts_submitted(d.fd, "j~2.jsonl", ino, &a) == 0 && a == NULL,
+                      "record %zu (%s) was read as a name", i, text);
+    }
+    cairn_attempts_forget_submitted(d.fd, "j~2.jsonl");
+    ck_assert_int_eq(cairn_attempts_submitted(d.fd, "j~2.jsonl", ino, &a), 0);
+    close(fd);
+    dir_remove(&d);
+}
+END_TEST
+
 static Suite *attempts_suite(void)
 {
     Suite *s = suite_create("attempts");
@@ -174,6 +269,8 @@ static Suite *attempts_suite(void)
     tcase_add_test(tc, counts_runs_on_the_file_itself);
     tcase_add_test(tc, file_form_counts_per_inode);
     tcase_add_test(tc, older_count_file_is_taken_over);
+    tcase_add_test(tc, damaged_attribute_counts_from_zero);
+    tcase_add_test(tc, name_records_round_trip_and_damaged_ones_read_as_absent);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -24,8 +24,11 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -642,11 +645,29 @@ static int atime_works(const struct env *e)
     return st.st_atim.tv_sec > ts[0].tv_sec + 60;
 }
 
+/* A socket bound at path (left bound: the daemon only looks at it). */
+static int bind_socket(const char *path)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    ck_assert_int_ge(fd, 0);
+    ck_assert_uint_lt(strlen(path), sizeof(a.sun_path));
+    memcpy(a.sun_path, path, strlen(path) + 1);
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    return fd;
+}
+
 START_TEST(non_regular_files_fail_without_being_followed)
 {
-    static const char *const names[] = { "l", "f", "d" };
+    static const char *const names[] = { "l", "f", "d", "s", "c" };
+    /* What each reason calls it. */
+    static const char *const kinds[] = { "a symbolic link", "a FIFO", "a directory", "a socket",
+                                         "a device" };
+    static const mode_t types[] = { S_IFLNK, S_IFIFO, S_IFDIR, S_IFSOCK, S_IFCHR };
     struct env e;
-    size_t olen, i;
+    size_t olen, i, n_kinds = 4;
+    int sock;
     char *off = official(&olen), target[PATH_MAX], path[PATH_MAX], link_to[PATH_MAX], *c;
     struct timespec ts[2];
     struct stat st;
@@ -671,8 +692,17 @@ START_TEST(non_regular_files_fail_without_being_followed)
     ck_assert_int_eq(mkfifo(path, 0644), 0);
     TH_IN(path, &e, "d.jsonl");
     ck_assert_int_eq(mkdir(path, 0755), 0);
+    TH_IN(path, &e, "s.jsonl");
+    sock = bind_socket(path);
+    /* /dev/null's numbers; only where devices may be made (root). */
+    TH_IN(path, &e, "c.jsonl");
+    if (mknod(path, S_IFCHR | 0644, makedev(1, 3)) == 0)
+        n_kinds = 5;
+    else
+        fprintf(stderr, "test_daemon: cannot make a device here (%s); not checking one\n",
+                strerror(errno));
 
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < n_kinds; i++) {
         json_t *s, *r;
         wait_summary(&e, names[i], DEADLINE_MS);
         s = summary_of(&e, names[i], "failed", 0);
@@ -681,15 +711,13 @@ START_TEST(non_regular_files_fail_without_being_followed)
         TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "%s missing", path);
         r = th_load_json(path);
         TH_REQUIRE(json_is_string(json_object_get(r, "reason")) &&
-                       strlen(json_string_value(json_object_get(r, "reason"))) > 0,
-                   "%s has no reason", path);
+                       strstr(json_string_value(json_object_get(r, "reason")), kinds[i]) != NULL,
+                   "%s does not say the job is %s", path, kinds[i]);
         json_decref(r);
         TH_IN(path, &e, ".cairn/failed/%s.jsonl", names[i]);
         TH_EVENTUALLY(lstat(path, &st) == 0, DEADLINE_MS, "%s is not in failed/", names[i]);
-        TH_REQUIRE(i == 0   ? S_ISLNK(st.st_mode)
-                   : i == 1 ? S_ISFIFO(st.st_mode)
-                            : S_ISDIR(st.st_mode),
-                   "%s in failed/ is not what was dropped", names[i]);
+        TH_REQUIRE((st.st_mode & S_IFMT) == types[i], "%s in failed/ is not what was dropped",
+                   names[i]);
         TH_IN(path, &e, "%s.jsonl", names[i]);
         TH_REQUIRE(!th_exists(path), "%s.jsonl is still in the spool", names[i]);
         TH_OUT(path, &e, "%s.results.jsonl", names[i]);
@@ -722,6 +750,7 @@ START_TEST(non_regular_files_fail_without_being_followed)
     check_official_results(res, off, NULL);
     json_decref(res);
     th_stop(p);
+    close(sock);
     free(off);
     th_cleanup();
 }
@@ -1161,6 +1190,165 @@ START_TEST(sigterm_timeout_leaves_job_for_restart)
 }
 END_TEST
 
+/* Lines of process p's log holding needle. */
+static int log_lines_with(int p, const char *needle)
+{
+    char *text = th_read_file(th_log[p], NULL), *line = text;
+    int n = 0;
+
+    while (line != NULL && *line != '\0') {
+        char *nl = strchr(line, '\n');
+        if (nl != NULL)
+            *nl = '\0';
+        n += strstr(line, needle) != NULL;
+        line = nl != NULL ? nl + 1 : NULL;
+    }
+    free(text);
+    return n;
+}
+
+/* Ctrl-C in a terminal stops the daemon as SIGTERM does: an ordered stop,
+ * exit 0, the log saying which signal it was. */
+START_TEST(sigint_stops_like_sigterm)
+{
+    struct env e;
+    int p, code;
+
+    env_init(&e, NULL);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    kill(th_pid[p], SIGINT);
+    code = th_wait_exit(p, DEADLINE_MS);
+    TH_REQUIRE(code == 0, "exit %d after SIGINT", code);
+    TH_REQUIRE(th_log_has(p, "SIGINT: no new jobs"), "the stop does not name SIGINT");
+    th_cleanup();
+}
+END_TEST
+
+/* A second SIGTERM (an impatient operator, or systemd and a script both
+ * stopping it) changes nothing: the active job still finishes whole, the
+ * stop is said once, the exit is 0. */
+START_TEST(second_sigterm_still_finishes_the_job)
+{
+    enum {
+        N = 100
+    };
+    struct env e;
+    size_t len;
+    char *job, path[PATH_MAX];
+    int p, code;
+
+    env_init(&e, NULL);
+    job = slow_job(&e, N, &len);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    drop_job(&e, "twice.jsonl", job, len);
+    TH_IN(path, &e, ".cairn/active/twice.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the job was not claimed");
+    kill(th_pid[p], SIGTERM);
+    TH_EVENTUALLY(th_log_has(p, "SIGTERM: no new jobs"), DEADLINE_MS, "the first SIGTERM");
+    kill(th_pid[p], SIGTERM);
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "exit %d after two SIGTERMs", code);
+    TH_REQUIRE(log_lines_with(p, "no new jobs") == 1, "the stop was begun %d times",
+               log_lines_with(p, "no new jobs"));
+    json_decref(summary_of(&e, "twice", "ok", N));
+    TH_IN(path, &e, ".cairn/done/twice.jsonl");
+    TH_REQUIRE(th_exists(path), "the input is not in done/");
+    require_no_temp_files(&e);
+    free(job);
+    th_cleanup();
+}
+END_TEST
+
+/* --once stopped by SIGTERM (a batch script's timeout): the job it runs
+ * finishes whole and the exit is 0, as for a daemon. */
+START_TEST(once_sigterm_finishes_active_job)
+{
+    enum {
+        N = 100
+    };
+    struct env e;
+    size_t len;
+    char *job, path[PATH_MAX];
+    int p, code;
+
+    env_init(&e, NULL);
+    job = slow_job(&e, N, &len);
+    drop_job(&e, "first.jsonl", job, len);
+    p = start(&e, "--once");
+    TH_IN(path, &e, ".cairn/active/first.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the job was not claimed");
+    kill(th_pid[p], SIGTERM);
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "--once exited %d after SIGTERM", code);
+    TH_REQUIRE(th_log_has(p, "SIGTERM: no new jobs; waiting for 1 active job"),
+               "SIGTERM did not arrive while the job ran: the test checked nothing");
+    json_decref(summary_of(&e, "first", "ok", N));
+    TH_IN(path, &e, ".cairn/done/first.jsonl");
+    TH_REQUIRE(th_exists(path), "the input is not in done/");
+    require_no_temp_files(&e);
+    free(job);
+    th_cleanup();
+}
+END_TEST
+
+/* The input directory moved away under a running daemon (an operator's
+ * mistake): it cannot see new jobs any more, so it says so naming the
+ * directory and exits 1 for its supervisor, rather than idle forever. */
+START_TEST(input_dir_moved_away_exits_1)
+{
+    struct env e;
+    char moved[PATH_MAX];
+    int p, code;
+
+    env_init(&e, NULL);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    th_pathf(moved, "%s/in.moved", e.root);
+    ck_assert_int_eq(rename(e.in, moved), 0);
+    code = th_wait_exit(p, DEADLINE_MS);
+    TH_REQUIRE(code == 1, "exit %d with the input directory gone", code);
+    TH_REQUIRE(log_lines_with(p, "was removed or moved") == 1 && th_log_has(p, e.in),
+               "no one line naming the input directory");
+    th_cleanup();
+}
+END_TEST
+
+/* shutdown_timeout_s 0: a stop does not wait at all; the job is left in
+ * active/ for the next start, nothing of it visible. */
+START_TEST(sigterm_with_no_shutdown_timeout_leaves_at_once)
+{
+    struct env e;
+    size_t len;
+    char *job, path[PATH_MAX];
+    int p, code;
+    double t0;
+
+    env_init(&e, "\"shutdown_timeout_s\": 0");
+    job = slow_job(&e, 300, &len); /* 3 s of work on two threads */
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    drop_job(&e, "cut.jsonl", job, len);
+    TH_IN(path, &e, ".cairn/active/cut.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the job was not claimed");
+    kill(th_pid[p], SIGTERM);
+    t0 = th_now_s();
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "exit %d after SIGTERM", code);
+    TH_REQUIRE(th_now_s() - t0 < 2.0, "the stop waited %.1f s with shutdown_timeout_s 0",
+               th_now_s() - t0);
+    TH_REQUIRE(th_exists(path), "the unfinished job is not left in .cairn/active/");
+    TH_OUT(path, &e, "cut.summary.json");
+    TH_REQUIRE(!th_exists(path), "the job finished: it was too small to test the stop");
+    TH_OUT(path, &e, "cut.results.jsonl");
+    TH_REQUIRE(!th_exists(path), "a results file without a summary");
+    require_no_temp_files(&e);
+    free(job);
+    th_cleanup();
+}
+END_TEST
+
 /* A file dropped under the name of a job that is running (inotify tells,
  * but the name is taken) runs once that job ends, as NAME~2: with no
  * rescans at all, only the job's end can find it. */
@@ -1190,6 +1378,120 @@ START_TEST(same_name_dropped_while_it_runs_runs_next)
     json_decref(summary_of(&e, "twice~2", "ok", 1));
     TH_REQUIRE(th_running(p), "cairnd died");
     th_stop(p);
+    free(huge);
+    th_cleanup();
+}
+END_TEST
+
+/* The daemon, started with the n-th call of kind on paths under `under`
+ * failing with EIO (tests/faults/syscall_fault.c); processes it starts
+ * later run without the shim. */
+static int start_with_fault(const struct env *e, const char *kind, const char *n, const char *under)
+{
+    const char *shim = getenv("CAIRN_TEST_SYSCALL_FAULT");
+    int p;
+
+    ck_assert_ptr_nonnull(shim);
+    setenv("LD_PRELOAD", shim, 1);
+    setenv("CAIRN_FAULT_CALL", kind, 1);
+    setenv("CAIRN_FAULT_N", n, 1);
+    setenv("CAIRN_FAULT_ERRNO", "EIO", 1);
+    setenv("CAIRN_FAULT_UNDER", under, 1);
+    p = start(e, NULL);
+    unsetenv("LD_PRELOAD");
+    unsetenv("CAIRN_FAULT_CALL");
+    return p;
+}
+
+/* A job of many batches whose results cannot be written as they stream
+ * (an I/O error on the first batch's write), or whose file cannot be read
+ * (an I/O error on its first read): the machine's trouble, not the job's.
+ * It is handed back with one line naming the step and the error, nothing
+ * of it visible, and its next try finishes it whole. */
+static void io_error_mid_stream(const char *kind, const char *n, int in_input, const char *step)
+{
+    enum {
+        N = 20000
+    };
+    struct env e;
+    size_t len;
+    char *big = repeat(SMALL_III, N, &len), path[PATH_MAX], line[128];
+    int p;
+
+    env_init(&e, NULL);
+    p = start_with_fault(&e, kind, n, in_input ? e.in : e.out);
+    th_wait_ready(p);
+    drop_job(&e, "stream.jsonl", big, len);
+    snprintf(line, sizeof(line), "job stream: cannot %s: i/o error; handed back to the spool",
+             step);
+    TH_EVENTUALLY(th_log_has(p, line), DEADLINE_MS, "no line says: %s", line);
+    TH_OUT(path, &e, "stream.summary.json");
+    TH_REQUIRE(!th_exists(path) || th_log_has(p, "job stream finished"),
+               "a summary without a finished run");
+    wait_summary(&e, "stream", LONG_DEADLINE_MS);
+    json_decref(summary_of(&e, "stream", "ok", N));
+    TH_OUT(path, &e, "stream.results.jsonl");
+    TH_REQUIRE(count_ok_lines(path) == N, "results line count");
+    TH_IN(path, &e, ".cairn/done/stream.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the input is not in done/");
+    th_stop(p);
+    require_no_temp_files(&e);
+    free(big);
+    th_cleanup();
+}
+
+START_TEST(results_write_error_hands_back_then_completes)
+{
+    io_error_mid_stream("write", "1", 0, "write results");
+}
+END_TEST
+
+START_TEST(job_read_error_hands_back_then_completes)
+{
+    io_error_mid_stream("read", "2", 1, "read the job file");
+}
+END_TEST
+
+/* A file dropped under the name of a running job, as in
+ * same_name_dropped_while_it_runs_runs_next, but the first run cannot
+ * publish (its first rename in the output directory fails), and its way
+ * back to the spool is taken by the new file: it stays in active/, said
+ * in one line, and runs again from there on the next rescan; the new file
+ * waits, then runs as twice~2.  Neither is lost, neither replaces the
+ * other. */
+START_TEST(failed_hand_back_beside_a_new_file_of_the_name_loses_neither)
+{
+    static const char one[] = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n";
+    char path[PATH_MAX];
+    struct env e;
+    size_t len;
+    char *huge;
+    int p;
+
+    env_init(&e, NULL);
+    huge = slow_job(&e, 100, &len);
+    th_write_text(e.cfg, "{\"min_age_ms\": 0, \"rescan_interval_s\": 1, "
+                         "\"metrics_interval_s\": 0, \"log_level\": \"debug\"}\n");
+    p = start_with_fault(&e, "rename", "1", e.out);
+    th_wait_ready(p);
+    drop_job(&e, "twice.jsonl", huge, len);
+    TH_IN(path, &e, ".cairn/active/twice.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the first twice.jsonl was not claimed");
+    drop_job(&e, "twice.jsonl", one, strlen(one));
+    TH_EVENTUALLY(th_log_has(p, "job twice: cannot publish results: i/o error; left in "
+                                ".cairn/active/"),
+                  LONG_DEADLINE_MS, "no line says the job stays in active/");
+    wait_summary(&e, "twice", LONG_DEADLINE_MS);
+    json_decref(summary_of(&e, "twice", "ok", 100));
+    wait_summary(&e, "twice~2", DEADLINE_MS);
+    json_decref(summary_of(&e, "twice~2", "ok", 1));
+    TH_IN(path, &e, ".cairn/done/twice.jsonl");
+    TH_REQUIRE(th_exists(path), "the first input is not in done/");
+    TH_IN(path, &e, ".cairn/done/twice~2.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the second input is not in done/");
+    TH_REQUIRE(th_running(p), "cairnd died");
+    th_stop(p);
+    require_no_temp_files(&e);
     free(huge);
     th_cleanup();
 }
@@ -1419,6 +1721,39 @@ START_TEST(sighup_bad_config_keeps_old)
 }
 END_TEST
 
+/* A umask added by a reload applies to the outputs of jobs begun after
+ * it (an operator tightening a running daemon's permissions). */
+START_TEST(sighup_new_umask_applies_to_new_outputs)
+{
+    struct env e;
+    char path[PATH_MAX];
+    struct stat st;
+    int p;
+
+    env_init(&e, "\"umask\": \"0022\"");
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    drop_text(&e, "before.jsonl", SMALL_III);
+    wait_summary(&e, "before", DEADLINE_MS);
+    TH_OUT(path, &e, "before.results.jsonl");
+    TH_REQUIRE(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644,
+               "before the reload: mode %04o, expected 0644", (unsigned)(st.st_mode & 0777));
+    env_config(&e, "\"umask\": \"0077\"");
+    kill(th_pid[p], SIGHUP);
+    TH_EVENTUALLY(th_log_has(p, "reloaded: "), DEADLINE_MS, "the reload was not applied");
+    drop_text(&e, "after.jsonl", SMALL_III);
+    wait_summary(&e, "after", DEADLINE_MS);
+    TH_OUT(path, &e, "after.results.jsonl");
+    TH_REQUIRE(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600,
+               "after the reload: results mode %04o, expected 0600", (unsigned)(st.st_mode & 0777));
+    TH_OUT(path, &e, "after.summary.json");
+    TH_REQUIRE(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600,
+               "after the reload: summary mode %04o, expected 0600", (unsigned)(st.st_mode & 0777));
+    th_stop(p);
+    th_cleanup();
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* 10. metrics                                                         */
 /* ------------------------------------------------------------------ */
@@ -1585,6 +1920,9 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, keep_inputs_false_deletes_input);
     tcase_add_test(tc, hard_link_is_processed);
     tcase_add_test(tc, same_name_dropped_while_it_runs_runs_next);
+    tcase_add_test(tc, failed_hand_back_beside_a_new_file_of_the_name_loses_neither);
+    tcase_add_test(tc, results_write_error_hands_back_then_completes);
+    tcase_add_test(tc, job_read_error_hands_back_then_completes);
     tc = tcase(s, "in_place_write");
     tcase_add_test(tc, in_place_write_waits_for_close);
     tc = tcase(s, "ignored_names");
@@ -1608,9 +1946,15 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, sigterm_timeout_leaves_job_for_restart);
     tcase_add_test(tc, sigterm_timeout_waits_for_a_file_write);
     tcase_add_test(tc, sigterm_leaves_the_final_metrics);
+    tcase_add_test(tc, sigint_stops_like_sigterm);
+    tcase_add_test(tc, second_sigterm_still_finishes_the_job);
+    tcase_add_test(tc, once_sigterm_finishes_active_job);
+    tcase_add_test(tc, input_dir_moved_away_exits_1);
+    tcase_add_test(tc, sigterm_with_no_shutdown_timeout_leaves_at_once);
     tc = tcase(s, "sighup");
     tcase_add_test(tc, sighup_loads_new_plugins);
     tcase_add_test(tc, sighup_bad_config_keeps_old);
+    tcase_add_test(tc, sighup_new_umask_applies_to_new_outputs);
     tcase_add_test(tc, sighup_truncated_plugin_keeps_old_set);
     tc = tcase(s, "metrics");
     tcase_add_test(tc, metrics_file_is_kept);

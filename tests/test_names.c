@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "names.h"
 #include "reuse.h"
+#include "spool.h"
 #include "util.h"
 
 static const char *g_cairnd;
@@ -230,6 +232,75 @@ START_TEST(long_named_poison_job_is_quarantined)
 }
 END_TEST
 
+/* A name too long for NAME.results.jsonl is cut to 200 bytes, never
+ * inside a UTF-8 character (a reader of the output directory would see a
+ * broken name), then "~" and a hash; a name whose first 200 bytes are all
+ * continuation bytes (not UTF-8 at all) keeps none of them. */
+START_TEST(long_output_names_cut_between_characters)
+{
+    char name[NAME_MAX + 1], other[NAME_MAX + 1], *b, *c;
+
+    /* "\xe2\x82\xac" (the euro sign) at bytes 199..201: byte 200 is
+     * inside it, so the cut comes before it. */
+    memset(name, 'a', 199);
+    memcpy(name + 199, "\xe2\x82\xac", 3);
+    memset(name + 202, 'b', 40);
+    strcpy(name + 242, ".jsonl");
+    b = cairn_output_base(name);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_uint_eq(strlen(b), 199 + 1 + 16);
+    ck_assert_int_eq(memcmp(b, name, 199), 0);
+    ck_assert_int_eq(b[199], '~');
+    ck_assert_uint_le(strlen(b) + strlen(".results.jsonl"), NAME_MAX);
+    free(b);
+
+    memset(name, 0x80, 245);
+    strcpy(name + 245, ".jsonl");
+    memcpy(other, name, sizeof(name));
+    other[0] = (char)0x81;
+    b = cairn_output_base(name);
+    c = cairn_output_base(other);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_uint_eq(strlen(b), 1 + 16);
+    ck_assert_int_eq(b[0], '~');
+    ck_assert_str_ne(b, c); /* distinct names, distinct outputs */
+    free(b);
+    free(c);
+
+    b = cairn_output_base("short.jsonl");
+    ck_assert_str_eq(b, "short");
+    free(b);
+}
+END_TEST
+
+/* Which names in the spool are jobs, and which are never taken (and
+ * said once in the log): temporaries and hidden files are neither. */
+START_TEST(job_names_and_names_never_taken)
+{
+    static const char *const jobs[] = { "a.jsonl", "x y.jsonl", "a.b.jsonl" };
+    static const char *const never[] = { "notes.txt", "a.json", "a.jsonl.gz", "jsonl" };
+    static const char *const neither[] = { ".jsonl", ".a.jsonl", "",           ".hidden",
+                                           "a.tmp",  ".cairn",   "a.jsonl.tmp" };
+    size_t i;
+
+    for (i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+        ck_assert_msg(cairn_spool_is_job_name(jobs[i]), "%s is a job", jobs[i]);
+        ck_assert_msg(!cairn_spool_is_never_taken(jobs[i]), "%s is taken", jobs[i]);
+    }
+    for (i = 0; i < sizeof(never) / sizeof(never[0]); i++) {
+        ck_assert_msg(!cairn_spool_is_job_name(never[i]), "%s is no job", never[i]);
+        ck_assert_msg(cairn_spool_is_never_taken(never[i]), "%s is never taken", never[i]);
+    }
+    for (i = 0; i < sizeof(neither) / sizeof(neither[0]); i++) {
+        ck_assert_msg(!cairn_spool_is_job_name(neither[i]), "%s is no job", neither[i]);
+        ck_assert_msg(!cairn_spool_is_never_taken(neither[i]), "%s is not said", neither[i]);
+    }
+    /* A path is no name in the spool. */
+    ck_assert(!cairn_spool_is_job_name("sub/a.jsonl"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("names");
@@ -251,6 +322,8 @@ int main(void)
     tcase_add_test(tc, control_characters_are_escaped_in_the_log);
     tcase_add_test(tc, names_that_are_not_utf8_are_escaped);
     tcase_add_test(tc, long_named_poison_job_is_quarantined);
+    tcase_add_test(tc, long_output_names_cut_between_characters);
+    tcase_add_test(tc, job_names_and_names_never_taken);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);

@@ -35,6 +35,24 @@ START_TEST(machine_trouble_is_retried)
 }
 END_TEST
 
+/* Opening or reading a job's file: what another try may not meet hands
+ * the job back, what the file itself is fails it with the reason. */
+START_TEST(open_errors_sorted_by_whose_they_are)
+{
+    static const int machines[] = { EIO,    ENOSPC,  EDQUOT, EINTR,     EAGAIN, ENOMEM, EMFILE,
+                                    ENFILE, ENOBUFS, ESTALE, ETIMEDOUT, EBUSY,  ENOLCK };
+    static const int the_files[] = { EACCES, EPERM, ELOOP, ENXIO, EISDIR, ENAMETOOLONG, EINVAL };
+    size_t i;
+
+    for (i = 0; i < sizeof(machines) / sizeof(machines[0]); i++)
+        ck_assert_msg(cairn_error_is_the_machines(-machines[i]), "errno %d is the machine's",
+                      machines[i]);
+    for (i = 0; i < sizeof(the_files) / sizeof(the_files[0]); i++)
+        ck_assert_msg(!cairn_error_is_the_machines(-the_files[i]), "errno %d is the file's",
+                      the_files[i]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("outcome");
@@ -45,6 +63,7 @@ int main(void)
     tcase_add_test(tc, clean_end_is_done);
     tcase_add_test(tc, bad_job_is_failed);
     tcase_add_test(tc, machine_trouble_is_retried);
+    tcase_add_test(tc, open_errors_sorted_by_whose_they_are);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

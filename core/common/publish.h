@@ -15,7 +15,7 @@
 struct cairn_inflight;
 
 struct cairn_publish_opts {
-    char kind;   /* the temporary's kind letter (tmpfile.h); 0: 'p' */
+    char kind;   /* the temporary's kind letter (tmpfile.h) */
     int sync;    /* fsync before the rename */
     mode_t mode; /* chmod the temporary to this (0: leave it to the umask) */
 };
@@ -25,8 +25,8 @@ struct cairn_publish_opts {
  * ARGUMENTS text is moved in (zeroed); dir_fd is duplicated, so the caller
  *          may swap or close its own at once; inflight (may be NULL) counts
  *          the write until its file is in place (inflight.h)
- * RETURNS  0, then done(rc, data) runs on the loop; or a negative errno,
- *          and done is never called
+ * RETURNS  0, then done(rc, data) (required) runs on the loop; or
+ *          -ENOMEM or dup's error, and done is never called
  */
 int cairn_publish_start(uv_loop_t *loop, struct cairn_inflight *inflight, int dir_fd,
                         const char *name, struct cairn_buf *text,

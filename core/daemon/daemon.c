@@ -37,9 +37,11 @@ static uint64_t ms(double seconds)
 
 /* ---- stopping ---------------------------------------------------------- */
 
+/* A handle never initialised (a start that failed early) has no loop.
+ * close_all runs once in a run, so none is closing already. */
 static void close_handle(uv_handle_t *h)
 {
-    if (h->loop != NULL && !uv_is_closing(h))
+    if (h->loop != NULL)
         uv_close(h, NULL);
 }
 
@@ -307,17 +309,17 @@ static int init_handles(struct cairn_daemon *d)
     size_t i;
     int rc;
 
+    /* uv_timer_init cannot fail, nor uv_signal_start for a valid signal
+     * number; uv_signal_init can (the loop's signal pipe). */
     for (i = 0; i < sizeof(timers) / sizeof(timers[0]); i++) {
-        if ((rc = uv_timer_init(&d->loop, timers[i])) != 0)
-            return rc;
+        (void)uv_timer_init(&d->loop, timers[i]);
         timers[i]->data = d;
     }
     for (i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
         if ((rc = uv_signal_init(&d->loop, signals[i])) != 0)
             return rc;
         signals[i]->data = d;
-        if ((rc = uv_signal_start(signals[i], on_signal, nums[i])) != 0)
-            return rc;
+        (void)uv_signal_start(signals[i], on_signal, nums[i]);
     }
     return 0;
 }

@@ -113,26 +113,20 @@ static void scan_free(struct cairn_scan *c)
     c->n_names = 0;
 }
 
-/* Starts a work item for everything gathered so far. */
-static int start(struct cairn_scanner *s)
+/* Starts a work item for everything gathered so far.  uv_queue_work
+ * fails only for a NULL work callback, and nothing cancels the item, so
+ * scan_done's status is 0. */
+static void start(struct cairn_scanner *s)
 {
-    int rc;
-
     s->cur = (struct cairn_scan){ .what = s->want & ~CAIRN_SCAN_PENDING,
                                   .names = s->want_names,
                                   .n_names = s->n_want };
     s->work.data = s;
-    rc = uv_queue_work(s->loop, &s->work, scan_work, scan_done);
-    if (rc != 0) {
-        s->cur.names = NULL; /* still gathered, for the next try */
-        s->cur.n_names = 0;
-        return rc;
-    }
+    (void)uv_queue_work(s->loop, &s->work, scan_work, scan_done);
     s->running = 1;
     s->want = 0;
     s->want_names = NULL;
     s->n_want = s->cap_want = 0;
-    return 0;
 }
 
 static void scan_done(uv_work_t *req, int status)
@@ -142,17 +136,14 @@ static void scan_done(uv_work_t *req, int status)
      * another scan, which starts at once and fills s->cur anew. */
     struct cairn_scan c = s->cur;
 
+    (void)status; /* 0: see start */
     s->cur = (struct cairn_scan){ 0 };
     s->running = 0;
-    if (status != 0 && c.input.rc == 0)
-        c.input.rc = status; /* cancelled */
     if (!s->stopped)
         s->done(s, &c);
     scan_free(&c);
-    if (s->want != 0 && !s->running && !s->stopped && start(s) != 0)
-        cairn_scanner_free(s); /* cannot happen with libuv's pool; if it
-                                  did, the rescan timer asks again, and
-                                  --once must not wait for it for ever */
+    if (s->want != 0 && !s->running && !s->stopped)
+        start(s);
 }
 
 int cairn_scan_list_jobs(int dfd, struct cairn_scan_list *jobs)
@@ -171,7 +162,9 @@ int cairn_scanner_request(struct cairn_scanner *s, int what)
     if (s->stopped)
         return 0;
     s->want |= what | CAIRN_SCAN_PENDING;
-    return s->running ? 0 : start(s);
+    if (!s->running)
+        start(s);
+    return 0;
 }
 
 int cairn_scanner_lookup(struct cairn_scanner *s, const char *name)

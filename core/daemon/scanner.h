@@ -88,14 +88,12 @@ void cairn_scanner_init(struct cairn_scanner *s, uv_loop_t *loop, const struct c
  * NAME     cairn_scanner_request - scan soon
  * ARGUMENTS what: CAIRN_SCAN_FULL, with CAIRN_SCAN_ACTIVE to list active/
  *          too; 0 only recreates missing state folders
- * RETURNS  0, or a negative errno when no work item could be queued (the
- *          request is kept: the next one tries again)
+ * RETURNS  0: libuv's pool never refuses a work item
  */
 int cairn_scanner_request(struct cairn_scanner *s, int what);
 
 /* Looks up INPUT/name soon: it is in the done callback's found list if it
- * exists then.  0, -ENOMEM, or as cairn_scanner_request (the name is then
- * kept for the next work item). */
+ * exists then.  0 or -ENOMEM. */
 int cairn_scanner_lookup(struct cairn_scanner *s, const char *name);
 
 /* 1 while a scan is queued, running, or asked for. */

@@ -23,17 +23,13 @@
 #endif
 
 /* The job's blocking file work goes to a pool thread, counted while it
- * is in flight (inflight.h).  0, or the pool's error and nothing queued. */
-static int queue_files(struct cairn_job *job, uv_work_cb work, uv_after_work_cb after)
+ * is in flight (inflight.h).  uv_queue_work fails only for a NULL work
+ * callback, and nothing cancels a job's work, so after's status is 0. */
+static void queue_files(struct cairn_job *job, uv_work_cb work, uv_after_work_cb after)
 {
-    int rc;
-
     job->work.data = job;
     cairn_inflight_enter(job->env.file_work);
-    rc = uv_queue_work(job->env.loop, &job->work, work, after);
-    if (rc != 0)
-        cairn_inflight_leave(job->env.file_work);
-    return rc;
+    (void)uv_queue_work(job->env.loop, &job->work, work, after);
 }
 
 static void finish_work(uv_work_t *req)
@@ -83,7 +79,7 @@ static void after_hand_back(uv_work_t *req, int status)
     struct cairn_job *job = req->data;
     const char *step = job->finish_step, *why = uv_strerror(job->finish_rc);
 
-    (void)status; /* never cancelled: nothing cancels a job's work */
+    (void)status; /* 0: see queue_files */
     if (!job->claimed)
         cairn_log(job->env.log, CAIRN_LOG_ERROR,
                   "job %s: cannot %s: %s; left in the spool for another try", job->base, step, why);
@@ -104,15 +100,10 @@ static void after_hand_back(uv_work_t *req, int status)
  * policy (outcome.h); a retry first hands the input back. */
 static void end(struct cairn_job *job, enum cairn_job_outcome outcome)
 {
-    if (outcome == CAIRN_JOB_RETRY) {
-        if (queue_files(job, hand_back_work, after_hand_back) != 0) {
-            /* The pool refused (it never does once running): here, then. */
-            cairn_job_hand_back_files(job);
-            after_hand_back(&job->work, 0);
-        }
-        return;
-    }
-    report(job, outcome);
+    if (outcome == CAIRN_JOB_RETRY)
+        queue_files(job, hand_back_work, after_hand_back);
+    else
+        report(job, outcome);
 }
 
 /* The outcome said in the log and reported; the job is gone after. */
@@ -152,8 +143,7 @@ static void after_finish(uv_work_t *req, int status)
 {
     struct cairn_job *job = req->data;
 
-    if (status != 0 && job->finish_rc == 0)
-        job->finish_rc = status;
+    (void)status; /* 0: see queue_files */
     end(job, cairn_job_outcome(job->finish_rc, job->fail_reason != NULL));
 }
 
@@ -191,8 +181,8 @@ static void finish(struct cairn_job *job)
     if (rc == 0)
         rc = cairn_summary_render(&facts, &job->summary);
     if (rc == 0)
-        rc = queue_files(job, finish_work, after_finish);
-    if (rc != 0)
+        queue_files(job, finish_work, after_finish);
+    else
         end_early(job, "prepare the summary", rc);
 }
 
@@ -211,8 +201,7 @@ static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
 {
     struct cairn_job *job = s->sink.data;
 
-    if (job->env.on_batch != NULL)
-        job->env.on_batch(job->env.data, &job->plugins->reg, &b->tally);
+    job->env.on_batch(job->env.data, &job->plugins->reg, &b->tally);
     /* A small last batch is written by the finish's work item. */
     if (cairn_stream_is_last(s, b))
         cairn_filesink_keep(&job->results, b);
@@ -320,9 +309,9 @@ static int take_claimed_name(struct cairn_job *job)
 static void after_start(uv_work_t *req, int status)
 {
     struct cairn_job *job = req->data;
-    int rc = status != 0 ? status : job->start_rc;
+    int rc = job->start_rc, unnamed = 0;
 
-    int unnamed = 0;
+    (void)status; /* 0: see queue_files */
 
     if (job->claimed_as != NULL && take_claimed_name(job) != 0) {
         const struct cairn_spool *sp = job->env.spool;
@@ -425,12 +414,13 @@ int cairn_job_start(const struct cairn_job_env *env, const char *name, int recov
         job_free(job);
         return -ENOMEM;
     }
-    rc = job->out_fd < 0 ? -errno : queue_files(job, start_work, after_start);
-    if (rc != 0) {
+    if (job->out_fd < 0) {
         /* Nothing was claimed: the job is still where it was. */
+        rc = -errno;
         job_free(job);
         return rc;
     }
+    queue_files(job, start_work, after_start);
     *job_out = job;
     return 0;
 }

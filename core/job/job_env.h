@@ -40,7 +40,7 @@ struct cairn_job_env {
     /* Watches the job's plugin calls (hang.h); NULL: none. */
     struct cairn_hang *hang;
     /* Loop thread, after each batch of results is written: its counts,
-     * indexed by reg (the job's plugin set). */
+     * indexed by reg (the job's plugin set).  Required, like on_end. */
     void (*on_batch)(void *data, const struct cairn_registry *reg, const struct cairn_tally *batch);
     /* Loop thread, exactly once: how the job ended.  job is valid during
      * the call only (cairn_job_info), and freed right after. */

@@ -121,7 +121,7 @@ int cairn_summary_render(const struct cairn_job_facts *job, struct cairn_buf *ou
      * would otherwise be refused by jansson and silently left out. */
     char *job_s = cairn_name_escape(job->base), *input = cairn_name_escape(job->name);
     char *results = results_file != NULL ? cairn_name_escape(results_file) : NULL;
-    size_t i, need;
+    size_t i;
     int rc = -ENOMEM, bad = 0;
 
     clock_gettime(CLOCK_REALTIME, &finished);
@@ -164,18 +164,8 @@ int cairn_summary_render(const struct cairn_job_facts *job, struct cairn_buf *ou
     put(root, "solve_seconds", json_real((double)t->solve_ns / 1e9), &bad);
     put(root, "pid", json_integer((json_int_t)getpid()), &bad);
 
-    if (bad)
-        goto out;
-    need = json_dumpb(root, NULL, 0, JSON_COMPACT | JSON_REAL_PRECISION(9));
-    out->len = 0;
-    if (need == 0 || cairn_buf_reserve(out, need + 1) != 0)
-        goto out;
-    /* The dump allocates too: one that comes out short is no summary. */
-    if (json_dumpb(root, out->data, need, JSON_COMPACT | JSON_REAL_PRECISION(9)) != need)
-        goto out;
-    out->len = need;
-    out->data[out->len++] = '\n';
-    rc = 0;
+    if (!bad)
+        rc = dump_line(root, out);
 out:
     json_decref(errors);
     json_decref(by_variant);
@@ -192,7 +182,6 @@ int cairn_reason_render(const struct cairn_job_facts *job, struct cairn_buf *out
     struct timespec now;
     char when[32];
     json_t *root;
-    char *text;
     int rc;
 
     clock_gettime(CLOCK_REALTIME, &now);
@@ -203,12 +192,7 @@ int cairn_reason_render(const struct cairn_job_facts *job, struct cairn_buf *out
                          : json_pack("{s:s,s:s,s:s,s:I}", "job", job_s, "reason", job->reason,
                                      "time", when, "pid", (json_int_t)getpid());
     free(job_s);
-    text = root ? json_dumps(root, JSON_COMPACT) : NULL;
+    rc = root != NULL ? dump_line(root, out) : -ENOMEM;
     json_decref(root);
-    if (text == NULL)
-        return -ENOMEM;
-    out->len = 0;
-    rc = cairn_buf_puts(out, text) || cairn_buf_puts(out, "\n") ? -ENOMEM : 0;
-    free(text);
     return rc;
 }
