@@ -33,10 +33,10 @@ static const char *const failed_keys[] = { "job",     "status",     "reason",   
                                            "started", "finished",   "wall_seconds", "pid",
                                            NULL };
 static const char *const reason_keys[] = { "job", "reason", "time", "pid", NULL };
-static const char *const filter_keys[] = {
-    "records",   "ok",           "errors",        "matches", "mismatches",
-    "unchecked", "wall_seconds", "solve_seconds", NULL
-};
+static const char *const filter_keys[] = { "records",    "ok",           "errors",
+                                           "by_variant", "matches",      "mismatches",
+                                           "unchecked",  "wall_seconds", "solve_seconds",
+                                           NULL };
 
 static struct cairn_tally tally;
 static struct cairn_registry reg; /* no plugins: variant 0 is "unresolved" */
@@ -96,7 +96,7 @@ static int render(enum which w, struct cairn_buf *out)
     case SUMMARY_OK:
     case SUMMARY_FAILED: return cairn_summary_render(&f, out);
     case REASON: return cairn_reason_render(&f, out);
-    case FILTER: return cairn_filter_summary_render(&tally, 0.5, out);
+    case FILTER: return cairn_filter_summary_render(&tally, &reg, 0.5, out);
     }
     return -EINVAL;
 }
