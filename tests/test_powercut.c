@@ -62,6 +62,7 @@ struct rig {
     size_t reference_len;
     pid_t fs;
     int keep_inputs;
+    size_t log_mark; /* ROOT/cairnd.log's size when the last cairnd started */
 };
 
 static void ctl(struct rig *r, const char *cmd)
@@ -142,8 +143,25 @@ static pid_t start(struct rig *r)
     char *argv[] = { (char *)g_cairnd, "-c", r->cfg, "--plugins", (char *)g_plugins, NULL };
     char log[PATH_MAX + 16];
 
+    struct stat st;
+
     snprintf(log, sizeof(log), "%s/cairnd.log", r->root);
+    r->log_mark = stat(log, &st) == 0 ? (size_t)st.st_size : 0;
     return th_spawn_logged(argv, log);
+}
+
+/* Whether the last cairnd started has said it is watching. */
+static int watching(const struct rig *r)
+{
+    char log[PATH_MAX + 16], *text;
+    size_t len = 0;
+    int yes;
+
+    snprintf(log, sizeof(log), "%s/cairnd.log", r->root);
+    text = th_read_file(log, &len);
+    yes = text != NULL && len > r->log_mark && strstr(text + r->log_mark, " watching ") != NULL;
+    free(text);
+    return yes;
 }
 
 /* The power cut takes the processes with it. */
@@ -153,11 +171,15 @@ static void kill_now(pid_t p)
     waitpid(p, NULL, 0);
 }
 
-/* A clean stop: SIGTERM, exit 0. */
-static void stop(pid_t p)
+/* A clean stop: SIGTERM, exit 0.  Not before cairnd says it is watching:
+ * its signal handlers are in place from then on, and a SIGTERM sent sooner
+ * (a recovery with no job to wait for) killed it outright. */
+static void stop(struct rig *r, pid_t p)
 {
-    int status = 0;
+    int status = 0, ok;
 
+    TH_POLL(ok, watching(r), DEADLINE_MS);
+    TH_REQUIRE(ok, "cairnd never said it was watching");
     kill(p, SIGTERM);
     TH_REQUIRE(waitpid(p, &status, 0) == p && WIFEXITED(status) && WEXITSTATUS(status) == 0,
                "cairnd did not stop cleanly (status %#x)", status);
@@ -281,7 +303,7 @@ static void recover(struct rig *r, pid_t p, char names[][64], int n, const char 
         TH_POLL(ok, finished(r, names[i]), DEADLINE_MS);
         TH_REQUIRE(ok, "%s: %s never finished after the power came back", when, names[i]);
     }
-    stop(p);
+    stop(r, p);
     for (i = 0; i < n; i++)
         check_job(r, names[i], when);
 }
@@ -319,7 +341,7 @@ static int sweep(struct rig *r, const char *prefix,
         if (n == 2 && !dead(r)) {
             /* Both lives had fewer calls than k: every point done. */
             ctl(r, "disarm");
-            stop(p);
+            stop(r, p);
             ctl(r, "cut");
             recover(r, 0, names, n, when);
             return tried + 1;
@@ -442,7 +464,7 @@ static int random_round(struct rig *r, int round, int *durable_count)
         TH_POLL(ok, !durable[i] || finished(r, names[i]), DEADLINE_MS);
         TH_REQUIRE(ok, "%s: %s (handed off durably) never finished", when, names[i]);
     }
-    stop(p);
+    stop(r, p);
     for (int i = 0; i < n; i++) {
         char sum[96], res[96], done[2 * PATH_MAX];
 
