@@ -46,6 +46,15 @@ static void arm(const struct spot *s, const char *kind, long n, const char *err)
         return;
     }
     snprintf(num, sizeof(num), "%ld", n);
+    /* Under ASan the shim comes before its runtime in the preload list. */
+    if (strstr(getenv("ASAN_OPTIONS") ? getenv("ASAN_OPTIONS") : "", "verify_asan_link_order") ==
+        NULL) {
+        char opts[512];
+
+        snprintf(opts, sizeof(opts), "%s:verify_asan_link_order=0",
+                 getenv("ASAN_OPTIONS") ? getenv("ASAN_OPTIONS") : "");
+        setenv("ASAN_OPTIONS", opts, 1);
+    }
     setenv("LD_PRELOAD", g_shim, 1);
     setenv("CAIRN_FAULT_CALL", kind, 1);
     setenv("CAIRN_FAULT_N", num, 1);
