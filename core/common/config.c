@@ -107,8 +107,8 @@ static char *known_keys(void)
 
 static const char *const type_texts[] = {
     [T_STRING] = "a non-empty string",
-    [T_DIR_LIST] = "a directory, a colon-separated list of directories, or an array of "
-                   "directories (non-empty, without ':')",
+    [T_DIR_LIST] = ("a directory, a colon-separated list of directories, or an array of "
+                    "directories (non-empty, without ':')"),
     [T_FILE_NAME] = "a plain file name (no '/', not \".\" or \"..\", at most 255 bytes)",
     [T_UINT] = "a non-negative integer",
     [T_SECONDS] = "a non-negative number of seconds",
