@@ -9,11 +9,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "util.h"
 
 static int name_is_valid(const char *s)
 {
@@ -44,20 +45,6 @@ _Static_assert(CAIRN_PLUGIN_ABI_MINOR == 2,
                "a new minor: add its size to size_of_minor and its fields to "
                "cairn_plugin_adopt's defaults");
 
-/* Fills why; returns -EINVAL, for "return problem(...)". */
-static int problem(char *why, size_t why_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int problem(char *why, size_t why_len, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(why, why_len, fmt, ap);
-    va_end(ap);
-    return -EINVAL;
-}
-
 /* The input kinds and move kinds each minor introduced, so a descriptor
  * using something newer than the minor it declares is refused rather than
  * read with a meaning its author never saw. */
@@ -86,30 +73,31 @@ static int inputs_problem(const struct cairn_plugin *d, char *why, size_t why_le
     size_t i;
 
     if (d->inputs == NULL || d->n_inputs == 0)
-        return problem(why, why_len, "bad descriptor: declares no inputs");
+        return cairn_refuse(why, why_len, "bad descriptor: declares no inputs");
     for (i = 0; i < d->n_inputs; i++) {
         const struct cairn_input_decl *in = &d->inputs[i];
         unsigned since;
 
         if (in->name == NULL || *in->name == '\0')
-            return problem(why, why_len, "bad descriptor: inputs[%zu] has no name", i);
+            return cairn_refuse(why, why_len, "bad descriptor: inputs[%zu] has no name", i);
         since = minor_of_input_kind(in->kind);
         if (since == UINT_MAX)
-            return problem(why, why_len, "bad descriptor: inputs[%zu] \"%s\": unknown kind %d", i,
-                           in->name, (int)in->kind);
+            return cairn_refuse(why, why_len, "bad descriptor: inputs[%zu] \"%s\": unknown kind %d",
+                                i, in->name, (int)in->kind);
         if (since > d->abi_minor)
-            return problem(why, why_len,
-                           "bad descriptor: inputs[%zu] \"%s\": kind %d needs ABI %u.%u, the "
-                           "descriptor says %u.%u",
-                           i, in->name, (int)in->kind, CAIRN_PLUGIN_ABI_MAJOR, since,
-                           (unsigned)d->abi_major, (unsigned)d->abi_minor);
+            return cairn_refuse(why, why_len,
+                                "bad descriptor: inputs[%zu] \"%s\": kind %d needs ABI %u.%u, the "
+                                "descriptor says %u.%u",
+                                i, in->name, (int)in->kind, CAIRN_PLUGIN_ABI_MAJOR, since,
+                                (unsigned)d->abi_major, (unsigned)d->abi_minor);
         /* A scalar's min_len/max_len are documented as ignored. */
         if (in->kind == CAIRN_INPUT_INT
                 ? in->official.min_value > in->official.max_value ||
                       in->extended.min_value > in->extended.max_value
                 : !bounds_valid(&in->official) || !bounds_valid(&in->extended))
-            return problem(why, why_len, "bad descriptor: inputs[%zu] \"%s\" has inverted bounds",
-                           i, in->name);
+            return cairn_refuse(why, why_len,
+                                "bad descriptor: inputs[%zu] \"%s\" has inverted bounds", i,
+                                in->name);
     }
     return 0;
 }
@@ -127,20 +115,22 @@ static int equal_length_problem(const struct cairn_plugin *d, char *why, size_t 
         if (!(d->equal_length & (UINT32_C(1) << bit)))
             continue;
         if (bit >= d->n_inputs)
-            return problem(why, why_len,
-                           "bad descriptor: equal_length 0x%" PRIx32 " has bit %u, but only %zu "
-                           "inputs are declared",
-                           d->equal_length, bit, d->n_inputs);
+            return cairn_refuse(why, why_len,
+                                "bad descriptor: equal_length 0x%" PRIx32
+                                " has bit %u, but only %zu "
+                                "inputs are declared",
+                                d->equal_length, bit, d->n_inputs);
         if (d->inputs[bit].kind != CAIRN_INPUT_INT_ARRAY)
-            return problem(why, why_len,
-                           "bad descriptor: equal_length names inputs[%u] \"%s\", which is not an "
-                           "array",
-                           bit, d->inputs[bit].name);
+            return cairn_refuse(
+                why, why_len,
+                "bad descriptor: equal_length names inputs[%u] \"%s\", which is not an "
+                "array",
+                bit, d->inputs[bit].name);
         count++;
     }
     if (count < 2)
-        return problem(why, why_len,
-                       "bad descriptor: equal_length names one input; it needs at least two");
+        return cairn_refuse(why, why_len,
+                            "bad descriptor: equal_length names one input; it needs at least two");
     return 0;
 }
 
@@ -152,63 +142,65 @@ static int descriptor_problem(const struct cairn_plugin *d, char *why, size_t wh
     unsigned since;
 
     if (!name_is_valid(d->name))
-        return problem(why, why_len, "bad descriptor: name is missing or not [a-z0-9._-]+");
+        return cairn_refuse(why, why_len, "bad descriptor: name is missing or not [a-z0-9._-]+");
     if (strcmp(d->name, CAIRN_VARIANT_UNRESOLVED) == 0)
-        return problem(why, why_len,
-                       "bad descriptor: the name \"%s\" is reserved (summaries, metrics and "
-                       "reports count records whose variant is not known under it)",
-                       CAIRN_VARIANT_UNRESOLVED);
+        return cairn_refuse(why, why_len,
+                            "bad descriptor: the name \"%s\" is reserved (summaries, metrics and "
+                            "reports count records whose variant is not known under it)",
+                            CAIRN_VARIANT_UNRESOLVED);
     if (d->version == NULL || d->summary == NULL)
-        return problem(why, why_len, "bad descriptor: version or summary is missing");
+        return cairn_refuse(why, why_len, "bad descriptor: version or summary is missing");
     if (d->aliases != NULL)
         for (i = 0; d->aliases[i] != NULL; i++) {
             if (!name_is_valid(d->aliases[i]))
-                return problem(why, why_len,
-                               "bad descriptor: an alias is empty or not [a-z0-9._-]+");
+                return cairn_refuse(why, why_len,
+                                    "bad descriptor: an alias is empty or not [a-z0-9._-]+");
             if (strcmp(d->aliases[i], CAIRN_VARIANT_UNRESOLVED) == 0)
-                return problem(why, why_len,
-                               "bad descriptor: the alias \"%s\" is reserved (summaries, "
-                               "metrics and reports count records whose variant is not known "
-                               "under it)",
-                               CAIRN_VARIANT_UNRESOLVED);
+                return cairn_refuse(why, why_len,
+                                    "bad descriptor: the alias \"%s\" is reserved (summaries, "
+                                    "metrics and reports count records whose variant is not known "
+                                    "under it)",
+                                    CAIRN_VARIANT_UNRESOLVED);
         }
     if (inputs_problem(d, why, why_len) != 0)
         return -EINVAL;
     if (d->answer_kind < CAIRN_ANSWER_BOOL || d->answer_kind > CAIRN_ANSWER_WINNER)
-        return problem(why, why_len, "bad descriptor: answer_kind %d is unknown",
-                       (int)d->answer_kind);
+        return cairn_refuse(why, why_len, "bad descriptor: answer_kind %d is unknown",
+                            (int)d->answer_kind);
     since = minor_of_moves_kind(d->moves_kind);
     if (since == UINT_MAX)
-        return problem(why, why_len, "bad descriptor: moves_kind %d is unknown",
-                       (int)d->moves_kind);
+        return cairn_refuse(why, why_len, "bad descriptor: moves_kind %d is unknown",
+                            (int)d->moves_kind);
     if (since > d->abi_minor)
-        return problem(why, why_len,
-                       "bad descriptor: moves_kind %d needs ABI %u.%u, the descriptor says %u.%u",
-                       (int)d->moves_kind, CAIRN_PLUGIN_ABI_MAJOR, since, (unsigned)d->abi_major,
-                       (unsigned)d->abi_minor);
+        return cairn_refuse(
+            why, why_len,
+            "bad descriptor: moves_kind %d needs ABI %u.%u, the descriptor says %u.%u",
+            (int)d->moves_kind, CAIRN_PLUGIN_ABI_MAJOR, since, (unsigned)d->abi_major,
+            (unsigned)d->abi_minor);
     if (d->solve == NULL || d->scratch_bytes == NULL || d->max_moves == NULL)
-        return problem(why, why_len,
-                       "bad descriptor: solve, scratch_bytes or max_moves is missing");
+        return cairn_refuse(why, why_len,
+                            "bad descriptor: solve, scratch_bytes or max_moves is missing");
     if (equal_length_problem(d, why, why_len) != 0)
         return -EINVAL;
     /* Analysis is all or nothing: a value kind without its callbacks (or
      * callbacks without a meaning for their values) is a half-built
      * plugin, better refused at load time than at the first record. */
     if ((unsigned)d->value_kind > CAIRN_VALUE_WINNER)
-        return problem(why, why_len, "bad descriptor: value_kind %d is unknown",
-                       (int)d->value_kind);
+        return cairn_refuse(why, why_len, "bad descriptor: value_kind %d is unknown",
+                            (int)d->value_kind);
     if ((d->value_kind != CAIRN_VALUE_NONE) != (d->analyze != NULL && d->max_legal_moves != NULL &&
                                                 d->analysis_scratch_bytes != NULL) ||
         (d->value_kind == CAIRN_VALUE_NONE &&
          (d->analyze != NULL || d->max_legal_moves != NULL || d->analysis_scratch_bytes != NULL)))
-        return problem(why, why_len,
-                       "bad descriptor: analysis needs value_kind, analyze, max_legal_moves and "
-                       "analysis_scratch_bytes together (or none of them)");
+        return cairn_refuse(
+            why, why_len,
+            "bad descriptor: analysis needs value_kind, analyze, max_legal_moves and "
+            "analysis_scratch_bytes together (or none of them)");
     if ((d->totals & ~(uint32_t)CAIRN_TOTALS_ALL) != 0)
-        return problem(why, why_len,
-                       "bad descriptor: totals 0x%" PRIx32 " has unknown bits (known: "
-                       "CAIRN_TOTAL_ALICE, CAIRN_TOTAL_BOB, CAIRN_TOTAL_MARGIN)",
-                       d->totals);
+        return cairn_refuse(why, why_len,
+                            "bad descriptor: totals 0x%" PRIx32 " has unknown bits (known: "
+                            "CAIRN_TOTAL_ALICE, CAIRN_TOTAL_BOB, CAIRN_TOTAL_MARGIN)",
+                            d->totals);
     return 0;
 }
 
@@ -219,21 +211,21 @@ int cairn_plugin_adopt(const struct cairn_plugin *raw, struct cairn_plugin *out,
 
     /* Only these three fields mean the same in every version. */
     if (raw->abi_major != CAIRN_PLUGIN_ABI_MAJOR)
-        return problem(why, why_len,
-                       "plugin ABI version %u.%u, this cairnd speaks %u.%u (major %u only): "
-                       "rebuild the plugin against this cairn's header",
-                       (unsigned)raw->abi_major, (unsigned)raw->abi_minor, CAIRN_PLUGIN_ABI_MAJOR,
-                       CAIRN_PLUGIN_ABI_MINOR, CAIRN_PLUGIN_ABI_MAJOR);
+        return cairn_refuse(why, why_len,
+                            "plugin ABI version %u.%u, this cairnd speaks %u.%u (major %u only): "
+                            "rebuild the plugin against this cairn's header",
+                            (unsigned)raw->abi_major, (unsigned)raw->abi_minor,
+                            CAIRN_PLUGIN_ABI_MAJOR, CAIRN_PLUGIN_ABI_MINOR, CAIRN_PLUGIN_ABI_MAJOR);
     if (raw->abi_minor > CAIRN_PLUGIN_ABI_MINOR)
-        return problem(why, why_len,
-                       "plugin ABI version %u.%u, this cairnd speaks %u.%u (minors up to %u): "
-                       "upgrade cairnd, or rebuild the plugin against this cairn's header",
-                       (unsigned)raw->abi_major, (unsigned)raw->abi_minor, CAIRN_PLUGIN_ABI_MAJOR,
-                       CAIRN_PLUGIN_ABI_MINOR, CAIRN_PLUGIN_ABI_MINOR);
+        return cairn_refuse(why, why_len,
+                            "plugin ABI version %u.%u, this cairnd speaks %u.%u (minors up to %u): "
+                            "upgrade cairnd, or rebuild the plugin against this cairn's header",
+                            (unsigned)raw->abi_major, (unsigned)raw->abi_minor,
+                            CAIRN_PLUGIN_ABI_MAJOR, CAIRN_PLUGIN_ABI_MINOR, CAIRN_PLUGIN_ABI_MINOR);
     if (raw->struct_size < size_of_minor[raw->abi_minor])
-        return problem(why, why_len, "descriptor is %u bytes, ABI %u.%u needs at least %zu",
-                       (unsigned)raw->struct_size, (unsigned)raw->abi_major,
-                       (unsigned)raw->abi_minor, size_of_minor[raw->abi_minor]);
+        return cairn_refuse(why, why_len, "descriptor is %u bytes, ABI %u.%u needs at least %zu",
+                            (unsigned)raw->struct_size, (unsigned)raw->abi_major,
+                            (unsigned)raw->abi_minor, size_of_minor[raw->abi_minor]);
 
     /* Past struct_size is someone else's memory: copy no further, and give
      * what an older minor lacks the meaning it had there.  Whatever lies

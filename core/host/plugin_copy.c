@@ -12,7 +12,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -30,19 +29,6 @@
  * its /proc/self/fd name after its copy is closed; a new copy that gets
  * the same number moves up until its name is free, this many times. */
 #define MAX_RENUMBER 64
-
-static int fail(char *why, size_t why_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *why, size_t why_len, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(why, why_len, fmt, ap);
-    va_end(ap);
-    return -EINVAL;
-}
 
 /* The anonymous file.  MFD_NOEXEC_SEAL bars execve(2) of it, which we
  * never do (mapping it executable stays allowed), and is what a kernel
@@ -96,12 +82,12 @@ static int vet_image(int copy, off_t total, char *why, size_t why_len)
     int rc;
 
     if (total == 0)
-        return fail(why, why_len, "empty file, not an ELF shared object");
+        return cairn_refuse(why, why_len, "empty file, not an ELF shared object");
     map = mmap(NULL, (size_t)total, PROT_READ, MAP_PRIVATE, copy, 0);
     if (map == MAP_FAILED)
-        return errno == ENOMEM
-                   ? -ENOMEM
-                   : fail(why, why_len, "cannot read the private copy: %s", strerror(errno));
+        return errno == ENOMEM ? -ENOMEM
+                               : cairn_refuse(why, why_len, "cannot read the private copy: %s",
+                                              strerror(errno));
     rc = cairn_plugin_elf_check(map, (size_t)total, why, why_len);
     munmap(map, (size_t)total);
     return rc;
@@ -160,22 +146,24 @@ int cairn_plugin_copy_open(int fd, const struct stat *st, const char *path,
     int copy, rc;
 
     if (st->st_size > CAIRN_PLUGIN_MAX_BYTES)
-        return fail(why, why_len, "file is %lld bytes, over the %lld-byte limit for a plugin",
-                    (long long)st->st_size, (long long)CAIRN_PLUGIN_MAX_BYTES);
+        return cairn_refuse(why, why_len,
+                            "file is %lld bytes, over the %lld-byte limit for a plugin",
+                            (long long)st->st_size, (long long)CAIRN_PLUGIN_MAX_BYTES);
     copy = make_memfd(path);
     if (copy < 0)
         return copy == -ENOMEM ? -ENOMEM
-                               : fail(why, why_len,
-                                      "cannot make a private copy to load "
-                                      "(memfd_create): %s",
-                                      strerror(-copy));
+                               : cairn_refuse(why, why_len,
+                                              "cannot make a private copy to load "
+                                              "(memfd_create): %s",
+                                              strerror(-copy));
     rc = copy_bytes(fd, copy, &total);
     if (rc != 0) {
         close(copy);
         if (rc == -EFBIG)
-            return fail(why, why_len, "file grew past the %lld-byte limit for a plugin",
-                        (long long)CAIRN_PLUGIN_MAX_BYTES);
-        return rc == -ENOMEM ? -ENOMEM : fail(why, why_len, "cannot copy: %s", strerror(-rc));
+            return cairn_refuse(why, why_len, "file grew past the %lld-byte limit for a plugin",
+                                (long long)CAIRN_PLUGIN_MAX_BYTES);
+        return rc == -ENOMEM ? -ENOMEM
+                             : cairn_refuse(why, why_len, "cannot copy: %s", strerror(-rc));
     }
     /* Written in place while we read: what we have may be torn.  (Install
      * by rename, as a package manager and `make install` do.) */
@@ -183,29 +171,29 @@ int cairn_plugin_copy_open(int fd, const struct stat *st, const char *path,
         after.st_mtim.tv_sec != st->st_mtim.tv_sec ||
         after.st_mtim.tv_nsec != st->st_mtim.tv_nsec) {
         close(copy);
-        return fail(why, why_len,
-                    "file changed while it was being read; install plugins by "
-                    "renaming them into place");
+        return cairn_refuse(why, why_len,
+                            "file changed while it was being read; install plugins by "
+                            "renaming them into place");
     }
     /* Nothing, not even a process that opens /proc/PID/fd/N, can change
      * the copy from here on. */
     if (fcntl(copy, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
         int err = errno;
         close(copy);
-        return fail(why, why_len, "cannot seal the private copy: %s", strerror(err));
+        return cairn_refuse(why, why_len, "cannot seal the private copy: %s", strerror(err));
     }
     if ((rc = vet_image(copy, total, text, sizeof(text))) != 0) {
         close(copy);
-        return rc == -ENOMEM ? rc : fail(why, why_len, "%s", text);
+        return rc == -ENOMEM ? rc : cairn_refuse(why, why_len, "%s", text);
     }
     if ((rc = fresh_name(&copy, name, sizeof(name))) != 0) {
         close(copy);
-        return fail(why, why_len, "cannot find a free name for the private copy: %s",
-                    strerror(-rc));
+        return cairn_refuse(why, why_len, "cannot find a free name for the private copy: %s",
+                            strerror(-rc));
     }
     if (cairn_plugin_probe(name, exercise, text, sizeof(text)) != 0) {
         close(copy);
-        return fail(why, why_len, "%s", text);
+        return cairn_refuse(why, why_len, "%s", text);
     }
     dlerror();
     /* RTLD_NOW: a missing symbol fails here, not mid-job.  RTLD_LOCAL:
@@ -216,7 +204,7 @@ int cairn_plugin_copy_open(int fd, const struct stat *st, const char *path,
 
         close(copy);
         explain(text, sizeof(text), e != NULL ? e : "unknown dlopen error", name, path);
-        return fail(why, why_len, "cannot load: %s (try `ldd %s`)", text, path);
+        return cairn_refuse(why, why_len, "cannot load: %s (try `ldd %s`)", text, path);
     }
     *dl = h;
     *copy_fd = copy;

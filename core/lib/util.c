@@ -13,6 +13,16 @@
 #include <string.h>
 #include <unistd.h>
 
+int cairn_refuse(char *why, size_t why_len, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(why, why_len, fmt, ap);
+    va_end(ap);
+    return -EINVAL;
+}
+
 char *cairn_vasprintf(const char *fmt, va_list ap)
 {
     char *s;

@@ -13,6 +13,10 @@
 
 char *cairn_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *cairn_vasprintf(const char *fmt, va_list ap);
+/* Formats a refusal's reason into why[0, why_len) and returns -EINVAL, for
+ * "return cairn_refuse(why, why_len, ...)". */
+int cairn_refuse(char *why, size_t why_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* A growable buffer.  Zero-initialise; functions return 0 or -ENOMEM and
  * leave the contents intact on failure. */
