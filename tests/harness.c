@@ -505,6 +505,22 @@ int th_log_has(int p, const char *text)
     return th_file_contains(th_log[p], text);
 }
 
+int th_log_lines_with(int p, const char *text)
+{
+    char *all = th_read_file(th_log[p], NULL), *line = all;
+    int n = 0;
+
+    while (line != NULL && *line != '\0') {
+        char *nl = strchr(line, '\n');
+        if (nl != NULL)
+            *nl = '\0';
+        n += strstr(line, text) != NULL;
+        line = nl != NULL ? nl + 1 : NULL;
+    }
+    free(all);
+    return n;
+}
+
 int th_wait_exit(int p, long ms)
 {
     int ok;

@@ -191,6 +191,8 @@ int th_spawn(const char *logdir, char *const argv[]);
 int th_reap(int p, int flags);
 int th_running(int p);
 int th_log_has(int p, const char *text);
+/* How many lines of process P's log hold text. */
+int th_log_lines_with(int p, const char *text);
 /* The exit code (128 + signal when killed); fails if it takes longer
  * than ms. */
 int th_wait_exit(int p, long ms);

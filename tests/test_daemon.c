@@ -1190,23 +1190,6 @@ START_TEST(sigterm_timeout_leaves_job_for_restart)
 }
 END_TEST
 
-/* Lines of process p's log holding needle. */
-static int log_lines_with(int p, const char *needle)
-{
-    char *text = th_read_file(th_log[p], NULL), *line = text;
-    int n = 0;
-
-    while (line != NULL && *line != '\0') {
-        char *nl = strchr(line, '\n');
-        if (nl != NULL)
-            *nl = '\0';
-        n += strstr(line, needle) != NULL;
-        line = nl != NULL ? nl + 1 : NULL;
-    }
-    free(text);
-    return n;
-}
-
 /* Ctrl-C in a terminal stops the daemon as SIGTERM does: an ordered stop,
  * exit 0, the log saying which signal it was. */
 START_TEST(sigint_stops_like_sigterm)
@@ -1250,8 +1233,8 @@ START_TEST(second_sigterm_still_finishes_the_job)
     kill(th_pid[p], SIGTERM);
     code = th_wait_exit(p, LONG_DEADLINE_MS);
     TH_REQUIRE(code == 0, "exit %d after two SIGTERMs", code);
-    TH_REQUIRE(log_lines_with(p, "no new jobs") == 1, "the stop was begun %d times",
-               log_lines_with(p, "no new jobs"));
+    TH_REQUIRE(th_log_lines_with(p, "no new jobs") == 1, "the stop was begun %d times",
+               th_log_lines_with(p, "no new jobs"));
     json_decref(summary_of(&e, "twice", "ok", N));
     TH_IN(path, &e, ".cairn/done/twice.jsonl");
     TH_REQUIRE(th_exists(path), "the input is not in done/");
@@ -1309,7 +1292,7 @@ START_TEST(input_dir_moved_away_exits_1)
     ck_assert_int_eq(rename(e.in, moved), 0);
     code = th_wait_exit(p, DEADLINE_MS);
     TH_REQUIRE(code == 1, "exit %d with the input directory gone", code);
-    TH_REQUIRE(log_lines_with(p, "was removed or moved") == 1 && th_log_has(p, e.in),
+    TH_REQUIRE(th_log_lines_with(p, "was removed or moved") == 1 && th_log_has(p, e.in),
                "no one line naming the input directory");
     th_cleanup();
 }

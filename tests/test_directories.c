@@ -76,23 +76,6 @@ static int start(const struct env *e)
     return start_with(e, NULL);
 }
 
-/* How many lines of the log hold needle. */
-static int log_lines_with(int p, const char *needle)
-{
-    char *text = th_read_file(th_log[p], NULL), *line = text;
-    int n = 0;
-
-    while (line != NULL && *line != '\0') {
-        char *nl = strchr(line, '\n');
-        if (nl != NULL)
-            *nl = '\0';
-        n += strstr(line, needle) != NULL;
-        line = nl != NULL ? nl + 1 : NULL;
-    }
-    free(text);
-    return n;
-}
-
 static int summary_in(const char *dir, const char *job)
 {
     char path[PATH_MAX];
@@ -127,7 +110,7 @@ START_TEST(output_removed_no_busy_loop_and_sigterm_served)
     th_rm_tree(e.out);
     th_drop_job(e.in, "a.jsonl", JOB, strlen(JOB));
     th_sleep_ms(1500);
-    tries = log_lines_with(p, "handed back") + log_lines_with(p, "cannot start job");
+    tries = th_log_lines_with(p, "handed back") + th_log_lines_with(p, "cannot start job");
     TH_REQUIRE(tries <= 3, "%d tries in 1.5 s with the output directory gone", tries);
     TH_REQUIRE(th_log_has(p, "output directory"), "nothing logged about the output directory");
     /* Nothing is lost: the job waits in the spool. */
@@ -162,11 +145,11 @@ START_TEST(full_output_disk_backs_off_then_runs)
         ck_assert_int_eq(cairn_buf_append(&job, JOB, strlen(JOB)), 0);
     p = start(&e);
     th_drop_job(e.in, "big.jsonl", job.data, job.len);
-    TH_EVENTUALLY(log_lines_with(p, "handed back") >= 1, 10000, "the job was never handed back");
+    TH_EVENTUALLY(th_log_lines_with(p, "handed back") >= 1, 10000, "the job was never handed back");
     /* Tries at +1 s and +3 s (the next at +7 s), not at every rescan
      * (rescan_interval_s 1): the first and two more. */
     th_sleep_ms(6000);
-    tries = log_lines_with(p, "handed back");
+    tries = th_log_lines_with(p, "handed back");
     TH_REQUIRE(tries <= 4, "%d tries in 6 s: no back-off", tries);
     TH_REQUIRE(th_log_has(p, "next try in"), "the back-off was not said");
     th_pathf(path, "%s/big.jsonl", e.in);
@@ -260,10 +243,10 @@ static void state_folder_removed(const char *which)
     }
     th_sleep_ms(2500);
     /* Once: a published job is never run again. */
-    runs = log_lines_with(p, "finished:") + log_lines_with(p, "failed:");
+    runs = th_log_lines_with(p, "finished:") + th_log_lines_with(p, "failed:");
     TH_REQUIRE(runs == 1, "the job ran %d times", runs);
-    TH_REQUIRE(log_lines_with(p, "recreated") == 1, "%d 'recreated' lines, want 1",
-               log_lines_with(p, "recreated"));
+    TH_REQUIRE(th_log_lines_with(p, "recreated") == 1, "%d 'recreated' lines, want 1",
+               th_log_lines_with(p, "recreated"));
     stop_promptly(p);
     th_cleanup();
 }
@@ -298,10 +281,10 @@ START_TEST(done_removed_while_a_job_finishes_runs_it_once)
     th_pathf(path, "%s/.cairn/done/slow.jsonl", e.in);
     TH_EVENTUALLY(th_exists(path), 5000, "the finished job is not in the recreated done/");
     th_sleep_ms(1500);
-    TH_REQUIRE(log_lines_with(p, "finished:") == 1, "the job ran %d times; the log:\n%s",
-               log_lines_with(p, "finished:"), th_read_file(th_log[p], NULL));
-    TH_REQUIRE(log_lines_with(p, "handed back") == 0, "the finished job was handed back");
-    TH_REQUIRE(log_lines_with(p, ".cairn/done was removed or moved away") == 1,
+    TH_REQUIRE(th_log_lines_with(p, "finished:") == 1, "the job ran %d times; the log:\n%s",
+               th_log_lines_with(p, "finished:"), th_read_file(th_log[p], NULL));
+    TH_REQUIRE(th_log_lines_with(p, "handed back") == 0, "the finished job was handed back");
+    TH_REQUIRE(th_log_lines_with(p, ".cairn/done was removed or moved away") == 1,
                "the recreation is not in the log once");
     stop_promptly(p);
     th_cleanup();
@@ -463,22 +446,22 @@ START_TEST(never_taken_files_said_once)
     TH_EVENTUALLY(summary_in(e.out, "real"), 10000, "the real job was not done within 10 s");
     /* Three rescans (rescan_interval_s 1) see the same files again. */
     th_sleep_ms(3300);
-    TH_REQUIRE(log_lines_with(p, "early.json is never taken") == 1, "early.json said %d times",
-               log_lines_with(p, "early.json is never taken"));
-    TH_REQUIRE(log_lines_with(p, "late.txt is never taken") == 1, "late.txt said %d times",
-               log_lines_with(p, "late.txt is never taken"));
-    TH_REQUIRE(log_lines_with(p, "inplace.json is never taken") == 1, "inplace.json said %d times",
-               log_lines_with(p, "inplace.json is never taken"));
-    TH_REQUIRE(log_lines_with(p, "hidden") == 0 && log_lines_with(p, "x.jsonl.tmp") == 0,
+    TH_REQUIRE(th_log_lines_with(p, "early.json is never taken") == 1, "early.json said %d times",
+               th_log_lines_with(p, "early.json is never taken"));
+    TH_REQUIRE(th_log_lines_with(p, "late.txt is never taken") == 1, "late.txt said %d times",
+               th_log_lines_with(p, "late.txt is never taken"));
+    TH_REQUIRE(th_log_lines_with(p, "inplace.json is never taken") == 1,
+               "inplace.json said %d times", th_log_lines_with(p, "inplace.json is never taken"));
+    TH_REQUIRE(th_log_lines_with(p, "hidden") == 0 && th_log_lines_with(p, "x.jsonl.tmp") == 0,
                "a producer's temporary was mentioned");
-    TH_REQUIRE(log_lines_with(p, "real.jsonl is never taken") == 0,
+    TH_REQUIRE(th_log_lines_with(p, "real.jsonl is never taken") == 0,
                "a job file was called never taken");
     /* Gone, then back: said again. */
     TH_IN(path, &e, "early.json");
     ck_assert_int_eq(unlink(path), 0);
     th_sleep_ms(1500);
     th_drop_job(e.in, "early.json", JOB, strlen(JOB));
-    TH_EVENTUALLY(log_lines_with(p, "early.json is never taken") == 2, 5000,
+    TH_EVENTUALLY(th_log_lines_with(p, "early.json is never taken") == 2, 5000,
                   "early.json, back again, was not said again");
     stop_promptly(p);
     th_cleanup();
@@ -502,7 +485,7 @@ START_TEST(active_replaced_by_a_file_no_busy_loop)
     th_write_text(dir, "not a folder\n");
     th_drop_job(e.in, "a.jsonl", JOB, strlen(JOB));
     th_sleep_ms(2000);
-    errors = log_lines_with(p, "cannot recreate");
+    errors = th_log_lines_with(p, "cannot recreate");
     TH_REQUIRE(errors <= 8, "%d failed repairs in 2 s (rescan_interval_s 1)", errors);
     th_pathf(path, "%s/a.jsonl", e.in);
     TH_REQUIRE(th_exists(path), "the job left the input directory while it could not run");
