@@ -244,6 +244,26 @@ out:
     free(file);
 }
 
+/* A job's counts into the run's, whether a summary or a results file
+ * gave them. */
+static void add_job_totals(struct cairn_report *r, const struct cairn_rep_job *j)
+{
+    if (strcmp(j->status, "ok") == 0)
+        r->jobs_ok++;
+    else
+        r->jobs_failed++;
+    r->records += j->records;
+    r->ok += j->ok;
+    r->matches += j->matches;
+    r->mismatches += j->mismatches;
+    r->bytes += j->bytes;
+    r->solve_seconds += j->solve_seconds;
+    if (j->timed)
+        r->ok_timed += j->ok;
+    else
+        r->untimed++;
+}
+
 static int add_summary(struct ctx *c, const char *sum_name)
 {
     struct cairn_report *r = c->r;
@@ -280,20 +300,7 @@ static int add_summary(struct ctx *c, const char *sum_name)
     if (j->name == NULL || j->status == NULL || printable(&j->name) != 0 ||
         printable(&j->status) != 0 || (j->reason != NULL && printable(&j->reason) != 0))
         goto oom;
-    if (strcmp(j->status, "ok") == 0)
-        r->jobs_ok++;
-    else
-        r->jobs_failed++;
-    r->records += j->records;
-    r->ok += j->ok;
-    r->matches += j->matches;
-    r->mismatches += j->mismatches;
-    r->bytes += j->bytes;
-    r->solve_seconds += j->solve_seconds;
-    if (j->timed)
-        r->ok_timed += j->ok;
-    else
-        r->untimed++;
+    add_job_totals(r, j);
     if (json_is_integer(json_object_get(s, "unchecked"))) {
         r->has_unchecked = 1;
         r->unchecked += count(s, "unchecked");
@@ -455,12 +462,7 @@ static int add_results_file(struct ctx *c, const char *path)
     close(fd);
     if (rc != 0)
         return rc;
-    r->jobs_ok++;
-    r->records += j->records;
-    r->ok += j->ok;
-    r->matches += j->matches;
-    r->mismatches += j->mismatches;
-    r->untimed++;
+    add_job_totals(r, j);
     return 0;
 }
 
