@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "gen.h"
 #include "report.h"
 #include "submit.h"
 #include "version.h"
@@ -41,6 +42,8 @@ static const char usage_text[] =
     "  cairn results NAME [--join]\n"
     "  cairn report OUTPUT_DIR [JOB...] [--html FILE]\n"
     "  cairn report RESULTS_FILE... [--html FILE]\n"
+    "  cairn gen VARIANT --count N --seed S [--size A..B] [--limits extended] [--traps]\n"
+    "            [--plugins DIR]\n"
     "\n"
     "  -c, --config FILE  cairnd's configuration file (default " CAIRN_SYSCONF_FILE " if present)\n"
     "  --input DIR        the spool (input_dir)\n"
@@ -53,6 +56,14 @@ static const char usage_text[] =
     "  --failed           retry: every failed job\n"
     "  --join             results: each input line beside its result\n"
     "  --html FILE        report: also write a self-contained HTML page\n"
+    "  --count N          gen: write N records\n"
+    "  --seed S           gen: the seed (0..2^64-1); the same arguments give the same bytes\n"
+    "  --size A..B        gen: each input's size (a row's length; n itself for stone-game-iv\n"
+    "                     and stone-removal-game), within the limits (default: the smallest\n"
+    "                     up to 100; stone-game-iv 10^5 (extended 10^6), stone-removal-game all)\n"
+    "  --limits L         gen: official (default) or extended\n"
+    "  --traps            gen: bias the corpus to the game's traps (ties, parity, baits...)\n"
+    "  --plugins DIR      gen: the solver plugins that answer (default plugin_dir)\n"
     "  --version          print the version\n"
     "  -h, --help         this text\n"
     "\n"
@@ -72,6 +83,12 @@ enum {
     O_FAILED,
     O_JOIN,
     O_HTML,
+    O_COUNT,
+    O_SEED,
+    O_SIZE,
+    O_LIMITS,
+    O_TRAPS,
+    O_PLUGINS,
     O_VERSION,
     O_HELP,
     O_END
@@ -82,7 +99,10 @@ static const char *const owner[O_END - O_INPUT] = {
     [O_WAIT - O_INPUT] = "submit",  [O_TIMEOUT - O_INPUT] = "submit wait",
     [O_NAME - O_INPUT] = "submit",  [O_NO_CHECK - O_INPUT] = "submit",
     [O_JSON - O_INPUT] = "status",  [O_FAILED - O_INPUT] = "retry",
-    [O_JOIN - O_INPUT] = "results", [O_HTML - O_INPUT] = "report"
+    [O_JOIN - O_INPUT] = "results", [O_HTML - O_INPUT] = "report",
+    [O_COUNT - O_INPUT] = "gen",    [O_SEED - O_INPUT] = "gen",
+    [O_SIZE - O_INPUT] = "gen",     [O_LIMITS - O_INPUT] = "gen",
+    [O_TRAPS - O_INPUT] = "gen",    [O_PLUGINS - O_INPUT] = "gen"
 };
 
 struct cli {
@@ -98,6 +118,7 @@ struct cli {
     int failed;
     int join;
     const char *html;
+    struct cairn_gen_opts gen; /* gen's options; variant is its operand */
     int version;
     int help;
     const char *command;
@@ -139,6 +160,12 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
                                           { "failed", no_argument, NULL, O_FAILED },
                                           { "join", no_argument, NULL, O_JOIN },
                                           { "html", required_argument, NULL, O_HTML },
+                                          { "count", required_argument, NULL, O_COUNT },
+                                          { "seed", required_argument, NULL, O_SEED },
+                                          { "size", required_argument, NULL, O_SIZE },
+                                          { "limits", required_argument, NULL, O_LIMITS },
+                                          { "traps", no_argument, NULL, O_TRAPS },
+                                          { "plugins", required_argument, NULL, O_PLUGINS },
                                           { "version", no_argument, NULL, O_VERSION },
                                           { "help", no_argument, NULL, O_HELP },
                                           { NULL, 0, NULL, 0 } };
@@ -149,7 +176,8 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
     memset(cli, 0, sizeof(*cli));
     cli->timeout = -1;
     /* Options may come before or after the command (getopt permutes). */
-    while ((c = getopt_long(argc, argv, "c:h", opts, &i)) != -1) {
+    opterr = 0; /* getopt's own messages name argv[0] in full, with no hint */
+    while ((c = getopt_long(argc, argv, ":c:h", opts, &i)) != -1) {
         if (c >= O_INPUT && c < O_END) {
             cli->used[c - O_INPUT] = 1;
             names[c - O_INPUT] = opts[i].name;
@@ -179,10 +207,22 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
         case O_FAILED: cli->failed = 1; break;
         case O_JOIN: cli->join = 1; break;
         case O_HTML: cli->html = optarg; break;
+        /* gen checks its own values, against the game's limits. */
+        case O_COUNT: cli->gen.count = optarg; break;
+        case O_SEED: cli->gen.seed = optarg; break;
+        case O_SIZE: cli->gen.size = optarg; break;
+        case O_LIMITS: cli->gen.limits = optarg; break;
+        case O_TRAPS: cli->gen.traps = 1; break;
+        case O_PLUGINS: cli->gen.plugins = optarg; break;
         case O_VERSION: cli->version = 1; break;
         case 'h':
         case O_HELP: cli->help = 1; break;
-        default: return -EINVAL; /* getopt said why */
+        default: { /* ':' or '?' */
+            char what[256];
+
+            cairn_option_error(c, optopt, argv[optind - 1], what, sizeof(what));
+            return usage_error("%s%s", what, "");
+        }
         }
     }
     if (cli->help || cli->version)
@@ -198,6 +238,19 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
     return 0;
 }
 
+/* When this cairn runs from its build tree, its default plugin_dir is the
+ * plugins built beside it, as cairnd's is (config.h).  Before the file is
+ * read.  0 or -ENOMEM. */
+static int default_plugin_dir(struct cairn_config *cfg)
+{
+#if defined(CAIRN_BUILD_EXE) && defined(CAIRN_BUILD_PLUGIN_DIR)
+    return cairn_config_default_when_uninstalled(cfg, CAIRN_BUILD_EXE, CAIRN_BUILD_PLUGIN_DIR);
+#else
+    (void)cfg;
+    return 0;
+#endif
+}
+
 /* cairnd's rules: defaults, the file (-c, else the system file when it
  * exists), then the command line. */
 static int settle_config(struct cairn_client *cl, const struct cli *cli, char **in_origin,
@@ -208,15 +261,15 @@ static int settle_config(struct cairn_client *cl, const struct cli *cli, char **
     struct stat st;
     int rc;
 
-    if (cairn_config_defaults(&cl->cfg) != 0)
+    if (cairn_config_defaults(&cl->cfg) != 0 || default_plugin_dir(&cl->cfg) != 0)
         return -ENOMEM;
     if (file == NULL && stat(CAIRN_SYSCONF_FILE, &st) == 0)
         file = CAIRN_SYSCONF_FILE;
     rc = file != NULL ? cairn_config_load_file(&cl->cfg, file, &err) : 0;
     if (rc == 0 && cli->input != NULL)
-        rc = cairn_config_set(&cl->cfg, "input_dir", cli->input, &err);
+        rc = cairn_config_set_option(&cl->cfg, "input_dir", "--input", cli->input, &err);
     if (rc == 0 && cli->output != NULL)
-        rc = cairn_config_set(&cl->cfg, "output_dir", cli->output, &err);
+        rc = cairn_config_set_option(&cl->cfg, "output_dir", "--output", cli->output, &err);
     if (rc != 0) {
         rc = cairn_client_fail(cl, -EINVAL, "%s", err ? err : "out of memory");
         free(err);
@@ -306,6 +359,15 @@ static int run(struct cairn_client *cl, const struct cli *cli, int *wait_exit)
         return cairn_cmd_report(cl, cli->args[0], cli->args + 1, cli->n_args - 1, cli->html,
                                 cli->input != NULL);
     }
+    if (strcmp(cmd, "gen") == 0) {
+        struct cairn_gen_opts o = cli->gen;
+
+        if (cli->n_args != 1)
+            return usage_error("gen: name one VARIANT (a game's name or its LeetCode number)%s%s",
+                               "", "");
+        o.variant = cli->args[0];
+        return cairn_cmd_gen(cl, &o);
+    }
     return usage_error("unknown command \"%s\"%s", cmd, "");
 }
 
@@ -317,6 +379,7 @@ static int exit_code(int rc)
     case -EINVAL:
     case -ENOENT:
     case -ENOTDIR:
+    case -EISDIR: /* a directory named where a file is wanted (--html DIR) */
     case -EACCES:
     case -EPERM:
     case -EROFS:

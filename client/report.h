@@ -9,15 +9,21 @@
  *     and for errors by code within a variant, the result lines';
  *   - accuracy per variant: result lines' "match" (a variant's records
  *     with an "expected" answer that were solved);
+ *   - accuracy by input size: the summaries' by_size (records solved,
+ *     graded and matched per size bucket, buckets.h);
  *   - a mismatch's expected answer: the result line's "expected" when it
- *     has one, else the record's own, read from the job's input kept in
- *     INPUT/.cairn/done/ (when the spool is known and the file is the one
- *     the summary describes), else "unavailable";
- *   - solve times: result lines carry no per-record time, so the
- *     distribution is over jobs: each job's solve_seconds divided by its
- *     solved (ok) records, the mean solve time per record in that job;
- *   - throughput: records over the time from the first job's start to the
- *     last job's finish.
+ *     has one, else the record's own; its input (shortened) and whole
+ *     record: read from the job's input kept in INPUT/.cairn/done/ (when
+ *     the spool is known and the file is the one the summary describes),
+ *     else "unavailable";
+ *   - graded play: the result lines' "play" (options.play): lines graded,
+ *     optimal, the first non-optimal ply, cost; the worst blunders, with
+ *     their positions read as a mismatch's are;
+ *   - solve times: per record, from the summaries' solve_histogram (a
+ *     summary without one, cairn-slurm's or an older cairnd's, counts its
+ *     job as untimed);
+ *   - throughput: records over busy time, the union of the jobs' runs
+ *     (started to finished), so a spool idle between jobs does not count.
  */
 #ifndef CAIRN_CLIENT_REPORT_H
 #define CAIRN_CLIENT_REPORT_H
@@ -25,9 +31,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "buckets.h"
 #include "client.h"
 
 #define CAIRN_REPORT_MISMATCHES 10
+#define CAIRN_REPORT_BLUNDERS   10
+/* First non-optimal plies: 0, 1, 2, 3, 4-7, 8-15, 16-31, 32 and more. */
+#define CAIRN_REPORT_PLY_BUCKETS 8
+/* A position shown in a table is cut to this many bytes (and "..."). */
+#define CAIRN_REPORT_POSITION_MAX 60
 
 struct cairn_rep_job {
     char *name; /* the summary's "job" (escaped, printable) */
@@ -50,14 +62,37 @@ struct cairn_rep_variant {
     struct cairn_rep_count *codes; /* error lines by code, from the result lines */
     size_t n_codes, cap_codes;
     double solve_seconds;
-    uint64_t ok_timed; /* ok records of summaries that give a solve time */
+    uint64_t ok_timed;                  /* ok records of summaries that give a solve time */
+    uint64_t hist[CAIRN_SOLVE_BUCKETS]; /* solves by solve time (buckets.h) */
+    struct cairn_rep_size {
+        uint64_t ok, checked, matches;
+    } size[CAIRN_SIZE_BUCKETS]; /* by input size, from the summaries */
+    uint64_t graded, optimal;   /* lines of play graded, and all-optimal */
+    uint64_t first_ply[CAIRN_REPORT_PLY_BUCKETS];
+    double cost; /* the non-optimal lines' costs, summed */
 };
 
-struct cairn_rep_mismatch {
+/* Where a record is, and what it was: the job's input line, when kept. */
+struct cairn_rep_where {
     char *job;
+    size_t job_index; /* into jobs */
     uint64_t line;
     char *id; /* JSON text as written, or NULL */
     char *variant;
+    char *position; /* the record's "input", shortened, or NULL: unavailable */
+    char *record;   /* the whole record line (cut past 4 KiB), or NULL */
+};
+
+/* One of the costliest first non-optimal moves of graded lines. */
+struct cairn_rep_blunder {
+    struct cairn_rep_where at;
+    uint64_t ply;
+    char *by, *move, *best; /* "Alice"/"Bob", and the moves as JSON text */
+    double cost;
+};
+
+struct cairn_rep_mismatch {
+    struct cairn_rep_where at;
     char *expected; /* JSON text, or NULL: unavailable */
     char *answer;   /* JSON text */
 };
@@ -72,19 +107,24 @@ struct cairn_report {
     size_t n_codes, cap_codes;
     struct cairn_rep_mismatch mm[CAIRN_REPORT_MISMATCHES];
     size_t n_mm;
+    struct cairn_rep_blunder bl[CAIRN_REPORT_BLUNDERS]; /* costliest first */
+    size_t n_bl;
+    uint64_t graded, optimal; /* lines of play, all variants */
     uint64_t records, ok, errors, matches, mismatches, checked, bytes;
     uint64_t unchecked; /* summaries' "unchecked", when they have it */
     int has_unchecked;
     uint64_t jobs_ok, jobs_failed;
     double first_start, last_finish, solve_seconds;
+    double busy_seconds; /* the union of the jobs' runs */
     /* Summaries without solve_seconds count as unknown, not as 0 s: the
      * times are over the others (ok_timed records), and untimed says how
      * many jobs were left out. */
     uint64_t ok_timed, untimed;
-    double *per_record; /* each timed job's mean solve time per record, sorted */
-    size_t n_per_record, cap_per_record;
-    const char *expected_note; /* where mismatches' expected answers come from */
-    char *spool;               /* the input directory read, or NULL */
+    uint64_t hist[CAIRN_SOLVE_BUCKETS]; /* every variant's solves by solve time */
+    uint64_t hist_missing;              /* jobs with answers but no per-record times (an older
+                              cairnd's summaries, cairn-slurm's, results files) */
+    const char *expected_note;          /* where mismatches' expected answers come from */
+    char *spool;                        /* the input directory read, or NULL */
 };
 
 /*
@@ -99,11 +139,24 @@ int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const 
                          char *const *jobs, size_t n, const char *spool);
 void cairn_report_free(struct cairn_report *r);
 
-/* The p-th percentile (0..100, nearest rank) of the sorted v[n]. */
-double cairn_report_percentile(const double *v, size_t n, double p);
+/* The bucket (buckets.h) holding the p-th percentile (0..100, nearest
+ * rank) of the solves counted in hist; -1 when it counts none. */
+int cairn_report_percentile_bucket(const uint64_t hist[CAIRN_SOLVE_BUCKETS], double p);
+
+/* A solve-time bucket for people: "<= 1.0 µs", "> 1.00 s". */
+void cairn_report_bucket_label(int b, char out[32]);
+
+/* An input-size bucket (buckets.h) for people: "1", "3-4", "131073+". */
+void cairn_report_size_label(size_t b, char out[48]);
+
+/* The first non-optimal ply bucket for people: "0", "4-7", "32+". */
+void cairn_report_ply_label(int b, char out[16]);
 
 /* A duration for people: "850 ns", "4.2 µs", "1.30 ms", "2.41 s". */
 void cairn_report_seconds(double s, char out[32]);
+
+/* part of whole as "12.5%", or "-" when whole is 0. */
+void cairn_report_pct(uint64_t part, uint64_t whole, char out[16]);
 
 /* A rate for people: "0.4", "1.5", "37", "12345": one decimal below 10, so
  * a slow run does not read "1 records/s" (or "0"). */

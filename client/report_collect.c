@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +15,8 @@
 
 #include "names.h"
 #include "layout.h"
-#include "plugin_loader.h"
-#include "jsontext.h"
-#include "report.h"
+#include "registry.h"
+#include "report_lines.h"
 
 struct ctx {
     struct cairn_client *cl;
@@ -29,56 +27,9 @@ struct ctx {
     size_t n_names, cap_names;
 };
 
-static struct cairn_rep_variant *variant(struct cairn_report *r, const char *name)
-{
-    size_t i;
-
-    for (i = 0; i < r->n_variants; i++)
-        if (strcmp(r->variants[i].name, name) == 0)
-            return &r->variants[i];
-    if (cairn_grow((void **)&r->variants, &r->cap_variants, r->n_variants + 1,
-                   sizeof(*r->variants)) != 0)
-        return NULL;
-    memset(&r->variants[i], 0, sizeof(r->variants[i]));
-    if ((r->variants[i].name = strdup(name)) == NULL)
-        return NULL;
-    r->n_variants++;
-    return &r->variants[i];
-}
-
-/* The counter called name in the list (*v, *n), added at 0 if new. */
-static struct cairn_rep_count *counter(struct cairn_rep_count **v, size_t *n, size_t *cap,
-                                       const char *name)
-{
-    size_t i;
-
-    for (i = 0; i < *n; i++)
-        if (strcmp((*v)[i].name, name) == 0)
-            return &(*v)[i];
-    if (cairn_grow((void **)v, cap, *n + 1, sizeof(**v)) != 0)
-        return NULL;
-    (*v)[i].n = 0;
-    if (((*v)[i].name = strdup(name)) == NULL)
-        return NULL;
-    (*n)++;
-    return &(*v)[i];
-}
-
 static struct cairn_rep_count *code(struct cairn_report *r, const char *name)
 {
-    return counter(&r->codes, &r->n_codes, &r->cap_codes, name);
-}
-
-static uint64_t count(json_t *o, const char *key)
-{
-    json_int_t v = json_integer_value(json_object_get(o, key));
-
-    return v > 0 ? (uint64_t)v : 0;
-}
-
-static char *dup_or_null(const char *s)
-{
-    return s != NULL ? strdup(s) : NULL;
+    return cairn_report_counter(&r->codes, &r->n_codes, &r->cap_codes, name);
 }
 
 static json_t *load_at(int dir_fd, const char *name)
@@ -94,7 +45,6 @@ static json_t *load_at(int dir_fd, const char *name)
     return v;
 }
 
-/* The text of member key in line as written, malloc'd; NULL if absent. */
 /* *s replaced by its printable copy (names and reasons reach the
  * terminal and the page as they are stored here). */
 static int printable(char **s)
@@ -106,142 +56,6 @@ static int printable(char **s)
     free(*s);
     *s = p;
     return 0;
-}
-
-/* A member's JSON text, printable (raw UTF-8 in a string may hold C1
- * controls), for showing only. */
-static char *member(const char *line, size_t len, const char *key)
-{
-    const char *v;
-    size_t n;
-    char *text, *shown;
-
-    if (!cairn_json_member_text(line, len, key, &v, &n) || (text = strndup(v, n)) == NULL)
-        return NULL;
-    shown = cairn_text_printable(text);
-    free(text);
-    return shown;
-}
-
-/* Reads a results file for per-variant accuracy and the first mismatches;
- * with whole (a results file without its summary: --filter's, say), for
- * every count a summary would have given too, into whole and r. */
-static int read_results_at(struct ctx *c, int dir_fd, const char *res_name, const char *job,
-                           struct cairn_rep_job *whole)
-{
-    struct cairn_report *r = c->r;
-    int fd = openat(dir_fd, res_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    FILE *f;
-
-    if (fd < 0 || (f = fdopen(fd, "r")) == NULL) {
-        if (fd >= 0)
-            close(fd);
-        return 0; /* the summary still counts; accuracy lacks this job */
-    }
-    while ((n = cairn_client_getline(f, &line, &cap)) > 0) {
-        size_t len = (size_t)n - (line[n - 1] == '\n');
-        json_error_t e;
-        json_t *o = json_loadb(line, len, 0, &e), *match = json_object_get(o, "match");
-        const char *vname = json_string_value(json_object_get(o, "variant"));
-        const char *ecode = json_string_value(json_object_get(json_object_get(o, "error"), "code"));
-        struct cairn_rep_variant *v;
-
-        if (whole != NULL && o != NULL &&
-            (v = variant(r, vname ? vname : CAIRN_VARIANT_UNRESOLVED)) != NULL) {
-            int ok = ecode == NULL;
-            struct cairn_rep_count *cc = ok ? NULL : code(r, ecode);
-
-            whole->records++;
-            v->records++;
-            if (ok) {
-                whole->ok++;
-                v->ok++;
-            } else {
-                v->errors++;
-                r->errors++;
-                if (cc != NULL)
-                    cc->n++;
-            }
-            if (json_is_true(match))
-                whole->matches++;
-            else if (json_is_false(match))
-                whole->mismatches++;
-        }
-
-        if (ecode != NULL && (v = variant(r, vname ? vname : CAIRN_VARIANT_UNRESOLVED)) != NULL) {
-            struct cairn_rep_count *cc = counter(&v->codes, &v->n_codes, &v->cap_codes, ecode);
-            if (cc != NULL)
-                cc->n++;
-        }
-        if (json_is_boolean(match) &&
-            (v = variant(r, vname ? vname : CAIRN_VARIANT_UNRESOLVED)) != NULL) {
-            v->checked++;
-            r->checked++;
-            if (json_is_true(match)) {
-                v->matches++;
-            } else if (r->n_mm < CAIRN_REPORT_MISMATCHES) {
-                struct cairn_rep_mismatch *m = &r->mm[r->n_mm++];
-                m->job = strdup(job);
-                m->line = count(o, "line");
-                m->id = member(line, len, "id");
-                m->variant = dup_or_null(vname);
-                m->expected = member(line, len, "expected");
-                m->answer = member(line, len, "answer");
-            }
-        }
-        json_decref(o);
-    }
-    free(line);
-    fclose(f);
-    return 0;
-}
-
-static int read_results(struct ctx *c, const char *res_name, const char *job)
-{
-    return read_results_at(c, c->out_fd, res_name, job, NULL);
-}
-
-/* Mismatches of this job still lacking "expected": the record's own, from
- * the input kept in .cairn/done/ -- if that file is the one this summary
- * describes (same size), not a later job's of the same name. */
-static void expected_from_input(struct ctx *c, size_t first_mm, const char *input_esc,
-                                uint64_t bytes)
-{
-    struct cairn_report *r = c->r;
-    char *file = input_esc ? cairn_client_unescape(input_esc) : NULL, *line = NULL;
-    uint64_t last = 0, no = 0;
-    size_t i, cap = 0;
-    struct stat st;
-    ssize_t n;
-    FILE *f = NULL;
-    int fd = -1;
-
-    for (i = first_mm; i < r->n_mm; i++)
-        if (r->mm[i].expected == NULL && r->mm[i].line > last)
-            last = r->mm[i].line;
-    if (last == 0 || c->in_fd < 0 || file == NULL)
-        goto out;
-    fd = cairn_client_open_kept_input(c->in_fd, file);
-    if (fd < 0 || fstat(fd, &st) != 0 || (uint64_t)st.st_size != bytes ||
-        (f = fdopen(fd, "r")) == NULL)
-        goto out;
-    fd = -1;
-    while (no < last && (n = cairn_client_getline(f, &line, &cap)) > 0) {
-        no++;
-        for (i = first_mm; i < r->n_mm; i++)
-            if (r->mm[i].line == no && r->mm[i].expected == NULL)
-                r->mm[i].expected = member(line, (size_t)n, "expected");
-    }
-out:
-    if (f != NULL)
-        fclose(f);
-    if (fd >= 0)
-        close(fd);
-    free(line);
-    free(file);
 }
 
 /* A job's counts into the run's, whether a summary or a results file
@@ -260,8 +74,41 @@ static void add_job_totals(struct cairn_report *r, const struct cairn_rep_job *j
     r->solve_seconds += j->solve_seconds;
     if (j->timed)
         r->ok_timed += j->ok;
-    else
-        r->untimed++;
+    else if (j->ok > 0)
+        r->untimed++; /* answers without per-record times; a job with none lacks nothing */
+}
+
+/* A variant's solve_histogram into it and r: 1, or 0 when the summary
+ * has none (an older cairnd's, cairn-slurm's). */
+static int add_histogram(struct cairn_report *r, struct cairn_rep_variant *v, const json_t *h)
+{
+    size_t b;
+
+    if (!json_is_array(h) || json_array_size(h) != CAIRN_SOLVE_BUCKETS)
+        return 0;
+    for (b = 0; b < CAIRN_SOLVE_BUCKETS; b++) {
+        json_int_t n = json_integer_value(json_array_get(h, b));
+
+        v->hist[b] += n > 0 ? (uint64_t)n : 0;
+        r->hist[b] += n > 0 ? (uint64_t)n : 0;
+    }
+    return 1;
+}
+
+/* A variant's by_size into it, each entry by the bucket of its min. */
+static void add_sizes(struct cairn_rep_variant *v, const json_t *by)
+{
+    const json_t *e;
+    size_t i;
+
+    json_array_foreach(by, i, e)
+    {
+        struct cairn_rep_size *s = &v->size[cairn_size_bucket(cairn_report_count(e, "min"))];
+
+        s->ok += cairn_report_count(e, "ok");
+        s->checked += cairn_report_count(e, "checked");
+        s->matches += cairn_report_count(e, "matches");
+    }
 }
 
 static int add_summary(struct ctx *c, const char *sum_name)
@@ -270,7 +117,9 @@ static int add_summary(struct ctx *c, const char *sum_name)
     json_t *s = load_at(c->out_fd, sum_name), *o, *v;
     struct cairn_rep_job *j;
     const char *k, *status;
-    size_t first_mm = r->n_mm, base_len = strlen(sum_name) - strlen(CAIRN_SUMMARY_SUFFIX);
+    int rc;
+    size_t base_len = strlen(sum_name) - strlen(CAIRN_SUMMARY_SUFFIX), job_index = r->n_jobs;
+    int histograms = 1;
     char *res;
 
     if (s == NULL || !json_is_object(s)) {
@@ -282,14 +131,14 @@ static int add_summary(struct ctx *c, const char *sum_name)
     j = &r->jobs[r->n_jobs++];
     memset(j, 0, sizeof(*j));
     status = json_string_value(json_object_get(s, "status"));
-    j->name = dup_or_null(json_string_value(json_object_get(s, "job")));
+    j->name = cairn_report_dup(json_string_value(json_object_get(s, "job")));
     j->status = strdup(status ? status : "?");
-    j->reason = dup_or_null(json_string_value(json_object_get(s, "reason")));
-    j->records = count(s, "records");
-    j->ok = count(s, "ok");
-    j->matches = count(s, "matches");
-    j->mismatches = count(s, "mismatches");
-    j->bytes = count(s, "bytes");
+    j->reason = cairn_report_dup(json_string_value(json_object_get(s, "reason")));
+    j->records = cairn_report_count(s, "records");
+    j->ok = cairn_report_count(s, "ok");
+    j->matches = cairn_report_count(s, "matches");
+    j->mismatches = cairn_report_count(s, "mismatches");
+    j->bytes = cairn_report_count(s, "bytes");
     j->wall_seconds = json_number_value(json_object_get(s, "wall_seconds"));
     j->timed = json_is_number(json_object_get(s, "solve_seconds"));
     j->solve_seconds = json_number_value(json_object_get(s, "solve_seconds"));
@@ -303,7 +152,7 @@ static int add_summary(struct ctx *c, const char *sum_name)
     add_job_totals(r, j);
     if (json_is_integer(json_object_get(s, "unchecked"))) {
         r->has_unchecked = 1;
-        r->unchecked += count(s, "unchecked");
+        r->unchecked += cairn_report_count(s, "unchecked");
     }
     if (j->started >= 0 && (r->first_start == 0 || j->started < r->first_start))
         r->first_start = j->started;
@@ -319,29 +168,31 @@ static int add_summary(struct ctx *c, const char *sum_name)
     }
     json_object_foreach(json_object_get(s, "by_variant"), k, o)
     {
-        struct cairn_rep_variant *var = variant(r, k);
+        struct cairn_rep_variant *var = cairn_report_variant(r, k);
         if (var == NULL)
             goto oom;
-        var->records += count(o, "records");
-        var->ok += count(o, "ok");
-        var->errors += count(o, "errors");
+        var->records += cairn_report_count(o, "records");
+        var->ok += cairn_report_count(o, "ok");
+        var->errors += cairn_report_count(o, "errors");
         if (json_is_number(json_object_get(o, "solve_seconds"))) {
             var->solve_seconds += json_number_value(json_object_get(o, "solve_seconds"));
-            var->ok_timed += count(o, "ok");
+            var->ok_timed += cairn_report_count(o, "ok");
         }
+        histograms &= add_histogram(r, var, json_object_get(o, "solve_histogram"));
+        add_sizes(var, json_object_get(o, "by_size"));
     }
-    if (j->timed && j->ok > 0) {
-        if (cairn_grow((void **)&r->per_record, &r->cap_per_record, r->n_per_record + 1,
-                       sizeof(double)) != 0)
-            goto oom;
-        r->per_record[r->n_per_record++] = j->solve_seconds / (double)j->ok;
-    }
+    /* An empty or failed job lacks nothing. */
+    if (j->ok > 0 && !(histograms && json_object_size(json_object_get(s, "by_variant")) > 0))
+        r->hist_missing++;
     if (strcmp(j->status, "ok") == 0) {
-        if ((res = cairn_asprintf("%.*s.results.jsonl", (int)base_len, sum_name)) == NULL)
+        if ((res = cairn_asprintf("%.*s%s", (int)base_len, sum_name, CAIRN_RESULTS_SUFFIX)) == NULL)
             goto oom;
-        read_results(c, res, j->name);
+        rc = cairn_report_read_results(r, c->out_fd, res, j->name, job_index, NULL);
         free(res);
-        expected_from_input(c, first_mm, json_string_value(json_object_get(s, "input")), j->bytes);
+        if (rc != 0)
+            goto oom;
+        cairn_report_read_records(r, c->in_fd, json_string_value(json_object_get(s, "input")),
+                                  j->bytes, job_index);
     }
     json_decref(s);
     return 0;
@@ -377,11 +228,44 @@ static int by_variant(const void *a, const void *b)
     return xn != yn ? xn - yn : strcmp(x->name, y->name);
 }
 
-static int by_value(const void *a, const void *b)
+static int by_start(const void *a, const void *b)
 {
-    double x = *(const double *)a, y = *(const double *)b;
+    const double *x = a, *y = b;
 
-    return x < y ? -1 : x > y;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* busy_seconds: the union of the jobs' runs, started to finished, so time
+ * when no job ran is not counted.  0 or -ENOMEM. */
+static int busy_time(struct cairn_report *r)
+{
+    double(*run)[2] = r->n_jobs > 0 ? malloc(r->n_jobs * sizeof(*run)) : NULL, end = 0;
+    size_t i, n = 0;
+
+    if (r->n_jobs > 0 && run == NULL)
+        return -ENOMEM;
+    /* A run's length from wall_seconds (to the nanosecond), not from
+     * finished minus started: those are written to the millisecond, and a
+     * job of 1.6 ms would count as 1 or 2. */
+    for (i = 0; i < r->n_jobs; i++)
+        if (r->jobs[i].started > 0 && r->jobs[i].finished >= r->jobs[i].started) {
+            run[n][0] = r->jobs[i].started;
+            run[n++][1] = r->jobs[i].wall_seconds > 0 ? r->jobs[i].started + r->jobs[i].wall_seconds
+                                                      : r->jobs[i].finished;
+        }
+    if (n > 0)
+        qsort(run, n, sizeof(*run), by_start);
+    r->busy_seconds = 0;
+    for (i = 0; i < n; i++) {
+        double from = run[i][0] > end ? run[i][0] : end;
+
+        if (run[i][1] > from)
+            r->busy_seconds += run[i][1] - from;
+        if (run[i][1] > end)
+            end = run[i][1];
+    }
+    free(run);
+    return 0;
 }
 
 /* The summary names for the jobs asked for; each must exist. */
@@ -458,10 +342,12 @@ static int add_results_file(struct ctx *c, const char *path)
         close(fd);
         return -ENOMEM;
     }
-    rc = read_results_at(c, fd, base, j->name, j);
+    rc = cairn_report_read_results(r, fd, base, j->name, r->n_jobs - 1, j);
     close(fd);
     if (rc != 0)
         return rc;
+    if (j->ok > 0)
+        r->hist_missing++;
     add_job_totals(r, j);
     return 0;
 }
@@ -479,7 +365,33 @@ static int collect_files(struct ctx *c, const char *first, char *const *more, si
 }
 
 static int by_variant(const void *a, const void *b);
-static int by_value(const void *a, const void *b);
+
+/* The report's title for results files: every file, up to three, then
+ * how many more ("a.jsonl, b.jsonl, c.jsonl and 997 more files"). */
+static int name_files(struct cairn_report *r, char *const *more, size_t n)
+{
+    struct cairn_buf b = { 0 };
+    size_t i, shown = n < 2 ? n : 2;
+    int rc = cairn_buf_puts(&b, r->out_dir);
+
+    for (i = 0; rc == 0 && i < shown; i++) {
+        char *p = cairn_text_printable(more[i]);
+
+        rc = p == NULL ? -ENOMEM : cairn_buf_printf(&b, ", %s", p);
+        free(p);
+    }
+    if (rc == 0 && n > shown)
+        rc = cairn_buf_printf(&b, " and %zu more file%s", n - shown, n - shown == 1 ? "" : "s");
+    if (rc == 0)
+        rc = cairn_buf_append(&b, "", 1);
+    if (rc != 0) {
+        cairn_buf_free(&b);
+        return -ENOMEM;
+    }
+    free(r->out_dir);
+    r->out_dir = b.data;
+    return 0;
+}
 
 int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const char *out_dir,
                          char *const *jobs, size_t n, const char *spool)
@@ -494,6 +406,8 @@ int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const 
         return -ENOMEM;
     if (stat(out_dir, &st) == 0 && S_ISREG(st.st_mode)) {
         c.out_fd = -1;
+        if ((rc = name_files(r, jobs, n)) != 0)
+            return rc;
         rc = collect_files(&c, out_dir, jobs, n);
         if (r->n_variants > 0)
             qsort(r->variants, r->n_variants, sizeof(*r->variants), by_variant);
@@ -519,8 +433,7 @@ int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const 
         rc = add_summary(&c, c.names[i]);
     if (r->n_variants > 0)
         qsort(r->variants, r->n_variants, sizeof(*r->variants), by_variant);
-    if (r->n_per_record > 0) /* qsort(NULL, 0) is undefined */
-        qsort(r->per_record, r->n_per_record, sizeof(double), by_value);
+    rc = rc == 0 ? busy_time(r) : rc;
     r->expected_note = r->spool != NULL
                            ? "from the result line, else from the record in the spool's "
                              ".cairn/done/"
@@ -554,45 +467,15 @@ void cairn_report_free(struct cairn_report *r)
     for (i = 0; i < r->n_codes; i++)
         free(r->codes[i].name);
     for (i = 0; i < r->n_mm; i++) {
-        free(r->mm[i].job);
-        free(r->mm[i].id);
-        free(r->mm[i].variant);
+        cairn_report_where_free(&r->mm[i].at);
         free(r->mm[i].expected);
         free(r->mm[i].answer);
     }
+    for (i = 0; i < r->n_bl; i++)
+        cairn_report_blunder_free(&r->bl[i]);
     free(r->jobs);
     free(r->variants);
     free(r->codes);
-    free(r->per_record);
     free(r->out_dir);
     free(r->spool);
-}
-
-double cairn_report_percentile(const double *v, size_t n, double p)
-{
-    size_t rank;
-
-    if (n == 0)
-        return NAN;
-    rank = (size_t)ceil(p / 100.0 * (double)n);
-    return v[rank == 0 ? 0 : rank - 1];
-}
-
-void cairn_report_rate(double per_second, char out[32])
-{
-    snprintf(out, 32, per_second < 9.95 ? "%.1f" : "%.0f", per_second);
-}
-
-void cairn_report_seconds(double s, char out[32])
-{
-    if (!(s >= 0))
-        snprintf(out, 32, "-");
-    else if (s < 1e-6)
-        snprintf(out, 32, "%.0f ns", s * 1e9);
-    else if (s < 1e-3)
-        snprintf(out, 32, "%.1f \xc2\xb5s", s * 1e6);
-    else if (s < 1)
-        snprintf(out, 32, "%.2f ms", s * 1e3);
-    else
-        snprintf(out, 32, "%.2f s", s);
 }

@@ -8,12 +8,11 @@
  * the layout can change without breaking what is checked.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "report.h"
+#include "report_html.h"
 
 #define BAR_W   420 /* the longest bar, in SVG units */
 #define LABEL_W 150 /* room for a name left of the bars */
@@ -31,12 +30,15 @@ static const char style[] =
     "table{border-collapse:collapse;width:100%;font-size:.92em}"
     "th,td{text-align:left;padding:.25em .6em;border-bottom:1px solid #e6eaee}"
     "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
-    "#variants td:first-child,#jobs-list td:first-child{white-space:nowrap}"
+    "#variants td:first-child,#jobs-list td:first-child,#sizes td:first-child,"
+    "#play td:first-child,#blunders td:nth-child(3){white-space:nowrap}"
     "code{font-size:.92em}.note{color:#5b6670;font-size:.9em}"
+    "h3{font-size:1.05em}.rec pre{white-space:pre-wrap;word-break:break-all;"
+    "background:#f5f7f9;padding:.4em .6em;margin-top:0}.rec:target pre{background:#fff4c2}"
     "svg text{font:13px system-ui,sans-serif;fill:#1d232a}"
     ".failed{color:#b3261e}";
 
-static void esc(FILE *out, const char *s)
+void cairn_report_html_esc(FILE *out, const char *s)
 {
     for (; s != NULL && *s; s++) {
         switch (*s) {
@@ -50,28 +52,18 @@ static void esc(FILE *out, const char *s)
     }
 }
 
-static void pct(uint64_t part, uint64_t whole, char out[16])
-{
-    if (whole == 0)
-        snprintf(out, 16, "-");
-    else
-        snprintf(out, 16, "%.1f%%", 100.0 * (double)part / (double)whole);
-}
-
 static void card(FILE *out, const char *id, const char *value, const char *what)
 {
     fprintf(out, "<div class=\"card\"><div class=\"v\" id=\"%s\">", id);
-    esc(out, value);
+    cairn_report_html_esc(out, value);
     fputs("</div><div class=\"k\">", out);
-    esc(out, what);
+    cairn_report_html_esc(out, what);
     fputs("</div></div>\n", out);
 }
 
 static void cards(const struct cairn_report *r, FILE *out)
 {
     char v[64], k[96];
-    double span = r->last_finish - r->first_start;
-
     fputs("<section class=\"cards\">\n", out);
     snprintf(v, sizeof(v), "%zu", r->n_jobs);
     snprintf(k, sizeof(k), "jobs (%llu ok, %llu failed)", (unsigned long long)r->jobs_ok,
@@ -87,17 +79,17 @@ static void cards(const struct cairn_report *r, FILE *out)
     card(out, "matches", v, "match expected");
     snprintf(v, sizeof(v), "%llu", (unsigned long long)r->mismatches);
     card(out, "mismatches", v, "differ from expected");
-    pct(r->matches, r->matches + r->mismatches, v);
+    cairn_report_pct(r->matches, r->matches + r->mismatches, v);
     card(out, "accuracy", v, "accuracy");
     if (r->has_unchecked) {
         snprintf(v, sizeof(v), "%llu", (unsigned long long)r->unchecked);
         card(out, "unchecked", v, "expected given, record ended in an error");
     }
-    if (r->first_start > 0 && span > 0)
-        cairn_report_rate((double)r->records / span, v);
+    if (r->busy_seconds > 0)
+        cairn_report_rate((double)r->records / r->busy_seconds, v);
     else
         snprintf(v, sizeof(v), "-");
-    card(out, "throughput", v, "records/s, first start to last finish");
+    card(out, "throughput", v, "records/s while a job ran");
     fputs("</section>\n", out);
 }
 
@@ -107,7 +99,7 @@ static void svg_open(FILE *out, const char *id, int height, const char *title)
             "<svg id=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
             "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\"><title>",
             id, LABEL_W + BAR_W + 130, height, LABEL_W + BAR_W + 130, height);
-    esc(out, title);
+    cairn_report_html_esc(out, title);
     fputs("</title>\n", out);
 }
 
@@ -123,10 +115,10 @@ static void accuracy_chart(const struct cairn_report *r, FILE *out)
         char acc[16];
 
         fprintf(out, "<g data-variant=\"");
-        esc(out, v->name);
+        cairn_report_html_esc(out, v->name);
         fprintf(out, "\" data-checked=\"%llu\" data-matches=\"%llu\"><text x=\"0\" y=\"%d\">",
                 (unsigned long long)v->checked, (unsigned long long)v->matches, y + 16);
-        esc(out, v->name);
+        cairn_report_html_esc(out, v->name);
         fputs("</text>", out);
         if (v->checked == 0) {
             fprintf(out,
@@ -137,7 +129,7 @@ static void accuracy_chart(const struct cairn_report *r, FILE *out)
         }
         {
             double w = (double)BAR_W * (double)v->matches / (double)v->checked;
-            pct(v->matches, v->checked, acc);
+            cairn_report_pct(v->matches, v->checked, acc);
             fprintf(out,
                     "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"18\" fill=\"#2e7d32\"/>"
                     "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"18\" "
@@ -166,10 +158,10 @@ static void errors_chart(const struct cairn_report *r, FILE *out)
         double w = (double)BAR_W * (double)r->codes[i].n / (double)max;
 
         fputs("<g data-code=\"", out);
-        esc(out, r->codes[i].name);
+        cairn_report_html_esc(out, r->codes[i].name);
         fprintf(out, "\" data-count=\"%llu\"><text x=\"0\" y=\"%d\">",
                 (unsigned long long)r->codes[i].n, y + 16);
-        esc(out, r->codes[i].name);
+        cairn_report_html_esc(out, r->codes[i].name);
         fprintf(out,
                 "</text><rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"18\" "
                 "fill=\"#b26a00\"/><text x=\"%.1f\" y=\"%d\">%llu</text></g>\n",
@@ -178,83 +170,55 @@ static void errors_chart(const struct cairn_report *r, FILE *out)
     fputs("</svg>\n", out);
 }
 
-/* 1-2-5 steps: bin 3d is [10^d, 2*10^d), 3d+1 [2*10^d, 5*10^d), 3d+2
- * [5*10^d, 10^(d+1)).  Readable edges, and three bins a decade. */
-static int bin_of(double v)
-{
-    int d = (int)floor(log10(v));
-    double m = v / pow(10, d);
-
-    return 3 * d + (m < 2 ? 0 : m < 5 ? 1 : 2);
-}
-
-static double bin_start(int b)
-{
-    static const double step[] = { 1, 2, 5 };
-    int d = (int)floor(b / 3.0);
-
-    return step[b - 3 * d] * pow(10, d);
-}
-
-#define MAX_BINS 30
-#define MIN_BINS 6
-
 static void histogram(const struct cairn_report *r, FILE *out)
 {
-    const double *v = r->per_record;
-    size_t n = r->n_per_record, i;
-    int lo, hi, bins, b, max = 1, counts[MAX_BINS] = { 0 };
+    uint64_t max = 1, n = 0;
+    int b, lo = -1, hi = -1, bins;
     const int height = 170, top = 24, chart_w = LABEL_W + BAR_W;
 
-    if (n == 0 && r->untimed > 0) {
-        fprintf(out,
-                "<p id=\"chart-solve\">No solve times: %llu job%s without "
-                "<code>solve_seconds</code> in %s summary.</p>\n",
-                (unsigned long long)r->untimed, r->untimed == 1 ? "" : "s",
-                r->untimed == 1 ? "its" : "their");
+    for (b = 0; b < CAIRN_SOLVE_BUCKETS; b++) {
+        n += r->hist[b];
+        if (r->hist[b] > max)
+            max = r->hist[b];
+        if (r->hist[b] > 0) {
+            lo = lo < 0 ? b : lo;
+            hi = b;
+        }
+    }
+    if (n == 0) {
+        fprintf(out, "<p id=\"chart-solve\">No per-record solve times%s.</p>\n",
+                r->hist_missing > 0 ? ": the summaries carry no solve_histogram"
+                                    : ": no record was solved");
         return;
     }
-    if (n == 0 || !(v[0] > 0)) {
-        fputs("<p id=\"chart-solve\">No solved records: no solve times.</p>\n", out);
-        return;
-    }
-    lo = bin_of(v[0]);
-    hi = bin_of(v[n - 1]);
-    if (hi - lo >= MAX_BINS)
-        lo = hi - MAX_BINS + 1;
-    /* A narrow range still shows its neighbours, so one bar is not the
-     * whole chart. */
-    while (hi - lo + 1 < MIN_BINS) {
-        lo--;
-        if (hi - lo + 1 < MIN_BINS)
-            hi++;
-    }
+    /* The buckets from one below the fastest to one above the slowest. */
+    lo = lo > 0 ? lo - 1 : 0;
+    hi = hi < CAIRN_SOLVE_BUCKETS - 1 ? hi + 1 : hi;
     bins = hi - lo + 1;
-    for (i = 0; i < n; i++) {
-        b = bin_of(v[i]) - lo;
-        b = b < 0 ? 0 : b >= bins ? bins - 1 : b;
-        if (++counts[b] > max)
-            max = counts[b];
-    }
-    svg_open(out, "chart-solve", top + height + 30, "jobs by mean solve time per record");
+    svg_open(out, "chart-solve", top + height + 30, "records by solve time");
     fprintf(out, "<line x1=\"0\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#9aa5b1\"/>\n",
             top + height, chart_w, top + height);
     for (b = 0; b < bins; b++) {
-        double bw = (double)chart_w / bins, x = b * bw + 2, h = (double)height * counts[b] / max;
-        char from[32];
+        uint64_t c = r->hist[lo + b];
+        double bw = (double)chart_w / bins, x = b * bw + 2, h = (double)height * c / max;
+        char label[32];
 
-        cairn_report_seconds(bin_start(lo + b), from);
+        cairn_report_bucket_label(lo + b, label);
         fprintf(out,
-                "<g data-bin=\"%d\" data-count=\"%d\"><rect x=\"%.1f\" y=\"%.1f\" "
+                "<g data-bucket=\"%d\" data-count=\"%llu\"><rect x=\"%.1f\" y=\"%.1f\" "
                 "width=\"%.1f\" height=\"%.1f\" fill=\"#1565c0\"/>",
-                b, counts[b], x, top + height - h, bw - 4, h);
-        if (counts[b] > 0)
-            fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">%d</text>", x + 2, top + height - h - 5,
-                    counts[b]);
-        fprintf(out, "<text x=\"%.1f\" y=\"%d\">%s</text></g>\n", x, top + height + 18, from);
+                lo + b, (unsigned long long)c, x, top + height - h, bw - 4, h);
+        if (c > 0)
+            fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">%llu</text>", x + 2, top + height - h - 5,
+                    (unsigned long long)c);
+        fputs("<text x=\"", out);
+        fprintf(out, "%.1f\" y=\"%d\">", x, top + height + 18);
+        cairn_report_html_esc(out, label);
+        fputs("</text></g>\n", out);
     }
-    fputs("</svg>\n<p class=\"note\">Jobs by their mean solve time per record; each bar "
-          "starts at the time below it.</p>\n",
+    fputs("</svg>\n<p class=\"note\">Records by the time their solver took, from the "
+          "summaries' <code>solve_histogram</code>; each bar is a bucket of the metric "
+          "<code>cairn_solve_seconds</code>, labelled by its upper bound.</p>\n",
           out);
 }
 
@@ -271,13 +235,13 @@ static void variants_table(const struct cairn_report *r, FILE *out)
         const struct cairn_rep_variant *v = &r->variants[i];
         char acc[16], per[32] = "-";
 
-        pct(v->matches, v->checked, acc);
+        cairn_report_pct(v->matches, v->checked, acc);
         if (v->ok_timed > 0)
             cairn_report_seconds(v->solve_seconds / (double)v->ok_timed, per);
         fputs("<tr data-variant=\"", out);
-        esc(out, v->name);
+        cairn_report_html_esc(out, v->name);
         fputs("\"><td>", out);
-        esc(out, v->name);
+        cairn_report_html_esc(out, v->name);
         fprintf(out,
                 "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
                 "<td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
@@ -287,42 +251,12 @@ static void variants_table(const struct cairn_report *r, FILE *out)
                 (unsigned long long)v->matches, acc, per);
         for (k = 0; k < v->n_codes; k++) {
             fputs(k ? ", " : "", out);
-            esc(out, v->codes[k].name);
+            cairn_report_html_esc(out, v->codes[k].name);
             fprintf(out, " %llu", (unsigned long long)v->codes[k].n);
         }
         fputs("</td></tr>\n", out);
     }
     fputs("</table>\n", out);
-}
-
-static void mismatch_table(const struct cairn_report *r, FILE *out)
-{
-    size_t i;
-
-    if (r->n_mm == 0) {
-        fputs("<p id=\"mismatches-none\">No answer differs from its expected one.</p>\n", out);
-        return;
-    }
-    fputs("<table id=\"mismatch-list\"><tr><th>job</th><th class=\"n\">line</th><th>id</th>"
-          "<th>variant</th><th>expected</th><th>answer</th></tr>\n",
-          out);
-    for (i = 0; i < r->n_mm; i++) {
-        const struct cairn_rep_mismatch *m = &r->mm[i];
-        fputs("<tr><td>", out);
-        esc(out, m->job);
-        fprintf(out, "</td><td class=\"n\">%llu</td><td><code>", (unsigned long long)m->line);
-        esc(out, m->id ? m->id : "-");
-        fputs("</code></td><td>", out);
-        esc(out, m->variant ? m->variant : "-");
-        fputs("</td><td><code>", out);
-        esc(out, m->expected ? m->expected : "unavailable");
-        fputs("</code></td><td><code>", out);
-        esc(out, m->answer ? m->answer : "-");
-        fputs("</code></td></tr>\n", out);
-    }
-    fputs("</table>\n<p class=\"note\">Expected answers: ", out);
-    esc(out, r->expected_note);
-    fputs(".</p>\n", out);
 }
 
 static void jobs_table(const struct cairn_report *r, FILE *out)
@@ -339,16 +273,16 @@ static void jobs_table(const struct cairn_report *r, FILE *out)
 
         cairn_report_seconds(j->wall_seconds, wall);
         fputs("<tr><td>", out);
-        esc(out, j->name);
+        cairn_report_html_esc(out, j->name);
         fprintf(out, "</td><td%s>", strcmp(j->status, "ok") ? " class=\"failed\"" : "");
-        esc(out, j->status);
+        cairn_report_html_esc(out, j->status);
         fprintf(out,
                 "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
                 "<td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>"
                 "<td>",
                 (unsigned long long)j->records, (unsigned long long)j->ok,
                 (unsigned long long)j->matches, (unsigned long long)j->mismatches, wall);
-        esc(out, j->reason ? j->reason : "");
+        cairn_report_html_esc(out, j->reason ? j->reason : "");
         fputs("</td></tr>\n", out);
     }
     fputs("</table>\n", out);
@@ -356,26 +290,24 @@ static void jobs_table(const struct cairn_report *r, FILE *out)
 
 static void solve_text(const struct cairn_report *r, FILE *out)
 {
-    const double *v = r->per_record;
-    size_t n = r->n_per_record;
-    char a[32], b[32], c[32], d[32];
+    uint64_t n = 0;
+    char a[32], b[32], c[32];
+    int k;
 
-    if (n == 0)
-        return;
-    cairn_report_seconds(cairn_report_percentile(v, n, 50), a);
-    cairn_report_seconds(cairn_report_percentile(v, n, 90), b);
-    cairn_report_seconds(cairn_report_percentile(v, n, 99), c);
-    cairn_report_seconds(v[n - 1], d);
-    fprintf(out,
-            "<p id=\"percentiles\">Over %zu job%s: p50 %s, p90 %s, p99 %s, max %s.</p>\n"
-            "<p class=\"note\">Each job counts once, with its mean solve time per record "
-            "(its <code>solve_seconds</code> over its ok records): result lines carry no "
-            "per-record time.</p>\n",
-            n, n == 1 ? "" : "s", a, b, c, d);
-    if (r->untimed > 0)
+    for (k = 0; k < CAIRN_SOLVE_BUCKETS; k++)
+        n += r->hist[k];
+    if (n > 0) {
+        cairn_report_bucket_label(cairn_report_percentile_bucket(r->hist, 50), a);
+        cairn_report_bucket_label(cairn_report_percentile_bucket(r->hist, 90), b);
+        cairn_report_bucket_label(cairn_report_percentile_bucket(r->hist, 99), c);
+        fprintf(out, "<p id=\"percentiles\">Over %llu solve%s: p50 %s, p90 %s, p99 %s.</p>\n",
+                (unsigned long long)n, n == 1 ? "" : "s", a, b, c);
+    }
+    if (r->hist_missing > 0)
         fprintf(out,
-                "<p class=\"note\">Left out: %llu job%s without <code>solve_seconds</code>.</p>\n",
-                (unsigned long long)r->untimed, r->untimed == 1 ? "" : "s");
+                "<p class=\"note\">Left out: %llu job%s without per-record solve times "
+                "(<code>solve_histogram</code>).</p>\n",
+                (unsigned long long)r->hist_missing, r->hist_missing == 1 ? "" : "s");
 }
 
 int cairn_report_html(const struct cairn_report *r, FILE *out)
@@ -392,12 +324,12 @@ int cairn_report_html(const struct cairn_report *r, FILE *out)
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           "<link rel=\"icon\" href=\"data:,\">\n<title>cairn report: ",
           out);
-    esc(out, r->out_dir);
+    cairn_report_html_esc(out, r->out_dir);
     fprintf(out,
             "</title>\n<style>%s</style></head>\n<body>\n<h1>cairn report</h1>\n"
             "<p class=\"sub\">",
             style);
-    esc(out, r->out_dir);
+    cairn_report_html_esc(out, r->out_dir);
     fprintf(out, " &middot; generated %s</p>\n", when);
     cards(r, out);
     fputs("<h2>Accuracy per variant</h2>\n", out);
@@ -409,10 +341,15 @@ int cairn_report_html(const struct cairn_report *r, FILE *out)
     solve_text(r, out);
     fputs("<h2>Variants</h2>\n", out);
     variants_table(r, out);
+    fputs("<h2>Accuracy by input size</h2>\n", out);
+    cairn_report_html_sizes(r, out);
     fputs("<h2>First mismatches</h2>\n", out);
-    mismatch_table(r, out);
+    cairn_report_html_mismatches(r, out);
+    fputs("<h2>Graded play</h2>\n", out);
+    cairn_report_html_play(r, out);
     fputs("<h2>Jobs</h2>\n", out);
     jobs_table(r, out);
+    cairn_report_html_records(r, out);
     fputs("</body></html>\n", out);
     return ferror(out) ? -EIO : 0;
 }

@@ -11,12 +11,18 @@
 
 #define JOBS_SHOWN 50
 
-static void pct(uint64_t part, uint64_t whole, char out[16])
+/* s right-aligned in width columns, counting characters, not bytes: "µs"
+ * is two bytes but one column, and would shift its row. */
+static const char *right(char out[64], const char *s, int width)
 {
-    if (whole == 0)
-        snprintf(out, 16, "-");
-    else
-        snprintf(out, 16, "%.1f%%", 100.0 * (double)part / (double)whole);
+    int cols = 0, pad;
+    const char *p;
+
+    for (p = s; *p; p++)
+        cols += ((unsigned char)*p & 0xC0) != 0x80;
+    pad = width > cols ? width - cols : 0;
+    snprintf(out, 64, "%*s%s", pad, "", s);
+    return out;
 }
 
 static int name_width(const struct cairn_report *r, int min)
@@ -38,17 +44,17 @@ static void variants(const struct cairn_report *r, FILE *out)
             "checked", "match", "accuracy", "solve/record");
     for (i = 0; i < r->n_variants; i++) {
         const struct cairn_rep_variant *v = &r->variants[i];
-        char acc[16], per[32];
+        char acc[16], per[32], shown[64];
 
-        pct(v->matches, v->checked, acc);
+        cairn_report_pct(v->matches, v->checked, acc);
         if (v->ok_timed > 0)
             cairn_report_seconds(v->solve_seconds / (double)v->ok_timed, per);
         else
             snprintf(per, sizeof(per), "-");
-        fprintf(out, "%-*s %9llu %9llu %9llu %9llu %9llu %9s %13s\n", w, v->name,
+        fprintf(out, "%-*s %9llu %9llu %9llu %9llu %9llu %9s %s\n", w, v->name,
                 (unsigned long long)v->records, (unsigned long long)v->ok,
                 (unsigned long long)v->errors, (unsigned long long)v->checked,
-                (unsigned long long)v->matches, acc, per);
+                (unsigned long long)v->matches, acc, right(shown, per, 13));
     }
     fprintf(out, "(checked: records with an expected answer that were solved; solve/record: "
                  "the variant's solve time over its ok records)\n");
@@ -76,47 +82,178 @@ static int col_width(int w, const char *text)
     return (int)n > w ? (n > 64 ? 64 : (int)n) : w;
 }
 
+static void sizes(const struct cairn_report *r, FILE *out)
+{
+    int w = name_width(r, 7), any = 0;
+    size_t i, b;
+
+    for (i = 0; i < r->n_variants; i++)
+        for (b = 0; b < CAIRN_SIZE_BUCKETS; b++)
+            any |= r->variants[i].size[b].checked > 0;
+    if (!any)
+        return;
+    fprintf(out, "\naccuracy by input size (the longest array, or the game's number):\n");
+    fprintf(out, "  %-*s %13s %9s %9s %9s\n", w, "variant", "size", "checked", "match", "accuracy");
+    for (i = 0; i < r->n_variants; i++) {
+        const struct cairn_rep_variant *v = &r->variants[i];
+
+        for (b = 0; b < CAIRN_SIZE_BUCKETS; b++) {
+            const struct cairn_rep_size *s = &v->size[b];
+            char size[48], acc[16];
+
+            if (s->checked == 0)
+                continue;
+            cairn_report_size_label(b, size);
+            cairn_report_pct(s->matches, s->checked, acc);
+            fprintf(out, "  %-*s %13s %9llu %9llu %9s\n", w, v->name, size,
+                    (unsigned long long)s->checked, (unsigned long long)s->matches, acc);
+        }
+    }
+}
+
+static const char *or_unavailable(const char *s)
+{
+    return s != NULL ? s : "unavailable";
+}
+
 static void mismatches(const struct cairn_report *r, FILE *out)
 {
-    int wj = 3, wi = 2, we = 8;
+    int wj = 3, wi = 2, we = 8, wa = 6;
     size_t i;
 
     if (r->n_mm == 0)
         return;
     for (i = 0; i < r->n_mm; i++) {
-        wj = col_width(wj, r->mm[i].job);
-        wi = col_width(wi, r->mm[i].id);
-        we = col_width(we, r->mm[i].expected != NULL ? r->mm[i].expected : "unavailable");
+        wj = col_width(wj, r->mm[i].at.job);
+        wi = col_width(wi, r->mm[i].at.id);
+        we = col_width(we, or_unavailable(r->mm[i].expected));
+        wa = col_width(wa, r->mm[i].answer);
     }
     fprintf(out, "first mismatches (expected answers %s):\n", r->expected_note);
-    fprintf(out, "  %-*s %6s  %-*s  %-*s  %s\n", wj, "job", "line", wi, "id", we, "expected",
-            "answer");
+    fprintf(out, "  %-*s %6s  %-*s  %-*s  %-*s  %s\n", wj, "job", "line", wi, "id", we, "expected",
+            wa, "answer", "position");
     for (i = 0; i < r->n_mm; i++) {
         const struct cairn_rep_mismatch *m = &r->mm[i];
-        fprintf(out, "  %-*s %6llu  %-*s  %-*s  %s\n", wj, m->job, (unsigned long long)m->line, wi,
-                m->id ? m->id : "-", we, m->expected ? m->expected : "unavailable",
-                m->answer ? m->answer : "-");
+        fprintf(out, "  %-*s %6llu  %-*s  %-*s  %-*s  %s\n", wj, m->at.job,
+                (unsigned long long)m->at.line, wi, m->at.id ? m->at.id : "-", we,
+                or_unavailable(m->expected), wa, m->answer ? m->answer : "-",
+                or_unavailable(m->at.position));
     }
+}
+
+static void plies(const struct cairn_rep_variant *v, FILE *out)
+{
+    int b;
+
+    fprintf(out, "  first non-optimal ply of %s (0: Alice's first move):", v->name);
+    for (b = 0; b < CAIRN_REPORT_PLY_BUCKETS; b++) {
+        char label[16];
+
+        if (v->first_ply[b] == 0)
+            continue;
+        cairn_report_ply_label(b, label);
+        fprintf(out, " %s: %llu", label, (unsigned long long)v->first_ply[b]);
+    }
+    fputc('\n', out);
+}
+
+static void blunders(const struct cairn_report *r, FILE *out)
+{
+    int wj = 3, wv = 7, wm = 4, wb = 4;
+    size_t i;
+
+    for (i = 0; i < r->n_bl; i++) {
+        wj = col_width(wj, r->bl[i].at.job);
+        wv = col_width(wv, r->bl[i].at.variant);
+        wm = col_width(wm, r->bl[i].move);
+        wb = col_width(wb, r->bl[i].best);
+    }
+    fprintf(out, "worst blunders (the costliest first non-optimal moves):\n");
+    fprintf(out, "  %-*s %6s  %-*s %5s %-5s  %-*s  %-*s %8s  %s\n", wj, "job", "line", wv,
+            "variant", "ply", "by", wm, "move", wb, "best", "cost", "position");
+    for (i = 0; i < r->n_bl; i++) {
+        const struct cairn_rep_blunder *b = &r->bl[i];
+
+        fprintf(out, "  %-*s %6llu  %-*s %5llu %-5s  %-*s  %-*s %8g  %s\n", wj, b->at.job,
+                (unsigned long long)b->at.line, wv, b->at.variant ? b->at.variant : "-",
+                (unsigned long long)b->ply, b->by, wm, b->move, wb, b->best, b->cost,
+                or_unavailable(b->at.position));
+    }
+}
+
+static void play(const struct cairn_report *r, FILE *out)
+{
+    int w = name_width(r, 7);
+    size_t i;
+    char p[16];
+
+    if (r->graded == 0)
+        return;
+    cairn_report_pct(r->optimal, r->graded, p);
+    fprintf(out, "\ngraded play (options.play): %llu line%s, %llu optimal (%s)\n",
+            (unsigned long long)r->graded, r->graded == 1 ? "" : "s",
+            (unsigned long long)r->optimal, p);
+    fprintf(out, "  %-*s %9s %9s %9s %11s %11s\n", w, "variant", "graded", "optimal", "share",
+            "total cost", "mean cost");
+    for (i = 0; i < r->n_variants; i++) {
+        const struct cairn_rep_variant *v = &r->variants[i];
+
+        if (v->graded == 0)
+            continue;
+        cairn_report_pct(v->optimal, v->graded, p);
+        fprintf(out, "  %-*s %9llu %9llu %9s %11g %11.3g\n", w, v->name,
+                (unsigned long long)v->graded, (unsigned long long)v->optimal, p, v->cost,
+                v->cost / (double)v->graded);
+    }
+    fprintf(out, "  (cost: what a line's first non-optimal move gave away, in the game's "
+                 "terms; the mean is over every graded line)\n");
+    for (i = 0; i < r->n_variants; i++)
+        if (r->variants[i].graded > r->variants[i].optimal)
+            plies(&r->variants[i], out);
+    if (r->n_bl > 0)
+        blunders(r, out);
+}
+
+static void solve_histogram(const struct cairn_report *r, FILE *out)
+{
+    uint64_t n = 0, max = 1;
+    char a[32], b[32], c[32], d[32];
+    int k, top = -1;
+
+    for (k = 0; k < CAIRN_SOLVE_BUCKETS; k++) {
+        n += r->hist[k];
+        if (r->hist[k] > max)
+            max = r->hist[k];
+        if (r->hist[k] > 0)
+            top = k;
+    }
+    if (n == 0)
+        return;
+    cairn_report_bucket_label(cairn_report_percentile_bucket(r->hist, 50), a);
+    cairn_report_bucket_label(cairn_report_percentile_bucket(r->hist, 90), b);
+    cairn_report_bucket_label(cairn_report_percentile_bucket(r->hist, 99), c);
+    cairn_report_bucket_label(top, d);
+    fprintf(out, "\nsolve time per record, over %llu solve%s: p50 %s, p90 %s, p99 %s, max %s\n",
+            (unsigned long long)n, n == 1 ? "" : "s", a, b, c, d);
+    for (k = 0; k <= top; k++) {
+        int bar = (int)(40.0 * (double)r->hist[k] / (double)max + 0.5);
+
+        char shown[64];
+
+        cairn_report_bucket_label(k, a);
+        fprintf(out, "  %s %10llu  %.*s\n", right(shown, a, 12), (unsigned long long)r->hist[k],
+                bar, "########################################");
+    }
+    if (r->hist_missing > 0)
+        fprintf(out, "  (%llu job%s without per-record solve times left out)\n",
+                (unsigned long long)r->hist_missing, r->hist_missing == 1 ? "" : "s");
 }
 
 static void times(const struct cairn_report *r, FILE *out)
 {
-    const double *v = r->per_record;
-    size_t n = r->n_per_record;
-    char a[32], b[32], c[32], d[32], e[32];
-    double span = r->last_finish - r->first_start;
+    char e[32];
 
-    if (n > 0) {
-        cairn_report_seconds(cairn_report_percentile(v, n, 50), a);
-        cairn_report_seconds(cairn_report_percentile(v, n, 90), b);
-        cairn_report_seconds(cairn_report_percentile(v, n, 99), c);
-        cairn_report_seconds(v[n - 1], d);
-        fprintf(out,
-                "\nsolve time per record, the mean within each job (its solve_seconds over "
-                "its ok records;\nresult lines carry no per-record time), over %zu job%s: "
-                "p50 %s, p90 %s, p99 %s, max %s\n",
-                n, n == 1 ? "" : "s", a, b, c, d);
-    }
+    solve_histogram(r, out);
     if (r->ok_timed > 0 || r->untimed == 0)
         cairn_report_seconds(r->solve_seconds, e);
     else
@@ -126,16 +263,17 @@ static void times(const struct cairn_report *r, FILE *out)
         fprintf(out, " (%llu job%s without solve_seconds left out)", (unsigned long long)r->untimed,
                 r->untimed == 1 ? "" : "s");
     fputc('\n', out);
-    if (r->first_start > 0 && span > 0) {
-        char bytes[32], rate[32], records[32];
+    if (r->busy_seconds > 0) {
+        char bytes[32], rate[32], records[32], busy[32];
+
         cairn_client_bytes(r->bytes, bytes);
-        cairn_client_bytes((uint64_t)((double)r->bytes / span), rate);
-        cairn_report_seconds(span, a);
-        cairn_report_rate((double)r->records / span, records);
+        cairn_client_bytes((uint64_t)((double)r->bytes / r->busy_seconds), rate);
+        cairn_report_seconds(r->busy_seconds, busy);
+        cairn_report_rate((double)r->records / r->busy_seconds, records);
         fprintf(out,
-                "throughput: %llu record%s (%s) in %s, from the first job's start to the "
-                "last job's finish: %s records/s, %s/s\n",
-                (unsigned long long)r->records, r->records == 1 ? "" : "s", bytes, a, records,
+                "throughput: %llu record%s (%s) in %s busy (while a job ran): %s records/s, "
+                "%s/s\n",
+                (unsigned long long)r->records, r->records == 1 ? "" : "s", bytes, busy, records,
                 rate);
     }
 }
@@ -153,13 +291,13 @@ static void jobs(const struct cairn_report *r, FILE *out)
             "ok", "errors", "match", "differ", "wall");
     for (i = 0; i < r->n_jobs && i < JOBS_SHOWN; i++) {
         const struct cairn_rep_job *j = &r->jobs[i];
-        char wall[32];
+        char wall[32], shown[64];
 
         cairn_report_seconds(j->wall_seconds, wall);
-        fprintf(out, "  %-*s %-6s %8llu %8llu %8llu %8llu %8llu %10s\n", w, j->name, j->status,
+        fprintf(out, "  %-*s %-6s %8llu %8llu %8llu %8llu %8llu %s\n", w, j->name, j->status,
                 (unsigned long long)j->records, (unsigned long long)j->ok,
                 (unsigned long long)(j->records - j->ok), (unsigned long long)j->matches,
-                (unsigned long long)j->mismatches, wall);
+                (unsigned long long)j->mismatches, right(shown, wall, 10));
         if (j->reason != NULL)
             fprintf(out, "    reason: %s\n", j->reason);
     }
@@ -183,7 +321,7 @@ int cairn_report_text(const struct cairn_report *r, FILE *out)
                 (unsigned long long)r->codes[i].n);
     fprintf(out, "%s\n", r->n_codes == 0 ? " none" : "");
     variants(r, out);
-    pct(r->matches, r->matches + r->mismatches, acc);
+    cairn_report_pct(r->matches, r->matches + r->mismatches, acc);
     fprintf(out, "\naccuracy against expected: %llu checked: %llu match, %llu differ (%s)\n",
             (unsigned long long)(r->matches + r->mismatches), (unsigned long long)r->matches,
             (unsigned long long)r->mismatches, acc);
@@ -191,6 +329,8 @@ int cairn_report_text(const struct cairn_report *r, FILE *out)
         fprintf(out, "unchecked: %llu (an expected answer, but the record ended in an error)\n",
                 (unsigned long long)r->unchecked);
     mismatches(r, out);
+    sizes(r, out);
+    play(r, out);
     times(r, out);
     jobs(r, out);
     return ferror(out) ? -EIO : 0;

@@ -55,7 +55,7 @@ static int add_name(void *data, const char *name)
 
 /* Removes OUTPUT/<out base>.summary.json if it says "failed".  Returns
  * the name it says the job was submitted as (a used name ran as NAME~N,
- * reuse.h), malloc'd, or NULL. */
+ * claim.h), malloc'd, or NULL. */
 static char *drop_failed_summary(struct cairn_client *cl, const char *name)
 {
     json_error_t e;

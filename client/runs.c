@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "attempts.h"
+#include "marks.h"
 #include "layout.h"
 
 int cairn_client_is_run(const char *base, const char *name, const char *suffix)
@@ -75,7 +75,7 @@ static int active_one(void *data, const char *name)
     if (strcmp(name, a->job->file) == 0) {
         kind = 2;
     } else {
-        r = cairn_attempts_submitted(a->dir, name, st.st_ino, &as);
+        r = cairn_marks_submitted(a->dir, name, st.st_ino, &as);
         if (r < 0) {
             a->rc = r;
             return 1;

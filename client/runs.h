@@ -2,7 +2,7 @@
  * runs.h - which run of a job name a command means.
  *
  * A name is used again and again (`mv job.jsonl in/` every night); each
- * file dropped under a used name runs as NAME~N (core/job/reuse.h), and its
+ * file dropped under a used name runs as NAME~N (core/job/claim.h), and its
  * summary says submitted_as.  "My run" of a name is the file the command
  * saw, followed by its inode, which the daemon keeps across its renames
  * and writes into the summary as input_inode:

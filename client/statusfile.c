@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,29 +20,30 @@ struct collect {
     size_t n;
     size_t cap;
     double now;
+    char me[256]; /* this_host() */
 };
+
+/* This machine's name as cairnd writes it, or "" when unknown (then no
+ * file names this machine). */
+static void this_host(char me[256])
+{
+    if (gethostname(me, 255) != 0) {
+        me[0] = '\0';
+        return;
+    }
+    me[255] = '\0';
+    if (me[0] == '\0')
+        strcpy(me, "localhost");
+}
 
 /* 1 when the file names this machine: its daemon's pid means something
  * here (PID namespaces aside, which share no spool without sharing a
  * hostname only by accident). */
-static int on_this_host(json_t *root)
+static int on_this_host(json_t *root, const char *me)
 {
     const char *host = json_string_value(json_object_get(root, "host"));
-    char me[256] = "";
 
-    if (host == NULL || gethostname(me, sizeof(me) - 1) != 0)
-        return 0;
-    return strcmp(host, me[0] ? me : "localhost") == 0;
-}
-
-static int alive(json_t *root)
-{
-    json_int_t pid = json_integer_value(json_object_get(root, "pid"));
-
-    if (pid <= 0 || pid != (pid_t)pid)
-        return 0;
-    /* EPERM: it exists, it is only not ours to signal. */
-    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+    return host != NULL && me[0] != '\0' && strcmp(host, me) == 0;
 }
 
 static int add_one(void *data, const char *name)
@@ -82,9 +82,9 @@ static int add_one(void *data, const char *name)
     /* Idle daemons rewrite their file too (every 5 s): an old one without
      * jobs is taken for an idle daemon only where its pid says it runs
      * (an older cairnd, which did not). */
-    d->gone = on_this_host(d->root) && !alive(d->root);
+    d->gone = c->me[0] != '\0' && cairn_status_is_gone(d->root, c->me);
     d->idle = d->stale && json_array_size(json_object_get(d->root, "active")) == 0 &&
-              on_this_host(d->root) && !d->gone;
+              on_this_host(d->root, c->me) && !d->gone;
     return 0;
 }
 
@@ -103,6 +103,7 @@ int cairn_status_files_read(struct cairn_client *cl, struct cairn_daemon_status 
         return c.dir_fd;
     clock_gettime(CLOCK_REALTIME, &ts);
     c.now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    this_host(c.me);
     rc = cairn_client_each_file(c.dir_fd, ".json", add_one, &c);
     close(c.dir_fd);
     if (rc != 0) {

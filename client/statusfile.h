@@ -25,8 +25,7 @@
 #include <stdint.h>
 
 #include "client.h"
-
-#define CAIRN_STATUS_STALE_S 10.0
+#include "status.h" /* CAIRN_STATUS_STALE_S */
 
 struct cairn_daemon_status {
     char *file;   /* its name in .cairn/status/ */

@@ -63,9 +63,7 @@ static char *generate_base(const char *src)
         b = "job";
         n = 3;
     }
-    cut = n < NAME_KEEP ? n : NAME_KEEP;
-    while (cut > 0 && cut < n && ((unsigned char)b[cut] & 0xC0) == 0x80)
-        cut--;
+    cut = cairn_utf8_cut(b, n < NAME_KEEP ? n : NAME_KEEP);
     if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
         rnd = (uint32_t)getpid() ^ (uint32_t)clock();
     gmtime_r(&now, &tm);

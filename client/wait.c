@@ -26,6 +26,10 @@
 #include "submit.h"
 
 #define PROGRESS_MS 500
+#define POLL_MS     1000 /* without inotify: a look this often */
+/* A daemon that has just said "watching" writes its status file on its
+ * next loop turn: look for daemons this long after the wait begins. */
+#define NO_DAEMON_GRACE_MS 2000
 
 enum {
     PENDING,
@@ -49,6 +53,8 @@ struct waiter {
     uv_fs_event_t watch;
     uv_timer_t timeout;
     uv_timer_t tick;
+    uv_timer_t poll;    /* inotify refused: a look every POLL_MS instead */
+    uv_timer_t daemons; /* once, NO_DAEMON_GRACE_MS in: is any daemon reporting? */
     struct cairn_wait_result *r;
 };
 
@@ -132,6 +138,8 @@ static void stop(struct waiter *w)
     uv_fs_event_stop(&w->watch);
     uv_timer_stop(&w->timeout);
     uv_timer_stop(&w->tick);
+    uv_timer_stop(&w->poll);
+    uv_timer_stop(&w->daemons);
 }
 
 /* 1 when summary s (the file exact: NAME.summary.json, or another run of
@@ -300,9 +308,57 @@ static void on_tick(uv_timer_t *t)
     draw(t->data);
 }
 
+static void on_poll(uv_timer_t *t)
+{
+    look(t->data, NULL);
+}
+
+/* Watches the output directory.  Where inotify refuses for want of a
+ * resource (the user's limits, shared by all their programs, used up),
+ * the summaries are looked for every POLL_MS instead: later by that much,
+ * never missed.  0, or the error when no watch at all can be had. */
+static int start_watch(struct waiter *w)
+{
+    int rc = uv_fs_event_start(&w->watch, on_event, w->cl->cfg.output_dir, 0);
+
+    if (!cairn_is_out_of_resources(rc))
+        return rc;
+    clear_line(w);
+    fprintf(stderr,
+            "cairn: warning: cannot watch %s with inotify: %s (sysctl "
+            "fs.inotify.max_user_instances and max_user_watches are the limits); looking for "
+            "the summaries every %d ms instead\n",
+            w->cl->cfg.output_dir, uv_strerror(rc), POLL_MS);
+    uv_timer_start(&w->poll, on_poll, POLL_MS, POLL_MS);
+    return 0;
+}
+
 static void on_close(uv_handle_t *h)
 {
     (void)h;
+}
+
+/* Waiting on a spool no daemon serves would wait for ever in silence: say
+ * so once (the wait goes on: a daemon may be about to start). */
+static void warn_if_no_daemon(uv_timer_t *t)
+{
+    struct waiter *w = t->data;
+    struct cairn_client *cl = w->cl;
+    struct cairn_daemon_status *ds;
+    size_t nd, i, live = 0;
+
+    if (cairn_status_files_read(cl, &ds, &nd) != 0)
+        return;
+    for (i = 0; i < nd; i++)
+        live += !ds[i].stale || ds[i].idle;
+    cairn_status_files_free(ds, nd);
+    if (live == 0) {
+        clear_line(w);
+        fprintf(stderr,
+                "cairn: warning: no daemon is reporting on %s (see cairn status): waiting "
+                "anyway; start cairnd there, or run cairnd --once\n",
+                cl->cfg.input_dir);
+    }
 }
 
 int cairn_client_wait(struct cairn_client *cl, const struct cairn_submitted *jobs, size_t n,
@@ -340,12 +396,16 @@ int cairn_client_wait(struct cairn_client *cl, const struct cairn_submitted *job
     uv_fs_event_init(&w.loop, &w.watch);
     uv_timer_init(&w.loop, &w.timeout);
     uv_timer_init(&w.loop, &w.tick);
-    w.watch.data = w.timeout.data = w.tick.data = &w;
-    rc = uv_fs_event_start(&w.watch, on_event, cl->cfg.output_dir, 0);
+    uv_timer_init(&w.loop, &w.poll);
+    uv_timer_init(&w.loop, &w.daemons);
+    w.watch.data = w.timeout.data = w.tick.data = w.poll.data = w.daemons.data = &w;
+    rc = start_watch(&w);
     if (rc != 0) {
         rc = cairn_client_fail(cl, rc, "cannot watch %s: %s", cl->cfg.output_dir, uv_strerror(rc));
     } else {
         look(&w, NULL);
+        if (w.pending > 0)
+            uv_timer_start(&w.daemons, warn_if_no_daemon, NO_DAEMON_GRACE_MS, 0);
         if (w.pending > 0 && timeout_s >= 0)
             uv_timer_start(&w.timeout, on_timeout, (uint64_t)(timeout_s * 1000.0), 0);
         if (w.pending > 0 && progress) {
@@ -359,6 +419,8 @@ int cairn_client_wait(struct cairn_client *cl, const struct cairn_submitted *job
     uv_close((uv_handle_t *)&w.watch, on_close);
     uv_close((uv_handle_t *)&w.timeout, on_close);
     uv_close((uv_handle_t *)&w.tick, on_close);
+    uv_close((uv_handle_t *)&w.poll, on_close);
+    uv_close((uv_handle_t *)&w.daemons, on_close);
     uv_run(&w.loop, UV_RUN_DEFAULT);
     uv_loop_close(&w.loop);
 out:

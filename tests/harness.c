@@ -115,7 +115,7 @@ char *th_slurp_nofollow(const char *path, size_t *len_out)
 
 unsigned th_attempts_of(const char *active_dir, const char *name)
 {
-    char path[PATH_MAX], buf[32];
+    char path[PATH_MAX], buf[256]; /* "COUNT" or "COUNT NOTE" */
     unsigned long long ino;
     unsigned count = 0;
     struct stat st;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "attempts.h"
+#include "marks.h"
 #include "names.h"
 
 struct dir {
@@ -98,6 +99,42 @@ START_TEST(counts_runs_on_the_file_itself)
     /* A new file of the same name starts from nothing. */
     fd = job_file(&d, "j.jsonl", &ino);
     ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino, 1), 0);
+    close(fd);
+    dir_remove(&d);
+}
+END_TEST
+
+/* A hung run's note stays with the count, through later counts (a kill
+ * says nothing), comes back with it, and goes with it. */
+START_TEST(a_note_stays_with_the_count)
+{
+    struct dir d;
+    ino_t ino;
+    char note[CAIRN_ATTEMPTS_NOTE_MAX], buf[256];
+    ssize_t n;
+    int fd;
+
+    dir_make(&d);
+    fd = job_file(&d, "j.jsonl", &ino);
+    ck_assert_uint_eq(cairn_attempts_count_noted(d.fd, "j.jsonl", fd, ino, 0, note, sizeof(note)),
+                      0);
+    ck_assert_str_eq(note, "");
+    cairn_attempts_note(fd, "line 3, plugin hang,\nstuck");
+    n = fgetxattr(fd, "user.cairn.attempts", buf, sizeof(buf) - 1);
+    ck_assert_int_gt(n, 0);
+    buf[n] = '\0';
+    ck_assert_str_eq(buf, "1 line 3, plugin hang, stuck"); /* one line */
+    ck_assert_uint_eq(cairn_attempts_count_noted(d.fd, "j.jsonl", fd, ino, 1, note, sizeof(note)),
+                      1);
+    ck_assert_str_eq(note, "line 3, plugin hang, stuck");
+    ck_assert_uint_eq(cairn_attempts_count_noted(d.fd, "j.jsonl", fd, ino, 1, note, sizeof(note)),
+                      2);
+    ck_assert_str_eq(note, "line 3, plugin hang, stuck");
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino, 1), 3);
+    cairn_attempts_forget(d.fd, "j.jsonl", fd);
+    ck_assert_uint_eq(cairn_attempts_count_noted(d.fd, "j.jsonl", fd, ino, 1, note, sizeof(note)),
+                      0);
+    ck_assert_str_eq(note, "");
     close(fd);
     dir_remove(&d);
 }
@@ -226,36 +263,36 @@ START_TEST(name_records_round_trip_and_damaged_ones_read_as_absent)
 
     dir_make(&d);
     fd = job_file(&d, "j~2.jsonl", &ino);
-    ck_assert_int_eq(cairn_attempts_submitted(d.fd, "j~2.jsonl", ino, &a), 0);
+    ck_assert_int_eq(cairn_marks_submitted(d.fd, "j~2.jsonl", ino, &a), 0);
     ck_assert_ptr_null(a);
-    ck_assert_int_eq(cairn_attempts_note_submitted(d.fd, "j~2.jsonl", ino, "j\nx.jsonl"), 0);
-    ck_assert_int_eq(cairn_attempts_submitted(d.fd, "j~2.jsonl", ino, &a), 1);
+    ck_assert_int_eq(cairn_marks_note_submitted(d.fd, "j~2.jsonl", ino, "j\nx.jsonl"), 0);
+    ck_assert_int_eq(cairn_marks_submitted(d.fd, "j~2.jsonl", ino, &a), 1);
     ck_assert_str_eq(a, "j\nx.jsonl");
     free(a);
     /* A hand-back mark: the name it ran as, and what it was dropped as. */
-    ck_assert_int_eq(cairn_attempts_note_handback(d.fd, "j.jsonl", ino, "j~2.jsonl", "j.jsonl"), 0);
-    ck_assert_int_eq(cairn_attempts_handback(d.fd, "j.jsonl", ino, &a, &b), 1);
+    ck_assert_int_eq(cairn_marks_note_handback(d.fd, "j.jsonl", ino, "j~2.jsonl", "j.jsonl"), 0);
+    ck_assert_int_eq(cairn_marks_handback(d.fd, "j.jsonl", ino, &a, &b), 1);
     ck_assert_str_eq(a, "j~2.jsonl");
     ck_assert_str_eq(b, "j.jsonl");
     free(a);
     free(b);
-    ck_assert_int_eq(cairn_attempts_note_handback(d.fd, "j.jsonl", ino, "j~2.jsonl", NULL), 0);
-    ck_assert_int_eq(cairn_attempts_handback(d.fd, "j.jsonl", ino, &a, &b), 1);
+    ck_assert_int_eq(cairn_marks_note_handback(d.fd, "j.jsonl", ino, "j~2.jsonl", NULL), 0);
+    ck_assert_int_eq(cairn_marks_handback(d.fd, "j.jsonl", ino, &a, &b), 1);
     ck_assert_str_eq(a, "j~2.jsonl");
     ck_assert_ptr_null(b);
     free(a);
-    cairn_attempts_forget_handback(d.fd, "j.jsonl");
-    ck_assert_int_eq(cairn_attempts_handback(d.fd, "j.jsonl", ino, &a, &b), 0);
+    cairn_marks_forget_handback(d.fd, "j.jsonl");
+    ck_assert_int_eq(cairn_marks_handback(d.fd, "j.jsonl", ino, &a, &b), 0);
     for (i = 0; i < sizeof(damaged) / sizeof(damaged[0]); i++) {
         unsigned long long as_ino = (unsigned long long)ino + (i == 8);
 
         snprintf(text, sizeof(text), damaged[i], as_ino);
         record_put(&d, "submitted", "j~2.jsonl", text, strlen(text));
-        ck_assert_msg(cairn_attempts_submitted(d.fd, "j~2.jsonl", ino, &a) == 0 && a == NULL,
+        ck_assert_msg(cairn_marks_submitted(d.fd, "j~2.jsonl", ino, &a) == 0 && a == NULL,
                       "record %zu (%s) was read as a name", i, text);
     }
-    cairn_attempts_forget_submitted(d.fd, "j~2.jsonl");
-    ck_assert_int_eq(cairn_attempts_submitted(d.fd, "j~2.jsonl", ino, &a), 0);
+    cairn_marks_forget_submitted(d.fd, "j~2.jsonl");
+    ck_assert_int_eq(cairn_marks_submitted(d.fd, "j~2.jsonl", ino, &a), 0);
     close(fd);
     dir_remove(&d);
 }
@@ -268,6 +305,7 @@ static Suite *attempts_suite(void)
 
     tcase_add_test(tc, counts_runs_on_the_file_itself);
     tcase_add_test(tc, file_form_counts_per_inode);
+    tcase_add_test(tc, a_note_stays_with_the_count);
     tcase_add_test(tc, older_count_file_is_taken_over);
     tcase_add_test(tc, damaged_attribute_counts_from_zero);
     tcase_add_test(tc, name_records_round_trip_and_damaged_ones_read_as_absent);

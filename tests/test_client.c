@@ -303,11 +303,16 @@ START_TEST(submit_wait_timeout)
     env_init(&e, NULL);
     mkdir(e.out, 0755); /* as a daemon that is not running made it */
     t0 = th_now_s();
-    r = cairn(&e, "submit", "--timeout", "0.5", off);
+    r = cairn(&e, "submit", "--timeout", "2.5", off);
     TH_REQUIRE(r.status == 3, "exit %d, want 3 (timeout): %s%s", r.status, r.out, r.err);
     TH_REQUIRE(th_now_s() - t0 < 10, "took %.1f s", th_now_s() - t0);
-    TH_REQUIRE(strstr(r.out, ": timed out after 0.5 s; it is waiting in the spool") != NULL,
+    TH_REQUIRE(strstr(r.out, ": timed out after 2.5 s; it is waiting in the spool") != NULL,
                "stdout: %s", r.out);
+    /* No daemon serves the spool: said once, 2 s into the wait. */
+    TH_REQUIRE(strstr(r.err, "cairn: warning: no daemon is reporting on ") != NULL &&
+                   strstr(strstr(r.err, "no daemon is reporting") + 1, "no daemon is reporting") ==
+                       NULL,
+               "stderr: %s", r.err);
     th_run_free(&r);
     /* --wait needs the output directory: refused before anything moves. */
     th_rm_tree(e.out);
@@ -388,6 +393,34 @@ START_TEST(wait_refuses_a_timeout_past_the_limit)
         TH_REQUIRE(r.status == 2 && strstr(r.err, want) != NULL, "--timeout %s: exit %d: %s",
                    huge[i], r.status, r.err);
         free(want);
+        th_run_free(&r);
+    }
+    th_cleanup();
+}
+END_TEST
+
+/* A bad option is named as typed, with the hint every usage error has
+ * (getopt's own message named the whole argv[0] and gave no hint). */
+START_TEST(a_bad_option_is_named_with_the_hint)
+{
+    static const struct {
+        const char *a, *b, *said;
+    } cases[] = {
+        { "status", "--bogus", "cairn: unknown option --bogus\n" },
+        { "status", "-x", "cairn: unknown option -x\n" },
+        { "status", "--json=1", "cairn: --json=1: the option takes no value\n" },
+        { "wait", "--timeout", "cairn: --timeout needs a value\n" },
+    };
+    struct env e;
+    size_t i;
+
+    env_init(&e, NULL);
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct th_run r = cairn(&e, cases[i].a, cases[i].b);
+
+        TH_REQUIRE(r.status == 2 && strncmp(r.err, cases[i].said, strlen(cases[i].said)) == 0 &&
+                       strstr(r.err, "(cairn --help lists the commands and options)") != NULL,
+                   "%s %s: exit %d: %s", cases[i].a, cases[i].b, r.status, r.err);
         th_run_free(&r);
     }
     th_cleanup();
@@ -987,6 +1020,76 @@ START_TEST(report_html_on_a_full_disk_says_so)
 }
 END_TEST
 
+/* Graded lines of play (options.play), through the real daemon: the share
+ * of optimal lines, where the first non-optimal move came, the cost per
+ * variant, and the worst blunders costliest first with their positions
+ * (read from the input kept in .cairn/done/), in text and on the page. */
+START_TEST(report_grades_lines_of_play)
+{
+    struct env e;
+    char play[PATH_MAX], html[PATH_MAX + 16], *page;
+    struct th_run r;
+
+    env_init(&e, NULL);
+    th_pathf(play, "%s/play.jsonl", e.root);
+    th_write_text(play,
+                  "{\"id\":\"a\",\"variant\":\"stone-game-vii\",\"input\":{\"stones\":[5,3,1,4,2]},"
+                  "\"options\":{\"play\":[\"L\"]}}\n"
+                  "{\"id\":\"b\",\"variant\":\"stone-game-vii\",\"input\":{\"stones\":[5,3,1,4,2]},"
+                  "\"options\":{\"play\":[\"R\",\"L\",\"L\"]}}\n"
+                  "{\"id\":\"c\",\"variant\":\"stone-game-vii\",\"input\":{\"stones\":[5,3,1,4,2]},"
+                  "\"options\":{\"play\":[\"R\",\"R\"]}}\n"
+                  "{\"id\":\"d\",\"variant\":\"stone-game-iv\",\"input\":{\"n\":7},"
+                  "\"options\":{\"play\":[4]}}\n"
+                  "{\"id\":\"e\",\"variant\":\"stone-game-iv\",\"input\":{\"n\":7},"
+                  "\"options\":{\"play\":[1]}}\n"
+                  "{\"id\":\"f\",\"variant\":\"stone-game\",\"input\":{\"piles\":[3,9,1,2]},"
+                  "\"options\":{\"play\":[\"L\",\"L\"]}}\n");
+    start_daemon(&e);
+    r = cairn(&e, "submit", "--wait", "--name", "play", play);
+    TH_REQUIRE(r.status == 0, "exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    th_pathf(html, "%s/play.html", e.root);
+    r = cairn(&e, "report", e.out, "--html", html);
+    TH_REQUIRE(r.status == 0, "report exited %d: %s", r.status, r.err);
+    TH_REQUIRE(strstr(r.out, "graded play (options.play): 6 lines, 3 optimal (50.0%)\n"),
+               "the share of optimal lines:\n%s", r.out);
+    TH_REQUIRE(
+        strstr(r.out,
+               "\n  stone-game-vii         3         1     33.3%           4        1.33\n") &&
+            strstr(r.out,
+                   "\n  stone-game-iv          2         2    100.0%           0           0\n"),
+        "the cost per variant:\n%s", r.out);
+    TH_REQUIRE(strstr(r.out, "first non-optimal ply of stone-game-vii (0: Alice's first move): "
+                             "0: 1 1: 1\n"),
+               "the first non-optimal plies:\n%s", r.out);
+    {
+        const char *f =
+            strstr(r.out, "\n  play      6  stone-game         0 Alice  \"L\"   \"R\"        12"
+                          "  {\"piles\":[3,9,1,2]}\n");
+        const char *a =
+            strstr(r.out, "\n  play      1  stone-game-vii     0 Alice  \"L\"   \"R\"         3"
+                          "  {\"stones\":[5,3,1,4,2]}\n");
+        const char *c =
+            strstr(r.out, "\n  play      3  stone-game-vii     1 Bob    \"R\"   \"L\"         1"
+                          "  {\"stones\":[5,3,1,4,2]}\n");
+        TH_REQUIRE(f && a && c && f < a && a < c, "the worst blunders, costliest first:\n%s",
+                   r.out);
+    }
+    th_run_free(&r);
+    page = th_read_file(html, NULL);
+    TH_REQUIRE(strstr(page, "<tr data-variant=\"stone-game-vii\" data-graded=\"3\" "
+                            "data-optimal=\"1\" data-cost=\"4\">"),
+               "the page's play table:\n%s", page);
+    TH_REQUIRE(strstr(page, "<tr data-cost=\"12\"><td>play</td><td class=\"n\"><a "
+                            "href=\"#rec-0-6\">6</a></td>") &&
+                   strstr(page, "<div class=\"rec\" id=\"rec-0-6\">"),
+               "the blunder's link to its record:\n%s", page);
+    free(page);
+    th_cleanup();
+}
+END_TEST
+
 START_TEST(report_text)
 {
     struct env e;
@@ -1020,10 +1123,20 @@ START_TEST(report_text)
     TH_REQUIRE(strstr(r.out, "accuracy against expected: 11 checked: 10 match, 1 differ "
                              "(90.9%)\n"),
                "accuracy:\n%s", r.out);
-    TH_REQUIRE(strstr(r.out, "  job     line  id    expected  answer\n"
-                             "  wrong      1  \"m1\"  \"Alice\"   \"Bob\"\n"),
+    /* The record's position, from the input kept in .cairn/done/. */
+    TH_REQUIRE(strstr(r.out, "  job     line  id    expected  answer  position\n"
+                             "  wrong      1  \"m1\"  \"Alice\"   \"Bob\"   "
+                             "{\"stoneValue\":[1,2,3,7]}\n"),
                "the mismatch:\n%s", r.out);
-    TH_REQUIRE(strstr(r.out, "over 3 jobs: p50 ") && strstr(r.out, "throughput: 20 records"),
+    /* Accuracy by input size: m1's miss is among stone-game-iii's 3-4. */
+    TH_REQUIRE(
+        strstr(r.out, "\n  stone-game-iii           3-4         4         3     75.0%\n") &&
+            strstr(r.out, "\n  stone-game-ii            5-8         3         3    100.0%\n"),
+        "accuracy by size:\n%s", r.out);
+    /* Solve times per record: the 12 solved records, not 3 job means. */
+    TH_REQUIRE(strstr(r.out, "solve time per record, over 12 solves: p50 <= ") &&
+                   strstr(r.out, "throughput: 20 records") &&
+                   strstr(r.out, "busy (while a job ran)"),
                "times:\n%s", r.out);
     th_run_free(&r);
     /* Results written without "expected" on mismatches (cairnd before
@@ -1125,6 +1238,19 @@ START_TEST(report_on_results_files)
     TH_REQUIRE(r.status != 0 && strstr(r.err, "missing.results.jsonl"),
                "a missing results file: exit %d: %s", r.status, r.err);
     th_run_free(&r);
+    /* Several files: the title names them all (up to three), not the first. */
+    snprintf(other, sizeof(other), "%s/more.results.jsonl", dir);
+    th_copy_file(results, other, 0644);
+    {
+        const char *args[] = { "report", results, other, NULL };
+        r = th_run_cairnd(g_cairn, dir, args);
+    }
+    TH_REQUIRE(r.status == 0 && strstr(r.out, "cairn report: ") == r.out &&
+                   strstr(r.out, "bulk.results.jsonl, ") != NULL &&
+                   strstr(r.out, "more.results.jsonl\n") != NULL &&
+                   strstr(r.out, "jobs: 2 (2 ok, 0 failed)") != NULL,
+               "report of two results files: exit %d:\n%s", r.status, r.out);
+    th_run_free(&r);
     th_cleanup();
 }
 END_TEST
@@ -1179,6 +1305,71 @@ START_TEST(report_mismatch_columns_line_up)
 }
 END_TEST
 
+/* Busy time is measured by wall_seconds, not by started and finished,
+ * which are written to the millisecond: a job of 1.6 ms between
+ * "...00.000Z" and "...00.002Z" is 1.60 ms busy, 10 records in it
+ * 6250 records/s (2 ms would say 5000). */
+START_TEST(report_busy_time_is_measured_by_wall_seconds)
+{
+    char dir[PATH_MAX], path[PATH_MAX + 32];
+    struct th_run r;
+
+    th_new_dir(dir);
+    snprintf(path, sizeof(path), "%s/quick.summary.json", dir);
+    th_write_text(path, "{\"job\":\"quick\",\"status\":\"ok\",\"records\":10,\"ok\":10,"
+                        "\"errors\":{},\"by_variant\":{\"stone-game-ii\":{\"records\":10,"
+                        "\"ok\":10,\"errors\":0}},\"matches\":0,\"mismatches\":0,\"bytes\":600,"
+                        "\"started\":\"2026-12-02T10:00:00.000Z\","
+                        "\"finished\":\"2026-12-02T10:00:00.002Z\",\"wall_seconds\":0.0016}\n");
+    {
+        const char *args[] = { "report", dir, NULL };
+        r = th_run_cairnd(g_cairn, dir, args);
+    }
+    TH_REQUIRE(r.status == 0 && strstr(r.out, "in 1.60 ms busy") != NULL &&
+                   strstr(r.out, ": 6250 records/s") != NULL,
+               "busy time of a 1.6 ms job:\n%s", r.out);
+    th_run_free(&r);
+    th_cleanup();
+}
+END_TEST
+
+/* An empty job and a failed one answered nothing, so they lack no solve
+ * time: the report leaves no "jobs without per-record solve times" note
+ * for them (it named 7 such jobs in a fresh-eyes trial). */
+START_TEST(report_notes_no_missing_times_for_jobs_without_answers)
+{
+    struct env e;
+    char path[PATH_MAX];
+    struct th_run r;
+    int p;
+
+    env_init(&e, NULL);
+    p = start_daemon(&e);
+    th_pathf(path, "%s/fine.jsonl", e.root);
+    th_write_text(path, "{\"variant\":\"stone-game-iv\",\"input\":{\"n\":7}}\n");
+    r = cairn(&e, "submit", "--wait", "--name", "fine", path);
+    TH_REQUIRE(r.status == 0, "fine: exit %d: %s%s", r.status, r.out, r.err);
+    th_run_free(&r);
+    th_pathf(path, "%s/empty.jsonl", e.root);
+    th_write_text(path, "");
+    r = cairn(&e, "submit", "--wait", "--no-check", "--name", "empty", path);
+    th_run_free(&r);
+    th_pathf(path, "%s/bad.jsonl", e.root);
+    th_write_text(path, "not json\n");
+    r = cairn(&e, "submit", "--wait", "--no-check", "--name", "bad", path);
+    th_run_free(&r);
+    r = cairn(&e, "report", e.out);
+    TH_REQUIRE(r.status == 0 && strstr(r.out, "jobs: 3 ") != NULL, "report: exit %d: %s%s",
+               r.status, r.out, r.err);
+    TH_REQUIRE(strstr(r.out, "without per-record solve times") == NULL &&
+                   strstr(r.out, "without solve_seconds") == NULL,
+               "a note about jobs that answered nothing:\n%s", r.out);
+    th_run_free(&r);
+    th_stop(p);
+    th_cleanup();
+}
+END_TEST
+
 /* A summary without solve_seconds (cairn-slurm's) has an unknown solve
  * time: "-", never 0 s, and the timed jobs' figures leave it out. */
 START_TEST(report_counts_a_missing_solve_time_as_unknown)
@@ -1196,14 +1387,15 @@ START_TEST(report_counts_a_missing_solve_time_as_unknown)
     TH_REQUIRE(strstr(r.out, "solve time, all records: - (1 job without solve_seconds left out)\n"),
                "the total solve time of an untimed job:\n%s", r.out);
     /* Two records in one second: a slow rate keeps a decimal. */
-    TH_REQUIRE(strstr(r.out, "last job's finish: 2.0 records/s"), "the throughput:\n%s", r.out);
+    TH_REQUIRE(strstr(r.out, "busy (while a job ran): 2.0 records/s"), "the throughput:\n%s",
+               r.out);
     TH_REQUIRE(strstr(r.out, "\nstone-game-ii ") && strstr(r.out, "             -\n"),
                "the variant's solve/record of an untimed job:\n%s", r.out);
     th_run_free(&r);
     page = th_read_file(html, NULL);
     TH_REQUIRE(strstr(page, "id=\"throughput\">2.0<"), "the page's throughput card:\n%s", page);
-    TH_REQUIRE(strstr(page, "No solve times: 1 job without <code>solve_seconds</code>") &&
-                   !strstr(page, "No solved records"),
+    TH_REQUIRE(strstr(page, "No per-record solve times: the summaries carry no solve_histogram") &&
+                   !strstr(page, "no record was solved"),
                "the page's solve-time chart of an untimed job:\n%s", page);
     free(page);
     th_cleanup();
@@ -1275,11 +1467,12 @@ START_TEST(report_html_keeps_what_path_is)
     text = th_read_file(file, NULL);
     TH_REQUIRE(strstr(text, "</html>") != NULL, "the linked file did not get the page");
     free(text);
-    /* A directory: refused, named. */
+    /* A directory: refused, named, a usage error (exit 2) as any path
+     * that cannot be the page. */
     snprintf(p, sizeof(p), "%s/adir", dir);
     ck_assert_int_eq(mkdir(p, 0755), 0);
     r = report_html_to(dir, p);
-    TH_REQUIRE(r.status != 0 && strstr(r.err, "is a directory") != NULL, "directory: exit %d: %s",
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "is a directory") != NULL, "directory: exit %d: %s",
                r.status, r.err);
     th_run_free(&r);
     th_cleanup();
@@ -1407,6 +1600,7 @@ static Suite *client_suite(void)
     tcase_add_test(submit, submit_wait_failed);
     tcase_add_test(submit, submit_wait_timeout);
     tcase_add_test(submit, wait_refuses_a_timeout_past_the_limit);
+    tcase_add_test(submit, a_bad_option_is_named_with_the_hint);
     tcase_add_test(submit, submit_from_pipe);
     tcase_add_test(submit, submit_refuses_bad_files);
     tcase_add_test(submit, submit_name_taken);
@@ -1420,6 +1614,8 @@ static Suite *client_suite(void)
     tcase_add_test(results, results_and_join);
     tcase_add_test(results, submit_and_join_a_file_with_a_byte_order_mark);
     tcase_add_test(results, report_counts_a_missing_solve_time_as_unknown);
+    tcase_add_test(results, report_busy_time_is_measured_by_wall_seconds);
+    tcase_add_test(results, report_notes_no_missing_times_for_jobs_without_answers);
     tcase_add_test(results, report_mismatch_columns_line_up);
     tcase_add_test(results, report_on_results_files);
     tcase_add_test(results, report_html_keeps_what_path_is);
@@ -1427,6 +1623,7 @@ static Suite *client_suite(void)
     tcase_add_test(results, join_without_kept_inputs);
     tcase_add_test(results, long_job_names);
     tcase_add_test(results, report_text);
+    tcase_add_test(results, report_grades_lines_of_play);
     tcase_add_test(results, report_html_on_a_full_disk_says_so);
     suite_add_tcase(s, submit);
     suite_add_tcase(s, queue);

@@ -88,6 +88,36 @@ START_TEST(alone_syncs_at_once_in_one_round)
 }
 END_TEST
 
+/* Nothing to sync is no request and no round; a descriptor that is not
+ * open fails its request with EBADF before it joins a round, and the
+ * next request is served as if it had never been. */
+START_TEST(empty_and_bad_requests_start_no_round)
+{
+    struct cairn_commit *c;
+    struct cairn_commit_stats st;
+    int fds[2];
+
+    ck_assert_int_eq(cairn_commit_new(&c), 0);
+    ck_assert_int_eq(cairn_commit_sync(c, fds, 0), 0);
+    fds[0] = new_file(0);
+    fds[1] = new_file(1);
+    ck_assert_int_eq(close(fds[1]), 0);
+    ck_assert_int_eq(cairn_commit_sync(c, fds, 2), -EBADF);
+    cairn_commit_stats(c, &st);
+    ck_assert_uint_eq(st.requests, 0);
+    ck_assert_uint_eq(st.rounds, 0);
+    ck_assert_uint_eq(st.syncs, 0);
+    ck_assert_int_eq(cairn_commit_sync(c, fds, 1), 0);
+    cairn_commit_stats(c, &st);
+    ck_assert_uint_eq(st.requests, 1);
+    ck_assert_uint_eq(st.rounds, 1);
+    ck_assert_uint_eq(st.syncs, 1);
+    close(fds[0]);
+    cairn_commit_free(c);
+    cairn_commit_free(NULL); /* as after a failed cairn_commit_new */
+}
+END_TEST
+
 START_TEST(one_inode_is_synced_once_per_round)
 {
     struct cairn_commit *c;
@@ -197,6 +227,7 @@ int main(void)
 
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, alone_syncs_at_once_in_one_round);
+    tcase_add_test(tc, empty_and_bad_requests_start_no_round);
     tcase_add_test(tc, one_inode_is_synced_once_per_round);
     tcase_add_test(tc, error_goes_to_the_requests_it_concerns);
     tcase_add_test(tc, callers_together_share_rounds);

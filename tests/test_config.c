@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "alloc_fail.h"
+#include "cairn/plugin.h"
 #include "config.h"
 #include "harness.h"
 
@@ -243,14 +244,38 @@ START_TEST(unknown_key_is_refused)
     char *path, *err = NULL;
     int rc;
 
-    rc = load_text(&cfg, "{\"threads\": 2, \"thread_count\": 4}", &path, &err);
+    char *where;
+
+    rc = load_text(&cfg, "{\n  \"threads\": 2,\n\n  \"thread_count\": 4\n}\n", &path, &err);
     ck_assert_int_eq(rc, -EINVAL);
     ck_assert_ptr_nonnull(err);
-    ck_assert_msg(strstr(err, path) != NULL, "no file name in: %s", err);
+    /* file:line, the line the key is written on */
+    where = th_xasprintf("%s:4: ", path);
+    ck_assert_msg(strstr(err, where) != NULL, "no %s in: %s", where, err);
     ck_assert_msg(strstr(err, "\"thread_count\"") != NULL, "no key in: %s", err);
+    free(where);
     free(err);
     cairn_config_free(&cfg);
     free(path);
+}
+END_TEST
+
+/* A wrong value names the line it is on, as an unknown key does. */
+START_TEST(wrong_value_names_its_line)
+{
+    struct cairn_config cfg = defaults();
+    char *path, *err = NULL, *where;
+
+    ck_assert_int_eq(load_text(&cfg,
+                               "{\"threads\": 2,\n \"umask\": \"022\",\n \"limits\":\n   \"fast\"}",
+                               &path, &err),
+                     -EINVAL);
+    where = th_xasprintf("%s:4: key \"limits\": ", path);
+    ck_assert_msg(strstr(err, where) != NULL, "no %s in: %s", where, err);
+    free(where);
+    free(err);
+    free(path);
+    cairn_config_free(&cfg);
 }
 END_TEST
 
@@ -402,6 +427,23 @@ START_TEST(non_object_is_refused)
     free(err);
     cairn_config_free(&cfg);
     free(path);
+}
+END_TEST
+
+/* -c /etc/cairn (a directory): said so, not "'[' or '{' expected near
+ * end of file". */
+START_TEST(a_directory_is_not_read_as_a_file)
+{
+    struct cairn_config cfg = defaults();
+    char *dir = th_make_dir_in(root_dir);
+    char *err = NULL, *want = th_xasprintf("%s: is a directory, not a configuration file", dir);
+
+    ck_assert_int_eq(cairn_config_load_file(&cfg, dir, &err), -EINVAL);
+    ck_assert_msg(err != NULL && strcmp(err, want) == 0, "%s", err);
+    free(err);
+    free(want);
+    cairn_config_free(&cfg);
+    free(dir);
 }
 END_TEST
 
@@ -608,6 +650,46 @@ static char *plugin_dir_copy(void)
     return dir;
 }
 
+/* Under journald (JOURNAL_STREAM names stderr), a cairnd that cannot start
+ * says why with a <3> priority, like its later log lines: without it the
+ * line was logged as info and `journalctl -p warning` hid it. */
+START_TEST(start_errors_carry_a_priority_under_journald)
+{
+    const char *cairnd = getenv("CAIRN_TEST_CAIRND");
+    char *cfg = write_file("bad.json", "{\"limits\": \"x\"}");
+    const char *const cases[] = { "-c '%s' --check", "--bogus", "--input", "--once --filter",
+                                  "-c '%s' --summary" };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *dir = th_make_dir_in(root_dir);
+        char *err = th_xasprintf("%s/stderr", dir), *args, *cmd, *text;
+        struct stat st;
+        int status;
+
+        th_write_text(err, "");
+        ck_assert_int_eq(stat(err, &st), 0);
+        args = th_xasprintf(cases[i], cfg);
+        cmd = th_xasprintf("JOURNAL_STREAM=%llu:%llu '%s' %s 2>>'%s' >/dev/null",
+                           (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, cairnd,
+                           args, err);
+        status = system(cmd);
+        text = th_slurp(err, NULL);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s: status %d: %s", args,
+                      status, text);
+        ck_assert_msg(text != NULL && strncmp(text, "<3>cairnd: ", 11) == 0,
+                      "%s: the first line has no <3>: %s", args, text);
+        free(text);
+        free(cmd);
+        free(args);
+        free(err);
+        th_rm_tree(dir);
+        free(dir);
+    }
+    free(cfg);
+}
+END_TEST
+
 START_TEST(cairnd_check_names_bad_key)
 {
     static const struct {
@@ -633,6 +715,52 @@ START_TEST(cairnd_check_names_bad_key)
         free(cfg);
     }
     free(plugins);
+}
+END_TEST
+
+/* The command line on its own: --version answers without reading any
+ * configuration; two modes, an unknown option and a stray argument are
+ * usage errors (exit 2, the usage on stderr, the culprit named), and the
+ * same mode given twice is no conflict. */
+START_TEST(cairnd_command_line_mistakes_are_usage_errors)
+{
+    static const struct {
+        const char *args[4], *said;
+    } bad[] = {
+        { { "--once", "--filter", NULL },
+          "choose one of --once, --filter, --check, --list-plugins" },
+        { { "--check", "--version", NULL }, "choose one of" },
+        { { "--frobnicate", NULL }, "frobnicate" },
+        { { "--check", "spool", NULL }, "unexpected argument \"spool\"" },
+    };
+    char *missing = th_xasprintf("%s/absent.json", root_dir), abi[64];
+    struct th_run r;
+    size_t i;
+
+    snprintf(abi, sizeof(abi), " (plugin ABI %d.%d)\n", CAIRN_PLUGIN_ABI_MAJOR,
+             CAIRN_PLUGIN_ABI_MINOR);
+    r = run_cairnd((const char *const[]){ "--version", "-c", missing, NULL });
+    ck_assert_msg(r.status == 0, "--version: exit %d, stderr: %s", r.status, r.err);
+    ck_assert_msg(strncmp(r.out, "cairnd ", 7) == 0 && th_ends_with(r.out, abi),
+                  "--version printed: %s", r.out);
+    ck_assert_str_eq(r.err, "");
+    th_run_free(&r);
+
+    r = run_cairnd((const char *const[]){ "--version", "--version", NULL });
+    ck_assert_msg(r.status == 0 && strncmp(r.out, "cairnd ", 7) == 0,
+                  "--version twice: exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        r = run_cairnd(bad[i].args);
+        ck_assert_msg(r.status == 2, "%s %s: exit %d", bad[i].args[0], bad[i].args[1], r.status);
+        ck_assert_msg(strstr(r.err, bad[i].said) != NULL, "%s %s: stderr lacks \"%s\": %s",
+                      bad[i].args[0], bad[i].args[1], bad[i].said, r.err);
+        ck_assert_msg(strstr(r.err, "usage: cairnd") != NULL, "no usage on stderr: %s", r.err);
+        ck_assert_str_eq(r.out, "");
+        th_run_free(&r);
+    }
+    free(missing);
 }
 END_TEST
 
@@ -837,6 +965,49 @@ START_TEST(cairnd_writes_metrics_labels)
     free(in);
     free(top);
     free(plugins);
+}
+END_TEST
+
+/* A bad value on the command line is refused naming the option as typed,
+ * its value and the key it sets (cairnd(8), OPTIONS). */
+START_TEST(cairnd_option_errors_name_the_option)
+{
+    static const struct {
+        const char *opt, *value, *want;
+    } cases[] = {
+        { "--threads", "2000", "--threads 2000: key \"threads\": out of range" },
+        { "--limits", "huge", "--limits huge: key \"limits\": expected" },
+        { "--threads", "abc", "--threads abc: expected a non-negative integer" },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *args[] = { "--check", cases[i].opt, cases[i].value, NULL };
+        struct th_run r = run_cairnd(args);
+
+        ck_assert_msg(r.status == 2 && strstr(r.err, cases[i].want) != NULL,
+                      "%s %s: exit %d, stderr: %s", cases[i].opt, cases[i].value, r.status, r.err);
+        th_run_free(&r);
+    }
+}
+END_TEST
+
+/* --check prints the settled configuration: threads 0 (one per CPU) is
+ * printed as the count the daemon would start, not as 0. */
+START_TEST(cairnd_check_prints_the_threads_it_would_start)
+{
+    char *plugins = plugin_dir_copy(), *in = th_make_dir_in(root_dir);
+    const char *args[] = { "--check", "--plugins", plugins, "--input", in, "--threads", "0", NULL };
+    struct th_run r = run_cairnd(args);
+    const char *at = strstr(r.out, "threads=");
+
+    ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
+    ck_assert_msg(at != NULL && atoi(at + strlen("threads=")) >= 1 &&
+                      strstr(at, " (one per CPU) ") != NULL,
+                  "threads 0 not settled: %s", r.out);
+    th_run_free(&r);
+    free(plugins);
+    free(in);
 }
 END_TEST
 
@@ -1069,7 +1240,12 @@ START_TEST(refusals_say_why)
           "key \"metrics_labels\": expected an object of label names to non-empty strings" },
         { "{\"keep_inputs\": 1}", "key \"keep_inputs\": expected true or false" },
         { "{\"rescan_interval_s\": -0.5}",
-          "key \"rescan_interval_s\": expected a non-negative number of seconds" },
+          "key \"rescan_interval_s\": expected a number of seconds from 0 to 1000000000" },
+        { "{\"metrics_interval_s\": 1e10}",
+          "key \"metrics_interval_s\": expected a number of seconds from 0 to 1000000000" },
+        { "{\"threads\": 99999999999999999999999}", ":1:35: key \"threads\": too big integer" },
+        { "{\"metrics_labels\": {\"a\": \"b\"},\n \"solve_timeout_s\": 1e999}",
+          ":2:25: key \"solve_timeout_s\": real number overflow" },
         { "{\"log_level\": \"loud\"}",
           "key \"log_level\": expected \"error\", \"warning\", \"info\" or \"debug\"" },
         { "{\"metrics_file\": \"a/b\"}", "key \"metrics_file\": expected a plain file name" },
@@ -1575,12 +1751,14 @@ static Suite *config_suite(void)
     CASE("keys a file does not set keep their values", unset_keys_keep_their_values);
     CASE("an optional string may be null", optional_string_may_be_null);
     CASE("an unknown key is refused", unknown_key_is_refused);
+    CASE("a wrong value names its line", wrong_value_names_its_line);
     tc = tcase_create("a wrong type or value is refused naming the key");
     tcase_add_loop_test(tc, wrong_type_is_refused, 0, (int)(sizeof(wrong) / sizeof(wrong[0])));
     suite_add_tcase(s, tc);
     CASE("invalid JSON names file:line:column", invalid_json_names_line_and_column);
     CASE("a non-object is refused", non_object_is_refused);
     CASE("a missing file is named", missing_file_is_named);
+    CASE("a directory is not read as a file", a_directory_is_not_read_as_a_file);
     CASE("a duplicate key is refused", duplicate_key_is_refused);
     CASE("set from text", set_from_text);
     tc = tcase_create("set refuses bad values");
@@ -1590,8 +1768,12 @@ static Suite *config_suite(void)
     CASE("a copy is independent", copy_is_independent);
     CASE("a copy of the defaults keeps the unset strings unset", copy_of_defaults_keeps_nulls);
     CASE("cairnd --check names the bad key and exits 2", cairnd_check_names_bad_key);
+    CASE("start errors carry a priority under journald",
+         start_errors_carry_a_priority_under_journald);
     CASE("cairnd --check accepts a good config", cairnd_check_good_config);
     CASE("cairnd names a missing config file", cairnd_missing_config_is_named);
+    CASE("cairnd's command-line mistakes are usage errors naming the culprit",
+         cairnd_command_line_mistakes_are_usage_errors);
     CASE("plugin_dir takes a colon-separated string or an array", plugin_dir_takes_a_list);
     CASE("cairnd --check and --once refuse unusable directories, naming key and path",
          cairnd_check_refuses_unusable_dirs);
@@ -1604,6 +1786,9 @@ static Suite *config_suite(void)
     CASE("cairnd --check refuses a metrics_file that is a path",
          cairnd_check_refuses_metrics_file_paths);
     CASE("every command-line override counts", cairnd_every_override_counts);
+    CASE("--check prints the threads it would start",
+         cairnd_check_prints_the_threads_it_would_start);
+    CASE("a bad option value names the option", cairnd_option_errors_name_the_option);
     CASE("metrics_labels load as escaped label text", metrics_labels_load);
     CASE("a bad metrics label is named with its rule", metrics_labels_name_the_bad_label);
     CASE("cairnd puts metrics_labels on every series", cairnd_writes_metrics_labels);

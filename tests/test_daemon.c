@@ -502,6 +502,104 @@ END_TEST
 /* 2. in-place write with a pause mid-line                             */
 /* ------------------------------------------------------------------ */
 
+/* More events than inotify's queue holds arrive while the daemon cannot
+ * read them (stopped): the kernel drops the rest, the job's own rename
+ * among them, and says so with IN_Q_OVERFLOW.  The daemon logs it and
+ * rescans at once: the job is taken well before the hour-long periodic
+ * rescan would find it. */
+START_TEST(inotify_overflow_rescans_at_once)
+{
+    struct env e;
+    char text[512], path[PATH_MAX];
+    long max_events = 16384, i, files;
+    FILE *f = fopen("/proc/sys/fs/inotify/max_queued_events", "r");
+    int p;
+
+    if (f != NULL) {
+        if (fscanf(f, "%ld", &max_events) != 1)
+            max_events = 16384;
+        fclose(f);
+    }
+    /* Each file makes two events (IN_CREATE, IN_CLOSE_WRITE). */
+    files = max_events / 2 + 64;
+    env_init(&e, NULL);
+    snprintf(text, sizeof(text),
+             "{\"min_age_ms\": 100, \"rescan_interval_s\": 3600, \"metrics_interval_s\": 0.2, "
+             "\"log_level\": \"debug\"}\n");
+    th_write_text(e.cfg, text);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    ck_assert_int_eq(kill(th_pid[p], SIGSTOP), 0);
+    for (i = 0; i < files; i++) {
+        int fd;
+
+        th_pathf(path, "%s/.flood-%06ld", e.in, i);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+    }
+    drop_text(&e, "after-flood.jsonl", SMALL_III);
+    ck_assert_int_eq(kill(th_pid[p], SIGCONT), 0);
+    TH_EVENTUALLY(th_log_has(p, "inotify queue overflowed: rescanning"), DEADLINE_MS,
+                  "the overflow is not in the log");
+    wait_summary(&e, "after-flood", DEADLINE_MS);
+    json_decref(summary_of(&e, "after-flood", "ok", 1));
+    for (i = 0; i < files; i++) {
+        th_pathf(path, "%s/.flood-%06ld", e.in, i);
+        TH_REQUIRE(unlink(path) == 0, "the daemon touched the dot-file %s", path);
+    }
+    TH_REQUIRE(th_running(p), "the daemon did not survive the overflow");
+    th_stop(p);
+    th_cleanup();
+}
+END_TEST
+
+/* A file already open for writing when the daemon starts gets no
+ * IN_CREATE: the start-up scan finds it young and waits, and the first
+ * write seen after that marks it as being written, so no rescan takes it
+ * however old it gets; its close hands it over whole. */
+START_TEST(writer_open_before_the_start_is_waited_for)
+{
+    struct env e;
+    char text[512], path[PATH_MAX], sum[PATH_MAX];
+    size_t olen, i;
+    char *off = official(&olen);
+    json_t *res;
+    int p, fd;
+
+    env_init(&e, NULL);
+    snprintf(text, sizeof(text),
+             "{\"min_age_ms\": 1500, \"rescan_interval_s\": 1, \"metrics_interval_s\": 0.2, "
+             "\"log_level\": \"debug\"}\n");
+    th_write_text(e.cfg, text);
+    TH_IN(path, &e, "early.jsonl");
+    TH_OUT(sum, &e, "early.summary.json");
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(cairn_write_all(fd, off, 40), 0);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    ck_assert_int_eq(cairn_write_all(fd, off + 40, 40), 0);
+    /* Past min_age_ms since the last write, and several rescans. */
+    th_sleep_ms(3500);
+    TH_REQUIRE(th_exists(path) && !th_exists(sum),
+               "the job was claimed while its writer had it open");
+    ck_assert_int_eq(cairn_write_all(fd, off + 80, olen - 80), 0);
+    ck_assert_int_eq(close(fd), 0);
+    wait_summary(&e, "early", DEADLINE_MS);
+    TH_OUT(path, &e, "early.results.jsonl");
+    res = th_load_results(path);
+    TH_REQUIRE(json_array_size(res) == 8, "%zu result lines, want 8", json_array_size(res));
+    for (i = 0; i < 8; i++)
+        TH_REQUIRE(strcmp(th_str_field(json_array_get(res, i), "status"), "ok") == 0,
+                   "line %zu is not ok (the job saw a partial file)", i + 1);
+    json_decref(res);
+    th_stop(p);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
 START_TEST(in_place_write_waits_for_close)
 {
     static const char first[] = "{\"id\":\"half\",\"variant\":\"stone-game-iii\","
@@ -660,11 +758,11 @@ static int bind_socket(const char *path)
 
 START_TEST(non_regular_files_fail_without_being_followed)
 {
-    static const char *const names[] = { "l", "f", "d", "s", "c" };
+    static const char *const names[] = { "l", "f", "d", "s", "c", "b" };
     /* What each reason calls it. */
-    static const char *const kinds[] = { "a symbolic link", "a FIFO", "a directory", "a socket",
-                                         "a device" };
-    static const mode_t types[] = { S_IFLNK, S_IFIFO, S_IFDIR, S_IFSOCK, S_IFCHR };
+    static const char *const kinds[] = { "a symbolic link", "a FIFO",   "a directory",
+                                         "a socket",        "a device", "a device" };
+    static const mode_t types[] = { S_IFLNK, S_IFIFO, S_IFDIR, S_IFSOCK, S_IFCHR, S_IFBLK };
     struct env e;
     size_t olen, i, n_kinds = 4;
     int sock;
@@ -694,11 +792,15 @@ START_TEST(non_regular_files_fail_without_being_followed)
     ck_assert_int_eq(mkdir(path, 0755), 0);
     TH_IN(path, &e, "s.jsonl");
     sock = bind_socket(path);
-    /* /dev/null's numbers; only where devices may be made (root). */
+    /* /dev/null's and /dev/loop0's numbers; only where devices may be
+     * made (root). */
     TH_IN(path, &e, "c.jsonl");
-    if (mknod(path, S_IFCHR | 0644, makedev(1, 3)) == 0)
+    if (mknod(path, S_IFCHR | 0644, makedev(1, 3)) == 0) {
         n_kinds = 5;
-    else
+        TH_IN(path, &e, "b.jsonl");
+        if (mknod(path, S_IFBLK | 0644, makedev(7, 0)) == 0)
+            n_kinds = 6;
+    } else
         fprintf(stderr, "test_daemon: cannot make a device here (%s); not checking one\n",
                 strerror(errno));
 
@@ -821,7 +923,7 @@ START_TEST(live_writers_temporaries_survive_a_start)
     env_init(&e, NULL);
     ck_assert_int_eq(mkdir(e.out, 0755), 0);
     for (i = 0; i < 2; i++) {
-        TH_OUT(path[i], &e, name[i]);
+        TH_OUT(path[i], &e, "%s", name[i]);
         fd[i] = open(path[i], O_WRONLY | O_CREAT | O_EXCL, 0644);
         ck_assert_int_ge(fd[i], 0);
         ck_assert_int_eq(flock(fd[i], LOCK_EX), 0);
@@ -1095,6 +1197,87 @@ static char *status_updated(const struct env *e)
     return out;
 }
 
+/* A status file a killed daemon of this host left (old, its pid gone) is
+ * removed at the next start, and said; a fresh one, or another host's, is
+ * not touched. */
+START_TEST(a_gone_daemon_s_status_file_is_removed_at_start)
+{
+    struct env e;
+    char dir[PATH_MAX], path[PATH_MAX * 2], host[256] = "", text[512];
+    struct timespec old[2] = { { .tv_sec = 0 }, { .tv_sec = 0 } };
+    const char *const names[] = { "dead.1.aa.json", "fresh.2.bb.json", "other.3.cc.json" };
+    pid_t dead;
+    int p, i;
+
+    ck_assert_int_eq(gethostname(host, sizeof(host) - 1), 0);
+    dead = fork(); /* a pid that ran and is gone */
+    ck_assert_int_ge(dead, 0);
+    if (dead == 0)
+        _exit(0);
+    ck_assert_int_eq(waitpid(dead, NULL, 0), dead);
+    env_init(&e, NULL);
+    TH_IN(dir, &e, ".cairn");
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    TH_IN(dir, &e, ".cairn/status");
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    for (i = 0; i < 3; i++) {
+        snprintf(text, sizeof(text), "{\"host\":\"%s\",\"pid\":%ld,\"active\":[]}\n",
+                 i == 2 ? "another-host.example" : host, (long)dead);
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        th_write_text(path, text);
+        old[0].tv_sec = old[1].tv_sec = time(NULL) - (i == 1 ? 0 : 120);
+        ck_assert_int_eq(utimensat(AT_FDCWD, path, old, 0), 0);
+    }
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    snprintf(path, sizeof(path), "%s/%s", dir, names[0]);
+    TH_REQUIRE(!th_exists(path), "the gone daemon's status file is still there");
+    TH_REQUIRE(th_log_has(p, "removed .cairn/status/dead.1.aa.json: the daemon that wrote it"),
+               "the removal went unsaid");
+    for (i = 1; i < 3; i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        TH_REQUIRE(th_exists(path), "%s was removed", names[i]);
+    }
+    th_stop(p);
+    th_cleanup();
+}
+END_TEST
+
+/* Two daemons on one spool and one output directory with one metrics
+ * file overwrite each other's counters: the second one to start says so,
+ * naming the file.  One with its own metrics_file says nothing. */
+START_TEST(a_second_daemon_on_the_same_metrics_file_is_warned)
+{
+    static const char *const warning = "writes the same metrics file";
+    struct env e;
+    char dir[PATH_MAX], *names, *text, path[PATH_MAX * 2];
+    int p1, p2, p3;
+
+    env_init(&e, NULL);
+    p1 = start(&e, NULL);
+    th_wait_ready(p1);
+    TH_IN(dir, &e, ".cairn/status");
+    TH_EVENTUALLY(th_count_entries(dir, "") == 1, DEADLINE_MS, "no status file");
+    names = th_list_dir(dir, "");
+    snprintf(path, sizeof(path), "%s/%s", dir, names);
+    text = th_slurp_nofollow(path, NULL);
+    TH_REQUIRE(text != NULL && strstr(text, "/out/metrics.prom\"") != NULL,
+               "the status file does not name the metrics file: %s", text);
+    free(text);
+    free(names);
+    p2 = start(&e, NULL);
+    th_wait_ready(p2);
+    TH_REQUIRE(th_log_has(p2, warning) && th_log_has(p2, "/out/metrics.prom"),
+               "the second daemon did not warn");
+    env_config(&e, "\"metrics_file\": \"other.prom\"");
+    p3 = start(&e, NULL);
+    th_wait_ready(p3);
+    TH_REQUIRE(!th_log_has(p3, warning), "a daemon with its own metrics_file was warned");
+    TH_REQUIRE(!th_log_has(p1, warning), "the first daemon was warned of nothing there");
+    th_cleanup();
+}
+END_TEST
+
 /* An idle daemon rewrites its status file every few seconds, so `cairn
  * status` on another host can tell it from a dead one (whose file goes
  * stale after 10 s). */
@@ -1133,6 +1316,74 @@ static char *slow_job(struct env *e, size_t records, size_t *len)
     th_plugins_with_slow(e->root, e->plugins);
     return th_slow_job(records, 20, len);
 }
+
+/* The value of the first series line of the metrics file text starting
+ * with `series` (name and labels, up to the value), or -1. */
+static long long series_value(const char *text, const char *series)
+{
+    const char *p = text;
+    size_t n = strlen(series);
+
+    while (p != NULL && *p != '\0') {
+        if (strncmp(p, series, n) == 0 && p[n] == ' ')
+            return strtoll(p + n + 1, NULL, 10);
+        p = strchr(p, '\n');
+        p = p != NULL ? p + 1 : NULL;
+    }
+    return -1;
+}
+
+/* cairn_bytes_read_total grows while a job runs, not in one step at its
+ * end: a long job's read rate shows in Prometheus.  (The file is read
+ * ahead of the answers: a small one is read whole at once.) */
+START_TEST(bytes_read_are_counted_while_a_job_runs)
+{
+    enum {
+        N = 200
+    };
+    struct env e;
+    size_t len;
+    char *job, path[PATH_MAX], summary[PATH_MAX];
+    long long records = -1, bytes = -1;
+    int p, seen = 0;
+    double t0;
+
+    env_init(&e, NULL); /* metrics every 0.2 s */
+    job = slow_job(&e, N, &len);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    drop_job(&e, "long.jsonl", job, len);
+    TH_OUT(path, &e, "metrics.prom");
+    TH_OUT(summary, &e, "long.summary.json");
+    t0 = th_now_s();
+    while (!seen && !th_exists(summary) && th_now_s() - t0 < 20) {
+        char *text = th_slurp(path, NULL);
+
+        if (text != NULL) {
+            records = series_value(text, "cairn_records_total{variant=\"slow\",status=\"ok\"}");
+            bytes = series_value(text, "cairn_bytes_read_total");
+            seen = records >= 20 && records < N;
+        }
+        free(text);
+        th_sleep_ms(50);
+    }
+    TH_REQUIRE(seen, "no metrics file showed the job half-way (records %lld)", records);
+    TH_REQUIRE(bytes > 0 && bytes <= (long long)len,
+               "with %lld of %d records answered, cairn_bytes_read_total is %lld (job: %zu bytes)",
+               records, N, bytes, len);
+    TH_EVENTUALLY(th_exists(summary), LONG_DEADLINE_MS, "the job did not finish");
+    th_stop(p);
+    {
+        char *text = th_slurp(path, NULL);
+
+        TH_REQUIRE(text != NULL && series_value(text, "cairn_bytes_read_total") == (long long)len,
+                   "at the end, bytes read is not the job's size %zu: %s", len, text);
+        free(text);
+    }
+    free(job);
+    th_cleanup();
+}
+END_TEST
 
 START_TEST(sigterm_timeout_leaves_job_for_restart)
 {
@@ -1210,7 +1461,8 @@ END_TEST
 
 /* A second SIGTERM (an impatient operator, or systemd and a script both
  * stopping it) changes nothing: the active job still finishes whole, the
- * stop is said once, the exit is 0. */
+ * stop is begun once, the exit is 0; and it is heard, with what a SIGKILL
+ * would cost. */
 START_TEST(second_sigterm_still_finishes_the_job)
 {
     enum {
@@ -1235,6 +1487,8 @@ START_TEST(second_sigterm_still_finishes_the_job)
     TH_REQUIRE(code == 0, "exit %d after two SIGTERMs", code);
     TH_REQUIRE(th_log_lines_with(p, "no new jobs") == 1, "the stop was begun %d times",
                th_log_lines_with(p, "no new jobs"));
+    TH_REQUIRE(th_log_has(p, "SIGTERM again: already stopping, 1 active job(s) left"),
+               "the second SIGTERM went unsaid");
     json_decref(summary_of(&e, "twice", "ok", N));
     TH_IN(path, &e, ".cairn/done/twice.jsonl");
     TH_REQUIRE(th_exists(path), "the input is not in done/");
@@ -1298,6 +1552,28 @@ START_TEST(input_dir_moved_away_exits_1)
 }
 END_TEST
 
+/* The input directory removed, contents and all (rm -rf): inotify says
+ * nothing while the daemon holds the directory open, so the daemon must
+ * see it by itself, within seconds, and exit 1 as for a move. */
+START_TEST(input_dir_removed_exits_1)
+{
+    struct env e;
+    char cmd[PATH_MAX + 16], line[PATH_MAX + 64];
+    int p, code;
+
+    env_init(&e, NULL);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e.in);
+    ck_assert_int_eq(system(cmd), 0);
+    code = th_wait_exit(p, DEADLINE_MS);
+    TH_REQUIRE(code == 1, "exit %d with the input directory removed", code);
+    snprintf(line, sizeof(line), "input directory %s was removed or moved", e.in);
+    TH_REQUIRE(th_log_lines_with(p, line) == 1, "no one line naming the removed input directory");
+    th_cleanup();
+}
+END_TEST
+
 /* shutdown_timeout_s 0: a stop does not wait at all; the job is left in
  * active/ for the next start, nothing of it visible. */
 START_TEST(sigterm_with_no_shutdown_timeout_leaves_at_once)
@@ -1322,6 +1598,13 @@ START_TEST(sigterm_with_no_shutdown_timeout_leaves_at_once)
     TH_REQUIRE(th_now_s() - t0 < 2.0, "the stop waited %.1f s with shutdown_timeout_s 0",
                th_now_s() - t0);
     TH_REQUIRE(th_exists(path), "the unfinished job is not left in .cairn/active/");
+    /* An exit 0 is a clean one: the status file goes, and the log ends
+     * with what was left. */
+    TH_IN(path, &e, ".cairn/status");
+    TH_REQUIRE(th_count_entries(path, "") == 0, "the status file is left after an exit 0");
+    TH_REQUIRE(th_log_has(p, "shutdown_timeout_s (0 s) has passed with 1 job(s) still running") &&
+                   th_log_has(p, "stopped: 0 job(s) ok, 0 failed, 1 left for the next start"),
+               "the log does not say what the timed-out stop left");
     TH_OUT(path, &e, "cut.summary.json");
     TH_REQUIRE(!th_exists(path), "the job finished: it was too small to test the stop");
     TH_OUT(path, &e, "cut.results.jsonl");
@@ -1547,6 +1830,50 @@ START_TEST(sigterm_timeout_waits_for_a_file_write)
 }
 END_TEST
 
+/* ... and a write still in flight after the 5 s the run waits for it:
+ * the run leaves without it, saying so (exit 0), and, as the warning
+ * says, the next start removes the temporary it left and runs the job
+ * whole. */
+START_TEST(sigterm_timeout_leaves_a_stuck_file_write_behind)
+{
+    enum {
+        N = 100
+    };
+    char path[PATH_MAX], *names;
+    struct env e;
+    size_t len;
+    char *huge;
+    int p, code;
+    double t0;
+
+    env_init(&e, "\"shutdown_timeout_s\": 0.2");
+    huge = slow_job(&e, N, &len);
+    p = start_slow_metrics_disk(&e, "20000");
+    drop_job(&e, "huge.jsonl", huge, len);
+    TH_IN(path, &e, ".cairn/active/huge.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the job was not claimed");
+    t0 = th_now_s();
+    kill(th_pid[p], SIGTERM);
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "exit %d after SIGTERM with a stuck file write", code);
+    TH_REQUIRE(th_now_s() - t0 < 15, "the run waited %.1f s for a stuck write", th_now_s() - t0);
+    TH_REQUIRE(th_log_has(p, "a file write on the pool has not finished after 5 s"),
+               "the stuck write was not said");
+    TH_REQUIRE(th_count_entries(e.out, ".") > 0, "no temporary was left (the write was not stuck)");
+
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    wait_summary(&e, "huge", LONG_DEADLINE_MS);
+    json_decref(summary_of(&e, "huge", "ok", N));
+    names = th_list_dir(e.out, " ");
+    TH_REQUIRE(th_count_entries(e.out, ".") == 0, "the temporary outlived a start: %s", names);
+    free(names);
+    th_stop(p);
+    free(huge);
+    th_cleanup();
+}
+END_TEST
+
 /* A clean stop while a periodic metrics write, rendered before the last
  * job ended, is still on the pool: that older exposition lands after the
  * final one, and must not be what the stopped daemon leaves behind. */
@@ -1705,6 +2032,35 @@ START_TEST(sighup_bad_config_keeps_old)
     TH_IN(path, &e, "still.jsonl");
     TH_REQUIRE(!th_exists(path), "the input is still in the spool");
     th_stop(p);
+    th_cleanup();
+}
+END_TEST
+
+/* The cairnd of a build tree, with no plugin directory named anywhere,
+ * loads the plugins built beside it, and a SIGHUP reloads those same
+ * plugins, not the installed default (which does not exist before
+ * `meson install`), and jobs still run. */
+START_TEST(sighup_in_a_build_tree_reloads_its_plugins)
+{
+    struct env e;
+    int p;
+
+    env_init(&e, NULL);
+    {
+        char *argv[] = { (char *)g_cairnd, "-c", e.cfg, "--input", e.in, "--output", e.out, NULL };
+
+        p = spawn(&e, argv);
+    }
+    th_wait_ready(p);
+    kill(th_pid[p], SIGHUP);
+    TH_EVENTUALLY(th_log_has(p, "reloaded: ") || th_log_has(p, "keeping the old"), DEADLINE_MS,
+                  "the reload never ended");
+    TH_REQUIRE(th_log_has(p, "reloaded: ") && !th_log_has(p, "keeping the old"),
+               "a build tree's cairnd refused its own plugins on SIGHUP");
+    drop_text(&e, "after.jsonl", SMALL_III);
+    wait_summary(&e, "after", DEADLINE_MS);
+    kill(th_pid[p], SIGTERM);
+    ck_assert_int_eq(th_wait_exit(p, LONG_DEADLINE_MS), 0);
     th_cleanup();
 }
 END_TEST
@@ -1913,6 +2269,9 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, job_read_error_hands_back_then_completes);
     tc = tcase(s, "in_place_write");
     tcase_add_test(tc, in_place_write_waits_for_close);
+    tcase_add_test(tc, writer_open_before_the_start_is_waited_for);
+    tc = tcase(s, "inotify_overflow");
+    tcase_add_test(tc, inotify_overflow_rescans_at_once);
     tc = tcase(s, "ignored_names");
     tcase_add_test(tc, ignored_names_stay_untouched);
     tc = tcase(s, "non_regular_files");
@@ -1931,18 +2290,24 @@ static Suite *daemon_suite(void)
     tc = tcase(s, "sigterm");
     tcase_add_test(tc, sigterm_finishes_active_job);
     tcase_add_test(tc, idle_daemon_keeps_its_status_fresh);
+    tcase_add_test(tc, a_second_daemon_on_the_same_metrics_file_is_warned);
+    tcase_add_test(tc, a_gone_daemon_s_status_file_is_removed_at_start);
     tcase_add_test(tc, sigterm_timeout_leaves_job_for_restart);
+    tcase_add_test(tc, bytes_read_are_counted_while_a_job_runs);
     tcase_add_test(tc, sigterm_timeout_waits_for_a_file_write);
+    tcase_add_test(tc, sigterm_timeout_leaves_a_stuck_file_write_behind);
     tcase_add_test(tc, sigterm_leaves_the_final_metrics);
     tcase_add_test(tc, sigint_stops_like_sigterm);
     tcase_add_test(tc, second_sigterm_still_finishes_the_job);
     tcase_add_test(tc, once_sigterm_finishes_active_job);
     tcase_add_test(tc, input_dir_moved_away_exits_1);
+    tcase_add_test(tc, input_dir_removed_exits_1);
     tcase_add_test(tc, sigterm_with_no_shutdown_timeout_leaves_at_once);
     tc = tcase(s, "sighup");
     tcase_add_test(tc, sighup_loads_new_plugins);
     tcase_add_test(tc, sighup_bad_config_keeps_old);
     tcase_add_test(tc, sighup_new_umask_applies_to_new_outputs);
+    tcase_add_test(tc, sighup_in_a_build_tree_reloads_its_plugins);
     tcase_add_test(tc, sighup_truncated_plugin_keeps_old_set);
     tc = tcase(s, "metrics");
     tcase_add_test(tc, metrics_file_is_kept);

@@ -19,7 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -164,6 +167,55 @@ START_TEST(full_output_disk_backs_off_then_runs)
 }
 END_TEST
 
+/* The input directory's disk fills up (a real tmpfs): the live status
+ * file cannot be rewritten.  That is said once, not at every try, the
+ * daemon goes on, and once there is room the file is written again and
+ * that is said too. */
+START_TEST(status_file_on_a_full_disk_said_once_then_again)
+{
+    struct env e;
+    char status_dir[PATH_MAX], filler[PATH_MAX];
+    static char block[4096];
+    int p, fd;
+
+    if (geteuid() != 0) {
+        printf("skipped: not root, cannot mount a tmpfs\n");
+        return;
+    }
+    env_init(&e);
+    TH_REQUIRE(mount("tmpfs", e.in, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755") == 0,
+               "mount tmpfs: %s", strerror(errno));
+    p = start(&e);
+    th_pathf(status_dir, "%s/.cairn/status", e.in);
+    TH_EVENTUALLY(th_count_entries(status_dir, "") == 1, 10000, "no status file was written");
+    th_pathf(filler, "%s/.filler", e.in);
+    fd = open(filler, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    ck_assert_int_ge(fd, 0);
+    memset(block, 'x', sizeof(block));
+    while (write(fd, block, sizeof(block)) > 0)
+        ;
+    close(fd);
+    /* Idle, the file is rewritten every CAIRN_STATUS_HEARTBEAT_S (5 s). */
+    TH_EVENTUALLY(th_log_has(p, "cannot write the status file"), 15000,
+                  "the failed status write was not said");
+    TH_REQUIRE(th_log_has(p, "No space left on device") || th_log_has(p, "no space left on device"),
+               "the status warning does not say why");
+    th_sleep_ms(6000); /* at least one more failed try */
+    TH_REQUIRE(th_log_lines_with(p, "cannot write the status file") == 1,
+               "the failed status write was said %d times, not once",
+               th_log_lines_with(p, "cannot write the status file"));
+    TH_REQUIRE(th_running(p), "cairnd died on a full input disk");
+    ck_assert_int_eq(unlink(filler), 0);
+    TH_EVENTUALLY(th_log_has(p, "written again"), 15000, "the status file's return was not said");
+    TH_REQUIRE(th_count_entries(status_dir, "") == 1, "%d status files",
+               th_count_entries(status_dir, ""));
+    stop_promptly(p);
+    TH_REQUIRE(th_count_entries(status_dir, "") == 0, "the status file outlived its daemon");
+    umount2(e.in, MNT_DETACH);
+    th_cleanup();
+}
+END_TEST
+
 /* ... and when it is back, the waiting job is run and published there. */
 START_TEST(output_removed_then_back_resumes)
 {
@@ -210,6 +262,49 @@ START_TEST(output_renamed_and_recreated_followed)
     unlink(old_metrics);
     th_sleep_ms(1500);
     TH_REQUIRE(!th_exists(old_metrics), "metrics still written to the renamed directory");
+    stop_promptly(p);
+    th_cleanup();
+}
+END_TEST
+
+/* The output directory's path is what counts, whatever comes to stand
+ * there: a disk mounted over it gets the next job's outputs, and a
+ * regular file in its place stops the claims, said with the reason,
+ * until a directory is back. */
+START_TEST(output_path_followed_across_a_mount_and_a_file)
+{
+    struct env e;
+    char under[PATH_MAX], job[PATH_MAX];
+    int p;
+
+    if (geteuid() != 0) {
+        printf("skipped: not root, cannot mount a tmpfs\n");
+        return;
+    }
+    env_init(&e);
+    p = start(&e);
+    th_drop_job(e.in, "before.jsonl", JOB, strlen(JOB));
+    TH_EVENTUALLY(summary_in(e.out, "before"), 10000, "first job not finished");
+    TH_REQUIRE(mount("tmpfs", e.out, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755") == 0,
+               "mount tmpfs: %s", strerror(errno));
+    th_drop_job(e.in, "mounted.jsonl", JOB, strlen(JOB));
+    TH_EVENTUALLY(summary_in(e.out, "mounted"), 10000, "no summary on the mounted disk");
+    ck_assert_int_eq(umount2(e.out, MNT_DETACH), 0);
+    th_pathf(under, "%s", e.out);
+    TH_REQUIRE(!summary_in(under, "mounted"), "the job's outputs went under the mount");
+
+    th_rm_tree(e.out);
+    th_write_text(e.out, "not a directory\n");
+    th_drop_job(e.in, "waits.jsonl", JOB, strlen(JOB));
+    TH_EVENTUALLY(th_log_has(p, "is unusable: not a directory"), 10000,
+                  "a file in the output directory's place was not said");
+    th_sleep_ms(1200); /* a rescan or two */
+    th_pathf(job, "%s/waits.jsonl", e.in);
+    TH_REQUIRE(th_exists(job), "a job was claimed with nowhere to write its outputs");
+    ck_assert_int_eq(unlink(e.out), 0);
+    ck_assert_int_eq(mkdir(e.out, 0755), 0);
+    TH_EVENTUALLY(summary_in(e.out, "waits"), 10000, "the waiting job did not run");
+    TH_REQUIRE(th_log_has(p, "is back"), "the directory's return was not said");
     stop_promptly(p);
     th_cleanup();
 }
@@ -421,6 +516,87 @@ START_TEST(status_file_shows_active_jobs)
 }
 END_TEST
 
+/* cairnd in a UTS namespace of its own, with host name host. */
+static pid_t start_with_host(const struct env *e, const char *host, const char *log)
+{
+    pid_t pid;
+
+    fflush(NULL);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+        if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 || unshare(CLONE_NEWUTS) != 0 ||
+            sethostname(host, strlen(host)) != 0)
+            _exit(126);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        execl(g_cairnd, g_cairnd, "-c", e->cfg, "--input", e->in, "--output", e->out, "--plugins",
+              g_plugins, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* A host name that cannot name a file (a slash in it) or that is empty:
+ * the status file is named for "localhost" (with the pid and a random
+ * part), inside .cairn/status/ and nowhere else; an empty name is
+ * "localhost" in it too. */
+START_TEST(status_file_name_survives_odd_host_names)
+{
+    static const char *const hosts[] = { "rack/node-7", "" };
+    static const char *const said[] = { "rack/node-7", "localhost" };
+    size_t i;
+
+    if (geteuid() != 0) {
+        printf("skipped: not root, cannot set a host name\n");
+        return;
+    }
+    for (i = 0; i < 2; i++) {
+        struct env e;
+        char dir[PATH_MAX], log[PATH_MAX], path[PATH_MAX], prefix[64];
+        json_t *st = NULL;
+        pid_t pid;
+        int status, ok;
+
+        env_init(&e);
+        th_pathf(log, "%s/cairnd.log", e.root);
+        th_pathf(dir, "%s/.cairn/status", e.in);
+        pid = start_with_host(&e, hosts[i], log);
+        snprintf(prefix, sizeof(prefix), "localhost.%ld.", (long)pid);
+        TH_POLL(ok, th_count_entries(dir, prefix) == 1, 10000);
+        if (!ok)
+            th_dump_tail(log, 4096);
+        TH_REQUIRE(ok, "host \"%s\": no status file %s* in %s: %s", hosts[i], prefix, dir,
+                   th_list_dir(dir, " "));
+        TH_REQUIRE(th_count_entries(dir, "") == 1, "host \"%s\": %s", hosts[i],
+                   th_list_dir(dir, " "));
+        {
+            DIR *d = opendir(dir);
+            struct dirent *de;
+
+            ck_assert_ptr_nonnull(d);
+            while ((de = readdir(d)) != NULL)
+                if (strncmp(de->d_name, prefix, strlen(prefix)) == 0)
+                    th_pathf(path, "%s/%s", dir, de->d_name);
+            closedir(d);
+        }
+        TH_POLL(ok, (st = json_load_file(path, 0, NULL)) != NULL, 2000);
+        TH_REQUIRE(st != NULL, "host \"%s\": %s does not parse", hosts[i], path);
+        TH_REQUIRE(strcmp(th_str_field(st, "host"), said[i]) == 0, "host \"%s\": status says %s",
+                   hosts[i], th_str_field(st, "host"));
+        json_decref(st);
+        ck_assert_int_eq(kill(pid, SIGTERM), 0);
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        TH_REQUIRE(WIFEXITED(status) && WEXITSTATUS(status) == 0, "host \"%s\": exit status %d",
+                   hosts[i], status);
+        TH_REQUIRE(th_count_entries(dir, "") == 0, "host \"%s\": status file left: %s", hosts[i],
+                   th_list_dir(dir, " "));
+        th_cleanup();
+    }
+}
+END_TEST
+
 /* A file the spool will never take (named *.json, *.txt, ...) is said in
  * the log once while it stays, whether a scan or inotify found it, and
  * said again if it comes back; a producer's temporaries (dot-files,
@@ -538,7 +714,9 @@ int main(void)
     tcase_add_test(tc, output_removed_no_busy_loop_and_sigterm_served);
     tcase_add_test(tc, output_removed_then_back_resumes);
     tcase_add_test(tc, full_output_disk_backs_off_then_runs);
+    tcase_add_test(tc, status_file_on_a_full_disk_said_once_then_again);
     tcase_add_test(tc, output_renamed_and_recreated_followed);
+    tcase_add_test(tc, output_path_followed_across_a_mount_and_a_file);
     tcase_add_test(tc, active_removed_is_recreated);
     tcase_add_test(tc, done_removed_is_recreated);
     tcase_add_test(tc, done_removed_while_a_job_finishes_runs_it_once);
@@ -546,6 +724,7 @@ int main(void)
     tcase_add_test(tc, future_mtime_once);
     tcase_add_test(tc, future_mtime_daemon);
     tcase_add_test(tc, status_file_shows_active_jobs);
+    tcase_add_test(tc, status_file_name_survives_odd_host_names);
     tcase_add_test(tc, never_taken_files_said_once);
     tcase_add_test(tc, active_replaced_by_a_file_no_busy_loop);
     tcase_add_test(tc, job_stranded_in_active_is_run_by_a_rescan);

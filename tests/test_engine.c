@@ -23,6 +23,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "alloc_fail.h"
 #include "engine.h"
 #include "plugin_loader.h"
 #include "record.h"
@@ -139,6 +140,7 @@ struct collect {
     int ended;
     int status;
     uint64_t records, ok, bytes;
+    int misordered; /* quiet_write: a batch out of sequence */
 };
 
 /* A sink that writes asynchronously: one batch per loop turn. */
@@ -1130,6 +1132,186 @@ START_TEST(test_read_error_ends_stream)
 }
 END_TEST
 
+/* A source and a sink that never call Check while a stream runs: a
+ * passing assertion allocates (its mark point), which an out-of-memory
+ * sweep must not count.  The source reads at once or from an idle
+ * callback, like mem_read; the sink notes what mem_read's checks would
+ * refuse, for the test to check afterwards. */
+static int quiet_read(struct cairn_source *src, struct cairn_stream *s, char *buf, size_t len,
+                      ssize_t *nread)
+{
+    struct memsrc *m = src->data;
+
+    if (m->mode == SRC_SYNC)
+        return mem_take(m, buf, len, nread);
+    m->s = s;
+    m->buf = buf;
+    m->want = len;
+    m->pending = 1;
+    return uv_idle_start(&m->idle, idle_cb) == 0 ? CAIRN_SOURCE_PENDING : -EIO;
+}
+
+static void quiet_write(struct cairn_stream *s, struct cairn_batch *b)
+{
+    struct collect *c = s->sink.data;
+
+    if (c->ended || b->stream != s || b->seq != c->next_seq)
+        c->misordered++;
+    c->next_seq++;
+    if (cairn_buf_append(&c->out, b->out.data, b->out.len) != 0)
+        c->misordered++; /* reserved beforehand: cannot be */
+    cairn_batch_release(b);
+}
+
+static void quiet_end(struct cairn_stream *s, int status)
+{
+    struct collect *c = s->sink.data;
+
+    c->ended++;
+    c->status = status;
+}
+
+/* The output against the reference, in order but perhaps with gaps (a
+ * batch denied memory as a whole leaves out its lines): each line is the
+ * reference's line of that number, or, for a record denied memory, an
+ * internal error for it.  Returns how many were such errors; *n_lines gets
+ * the lines seen. */
+static size_t check_lines_or_oom(const struct collect *c, const struct want *w, size_t *n_lines,
+                                 const char *what)
+{
+    const char *p = c->out.data, *end = c->out.data + c->out.len;
+    size_t i = 0, k = 0, oom = 0;
+
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        json_t *j;
+        json_int_t no;
+        size_t n;
+
+        ck_assert_msg(nl != NULL, "%s: a torn output line", what);
+        n = (size_t)(nl - p) + 1;
+        j = json_loadb(p, n - 1, 0, NULL);
+        ck_assert_msg(j != NULL, "%s: output line %zu is not JSON: %.*s", what, i + 1,
+                      (int)(n > 300 ? 300 : n), p);
+        no = json_integer_value(json_object_get(j, "line"));
+        while (k < w->n && (json_int_t)w->l[k].no < no)
+            k++;
+        ck_assert_msg(k < w->n && (json_int_t)w->l[k].no == no,
+                      "%s: output line %zu is for line %lld: out of order or unknown", what, i + 1,
+                      (long long)no);
+        if (n != w->l[k].text_len || memcmp(p, w->l[k].text, n) != 0) {
+            json_t *err = json_object_get(j, "error");
+
+            ck_assert_msg(strcmp(json_string_value(json_object_get(err, "code")), "internal") == 0,
+                          "%s: output line %zu is neither the answer nor an internal error: %.*s"
+                          "want %.*s",
+                          what, i + 1, (int)(n > 300 ? 300 : n), p, (int)w->l[k].text_len,
+                          w->l[k].text);
+            oom++;
+        }
+        json_decref(j);
+        k++;
+        p += n;
+        i++;
+    }
+    *n_lines = i;
+    return oom;
+}
+
+/* Out of memory at each allocation of a stream's run in turn, the loop's
+ * and the workers' alike: the stream ends exactly once with every batch
+ * back in its pool, either with -ENOMEM (what it wrote is right and in
+ * order; the daemon hands such a job back, --filter exits 1), or with 0 and
+ * every line answered, where a record denied memory carries an
+ * internal error instead and is counted as out of memory (the daemon then
+ * runs the job again rather than publish it). */
+START_TEST(test_out_of_memory_ends_the_stream_cleanly)
+{
+    if (!th_alloc_can_fail())
+        return; /* a sanitizer build: alloc_fail.h */
+
+    /* Pool shapes: with one batch the loop waits while it is out, so the
+     * Nth allocation is the same one at every run, workers' included; a
+     * worker denied its scratch memory then fails the first batch while
+     * the rest of the input waits to be cut (it once ran lines together
+     * under wrong line numbers). */
+    static const struct {
+        size_t batch_bytes, max_batches;
+    } shape[] = { { 64, 1 }, { 4096, 1 }, { 4096, 2 } };
+    size_t len, k;
+    char *in = random_records(40, 77, &len);
+    struct want w;
+    long n, points = 0;
+
+    want_build(&w, in, len, 16u << 20);
+    for (k = 0; k < sizeof(shape) / sizeof(shape[0]); k++) {
+        struct opts o = { .chunk = 100,
+                          .mode = SRC_IDLE,
+                          .batch_bytes = shape[k].batch_bytes,
+                          .max_batches = shape[k].max_batches };
+        int fired = 1;
+
+        /* Once clean, which also starts libuv's thread pool: its set-up
+         * aborts the process when it cannot allocate (counted apart). */
+        run_check(in, len, &o, "out of memory, clean run");
+        for (n = 1; fired; n++) {
+            uv_loop_t loop;
+            struct cairn_pool pool;
+            struct job j;
+            char what[96];
+            size_t lines, oom;
+            int rc;
+
+            snprintf(what, sizeof(what), "allocation %ld failed (%zu batches of %zu)", n,
+                     shape[k].max_batches, shape[k].batch_bytes);
+            ck_assert_int_eq(uv_loop_init(&loop), 0);
+            ck_assert_int_eq(cairn_pool_init(&pool, &loop, o.max_batches, o.batch_bytes), 0);
+            job_setup(&j, &loop, &pool, &o, in, len);
+            j.s.source.read = quiet_read;
+            j.s.sink = (struct cairn_sink){ .write = quiet_write, .end = quiet_end, .data = &j.c };
+            /* The sink's own buffer never grows while armed. */
+            ck_assert_int_eq(cairn_buf_reserve(&j.c.out, 2 * len + 65536), 0);
+            th_alloc_fail_at(n);
+            rc = cairn_stream_start(&j.s);
+            if (rc == 0)
+                uv_run(&loop, UV_RUN_DEFAULT);
+            fired = th_alloc_disarm();
+            if (rc != 0) {
+                ck_assert_msg(rc == -ENOMEM, "%s: start returned %d", what, rc);
+                ck_assert_int_eq(j.c.ended, 0);
+            } else {
+                ck_assert_msg(j.c.ended == 1, "%s: end() called %d times", what, j.c.ended);
+                ck_assert_msg(j.c.misordered == 0, "%s: batches out of sequence", what);
+                ck_assert_msg(j.s.in_flight == 0, "%s: ended with batches in flight", what);
+                oom = check_lines_or_oom(&j.c, &w, &lines, what);
+                if (j.c.status == 0) {
+                    ck_assert_msg(lines == w.n, "%s: %zu of %zu lines", what, lines, w.n);
+                    ck_assert_msg(j.s.tally.out_of_memory >= oom,
+                                  "%s: %zu internal errors, %" PRIu64 " counted as out of memory",
+                                  what, oom, j.s.tally.out_of_memory);
+                } else {
+                    ck_assert_msg(j.c.status == -ENOMEM, "%s: stream ended with %d", what,
+                                  j.c.status);
+                }
+                ck_assert_msg(fired || (j.c.status == 0 && oom == 0),
+                              "%s: a run without a failed allocation went wrong", what);
+            }
+            job_close(&j);
+            uv_run(&loop, UV_RUN_DEFAULT);
+            cairn_pool_close(&pool);
+            ck_assert_msg(pool.n_batches == 0, "%s: %zu batches never came back", what,
+                          pool.n_batches);
+            ck_assert_int_eq(uv_loop_close(&loop), 0);
+            job_free(&j);
+            points++;
+        }
+    }
+    ck_assert_int_gt(points, 10);
+    want_free(&w);
+    free(in);
+}
+END_TEST
+
 START_TEST(test_pool_init_rejects_bad_sizes)
 {
     uv_loop_t loop;
@@ -1336,6 +1518,7 @@ static Suite *engine_suite(void)
     tcase_add_test(tc, test_streams_share_one_pool);
     tcase_add_test(tc, test_streams_share_pool_via_run_jobs);
     tcase_add_test(tc, test_read_error_ends_stream);
+    tcase_add_test(tc, test_out_of_memory_ends_the_stream_cleanly);
     tcase_add_test(tc, test_pool_init_rejects_bad_sizes);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);

@@ -205,7 +205,7 @@ static int run_point(enum end how, const char *kind, long n, const char *err)
     fired = th_exists(s.faults);
     if (fired) {
         said(&s, err, what);
-        p = rig_start_clean(&s, 1);
+        p = rig_start_clean(&s, 1, what);
         TH_REQUIRE(rig_exited(p, &status, 20000), "%s: the clean --once did not end", what);
         rig_no_crash(what, status);
     }

@@ -257,8 +257,8 @@ END_TEST
 START_TEST(cut_lines_and_repeated_keys_agree)
 {
     static const char *const whole[] = {
-        " {\t\"variant\" :\r\"877\", \"input\":{\"piles\":[5, -3,4 ,05]},\"id\":-12,"
-        "\"expected\":true,\"options\":{\"limits\":\"extended\",\"moves\":false}} ",
+        (" {\t\"variant\" :\r\"877\", \"input\":{\"piles\":[5, -3,4 ,05]},\"id\":-12,"
+         "\"expected\":true,\"options\":{\"limits\":\"extended\",\"moves\":false}} "),
         "{\"variant\":\"stone-game-iv\",\"input\":{\"n\":-7}}\n", /* whitespace, to jansson */
         "{\"variant\":\"1686\",\"input\":{\"aliceValues\":[1,2],\"bobValues\":[3,1]}}",
     };

@@ -43,12 +43,30 @@ static atomic_int g_in_fd = -1, g_out_fd = -1;
 static atomic_ulong g_reads_loop, g_reads_pool, g_writes_loop, g_writes_pool;
 static atomic_size_t g_write_max; /* bytes a pwrite takes at most; 0: all */
 static atomic_long g_write_room;  /* bytes the "disk" holds; < 0: unbounded */
+static atomic_int g_write_eintr;  /* the next this many results writes fail with EINTR */
+static atomic_int g_finish_eintr; /* ... set to this when the finish begins */
+static atomic_long g_read_room;   /* a read starting past this many bytes fails (EIO); < 0: none */
 
 ssize_t read(int fd, void *buf, size_t n)
 {
-    if (fd == atomic_load(&g_in_fd))
+    if (fd == atomic_load(&g_in_fd)) {
+        long room = atomic_load(&g_read_room);
+        ssize_t got;
+
         atomic_fetch_add(
             pthread_equal(pthread_self(), g_loop_thread) ? &g_reads_loop : &g_reads_pool, 1);
+        /* Whole reads until then, as a local disk gives them (a source
+         * reads on past a short read until one returns 0, unless it knows
+         * the file's size and has read it all). */
+        if (room == 0) {
+            errno = EIO;
+            return -1;
+        }
+        got = syscall(SYS_read, fd, buf, n);
+        if (room > 0 && got > 0)
+            atomic_store(&g_read_room, got >= room ? 0 : room - (long)got);
+        return got;
+    }
     return syscall(SYS_read, fd, buf, n);
 }
 
@@ -60,6 +78,10 @@ ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
 
         atomic_fetch_add(
             pthread_equal(pthread_self(), g_loop_thread) ? &g_writes_loop : &g_writes_pool, 1);
+        if (atomic_load(&g_write_eintr) > 0 && atomic_fetch_sub(&g_write_eintr, 1) > 0) {
+            errno = EINTR;
+            return -1;
+        }
         if (max != 0 && n > max)
             n = max;
         if (room >= 0) {
@@ -86,6 +108,9 @@ static void reset_counts(int in_fd, int out_fd)
     atomic_store(&g_writes_pool, 0);
     atomic_store(&g_write_max, 0);
     atomic_store(&g_write_room, -1);
+    atomic_store(&g_read_room, -1);
+    atomic_store(&g_write_eintr, 0);
+    atomic_store(&g_finish_eintr, 0);
 }
 
 /* ---- inputs ------------------------------------------------------------ */
@@ -204,6 +229,8 @@ static void *finish_thread(void *arg)
 {
     struct run *r = arg;
 
+    if (atomic_load(&g_finish_eintr) > 0)
+        atomic_store(&g_write_eintr, atomic_load(&g_finish_eintr));
     r->kept_rc = cairn_filesink_write_kept(&r->fk);
     return NULL;
 }
@@ -408,7 +435,7 @@ START_TEST(test_small_last_batch_is_written_by_the_finish)
             atomic_store(&g_write_max, 7);
         if (i == 2)
             atomic_store(&g_write_room, (long)(want_len / 2));
-        /* As a job reads: a short read of a regular file is its end. */
+        /* As a job reads, from the pool. */
         run_stream(&r, in_fd, CAIRN_SOURCE_POOL | CAIRN_SOURCE_REGULAR, out_fd, 1);
         ck_assert_int_eq(r.status, 0);
         ck_assert_msg(r.kept, "the last batch was not kept for the finish");
@@ -431,6 +458,100 @@ START_TEST(test_small_last_batch_is_written_by_the_finish)
 }
 END_TEST
 
+/* A disk that fails reading the job half-way (EIO on the pool): the
+ * stream ends with that error, and the results written before it are the
+ * reference's first lines, whole and in order (the job is then handed
+ * back, never published). */
+START_TEST(test_read_error_half_way_ends_the_stream)
+{
+    size_t len, want_len, got_len;
+    char *data = records(6000, &len);
+    char *want = reference(data, len, &want_len), *got;
+    int in_fd = temp_file("input"), out_fd = temp_file("results");
+    struct run r;
+
+    ck_assert_uint_gt(len, 3 * 262144); /* several pool reads */
+    write_file(in_fd, data, len);
+    reset_counts(in_fd, out_fd);
+    atomic_store(&g_read_room, (long)(len / 2));
+    run_stream(&r, in_fd, CAIRN_SOURCE_POOL, out_fd, 1);
+    ck_assert_msg(r.status == -EIO, "status %d, want -EIO", r.status);
+    got = read_file(out_fd, &got_len);
+    ck_assert_msg(got_len < want_len && memcmp(got, want, got_len) == 0 &&
+                      (got_len == 0 || got[got_len - 1] == '\n'),
+                  "%zu bytes written before the error are not the reference's first lines",
+                  got_len);
+    free(got);
+    free(want);
+    free(data);
+    close(in_fd);
+    close(out_fd);
+}
+END_TEST
+
+/* A job file of exactly two pool reads: the third read finds its end (a
+ * read of 0), and the stream ends with every line answered. */
+START_TEST(test_file_of_whole_reads_ends)
+{
+    const size_t size = 2 * 262144;
+    size_t len, want_len;
+    char *data = records(2000, &len);
+    char *want;
+    int in_fd = temp_file("input"), out_fd = temp_file("results");
+    struct run r;
+
+    ck_assert_uint_lt(len, size);
+    data = realloc(data, size);
+    ck_assert_ptr_nonnull(data);
+    memset(data + len, '\n', size - len); /* blank lines: no results */
+    want = reference(data, size, &want_len);
+    write_file(in_fd, data, size);
+    reset_counts(in_fd, out_fd);
+    run_stream(&r, in_fd, CAIRN_SOURCE_POOL, out_fd, 1);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_uint_ge(atomic_load(&g_reads_pool), 3);
+    check_results(out_fd, want, want_len, "a file of whole reads");
+    free(want);
+    free(data);
+    close(in_fd);
+    close(out_fd);
+}
+END_TEST
+
+/* A signal interrupting a results write (EINTR), in the finish or on the
+ * pool, is no error: the write is made again and the file is whole. */
+START_TEST(test_interrupted_writes_are_retried)
+{
+    static const size_t n_records[] = { 12, 400 }; /* one kept batch; many batches */
+    size_t i;
+
+    for (i = 0; i < 2; i++) {
+        size_t len, want_len;
+        char *data = records(n_records[i], &len);
+        char *want = reference(data, len, &want_len);
+        int in_fd = temp_file("input"), out_fd = temp_file("results");
+        struct run r;
+
+        write_file(in_fd, data, len);
+        reset_counts(in_fd, out_fd);
+        if (i == 0)
+            atomic_store(&g_finish_eintr, 2); /* the kept batch's write */
+        else
+            atomic_store(&g_write_eintr, 3); /* the pool's (libuv makes them again) */
+        run_stream(&r, in_fd, CAIRN_SOURCE_POOL | CAIRN_SOURCE_REGULAR, out_fd, 1);
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_msg(r.fk.error == 0 && r.kept_rc == 0, "%zu records: error %d, kept %d",
+                      n_records[i], r.fk.error, r.kept_rc);
+        ck_assert_int_eq(atomic_load(&g_write_eintr), 0);
+        check_results(out_fd, want, want_len, i == 0 ? "EINTR, kept batch" : "EINTR, batches");
+        free(want);
+        free(data);
+        close(in_fd);
+        close(out_fd);
+    }
+}
+END_TEST
+
 static Suite *fileio_suite(void)
 {
     Suite *s = suite_create("fileio");
@@ -441,6 +562,9 @@ static Suite *fileio_suite(void)
     tcase_add_test(tc, test_short_writes_are_finished);
     tcase_add_test(tc, test_full_disk_is_reported);
     tcase_add_test(tc, test_small_last_batch_is_written_by_the_finish);
+    tcase_add_test(tc, test_read_error_half_way_ends_the_stream);
+    tcase_add_test(tc, test_file_of_whole_reads_ends);
+    tcase_add_test(tc, test_interrupted_writes_are_retried);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;

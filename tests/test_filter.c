@@ -929,6 +929,56 @@ START_TEST(test_closed_std_descriptors)
 }
 END_TEST
 
+/* stdin that cannot be read (here a directory, as `cairnd --filter < dir`
+ * gives it): exit 1 with the system's reason, no result line. */
+START_TEST(test_unreadable_stdin_exits_1)
+{
+    char scratch[] = "/tmp/cairn-test-filter-dir-XXXXXX";
+    struct th_run r;
+
+    ck_assert_ptr_nonnull(mkdtemp(scratch));
+    r = th_run_cairnd_stdin(
+        g_cairnd, scratch, scratch,
+        (const char *const[]){ "-c", g_cfg, "--filter", "--plugins", g_plugins, NULL });
+    th_rm_tree(scratch);
+    ck_assert_msg(r.status == 1, "exit %d: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.err, "--filter stopped: reading standard input: illegal operation on "
+                                "a directory") != NULL,
+                  "stderr: %s", r.err);
+    ck_assert_str_eq(r.out, "");
+    th_run_free(&r);
+}
+END_TEST
+
+/* stdout that cannot be written (a full disk: /dev/full): exit 1, and the
+ * message says it was the writing. */
+START_TEST(test_unwritable_stdout_exits_1)
+{
+    char scratch[] = "/tmp/cairn-test-filter-full-XXXXXX";
+    char *job, *err, *cmd, *text;
+    int status;
+
+    ck_assert_ptr_nonnull(mkdtemp(scratch));
+    job = th_xasprintf("%s/job.jsonl", scratch);
+    err = th_xasprintf("%s/err", scratch);
+    th_write_text(job, "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n");
+    cmd = th_xasprintf("'%s' -c '%s' --filter --plugins '%s' < '%s' > /dev/full 2> '%s'", g_cairnd,
+                       g_cfg, g_plugins, job, err);
+    status = system(cmd);
+    text = th_slurp(err, NULL);
+    th_rm_tree(scratch);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d: %s", status, text);
+    ck_assert_msg(text != NULL &&
+                      strstr(text, "--filter stopped: writing standard output: no space left on "
+                                   "device") != NULL,
+                  "stderr: %s", text);
+    free(text);
+    free(cmd);
+    free(err);
+    free(job);
+}
+END_TEST
+
 /* A plugin's check() that fails on its own account (CAIRN_E_INTERNAL) is
  * an internal error, not a broken rule of the game: it was once reported
  * as "constraint". */
@@ -983,6 +1033,32 @@ START_TEST(test_uninstalled_cairnd_finds_its_plugins)
                   "stdout: %s", r.out);
     free(r.out);
     free(r.err);
+}
+END_TEST
+
+/* A copy of that cairnd elsewhere is an installed one: it looks for the
+ * installed plugins, never for the build tree's beside the file it was
+ * copied from, and names the directory it tried. */
+START_TEST(test_copied_cairnd_uses_the_installed_plugins)
+{
+    char scratch[] = "/tmp/cairn-test-filter-copied-XXXXXX", exe[PATH_MAX], cfg[PATH_MAX];
+    struct th_run r;
+
+    ck_assert_ptr_nonnull(mkdtemp(scratch));
+    th_pathf(exe, "%s/cairnd", scratch);
+    th_copy_file(g_cairnd, exe, 0755);
+    th_pathf(cfg, "%s/empty.json", scratch);
+    th_write_file(cfg, "{}\n", 3, 0644);
+    r = th_run_cairnd(exe, scratch, (const char *const[]){ "-c", cfg, "--check", NULL });
+    th_rm_tree(scratch);
+    ck_assert_msg(strstr(r.out, g_plugins) == NULL && strstr(r.err, g_plugins) == NULL,
+                  "a copy of cairnd used the build's plugins: %s%s", r.out, r.err);
+    if (r.status != 0) {
+        ck_assert_msg(r.status == 2, "exit %d: %s", r.status, r.err);
+        ck_assert_msg(strstr(r.err, "/cairn/plugins: cannot open plugin directory") != NULL,
+                      "stderr does not name the plugin directory: %s", r.err);
+    }
+    th_run_free(&r);
 }
 END_TEST
 
@@ -1238,8 +1314,11 @@ static Suite *filter_suite(void)
     tcase_add_test(tc, test_closed_stdout_exits_1);
     tcase_add_test(tc, test_endless_producer_stops_at_write_error);
     tcase_add_test(tc, test_closed_std_descriptors);
+    tcase_add_test(tc, test_unreadable_stdin_exits_1);
+    tcase_add_test(tc, test_unwritable_stdout_exits_1);
     tcase_add_test(tc, test_check_internal_is_internal);
     tcase_add_test(tc, test_uninstalled_cairnd_finds_its_plugins);
+    tcase_add_test(tc, test_copied_cairnd_uses_the_installed_plugins);
     tcase_add_test(tc, test_memory_flat_for_tiny_lines);
     tcase_add_test(tc, test_memory_bounded_for_one_record_of_many_small_values);
     tcase_set_timeout(tc, 60);

@@ -59,7 +59,42 @@ if not isinstance(by, dict) or {k: (v["records"], v["ok"], v["errors"]) for k, v
     fail(f"by_variant = {by}, want records/ok/errors {want_by}")
 if any(not isinstance(v.get("solve_seconds"), (int, float)) for v in by.values()):
     fail(f"by_variant lacks solve_seconds: {by}")
-print("ok: --summary counts records, ok, errors by code, by variant, matches, mismatches, unchecked")
+# Each variant's solves by solve time: 12 buckets (cairn_solve_seconds'
+# bounds), one count per solve; and its solved records by input size.
+for k, v in by.items():
+    h = v.get("solve_histogram")
+    if not isinstance(h, list) or len(h) != 12 or sum(h) != v["ok"]:
+        fail(f"{k}: solve_histogram {h} does not count its {v['ok']} solves in 12 buckets")
+if by["stone-game"]["by_size"] != [{"min": 3, "max": 4, "ok": 1, "checked": 1, "matches": 1}]:
+    fail(f"stone-game by_size = {by['stone-game']['by_size']}: want its one solved record of 4 piles, a match")
+if by["none"]["by_size"] != []:
+    fail(f"records never solved have a size: {by['none']['by_size']}")
+print("ok: --summary counts records, ok, errors by code, by variant, matches, mismatches, unchecked,")
+print("ok: solves by solve time and records by input size")
+PY
+
+# Sizes: the longest array, or a game's only number; buckets 1, 2, 3-4,
+# 5-8, ... and an open last one.
+cat >"$tmp/sizes.jsonl" <<'J'
+{"variant":"stone-game-iii","input":{"stoneValue":[1]},"expected":"Alice"}
+{"variant":"stone-game-iii","input":{"stoneValue":[1,2,3,4,5,6,7,8,9]},"expected":"Tie"}
+{"variant":"stone-game-iii","input":{"stoneValue":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]}}
+{"variant":"stone-removal-game","input":{"n":12},"expected":true}
+{"variant":"stone-removal-game","input":{"n":1},"expected":false}
+J
+"$cairnd" --filter --summary -c "$tmp/c.json" --plugins "$plugins" <"$tmp/sizes.jsonl" \
+    >/dev/null 2>"$tmp/err4" || fail "cairnd --filter --summary on sizes exited $?: $(cat "$tmp/err4")"
+python3 - "$tmp/err4" <<'PY' || exit 1
+import json, sys
+by = json.loads(open(sys.argv[1]).read().splitlines()[-1])["by_variant"]
+def rows(v):
+    return [(b["min"], b["max"], b["ok"], b["checked"], b["matches"]) for b in by[v]["by_size"]]
+want = {"stone-game-iii": [(1, 1, 1, 1, 1), (9, 16, 2, 1, 0)],
+        "stone-removal-game": [(1, 1, 1, 1, 1), (9, 16, 1, 1, 1)]}
+for v, w in want.items():
+    if rows(v) != w:
+        print(f"FAIL: {v} by_size {rows(v)}, want (min, max, ok, checked, matches) {w}"); sys.exit(1)
+print("ok: input sizes are the longest array or the game's number, in powers of two")
 PY
 
 # Off a terminal and without --summary: stderr stays empty.

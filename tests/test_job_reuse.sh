@@ -291,3 +291,25 @@ once "$tmp/c.json"
     [ "$(field "$out/f~2.summary.json" submitted_as)" = "f.jsonl" ] ||
     fail "the retried f~2 ran without submitted_as: $(cat "$out/f~2.summary.json")"
 echo "ok: cairn retry of a failed f~2 requeues it as f.jsonl; it runs as f~2 with submitted_as again"
+
+# The outputs taken away (a consumer moved them off): the input kept in
+# done/, or in failed/, still marks the name as used, so the next job of
+# the name runs as NAME~2 and leaves that copy as it was.
+drop o 1
+once "$tmp/c.json"
+rm "$out/o.summary.json" "$out/o.results.jsonl"
+cp "$in/.cairn/done/o.jsonl" "$tmp/o.done.first"
+drop o 2
+once "$tmp/c.json"
+[ "$(field "$out/o~2.summary.json" records)" = "2" ] || fail "outputs removed: no o~2 run: $(ls "$out")"
+[ ! -e "$out/o.summary.json" ] || fail "outputs removed: the second o ran as o"
+cmp -s "$in/.cairn/done/o.jsonl" "$tmp/o.done.first" || fail "outputs removed: done/o.jsonl was replaced"
+ln -s "$tmp/sub/one.jsonl" "$tmp/.q" && mv "$tmp/.q" "$in/q.jsonl"
+"$cairnd" --once -c "$tmp/c.json" --input "$in" --output "$out" --plugins "$plugins" 2>>"$tmp/d.log"
+[ -L "$in/.cairn/failed/q.jsonl" ] || fail "the symlink dropped as q.jsonl is not in failed/"
+rm "$out/q.summary.json"
+drop q 3
+once "$tmp/c.json"
+[ "$(field "$out/q~2.summary.json" records)" = "3" ] || fail "failed/ copy: no q~2 run: $(ls "$out")"
+[ -L "$in/.cairn/failed/q.jsonl" ] || fail "failed/ copy: failed/q.jsonl was replaced"
+echo "ok: with the outputs removed, a done/ or failed/ copy still marks the name as used"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_layers.sh NM SRCDIR LIB... - core/'s folders are layers (bottom
-# first, as LIB... are given): each library may use only what it or a
-# library below it defines.  Meson compiles each folder with the headers
+# first, as LIB... are given): each library may use only the cairn_
+# symbols it or a library below it defines (every global symbol of the
+# libraries is a cairn_ one).  Meson compiles each folder with the headers
 # of the folders below it only, so an include that runs up does not
 # build; this checks the symbols, which a declaration written by hand or
 # a macro could still reach up for.  It also checks that every source

@@ -262,8 +262,8 @@ START_TEST(out_of_memory_leaves_no_text_cut_short)
         return; /* a sanitizer build: alloc_fail.h */
 
     static const char *const units[] = { "\xff", "\n", "a\xff", "\"b",
-                                         "\xff\xc2\x85"
-                                         "aaaa" };
+                                         ("\xff\xc2\x85"
+                                          "aaaa") };
     char in[800], *want[3][5];
     size_t u, k;
     long n;
@@ -533,6 +533,9 @@ END_TEST
 /* What cairn_log writes to stderr, in a child so the test's own stderr
  * is left alone.  journal: JOURNAL_STREAM names stderr; progress: a
  * progress line is on the terminal. */
+/* The program log_line's lines name, or NULL for the default. */
+static const char *g_log_program;
+
 static char *log_line(int journal, int progress, enum cairn_log_level level, const char *msg)
 {
     char path[] = "/tmp/cairn-test-log-XXXXXX", *text = malloc(4096);
@@ -555,6 +558,8 @@ static char *log_line(int journal, int progress, enum cairn_log_level level, con
                  (unsigned long long)st.st_ino + (journal == 0));
         setenv("JOURNAL_STREAM", js, 1);
         cairn_log_init(&log, CAIRN_LOG_INFO);
+        if (g_log_program != NULL)
+            cairn_log_set_program(&log, g_log_program);
         log.progress = progress;
         cairn_log(&log, level, "%s", msg);
         free(text);                                 /* the parent's; LeakSanitizer would count it */
@@ -601,6 +606,19 @@ START_TEST(log_lines_suit_where_they_go)
     ck_assert_uint_gt(strlen(t), 1000);
     ck_assert_uint_lt(strlen(t), 2048);
     ck_assert_ptr_eq(strchr(t, '\n'), t + strlen(t) - 1); /* one line, ended */
+    free(t);
+}
+END_TEST
+
+/* The client logs as itself (cairn gen loading plugins), not as cairnd. */
+START_TEST(log_lines_name_their_program)
+{
+    char *t;
+
+    g_log_program = "cairn";
+    t = log_line(0, 0, CAIRN_LOG_ERROR, "gen: plugin refused");
+    g_log_program = NULL;
+    ck_assert_msg(strstr(t, "Z cairn error: gen: plugin refused\n") != NULL, "%s", t);
     free(t);
 }
 END_TEST
@@ -816,6 +834,22 @@ START_TEST(sweep_takes_only_our_shape)
 }
 END_TEST
 
+/* What is waited out (a resource ran out) and what is an error (the
+ * request was wrong): the daemon and `cairn wait` fall back on polling for
+ * the first kind only. */
+START_TEST(out_of_resources_is_told_from_a_wrong_request)
+{
+    static const int waited[] = { -EMFILE, -ENFILE, -ENOSPC, -ENOMEM };
+    static const int wrong[] = { 0, -EACCES, -ENOENT, -ENOTDIR, -EINVAL, -EIO, -EBADF };
+    size_t i;
+
+    for (i = 0; i < sizeof(waited) / sizeof(waited[0]); i++)
+        ck_assert_msg(cairn_is_out_of_resources(waited[i]), "%s", strerror(-waited[i]));
+    for (i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++)
+        ck_assert_msg(!cairn_is_out_of_resources(wrong[i]), "%s", strerror(-wrong[i]));
+}
+END_TEST
+
 static Suite *lib_suite(void)
 {
     Suite *s = suite_create("lib");
@@ -825,6 +859,7 @@ static Suite *lib_suite(void)
     tcase_add_test(tc, json_strings_are_always_valid_json);
     tcase_add_test(tc, json_strings_round_trip_through_jansson);
     tcase_add_test(tc, file_names_escape_injectively);
+    tcase_add_test(tc, out_of_resources_is_told_from_a_wrong_request);
     tcase_add_test(tc, log_text_is_printable);
     tcase_add_test(tc, short_names_cut_between_characters);
     tcase_add_test(tc, sizes_past_size_max_are_refused);
@@ -852,6 +887,7 @@ static Suite *lib_suite(void)
     tc = tcase_create("labels_and_log");
     tcase_add_test(tc, label_names_follow_prometheus);
     tcase_add_test(tc, log_lines_suit_where_they_go);
+    tcase_add_test(tc, log_lines_name_their_program);
     tcase_add_test(tc, a_bad_journal_stream_is_ignored);
     suite_add_tcase(s, tc);
     return s;

@@ -2095,6 +2095,36 @@ START_TEST(cairnd_list_plugins_shows_name_aliases_version_file)
 }
 END_TEST
 
+/* A name without a "-NUMERAL" ending ("slow") sorts by its letters among
+ * the games: after predict-the-winner, before stone-game. */
+START_TEST(cairnd_list_plugins_sorts_plain_names_by_letters)
+{
+    char *scratch = th_make_dir_in(root_dir);
+    char *cfg = write_config(scratch, "{}\n");
+    char plugins[PATH_MAX];
+    const char *ptw, *slow, *sg;
+    struct th_run r;
+    char *out;
+
+    th_plugins_with_slow(scratch, plugins);
+    r = run_cairnd(
+        scratch, (const char *const[]){ "--list-plugins", "-c", cfg, "--plugins", plugins, NULL });
+    ck_assert_msg(r.status == 0, "exit %d, stderr: %s", r.status, r.err);
+    out = th_xasprintf("\n%s", r.out); /* each name then follows a newline */
+    ptw = strstr(out, "\npredict-the-winner ");
+    slow = strstr(out, "\nslow ");
+    sg = strstr(out, "\nstone-game ");
+    ck_assert_msg(ptw != NULL && slow != NULL && sg != NULL && ptw < slow && slow < sg,
+                  "out of order:\n%s", r.out);
+    ck_assert_msg(strstr(slow, "aliases: 7003") != NULL, "slow's aliases:\n%s", r.out);
+    free(out);
+    th_run_free(&r);
+    th_rm_tree(scratch);
+    free(cfg);
+    free(scratch);
+}
+END_TEST
+
 START_TEST(cairnd_list_plugins_shows_each_abi)
 {
     char *scratch = th_make_dir_in(root_dir);
@@ -2205,6 +2235,8 @@ static Suite *loader_suite(void)
     CASE("cairnd --list-plugins shows name, aliases, version, file",
          cairnd_list_plugins_shows_name_aliases_version_file);
     CASE("cairnd --list-plugins shows each plugin's ABI", cairnd_list_plugins_shows_each_abi);
+    CASE("cairnd --list-plugins sorts a plain name by its letters",
+         cairnd_list_plugins_sorts_plain_names_by_letters);
 #undef CASE
     return s;
 }

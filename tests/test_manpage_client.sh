@@ -52,7 +52,7 @@ grep -o -E -- '(^|[[ ,])-[A-Za-z]([] ,]|$)' "$tmp/help" |
     sed -e 's/^[[ ,]*//' -e 's/[] ,]*$//' | sort -u >"$tmp/short"
 sed -n 's/^  cairn \([a-z][a-z]*\) .*/\1/p' "$tmp/help" | sort -u >"$tmp/commands"
 [ "$(wc -l <"$tmp/long")" -ge 12 ] || fail "only $(wc -l <"$tmp/long") long options in --help"
-[ "$(wc -l <"$tmp/commands")" -eq 6 ] || fail "expected 6 commands in --help, got: $(cat "$tmp/commands")"
+[ "$(wc -l <"$tmp/commands")" -eq 7 ] || fail "expected 7 commands in --help, got: $(cat "$tmp/commands")"
 n=0
 # shellcheck disable=SC2013 # one word per line
 for word in $(cat "$tmp/long" "$tmp/short" "$tmp/commands"); do

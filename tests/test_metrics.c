@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc_fail.h"
 #include "metrics.h"
 #include "plugin_loader.h"
 #include "prom_label.h"
@@ -527,6 +528,125 @@ START_TEST(test_add_tally_rejects_a_mismatched_registry)
 }
 END_TEST
 
+/* The reversed registry plus fake-game, in h (32 handles), as a reload
+ * would give it. */
+static void reload_registry(struct cairn_registry *r2, struct cairn_plugin_handle *h)
+{
+    size_t i;
+
+    ck_assert_uint_lt(g_reg.n_plugins, 32);
+    for (i = 0; i < g_reg.n_plugins; i++)
+        h[i] = g_reg.plugins[g_reg.n_plugins - 1 - i];
+    h[g_reg.n_plugins] = (struct cairn_plugin_handle){ .desc = &fake_quote };
+    memset(r2, 0, sizeof(*r2));
+    r2->plugins = h;
+    r2->n_plugins = g_reg.n_plugins + 1;
+}
+
+/* Out of memory at each allocation in turn: every call says -ENOMEM and
+ * changes nothing a scrape would see (init leaves nothing to free, a
+ * reload keeps the old plugin list, a tally adds no count, a render
+ * leaves no half exposition after what the buffer held), and the same
+ * call succeeds once memory is back. */
+START_TEST(test_out_of_memory_changes_nothing)
+{
+    if (!th_alloc_can_fail())
+        return; /* a sanitizer build: alloc_fail.h */
+
+    struct cairn_plugin_handle h[32];
+    struct cairn_registry r2;
+    struct cairn_metrics m;
+    struct cairn_tally t;
+    char *before, *after;
+    long n;
+    int rc, failed;
+
+    reload_registry(&r2, h);
+    for (n = 1;; n++) {
+        th_alloc_fail_at(n);
+        rc = cairn_metrics_init(&m, "1.2.3");
+        failed = th_alloc_disarm();
+        if (!failed)
+            break;
+        ck_assert_int_eq(rc, -ENOMEM);
+        ck_assert_ptr_null(m.version);
+        ck_assert_ptr_null(m.variants);
+    }
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_gt(n, 2); /* the version and the "none" series both failed once */
+
+    /* A reload that runs out of memory keeps the old plugin list. */
+    ck_assert_int_eq(cairn_metrics_set_plugins(&m, &g_reg), 0);
+    for (n = 1;; n++) {
+        th_alloc_fail_at(n);
+        rc = cairn_metrics_set_plugins(&m, &r2);
+        failed = th_alloc_disarm();
+        if (!failed)
+            break;
+        ck_assert_int_eq(rc, -ENOMEM);
+        before = render(&m);
+        ck_assert_uint_eq(count_lines_starting(before, "cairn_plugin_info{"), g_reg.n_plugins);
+        ck_assert_ptr_null(strstr(before, "cairn_plugin_info{name=\"fake-game\""));
+        free(before);
+    }
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_gt(n, 2 * r2.n_plugins); /* every name and version failed once */
+    ck_assert_int_eq(cairn_metrics_set_plugins(&m, &g_reg), 0);
+    cairn_metrics_free(&m);
+
+    /* A tally naming a variant the metrics have no series for yet. */
+    ck_assert_int_eq(cairn_metrics_init(&m, "1.2.3"), 0);
+    ck_assert_int_eq(cairn_metrics_set_plugins(&m, &g_reg), 0);
+    ck_assert_int_eq(cairn_tally_init(&t, r2.n_plugins), 0);
+    tally_solve(&t, plugin_index(&r2, "fake-game"), 1e-5);
+    tally_error(&t, plugin_index(&r2, "stone-game"), CAIRN_CODE_CONSTRAINT);
+    before = render(&m);
+    for (n = 1;; n++) {
+        th_alloc_fail_at(n);
+        rc = cairn_metrics_add_tally(&m, &r2, &t);
+        failed = th_alloc_disarm();
+        if (!failed)
+            break;
+        ck_assert_int_eq(rc, -ENOMEM);
+        after = render(&m);
+        ck_assert_str_eq(after, before);
+        free(after);
+    }
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_gt(n, 1);
+    free(before);
+    cairn_tally_free(&t);
+
+    /* A render that runs out of memory leaves the buffer as it was. */
+    before = render(&m);
+    ck_assert_uint_eq(u64_of(before, "cairn_records_total{variant=\"fake-game\",status=\"ok\"}"),
+                      1);
+    ck_assert_uint_eq(u64_of(before, "cairn_record_errors_total{code=\"constraint\"}"), 1);
+    for (n = 1;; n++) {
+        struct cairn_buf b = { 0 };
+
+        ck_assert_int_eq(cairn_buf_puts(&b, "# kept\n"), 0);
+        th_alloc_fail_at(n);
+        rc = cairn_metrics_render(&m, &b);
+        failed = th_alloc_disarm();
+        if (failed) {
+            ck_assert_int_eq(rc, -ENOMEM);
+            ck_assert_uint_eq(b.len, strlen("# kept\n"));
+            cairn_buf_free(&b);
+            continue;
+        }
+        ck_assert_int_eq(rc, 0);
+        ck_assert_int_eq(cairn_buf_append(&b, "", 1), 0);
+        ck_assert_str_eq(b.data + strlen("# kept\n"), before);
+        cairn_buf_free(&b);
+        break;
+    }
+    ck_assert_int_gt(n, 1);
+    free(before);
+    cairn_metrics_free(&m);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* jobs: counters, wall-time histogram, bytes, gauges                  */
 /* ------------------------------------------------------------------ */
@@ -896,6 +1016,7 @@ static Suite *metrics_suite(void)
     tcase_add_test(tc, test_unresolved_records_are_variant_none);
     tcase_add_test(tc, test_counts_follow_names_across_reload);
     tcase_add_test(tc, test_add_tally_rejects_a_mismatched_registry);
+    tcase_add_test(tc, test_out_of_memory_changes_nothing);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("jobs");

@@ -16,7 +16,6 @@
 
 #include "harness.h"
 #include "names.h"
-#include "reuse.h"
 #include "spool.h"
 #include "util.h"
 
@@ -81,10 +80,10 @@ START_TEST(reused_name_fits_and_keeps_utf8_whole)
     char name[NAME_MAX + 1], *got;
     size_t i;
 
-    got = cairn_reuse_name("a.jsonl", 2);
+    got = cairn_run_name("a.jsonl", 2);
     ck_assert_str_eq(got, "a~2.jsonl");
     free(got);
-    got = cairn_reuse_name("x~2.jsonl", 13);
+    got = cairn_run_name("x~2.jsonl", 13);
     ck_assert_str_eq(got, "x~2~13.jsonl");
     free(got);
     /* 249 bytes of name: "~2.jsonl" more would be 257.  The bytes around
@@ -95,7 +94,7 @@ START_TEST(reused_name_fits_and_keeps_utf8_whole)
     name[246] = (char)0xc3;
     name[247] = (char)0xa9;
     memcpy(name + 249, ".jsonl", 7);
-    got = cairn_reuse_name(name, 2);
+    got = cairn_run_name(name, 2);
     ck_assert_uint_le(strlen(got), NAME_MAX);
     ck_assert_str_eq(got + strlen(got) - strlen("~2.jsonl"), "~2.jsonl");
     ck_assert_msg(strncmp(got, name, strlen(got) - strlen("~2.jsonl")) == 0, "not a prefix");

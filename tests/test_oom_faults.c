@@ -7,7 +7,8 @@
  * 2, ... until a run no longer reaches it:
  *   - over `cairnd --filter`: it ends by exit, never by a signal; exit 0
  *     with one line per input line, each the right result or an `internal`
- *     error, or a failure with a message on stderr;
+ *     error, or a failure with a message on stderr, after which whatever
+ *     it wrote is in order and each line its own result or an error;
  *   - over a daemon job (every CAIRN_OOM_STRIDE-th N, default 5; 1 by
  *     hand): no death by signal, and a clean run afterwards finishes the
  *     job whole (rig.h's checks).
@@ -92,6 +93,50 @@ static void check_filter_output(const char *out, const char *what)
     json_decref(got);
 }
 
+/* What a failed run wrote: in order, perhaps with gaps (a batch denied
+ * memory as a whole), each line the right result for the line it names
+ * or an internal error for it; never another line's result. */
+static void check_filter_partial(const char *out, const char *what)
+{
+    long long last = 0;
+    const char *p;
+
+    for (p = out; *p != '\0';) {
+        const char *nl = strchr(p, '\n'), *q;
+        json_t *line;
+        long long no;
+        int found = 0;
+
+        TH_REQUIRE(nl != NULL, "%s: a result line without its newline", what);
+        line = json_loadb(p, (size_t)(nl - p), 0, NULL);
+        TH_REQUIRE(line != NULL, "%s: not JSON: %.*s", what, (int)(nl - p), p);
+        no = json_integer_value(json_object_get(line, "line"));
+        TH_REQUIRE(no > last, "%s: line %lld after line %lld", what, no, last);
+        last = no;
+        for (q = rig_reference; *q != '\0' && !found;) {
+            const char *qn = strchr(q, '\n');
+            json_t *ref = json_loadb(q, (size_t)(qn - q), 0, NULL);
+
+            if (json_integer_value(json_object_get(ref, "line")) == no) {
+                found = 1;
+                TH_REQUIRE((qn - q == nl - p && memcmp(q, p, (size_t)(nl - p)) == 0) ||
+                               strcmp(json_string_value(
+                                          json_object_get(json_object_get(line, "error"), "code"))
+                                          ?: "",
+                                      "internal") == 0,
+                           "%s: the result for line %lld is neither its own nor an internal "
+                           "error: %.*s",
+                           what, no, (int)(nl - p), p);
+            }
+            json_decref(ref);
+            q = qn + 1;
+        }
+        TH_REQUIRE(found, "%s: a result for line %lld, which the job does not have", what, no);
+        json_decref(line);
+        p = nl + 1;
+    }
+}
+
 /* One point of the --filter sweep: 1 when the allocation failure fired. */
 static int filter_point(long n, int *said_memory, int *aborted)
 {
@@ -125,6 +170,7 @@ static int filter_point(long n, int *said_memory, int *aborted)
          * memory. */
         TH_REQUIRE(r.err[0] != '\0', "%s: exit %d without a message", what, r.status);
         *said_memory += mentions_memory(r.err);
+        check_filter_partial(r.out, what);
     }
     th_run_free(&r);
     th_cleanup();
@@ -185,7 +231,7 @@ static int daemon_point(long n, int *aborted)
         th_cleanup();
         return 0;
     }
-    p = rig_start_clean(&s, 0);
+    p = rig_start_clean(&s, 0, what);
     TH_POLL(ok, rig_finished(&s), 20000);
     TH_REQUIRE(ok, "%s: the job never finished after the failure", what);
     rig_stop(p, what);

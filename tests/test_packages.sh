@@ -13,7 +13,7 @@ for p in $build_pkgs; do
         [ "$p" != "$q" ] || fail "$p is in both scripts/packages and scripts/packages-test"
     done
 done
-for tool in check valgrind prometheus parallel chromium groff-base slurmctld munge; do
+for tool in check valgrind prometheus parallel chromium groff-base slurmctld munge mmdebstrap debhelper; do
     case " $build_pkgs " in
         *" $tool "*) fail "$tool (a test tool) is in scripts/packages, which scripts/demo installs" ;;
     esac

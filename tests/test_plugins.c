@@ -217,6 +217,19 @@ START_TEST(upgrade_by_rename_runs_the_new_code_after_sighup)
     run_job(&e, p, "back", VERSIONED_RECORD);
     TH_REQUIRE(answer_of(&e, "back") == V1_ANSWER, "after going back to 1.0: %lld",
                answer_of(&e, "back"));
+    TH_REQUIRE(!th_log_has(p, "is gone"), "an upgraded plugin was called gone");
+
+    /* Removed: said at the reload, not found out from unknown_variant. */
+    install_by_rename(&e, "slow.so", "slow.so");
+    {
+        char path[PATH_MAX];
+
+        th_pathf(path, "%s/versioned.so", e.plugins);
+        ck_assert_int_eq(unlink(path), 0);
+        reload(p, 3);
+        th_pathf(path, "reload: plugin versioned (%s/versioned.so) is gone", e.plugins);
+        TH_REQUIRE(th_log_has(p, path), "the removal of versioned.so went unsaid");
+    }
     th_stop(p);
     th_cleanup();
 }
@@ -364,6 +377,10 @@ START_TEST(hang_ends_the_run_counted_then_quarantined)
                th_str_field(sum, "status"));
     TH_REQUIRE(strstr(th_str_field(sum, "reason"), "max_attempts") != NULL,
                "the reason does not say why: %s", th_str_field(sum, "reason"));
+    /* ... and which line and plugin hung, without the old runs' logs. */
+    TH_REQUIRE(strstr(th_str_field(sum, "reason"),
+                      "; one of them: line 3, plugin hang, a call still running after") != NULL,
+               "the reason does not name the line and the plugin: %s", th_str_field(sum, "reason"));
     json_decref(sum);
     th_pathf(path, "%s/.cairn/failed/stuck.jsonl", e.in);
     TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the hung job is not in .cairn/failed/");

@@ -130,10 +130,10 @@ out=$top/out.txt
 shown=$(grep -c '^{"line":' "$src/docs/contract.md")
 [ "$shown" -ge 3 ] || fail "docs/contract.md shows only $shown result lines"
 grep '^{"line":' "$src/docs/contract.md" | while IFS= read -r l; do
-    grep -Fxq -- "$l" "$top/contract.results.jsonl" || { echo "not written by cairnd: $l"; exit 1; }
+    grep -Fxq -- "$l" "$top/try/contract.results.jsonl" || { echo "not written by cairnd: $l"; exit 1; }
 done || fail "docs/contract.md shows a result line cairnd does not write"
-[ "$(records "$top/contract.results.jsonl")" -eq "$shown" ] ||
-    fail "docs/contract.md's records gave $(records "$top/contract.results.jsonl") lines, it shows $shown"
+[ "$(records "$top/try/contract.results.jsonl")" -eq "$shown" ] ||
+    fail "docs/contract.md's records gave $(records "$top/try/contract.results.jsonl") lines, it shows $shown"
 
 top=$(dir examples/plugin/README.md)
 out=$top/out.txt

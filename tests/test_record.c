@@ -700,6 +700,68 @@ START_TEST(test_options_errors_keep_the_variant)
 }
 END_TEST
 
+/* Errors in the record's shape (input missing or not an object, an id
+ * that is not a scalar) keep a readable variant on the error line too,
+ * and are counted under it (docs/contract.md: "whenever they were
+ * readable"); an unknown variant is not named. */
+START_TEST(test_shape_errors_keep_the_variant)
+{
+    static const char *const lines[] = {
+        "{\"id\":\"x\",\"variant\":\"stone-game\"}",
+        "{\"id\":\"y\",\"variant\":\"877\",\"input\":[1]}",
+        "{\"id\":[1],\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}",
+    };
+    struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
+    const struct cairn_plugin_handle *h = cairn_registry_find(&g_reg, "stone-game");
+    struct cairn_tally t;
+    size_t i;
+    json_t *j;
+
+    ck_assert_ptr_nonnull(h);
+    ck_assert_int_eq(cairn_tally_init(&t, g_reg.n_plugins), 0);
+    for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+        j = run_ctx(&c, 1, lines[i], strlen(lines[i]), &t);
+        expect_error(j, "bad_record", NULL, NULL);
+        ck_assert_msg(json_is_string(json_object_get(j, "variant")) &&
+                          strcmp(json_string_value(json_object_get(j, "variant")), "stone-game") ==
+                              0,
+                      "%s: no variant on the error line: %s", lines[i], g_out);
+        json_decref(j);
+    }
+    ck_assert_uint_eq(t.variant_err[h - g_reg.plugins], 3);
+    j = run("{\"variant\":\"nope\",\"input\":{}}");
+    expect_error(j, "unknown_variant", NULL, NULL);
+    ck_assert_msg(json_object_get(j, "variant") == NULL, "an unknown variant named: %s", g_out);
+    json_decref(j);
+    cairn_tally_free(&t);
+}
+END_TEST
+
+/* An expected answer of the wrong type fails the record before it is
+ * solved: no solve is counted for it in the per-record histogram. */
+START_TEST(test_expected_wrong_type_spends_no_solve)
+{
+    static const char line[] = "{\"variant\":\"stone-game-vii\",\"input\":{\"stones\":[5,3,1,4,"
+                               "2]},\"expected\":\"six\"}";
+    struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
+    const struct cairn_plugin_handle *h = cairn_registry_find(&g_reg, "stone-game-vii");
+    struct cairn_tally t;
+    uint64_t solves = 0;
+    size_t k;
+    json_t *j;
+
+    ck_assert_ptr_nonnull(h);
+    ck_assert_int_eq(cairn_tally_init(&t, g_reg.n_plugins), 0);
+    j = run_ctx(&c, 1, line, strlen(line), &t);
+    expect_error(j, "bad_record", "expected", NULL);
+    json_decref(j);
+    for (k = 0; k < CAIRN_SOLVE_BUCKETS; k++)
+        solves += t.variant_hist[(size_t)(h - g_reg.plugins) * CAIRN_SOLVE_BUCKETS + k];
+    ck_assert_uint_eq(solves, 0);
+    cairn_tally_free(&t);
+}
+END_TEST
+
 /* A value no limits allow (below every minimum) is a constraint under
  * both, without a hint that extended limits would help; over the official
  * maximum only, the hint is there. */
@@ -940,6 +1002,30 @@ START_TEST(test_bad_json_not_json)
     json_decref(j);
     j = run("{'variant':'stone-game'}");
     expect_error(j, "bad_json", "column", NULL);
+    json_decref(j);
+}
+END_TEST
+
+/* jansson's syntax errors in a record's words: a byte that is not UTF-8
+ * is named at its own column, counted from 1 (jansson names the character
+ * before it); the end of input is the end of the line; jansson's flag
+ * names stay out of the message. */
+START_TEST(test_bad_json_messages_name_the_right_column)
+{
+    json_t *j = run("\xff");
+    expect_error(j, "bad_json", "column 1: ", "0xff", NULL);
+    json_decref(j);
+    j = run("{\"id\":\"abc\xff\"}");
+    expect_error(j, "bad_json", "column 11: ", NULL);
+    json_decref(j);
+    j = run("{\"id\":1");
+    expect_error(j, "bad_json", "at the end of the line", NULL);
+    ck_assert_msg(strstr(g_out, "end of file") == NULL, "a line is not a file: %s", g_out);
+    json_decref(j);
+    j = run("{\"id\":\"a\\u0000\"}");
+    expect_error(j, "bad_json", "(a NUL character) is not allowed", NULL);
+    ck_assert_msg(strstr(g_out, "JSON_ALLOW_NUL") == NULL, "jansson's flag in the message: %s",
+                  g_out);
     json_decref(j);
 }
 END_TEST
@@ -2006,6 +2092,8 @@ static Suite *record_suite(void)
     tc = tcase_create("options");
     tcase_add_test(tc, test_options_moves);
     tcase_add_test(tc, test_options_errors_keep_the_variant);
+    tcase_add_test(tc, test_shape_errors_keep_the_variant);
+    tcase_add_test(tc, test_expected_wrong_type_spends_no_solve);
     tcase_add_test(tc, test_below_every_minimum_is_a_constraint_without_a_false_hint);
     tcase_add_test(tc, test_options_moves_longer_rows);
     tcase_add_test(tc, test_options_limits_extended);
@@ -2015,6 +2103,7 @@ static Suite *record_suite(void)
 
     tc = tcase_create("error_codes");
     tcase_add_test(tc, test_bad_json_not_json);
+    tcase_add_test(tc, test_bad_json_messages_name_the_right_column);
     tcase_add_test(tc, test_bad_json_invalid_utf8);
     tcase_add_test(tc, test_bad_json_nul_byte);
     tcase_add_test(tc, test_bad_json_nan_and_big_numbers);

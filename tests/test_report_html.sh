@@ -55,8 +55,11 @@ cat >"$tmp/in/graded.jsonl" <<'EOF'
 {"id":"g1","variant":"stone-game-iii","input":{"stoneValue":[1,2,3,7]},"expected":"Alice"}
 {"id":"g2","variant":"stone-game-ii","input":{"piles":[1,2,3,4,5]},"expected":9}
 {"id":"g3","variant":"stone-game","input":{"piles":[5,3,4,5]},"expected":true}
+{"id":"p1","variant":"stone-game-vii","input":{"stones":[5,3,1,4,2]},"options":{"play":["L"]}}
+{"id":"p2","variant":"stone-game-vii","input":{"stones":[5,3,1,4,2]},"options":{"play":["R","L","L"]}}
+{"id":"p3","variant":"stone-game","input":{"piles":[3,9,1,2]},"options":{"play":["L","L"]}}
 EOF
-printf '{"min_age_ms": 0, "log_level": "warning"}\n' >"$tmp/c.json"
+printf '{"min_age_ms": 0, "log_level": "warning", "keep_inputs": true}\n' >"$tmp/c.json"
 "$cairnd" --once -c "$tmp/c.json" --input "$tmp/in" --output "$tmp/out" --plugins "$plugins" \
     >"$tmp/cairnd.log" 2>&1 || fail "cairnd --once failed: $(cat "$tmp/cairnd.log")"
 
@@ -71,7 +74,7 @@ if grep -o -E '(https?:|ftp:|//)[^" <]*' "$tmp/report.html" | grep -v -x 'http:/
     fail "the page names a URL: $(grep -o -E '(https?:|//)[^" <]*' "$tmp/report.html" | sort -u | head -3)"
 fi
 grep -qi '<script' "$tmp/report.html" && fail "the page has a script"
-grep -o -E '(src|href)="[^"]*"' "$tmp/report.html" | grep -v -E '="data:' | grep -q . &&
+grep -o -E '(src|href)="[^"]*"' "$tmp/report.html" | grep -v -E '="(data:|#rec-[0-9]+-[0-9]+")' | grep -q . &&
     fail "the page links something: $(grep -o -E '(src|href)="[^"]*"' "$tmp/report.html" | head -3)"
 
 # ---- 2. it loads with no console message
@@ -146,28 +149,91 @@ run_acc = {v: (checked[v], matched[v]) for v in checked}
 if page_acc != run_acc:
     bad.append(f"accuracy per variant: page {page_acc}, run {run_acc}")
 
-svgs = [a.get("id") for t, a in dom.elements if t == "svg"]
+svgs = [a["id"] for t, a in dom.elements if t == "svg" and "id" in a]  # the bars in tables have none
 if sorted(svgs) != ["chart-accuracy", "chart-errors", "chart-solve"]:
     bad.append(f"inline SVG charts: {svgs}")
-bins = sum(int(a["data-count"]) for t, a in dom.elements if "data-bin" in a)
-solved = sum(1 for s in summaries if s["ok"] > 0)
-if bins != solved:
-    bad.append(f"solve-time histogram holds {bins} jobs, {solved} have solved records")
+# Solve times per record: the histogram's bars hold every solve the
+# summaries' solve_histogram counted, bucket by bucket.
+hist = [0] * 12
+for s in summaries:
+    for v in s["by_variant"].values():
+        hist = [a + b for a, b in zip(hist, v["solve_histogram"])]
+page_hist = {int(a["data-bucket"]): int(a["data-count"]) for t, a in dom.elements if "data-bucket" in a}
+if any(page_hist.get(b, 0) != n for b, n in enumerate(hist)) or sum(page_hist.values()) != sum(hist):
+    bad.append(f"solve-time histogram {page_hist}, summaries {hist}")
+bins = sum(page_hist.values())
+if bins != sum(s["ok"] for s in summaries):
+    bad.append(f"solve-time histogram holds {bins} solves, the run {sum(s['ok'] for s in summaries)}")
+
+# Accuracy by input size: every graded record in the bucket of its input's
+# size, computed here from the records themselves.
+def bucket(n):
+    b = 0
+    while b < 18 and n > (1 << b):
+        b += 1
+    lo = 1 if b == 0 else (1 << (b - 1)) + 1
+    return str(lo) if lo == (1 << b) else f"{lo}-{1 << b}"
+inputs = {}
+for p in glob.glob(os.path.join(os.path.dirname(out), "in", ".cairn", "done", "*.jsonl")):
+    job = os.path.basename(p)[:-6]
+    for no, line in enumerate(open(p), 1):
+        try:
+            inputs[(job, no)] = json.loads(line).get("input")
+        except (ValueError, AttributeError):
+            pass
+run_sizes = {}
+for p in glob.glob(os.path.join(out, "*.results.jsonl")):
+    job = os.path.basename(p)[:-len(".results.jsonl")]
+    for line in open(p):
+        r = json.loads(line)
+        if "match" not in r:
+            continue
+        i = inputs[(job, r["line"])]
+        arrays = [len(v) for v in i.values() if isinstance(v, list)]
+        size = max(arrays) if arrays else max(v for v in i.values() if isinstance(v, int))
+        k = (r["variant"], bucket(size))
+        c, m = run_sizes.get(k, (0, 0))
+        run_sizes[k] = (c + 1, m + (1 if r["match"] else 0))
+page_sizes = {(a["data-variant"], a["data-size"]): (int(a["data-checked"]), int(a["data-matches"]))
+              for t, a in dom.elements if t == "tr" and "data-size" in a}
+if page_sizes != run_sizes:
+    bad.append(f"accuracy by size: page {page_sizes}, run {run_sizes}")
+
+# Graded play: lines, optimal ones and cost per variant, from the result
+# lines' "play"; each blunder links to its record, which the page holds.
+run_play = {}
+for p in glob.glob(os.path.join(out, "*.results.jsonl")):
+    for line in open(p):
+        r = json.loads(line)
+        if "play" in r:
+            g, o, c = run_play.get(r["variant"], (0, 0, 0))
+            run_play[r["variant"]] = (g + 1, o + r["play"]["optimal"], c + r["play"].get("cost", 0))
+page_play = {a["data-variant"]: (int(a["data-graded"]), int(a["data-optimal"]), float(a["data-cost"]))
+             for t, a in dom.elements if t == "tr" and "data-graded" in a}
+if page_play != run_play:
+    bad.append(f"graded play: page {page_play}, run {run_play}")
+ids = {a.get("id") for t, a in dom.elements}
+links = [a["href"][1:] for t, a in dom.elements if t == "a" and a.get("href", "").startswith("#")]
+if not links or any(l not in ids for l in links):
+    bad.append(f"record links {links} without their records on the page")
+if '{"piles":[3,9,1,2]}' not in text("blunders"):
+    bad.append(f"the worst blunder lacks its position: {text('blunders')[:300]!r}")
 mm = text("mismatch-list")
-for needle in ('"g1"', '"Alice"', '"Bob"', '"g2"'):
+for needle in ('"g1"', '"Alice"', '"Bob"', '"g2"', '{"stoneValue":[1,2,3,7]}'):
     if needle not in mm:
         bad.append(f"first mismatches lack {needle}: {mm[:300]!r}")
 if bad:
     print("FAIL: the DOM does not show the run's numbers:\n  " + "\n  ".join(bad))
     sys.exit(1)
 print(f"ok: the DOM shows the run: {want}, {len(page_codes)} error codes, "
-      f"accuracy for {len(page_acc)} variants, {bins} jobs in the histogram")
+      f"accuracy for {len(page_acc)} variants, {bins} solves in the histogram, "
+      f"{len(page_sizes)} size buckets, play for {len(page_play)} variants, {len(links)} record links")
 PY
 
 # ---- 4. a screenshot, for people
 mkdir -p "$(dirname "$shot")"
 rm -f "$shot"
-chrome --hide-scrollbars --window-size=1200,2400 --screenshot="$shot" "file://$tmp/report.html" \
+chrome --hide-scrollbars --window-size=1200,4400 --screenshot="$shot" "file://$tmp/report.html" \
     >"$tmp/shot.out" 2>"$tmp/shot.err" || fail "screenshot failed: $(tail -n 5 "$tmp/shot.err")"
 [ "$(head -c 4 "$shot" | od -An -tx1 | tr -d ' \n')" = 89504e47 ] ||
     fail "$shot is not a PNG"

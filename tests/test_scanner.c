@@ -16,6 +16,7 @@
 #include "namemap.h"
 #include "queue.h"
 #include "scanner.h"
+#include "settle.h"
 #include "spool.h"
 
 /* ---- the queue ----------------------------------------------------- */
@@ -293,6 +294,67 @@ START_TEST(stopped_scanner_calls_nothing)
 }
 END_TEST
 
+/* ---- the age of a file with a future mtime (settle.h) --------------- */
+
+#define MS 1000000ull /* nanoseconds */
+
+static struct stat stat_of(off_t size, time_t mtime)
+{
+    struct stat st;
+
+    memset(&st, 0, sizeof(st));
+    st.st_size = size;
+    st.st_mtim.tv_sec = mtime;
+    return st;
+}
+
+/* A past mtime is its own age; a future one counts from when the file was
+ * first seen as it is, per name, and starts over when the file changes
+ * (still being written) or once a full scan did not see it. */
+START_TEST(future_mtimes_age_by_our_clock)
+{
+    struct timespec now = { .tv_sec = 1000000 };
+    struct stat past = stat_of(10, now.tv_sec - 3), a = stat_of(10, now.tv_sec + 86400);
+    struct stat b = stat_of(20, now.tv_sec + 86400), a_grown = stat_of(30, now.tv_sec + 86400);
+    struct cairn_settle s = { 0 };
+
+    ck_assert_uint_eq(cairn_settle_age_ms(&s, "old.jsonl", &past, &now, 5 * MS), 3000);
+    ck_assert_ptr_null(s.head); /* nothing to remember */
+
+    cairn_settle_begin_scan(&s);
+    ck_assert_uint_eq(cairn_settle_age_ms(&s, "a.jsonl", &a, &now, 1000 * MS), 0);
+    ck_assert_uint_eq(cairn_settle_age_ms(&s, "b.jsonl", &b, &now, 1100 * MS), 0);
+    cairn_settle_end_scan(&s);
+
+    /* Unchanged: quiet since first seen, each by its own first sighting. */
+    cairn_settle_begin_scan(&s);
+    ck_assert_uint_eq(cairn_settle_age_ms(&s, "a.jsonl", &a, &now, 1400 * MS), 400);
+    ck_assert_uint_eq(cairn_settle_age_ms(&s, "b.jsonl", &b, &now, 1400 * MS), 300);
+    cairn_settle_end_scan(&s);
+
+    /* a grew: it starts over; b changed its mtime only: so does b. */
+    b.st_mtim.tv_nsec = 5;
+    cairn_settle_begin_scan(&s);
+    ck_assert_uint_eq(cairn_settle_age_ms(&s, "a.jsonl", &a_grown, &now, 2000 * MS), 0);
+    ck_assert_uint_eq(cairn_settle_age_ms(&s, "b.jsonl", &b, &now, 2000 * MS), 0);
+    cairn_settle_end_scan(&s);
+    cairn_settle_begin_scan(&s);
+    ck_assert_uint_eq(cairn_settle_age_ms(&s, "a.jsonl", &a_grown, &now, 2250 * MS), 250);
+    cairn_settle_end_scan(&s); /* b was not seen: forgotten */
+
+    /* b back as it was: a new file to us, its age from now. */
+    cairn_settle_begin_scan(&s);
+    ck_assert_uint_eq(cairn_settle_age_ms(&s, "b.jsonl", &b, &now, 3000 * MS), 0);
+    ck_assert_uint_eq(cairn_settle_age_ms(&s, "a.jsonl", &a_grown, &now, 3000 * MS), 1000);
+    cairn_settle_end_scan(&s);
+    cairn_settle_begin_scan(&s);
+    ck_assert_uint_eq(cairn_settle_age_ms(&s, "b.jsonl", &b, &now, 3500 * MS), 500);
+    cairn_settle_end_scan(&s);
+    cairn_settle_free(&s);
+    ck_assert_ptr_null(s.head);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("scanner");
@@ -307,6 +369,7 @@ int main(void)
     tcase_add_test(tc, lookup_alone_lists_nothing_else);
     tcase_add_test(tc, scan_recreates_removed_state_folders);
     tcase_add_test(tc, stopped_scanner_calls_nothing);
+    tcase_add_test(tc, future_mtimes_age_by_our_clock);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

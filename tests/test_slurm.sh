@@ -20,7 +20,9 @@
 # Between 1 and 2 it also runs job names holding any bytes (a tab, a
 # newline, bytes that are not UTF-8, quotes, control bytes) in directories
 # with a newline and a tab in their names: the summary's `job` must be the
-# one cairnd --once writes for such a file.
+# one cairnd --once writes for such a file; a job that can never start
+# (cancelled and said); and holds (a task Slurm held after a failed launch
+# is cancelled and re-run; a user's hold is said and waited for).
 # Prints the records/s of the 1- and 2-task runs.  Stops only the processes
 # it started, by PID, whatever happens (trap).
 #
@@ -381,6 +383,53 @@ else
 fi
 [ ! -e "$tmp/out-never/$(basename "$small" .jsonl).results.jsonl" ] ||
     fail "a job that never ran published results"
+
+# ---- 1e. holds: Slurm's after a failed launch, and a user's ---------------
+# A real failed launch needs a node that cannot start a task; here a wrapper
+# squeue on the recipe's PATH shows the first job's user hold as Slurm's
+# own ("launch failed requeued held") once, and the true reason after.  The
+# run is submitted --hold: the recipe must cancel the "failed" tasks and
+# submit their shards again (a retry each), then say the second job's user
+# hold at once with the command that lifts it; the test lifts it, and the
+# output must still equal cairnd --filter.
+fakebin=$tmp/fakebin
+mkdir -p "$fakebin"
+cat >"$fakebin/squeue" <<EOF
+#!/bin/bash
+out=\$("$(command -v squeue)" "\$@") || exit
+if [ -e "$tmp/fake-launch-failed" ] && [[ \$out == *JobHeldUser* ]]; then
+    rm -f "$tmp/fake-launch-failed"
+    out=\${out//JobHeldUser/launch failed requeued held}
+fi
+printf '%s\n' "\$out"
+EOF
+chmod +x "$fakebin/squeue"
+touch "$tmp/fake-launch-failed"
+PATH=$fakebin:$PATH "$recipe" -c "$cfg" --cairnd "$cairnd" --plugins "$plugins" --threads 1 \
+    --timeout 240 --sbatch=--hold "$small" 2 "$tmp/out-held" 2>"$tmp/recipe-held.log" &
+recipe_pid=$!
+held_job=""
+for ((i = 0; i < 600; i++)); do
+    held_job=$(sed -n 's/^cairn-slurm: submitted array job \([0-9]*\) .*/\1/p' "$tmp/recipe-held.log" | sed -n 2p)
+    [ -n "$held_job" ] && grep -q "task ${held_job}_.* is held (JobHeldUser): .*'scontrol release " \
+        "$tmp/recipe-held.log" && break
+    held_job=""
+    alive "$recipe_pid" cairn-slurm || break
+    sleep 0.1
+done
+[ -n "$held_job" ] || fail "a held job: no second submission said held: $(cat "$tmp/recipe-held.log")"
+grep -q "could not be started on its node, and Slurm held it (launch failed requeued held); cancelled" \
+    "$tmp/recipe-held.log" || fail "a task held after a failed launch was not cancelled: $(cat "$tmp/recipe-held.log")"
+scontrol release "$held_job" || fail "scontrol release $held_job failed"
+wait "$recipe_pid"
+rc=$?
+recipe_pid=""
+[ "$rc" -eq 0 ] || fail "a held job, released: exit $rc: $(cat "$tmp/recipe-held.log")"
+cmp "$tmp/marks-ref.jsonl" "$tmp/out-held/marks.results.jsonl" ||
+    fail "after a failed launch and a hold, merged results differ from one cairnd --filter run"
+grep -q '"retries":2,"submissions":2,' "$tmp/out-held/marks.summary.json" ||
+    fail "want 2 retries in 2 submissions: $(cat "$tmp/out-held/marks.summary.json")"
+say "a task held after a failed launch: cancelled and re-run; a user's hold said and waited for; output identical"
 
 # ---- 2. a task cancelled mid-run is re-run alone ---------------------------
 # cancel_mid_run OUTDIR LOG [OPTION...]: starts a 3-task run with shard 1

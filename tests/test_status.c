@@ -4,10 +4,12 @@
  * name of its own per daemon.
  */
 #include <check.h>
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_fail.h"
 #include "status.h"
 
 /* Three jobs at once (a busy daemon), one of them named with a quote and
@@ -83,6 +85,47 @@ START_TEST(file_names_differ_and_stay_in_the_folder)
 }
 END_TEST
 
+/* Out of memory at each allocation of a render in turn: -ENOMEM, or the
+ * whole line with every job (the caller publishes only a 0). */
+START_TEST(out_of_memory_is_said_not_cut_short)
+{
+    if (!th_alloc_can_fail())
+        return; /* a sanitizer build: alloc_fail.h */
+
+    const struct cairn_status_job jobs[] = {
+        { .name = "a.jsonl", .size = 10 },
+        { .name = "b\xff.jsonl", .size = 20 },
+    };
+    const struct cairn_status_report st = {
+        .host = "h", .pid = 1, .version = "9.9", .jobs = jobs, .n_jobs = 2
+    };
+    long n;
+    int failed = 1;
+
+    for (n = 1; failed; n++) {
+        struct cairn_buf out = { 0 };
+        int rc;
+
+        th_alloc_fail_at(n);
+        rc = cairn_status_render(&st, &out);
+        failed = th_alloc_disarm();
+        if (failed) {
+            ck_assert_int_eq(rc, -ENOMEM);
+        } else {
+            json_t *o;
+
+            ck_assert_int_eq(rc, 0);
+            o = json_loadb(out.data, out.len, 0, NULL);
+            ck_assert_ptr_nonnull(o);
+            ck_assert_uint_eq(json_array_size(json_object_get(o, "active")), 2);
+            json_decref(o);
+        }
+        cairn_buf_free(&out);
+    }
+    ck_assert_int_gt(n, 4); /* the buffer, each job's name and its escape */
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("status");
@@ -92,6 +135,7 @@ int main(void)
 
     tcase_add_test(tc, every_active_job_is_listed);
     tcase_add_test(tc, file_names_differ_and_stay_in_the_folder);
+    tcase_add_test(tc, out_of_memory_is_said_not_cut_short);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

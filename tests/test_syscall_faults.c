@@ -159,7 +159,7 @@ static int run_point(const char *kind, long n, const char *err, int once)
     }
     said(&s, err, what);
     /* A clean run recovers whatever the fault left. */
-    p = rig_start_clean(&s, once);
+    p = rig_start_clean(&s, once, what);
     if (once) {
         TH_REQUIRE(rig_exited(p, &status, 20000), "%s: the clean --once did not end", what);
         rig_no_crash(what, status);
@@ -324,6 +324,174 @@ START_TEST(once_run_survives_a_failing_call_at_every_point)
 }
 END_TEST
 
+/* One --once run of job text with the n-th read cut short: 1 when the cut
+ * happened, 0 when the run read everything before reaching it.  Either
+ * way every record is answered: the results are want, byte for byte. */
+static int short_point(const char *text, size_t len, const char *want, long records, long n)
+{
+    struct spot s;
+    char what[64], path[PATH_MAX + 64];
+    int status, fired;
+    char *res;
+    json_t *sum;
+    pid_t p;
+
+    snprintf(what, sizeof(what), "a short read #%ld of %zu bytes", n, len);
+    rig_spot_init(&s);
+    th_drop_job(s.in, "job.jsonl", text, len);
+    arm(&s, "read", n, "SHORT");
+    p = rig_start(&s, 1);
+    arm(&s, NULL, 0, NULL);
+    TH_REQUIRE(rig_exited(p, &status, 60000), "%s: --once did not end", what);
+    rig_no_crash(what, status);
+    TH_REQUIRE(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: --once exited %d", what,
+               WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    snprintf(path, sizeof(path), "%s/job.summary.json", s.out);
+    sum = th_load_json(path);
+    TH_REQUIRE(json_integer_value(json_object_get(sum, "records")) == records,
+               "%s: the summary counts %lld records, not %ld", what,
+               (long long)json_integer_value(json_object_get(sum, "records")), records);
+    json_decref(sum);
+    snprintf(path, sizeof(path), "%s/job.results.jsonl", s.out);
+    res = th_slurp(path, NULL);
+    TH_REQUIRE(res != NULL && strcmp(res, want) == 0, "%s: results differ from --filter's", what);
+    free(res);
+    fired = th_exists(s.faults);
+    th_cleanup();
+    return fired;
+}
+
+/* A read that comes back short, as a FUSE or network file system may
+ * give one mid-file, at every read of a --once run in turn, over a job
+ * of one read and one of several pieces: every record is still read and
+ * answered.  A short read of a job file was once taken for its end, and
+ * the job published truncated. */
+START_TEST(a_short_read_is_not_the_end_of_the_job)
+{
+    size_t one = strlen(rig_job_text), copies = 3000, i;
+    char *big = malloc(one * copies + 1), dir[PATH_MAX], src[PATH_MAX + 16];
+    long n, small_points = 0, big_points = 0;
+    struct th_run r;
+
+    ck_assert_ptr_nonnull(big);
+    for (i = 0; i < copies; i++)
+        memcpy(big + i * one, rig_job_text, one);
+    big[one * copies] = '\0';
+    rig_make_reference();
+    th_new_dir(dir);
+    snprintf(src, sizeof(src), "%s/big.jsonl", dir);
+    th_write_text(src, big);
+    r = th_run_cairnd_stdin(rig_cairnd, dir, src,
+                            (const char *const[]){ "--filter", "--plugins", rig_plugins, NULL });
+    TH_REQUIRE(r.status == 0, "cairnd --filter: exit %d: %s", r.status, r.err);
+    for (n = 1; short_point(rig_job_text, one, rig_reference, 4, n); n++)
+        small_points++;
+    for (n = 1; short_point(big, one * copies, r.out, 4 * (long)copies, n); n++)
+        big_points++;
+    th_run_free(&r);
+    free(big);
+    ck_assert_int_gt(small_points, 0);
+    ck_assert_int_gt(big_points, 2); /* a piece is 256 KiB: three reads at least */
+    printf("syscall faults: short reads: %ld point%s over a small job, %ld over one of %zu "
+           "bytes, each job read whole\n",
+           small_points, small_points == 1 ? "" : "s", big_points, one * copies);
+}
+END_TEST
+
+/* inotify refused for want of a resource: the daemon runs on, finds jobs
+ * by its rescans, says which limit to raise, and watches again at the
+ * next rescan.  n 1 is inotify_init1 (EMFILE: the user's instances used
+ * up), n 2 inotify_add_watch (ENOSPC: the user's watches).  With
+ * rescan_interval_s 0 nothing would find a job: the start fails, saying so. */
+static void without_inotify(long n, const char *err, const char *limit)
+{
+    struct spot s;
+    char what[64];
+    char *cfg, *at;
+    int ok, status = 0;
+    pid_t p;
+
+    snprintf(what, sizeof(what), "inotify call #%ld refused with %s", n, err);
+    rig_spot_init(&s);
+    arm(&s, "inotify", n, err);
+    p = rig_start(&s, 0);
+    arm(&s, NULL, 0, NULL);
+    TH_POLL(ok, th_file_contains(s.log, "rescanning"), 20000);
+    TH_REQUIRE(ok, "%s: the daemon did not start rescanning", what);
+    TH_REQUIRE(th_file_contains(s.log, limit) && th_file_contains(s.log, "rescanning every 1 s"),
+               "%s: no warning naming %s and the rescans", what, limit);
+    /* Dropped now, it can be found only by a rescan (or by the watch the
+     * rescan makes first). */
+    th_drop_job(s.in, "job.jsonl", rig_job_text, strlen(rig_job_text));
+    TH_POLL(ok, rig_finished(&s), 20000);
+    TH_REQUIRE(ok, "%s: the job was not found by the rescans", what);
+    TH_POLL(ok, th_file_contains(s.log, "with inotify again"), 10000);
+    TH_REQUIRE(ok, "%s: the watch was not made again at a rescan", what);
+    rig_stop(p, what);
+    rig_check_done(&s, what);
+
+    /* The same refusal, and no rescans to fall back on. */
+    cfg = th_read_file(s.cfg, NULL);
+    at = strstr(cfg, "\"rescan_interval_s\": 1");
+    ck_assert_ptr_nonnull(at);
+    at[strlen("\"rescan_interval_s\": ")] = '0';
+    th_write_text(s.cfg, cfg);
+    free(cfg);
+    arm(&s, "inotify", n, err);
+    p = rig_start(&s, 0);
+    arm(&s, NULL, 0, NULL);
+    TH_REQUIRE(rig_exited(p, &status, 20000), "%s, rescan_interval_s 0: cairnd did not exit", what);
+    TH_REQUIRE(WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
+                   th_file_contains(s.log, "with rescan_interval_s 0 no job would be found"),
+               "%s, rescan_interval_s 0: want a failed start saying why", what);
+    th_cleanup();
+}
+
+/* `cairn submit --wait` refused inotify the same way: it looks for the
+ * summary every second instead, and ends as a wait with inotify does. */
+static void wait_without_inotify(void)
+{
+    struct spot s;
+    struct th_run plain, refused;
+    pid_t p;
+
+    rig_spot_init(&s);
+    p = rig_start_clean(&s, 0, "cairn submit --wait without inotify");
+    plain = th_run_cairnd_stdin(rig_cairn, s.root, "/dev/null",
+                                (const char *const[]){ "-c", s.cfg, "submit", "--no-check",
+                                                       "--wait", "--timeout", "60", "--name", "one",
+                                                       s.job, NULL });
+    arm(&s, "inotify", 1, "EMFILE");
+    refused = th_run_cairnd_stdin(rig_cairn, s.root, "/dev/null",
+                                  (const char *const[]){ "-c", s.cfg, "submit", "--no-check",
+                                                         "--wait", "--timeout", "60", "--name",
+                                                         "two", s.job, NULL });
+    arm(&s, NULL, 0, NULL);
+    rig_stop(p, "cairn submit --wait without inotify");
+    TH_REQUIRE(th_exists(s.faults), "the client's inotify was never refused");
+    TH_REQUIRE(strstr(refused.err, "cannot watch") != NULL &&
+                   strstr(refused.err, "looking for the summaries every 1000 ms") != NULL,
+               "submit --wait refused inotify: no warning on stderr: %s", refused.err);
+    TH_REQUIRE(
+        refused.status == plain.status && strstr(refused.out, "two") != NULL &&
+            strstr(refused.out, "timed out") == NULL,
+        "submit --wait refused inotify: exit %d and '%s', where a wait with inotify exits %d "
+        "and says '%s'",
+        refused.status, refused.out, plain.status, plain.out);
+    th_run_free(&plain);
+    th_run_free(&refused);
+    th_cleanup();
+}
+
+START_TEST(a_refused_inotify_is_waited_out_by_rescans)
+{
+    rig_make_reference();
+    without_inotify(1, "EMFILE", "fs.inotify.max_user_instances");
+    without_inotify(2, "ENOSPC", "fs.inotify.max_user_watches");
+    wait_without_inotify();
+}
+END_TEST
+
 int main(void)
 {
     SRunner *sr;
@@ -348,6 +516,8 @@ int main(void)
     tcase_set_timeout(tc, 1100);
     tcase_add_test(tc, daemon_job_survives_a_failing_call_at_every_point);
     tcase_add_test(tc, once_run_survives_a_failing_call_at_every_point);
+    tcase_add_test(tc, a_short_read_is_not_the_end_of_the_job);
+    tcase_add_test(tc, a_refused_inotify_is_waited_out_by_rescans);
     tcase_add_test(tc, submit_hands_over_whole_or_nothing_at_every_point);
     tcase_add_test(tc, report_writes_a_whole_page_or_none_at_every_point);
     suite_add_tcase(s, tc);

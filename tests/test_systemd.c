@@ -176,7 +176,8 @@ static const char *expect(int fd, const char *want)
     }
 }
 
-static pid_t start_daemon(const char *sock, const char *watchdog_usec)
+/* plugins: NULL for the real ones. */
+static pid_t start_daemon_with(const char *sock, const char *watchdog_usec, const char *plugins)
 {
     char in[300], out[300], conf[300];
     pid_t pid;
@@ -197,10 +198,16 @@ static pid_t start_daemon(const char *sock, const char *watchdog_usec)
         if (watchdog_usec != NULL)
             setenv("WATCHDOG_USEC", watchdog_usec, 1);
         execl(env_or_die("CAIRN_TEST_CAIRND"), "cairnd", "-c", conf, "--input", in, "--output", out,
-              "--plugins", env_or_die("CAIRN_TEST_PLUGIN_DIR"), (char *)NULL);
+              "--plugins", plugins != NULL ? plugins : env_or_die("CAIRN_TEST_PLUGIN_DIR"),
+              (char *)NULL);
         _exit(127);
     }
     return pid;
+}
+
+static pid_t start_daemon(const char *sock, const char *watchdog_usec)
+{
+    return start_daemon_with(sock, watchdog_usec, NULL);
 }
 
 START_TEST(notify_lifecycle)
@@ -255,6 +262,77 @@ START_TEST(no_watchdog_without_watchdog_usec)
         ck_assert_msg(strstr(buf, "WATCHDOG=1") == NULL, "WATCHDOG=1 sent without WATCHDOG_USEC");
     }
     kill(pid, SIGTERM);
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    close(fd);
+    remove_tmpdir();
+}
+END_TEST
+
+/* Between READY=1 and STOPPING=1, STATUS= is refreshed every few seconds
+ * with live counts: a job dropped into the spool shows up as done. */
+START_TEST(status_follows_the_jobs)
+{
+    static const char rec[] = "{\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]}}\n";
+    char sock[300], tmp[300], job[300];
+    pid_t pid;
+    int fd, st;
+    FILE *f;
+
+    make_tmpdir();
+    fd = bind_notify_socket(sock, sizeof(sock));
+    pid = start_daemon(sock, NULL);
+    expect(fd, "READY=1");
+    snprintf(tmp, sizeof(tmp), "%s/in/.j.jsonl", tmpdir);
+    snprintf(job, sizeof(job), "%s/in/j.jsonl", tmpdir);
+    f = fopen(tmp, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(rec, f);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(rename(tmp, job), 0);
+    expect(fd, "STATUS=0 queued, 0 active, 1 done, 0 failed; ");
+    kill(pid, SIGTERM);
+    expect(fd, "STOPPING=1");
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    close(fd);
+    remove_tmpdir();
+}
+END_TEST
+
+/* A stop with jobs still running asks systemd for the drain's time
+ * (shutdown_timeout_s, 30 s here, and 10 s for the abort's file wait and
+ * the exit): the unit's TimeoutStopSec= (45 s) must not SIGKILL a longer
+ * drain, which would count a run of every active job that never ended. */
+START_TEST(a_stop_with_jobs_running_asks_for_the_drain_s_time)
+{
+    char sock[300], plugins[300], cmd[900], out[256], tmp[300], job[300];
+    const char *m;
+    pid_t pid;
+    int fd, st, i;
+    FILE *f;
+
+    make_tmpdir();
+    snprintf(plugins, sizeof(plugins), "%s/plugins", tmpdir);
+    ck_assert_int_eq(mkdir(plugins, 0755), 0);
+    snprintf(cmd, sizeof(cmd), "cp '%s/slow.so' '%s/'", env_or_die("CAIRN_TEST_LIVE_PLUGIN_DIR"),
+             plugins);
+    ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+    fd = bind_notify_socket(sock, sizeof(sock));
+    pid = start_daemon_with(sock, NULL, plugins);
+    expect(fd, "READY=1");
+    snprintf(tmp, sizeof(tmp), "%s/in/.slow.jsonl", tmpdir);
+    snprintf(job, sizeof(job), "%s/in/slow.jsonl", tmpdir);
+    f = fopen(tmp, "w");
+    ck_assert_ptr_nonnull(f);
+    for (i = 0; i < 20; i++) /* 10 s on two workers: running at the first STATUS= */
+        fputs("{\"variant\":\"slow\",\"input\":{\"values\":[1000]}}\n", f);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(rename(tmp, job), 0);
+    expect(fd, ", 1 active,");
+    kill(pid, SIGTERM);
+    m = expect(fd, "STOPPING=1");
+    ck_assert_msg(strstr(m, "EXTEND_TIMEOUT_USEC=40000000\n") != NULL, "no extension: %s", m);
+    kill(pid, SIGKILL); /* the drain itself is test_daemon's */
     ck_assert_int_eq(waitpid(pid, &st, 0), pid);
     close(fd);
     remove_tmpdir();
@@ -362,6 +440,8 @@ int main(int argc, char **argv)
     tcase_set_timeout(unit, 60);
     tcase_add_test(notify, notify_lifecycle);
     tcase_add_test(notify, no_watchdog_without_watchdog_usec);
+    tcase_add_test(notify, status_follows_the_jobs);
+    tcase_add_test(notify, a_stop_with_jobs_running_asks_for_the_drain_s_time);
     tcase_set_timeout(notify, 60);
     tcase_add_test(logs, journal_stream_gets_priorities);
     tcase_add_test(logs, plain_stderr_gets_timestamps);

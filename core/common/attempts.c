@@ -1,6 +1,5 @@
 /*
- * attempts.c - the on-disk run counter of a claimed job, and the records
- * of its names.
+ * attempts.c - the on-disk run counter of a claimed job (see attempts.h).
  *
  * No fsync: a crashed process loses nothing from the page cache, and a
  * power loss costs at most one extra attempt; an fsync per job would cost
@@ -44,10 +43,22 @@ static unsigned file_count(int fd, ino_t ino)
  * this file system or file keeps none; use the file form).  ran_before:
  * look for a count in the file form too (only a job found in active/ can
  * have one: a fresh claim never ran). */
-static int xattr_count(int active_fd, const char *file, int fd, ino_t ino, int ran_before,
-                       unsigned *before)
+/* The attribute's value: "COUNT" or "COUNT NOTE" (a note of the last run
+ * that never ended, cairn_attempts_note). */
+static void parse_value(const char *buf, unsigned *count, char *note, size_t note_len)
 {
-    char buf[32];
+    const char *sp = strchr(buf, ' ');
+
+    if (sscanf(buf, "%u", count) != 1)
+        *count = 0;
+    if (note != NULL && note_len > 0)
+        snprintf(note, note_len, "%s", sp != NULL ? sp + 1 : "");
+}
+
+static int xattr_count(int active_fd, const char *file, int fd, ino_t ino, int ran_before,
+                       unsigned *before, char *note, size_t note_len)
+{
+    char buf[32 + CAIRN_ATTEMPTS_NOTE_MAX], kept[CAIRN_ATTEMPTS_NOTE_MAX] = "";
     ssize_t n = fgetxattr(fd, CAIRN_ATTEMPTS_XATTR, buf, sizeof(buf) - 1);
     int old;
 
@@ -56,8 +67,7 @@ static int xattr_count(int active_fd, const char *file, int fd, ino_t ino, int r
     *before = 0;
     if (n > 0) {
         buf[n] = '\0';
-        if (sscanf(buf, "%u", before) != 1)
-            *before = 0;
+        parse_value(buf, before, kept, sizeof(kept));
     } else if (ran_before &&
                (old = openat(active_fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
         /* Counted in the file form before (an earlier version, or a
@@ -66,11 +76,21 @@ static int xattr_count(int active_fd, const char *file, int fd, ino_t ino, int r
         close(old);
         unlinkat(active_fd, file, 0);
     }
-    n = snprintf(buf, sizeof(buf), "%u", *before + 1);
+    if (note != NULL && note_len > 0)
+        snprintf(note, note_len, "%s", kept);
+    /* The note stays with the count: it tells of one of the runs counted,
+     * even when a later one (a kill) could say nothing. */
+    n = snprintf(buf, sizeof(buf), kept[0] != '\0' ? "%u %s" : "%u", *before + 1, kept);
     return fsetxattr(fd, CAIRN_ATTEMPTS_XATTR, buf, (size_t)n, 0) == 0 ? 0 : -errno;
 }
 
 unsigned cairn_attempts_count(int active_fd, const char *name, int fd, ino_t ino, int ran_before)
+{
+    return cairn_attempts_count_noted(active_fd, name, fd, ino, ran_before, NULL, 0);
+}
+
+unsigned cairn_attempts_count_noted(int active_fd, const char *name, int fd, ino_t ino,
+                                    int ran_before, char *note, size_t note_len)
 {
     char *file = cairn_attempts_file(name);
     unsigned before = 0;
@@ -80,7 +100,10 @@ unsigned cairn_attempts_count(int active_fd, const char *name, int fd, ino_t ino
 
     if (file == NULL)
         return 0;
-    if (fd >= 0 && xattr_count(active_fd, file, fd, ino, ran_before, &before) == 0) {
+    if (note != NULL && note_len > 0)
+        note[0] = '\0';
+    if (fd >= 0 &&
+        xattr_count(active_fd, file, fd, ino, ran_before, &before, note, note_len) == 0) {
         free(file);
         return before;
     }
@@ -114,124 +137,25 @@ void cairn_attempts_forget(int active_fd, const char *name, int fd)
     free(file);
 }
 
-/* ---- records of a claimed file's names ---------------------------------
- * "INODE LEN1 LEN2\n" then the two names' bytes: a name may hold any byte
- * but '/' and NUL, a newline included.  Written under a temporary name and
- * renamed, so a crash leaves the old record or the new, never a torn one
- * (a torn one would only read as absent). */
-
-#define RECORD_MAX (64 + 2 * 256)
-
-static int record_write(int active_fd, const char *kind, const char *key, ino_t ino, const char *a,
-                        const char *b)
+void cairn_attempts_note(int fd, const char *why)
 {
-    char *file = cairn_active_record_file(kind, key);
-    char *tmp = file != NULL ? cairn_asprintf("%s.new", file) : NULL;
-    char *text = NULL;
-    size_t la = strlen(a), lb = b != NULL ? strlen(b) : 0;
-    int fd, rc = -ENOMEM;
+    char buf[32 + CAIRN_ATTEMPTS_NOTE_MAX];
+    unsigned count = 0;
+    ssize_t n = fgetxattr(fd, CAIRN_ATTEMPTS_XATTR, buf, sizeof(buf) - 1);
+    size_t i;
+    int len;
 
-    if (tmp == NULL)
-        goto out;
-    text = cairn_asprintf("%llu %zu %zu\n%s%s", (unsigned long long)ino, la, lb, a,
-                          b != NULL ? b : "");
-    if (text == NULL)
-        goto out;
-    fd = openat(active_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        rc = -errno;
-        goto out;
-    }
-    rc = cairn_write_all(fd, text, strlen(text));
-    close(fd);
-    if (rc == 0 && renameat(active_fd, tmp, active_fd, file) != 0)
-        rc = -errno;
-    if (rc != 0)
-        unlinkat(active_fd, tmp, 0);
-out:
-    free(text);
-    free(tmp);
-    free(file);
-    return rc;
-}
-
-/* 1 with *a (and *b, when b is not NULL and the record has one) malloc'd;
- * 0 when there is no record for this inode; -ENOMEM. */
-static int record_read(int active_fd, const char *kind, const char *key, ino_t ino, char **a,
-                       char **b)
-{
-    char *file = cairn_active_record_file(kind, key);
-    char buf[RECORD_MAX + 1], *body;
-    unsigned long long old_ino;
-    size_t la, lb;
-    ssize_t n;
-    int fd;
-
-    *a = NULL;
-    if (b != NULL)
-        *b = NULL;
-    if (file == NULL)
-        return -ENOMEM;
-    fd = openat(active_fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    free(file);
-    if (fd < 0)
-        return 0;
-    n = pread(fd, buf, RECORD_MAX, 0);
-    close(fd);
     if (n <= 0)
-        return 0;
+        return; /* counted in the file form, or not at all */
     buf[n] = '\0';
-    body = memchr(buf, '\n', (size_t)n);
-    if (body == NULL || sscanf(buf, "%llu %zu %zu", &old_ino, &la, &lb) != 3 ||
-        old_ino != (unsigned long long)ino || la == 0 || la > 255 || lb > 255 ||
-        (size_t)(buf + n - (body + 1)) != la + lb)
-        return 0;
-    body++;
-    *a = strndup(body, la);
-    if (*a != NULL && b != NULL && lb > 0 && (*b = strndup(body + la, lb)) == NULL) {
-        free(*a);
-        *a = NULL;
-    }
-    return *a != NULL ? 1 : -ENOMEM;
-}
-
-static void record_forget(int active_fd, const char *kind, const char *key)
-{
-    char *file = cairn_active_record_file(kind, key);
-
-    if (file != NULL)
-        unlinkat(active_fd, file, 0);
-    free(file);
-}
-
-int cairn_attempts_note_submitted(int active_fd, const char *name, ino_t ino, const char *as)
-{
-    return record_write(active_fd, "submitted", name, ino, as, NULL);
-}
-
-int cairn_attempts_submitted(int active_fd, const char *name, ino_t ino, char **as)
-{
-    return record_read(active_fd, "submitted", name, ino, as, NULL);
-}
-
-void cairn_attempts_forget_submitted(int active_fd, const char *name)
-{
-    record_forget(active_fd, "submitted", name);
-}
-
-int cairn_attempts_note_handback(int active_fd, const char *back_as, ino_t ino, const char *ran_as,
-                                 const char *submitted)
-{
-    return record_write(active_fd, "handback", back_as, ino, ran_as, submitted);
-}
-
-int cairn_attempts_handback(int active_fd, const char *back_as, ino_t ino, char **ran_as,
-                            char **submitted)
-{
-    return record_read(active_fd, "handback", back_as, ino, ran_as, submitted);
-}
-
-void cairn_attempts_forget_handback(int active_fd, const char *back_as)
-{
-    record_forget(active_fd, "handback", back_as);
+    parse_value(buf, &count, NULL, 0);
+    len = snprintf(buf, sizeof(buf), "%u %.*s", count, CAIRN_ATTEMPTS_NOTE_MAX - 1, why);
+    if (len < 0)
+        return;
+    if ((size_t)len >= sizeof(buf))
+        len = (int)sizeof(buf) - 1;
+    for (i = 0; i < (size_t)len; i++)
+        if ((unsigned char)buf[i] < 0x20)
+            buf[i] = ' '; /* one line, whatever the plugin's name holds */
+    (void)fsetxattr(fd, CAIRN_ATTEMPTS_XATTR, buf, (size_t)len, 0);
 }

@@ -23,35 +23,23 @@
  * a fresh claim skips that lookup. */
 unsigned cairn_attempts_count(int active_fd, const char *name, int fd, ino_t ino, int ran_before);
 
+/* The longest note kept with the count, with its NUL. */
+#define CAIRN_ATTEMPTS_NOTE_MAX 200
+
+/* cairn_attempts_count, and note (note_len bytes) gets what the last run
+ * that never ended said of itself (cairn_attempts_note), or "" */
+unsigned cairn_attempts_count_noted(int active_fd, const char *name, int fd, ino_t ino,
+                                    int ran_before, char *note, size_t note_len);
+
+/* The run now counted is ending without an end (a plugin call that never
+ * returned): why, in a few words ("line 2: plugin hang: ..."), is kept
+ * beside its count for the quarantine's reason.  Best effort, and only in
+ * the attribute form: the file form keeps no note. */
+void cairn_attempts_note(int fd, const char *why);
+
 /* The run ended, well or badly, but it did end: forget the count.  fd:
  * the job file, open, or -1 when it is closed (only the file form is
  * removed then). */
 void cairn_attempts_forget(int active_fd, const char *name, int fd);
-
-/*
- * Two more records in active/, kept like the count (no fsync, tied to the
- * file's inode, named by a hash: .cairn-submitted.HASH, .cairn-handback.HASH):
- *
- * - submitted: active/name runs under a name of its own (reuse.h) and was
- *   dropped as `as`.  A crash re-run starts from active/name and finds it
- *   here, so its summary still says submitted_as.
- * - hand-back: the file went back to the input directory as back_as after
- *   running as ran_as (dropped as submitted, or NULL).  Its next claim
- *   takes ran_as again, replacing that run's own outputs (a summary may be
- *   published when a later step fails); without this mark every trace of
- *   a name, a summary included, means a finished job.
- *
- * Writers return 0 or -errno; readers 1 (found, *out malloc'd), 0 (none
- * for this inode) or -ENOMEM.
- */
-int cairn_attempts_note_submitted(int active_fd, const char *name, ino_t ino, const char *as);
-int cairn_attempts_submitted(int active_fd, const char *name, ino_t ino, char **as);
-void cairn_attempts_forget_submitted(int active_fd, const char *name);
-
-int cairn_attempts_note_handback(int active_fd, const char *back_as, ino_t ino, const char *ran_as,
-                                 const char *submitted);
-int cairn_attempts_handback(int active_fd, const char *back_as, ino_t ino, char **ran_as,
-                            char **submitted);
-void cairn_attempts_forget_handback(int active_fd, const char *back_as);
 
 #endif /* CAIRN_ATTEMPTS_H */

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jsontext.h"
 #include "prom_label.h"
 #include "util.h"
 
@@ -111,7 +112,7 @@ static const char *const type_texts[] = {
                     "directories (non-empty, without ':')"),
     [T_FILE_NAME] = "a plain file name (no '/', not \".\" or \"..\", at most 255 bytes)",
     [T_UINT] = "a non-negative integer",
-    [T_SECONDS] = "a non-negative number of seconds",
+    [T_SECONDS] = "a number of seconds from 0 to 1000000000",
     [T_BOOL] = "true or false",
     [T_LIMITS] = "\"official\" or \"extended\"",
     [T_LOG_LEVEL] = "\"error\", \"warning\", \"info\" or \"debug\"",
@@ -317,25 +318,30 @@ static int refuse(char **err, char *msg)
     return msg != NULL ? -EINVAL : -ENOMEM;
 }
 
+/* Why store() refused k's value, in words, for the value written at where
+ * (a file and line, or "command line"). */
+static int explain(const struct key *k, const struct fault *f, const char *where, char **err)
+{
+    if (f->label != NULL)
+        return refuse(err, cairn_asprintf("%s: key \"%s\": label \"%s\": %s", where, k->name,
+                                          f->label, f->why));
+    if (f->why != NULL && k->type != T_UINT)
+        return refuse(err, cairn_asprintf("%s: key \"%s\": %s (expected %s)", where, k->name,
+                                          f->why, type_texts[k->type]));
+    if (f->why != NULL)
+        return refuse(err, cairn_asprintf("%s: key \"%s\": %s (allowed: %" PRIu64 "..%" PRIu64 ")",
+                                          where, k->name, f->why, k->min, k->max));
+    return refuse(
+        err, cairn_asprintf("%s: key \"%s\": expected %s", where, k->name, type_texts[k->type]));
+}
+
 static int store_or_explain(struct cairn_config *cfg, const struct key *k, const json_t *v,
                             const char *where, char **err)
 {
     struct fault f;
     int rc = store(cfg, k, v, &f);
 
-    if (rc != -EINVAL)
-        return rc;
-    if (f.label != NULL)
-        return refuse(err, cairn_asprintf("%s: key \"%s\": label \"%s\": %s", where, k->name,
-                                          f.label, f.why));
-    if (f.why != NULL && k->type != T_UINT)
-        return refuse(err, cairn_asprintf("%s: key \"%s\": %s (expected %s)", where, k->name, f.why,
-                                          type_texts[k->type]));
-    if (f.why != NULL)
-        return refuse(err, cairn_asprintf("%s: key \"%s\": %s (allowed: %" PRIu64 "..%" PRIu64 ")",
-                                          where, k->name, f.why, k->min, k->max));
-    return refuse(
-        err, cairn_asprintf("%s: key \"%s\": expected %s", where, k->name, type_texts[k->type]));
+    return rc == -EINVAL ? explain(k, &f, where, err) : rc;
 }
 
 /* Defaults are written as text, parsed the way the command line is. */
@@ -377,9 +383,27 @@ int cairn_config_defaults(struct cairn_config *cfg)
     return 0;
 }
 
-int cairn_config_set(struct cairn_config *cfg, const char *key, const char *value, char **err)
+int cairn_config_default_when_uninstalled(struct cairn_config *cfg, const char *build_exe,
+                                          const char *build_plugins)
+{
+    struct stat self, built;
+    char *dir;
+
+    if (stat("/proc/self/exe", &self) != 0 || stat(build_exe, &built) != 0 ||
+        self.st_dev != built.st_dev || self.st_ino != built.st_ino)
+        return 0;
+    if ((dir = strdup(build_plugins)) == NULL)
+        return -ENOMEM;
+    free(cfg->plugin_dir);
+    cfg->plugin_dir = dir;
+    return 0;
+}
+
+int cairn_config_set_option(struct cairn_config *cfg, const char *key, const char *option,
+                            const char *value, char **err)
 {
     const struct key *k = find_key(key);
+    char *where;
     json_t *v;
     int rc;
 
@@ -391,21 +415,104 @@ int cairn_config_set(struct cairn_config *cfg, const char *key, const char *valu
     if (v == NULL && errno == ENOMEM)
         return -ENOMEM; /* not the value's fault: no message to blame it */
     if (v == NULL)
-        return refuse(
-            err, cairn_asprintf("--%s: expected %s, got \"%s\"", key, type_texts[k->type], value));
-    rc = store_or_explain(cfg, k, v, "command line", err);
+        return refuse(err, option != NULL ? cairn_asprintf("%s %s: expected %s", option, value,
+                                                           type_texts[k->type])
+                                          : cairn_asprintf("--%s: expected %s, got \"%s\"", key,
+                                                           type_texts[k->type], value));
+    where = option != NULL ? cairn_asprintf("%s %s", option, value) : NULL;
+    rc = option != NULL && where == NULL
+             ? -ENOMEM
+             : store_or_explain(cfg, k, v, where ? where : "command line", err);
+    free(where);
     json_decref(v);
     return rc;
 }
 
+int cairn_config_set(struct cairn_config *cfg, const char *key, const char *value, char **err)
+{
+    return cairn_config_set_option(cfg, key, NULL, value, err);
+}
+
+/* The file's text, again (jansson keeps no positions, so only an error
+ * pays for a second read).  0, or -1 when it cannot be read. */
+static int read_text(const char *path, struct cairn_buf *text)
+{
+    FILE *f = fopen(path, "re");
+    char chunk[4096];
+    size_t n;
+    int rc = 0;
+
+    if (f == NULL)
+        return -1;
+    while (rc == 0 && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        rc = cairn_buf_append(text, chunk, n);
+    fclose(f);
+    if (rc != 0 || text->data == NULL) {
+        cairn_buf_free(text);
+        return -1;
+    }
+    return 0;
+}
+
+/* "path:LINE", the line where key's value is written, for a message about
+ * it; plain "path" when the file cannot be read again or the key is not
+ * found (an escaped name).  NULL when out of memory. */
+static char *where_key(const char *path, const char *key)
+{
+    struct cairn_buf text = { 0 };
+    const char *val;
+    size_t val_len, line = 1, i;
+
+    if (read_text(path, &text) != 0)
+        return strdup(path);
+    if (!cairn_json_member_text(text.data, text.len, key, &val, &val_len)) {
+        cairn_buf_free(&text);
+        return strdup(path);
+    }
+    for (i = 0; i < (size_t)(val - text.data); i++)
+        line += text.data[i] == '\n';
+    cairn_buf_free(&text);
+    return cairn_asprintf("%s:%zu", path, line);
+}
+
+/* jansson's message for a parse error, with the key named when the error
+ * is a number too big for it (the rest are about the syntax, not a key's
+ * value).  NULL when out of memory. */
+static char *parse_error(const char *path, const json_error_t *e)
+{
+    struct cairn_buf text = { 0 };
+    const char *key;
+    size_t key_len;
+
+    if ((strncmp(e->text, "too big integer", 15) == 0 ||
+         strncmp(e->text, "real number overflow", 20) == 0) &&
+        read_text(path, &text) == 0) {
+        char *msg = NULL;
+
+        if (cairn_json_member_before(text.data, text.len, (size_t)e->position, &key, &key_len))
+            msg = cairn_asprintf("%s:%d:%d: key \"%.*s\": %s", path, e->line, e->column,
+                                 (int)key_len, key, e->text);
+        cairn_buf_free(&text);
+        if (msg != NULL)
+            return msg;
+    }
+    return cairn_asprintf("%s:%d:%d: %s", path, e->line, e->column, e->text);
+}
+
 int cairn_config_load_file(struct cairn_config *cfg, const char *path, char **err)
 {
+    struct stat st;
+    struct fault f;
     json_error_t jerr;
     json_t *root;
     void *it;
     int rc = 0;
 
     *err = NULL;
+    /* jansson would read a directory as an empty file ("'[' or '{'
+     * expected near end of file"). */
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return refuse(err, cairn_asprintf("%s: is a directory, not a configuration file", path));
     errno = 0;
     root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
     /* Not the file's fault: no message to blame it (cairnd says "out of
@@ -415,7 +522,7 @@ int cairn_config_load_file(struct cairn_config *cfg, const char *path, char **er
     if (root == NULL && jerr.line < 0) /* could not read it at all */
         return refuse(err, cairn_asprintf("%s: %s", path, jerr.text));
     if (root == NULL)
-        return refuse(err, cairn_asprintf("%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text));
+        return refuse(err, parse_error(path, &jerr));
     if (json_typeof(root) != JSON_OBJECT) {
         json_decref(root);
         return refuse(err, cairn_asprintf("%s: the configuration must be a JSON object", path));
@@ -425,13 +532,23 @@ int cairn_config_load_file(struct cairn_config *cfg, const char *path, char **er
         const struct key *k = find_key(name);
 
         if (k == NULL) {
-            char *known = known_keys();
-            rc = refuse(err, cairn_asprintf("%s: unknown key \"%s\" (known keys: %s)", path, name,
-                                            known ? known : "?"));
+            char *known = known_keys(), *where = where_key(path, name);
+
+            rc = known == NULL || where == NULL
+                     ? -ENOMEM
+                     : refuse(err, cairn_asprintf("%s: unknown key \"%s\" (known keys: %s)", where,
+                                                  name, known));
             free(known);
+            free(where);
             break;
         }
-        if ((rc = store_or_explain(cfg, k, json_object_iter_value(it), path, err)) != 0)
+        if ((rc = store(cfg, k, json_object_iter_value(it), &f)) == -EINVAL) {
+            char *where = where_key(path, name);
+
+            rc = where != NULL ? explain(k, &f, where, err) : -ENOMEM;
+            free(where);
+        }
+        if (rc != 0)
             break;
     }
     json_decref(root);

@@ -35,6 +35,16 @@ struct cairn_config {
 /* Fills cfg with the built-in defaults.  Returns 0 or -ENOMEM. */
 int cairn_config_defaults(struct cairn_config *cfg);
 
+/* An uninstalled program's default plugin_dir: when this process runs the
+ * very file the build wrote (build_exe, compared by device and inode, so
+ * any path that names it counts), plugin_dir becomes build_plugins, since
+ * the installed directory does not exist yet and the plugins beside it
+ * are the ones built with it; an installed copy keeps the built-in
+ * default.  cairnd and the client each pass their own build path.
+ * 0 or -ENOMEM. */
+int cairn_config_default_when_uninstalled(struct cairn_config *cfg, const char *build_exe,
+                                          const char *build_plugins);
+
 /*
  * NAME     cairn_config_load_file - apply a JSON configuration file
  * RETURNS  0; or -EINVAL/-ENOENT/... with *err set to a message naming the
@@ -46,6 +56,11 @@ int cairn_config_load_file(struct cairn_config *cfg, const char *path, char **er
 
 /* Sets one key from its textual form (command line); same errors. */
 int cairn_config_set(struct cairn_config *cfg, const char *key, const char *value, char **err);
+/* The same, given by option (e.g. "--threads"): a refusal names the option
+ * and the value as typed ("--threads 2000: key \"threads\": out of range
+ * (allowed: 0..1024)"). */
+int cairn_config_set_option(struct cairn_config *cfg, const char *key, const char *option,
+                            const char *value, char **err);
 
 /*
  * NAME     cairn_config_check_dirs - input_dir and output_dir kept apart

@@ -8,7 +8,8 @@
  *                                      when a finished run has the name)
  *   INPUT/.cairn/active/.cairn-KIND.HASH
  *                                      what a job was submitted as, or is
- *                                      handed back as (names.h)
+ *                                      handed back as (marks.h), its crash
+ *                                      count on some file systems
  *   INPUT/.cairn/done/, failed/        its input once it ended
  *   INPUT/.cairn/status/HOST.PID.R.json  each live daemon's status file
  *   OUTPUT/NAME.results.jsonl, NAME.summary.json, NAME.reason.json
@@ -35,5 +36,13 @@
 #define CAIRN_FAILED_DIR     "failed"
 #define CAIRN_STATUS_DIR     "status"
 #define CAIRN_ATTEMPTS_XATTR "user.cairn.attempts"
+
+/* Records beside a claimed job in active/, .cairn-KIND.HASH (names.h):
+ * its crash count where the file system keeps no user attributes
+ * (attempts.h), what it was submitted as and handed back as (marks.h). */
+#define CAIRN_RECORD_PREFIX    ".cairn-"
+#define CAIRN_RECORD_ATTEMPTS  "attempts"
+#define CAIRN_RECORD_SUBMITTED "submitted"
+#define CAIRN_RECORD_HANDBACK  "handback"
 
 #endif /* CAIRN_LAYOUT_H */

@@ -49,18 +49,18 @@ int cairn_spool_open(struct cairn_spool *sp, const char *input_dir, const char *
     state = open_dir_at(sp->in_fd, CAIRN_STATE_DIR, 0755);
     if (state < 0)
         goto fail_rc;
-    *what = ".cairn/active";
+    *what = CAIRN_STATE_DIR "/" CAIRN_ACTIVE_DIR;
     sp->active_fd = open_dir_at(state, CAIRN_ACTIVE_DIR, 0755);
     if (sp->active_fd >= 0) {
-        *what = ".cairn/done";
+        *what = CAIRN_STATE_DIR "/" CAIRN_DONE_DIR;
         sp->done_fd = open_dir_at(state, CAIRN_DONE_DIR, 0755);
     }
     if (sp->done_fd >= 0) {
-        *what = ".cairn/failed";
+        *what = CAIRN_STATE_DIR "/" CAIRN_FAILED_DIR;
         sp->failed_fd = open_dir_at(state, CAIRN_FAILED_DIR, 0755);
     }
     if (sp->failed_fd >= 0) {
-        *what = ".cairn/status";
+        *what = CAIRN_STATE_DIR "/" CAIRN_STATUS_DIR;
         sp->status_fd = open_dir_at(state, CAIRN_STATUS_DIR, 0755);
     }
     close(state);

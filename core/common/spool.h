@@ -83,7 +83,7 @@ int cairn_spool_is_never_taken(const char *name);
  */
 int cairn_spool_claim(const struct cairn_spool *sp, const char *name);
 
-/* The same, into .cairn/active/as: a job name used before (reuse.h);
+/* The same, into .cairn/active/as: a job name used before (claim.h);
  * -EEXIST when as is taken there. */
 int cairn_spool_claim_as(const struct cairn_spool *sp, const char *name, const char *as);
 

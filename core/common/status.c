@@ -4,6 +4,7 @@
 #include "status.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,10 @@ int cairn_status_render(const struct cairn_status_report *st, struct cairn_buf *
     rc |= put_time(out, &st->started);
     rc |= cairn_buf_puts(out, ",\"updated\":");
     rc |= put_time(out, &now);
+    if (st->metrics != NULL) {
+        rc |= cairn_buf_puts(out, ",\"metrics\":");
+        rc |= cairn_buf_json_string(out, st->metrics, strlen(st->metrics));
+    }
     rc |= cairn_buf_puts(out, ",\"active\":[");
     for (size_t i = 0; i < st->n_jobs && rc == 0; i++) {
         const struct cairn_status_job *j = &st->jobs[i];
@@ -77,4 +82,16 @@ char *cairn_status_file_name(void)
     if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
         r = (unsigned int)getpid() ^ (unsigned int)time(NULL);
     return cairn_asprintf("%.64s.%ld.%08x.json", host, (long)getpid(), r);
+}
+
+int cairn_status_is_gone(const json_t *root, const char *this_host)
+{
+    const char *host = json_string_value(json_object_get(root, "host"));
+    json_int_t pid = json_integer_value(json_object_get(root, "pid"));
+
+    if (host == NULL || strcmp(host, this_host) != 0)
+        return 0;
+    if (pid <= 0 || pid != (pid_t)pid)
+        return 1; /* no process of ours ever had it */
+    return kill((pid_t)pid, 0) != 0 && errno != EPERM;
 }

@@ -25,6 +25,7 @@
 #include "reload.h"
 #include "scanner.h"
 #include "tmpfile.h"
+#include "util.h"
 #include "version.h"
 
 /* How often systemd's STATUS= line is refreshed. */
@@ -78,9 +79,30 @@ static void on_watchdog_timer(uv_timer_t *t)
     cairn_notify("WATCHDOG=1");
 }
 
+static void begin_stop(struct cairn_daemon *d, const char *why);
+
+static void input_gone(struct cairn_daemon *d)
+{
+    cairn_log(&d->log, CAIRN_LOG_ERROR, "input directory %s was removed or moved",
+              d->cfg.input_dir);
+    d->runtime_error = 1;
+    begin_stop(d, "input directory gone");
+}
+
+/* Once a second: the status file, and whether the input directory still
+ * has a name.  inotify says IN_DELETE_SELF only once the directory's last
+ * reference goes, and the daemon's own descriptor is one: an `rm -rf` of
+ * the spool is seen here, by its link count. */
 static void on_live_timer(uv_timer_t *t)
 {
-    cairn_daemon_write_status(t->data);
+    struct cairn_daemon *d = t->data;
+    struct stat st;
+
+    if (!d->stopping && fstat(d->spool.in_fd, &st) == 0 && st.st_nlink == 0) {
+        input_gone(d);
+        return;
+    }
+    cairn_daemon_write_status(d);
 }
 
 /* Ends the run once nothing is left to wait for. */
@@ -102,6 +124,8 @@ static void check_done(struct cairn_daemon *d)
 /* File work on the pool is short and waits for no plugin: an abort waits
  * this long for it, so that _exit leaves no temporary behind. */
 #define ABORT_FILE_WAIT_MS 5000
+/* And this long for the metrics, the summaries and the exit after it. */
+#define STOP_MARGIN_MS 5000
 
 /* Ends the run at once, without waiting for workers, which may never
  * return: the pool's file work waited for (bounded), the active jobs let
@@ -120,14 +144,28 @@ static void abort_run(struct cairn_daemon *d, const struct cairn_hang_report *re
                   "temporary file is removed at the next start)",
                   ABORT_FILE_WAIT_MS / 1000);
     cairn_dispatch_abandon(d->dispatch, rep, n);
-    cairn_daemon_write_metrics(d);
+    /* A stop that outlived shutdown_timeout_s is a clean exit (status 0):
+     * its status file goes, as at any clean exit.  A hang's stays, for
+     * `cairn status` to call the run dead, which it is. */
+    if (rep == NULL)
+        cairn_daemon_report_end(d);
+    else
+        cairn_daemon_write_metrics(d);
     close_all(d);
     uv_stop(&d->loop);
 }
 
 static void on_stop_timeout(uv_timer_t *t)
 {
-    abort_run(t->data, NULL, 0);
+    struct cairn_daemon *d = t->data;
+    struct cairn_dispatch_counts c;
+
+    cairn_dispatch_counts(d->dispatch, &c);
+    cairn_log(&d->log, CAIRN_LOG_WARNING,
+              "shutdown_timeout_s (%g s) has passed with %zu job(s) still running: they stay in "
+              "%s/.cairn/active/ for the next start",
+              d->cfg.shutdown_timeout_s, c.active, d->cfg.input_dir);
+    abort_run(d, NULL, 0);
 }
 
 static void begin_stop(struct cairn_daemon *d, const char *why)
@@ -137,11 +175,24 @@ static void begin_stop(struct cairn_daemon *d, const char *why)
     if (d->stopping)
         return;
     d->stopping = 1;
-    cairn_daemon_notify_status(d, "STOPPING=1\n");
     cairn_dispatch_counts(d->dispatch, &c);
+    if (c.active > 0 && d->cfg.shutdown_timeout_s > 0) {
+        /* The drain may take shutdown_timeout_s and the abort's file wait
+         * after it: told so, systemd does not SIGKILL us at the unit's
+         * TimeoutStopSec= first (a kill would count as a run of each
+         * active job that never ended).  It never shortens that timeout. */
+        char extra[96];
+
+        snprintf(extra, sizeof(extra), "STOPPING=1\nEXTEND_TIMEOUT_USEC=%llu\n",
+                 (unsigned long long)(d->cfg.shutdown_timeout_s * 1e6) +
+                     (unsigned long long)(ABORT_FILE_WAIT_MS + STOP_MARGIN_MS) * 1000ULL);
+        cairn_daemon_notify_status(d, extra);
+    } else {
+        cairn_daemon_notify_status(d, "STOPPING=1\n");
+    }
     cairn_log(&d->log, CAIRN_LOG_INFO,
               "%s: no new jobs; waiting for %zu active job(s), "
-              "at most %.0f s",
+              "at most %g s",
               why, c.active, d->cfg.shutdown_timeout_s);
     if (d->watching) {
         cairn_watch_stop(&d->watch);
@@ -167,21 +218,77 @@ static void on_watch(struct cairn_watch *w, enum cairn_watch_event ev, const cha
         cairn_dispatch_scan(d->dispatch, CAIRN_SCAN_FULL);
         break;
     case CAIRN_WATCH_IGNORED: cairn_dispatch_ignored(d->dispatch, name); break;
-    case CAIRN_WATCH_GONE:
-        cairn_log(&d->log, CAIRN_LOG_ERROR, "input directory %s was removed or moved",
-                  d->cfg.input_dir);
-        d->runtime_error = 1;
-        begin_stop(d, "input directory gone");
-        break;
+    case CAIRN_WATCH_GONE: input_gone(d); break;
     }
 }
 
+/* Why inotify may refuse, for the operator who must raise a limit. */
+static const char *watch_hint(int rc)
+{
+    switch (rc) {
+    case UV_EMFILE:
+        return " (the user's inotify instances, sysctl fs.inotify.max_user_instances, or this "
+               "process's open files, LimitNOFILE=, are used up)";
+    case UV_ENOSPC:
+        return " (the user's inotify watches, sysctl fs.inotify.max_user_watches, are used up)";
+    default: return "";
+    }
+}
+
+/* Starts the inotify watch.  Where inotify refuses for want of a resource
+ * (its per-user limits are shared by every program of the user, and a
+ * busy host runs out), jobs are still found by the rescans, only later,
+ * and each rescan tries again: the daemon keeps working rather than exit.
+ * These errors come from inotify_init1 and inotify_add_watch only, before
+ * watch.c has a libuv handle to close, so a retry starts from nothing.
+ * 0, or the error when the start must fail. */
+static int start_watch(struct cairn_daemon *d)
+{
+    int rc = cairn_watch_start(&d->watch, &d->loop, d->cfg.input_dir, d->spool.in_fd, on_watch, d);
+
+    d->watching = rc == 0;
+    if (rc == 0) {
+        if (d->watch_refused)
+            cairn_log(&d->log, CAIRN_LOG_INFO,
+                      "watching %s with inotify again: job files are taken as soon as they are "
+                      "ready",
+                      d->cfg.input_dir);
+        d->watch_refused = 0;
+        return 0;
+    }
+    if (d->watch_refused)
+        return 0; /* said already */
+    /* Only a limit is waited out; any other refusal (the directory's
+     * permissions, say) is the operator's to fix, and the start fails. */
+    if (!cairn_is_out_of_resources(rc)) {
+        cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot watch %s: %s", d->cfg.input_dir,
+                  uv_strerror(rc));
+        return rc;
+    }
+    if (d->cfg.rescan_interval_s <= 0) {
+        cairn_log(&d->log, CAIRN_LOG_ERROR,
+                  "cannot watch %s: %s%s; with rescan_interval_s 0 no job would be found "
+                  "(give it a period to run without inotify)",
+                  d->cfg.input_dir, uv_strerror(rc), watch_hint(rc));
+        return rc;
+    }
+    d->watch_refused = 1;
+    cairn_log(&d->log, CAIRN_LOG_WARNING,
+              "cannot watch %s with inotify: %s%s; finding job files by rescanning every %g s "
+              "instead, and trying again at each",
+              d->cfg.input_dir, uv_strerror(rc), watch_hint(rc), d->cfg.rescan_interval_s);
+    return 0;
+}
+
 /* active/ too: a job stranded there (its daemon died, or a claim whose
- * open failed) runs without waiting for a restart. */
+ * open failed) runs without waiting for a restart.  The watch first, if
+ * inotify refused it: what it misses until then, this scan finds. */
 static void on_rescan_timer(uv_timer_t *t)
 {
     struct cairn_daemon *d = t->data;
 
+    if (d->watch_refused && !d->stopping)
+        (void)start_watch(d);
     cairn_dispatch_scan(d->dispatch, CAIRN_SCAN_FULL | CAIRN_SCAN_ACTIVE);
 }
 
@@ -194,10 +301,26 @@ static void log_plugins(const struct cairn_daemon *d);
 static void start_timers(struct cairn_daemon *d);
 
 /* SIGHUP: swap in a new configuration and plugin set, or keep the old. */
+/* Plugins of the old set that the new one lacks: said, since records
+ * naming them get unknown_variant from now on. */
+static void log_gone_plugins(struct cairn_daemon *d, const struct cairn_registry *old,
+                             const struct cairn_registry *now)
+{
+    size_t i;
+
+    for (i = 0; i < old->n_plugins; i++)
+        if (cairn_registry_find(now, old->plugins[i].desc->name) == NULL)
+            cairn_log(&d->log, CAIRN_LOG_WARNING,
+                      "reload: plugin %s (%s) is gone: records naming it get unknown_variant "
+                      "from now on",
+                      old->plugins[i].desc->name, old->plugins[i].path);
+}
+
 static void reload(struct cairn_daemon *d)
 {
     const struct cairn_reload_in in = { .old = &d->cfg,
                                         .config_file = d->config_file,
+                                        .defaults = d->defaults,
                                         .apply_overrides = d->apply_overrides,
                                         .overrides_data = d->overrides_data,
                                         .log = &d->log };
@@ -212,13 +335,14 @@ static void reload(struct cairn_daemon *d)
         cairn_config_free(&nc);
         return;
     }
+    log_gone_plugins(d, &d->plugins->reg, &ps->reg);
     cairn_plugin_set_unref(d->plugins);
     d->plugins = ps;
     cairn_config_free(&d->cfg);
     d->cfg = nc;
     /* Borrowed from the configuration just freed: point it at the new one. */
     cairn_metrics_set_labels(&d->metrics, d->cfg.metrics_labels);
-    d->log.level = d->cfg.log_level;
+    cairn_log_set_level(&d->log, d->cfg.log_level);
     if (d->cfg.umask >= 0)
         umask((mode_t)d->cfg.umask);
     start_timers(d);
@@ -236,8 +360,20 @@ static void on_signal(uv_signal_t *s, int signum)
         cairn_notify_reloading();
         reload(d);
         cairn_daemon_notify_status(d, "READY=1\n");
-    } else
+    } else if (d->stopping) {
+        /* Said, so that an operator who sends it again sees it was heard
+         * and what a harder stop would cost. */
+        struct cairn_dispatch_counts c;
+
+        cairn_dispatch_counts(d->dispatch, &c);
+        cairn_log(&d->log, CAIRN_LOG_INFO,
+                  "%s again: already stopping, %zu active job(s) left to finish within "
+                  "shutdown_timeout_s (%g s from the first); a SIGKILL now counts as a run of each "
+                  "that never ended",
+                  signum == SIGTERM ? "SIGTERM" : "SIGINT", c.active, d->cfg.shutdown_timeout_s);
+    } else {
         begin_stop(d, signum == SIGTERM ? "SIGTERM" : "SIGINT");
+    }
 }
 
 /* ---- a plugin call that never returns -----------------------------------
@@ -393,21 +529,21 @@ int cairn_daemon_run(struct cairn_daemon *d)
         rc = cairn_dispatch_new(d, check_done, &d->dispatch);
     if (rc == 0)
         cairn_dispatch_recover(d->dispatch);
-    if (rc == 0 && !d->once) {
-        rc = cairn_watch_start(&d->watch, &d->loop, d->cfg.input_dir, d->spool.in_fd, on_watch, d);
-        d->watching = rc == 0;
-        if (rc != 0)
-            cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot watch %s: %s", d->cfg.input_dir,
-                      uv_strerror(rc));
-    }
+    if (rc == 0 && !d->once)
+        rc = start_watch(d);
     if (rc != 0) {
         close_all(d);
         uv_run(&d->loop, UV_RUN_DEFAULT);
         goto out;
     }
     log_plugins(d);
+    /* Before "watching", which tests and operators wait for. */
+    (void)cairn_daemon_survey_status_files(d);
     cairn_log(&d->log, CAIRN_LOG_INFO, "%s %s: %u worker thread(s), output %s",
-              d->once ? "processing" : "watching", d->cfg.input_dir, threads, d->cfg.output_dir);
+              d->once       ? "processing"
+              : d->watching ? "watching"
+                            : "rescanning",
+              d->cfg.input_dir, threads, d->cfg.output_dir);
 
     /* Before the loop serves anything, so it is on nobody's path; another
      * daemon's temporaries are locked, and left alone (tmpfile.h). */
@@ -425,7 +561,8 @@ int cairn_daemon_run(struct cairn_daemon *d)
                   d->cfg.input_dir, uv_strerror(rc));
     cairn_dispatch_scan(d->dispatch, CAIRN_SCAN_FULL);
     start_timers(d);
-    uv_timer_start(&d->live_timer, on_live_timer, 1000, 1000);
+    /* The status file at once: `cairn status` right after a start finds it. */
+    uv_timer_start(&d->live_timer, on_live_timer, 0, 1000);
     start_notify(d);
     if (d->once)
         cairn_progress_start(d);
@@ -435,8 +572,14 @@ int cairn_daemon_run(struct cairn_daemon *d)
     cairn_dispatch_counts(d->dispatch, &d->final);
     if (cairn_dispatch_left_behind(d->dispatch))
         d->runtime_error = 1;
-    if (d->abandoned)
+    if (d->abandoned) {
+        if (!d->runtime_error)
+            cairn_log(&d->log, CAIRN_LOG_INFO,
+                      "stopped: %llu job(s) ok, %llu failed, %zu left for the next start",
+                      (unsigned long long)d->final.jobs_ok,
+                      (unsigned long long)d->final.jobs_failed, d->final.active);
         return 0; /* workers still run: no cleanup */
+    }
     cairn_log(&d->log, CAIRN_LOG_INFO, "stopped: %llu job(s) ok, %llu failed",
               (unsigned long long)d->final.jobs_ok, (unsigned long long)d->final.jobs_failed);
 out:

@@ -12,7 +12,7 @@
  *          once and threads (the solvers; the pool was sized with
  *          CAIRN_IO_THREADS more) set; plugins loaded
  * RETURNS  0 when it ran and stopped (how it went is in d: runtime_error,
- *          jobs_ok, jobs_failed, abandoned); a negative errno when it
+ *          final.jobs_ok, final.jobs_failed, abandoned); a negative errno when it
  *          could not start.  main.c turns that into an exit status.
  */
 int cairn_daemon_run(struct cairn_daemon *d);

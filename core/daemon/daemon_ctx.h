@@ -2,19 +2,23 @@
  * daemon_ctx.h - the spool daemon's one owned context.
  *
  * What the whole daemon shares lives in struct cairn_daemon, reached from
- * every callback, and touched on the loop thread only, but for two parts
+ * every callback, and touched on the loop thread only, but for the parts
  * pool threads reach through pointers: the hang monitor's slots (each
- * worker writes its own, lock-free, hang.h) and the spool's folder
- * descriptors, which a job's start and finish use and a scan may re-point
- * in place (dup2, spool.h) without changing their numbers.  Workers
- * otherwise see batches, starting and finishing jobs and the scanner's
- * work item, never the daemon.
+ * worker writes its own, lock-free, hang.h), the pool's idle scratch
+ * (under its mutex, pool.h), the count of file work in flight (atomic,
+ * inflight.h), the log's settings (a job's file work logs), and the
+ * spool's folder descriptors, which a job's start and finish use and a
+ * scan or a finish may re-point in place (dup2, spool.h) without changing
+ * their numbers.  Workers otherwise see batches, starting and finishing
+ * jobs and the scanner's work item, never the daemon.
  *
  * daemon.c owns it (main.c fills in what the command line says before the
  * run): the loop, the configuration, the plugins, signals and timers, and
  * the run's life.  The two parts with state of their own keep it private
  * behind a pointer: which jobs run when (daemon_dispatch.c) and what the
- * daemon says about itself (daemon_report.c).  The others only read it.
+ * daemon says about itself (daemon_report.c).  The others assign none of
+ * its fields; the parts with an owner of their own (metrics, spool, log)
+ * they change only through that owner's functions.
  */
 #ifndef CAIRN_DAEMON_CTX_H
 #define CAIRN_DAEMON_CTX_H
@@ -29,7 +33,7 @@
 #include "inflight.h"
 #include "log.h"
 #include "metrics.h"
-#include "plugin_loader.h"
+#include "registry.h"
 #include "plugin_set.h"
 #include "spool.h"
 #include "watch.h"
@@ -50,7 +54,8 @@ struct cairn_daemon {
     uv_loop_t loop;
     struct cairn_config cfg;
     struct cairn_log log;
-    const char *config_file; /* re-read on SIGHUP; NULL = none */
+    const char *config_file;                   /* re-read on SIGHUP; NULL = none */
+    int (*defaults)(struct cairn_config *cfg); /* as at start, again on SIGHUP */
     int (*apply_overrides)(struct cairn_config *cfg, char **err, void *data);
     void *overrides_data; /* the command line, re-applied on SIGHUP */
 
@@ -83,6 +88,7 @@ struct cairn_daemon {
     int finished;  /* handles are closing; the loop ends */
     int abandoned; /* shutdown timed out with jobs running */
     int watching;
+    int watch_refused; /* inotify refused: jobs found by rescans, and it is tried again */
     uint64_t start_ns;
     /* The dispatcher's counts when the run ended, for main()'s exit status
      * and the last log line. */

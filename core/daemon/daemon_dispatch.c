@@ -13,10 +13,12 @@
 #include "daemon_dispatch.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "attempts.h"
 #include "daemon_ctx.h"
 #include "daemon_report.h"
 #include "job.h"
@@ -58,7 +60,8 @@ struct running {
     struct running *prev;
     struct running *next;
     struct cairn_job *job;
-    char name[]; /* NAME.jsonl, as queued */
+    uint64_t bytes_counted; /* of its bytes read, those in cairn_bytes_read_total */
+    char name[];            /* NAME.jsonl, as queued */
 };
 
 struct cairn_dispatch {
@@ -174,8 +177,17 @@ static void on_job_batch(void *data, const struct cairn_registry *reg,
 {
     struct running *r = data;
 
+    struct cairn_job_info info;
+
     cairn_metrics_add_tally(&r->s->d->metrics, reg, batch);
     r->s->counts.records += batch->records;
+    /* Bytes as they are read, like the records: a long job's rate shows
+     * while it runs, not in one step at its end. */
+    cairn_job_info(r->job, &info);
+    if (info.bytes_read > r->bytes_counted) {
+        cairn_metrics_add_bytes(&r->s->d->metrics, info.bytes_read - r->bytes_counted);
+        r->bytes_counted = info.bytes_read;
+    }
 }
 
 /* Looks again, on the pool, for a file of this name in the spool: one may
@@ -220,7 +232,8 @@ static void on_job_end(void *data, struct cairn_job *job, enum cairn_job_outcome
     s->active--;
     s->bytes_ended += info.size;
     cairn_daemon_status_changed(d);
-    cairn_metrics_add_bytes(&d->metrics, info.bytes_read);
+    if (info.bytes_read > r->bytes_counted)
+        cairn_metrics_add_bytes(&d->metrics, info.bytes_read - r->bytes_counted);
     cairn_namemap_remove(&s->names, r->name);
     switch (outcome) {
     case CAIRN_JOB_DONE:
@@ -275,6 +288,7 @@ static int start_job(struct cairn_dispatch *s, const char *name, int recovered)
         return -ENOMEM;
     memcpy(r->name, name, n + 1);
     r->s = s;
+    r->bytes_counted = 0;
     env = (struct cairn_job_env){ .loop = &d->loop,
                                   .pool = &d->pool,
                                   .file_work = &d->file_work,
@@ -585,15 +599,17 @@ const char *cairn_dispatch_owner_name(const struct cairn_dispatch *s, const void
     return NULL;
 }
 
-/* Whether the job is among those whose plugin call never returned. */
-static int is_hung(const struct cairn_job *job, const struct cairn_hang_report *rep, size_t n)
+/* The job's hang report among rep[0..n) (its plugin call never
+ * returned), or NULL. */
+static const struct cairn_hang_report *hang_of(const struct cairn_job *job,
+                                               const struct cairn_hang_report *rep, size_t n)
 {
     size_t i;
 
     for (i = 0; i < n; i++)
         if (cairn_job_owns(job, rep[i].owner))
-            return 1;
-    return 0;
+            return &rep[i];
+    return NULL;
 }
 
 void cairn_dispatch_abandon(struct cairn_dispatch *s, const struct cairn_hang_report *rep, size_t n)
@@ -602,8 +618,17 @@ void cairn_dispatch_abandon(struct cairn_dispatch *s, const struct cairn_hang_re
 
     /* Workers may still hold these jobs' batches: leave the memory to the
      * process exit, but remove temporary files so nothing stray remains. */
-    for (r = s->jobs; r != NULL; r = r->next)
-        cairn_job_abandon(r->job, is_hung(r->job, rep, n));
+    for (r = s->jobs; r != NULL; r = r->next) {
+        const struct cairn_hang_report *h = hang_of(r->job, rep, n);
+        char why[CAIRN_ATTEMPTS_NOTE_MAX];
+
+        if (h != NULL)
+            snprintf(why, sizeof(why),
+                     "line %llu, plugin %s, a call still running after %.0f s (solve_timeout_s "
+                     "%g)",
+                     (unsigned long long)h->line, h->plugin, h->seconds, s->d->cfg.solve_timeout_s);
+        cairn_job_abandon(r->job, h != NULL ? why : NULL);
+    }
 }
 
 void cairn_dispatch_stop(struct cairn_dispatch *s)

@@ -5,9 +5,14 @@
 #include "daemon_report.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon_ctx.h"
@@ -28,6 +33,8 @@ struct cairn_daemon_report {
     int status_failing;      /* the last status write failed (said once) */
     char *status_name;       /* this daemon's file in .cairn/status/, or NULL */
     uint64_t live_ns;        /* when it was last written */
+    char *metrics_path;      /* the metrics file's real path, for the status file */
+    char *metrics_for;       /* ... made for this metrics_file (a reload may change it) */
 };
 
 int cairn_daemon_report_new(struct cairn_daemon *d, struct cairn_daemon_report **out)
@@ -48,7 +55,112 @@ void cairn_daemon_report_free(struct cairn_daemon_report *r)
     if (r == NULL)
         return;
     free(r->status_name);
+    free(r->metrics_path);
+    free(r->metrics_for);
     free(r);
+}
+
+/* The real path of the metrics file this daemon writes, made again when
+ * metrics_file changed; NULL when it cannot be made (the status file then
+ * leaves it out). */
+static const char *metrics_path(struct cairn_daemon *d)
+{
+    struct cairn_daemon_report *r = d->report;
+    char dir[PATH_MAX];
+
+    if (r->metrics_for != NULL && strcmp(r->metrics_for, d->cfg.metrics_file) == 0)
+        return r->metrics_path;
+    free(r->metrics_path);
+    free(r->metrics_for);
+    r->metrics_path = NULL;
+    r->metrics_for = strdup(d->cfg.metrics_file);
+    if (r->metrics_for != NULL && realpath(d->cfg.output_dir, dir) != NULL)
+        r->metrics_path = cairn_asprintf("%s/%s", dir, d->cfg.metrics_file);
+    return r->metrics_path;
+}
+
+struct survey {
+    struct cairn_daemon *d;
+    const char *mine; /* our metrics file, or NULL */
+    time_t now;
+    int shared;
+};
+
+/* A status file left this long by a pid of this host that no longer runs
+ * is a killed daemon's, and only clutters `cairn status` ("gone"): well
+ * past CAIRN_STATUS_STALE_S, so that no live daemon's is ever taken. */
+#define GONE_AFTER_S 60
+
+/* One other daemon's status file: a live one's naming our metrics file
+ * (warned), or a dead one's of this host (removed). */
+static int survey_one(void *data, const char *name)
+{
+    struct survey *sv = data;
+    struct cairn_daemon *d = sv->d;
+    const char *theirs, *host;
+    long long pid;
+    char text[4096];
+    struct stat st;
+    json_t *root;
+    ssize_t n;
+    int fd;
+
+    if (name[0] == '.' ||
+        (d->report->status_name != NULL && strcmp(name, d->report->status_name) == 0))
+        return 0;
+    fd = openat(d->spool.status_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno != ENOENT) /* gone meanwhile: an exit, nothing to say */
+            cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot read .cairn/status/%s: %s", name,
+                      strerror(errno));
+        return 0;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return 0;
+    }
+    if ((n = read(fd, text, sizeof(text) - 1)) < 0)
+        cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot read .cairn/status/%s: %s", name,
+                  strerror(errno));
+    close(fd);
+    if (n <= 0)
+        return 0;
+    text[n] = '\0';
+    root = json_loads(text, 0, NULL);
+    theirs = json_string_value(json_object_get(root, "metrics"));
+    host = json_string_value(json_object_get(root, "host"));
+    pid = json_integer_value(json_object_get(root, "pid"));
+    /* pid > 0: only a file a daemon surely wrote is removed. */
+    if (sv->now - st.st_mtime > GONE_AFTER_S && pid > 0 && cairn_status_is_gone(root, d->host)) {
+        if (unlinkat(d->spool.status_fd, name, 0) == 0)
+            cairn_log(&d->log, CAIRN_LOG_INFO,
+                      "removed .cairn/status/%s: the daemon that wrote it (pid %lld on this "
+                      "host) is gone",
+                      name, pid);
+    } else if (sv->mine != NULL && sv->now - st.st_mtime <= (time_t)CAIRN_STATUS_STALE_S &&
+               theirs != NULL && strcmp(theirs, sv->mine) == 0) {
+        cairn_log(&d->log, CAIRN_LOG_WARNING,
+                  "another daemon (%s pid %lld, .cairn/status/%s) writes the same metrics file "
+                  "%s: their counters overwrite each other, and Prometheus reads resets; give "
+                  "each daemon its own metrics_file",
+                  host != NULL ? host : "?", pid, name, sv->mine);
+        sv->shared = 1;
+    }
+    json_decref(root);
+    return 0;
+}
+
+int cairn_daemon_survey_status_files(struct cairn_daemon *d)
+{
+    struct survey sv = { .d = d, .mine = metrics_path(d), .now = time(NULL) };
+    int rc = cairn_dir_each(d->spool.status_fd, survey_one, &sv);
+
+    if (rc < 0)
+        cairn_log(&d->log, CAIRN_LOG_WARNING,
+                  "cannot read .cairn/status/ to look at the other daemons: %s (a metrics file "
+                  "shared with one goes unwarned, and a killed daemon's status file stays)",
+                  uv_strerror(rc));
+    return sv.shared;
 }
 
 void cairn_daemon_notify_status(struct cairn_daemon *d, const char *extra)
@@ -65,8 +177,9 @@ void cairn_daemon_notify_status(struct cairn_daemon *d, const char *extra)
     r->status_ns = now;
     r->status_records = c.records;
     snprintf(msg, sizeof(msg),
-             "%sSTATUS=%s%zu queued, %zu active, %llu done, %llu failed; %.0f records/s",
-             extra ? extra : "", d->stopping ? "stopping: " : "", c.queued, c.active,
+             "%sSTATUS=%s%s%zu queued, %zu active, %llu done, %llu failed; %.0f records/s",
+             extra ? extra : "", d->stopping ? "stopping: " : "",
+             d->watch_refused ? "no inotify, rescanning: " : "", c.queued, c.active,
              (unsigned long long)c.jobs_ok, (unsigned long long)c.jobs_failed, rate);
     cairn_notify(msg);
 }
@@ -256,6 +369,7 @@ void cairn_daemon_write_status(struct cairn_daemon *d)
                                        .pid = (long)getpid(),
                                        .version = CAIRN_VERSION,
                                        .started = d->started_real,
+                                       .metrics = metrics_path(d),
                                        .jobs = jobs.v,
                                        .n_jobs = jobs.n };
     rc = cairn_status_render(&st, &text);

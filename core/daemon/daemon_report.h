@@ -47,6 +47,13 @@ void cairn_daemon_write_metrics_async(struct cairn_daemon *d);
  * while jobs run, and once more when the set of jobs changed. */
 void cairn_daemon_write_status(struct cairn_daemon *d);
 
+/* At start, the other daemons' status files: warns for each live daemon
+ * (a file updated within CAIRN_STATUS_STALE_S) that writes the same
+ * metrics file as this one, and removes the files of daemons of this host
+ * that are gone (killed: a clean exit removes its own).  Returns 1 when a
+ * shared metrics file was found, else 0. */
+int cairn_daemon_survey_status_files(struct cairn_daemon *d);
+
 /* The set of running jobs changed: written into the status file at the
  * next tick, or at once after a quiet spell, so that a job that began then
  * is shown without waiting. */

@@ -53,7 +53,7 @@ static void sink_end(struct cairn_stream *s, int status)
 
 int cairn_filter_run(uv_loop_t *loop, struct cairn_pool *pool, const struct cairn_record_ctx *ctx,
                      size_t max_line_bytes, uv_file in_fd, uv_file out_fd,
-                     struct cairn_tally *tally)
+                     struct cairn_tally *tally, enum cairn_filter_side *side)
 {
     struct filter f = { .out_fd = out_fd };
     struct cairn_fd_source fs;
@@ -76,6 +76,7 @@ int cairn_filter_run(uv_loop_t *loop, struct cairn_pool *pool, const struct cair
     uv_run(loop, UV_RUN_DEFAULT);
     if (rc == 0 && !f.done)
         rc = -EIO; /* the loop ran dry before the stream ended: a bug */
+    *side = f.write_error ? CAIRN_FILTER_WRITING : CAIRN_FILTER_READING;
     if (rc == 0)
         rc = f.write_error ? f.write_error : f.status;
     cairn_tally_add(tally, &s.tally);

@@ -21,9 +21,10 @@
 #include "filter.h"
 #include "hang.h"
 #include "log.h"
-#include "plugin_loader.h"
+#include "registry.h"
 #include "record.h"
 #include "summary.h"
+#include "util.h"
 #include "version.h"
 
 #ifndef CAIRN_SYSCONF_FILE
@@ -95,6 +96,11 @@ static const char *const override_key[N_OVERRIDES] = { [O_INPUT - O_INPUT] = "in
                                                        [O_PLUGINS - O_INPUT] = "plugin_dir",
                                                        [O_THREADS - O_INPUT] = "threads",
                                                        [O_LIMITS - O_INPUT] = "limits" };
+static const char *const override_option[N_OVERRIDES] = { [O_INPUT - O_INPUT] = "--input",
+                                                          [O_OUTPUT - O_INPUT] = "--output",
+                                                          [O_PLUGINS - O_INPUT] = "--plugins",
+                                                          [O_THREADS - O_INPUT] = "--threads",
+                                                          [O_LIMITS - O_INPUT] = "--limits" };
 
 struct cli {
     enum mode mode;
@@ -109,7 +115,8 @@ struct cli {
 static int set_mode(struct cli *cli, enum mode m)
 {
     if (cli->mode_set && cli->mode != m) {
-        fprintf(stderr, "cairnd: choose one of --once, --filter, --check, --list-plugins\n");
+        cairn_say(CAIRN_LOG_ERROR, "cairnd",
+                  "choose one of --once, --filter, --check, --list-plugins");
         return -EINVAL;
     }
     cli->mode = m;
@@ -136,7 +143,8 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
     int c, rc = 0;
 
     memset(cli, 0, sizeof(*cli));
-    while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+    opterr = 0; /* getopt's own messages would name argv[0] and carry no <N> */
+    while ((c = getopt_long(argc, argv, ":c:h", opts, NULL)) != -1) {
         switch (c) {
         case 'c': cli->config_file = optarg; break;
         case O_INPUT:
@@ -152,19 +160,25 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
         case 'h':
         case O_HELP: rc = set_mode(cli, MODE_HELP); break;
         case O_SUMMARY: cli->summary = 1; break;
-        default: return -EINVAL;
+        default: { /* ':' or '?' */
+            char what[256];
+
+            cairn_option_error(c, optopt, argv[optind - 1], what, sizeof(what));
+            cairn_say(CAIRN_LOG_ERROR, "cairnd", "%s", what);
+            return -EINVAL;
+        }
         }
         if (rc != 0)
             return rc;
     }
     if (optind < argc) {
-        fprintf(stderr, "cairnd: unexpected argument \"%s\"\n", argv[optind]);
+        cairn_say(CAIRN_LOG_ERROR, "cairnd", "unexpected argument \"%s\"", argv[optind]);
         return -EINVAL;
     }
     if (cli->summary && cli->mode != MODE_FILTER) {
         /* Jobs have their summary files; silently ignoring it would hide
          * a mistaken command line. */
-        fprintf(stderr, "cairnd: --summary goes with --filter\n");
+        cairn_say(CAIRN_LOG_ERROR, "cairnd", "--summary goes with --filter");
         return -EINVAL;
     }
     return 0;
@@ -177,30 +191,30 @@ static int apply_overrides(struct cairn_config *cfg, char **err, void *data)
 
     for (i = 0; i < N_OVERRIDES; i++)
         if (cli->values[i] != NULL &&
-            cairn_config_set(cfg, override_key[i], cli->values[i], err) != 0)
+            cairn_config_set_option(cfg, override_key[i], override_option[i], cli->values[i],
+                                    err) != 0)
             return -EINVAL;
     return 0;
 }
 
-/* 1 when this is the cairnd meson built, run from its build tree, not an
- * installed copy: /proc/self/exe is the file the build wrote. */
-static int uninstalled(void)
+/* The built-in settings.  An uninstalled cairnd's default plugin_dir is
+ * the build tree's: the installed one does not exist yet, and the plugins
+ * beside it are the ones built with it.  At start and on every SIGHUP. */
+static int daemon_defaults(struct cairn_config *cfg)
 {
-#ifdef CAIRN_BUILD_EXE
-    struct stat self, built;
-
-    /* The same file, whatever path (a symlink, a bind mount) named it. */
-    return stat("/proc/self/exe", &self) == 0 && stat(CAIRN_BUILD_EXE, &built) == 0 &&
-           self.st_dev == built.st_dev && self.st_ino == built.st_ino;
-#else
-    return 0;
+    if (cairn_config_defaults(cfg) != 0)
+        return -ENOMEM;
+#if defined(CAIRN_BUILD_EXE) && defined(CAIRN_BUILD_PLUGIN_DIR)
+    if (cairn_config_default_when_uninstalled(cfg, CAIRN_BUILD_EXE, CAIRN_BUILD_PLUGIN_DIR) != 0) {
+        cairn_config_free(cfg);
+        return -ENOMEM;
+    }
 #endif
+    return 0;
 }
 
 /* Defaults, then the file, then the command line.  *file_out is the file
- * that was read (NULL for none), for SIGHUP to read again.  An uninstalled
- * cairnd's default plugin_dir is the build tree's: the installed one does
- * not exist yet, and the plugins beside it are the ones built with it. */
+ * that was read (NULL for none), for SIGHUP to read again. */
 static int settle_config(const struct cli *cli, struct cairn_config *cfg, const char **file_out)
 {
     const char *file = cli->config_file;
@@ -208,23 +222,10 @@ static int settle_config(const struct cli *cli, struct cairn_config *cfg, const 
     struct stat st;
     int rc;
 
-    if (cairn_config_defaults(cfg) != 0) {
-        fputs("cairnd: out of memory setting up the configuration\n", stderr);
+    if (daemon_defaults(cfg) != 0) {
+        cairn_say(CAIRN_LOG_ERROR, "cairnd", "out of memory setting up the configuration");
         return -ENOMEM;
     }
-#ifdef CAIRN_BUILD_PLUGIN_DIR
-    if (uninstalled()) {
-        char *dir = strdup(CAIRN_BUILD_PLUGIN_DIR);
-
-        if (dir == NULL) {
-            fputs("cairnd: out of memory setting up the configuration\n", stderr);
-            cairn_config_free(cfg);
-            return -ENOMEM;
-        }
-        free(cfg->plugin_dir);
-        cfg->plugin_dir = dir;
-    }
-#endif
     if (file == NULL && stat(CAIRN_SYSCONF_FILE, &st) == 0)
         file = CAIRN_SYSCONF_FILE;
     if (file != NULL && cairn_config_load_file(cfg, file, &err) != 0)
@@ -238,7 +239,8 @@ static int settle_config(const struct cli *cli, struct cairn_config *cfg, const 
     return 0;
 fail:
     /* No message: the only failure that writes none is memory running out. */
-    fprintf(stderr, "cairnd: %s\n", err ? err : "out of memory reading the configuration");
+    cairn_say(CAIRN_LOG_ERROR, "cairnd", "%s",
+              err ? err : "out of memory reading the configuration");
     rc = err != NULL ? -EINVAL : -ENOMEM;
     free(err);
     cairn_config_free(cfg);
@@ -332,13 +334,18 @@ static int print_plugins(const struct cairn_registry *reg)
     return 0;
 }
 
+/* threads as the daemon would settle it: 0 in the configuration means
+ * one per CPU, and the count it would start is what an operator checks. */
 static int print_check(const struct cairn_config *cfg, const struct cairn_registry *reg)
 {
-    printf("configuration ok: input_dir=%s output_dir=%s plugin_dir=%s threads=%llu "
+    unsigned cpus = uv_available_parallelism();
+
+    printf("configuration ok: input_dir=%s output_dir=%s plugin_dir=%s threads=%llu%s "
            "limits=%s\n",
            cfg->input_dir ? cfg->input_dir : "(unset)",
            cfg->output_dir ? cfg->output_dir : "(unset)", cfg->plugin_dir,
-           (unsigned long long)cfg->threads,
+           cfg->threads ? (unsigned long long)cfg->threads : (unsigned long long)(cpus ? cpus : 1),
+           cfg->threads ? "" : " (one per CPU)",
            cfg->limits == CAIRN_LIMITS_EXTENDED ? "extended" : "official");
     printf("%zu plugin(s) loaded:\n", reg->n_plugins);
     return print_plugins(reg);
@@ -377,7 +384,7 @@ static void filter_hung(struct cairn_hang *h, const struct cairn_hang_report *r,
                   (unsigned long long)r[i].line, r[i].plugin, r[i].seconds,
                   (double)h->timeout_ns / 1e9);
     fflush(NULL);
-    _exit(EXIT_RUNTIME);
+    cairn_exit_now(EXIT_RUNTIME);
 }
 
 /* The counts of a --filter run, one JSON line on stderr: stdout carries
@@ -403,6 +410,7 @@ static int run_filter(const struct cairn_config *cfg, const struct cairn_log *lo
                                     .default_limits = cfg->limits,
                                     .default_variant = cfg->default_variant,
                                     .hang = &hang };
+    enum cairn_filter_side side = CAIRN_FILTER_READING;
     struct cairn_tally tally;
     struct cairn_pool pool;
     uv_loop_t loop;
@@ -430,9 +438,14 @@ static int run_filter(const struct cairn_config *cfg, const struct cairn_log *lo
      * never idle while the loop thread reads. */
     rc = cairn_pool_init(&pool, &loop, 2 * (size_t)threads + 2, CAIRN_BATCH_BYTES);
     if (rc == 0)
-        rc = cairn_filter_run(&loop, &pool, &ctx, cfg->max_line_bytes, 0, 1, &tally);
-    if (rc != 0)
-        cairn_log(log, CAIRN_LOG_ERROR, "--filter stopped: %s", uv_strerror(rc));
+        rc = cairn_filter_run(&loop, &pool, &ctx, cfg->max_line_bytes, 0, 1, &tally, &side);
+    if (rc == -ENOMEM)
+        cairn_log(log, CAIRN_LOG_ERROR, "--filter stopped: out of memory");
+    else if (rc != 0)
+        cairn_log(log, CAIRN_LOG_ERROR, "--filter stopped: %s: %s",
+                  side == CAIRN_FILTER_WRITING ? "writing standard output"
+                                               : "reading standard input",
+                  uv_strerror(rc));
     cairn_log(log, CAIRN_LOG_DEBUG, "--filter: %llu records, %llu ok, %llu errors",
               (unsigned long long)tally.records, (unsigned long long)tally.ok,
               (unsigned long long)(tally.records - tally.ok));
@@ -455,10 +468,9 @@ static int run_daemon(struct cairn_config *cfg, const struct cairn_log *log,
     int rc, status;
 
     if (cfg->input_dir == NULL || cfg->output_dir == NULL) {
-        fprintf(stderr,
-                "cairnd: %s is not set (use --input/--output or the configuration "
-                "file)\n",
-                cfg->input_dir == NULL ? "input_dir" : "output_dir");
+        cairn_say(CAIRN_LOG_ERROR, "cairnd",
+                  "%s is not set (use --input/--output or the configuration file)",
+                  cfg->input_dir == NULL ? "input_dir" : "output_dir");
         return EXIT_USAGE;
     }
     d = calloc(1, sizeof(*d));
@@ -471,6 +483,7 @@ static int run_daemon(struct cairn_config *cfg, const struct cairn_log *log,
     memset(cfg, 0, sizeof(*cfg));
     d->log = *log;
     d->config_file = file;
+    d->defaults = daemon_defaults;
     d->apply_overrides = apply_overrides;
     d->overrides_data = (void *)cli;
     d->once = cli->mode == MODE_ONCE;
@@ -489,7 +502,7 @@ static int run_daemon(struct cairn_config *cfg, const struct cairn_log *log,
          * exit-time destructor would join them: leave without waiting.
          * The inputs stay in .cairn/active/ for the next start. */
         fflush(NULL);
-        _exit(status);
+        cairn_exit_now(status);
     }
     cairn_plugin_set_unref(d->plugins);
     cairn_config_free(&d->cfg);
@@ -562,7 +575,7 @@ int main(int argc, char **argv)
     case MODE_CHECK:
     case MODE_LIST:
         if ((cli.mode == MODE_CHECK ? print_check(&cfg, &reg) : print_plugins(&reg)) != 0) {
-            fprintf(stderr, "cairnd: out of memory listing the plugins\n");
+            cairn_say(CAIRN_LOG_ERROR, "cairnd", "out of memory listing the plugins");
             status = EXIT_RUNTIME;
         }
         break;

@@ -43,15 +43,15 @@ void cairn_progress_start(struct cairn_daemon *d)
 {
     if (!isatty(2))
         return;
-    d->log.progress = 1;
+    cairn_log_set_progress(&d->log, 1);
     uv_timer_start(&d->progress_timer, on_tick, PROGRESS_INTERVAL_MS, PROGRESS_INTERVAL_MS);
 }
 
 void cairn_progress_stop(struct cairn_daemon *d)
 {
-    if (!d->log.progress)
+    if (!uv_is_active((uv_handle_t *)&d->progress_timer))
         return;
     uv_timer_stop(&d->progress_timer);
     draw(d, 1);
-    d->log.progress = 0;
+    cairn_log_set_progress(&d->log, 0);
 }

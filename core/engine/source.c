@@ -35,6 +35,8 @@ struct cairn_readahead {
     struct cairn_fd_source *fs; /* NULL once the source closed mid-read */
     int busy;                   /* req is on the pool */
     int end;                    /* 0 read: nothing more to come */
+    int sized;                  /* left is known: the file's size at open */
+    uint64_t left;              /* ... of which this much is still unread */
     int err;                    /* a read failed: told once the data before it is taken */
     size_t pos, len;            /* the unread bytes are buf[pos, len) */
     char buf[POOL_READ];
@@ -51,9 +53,13 @@ static void ahead_got(struct cairn_readahead *ra, ssize_t n)
         ra->end = 1;
     else
         ra->len = (size_t)n;
-    /* A regular file reads short only at its end: one thread hop less for
-     * every job smaller than a piece (most of them). */
-    if (n > 0 && (size_t)n < POOL_READ)
+    if (n > 0 && ra->sized)
+        ra->left = (uint64_t)n < ra->left ? ra->left - (uint64_t)n : 0;
+    /* A short read once the whole size known at open is read is the end:
+     * one thread hop less for every job smaller than a piece (most of
+     * them).  Short before that (a FUSE or network file system may be) is
+     * no end: read on until a read returns 0. */
+    if (n > 0 && (size_t)n < POOL_READ && ra->sized && ra->left == 0)
         ra->end = 1;
 }
 
@@ -67,7 +73,7 @@ static struct cairn_readahead *ahead_new(void)
     return ra;
 }
 
-int cairn_readahead_first(struct cairn_readahead **out, int fd)
+int cairn_readahead_first(struct cairn_readahead **out, int fd, uint64_t size)
 {
     struct cairn_readahead *ra = ahead_new();
     ssize_t n;
@@ -75,6 +81,8 @@ int cairn_readahead_first(struct cairn_readahead **out, int fd)
     *out = ra;
     if (ra == NULL)
         return -ENOMEM;
+    ra->sized = 1;
+    ra->left = size;
     do
         n = read(fd, ra->buf, POOL_READ);
     while (n < 0 && errno == EINTR);

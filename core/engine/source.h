@@ -51,13 +51,14 @@ int cairn_fd_source_init(struct cairn_fd_source *fs, uv_loop_t *loop, uv_file fd
 
 /*
  * NAME     cairn_readahead_first - read a regular file's first piece now
+ * ARGUMENTS size: the file's size when it was opened (fstat)
  * NOTES    on any thread (a job reads it in the pool work that opened the
  *          file, one thread hop less for a small job); hand it to the
  *          source with cairn_fd_source_adopt(), or free it.  A read error
  *          is kept and told to the stream in its turn.  0 or -ENOMEM (*out
  *          NULL: the source reads it itself).
  */
-int cairn_readahead_first(struct cairn_readahead **out, int fd);
+int cairn_readahead_first(struct cairn_readahead **out, int fd, uint64_t size);
 void cairn_readahead_free(struct cairn_readahead *ra);
 
 /* The source starts from ra (cairn_readahead_first on its fd), and owns it. */

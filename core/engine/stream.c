@@ -144,6 +144,12 @@ static void take_lines(struct cairn_stream *s, size_t from)
         s->cut_pending = 1;
         dispatch(s);
         return;
+    } else if (rc == CAIRN_LINECUT_FULL) {
+        /* An earlier batch failed: the stream ends with these lines.  The
+         * bytes after them were not cut, and the next read's cut would
+         * begin past them: their lines would run together under wrong
+         * line numbers. */
+        s->src_end = 1;
     }
     if (s->src_end) {
         /* The last line may lack its newline; it still counts. */

@@ -2,8 +2,9 @@
  * stream.h - one stream of records through the engine: bytes in, ordered
  * result lines out.
  *
- * A stream (one job file, or stdin) reads its bytes straight into batch
- * buffers (pool.h), cuts them at line ends on the loop thread
+ * A stream (one job file, or stdin) reads its bytes into batch buffers
+ * (pool.h; a job file's read-ahead pieces are copied in, source.h), cuts
+ * them at line ends on the loop thread
  * (linecut.h), and hands each batch to the workers, where
  * cairn_record_process() answers every line.  Finished batches go back to
  * the stream's sink strictly in input order.

@@ -131,7 +131,7 @@ static void on_check(uv_timer_t *t)
         if (now - seen->since > h->timeout_ns)
             n++;
     }
-    if (n > 0 && h->cb != NULL)
+    if (n > 0)
         h->cb(h, h->reports, n);
 }
 

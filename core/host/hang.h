@@ -61,7 +61,7 @@ struct cairn_hang {
  * NAME     cairn_hang_init - a monitor on loop, not yet checking
  * ARGUMENTS n_threads: every thread that may call cairn_hang_begin (the
  *          whole libuv pool: any of its threads may run a batch); a thread
- *          beyond them is not watched
+ *          beyond them is not watched.  cb: required
  * RETURNS  0, -ENOMEM, or a libuv error
  * NOTES    the timer never keeps the loop alive (uv_unref)
  */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "registry.h"
 #include "util.h"
 
 static int name_is_valid(const char *s)

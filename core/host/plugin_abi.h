@@ -1,6 +1,7 @@
 /*
  * plugin_abi.h - vet a plugin's descriptor: its ABI version, its size and
- * every field, and make the host's normalized copy of it.
+ * every field, and make the host's normalized copy of it.  A name or alias
+ * the registry reserves (CAIRN_VARIANT_UNRESOLVED, registry.h) is refused.
  */
 #ifndef CAIRN_PLUGIN_ABI_H
 #define CAIRN_PLUGIN_ABI_H
@@ -8,11 +9,6 @@
 #include <stddef.h>
 
 #include "cairn/plugin.h"
-
-/* The bucket of records whose variant was never resolved (summaries'
- * by_variant, metrics' variant label, reports): reserved, so no plugin
- * can be named or aliased so and merged with it. */
-#define CAIRN_VARIANT_UNRESOLVED "none"
 
 /*
  * NAME     cairn_plugin_adopt - vet a descriptor and make the host's copy

@@ -33,8 +33,9 @@ typedef int (*cairn_plugin_exercise_fn)(void *dl);
  * ARGUMENTS name is what dlopen() gets (a /proc/self/fd/N path: the child
  *          inherits the descriptor); exercise may be NULL; why (why_len
  *          bytes) receives the reason on failure
- * RETURNS  0 when the child ended without a signal (or no child could be
- *          made: the probe is a second line of defence, not a gate);
+ * RETURNS  0 when the child said, on a pipe, that dlopen returned and the
+ *          rest ran (or no pipe or child could be made: the probe is a
+ *          second line of defence, not a gate);
  *          -EINVAL with why filled when loading killed it ("loading it
  *          killed a probe process with signal 7 (Bus error)"), made it
  *          exit, or took longer than CAIRN_PLUGIN_PROBE_SECONDS

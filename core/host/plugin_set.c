@@ -3,6 +3,8 @@
  */
 #include "plugin_set.h"
 
+#include "plugin_loader.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 #define CAIRN_PLUGIN_SET_H
 
 #include "log.h"
-#include "plugin_loader.h"
+#include "registry.h"
 
 struct cairn_plugin_set {
     struct cairn_registry reg;

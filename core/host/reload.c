@@ -47,7 +47,7 @@ static int load_config(const struct cairn_reload_in *in, struct cairn_config *nc
 {
     char *err = NULL;
 
-    if (cairn_config_defaults(nc) != 0)
+    if ((in->defaults != NULL ? in->defaults(nc) : cairn_config_defaults(nc)) != 0)
         return -ENOMEM;
     if ((in->config_file != NULL && cairn_config_load_file(nc, in->config_file, &err) != 0) ||
         (in->apply_overrides != NULL && in->apply_overrides(nc, &err, in->overrides_data) != 0)) {

@@ -12,6 +12,9 @@
 struct cairn_reload_in {
     const struct cairn_config *old; /* the settings in force */
     const char *config_file;        /* NULL: none */
+    /* The settings before the file's, as at start (an uninstalled
+     * cairnd's plugin_dir among them); NULL: cairn_config_defaults. */
+    int (*defaults)(struct cairn_config *cfg);
     int (*apply_overrides)(struct cairn_config *cfg, char **err, void *data);
     void *overrides_data; /* the command line, applied again */
     const struct cairn_log *log;

@@ -13,14 +13,8 @@
 #include <unistd.h>
 
 #include "attempts.h"
-#include "layout.h"
-#include "names.h"
 #include "summary.h"
 #include "tmpfile.h"
-
-#ifndef RENAME_NOREPLACE
-#define RENAME_NOREPLACE (1 << 0)
-#endif
 
 /* The job's blocking file work goes to a pool thread, counted while it
  * is in flight (inflight.h).  uv_queue_work fails only for a NULL work
@@ -55,12 +49,7 @@ static void job_free(struct cairn_job *job)
     cairn_buf_free(&job->reason);
     free(job->default_variant);
     free(job->fail_reason);
-    free(job->name);
-    free(job->submitted_as);
-    free(job->claimed_as);
-    free(job->base);
-    free(job->out_base);
-    free(job->label);
+    cairn_claim_free(&job->claim);
     free(job);
 }
 
@@ -82,17 +71,18 @@ static void after_hand_back(uv_work_t *req, int status)
     (void)status; /* 0: see queue_files */
     if (!job->claimed)
         cairn_log(job->env.log, CAIRN_LOG_ERROR,
-                  "job %s: cannot %s: %s; left in the spool for another try", job->base, step, why);
+                  "job %s: cannot %s: %s; left in the spool for another try", job->claim.base, step,
+                  why);
     else if (job->back_rc == 0)
         cairn_log(job->env.log, CAIRN_LOG_ERROR,
                   "job %s: cannot %s: %s; handed back to the spool for another try as %s",
-                  job->base, step, why, job->back_name);
+                  job->claim.base, step, why, job->claim.back_name);
     else
         cairn_log(job->env.log, CAIRN_LOG_ERROR,
-                  "job %s: cannot %s: %s; left in .cairn/active/ for the next start", job->base,
-                  step, why);
+                  "job %s: cannot %s: %s; left in .cairn/active/ for the next start",
+                  job->claim.base, step, why);
     if (job->back_rc == 0)
-        job->back_as = job->back_name;
+        job->back_as = job->claim.back_name;
     report(job, CAIRN_JOB_RETRY);
 }
 
@@ -117,17 +107,17 @@ static void report(struct cairn_job *job, enum cairn_job_outcome outcome)
             cairn_log(job->env.log, CAIRN_LOG_WARNING,
                       "job %s: .cairn/%s was removed or moved away as it was finishing: "
                       "recreated",
-                      job->base, cairn_spool_state_folders[i]);
+                      job->claim.base, cairn_spool_state_folders[i]);
 
     switch (outcome) {
     case CAIRN_JOB_FAILED:
         cairn_log(job->env.log, CAIRN_LOG_ERROR, "job %s failed: %s (moved to .cairn/failed/)",
-                  job->base, job->fail_reason);
+                  job->claim.base, job->fail_reason);
         break;
     case CAIRN_JOB_DONE:
         cairn_log(job->env.log, CAIRN_LOG_INFO,
                   "job %s finished: %llu records, %llu ok, %llu errors, %llu bytes in %.3f s",
-                  job->base, (unsigned long long)t->records, (unsigned long long)t->ok,
+                  job->claim.base, (unsigned long long)t->records, (unsigned long long)t->ok,
                   (unsigned long long)(t->records - t->ok), (unsigned long long)job->stream.bytes,
                   job->wall_seconds);
         break;
@@ -165,11 +155,11 @@ static void finish(struct cairn_job *job)
     int rc = 0;
 
     job->wall_seconds = (double)(uv_hrtime() - job->t0_ns) / 1e9;
-    facts = (struct cairn_job_facts){ .name = job->name,
-                                      .base = job->base,
-                                      .out_base = job->out_base,
+    facts = (struct cairn_job_facts){ .name = job->claim.name,
+                                      .base = job->claim.base,
+                                      .out_base = job->claim.out_base,
                                       .reason = job->fail_reason,
-                                      .submitted_as = job->submitted_as,
+                                      .submitted_as = job->claim.submitted_as,
                                       .input_inode = (uint64_t)job->ino,
                                       .started = job->started,
                                       .wall_seconds = job->wall_seconds,
@@ -276,36 +266,6 @@ static void start_work(uv_work_t *req)
     cairn_inflight_leave(job->env.file_work);
 }
 
-/* The claim gave the job a name of its own: from here on it is that job,
- * its outputs and done/ copy named after it.  0 or -ENOMEM. */
-static int take_claimed_name(struct cairn_job *job)
-{
-    const char *name = job->claimed_as;
-    char *base = strndup(name, strlen(name) - strlen(CAIRN_JOB_SUFFIX));
-    char *out_base = cairn_output_base(name), *label = cairn_name_escape(name);
-
-    if (base == NULL || out_base == NULL || label == NULL) {
-        free(base);
-        free(out_base);
-        free(label);
-        return -ENOMEM;
-    }
-    cairn_log(job->env.log, CAIRN_LOG_WARNING,
-              "job %s: a job of this name finished before; its outputs are kept, and this one "
-              "runs as %s",
-              job->base, base);
-    free(job->name);
-    job->name = job->claimed_as;
-    job->claimed_as = NULL;
-    free(job->base);
-    free(job->out_base);
-    free(job->label);
-    job->base = base;
-    job->out_base = out_base;
-    job->label = label;
-    return 0;
-}
-
 static void after_start(uv_work_t *req, int status)
 {
     struct cairn_job *job = req->data;
@@ -313,33 +273,10 @@ static void after_start(uv_work_t *req, int status)
 
     (void)status; /* 0: see queue_files */
 
-    if (job->claimed_as != NULL && take_claimed_name(job) != 0) {
-        const struct cairn_spool *sp = job->env.spool;
-
-        /* The job is still job->name to us but active/claimed_as on disk:
-         * put the file back as it came (unlocked first, or another daemon
-         * would take it for ours), so nothing is handed back under a name
-         * it does not have; if that fails, the next start runs it from
-         * active/ as claimed_as, its submitted_as record with it. */
+    /* The claim gave the job a name of its own: from here on it is that
+     * job, its outputs and done/ copy named after it. */
+    if (cairn_claim_adopt(&job->claim, job->env.spool, &job->in_fd, job->env.log) != 0) {
         unnamed = 1;
-        /* Running out of memory is not the job's fault: not counted. */
-        cairn_attempts_forget(sp->active_fd, job->claimed_as, job->in_fd);
-        if (job->in_fd >= 0) {
-            close(job->in_fd);
-            job->in_fd = -1;
-        }
-        if (renameat2(sp->active_fd, job->claimed_as, sp->in_fd, job->name, RENAME_NOREPLACE) ==
-            0) {
-            cairn_attempts_forget_submitted(sp->active_fd, job->claimed_as);
-            cairn_log(job->env.log, CAIRN_LOG_ERROR,
-                      "job %s: out of memory naming it %s; put back in the spool", job->base,
-                      job->claimed_as);
-        } else {
-            cairn_log(job->env.log, CAIRN_LOG_ERROR,
-                      "job %s: out of memory naming it %s; left in .cairn/active/ as that for "
-                      "the next start",
-                      job->base, job->claimed_as);
-        }
         rc = -ENOMEM;
     }
 
@@ -360,19 +297,20 @@ static void after_start(uv_work_t *req, int status)
         end_early(job, job->finish_step, rc);
         return;
     }
-    cairn_log(job->env.log, CAIRN_LOG_INFO, "job %s claimed", job->base);
-    if (job->replaces)
+    cairn_log(job->env.log, CAIRN_LOG_INFO, "job %s claimed", job->claim.base);
+    if (job->claim.replaces)
         cairn_log(job->env.log, CAIRN_LOG_WARNING,
                   "job %s: handed back after its summary was published; this re-run replaces "
                   "its own outputs",
-                  job->base);
+                  job->claim.base);
     if (job->fail_reason != NULL) {
         finish(job);
     } else if (job->attempts >= job->max_attempts) {
         job->fail_reason = cairn_asprintf(
             "%u earlier run(s) never finished: the job crashed, hung (solve_timeout_s) or "
-            "killed the daemon (max_attempts %llu)",
-            job->attempts, (unsigned long long)job->max_attempts);
+            "killed the daemon (max_attempts %llu)%s%s",
+            job->attempts, (unsigned long long)job->max_attempts,
+            job->last_run[0] != '\0' ? "; one of them: " : "", job->last_run);
         if (job->fail_reason == NULL)
             end_early(job, "describe the quarantine", -ENOMEM);
         else
@@ -386,7 +324,6 @@ int cairn_job_start(const struct cairn_job_env *env, const char *name, int recov
                     struct cairn_job **job_out)
 {
     struct cairn_job *job = calloc(1, sizeof(*job));
-    size_t base_len = strlen(name) - strlen(CAIRN_JOB_SUFFIX);
     int rc;
 
     if (job == NULL)
@@ -395,10 +332,6 @@ int cairn_job_start(const struct cairn_job_env *env, const char *name, int recov
     job->recovered = recovered;
     job->in_fd = job->res_tmp.fd = -1;
     job->plugins = cairn_plugin_set_ref(env->plugins);
-    job->name = strdup(name);
-    job->base = strndup(name, base_len);
-    job->out_base = cairn_output_base(name);
-    job->label = cairn_name_escape(name);
     job->keep_inputs = env->cfg->keep_inputs;
     job->max_attempts = env->cfg->max_attempts;
     job->ctx.default_limits = env->cfg->limits;
@@ -409,7 +342,7 @@ int cairn_job_start(const struct cairn_job_env *env, const char *name, int recov
     clock_gettime(CLOCK_REALTIME, &job->started);
     /* The job's own handle on the output directory (see out_fd). */
     job->out_fd = fcntl(env->spool->out_fd, F_DUPFD_CLOEXEC, 3);
-    if (job->name == NULL || job->base == NULL || job->out_base == NULL || job->label == NULL ||
+    if (cairn_claim_init(&job->claim, name) != 0 ||
         (env->cfg->default_variant != NULL && job->default_variant == NULL)) {
         job_free(job);
         return -ENOMEM;
@@ -427,7 +360,7 @@ int cairn_job_start(const struct cairn_job_env *env, const char *name, int recov
 
 void cairn_job_info(const struct cairn_job *job, struct cairn_job_info *info)
 {
-    *info = (struct cairn_job_info){ .name = job->name,
+    *info = (struct cairn_job_info){ .name = job->claim.name,
                                      .size = job->size,
                                      .bytes_read = job->stream.bytes,
                                      .records = job->stream.tally.records,
@@ -437,20 +370,24 @@ void cairn_job_info(const struct cairn_job *job, struct cairn_job_info *info)
                                      .started = job->started };
 }
 
-void cairn_job_abandon(struct cairn_job *job, int counted)
+void cairn_job_abandon(struct cairn_job *job, const char *why)
 {
     /* By name only: a worker may still be writing through the descriptor,
      * and the process exit closes it. */
     if (job->res_tmp.fd >= 0)
         unlinkat(job->res_tmp.dir_fd, job->res_tmp.name, 0);
-    if (counted)
-        return; /* its attempts file keeps this run */
-    cairn_attempts_forget(job->env.spool->active_fd, job->name,
+    if (why != NULL) {
+        /* Its count keeps this run; the note says what happened in it. */
+        if (job->in_fd >= 0)
+            cairn_attempts_note(job->in_fd, why);
+        return;
+    }
+    cairn_attempts_forget(job->env.spool->active_fd, job->claim.name,
                           job->in_fd); /* not the job's fault */
     cairn_log(job->env.log, CAIRN_LOG_WARNING,
               "job %s not finished: left in .cairn/active/ for the next start (this run is not "
               "counted against it)",
-              job->base);
+              job->claim.base);
 }
 
 int cairn_job_owns(const struct cairn_job *job, const void *owner)

@@ -6,7 +6,7 @@
  *
  *   on a pool thread: claim INPUT/NAME.jsonl into active/ (one rename;
  *     as NAME~N when the name was used before, or as the name it ran as
- *     before a hand-back: reuse.h), open it (never following a link,
+ *     before a hand-back: claim.h), open it (never following a link,
  *     never blocking on a FIFO), lock it, note what it was submitted as
  *     when renamed, count the attempt, create the results temporary
  *   through the engine: the loop cuts lines and hands batches out; the
@@ -23,10 +23,12 @@
  *
  * A job that cannot be read at all, is not a regular file, or reached
  * max_attempts goes to failed/ with NAME.reason.json and a "failed"
- * summary (outcome.h).  A job whose outputs cannot be written is handed
- * back to the input directory untouched, to be tried again (on a pool
- * thread too; on_end follows on the loop).  The loop itself touches no
- * job file.
+ * summary (outcome.h).  A job that must be tried again (its outputs
+ * cannot be written, memory ran out, the disk failed) is handed back to
+ * the input directory untouched (on a pool thread too; on_end follows on
+ * the loop).  The loop touches a job file only in two rare cases: memory
+ * running out as it adopts a NAME~N claim (the file goes back at once,
+ * claim.h), and cairn_job_abandon forgetting a crash count.
  */
 #ifndef CAIRN_JOB_H
 #define CAIRN_JOB_H
@@ -68,10 +70,10 @@ void cairn_job_info(const struct cairn_job *job, struct cairn_job_info *info);
 
 /* The run ends before the job does (a shutdown past its deadline, or a
  * hung plugin call): remove this job's temporary files and leave its input
- * in active/ for the next start, its run counted as an attempt (counted:
- * the job is why) or not.  The job is not freed: workers may still hold
- * its batches. */
-void cairn_job_abandon(struct cairn_job *job, int counted);
+ * in active/ for the next start, its run counted as an attempt (why != NULL:
+ * the job is why, and why says how, for the quarantine's reason) or not.
+ * The job is not freed: workers may still hold its batches. */
+void cairn_job_abandon(struct cairn_job *job, const char *why);
 
 /* 1 when owner (a hang report's, hang.h) is this job's record context. */
 int cairn_job_owns(const struct cairn_job *job, const void *owner);

@@ -15,13 +15,9 @@
 #include <unistd.h>
 
 #include "attempts.h"
+#include "claim.h"
 #include "layout.h"
 #include "publish.h"
-#include "reuse.h"
-
-#ifndef RENAME_NOREPLACE
-#define RENAME_NOREPLACE (1 << 0)
-#endif
 
 static const char *file_kind(mode_t m)
 {
@@ -46,12 +42,6 @@ static int publish(int dir_fd, char kind, const char *name, const struct cairn_b
     return cairn_publish_now(dir_fd, name, content->data, content->len, &opts);
 }
 
-/* NAME<suffix>, the name of one of the job's outputs. */
-static char *output_name(const struct cairn_job *job, const char *suffix)
-{
-    return cairn_asprintf("%s%s", job->out_base, suffix);
-}
-
 #define STEP(what, expr)           \
     do {                           \
         job->finish_step = (what); \
@@ -59,40 +49,10 @@ static char *output_name(const struct cairn_job *job, const char *suffix)
             goto fail;             \
     } while (0)
 
-/* The input leaves active/: into dir_fd (done/ or failed/), or deleted
- * when dir_fd < 0.  Never over a file there: a finished job's copy is
- * never replaced.  Should one be there (another daemon gave the same
- * NAME~N between our look and our claim), the job is handed back without
- * its name, and its next claim chooses one used nowhere. */
+/* The input leaves active/ under its claimed name (claim.h). */
 static int move_input(struct cairn_job *job, int dir_fd)
 {
-    const struct cairn_spool *sp = job->env.spool;
-    int rc;
-
-    rc = dir_fd < 0 ? unlinkat(sp->active_fd, job->name, 0)
-                    : renameat2(sp->active_fd, job->name, dir_fd, job->name, RENAME_NOREPLACE);
-    if (rc != 0 && errno == ENOENT && dir_fd >= 0 &&
-        faccessat(sp->active_fd, job->name, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-        /* The input is there, so the folder it goes to was removed or
-         * moved away (an operator's cleanup) after its outputs were
-         * published: recreate it and move again, rather than hand back a
-         * finished job to run twice.  The descriptor keeps its number. */
-        int fixed = cairn_spool_repair((struct cairn_spool *)sp);
-
-        if (fixed > 0) {
-            job->recreated |= fixed;
-            rc = renameat2(sp->active_fd, job->name, dir_fd, job->name, RENAME_NOREPLACE);
-        } else {
-            errno = fixed < 0 ? -fixed : ENOENT;
-        }
-    }
-    if (rc != 0) {
-        rc = -errno;
-        job->name_taken = rc == -EEXIST;
-        return rc;
-    }
-    cairn_attempts_forget_submitted(sp->active_fd, job->name);
-    return 0;
+    return cairn_claim_move_input(&job->claim, job->env.spool, dir_fd, &job->recreated);
 }
 
 /* Opens and locks active/NAME.  0 when this daemon now owns it; 1 when the
@@ -108,7 +68,7 @@ static int open_input(struct cairn_job *job, const char *file)
     if (!S_ISREG(st.st_mode)) {
         job->fail_reason = cairn_asprintf("%s is %s; job files must be regular files "
                                           "(it was not opened or followed)",
-                                          job->label, file_kind(st.st_mode));
+                                          job->claim.label, file_kind(st.st_mode));
         return job->fail_reason ? 1 : -ENOMEM;
     }
     /* O_NOFOLLOW and O_NONBLOCK: if it was swapped for a link or a FIFO
@@ -121,7 +81,7 @@ static int open_input(struct cairn_job *job, const char *file)
          * only what the file is fails the job. */
         if (err == ENOENT || cairn_error_is_the_machines(-err))
             return -err;
-        job->fail_reason = cairn_asprintf("cannot open %s: %s", job->label, strerror(err));
+        job->fail_reason = cairn_asprintf("cannot open %s: %s", job->claim.label, strerror(err));
         return job->fail_reason ? 1 : -ENOMEM;
     }
     /* The lock says "a live daemon works on this"; it dies with us, so a
@@ -135,8 +95,8 @@ static int open_input(struct cairn_job *job, const char *file)
         st.st_dev != now.st_dev)
         return -ENOENT;
     if (!S_ISREG(st.st_mode)) {
-        job->fail_reason = cairn_asprintf("%s is %s; job files must be regular files", job->label,
-                                          file_kind(st.st_mode));
+        job->fail_reason = cairn_asprintf("%s is %s; job files must be regular files",
+                                          job->claim.label, file_kind(st.st_mode));
         return job->fail_reason ? 1 : -ENOMEM;
     }
     job->size = (uint64_t)st.st_size;
@@ -155,15 +115,13 @@ void cairn_job_start_files(struct cairn_job *job)
 
     /* One renameat2(RENAME_NOREPLACE): atomic, and never over a job in
      * progress; under a name of its own when the name was used before,
-     * so no earlier output is overwritten (reuse.h).  job->name stays
-     * as it is until after_start: the loop thread reads it meanwhile. */
+     * so no earlier output is overwritten (claim.h). */
     job->finish_step = "claim the job";
-    if (!job->recovered && (rc = cairn_reuse_claim(sp, job->out_fd, job->name, &job->claimed_as,
-                                                   &job->submitted_as, &job->replaces)) != 0) {
+    if (!job->recovered && (rc = cairn_claim_take(&job->claim, sp, job->out_fd)) != 0) {
         job->start_rc = rc;
         return;
     }
-    file = job->claimed_as != NULL ? job->claimed_as : job->name;
+    file = cairn_claim_file(&job->claim);
     job->finish_step = "open the job file";
     rc = open_input(job, file);
     if (rc < 0) {
@@ -173,28 +131,20 @@ void cairn_job_start_files(struct cairn_job *job)
     if (rc == 1)
         return; /* bad: fail_reason says why */
     /* What it was dropped as, where a re-run from active/ finds it. */
-    if (job->recovered) {
-        rc = cairn_attempts_submitted(sp->active_fd, file, job->ino, &job->submitted_as);
-        if (rc < 0) {
-            job->start_rc = rc;
-            return;
-        }
-    } else if (job->submitted_as != NULL) {
-        /* Best effort, like the count: without it only a crash re-run's
-         * summary lacks submitted_as.  Written after the claim, so a crash
-         * between the rename and here loses it too: written before, under
-         * the name being claimed, it could clobber another daemon's record
-         * for a job that won that name meanwhile. */
-        (void)cairn_attempts_note_submitted(sp->active_fd, file, job->ino, job->submitted_as);
+    if ((rc = cairn_claim_recall(&job->claim, sp, job->ino, job->recovered)) != 0) {
+        job->start_rc = rc;
+        return;
     }
-    job->attempts = cairn_attempts_count(sp->active_fd, file, job->in_fd, job->ino, job->recovered);
+    job->attempts =
+        cairn_attempts_count_noted(sp->active_fd, file, job->in_fd, job->ino, job->recovered,
+                                   job->last_run, sizeof(job->last_run));
     if (job->attempts >= job->max_attempts)
         return; /* quarantined on the loop, where the reason is worded */
     job->finish_step = "create the results file";
     job->start_rc = cairn_tmpfile_open(&job->res_tmp, job->out_fd, 'r', 0644);
     /* Here, on this thread already, rather than one hop later. */
     if (job->start_rc == 0)
-        (void)cairn_readahead_first(&job->first, job->in_fd);
+        (void)cairn_readahead_first(&job->first, job->in_fd, job->size);
 }
 
 /*
@@ -218,8 +168,8 @@ void cairn_job_start_files(struct cairn_job *job)
 static void finish_ok(struct cairn_job *job)
 {
     const struct cairn_spool *sp = job->env.spool;
-    char *res = output_name(job, CAIRN_RESULTS_SUFFIX);
-    char *sum = output_name(job, CAIRN_SUMMARY_SUFFIX);
+    char *res = cairn_claim_output(&job->claim, CAIRN_RESULTS_SUFFIX);
+    char *sum = cairn_claim_output(&job->claim, CAIRN_SUMMARY_SUFFIX);
     struct cairn_tmpfile sum_tmp = { .fd = -1 };
     int fds[2];
     int rc = -ENOMEM;
@@ -246,7 +196,7 @@ static void finish_ok(struct cairn_job *job)
         cairn_log(job->env.log, CAIRN_LOG_WARNING,
                   "job %s: cannot lock the output directory to publish: %s; publishing "
                   "unlocked (a daemon sharing it could put its pair beside this one's)",
-                  job->base, strerror(errno));
+                  job->claim.base, strerror(errno));
     job->finish_step = "publish results";
     rc = cairn_tmpfile_commit(&job->res_tmp, res);
     if (rc == 0) {
@@ -257,13 +207,13 @@ static void finish_ok(struct cairn_job *job)
         cairn_log(job->env.log, CAIRN_LOG_WARNING,
                   "job %s: cannot unlock the output directory: %s (other daemons publish once "
                   "this job ends)",
-                  job->base, strerror(errno));
+                  job->claim.base, strerror(errno));
     if (rc != 0)
         goto fail;
     STEP("fsync output directory", cairn_commit_sync(sp->commit, &job->out_fd, 1));
     /* Before the input leaves active/: a new job of the same name may be
      * claimed the moment it does, and its count must not be ours. */
-    cairn_attempts_forget(sp->active_fd, job->name, job->in_fd);
+    cairn_attempts_forget(sp->active_fd, job->claim.name, job->in_fd);
     if (job->keep_inputs)
         STEP("move input to done", move_input(job, sp->done_fd));
     else
@@ -282,8 +232,8 @@ out:
 static void finish_failed(struct cairn_job *job)
 {
     const struct cairn_spool *sp = job->env.spool;
-    char *reason = output_name(job, CAIRN_REASON_SUFFIX);
-    char *sum = output_name(job, CAIRN_SUMMARY_SUFFIX);
+    char *reason = cairn_claim_output(&job->claim, CAIRN_REASON_SUFFIX);
+    char *sum = cairn_claim_output(&job->claim, CAIRN_SUMMARY_SUFFIX);
     int dirs[2] = { job->out_fd, sp->failed_fd };
     int rc = -ENOMEM;
 
@@ -295,7 +245,7 @@ static void finish_failed(struct cairn_job *job)
     STEP("publish summary", publish(job->out_fd, 's', sum, &job->summary));
     /* failed/ too: the reason is on disk before the input joins it. */
     STEP("fsync output directory", cairn_commit_sync(sp->commit, dirs, 2));
-    cairn_attempts_forget(sp->active_fd, job->name, job->in_fd);
+    cairn_attempts_forget(sp->active_fd, job->claim.name, job->in_fd);
     /* rename(2) moves a symlink or FIFO itself: nothing is followed. */
     STEP("move input to failed", move_input(job, sp->failed_fd));
     job->finish_rc = 0;
@@ -318,48 +268,17 @@ void cairn_job_finish_files(struct cairn_job *job)
 /* Outputs could not be written: the job's temporaries are removed (if
  * the results were published but the summary failed, those results stay
  * beside the earlier run's summary until the retry replaces both), and
- * the input goes back to the spool to be tried again: as the name its
- * producer dropped it as, so the daemon's back-off knows it and its
- * summary keeps submitted_as; or, when a new file of that name waits
- * there, as the name it ran as.  A hand-back mark (attempts.h) makes its
- * next claim take the name it ran as again, replacing its own outputs,
- * unless that name was taken in done/ or failed/ (move_input).  On a pool
- * thread, like the finish it replaces: the loop logs it after. */
+ * the input goes back to the spool to be tried again, under the name the
+ * claim decides (claim.h), its crash count forgotten: this run ended.  On
+ * a pool thread, like the finish it replaces: the loop logs it after. */
 void cairn_job_hand_back_files(struct cairn_job *job)
 {
     const struct cairn_spool *sp = job->env.spool;
-    const char *back = job->submitted_as != NULL ? job->submitted_as : job->name;
-    struct stat st;
-    ino_t ino = job->ino;
-    int rc;
 
     cairn_tmpfile_discard(&job->res_tmp);
     job->back_rc = -ENOENT;
     if (!job->claimed)
         return;
-    cairn_attempts_forget(sp->active_fd, job->name, job->in_fd);
-    if (ino == 0 && fstatat(sp->active_fd, job->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-        ino = st.st_ino;
-    /* The mark goes first: the file may be claimed the moment it is back.
-     * Without it (out of memory) the next claim chooses a new name. */
-    if (!job->name_taken)
-        cairn_attempts_note_handback(sp->active_fd, back, ino, job->name, job->submitted_as);
-    rc = cairn_spool_unclaim_as(sp, job->name, back);
-    if (rc == -EEXIST && back != job->name) {
-        cairn_attempts_forget_handback(sp->active_fd, back);
-        back = job->name;
-        if (!job->name_taken)
-            cairn_attempts_note_handback(sp->active_fd, back, ino, job->name, job->submitted_as);
-        rc = cairn_spool_unclaim(sp, job->name);
-    }
-    if (rc == 0) {
-        /* The mark carries submitted_as now. */
-        cairn_attempts_forget_submitted(sp->active_fd, job->name);
-        job->back_name = back;
-    } else {
-        /* Still in active/ as it ran: the next start re-runs it there,
-         * its submitted_as record with it. */
-        cairn_attempts_forget_handback(sp->active_fd, back);
-    }
-    job->back_rc = rc;
+    cairn_attempts_forget(sp->active_fd, job->claim.name, job->in_fd);
+    job->back_rc = cairn_claim_hand_back(&job->claim, sp, job->ino);
 }

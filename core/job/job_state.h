@@ -2,9 +2,12 @@
  * job_state.h - what one job holds, shared by job.c (its life on the loop)
  * and job_files.c (its file work on pool threads).  Private to the two:
  * everyone else sees struct cairn_job through job.h only.  A job's fields
- * are touched by one thread at a time: the loop, or the one pool thread
+ * are written by one thread at a time: the loop, or the one pool thread
  * its work item runs on, the loop waiting for that item's end (cairn_job_
- * info reads name and counters, which the pool does not write).
+ * info reads name and counters, which the pool does not write).  While it
+ * streams, workers read its record context and line limit (set before the
+ * stream starts, constant after) and the read-ahead fills its own buffer
+ * on the pool.
  */
 #ifndef CAIRN_JOB_STATE_H
 #define CAIRN_JOB_STATE_H
@@ -14,6 +17,8 @@
 #include <time.h>
 #include <uv.h>
 
+#include "attempts.h"
+#include "claim.h"
 #include "engine.h"
 #include "filesink.h"
 #include "job_env.h"
@@ -24,36 +29,21 @@
 
 struct cairn_job {
     struct cairn_job_env env;
-    char *name;            /* NAME.jsonl, as in the spool */
-    char *base;            /* NAME */
-    char *out_base;        /* what outputs are named after: NAME, or for a
-                            name too long for NAME.results.jsonl, a cut of
-                            it, "~" and a hash of the whole name */
-    char *label;           /* name, escaped for JSON and messages */
-    char *submitted_as;    /* the name it was dropped as, when a used name
-                            made the claim give it its own (reuse.h);
-                            set by the claim, or for a re-run from
-                            active/ by its record there (attempts.h) */
-    char *claimed_as;      /* set by the claim (pool thread) to that name;
-                            after_start makes it the job's name */
-    int replaces;          /* claimed as the name it ran as before being
-                            handed back, over that run's summary */
-    int name_taken;        /* its name was taken in done/ or failed/: a
-                            hand-back lets the claim choose a new one */
-    int recreated;         /* state folders the finish recreated to move
+    struct cairn_claim claim; /* its names, decided by claim.c alone */
+    int recreated;            /* state folders the finish recreated to move
                             its input (cairn_spool_repair's bits) */
-    const char *back_as;   /* handed back to the input directory as this */
-    const char *back_name; /* ... as the hand-back on the pool set it */
-    int back_rc;           /* that hand-back's outcome: 0 when it is back */
-    int recovered;         /* already in active/ (left by a crash): no claim */
-    int claimed;           /* in active/ and ours: a hand-back renames it out */
+    const char *back_as;      /* the claim's back_name, on the loop once handed back */
+    int back_rc;              /* that hand-back's outcome: 0 when it is back */
+    int recovered;            /* already in active/ (left by a crash): no claim */
+    int claimed;              /* in active/ and ours: a hand-back renames it out */
     int in_fd;
-    int out_fd;                   /* the output directory, as it was when we began;
+    int out_fd;                             /* the output directory, as it was when we began;
                             results and summary land there together */
-    struct cairn_tmpfile res_tmp; /* the results, until published */
-    uint64_t size;                /* of the input when opened, for progress */
-    ino_t ino;                    /* of the input, to tie the attempts count to it */
-    unsigned attempts;            /* earlier runs that never ended */
+    struct cairn_tmpfile res_tmp;           /* the results, until published */
+    uint64_t size;                          /* of the input when opened, for progress */
+    ino_t ino;                              /* of the input, to tie the attempts count to it */
+    unsigned attempts;                      /* earlier runs that never ended */
+    char last_run[CAIRN_ATTEMPTS_NOTE_MAX]; /* what one of them said of itself, or "" */
     /* What the job keeps from its environment, whatever a reload brings. */
     struct cairn_plugin_set *plugins;
     struct cairn_record_ctx ctx;

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plugin_loader.h"
+#include "registry.h"
 #include "record.h"
 #include "util.h"
 

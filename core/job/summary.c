@@ -57,9 +57,52 @@ static int dump_line(const json_t *root, struct cairn_buf *out)
     return 0;
 }
 
-/* {"VARIANT":{"records":N,"ok":N,"errors":N,"solve_seconds":S},...}: the
- * variants with records, the unresolved ones under "none".  NULL when out
- * of memory. */
+/* [c0, ..., c11]: variant v's solves per solve-time bucket (buckets.h),
+ * not cumulative. */
+static json_t *solve_histogram(const struct cairn_tally *t, size_t v, int *bad)
+{
+    json_t *a = json_array();
+    size_t b;
+
+    if (a == NULL)
+        *bad = 1;
+    for (b = 0; a != NULL && b < CAIRN_SOLVE_BUCKETS; b++)
+        if (json_array_append_new(
+                a, json_integer((json_int_t)t->variant_hist[v * CAIRN_SOLVE_BUCKETS + b])))
+            *bad = 1;
+    return a;
+}
+
+/* [{"min":A,"max":B,"ok":N,"checked":N,"matches":N},...]: variant v's
+ * solved records by input size, the non-empty buckets only (max null for
+ * the last, open one). */
+static json_t *by_size(const struct cairn_tally *t, size_t v, int *bad)
+{
+    json_t *a = json_array();
+    size_t b;
+
+    if (a == NULL)
+        *bad = 1;
+    for (b = 0; a != NULL && b < CAIRN_SIZE_BUCKETS; b++) {
+        uint64_t min, max;
+
+        if (CAIRN_TALLY_SIZE(t, v, b, CAIRN_SIZE_OK) == 0)
+            continue;
+        cairn_size_bucket_range(b, &min, &max);
+        if (json_array_append_new(
+                a, json_pack("{s:I,s:o,s:I,s:I,s:I}", "min", (json_int_t)min, "max",
+                             max == UINT64_MAX ? json_null() : json_integer((json_int_t)max), "ok",
+                             (json_int_t)CAIRN_TALLY_SIZE(t, v, b, CAIRN_SIZE_OK), "checked",
+                             (json_int_t)CAIRN_TALLY_SIZE(t, v, b, CAIRN_SIZE_CHECKED), "matches",
+                             (json_int_t)CAIRN_TALLY_SIZE(t, v, b, CAIRN_SIZE_MATCHES))) != 0)
+            *bad = 1;
+    }
+    return a;
+}
+
+/* {"VARIANT":{"records":N,"ok":N,"errors":N,"solve_seconds":S,
+ * "solve_histogram":[...],"by_size":[...]},...}: the variants with
+ * records, the unresolved ones under "none".  NULL when out of memory. */
 static json_t *by_variant_object(const struct cairn_tally *t, const struct cairn_registry *reg)
 {
     json_t *by = json_object();
@@ -73,11 +116,13 @@ static json_t *by_variant_object(const struct cairn_tally *t, const struct cairn
             i < reg->n_plugins ? reg->plugins[i].desc->name : CAIRN_VARIANT_UNRESOLVED;
         if (t->variant_ok[i] + t->variant_err[i] == 0)
             continue;
+        /* "o" steals both arrays, even when json_pack fails. */
         put(by, name,
-            json_pack("{s:I,s:I,s:I,s:f}", "records",
+            json_pack("{s:I,s:I,s:I,s:f,s:o,s:o}", "records",
                       (json_int_t)(t->variant_ok[i] + t->variant_err[i]), "ok",
                       (json_int_t)t->variant_ok[i], "errors", (json_int_t)t->variant_err[i],
-                      "solve_seconds", (double)t->variant_ns[i] / 1e9),
+                      "solve_seconds", (double)t->variant_ns[i] / 1e9, "solve_histogram",
+                      solve_histogram(t, i, &bad), "by_size", by_size(t, i, &bad)),
             &bad);
     }
     if (bad) {

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "plugin_loader.h"
+#include "registry.h"
 #include "tally.h"
 #include "util.h"
 
@@ -20,7 +20,7 @@ struct cairn_job_facts {
     const char *out_base;     /* what the outputs are named after */
     const char *reason;       /* why it failed, or NULL: status "ok" */
     const char *submitted_as; /* the name it was dropped as, when that name
-                                 was used before (reuse.h); else NULL */
+                                 was used before (claim.h); else NULL */
     uint64_t input_inode;     /* of the job file, kept across its renames:
                                  how a client knows its own run; 0 unknown */
     struct timespec started;  /* wall clock */

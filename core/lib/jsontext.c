@@ -130,6 +130,43 @@ int cairn_json_member_text(const char *line, size_t len, const char *key, const 
     }
 }
 
+int cairn_json_member_before(const char *text, size_t len, size_t pos, const char **key,
+                             size_t *key_len)
+{
+    struct span c = { text, text + len };
+    const char *name;
+    size_t name_len;
+    int found = 0;
+
+    skip_ws(&c);
+    if (c.p >= c.end || *c.p != '{')
+        return 0;
+    c.p++;
+    for (;;) {
+        skip_ws(&c);
+        if (c.p >= c.end || *c.p != '"')
+            return found;
+        name = c.p + 1;
+        string_is(&c, ""); /* past the closing quote */
+        name_len = (size_t)(c.p - 1 - name);
+        skip_ws(&c);
+        if (c.p >= c.end)
+            return found;
+        c.p++; /* the ':' */
+        skip_ws(&c);
+        if ((size_t)(c.p - text) > pos)
+            return found;
+        *key = name;
+        *key_len = name_len;
+        found = 1;
+        skip_value(&c);
+        skip_ws(&c);
+        if (c.p >= c.end || *c.p != ',')
+            return found;
+        c.p++;
+    }
+}
+
 const char *cairn_json_type_name(const json_t *v)
 {
     static const char *const names[] = {

@@ -24,6 +24,17 @@
 int cairn_json_member_text(const char *line, size_t len, const char *key, const char **val,
                            size_t *val_len);
 
+/*
+ * NAME     cairn_json_member_before - the top-level member a byte is in
+ * ARGUMENTS text, len: a JSON object a strict parser accepted up to pos,
+ *          where it stopped (a number too big for it, say)
+ * RETURNS  1 with *key and *key_len set to the raw name (inside text, its
+ *          escapes kept) of the last member whose value starts at or
+ *          before pos; 0 when there is none
+ */
+int cairn_json_member_before(const char *text, size_t len, size_t pos, const char **key,
+                             size_t *key_len);
+
 /* "an object", "a string", ...: a value's type, for messages. */
 const char *cairn_json_type_name(const json_t *v);
 

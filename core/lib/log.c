@@ -31,6 +31,22 @@ void cairn_log_init(struct cairn_log *log, enum cairn_log_level level)
     log->level = level;
     log->journal = stderr_is_journal();
     log->progress = 0;
+    log->program = "cairnd";
+}
+
+void cairn_log_set_program(struct cairn_log *log, const char *program)
+{
+    log->program = program;
+}
+
+void cairn_log_set_level(struct cairn_log *log, enum cairn_log_level level)
+{
+    log->level = level;
+}
+
+void cairn_log_set_progress(struct cairn_log *log, int on)
+{
+    log->progress = on;
 }
 
 int cairn_log_level_parse(const char *s, enum cairn_log_level *out)
@@ -94,8 +110,8 @@ void cairn_log(const struct cairn_log *log, enum cairn_log_level level, const ch
         clock_gettime(CLOCK_REALTIME, &ts);
         gmtime_r(&ts.tv_sec, &tm);
         n += (int)strftime(line + n, sizeof(line) - (size_t)n, "%Y-%m-%dT%H:%M:%S", &tm);
-        n += snprintf(line + n, sizeof(line) - (size_t)n,
-                      ".%03ldZ cairnd %s: ", ts.tv_nsec / 1000000, tags[level & 7]);
+        n += snprintf(line + n, sizeof(line) - (size_t)n, ".%03ldZ %s %s: ", ts.tv_nsec / 1000000,
+                      log->program != NULL ? log->program : "cairnd", tags[level & 7]);
     }
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -105,6 +121,24 @@ void cairn_log(const struct cairn_log *log, enum cairn_log_level level, const ch
     n += (int)escape_controls(line + n, sizeof(line) - 1 - (size_t)n, msg);
     line[n++] = '\n';
     /* One write per line, so concurrent writers never interleave mid-line. */
+    fwrite(line, 1, (size_t)n, stderr);
+    fflush(stderr);
+}
+
+void cairn_say(enum cairn_log_level level, const char *program, const char *fmt, ...)
+{
+    char line[2048], msg[1024];
+    int n = 0;
+    va_list ap;
+
+    if (stderr_is_journal())
+        n = snprintf(line, sizeof(line), "<%d>", (int)level);
+    n += snprintf(line + n, sizeof(line) - (size_t)n, "%.64s: ", program);
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    n += (int)escape_controls(line + n, sizeof(line) - 1 - (size_t)n, msg);
+    line[n++] = '\n';
     fwrite(line, 1, (size_t)n, stderr);
     fflush(stderr);
 }

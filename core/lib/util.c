@@ -3,6 +3,7 @@
  */
 #include "util.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,18 @@
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
+
+#ifdef CAIRN_COVERAGE
+void __gcov_dump(void); /* libgcov */
+#endif
+
+void cairn_exit_now(int status)
+{
+#ifdef CAIRN_COVERAGE
+    __gcov_dump();
+#endif
+    _exit(status);
+}
 
 int cairn_refuse(char *why, size_t why_len, const char *fmt, ...)
 {
@@ -328,14 +341,20 @@ uint64_t cairn_hash64(const void *p, size_t n)
     return h ^ (h >> 31);
 }
 
+size_t cairn_utf8_cut(const char *s, size_t at)
+{
+    while (at > 0 && ((unsigned char)s[at] & 0xC0) == 0x80)
+        at--;
+    return at;
+}
+
 const char *cairn_short_name(const char *s, char out[72])
 {
-    size_t n = strlen(s), cut = 64;
+    size_t n = strlen(s), cut;
 
-    if (n <= cut)
+    if (n <= 64)
         return s;
-    while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
-        cut--;
+    cut = cairn_utf8_cut(s, 64);
     memcpy(out, s, cut);
     memcpy(out + cut, "...", 4);
     return out;
@@ -360,6 +379,11 @@ int cairn_grow(void **p, size_t *cap, size_t need, size_t elem)
 int cairn_is_plain_name(const char *s)
 {
     return s[0] != '\0' && strchr(s, '/') == NULL && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
+}
+
+int cairn_is_out_of_resources(int err)
+{
+    return err == -EMFILE || err == -ENFILE || err == -ENOSPC || err == -ENOMEM;
 }
 
 void cairn_rfc3339(const struct timespec *ts, char out[32])
@@ -401,4 +425,16 @@ int cairn_dir_each(int dir_fd, int (*fn)(void *data, const char *name), void *da
     }
     closedir(d);
     return rc;
+}
+
+void cairn_option_error(int c, int optopt, const char *arg, char *out, size_t len)
+{
+    if (c == ':')
+        snprintf(out, len, "%s needs a value", arg);
+    else if (optopt > 0 && optopt < 128 && isalnum(optopt)) /* a short option */
+        snprintf(out, len, "unknown option -%c", optopt);
+    else if (optopt != 0) /* a long option's value: it was given one */
+        snprintf(out, len, "%s: the option takes no value", arg);
+    else
+        snprintf(out, len, "unknown option %s", arg);
 }

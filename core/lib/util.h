@@ -17,6 +17,12 @@ char *cairn_vasprintf(const char *fmt, va_list ap);
  * "return cairn_refuse(why, why_len, ...)". */
 int cairn_refuse(char *why, size_t why_len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* _exit(status): leaves without atexit handlers, stdio buffers or joining
+ * threads.  In a coverage build (-Db_coverage=true) it first writes the
+ * process's gcov counts, which _exit would otherwise throw away: the runs
+ * that end this way (a hung plugin, an abandoned run, a probe child) are
+ * then measured like any other. */
+void cairn_exit_now(int status) __attribute__((noreturn));
 
 /* A growable buffer.  Zero-initialise; functions return 0 or -ENOMEM and
  * leave the contents intact on failure. */
@@ -78,6 +84,10 @@ char *cairn_text_printable(const char *text);
  * names derived from long ones, not for security. */
 uint64_t cairn_hash64(const void *p, size_t n);
 
+/* at (at most strlen(s)) moved back to the start of the UTF-8 character
+ * it falls inside, so cutting s there splits no character. */
+size_t cairn_utf8_cut(const char *s, size_t at);
+
 /* A user-supplied name for a message: s itself when short, else its first
  * 64 bytes (cut at a UTF-8 boundary) and "..." in out. */
 const char *cairn_short_name(const char *s, char out[72]);
@@ -88,6 +98,18 @@ int cairn_grow(void **p, size_t *cap, size_t need, size_t elem);
 /* 1 when s can name a file inside a directory as it is: not empty, no
  * '/', not "." or "..". */
 int cairn_is_plain_name(const char *s);
+
+/* 1 when err (a negative errno; libuv's UV_E* are the same on Unix) says
+ * a resource ran out rather than that the request was wrong: EMFILE,
+ * ENFILE, ENOSPC (inotify's watches), ENOMEM.  What refuses for such a
+ * reason may work later, so it is waited out, not taken for an error. */
+int cairn_is_out_of_resources(int err);
+
+/* What getopt_long()'s ':' or '?' (c, with optopt and arg =
+ * argv[optind - 1]) was about, in words, into out: "unknown option -x",
+ * "--input needs a value", "--once=3: the option takes no value".  For
+ * programs that set opterr = 0 and say it their own way. */
+void cairn_option_error(int c, int optopt, const char *arg, char *out, size_t len);
 
 /* ts as RFC 3339 UTC with milliseconds, "2026-11-30T21:00:00.000Z". */
 void cairn_rfc3339(const struct timespec *ts, char out[32]);

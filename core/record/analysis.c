@@ -63,8 +63,7 @@ static int encode_move(const struct cairn_plugin *d, const json_t *v, size_t i, 
             if (json_typeof(v) == JSON_STRING && text == NULL)
                 return cairn_rec_oom(e, "out of memory quoting options.play[%zu]", i);
             if (shown > 40) /* cut between characters, not inside one */
-                for (shown = 40; shown > 0 && ((unsigned char)text[shown] & 0xC0) == 0x80; shown--)
-                    ;
+                shown = cairn_utf8_cut(text, 40);
             rc = cairn_rec_fail(
                 e, CAIRN_CODE_INVALID_INPUT,
                 "options.play[%zu]: expected \"L\" or \"R\" (%s moves), got %s%.*s%s", i, d->name,

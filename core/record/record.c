@@ -154,13 +154,47 @@ static int resolve(struct rec *r, const struct cairn_record_ctx *ctx, const char
     return 0;
 }
 
+/* The name the record's variant is looked up by: its "variant" string, or
+ * with none the configured default; NULL when it has none to give. */
+static const char *variant_name(const struct rec *r, const struct cairn_record_ctx *ctx)
+{
+    const json_t *v = json_object_get(r->root, "variant");
+
+    return v == NULL ? ctx->default_variant : json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* jansson's syntax error, in the words of a record on one line.  A byte
+ * that is not UTF-8 is reported by jansson at the character before it
+ * (column 0 for the first): the column is the byte's own, counted from 1
+ * as every other error's.  "near end of file" is the end of the line
+ * here, and JSON_ALLOW_NUL is jansson's flag, not the user's business. */
+static int bad_json(struct cairn_rec_error *e, const json_error_t *jerr)
+{
+    static const char eof[] = " near end of file", nul[] = " is not allowed without JSON_ALLOW_NUL";
+    enum json_error_code code = json_error_code(jerr);
+    int column = jerr->column + (code == json_error_invalid_utf8);
+    size_t n = strlen(jerr->text);
+    const char *cut = strstr(jerr->text, nul);
+
+    if (cut != NULL)
+        return cairn_rec_fail(e, CAIRN_CODE_BAD_JSON,
+                              "column %d: \\u0000 (a NUL character) is not allowed in a string%s",
+                              column, cut + strlen(nul));
+    if (n > strlen(eof) && strcmp(jerr->text + n - strlen(eof), eof) == 0)
+        return cairn_rec_fail(e, CAIRN_CODE_BAD_JSON, "column %d: %.*s at the end of the line",
+                              column, (int)(n - strlen(eof)), jerr->text);
+    return cairn_rec_fail(e, CAIRN_CODE_BAD_JSON, "column %d: %s", column, jerr->text);
+}
+
 /* Checks the record's shape and resolves its variant. */
 static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const char *line,
                         size_t len, struct cairn_rec_error *e)
 {
+    struct cairn_rec_error unknown;
     json_error_t jerr;
     json_t *variant;
     const char *name;
+    int unresolved;
 
     /* Duplicate keys make a record mean two things; refuse to guess.
      * DECODE_ANY: a bare scalar is valid JSON, so it is a bad_record. */
@@ -174,10 +208,16 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
                             jerr.text[0] == '\0' || errno == ENOMEM))
         return cairn_rec_oom(e, "out of memory parsing the record");
     if (r->root == NULL)
-        return cairn_rec_fail(e, CAIRN_CODE_BAD_JSON, "column %d: %s", jerr.column, jerr.text);
+        return bad_json(e, &jerr);
     if (!json_is_object(r->root))
         return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "a record must be a JSON object, got %s",
                               cairn_json_type_name(r->root));
+    /* The variant is looked up before anything can fail, so that every
+     * error line of a record whose variant is readable names it and is
+     * counted under it (docs/contract.md); its own errors are said in
+     * their turn below. */
+    name = variant_name(r, ctx);
+    unresolved = name != NULL ? resolve(r, ctx, name, &unknown) : 0;
 
     {
         const json_t *id = json_object_get(r->root, "id");
@@ -202,17 +242,12 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
         scalar_from_json(&r->expected, json_object_get(r->root, "expected"));
 
     variant = json_object_get(r->root, "variant");
-    if (variant == NULL) {
-        if (ctx->default_variant == NULL)
-            return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
-                                  "variant: missing (and no default_variant is configured)");
-        name = ctx->default_variant;
-    } else if (!json_is_string(variant)) {
+    if (name == NULL && variant == NULL)
+        return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD,
+                              "variant: missing (and no default_variant is configured)");
+    if (name == NULL)
         return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "variant: expected a string, got %s",
                               cairn_json_type_name(variant));
-    } else {
-        name = json_string_value(variant);
-    }
 
     r->input = json_object_get(r->root, "input");
     if (r->input == NULL)
@@ -221,18 +256,12 @@ static int parse_record(struct rec *r, const struct cairn_record_ctx *ctx, const
         return cairn_rec_fail(e, CAIRN_CODE_BAD_RECORD, "input: expected an object, got %s",
                               cairn_json_type_name(r->input));
 
-    /* The variant first, so that an error in the options still names it;
-     * an unknown variant is reported only after the options, as before. */
-    {
-        struct cairn_rec_error unknown;
-        int rc = resolve(r, ctx, name, &unknown);
-
-        if (parse_options(r, ctx, e) != 0)
-            return -1;
-        if (rc != 0)
-            *e = unknown;
-        return rc;
-    }
+    /* An unknown variant is reported only after the options, as before. */
+    if (parse_options(r, ctx, e) != 0)
+        return -1;
+    if (unresolved != 0)
+        *e = unknown;
+    return unresolved;
 }
 
 /* The same record from the plain-record reader: only clean records get
@@ -306,6 +335,25 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* A record's size for the summary's accuracy by size (buckets.h): its
+ * longest array, or with no array, its largest number (a game of n
+ * stones). */
+static uint64_t record_size(const struct cairn_plugin *d, const struct cairn_array *in)
+{
+    uint64_t longest = 0, largest = 0;
+    size_t i;
+
+    for (i = 0; i < d->n_inputs; i++) {
+        if (d->inputs[i].kind == CAIRN_INPUT_INT_ARRAY) {
+            if (in[i].n > longest)
+                longest = in[i].n;
+        } else if (in[i].n == 1 && in[i].v[0] > 0 && (uint64_t)in[i].v[0] > largest) {
+            largest = (uint64_t)in[i].v[0];
+        }
+    }
+    return longest > 0 ? longest : largest;
+}
+
 /* Validates, solves and renders a parsed record. */
 static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cairn_buf *out,
                         struct cairn_tally *tally, struct cairn_rec_error *e)
@@ -315,7 +363,7 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
     struct cairn_problem prob;
     struct cairn_result res;
     char msg[256] = "";
-    size_t need;
+    size_t need, size_bucket;
     int rc, match = 0;
     uint64_t t0, dt;
 
@@ -342,6 +390,10 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
                               : internal ? "check failed"
                                          : "input breaks a rule of the game");
     }
+    /* An expected answer of the wrong type makes the record bad before it
+     * is solved: no solve is spent, or counted, on a record that fails. */
+    if (cairn_scalar_present(&r->expected) && expected_matches(d, &r->expected, 0, &match, e) != 0)
+        return -1;
     need = d->scratch_bytes(&prob);
     if (cairn_grow(&s->mem, &s->mem_cap, need ? need : 1, 1) != 0)
         return cairn_rec_oom(e, "out of memory (needs %zu bytes of scratch)", need);
@@ -383,11 +435,16 @@ static int solve_record(const struct rec *r, struct cairn_scratch *s, struct cai
 
     tally->ok++;
     tally->variant_ok[r->plugin_index]++;
+    size_bucket = cairn_size_bucket(record_size(d, arrays));
+    CAIRN_TALLY_SIZE(tally, r->plugin_index, size_bucket, CAIRN_SIZE_OK)++;
     if (cairn_scalar_present(&r->expected)) {
-        if (match)
+        CAIRN_TALLY_SIZE(tally, r->plugin_index, size_bucket, CAIRN_SIZE_CHECKED)++;
+        if (match) {
             tally->matches++;
-        else
+            CAIRN_TALLY_SIZE(tally, r->plugin_index, size_bucket, CAIRN_SIZE_MATCHES)++;
+        } else {
             tally->mismatches++;
+        }
     }
     return 0;
 }

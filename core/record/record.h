@@ -13,7 +13,7 @@
 
 #include "cairn/plugin.h"
 #include "codes.h"
-#include "plugin_loader.h"
+#include "registry.h"
 #include "scratch.h"
 #include "tally.h"
 #include "util.h"

@@ -11,7 +11,7 @@
 
 #include "cairn/plugin.h"
 #include "codes.h"
-#include "plugin_loader.h"
+#include "registry.h"
 #include "scalar.h"
 #include "util.h"
 

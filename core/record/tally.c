@@ -8,18 +8,8 @@
 
 #include "tally.h"
 
-const double cairn_solve_bucket_le[CAIRN_SOLVE_BUCKETS - 1] = { 1e-6, 1e-5, 1e-4, 5e-4, 1e-3, 5e-3,
-                                                                0.01, 0.05, 0.1,  0.5,  1.0 };
-
-size_t cairn_solve_bucket(uint64_t ns)
-{
-    double s = (double)ns / 1e9;
-    size_t i = 0;
-
-    while (i < CAIRN_SOLVE_BUCKETS - 1 && s > cairn_solve_bucket_le[i])
-        i++;
-    return i;
-}
+/* Size counters per variant. */
+#define SIZE_SLOTS (CAIRN_SIZE_BUCKETS * CAIRN_SIZE_COUNTS)
 
 int cairn_tally_init(struct cairn_tally *t, size_t n_plugins)
 {
@@ -29,8 +19,9 @@ int cairn_tally_init(struct cairn_tally *t, size_t n_plugins)
     t->variant_err = calloc(t->n_variants, sizeof(uint64_t));
     t->variant_ns = calloc(t->n_variants, sizeof(uint64_t));
     t->variant_hist = calloc(t->n_variants * CAIRN_SOLVE_BUCKETS, sizeof(uint64_t));
+    t->variant_size = calloc(t->n_variants * SIZE_SLOTS, sizeof(uint64_t));
     if (t->variant_ok == NULL || t->variant_err == NULL || t->variant_ns == NULL ||
-        t->variant_hist == NULL) {
+        t->variant_hist == NULL || t->variant_size == NULL) {
         cairn_tally_free(t);
         return -ENOMEM;
     }
@@ -41,7 +32,7 @@ void cairn_tally_reset(struct cairn_tally *t)
 {
     size_t n = t->n_variants;
     uint64_t *ok = t->variant_ok, *err = t->variant_err, *ns = t->variant_ns;
-    uint64_t *hist = t->variant_hist;
+    uint64_t *hist = t->variant_hist, *size = t->variant_size;
 
     memset(t, 0, sizeof(*t));
     t->n_variants = n;
@@ -49,7 +40,9 @@ void cairn_tally_reset(struct cairn_tally *t)
     t->variant_err = err;
     t->variant_ns = ns;
     t->variant_hist = hist;
+    t->variant_size = size;
     memset(hist, 0, n * CAIRN_SOLVE_BUCKETS * sizeof(*hist));
+    memset(size, 0, n * SIZE_SLOTS * sizeof(*size));
     memset(ok, 0, n * sizeof(*ok));
     memset(err, 0, n * sizeof(*err));
     memset(ns, 0, n * sizeof(*ns));
@@ -73,9 +66,12 @@ void cairn_tally_add(struct cairn_tally *into, const struct cairn_tally *from)
         into->variant_err[i] += from->variant_err[i];
         into->variant_ns[i] += from->variant_ns[i];
     }
-    if (into->n_variants == from->n_variants)
+    if (into->n_variants == from->n_variants) {
         for (i = 0; i < into->n_variants * CAIRN_SOLVE_BUCKETS; i++)
             into->variant_hist[i] += from->variant_hist[i];
+        for (i = 0; i < into->n_variants * SIZE_SLOTS; i++)
+            into->variant_size[i] += from->variant_size[i];
+    }
 }
 
 void cairn_tally_free(struct cairn_tally *t)
@@ -84,5 +80,6 @@ void cairn_tally_free(struct cairn_tally *t)
     free(t->variant_err);
     free(t->variant_ns);
     free(t->variant_hist);
+    free(t->variant_size);
     memset(t, 0, sizeof(*t));
 }

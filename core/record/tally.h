@@ -8,12 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buckets.h"
 #include "codes.h"
-
-/* Solve-time histogram buckets (seconds, upper bounds); the last bucket
- * is +Inf.  Shared by the tallies and the metrics. */
-#define CAIRN_SOLVE_BUCKETS 12
-extern const double cairn_solve_bucket_le[CAIRN_SOLVE_BUCKETS - 1];
 
 /* What happened to records, for summaries and metrics.  Index by_variant
  * with the plugin's index in the registry; the extra last slot counts
@@ -32,10 +28,22 @@ struct cairn_tally {
     uint64_t *variant_err;  /* [n_variants] */
     uint64_t *variant_ns;   /* [n_variants] solve time */
     uint64_t *variant_hist; /* [n_variants * CAIRN_SOLVE_BUCKETS] solves per bucket */
+    /* [n_variants * CAIRN_SIZE_BUCKETS * CAIRN_SIZE_COUNTS]: per input
+     * size bucket (buckets.h), the solved records, those with "expected",
+     * and those that matched it */
+    uint64_t *variant_size;
 };
 
-/* The histogram bucket of a solve that took ns nanoseconds. */
-size_t cairn_solve_bucket(uint64_t ns);
+enum {
+    CAIRN_SIZE_OK,
+    CAIRN_SIZE_CHECKED,
+    CAIRN_SIZE_MATCHES,
+    CAIRN_SIZE_COUNTS
+};
+
+/* The counter of what (CAIRN_SIZE_*) for variant v's size bucket b. */
+#define CAIRN_TALLY_SIZE(t, v, b, what) \
+    ((t)->variant_size[((v)*CAIRN_SIZE_BUCKETS + (b)) * CAIRN_SIZE_COUNTS + (what)])
 
 int cairn_tally_init(struct cairn_tally *t, size_t n_plugins);
 void cairn_tally_reset(struct cairn_tally *t);

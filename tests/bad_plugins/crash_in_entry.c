@@ -1,7 +1,8 @@
 /*
  * crash_in_entry - loads cleanly, but its entry function returns a wild
- * pointer: reading the descriptor faults.  The loader's probe process
- * must die of it instead of the daemon.
+ * pointer: reading the descriptor would fault.  The loader must refuse it
+ * before reading a byte there (it checks that the descriptor lies in the
+ * plugin's own readable segments), in the probe and in the daemon alike.
  */
 #include <stdint.h>
 

@@ -33,7 +33,7 @@ void rig_make_reference(void);
  * after a fault logs apart and, as a daemon, is waited for until it
  * watches the spool. */
 pid_t rig_start(const struct spot *s, int once);
-pid_t rig_start_clean(const struct spot *s, int once);
+pid_t rig_start_clean(const struct spot *s, int once, const char *what);
 
 /* job.jsonl is over: its summary out, its input out of the spool and
  * active/. */

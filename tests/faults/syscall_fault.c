@@ -5,9 +5,13 @@
  * Environment (nothing happens without CAIRN_FAULT_CALL):
  *   CAIRN_FAULT_CALL   the kind: open, read, write, fsync, fdatasync,
  *                      syncfs, rename, unlink, mkdir, fsetxattr, fgetxattr,
- *                      flock, getdents (readdir)
+ *                      flock, getdents (readdir), inotify (inotify_init1,
+ *                      which names no path and counts as one under
+ *                      CAIRN_FAULT_UNDER, and inotify_add_watch)
  *   CAIRN_FAULT_N      which call of that kind fails (1 = the first)
- *   CAIRN_FAULT_ERRNO  EIO, ENOSPC or EINTR
+ *   CAIRN_FAULT_ERRNO  EIO, ENOSPC, EINTR or EMFILE; or SHORT (read only): the call
+ *                      succeeds but returns half of what it read, the rest
+ *                      left unread, as a FUSE or network file system may
  *   CAIRN_FAULT_UNDER  only calls on paths under this directory count (a
  *                      descriptor's path is read from /proc/self/fd), so
  *                      start-up's reads of plugins and configuration do not
@@ -33,10 +37,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+
+/* CAIRN_FAULT_ERRNO=SHORT: not an errno, a read cut short. */
+#define SHORT_READ (-1)
 
 static long fault_n = -1; /* -1: not read yet; 0: off */
 static int fault_errno;
@@ -55,7 +63,11 @@ static void setup(void)
         return;
     }
     snprintf(fault_call, sizeof(fault_call), "%s", c);
-    fault_errno = strcmp(e, "ENOSPC") == 0 ? ENOSPC : strcmp(e, "EINTR") == 0 ? EINTR : EIO;
+    fault_errno = strcmp(e, "ENOSPC") == 0   ? ENOSPC
+                  : strcmp(e, "EINTR") == 0  ? EINTR
+                  : strcmp(e, "EMFILE") == 0 ? EMFILE
+                  : strcmp(e, "SHORT") == 0  ? SHORT_READ
+                                             : EIO;
     if (u != NULL) {
         snprintf(under, sizeof(under), "%s", u);
         under_len = strlen(under);
@@ -112,9 +124,11 @@ static int fires(const char *kind, const char *path)
 
         if (f != NULL) {
             fprintf(f, "fired %s %ld %s %s\n", kind, k, path ? path : "?",
-                    fault_errno == ENOSPC  ? "ENOSPC"
-                    : fault_errno == EINTR ? "EINTR"
-                                           : "EIO");
+                    fault_errno == ENOSPC       ? "ENOSPC"
+                    : fault_errno == EINTR      ? "EINTR"
+                    : fault_errno == EMFILE     ? "EMFILE"
+                    : fault_errno == SHORT_READ ? "SHORT"
+                                                : "EIO");
             fclose(f);
         }
     }
@@ -220,35 +234,59 @@ int openat64(int dirfd, const char *path, int flags, ...)
     return real_openat64(dirfd, path, flags, mode);
 }
 
+/* A read that fired in SHORT mode: half of what was read, the rest given
+ * back to the descriptor's position (whence: it moved) or simply dropped
+ * (a pread, at its own offset). */
+static ssize_t shortened(int fd, ssize_t got, int moved)
+{
+    ssize_t keep = got > 1 ? got / 2 : got;
+
+    if (moved && keep < got)
+        lseek(fd, (off_t)(keep - got), SEEK_CUR);
+    return keep;
+}
+
 ssize_t read(int fd, void *buf, size_t n)
 {
     REAL(read);
-    if (fires_fd("read", fd))
+    if (fires_fd("read", fd)) {
+        if (fault_errno == SHORT_READ)
+            return shortened(fd, real_read(fd, buf, n), 1);
         FAIL_AS(-1);
+    }
     return real_read(fd, buf, n);
 }
 
 ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
     REAL(pread);
-    if (fires_fd("read", fd))
+    if (fires_fd("read", fd)) {
+        if (fault_errno == SHORT_READ)
+            return shortened(fd, real_pread(fd, buf, n, off), 0);
         FAIL_AS(-1);
+    }
     return real_pread(fd, buf, n, off);
 }
 
 ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 {
     REAL(pread64);
-    if (fires_fd("read", fd))
+    if (fires_fd("read", fd)) {
+        if (fault_errno == SHORT_READ)
+            return shortened(fd, real_pread64(fd, buf, n, off), 0);
         FAIL_AS(-1);
+    }
     return real_pread64(fd, buf, n, off);
 }
 
 ssize_t preadv(int fd, const struct iovec *iov, int n, off_t off)
 {
     REAL(preadv);
-    if (fires_fd("read", fd))
+    if (fires_fd("read", fd)) {
+        if (fault_errno == SHORT_READ && n > 0) /* the first buffer only, at most */
+            return shortened(fd, real_preadv(fd, iov, 1, off), 0);
         FAIL_AS(-1);
+    }
     return real_preadv(fd, iov, n, off);
 }
 
@@ -415,4 +453,22 @@ struct dirent64 *readdir64(DIR *d)
     if (fires_fd("getdents", dirfd(d)))
         FAIL_AS(NULL);
     return real_readdir64(d);
+}
+
+int inotify_init1(int flags)
+{
+    REAL(inotify_init1);
+    if (fault_n < 0)
+        setup();
+    if (fires("inotify", under_len ? under : NULL))
+        FAIL_AS(-1);
+    return real_inotify_init1(flags);
+}
+
+int inotify_add_watch(int fd, const char *path, uint32_t mask)
+{
+    REAL(inotify_add_watch);
+    if (fires("inotify", path))
+        FAIL_AS(-1);
+    return real_inotify_add_watch(fd, path, mask);
 }

@@ -1,0 +1,174 @@
+/*
+ * gen.h - `cairn gen`: a reproducible evaluation corpus on stdout.  The
+ * command (gen.c), its seeded random numbers (gen_rng.c), the inputs of
+ * each game, plain (gen_games.c) and biased to the game's traps
+ * (gen_traps.c), and the expected answers, which the shipped plugins
+ * compute through cairnd's own record path (gen_solve.c).
+ *
+ * Byte stability: the corpus depends on the arguments and on the plugins'
+ * answers only.  No libc random numbers, no floating point, no clock, no
+ * locale: every draw is xoshiro256** seeded through splitmix64 from the
+ * seed, the variant's name, the limits, --traps and the record's index,
+ * so record i is the same bytes whatever --count is.
+ */
+#ifndef CAIRN_CLIENT_GEN_H
+#define CAIRN_CLIENT_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "client.h"
+
+/* What the command line gave; the strings are checked by cairn_cmd_gen. */
+struct cairn_gen_opts {
+    const char *variant; /* a plugin name or alias */
+    const char *count;   /* --count N */
+    const char *seed;    /* --seed S */
+    const char *size;    /* --size A..B or A, or NULL: the game's default */
+    const char *limits;  /* --limits official|extended, or NULL: official */
+    const char *plugins; /* --plugins DIR[:DIR], or NULL: plugin_dir */
+    int traps;           /* --traps */
+};
+
+/*
+ * NAME     cairn_cmd_gen - write the corpus to stdout
+ * RETURNS  0; -EINVAL with a message naming the argument at fault (a
+ *          usage error), or the plugins' failure to load; -EPROTO when a
+ *          plugin refused a record the generator made (a bug, named)
+ */
+int cairn_cmd_gen(struct cairn_client *cl, const struct cairn_gen_opts *o);
+
+/* ---- random numbers (gen_rng.c) ----------------------------------------- */
+
+struct cairn_gen_rng {
+    uint64_t s[4];
+};
+
+/* The stream of one record: the same five values, the same numbers. */
+void cairn_gen_rng_seed(struct cairn_gen_rng *r, uint64_t seed, const char *variant, uint64_t mode,
+                        uint64_t index);
+uint64_t cairn_gen_next(struct cairn_gen_rng *r);
+/* Uniform in [lo, hi] (lo <= hi), without modulo bias. */
+int64_t cairn_gen_range(struct cairn_gen_rng *r, int64_t lo, int64_t hi);
+/* 1 with probability num/den. */
+int cairn_gen_chance(struct cairn_gen_rng *r, uint64_t num, uint64_t den);
+/* A uniformly random order of v[0..n). */
+void cairn_gen_shuffle(struct cairn_gen_rng *r, int64_t *v, size_t n);
+
+/* ---- one record's input -------------------------------------------------- */
+
+/* What a record may hold: sizes and values inside the limits asked for. */
+struct cairn_gen_space {
+    int64_t size_lo, size_hi; /* --size, checked against the limits */
+    int64_t vlo, vhi;         /* each value of an array (scalar games: unused) */
+    int even;                 /* lengths must be even (stone-game, official) */
+    int extended;             /* --limits extended */
+};
+
+/* The input being built: up to two arrays of n values (stone-game-vi has
+ * two of the same length), or a scalar in v[0][0] (n == 1). */
+#define CAIRN_GEN_MAX_ARRAYS 2
+struct cairn_gen_input {
+    int64_t *v[CAIRN_GEN_MAX_ARRAYS];
+    size_t n;
+    size_t cap;
+    const char *profile; /* --traps: which trap this record is, for its id */
+    void *memo;          /* a trap's tables, made once per corpus (free()d) */
+};
+
+/* Makes room for n values in every array; 0 or -ENOMEM. */
+int cairn_gen_input_size(struct cairn_gen_input *in, size_t n);
+void cairn_gen_input_free(struct cairn_gen_input *in);
+
+/*
+ * NAME     cairn_gen_pick_size - a size for one record (gen_games.c)
+ * ARGUMENTS lo, hi: the sizes a trap wants, narrowed to the space's (the
+ *          space's whole range when they do not meet it); parity: 0 even,
+ *          1 odd, -1 either, overruled by sp->even
+ * RETURNS  a size in the space; of the parity asked for when the range
+ *          holds one
+ */
+int64_t cairn_gen_pick_size(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, int64_t lo,
+                            int64_t hi, int parity);
+
+/* Any size of the space. */
+static inline size_t cairn_gen_size(struct cairn_gen_rng *r, const struct cairn_gen_space *sp)
+{
+    return (size_t)cairn_gen_pick_size(r, sp, sp->size_lo, sp->size_hi, -1);
+}
+
+/* Fills in: 0 or -ENOMEM. */
+typedef int (*cairn_gen_fn)(struct cairn_gen_rng *r, const struct cairn_gen_space *sp,
+                            struct cairn_gen_input *in);
+
+/* One game as the generator sees it (gen_games.c). */
+struct cairn_gen_game {
+    const char *name;      /* the plugin's name */
+    int64_t default_max;   /* the default --size ends here (or at the limit) */
+    int64_t default_max_x; /* ... with --limits extended */
+    int even_official;     /* official limits want an even length (stone-game) */
+    cairn_gen_fn plain;    /* sizes and values uniform in the space */
+    /* --traps (gen_traps.c): index picks the trap, so a corpus cycles
+     * through them all. */
+    int (*traps)(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
+                 struct cairn_gen_input *in);
+};
+
+/* The game named (a plugin's name, not an alias), or NULL. */
+const struct cairn_gen_game *cairn_gen_game(const char *name);
+
+/* Every game's --traps generator (gen_traps.c). */
+int cairn_gen_traps_stone_game(struct cairn_gen_rng *r, const struct cairn_gen_space *sp,
+                               uint64_t index, struct cairn_gen_input *in);
+int cairn_gen_traps_ii(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
+                       struct cairn_gen_input *in);
+int cairn_gen_traps_iii(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
+                        struct cairn_gen_input *in);
+int cairn_gen_traps_iv(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
+                       struct cairn_gen_input *in);
+int cairn_gen_traps_v(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
+                      struct cairn_gen_input *in);
+int cairn_gen_traps_vi(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
+                       struct cairn_gen_input *in);
+int cairn_gen_traps_vii(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
+                        struct cairn_gen_input *in);
+int cairn_gen_traps_viii(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
+                         struct cairn_gen_input *in);
+int cairn_gen_traps_ix(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
+                       struct cairn_gen_input *in);
+int cairn_gen_traps_ptw(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
+                        struct cairn_gen_input *in);
+int cairn_gen_traps_srg(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
+                        struct cairn_gen_input *in);
+
+/* stone-game under official limits: the sum made odd by nudging one pile
+ * by 1 (both generators use it; the length is even already). */
+void cairn_gen_odd_sum(struct cairn_gen_rng *r, const struct cairn_gen_space *sp,
+                       struct cairn_gen_input *in);
+
+/* ---- the expected answers (gen_solve.c) ----------------------------------- */
+
+struct cairn_gen_solver;
+
+/* Loads dir's plugins the way cairnd does (vetting, private copies, ABI
+ * versions); refusals go to stderr.  0 with *out; -EINVAL when none
+ * loaded, or -ENOMEM, with a message in cl. */
+int cairn_gen_solver_open(struct cairn_client *cl, const char *dir, struct cairn_gen_solver **out);
+/* The plugin answering to name (or alias), or NULL. */
+const struct cairn_plugin *cairn_gen_solver_find(const struct cairn_gen_solver *s,
+                                                 const char *name);
+/*
+ * NAME     cairn_gen_solve - cairn's answer to one record
+ * ARGUMENTS line/len: the record without "expected"
+ * RETURNS  0 with the answer's JSON text in *answer (valid until the next
+ *          call); -EPROTO with the result line in cl's message when the
+ *          record is refused; -ENOMEM
+ * NOTES    the record goes through cairn_record_process(), the function
+ *          every worker of cairnd runs, so "expected" is cairnd's answer
+ *          byte for byte.
+ */
+int cairn_gen_solve(struct cairn_gen_solver *s, struct cairn_client *cl, const char *line,
+                    size_t len, const char **answer);
+void cairn_gen_solver_close(struct cairn_gen_solver *s);
+
+#endif /* CAIRN_CLIENT_GEN_H */

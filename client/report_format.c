@@ -1,0 +1,86 @@
+/*
+ * report_format.c - a report's figures for people: durations, rates,
+ * shares, and the labels of the histograms' buckets (report.h).
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "report.h"
+
+int cairn_report_percentile_bucket(const uint64_t hist[CAIRN_SOLVE_BUCKETS], double p)
+{
+    uint64_t n = 0, rank, seen = 0;
+    int b;
+
+    for (b = 0; b < CAIRN_SOLVE_BUCKETS; b++)
+        n += hist[b];
+    if (n == 0)
+        return -1;
+    rank = (uint64_t)ceil(p / 100.0 * (double)n);
+    for (b = 0; b < CAIRN_SOLVE_BUCKETS - 1; b++)
+        if ((seen += hist[b]) >= (rank == 0 ? 1 : rank))
+            break;
+    return b;
+}
+
+void cairn_report_bucket_label(int b, char out[32])
+{
+    char t[32];
+
+    if (b < 0) {
+        snprintf(out, 32, "-");
+        return;
+    }
+    cairn_report_seconds(cairn_solve_bucket_le[b < CAIRN_SOLVE_BUCKETS - 1 ? b : b - 1], t);
+    snprintf(out, 32, "%s %.28s", b < CAIRN_SOLVE_BUCKETS - 1 ? "<=" : ">", t);
+}
+
+void cairn_report_size_label(size_t b, char out[48])
+{
+    uint64_t min, max;
+
+    cairn_size_bucket_range(b, &min, &max);
+    if (max == UINT64_MAX)
+        snprintf(out, 48, "%llu+", (unsigned long long)min);
+    else if (min == max)
+        snprintf(out, 48, "%llu", (unsigned long long)min);
+    else
+        snprintf(out, 48, "%llu-%llu", (unsigned long long)min, (unsigned long long)max);
+}
+
+void cairn_report_ply_label(int b, char out[16])
+{
+    if (b < 4)
+        snprintf(out, 16, "%d", b);
+    else if (b < CAIRN_REPORT_PLY_BUCKETS - 1)
+        snprintf(out, 16, "%d-%d", 1 << (b - 2), (1 << (b - 1)) - 1);
+    else
+        snprintf(out, 16, "%d+", 1 << (b - 2));
+}
+
+void cairn_report_pct(uint64_t part, uint64_t whole, char out[16])
+{
+    if (whole == 0)
+        snprintf(out, 16, "-");
+    else
+        snprintf(out, 16, "%.1f%%", 100.0 * (double)part / (double)whole);
+}
+
+void cairn_report_rate(double per_second, char out[32])
+{
+    snprintf(out, 32, per_second < 9.95 ? "%.1f" : "%.0f", per_second);
+}
+
+void cairn_report_seconds(double s, char out[32])
+{
+    if (!(s >= 0))
+        snprintf(out, 32, "-");
+    else if (s < 1e-6)
+        snprintf(out, 32, "%.0f ns", s * 1e9);
+    else if (s < 1e-3)
+        snprintf(out, 32, "%.1f \xc2\xb5s", s * 1e6);
+    else if (s < 1)
+        snprintf(out, 32, "%.2f ms", s * 1e3);
+    else
+        snprintf(out, 32, "%.2f s", s);
+}

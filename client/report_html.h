@@ -1,0 +1,21 @@
+/*
+ * report_html.h - what the two halves of the HTML report share:
+ * report_html.c (the page, its cards and charts) and report_html_eval.c
+ * (the evaluators' sections).
+ */
+#ifndef CAIRN_CLIENT_REPORT_HTML_H
+#define CAIRN_CLIENT_REPORT_HTML_H
+
+#include <stdio.h>
+
+#include "report.h"
+
+/* s with &, <, >, " and ' escaped, for text and attribute values. */
+void cairn_report_html_esc(FILE *out, const char *s);
+
+void cairn_report_html_sizes(const struct cairn_report *r, FILE *out);
+void cairn_report_html_mismatches(const struct cairn_report *r, FILE *out);
+void cairn_report_html_play(const struct cairn_report *r, FILE *out);
+void cairn_report_html_records(const struct cairn_report *r, FILE *out);
+
+#endif /* CAIRN_CLIENT_REPORT_HTML_H */

@@ -1,0 +1,49 @@
+/*
+ * report_lines.h - what a report reads line by line (report.h says what
+ * each figure is): a results file's lines, for accuracy, mismatches and
+ * graded play, and a kept input's lines, for the records behind them.
+ * report_collect.c reads the summaries and calls these.
+ */
+#ifndef CAIRN_CLIENT_REPORT_LINES_H
+#define CAIRN_CLIENT_REPORT_LINES_H
+
+#include <jansson.h>
+
+#include "report.h"
+
+/* Variant name's entry in r, added at zero if new; NULL: out of memory. */
+struct cairn_rep_variant *cairn_report_variant(struct cairn_report *r, const char *name);
+
+/* The counter called name in the list (*v, *n), added at 0 if new. */
+struct cairn_rep_count *cairn_report_counter(struct cairn_rep_count **v, size_t *n, size_t *cap,
+                                             const char *name);
+
+/* A copy of s, or NULL for NULL (and when out of memory). */
+char *cairn_report_dup(const char *s);
+
+/* A non-negative integer member of o, else 0. */
+uint64_t cairn_report_count(const json_t *o, const char *key);
+
+/*
+ * NAME     cairn_report_read_results - one results file's lines into r
+ * ARGUMENTS job, job_index: the job they belong to; whole: NULL when a
+ *          summary gave the job's counts, else the job a results file on
+ *          its own makes, counted from its lines (and r with it)
+ * RETURNS  0 (a file that cannot be opened leaves accuracy without it);
+ *          -ENOMEM
+ */
+int cairn_report_read_results(struct cairn_report *r, int dir_fd, const char *res_name,
+                              const char *job, size_t job_index, struct cairn_rep_job *whole);
+
+/* The records behind job_index's mismatches and blunders, from its input
+ * kept in the spool's .cairn/done/ (input_esc: the summary's "input"), if
+ * that file is the one the summary describes (bytes long), not a later
+ * job's of the same name: each one's position and record, and a
+ * mismatch's expected answer when its result line had none. */
+void cairn_report_read_records(struct cairn_report *r, int in_fd, const char *input_esc,
+                               uint64_t bytes, size_t job_index);
+
+void cairn_report_where_free(struct cairn_rep_where *w);
+void cairn_report_blunder_free(struct cairn_rep_blunder *b);
+
+#endif /* CAIRN_CLIENT_REPORT_LINES_H */

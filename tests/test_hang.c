@@ -1,0 +1,233 @@
+/*
+ * test_hang.c - the watch on plugin calls that never return (hang.h), on
+ * its own, on a loop of the test's: what is reported (owner, line, plugin,
+ * how long), when (past the timeout only, never for a record that ended or
+ * a thread beyond the watched ones), and that a timeout of 0 turns it off.
+ * What the daemon and --filter do about a report is test_plugins.c's.
+ */
+#include <check.h>
+#include <pthread.h>
+#include <string.h>
+#include <uv.h>
+
+#include "hang.h"
+
+struct seen {
+    size_t calls, n;
+    struct cairn_hang_report first;
+    uv_loop_t *loop;
+};
+
+static void on_hang(struct cairn_hang *h, const struct cairn_hang_report *r, size_t n)
+{
+    struct seen *s = h->data;
+
+    if (s->calls++ == 0) {
+        s->first = r[0];
+        s->n = n;
+    }
+    uv_stop(s->loop);
+}
+
+static void on_deadline(uv_timer_t *t)
+{
+    uv_stop(t->loop);
+}
+
+/* Runs the loop for at most ms (or until a report stops it). */
+static void run_for(uv_loop_t *loop, uint64_t ms)
+{
+    uv_timer_t deadline;
+
+    ck_assert_int_eq(uv_timer_init(loop, &deadline), 0);
+    ck_assert_int_eq(uv_timer_start(&deadline, on_deadline, ms, 0), 0);
+    uv_run(loop, UV_RUN_DEFAULT);
+    uv_close((uv_handle_t *)&deadline, NULL);
+    uv_run(loop, UV_RUN_NOWAIT);
+}
+
+static void close_loop(uv_loop_t *loop, struct cairn_hang *h)
+{
+    cairn_hang_close(h);
+    cairn_hang_close(h); /* a second close is harmless */
+    uv_run(loop, UV_RUN_DEFAULT);
+    cairn_hang_free(h);
+    ck_assert_int_eq(uv_loop_close(loop), 0);
+}
+
+START_TEST(a_record_past_the_timeout_is_reported)
+{
+    static const int owner = 0;
+    struct seen s = { 0 };
+    struct cairn_hang h;
+    uv_loop_t loop;
+    uint64_t t0;
+    double took;
+
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    s.loop = &loop;
+    ck_assert_int_eq(cairn_hang_init(&h, &loop, 2, on_hang, &s), 0);
+    cairn_hang_set_timeout(&h, 0.1);
+    t0 = uv_hrtime();
+    cairn_hang_begin(&h, &owner, 7, "stuck-game");
+    run_for(&loop, 5000);
+    took = (double)(uv_hrtime() - t0) / 1e9;
+    ck_assert_uint_eq(s.calls, 1);
+    ck_assert_uint_eq(s.n, 1);
+    ck_assert_ptr_eq(s.first.owner, &owner);
+    ck_assert_uint_eq(s.first.line, 7);
+    ck_assert_str_eq(s.first.plugin, "stuck-game");
+    ck_assert_msg(s.first.seconds > 0.1 && s.first.seconds <= took,
+                  "reported after %.3f s, %.3f s since it began", s.first.seconds, took);
+    ck_assert_msg(took < 1.0, "reported only after %.3f s for a 0.1 s timeout", took);
+
+    /* Ended: nothing more to say. */
+    cairn_hang_end(&h);
+    run_for(&loop, 400);
+    ck_assert_uint_eq(s.calls, 1);
+    close_loop(&loop, &h);
+}
+END_TEST
+
+/* Records that end in time, one after another, are never reported, and
+ * neither is one younger than a long timeout (checked every second). */
+START_TEST(records_within_the_timeout_are_not_reported)
+{
+    struct seen s = { 0 };
+    struct cairn_hang h;
+    uv_loop_t loop;
+    int i;
+
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    s.loop = &loop;
+    ck_assert_int_eq(cairn_hang_init(&h, &loop, 1, on_hang, &s), 0);
+    cairn_hang_set_timeout(&h, 0.2);
+    for (i = 0; i < 8; i++) {
+        cairn_hang_begin(&h, &s, (uint64_t)i + 1, "quick-game");
+        run_for(&loop, 60);
+        cairn_hang_end(&h);
+    }
+    ck_assert_uint_eq(s.calls, 0);
+    cairn_hang_set_timeout(&h, 30);
+    cairn_hang_begin(&h, &s, 9, "patient-game");
+    run_for(&loop, 1500);
+    ck_assert_uint_eq(s.calls, 0);
+    cairn_hang_end(&h);
+    close_loop(&loop, &h);
+}
+END_TEST
+
+/* A timeout of 0 (or less) stops the checks: a stuck record goes unsaid. */
+START_TEST(timeout_zero_watches_nothing)
+{
+    struct seen s = { 0 };
+    struct cairn_hang h, zeroed;
+    uv_loop_t loop;
+
+    memset(&zeroed, 0, sizeof(zeroed));
+    cairn_hang_set_timeout(&zeroed, 1); /* never initialised: left alone */
+    cairn_hang_close(&zeroed);
+    ck_assert_ptr_null(zeroed.timer.loop);
+
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    s.loop = &loop;
+    ck_assert_int_eq(cairn_hang_init(&h, &loop, 0, on_hang, &s), 0);
+    ck_assert_uint_eq(h.n_slots, 1); /* 0 threads: one slot all the same */
+    cairn_hang_set_timeout(&h, 0.05);
+    cairn_hang_set_timeout(&h, 0);
+    ck_assert_uint_eq(h.timeout_ns, 0);
+    cairn_hang_begin(&h, &s, 1, "stuck-game");
+    run_for(&loop, 300);
+    ck_assert_uint_eq(s.calls, 0);
+    cairn_hang_set_timeout(&h, -1);
+    ck_assert_uint_eq(h.timeout_ns, 0);
+    run_for(&loop, 100);
+    ck_assert_uint_eq(s.calls, 0);
+    cairn_hang_end(&h);
+    close_loop(&loop, &h);
+}
+END_TEST
+
+struct other {
+    struct cairn_hang *h;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int begun, done;
+};
+
+static void *other_thread(void *arg)
+{
+    struct other *o = arg;
+
+    cairn_hang_begin(o->h, o, 2, "unwatched-game");
+    pthread_mutex_lock(&o->lock);
+    o->begun = 1;
+    pthread_cond_broadcast(&o->cond);
+    while (!o->done)
+        pthread_cond_wait(&o->cond, &o->lock);
+    pthread_mutex_unlock(&o->lock);
+    cairn_hang_end(o->h);
+    return NULL;
+}
+
+/* One slot, two threads: the first to begin a record has it; the other is
+ * beyond the watched threads and never reported, however long it takes. */
+START_TEST(a_thread_beyond_the_slots_is_not_watched)
+{
+    struct seen s = { 0 };
+    struct other o = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+    struct cairn_hang h;
+    uv_loop_t loop;
+    pthread_t t;
+
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    s.loop = &loop;
+    ck_assert_int_eq(cairn_hang_init(&h, &loop, 1, on_hang, &s), 0);
+    cairn_hang_set_timeout(&h, 0.05);
+    cairn_hang_begin(&h, &s, 1, "watched-game");
+    cairn_hang_end(&h); /* this thread holds the one slot */
+    o.h = &h;
+    ck_assert_int_eq(pthread_create(&t, NULL, other_thread, &o), 0);
+    pthread_mutex_lock(&o.lock);
+    while (!o.begun)
+        pthread_cond_wait(&o.cond, &o.lock);
+    pthread_mutex_unlock(&o.lock);
+    run_for(&loop, 400);
+    ck_assert_uint_eq(s.calls, 0);
+
+    /* The watched thread's own stuck record still is. */
+    cairn_hang_begin(&h, &s, 3, "watched-game");
+    run_for(&loop, 5000);
+    ck_assert_uint_eq(s.calls, 1);
+    ck_assert_uint_eq(s.n, 1);
+    ck_assert_uint_eq(s.first.line, 3);
+    ck_assert_str_eq(s.first.plugin, "watched-game");
+    cairn_hang_end(&h);
+
+    pthread_mutex_lock(&o.lock);
+    o.done = 1;
+    pthread_cond_broadcast(&o.cond);
+    pthread_mutex_unlock(&o.lock);
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+    close_loop(&loop, &h);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("hang");
+    TCase *tc = tcase_create("monitor");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_test(tc, a_record_past_the_timeout_is_reported);
+    tcase_add_test(tc, records_within_the_timeout_are_not_reported);
+    tcase_add_test(tc, timeout_zero_watches_nothing);
+    tcase_add_test(tc, a_thread_beyond_the_slots_is_not_watched);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
