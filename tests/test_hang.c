@@ -70,16 +70,18 @@ START_TEST(a_record_past_the_timeout_is_reported)
     cairn_hang_set_timeout(&h, 0.1);
     t0 = uv_hrtime();
     cairn_hang_begin(&h, &owner, 7, "stuck-game");
-    run_for(&loop, 5000);
+    run_for(&loop, 30000); /* a report stops the loop long before */
     took = (double)(uv_hrtime() - t0) / 1e9;
     ck_assert_uint_eq(s.calls, 1);
     ck_assert_uint_eq(s.n, 1);
     ck_assert_ptr_eq(s.first.owner, &owner);
     ck_assert_uint_eq(s.first.line, 7);
     ck_assert_str_eq(s.first.plugin, "stuck-game");
+    /* How soon past the timeout is not asserted: a loaded machine may
+     * hold this process off the CPU for any time (bench/, not tests/,
+     * measures time). */
     ck_assert_msg(s.first.seconds > 0.1 && s.first.seconds <= took,
                   "reported after %.3f s, %.3f s since it began", s.first.seconds, took);
-    ck_assert_msg(took < 1.0, "reported only after %.3f s for a 0.1 s timeout", took);
 
     /* Ended: nothing more to say. */
     cairn_hang_end(&h);
@@ -89,8 +91,11 @@ START_TEST(a_record_past_the_timeout_is_reported)
 }
 END_TEST
 
-/* Records that end in time, one after another, are never reported, and
- * neither is one younger than a long timeout (checked every second). */
+/* Records that have ended are never reported, however long the loop then
+ * runs past the timeout, and neither is one younger than a long timeout
+ * (checked every second).  Each short record begins and ends with the loop
+ * idle, so a stall of this process (a loaded machine) cannot age one past
+ * the timeout while it runs. */
 START_TEST(records_within_the_timeout_are_not_reported)
 {
     struct seen s = { 0 };
@@ -101,11 +106,11 @@ START_TEST(records_within_the_timeout_are_not_reported)
     ck_assert_int_eq(uv_loop_init(&loop), 0);
     s.loop = &loop;
     ck_assert_int_eq(cairn_hang_init(&h, &loop, 1, on_hang, &s), 0);
-    cairn_hang_set_timeout(&h, 0.2);
+    cairn_hang_set_timeout(&h, 0.05);
     for (i = 0; i < 8; i++) {
         cairn_hang_begin(&h, &s, (uint64_t)i + 1, "quick-game");
-        run_for(&loop, 60);
         cairn_hang_end(&h);
+        run_for(&loop, 60); /* past the timeout, a check or more apart */
     }
     ck_assert_uint_eq(s.calls, 0);
     cairn_hang_set_timeout(&h, 30);
@@ -197,7 +202,7 @@ START_TEST(a_thread_beyond_the_slots_is_not_watched)
 
     /* The watched thread's own stuck record still is. */
     cairn_hang_begin(&h, &s, 3, "watched-game");
-    run_for(&loop, 5000);
+    run_for(&loop, 30000); /* a report stops the loop long before */
     ck_assert_uint_eq(s.calls, 1);
     ck_assert_uint_eq(s.n, 1);
     ck_assert_uint_eq(s.first.line, 3);
