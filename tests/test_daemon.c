@@ -1908,6 +1908,7 @@ END_TEST
     "{\"id\":1,\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n" \
     "{\"id\":2,\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]}}\n"
 
+/* A plugin added, then removed, each followed by SIGHUP. */
 START_TEST(sighup_loads_new_plugins)
 {
     struct env e;
@@ -1953,6 +1954,28 @@ START_TEST(sighup_loads_new_plugins)
     TH_REQUIRE(strcmp(th_str_field(r, "status"), "ok") == 0 &&
                    strcmp(th_str_field(r, "answer"), "Bob") == 0,
                "stone-game-iii after the reload: %s", json_dumps(r, JSON_COMPACT));
+    json_decref(res);
+
+    /* Taken away again: the reload says which plugin went and what its
+     * records get from now on, and they get it. */
+    ck_assert_int_eq(unlink(dst), 0);
+    kill(th_pid[p], SIGHUP);
+    TH_EVENTUALLY(th_log_lines_with(p, "reloaded: ") == 2, DEADLINE_MS, "no second \"reloaded\"");
+    TH_REQUIRE(th_log_has(p, "reload: plugin stone-game-iii (") &&
+                   th_log_has(p, "stone-game-iii.so) is gone: records naming it get "
+                                 "unknown_variant from now on"),
+               "the removed plugin was not said");
+    TH_REQUIRE(th_log_lines_with(p, "is gone") == 1, "%d plugins said gone, want 1",
+               th_log_lines_with(p, "is gone"));
+    drop_text(&e, "gone.jsonl", TWO_VARIANTS);
+    wait_summary(&e, "gone", DEADLINE_MS);
+    TH_OUT(path, &e, "gone.results.jsonl");
+    res = th_load_results(path);
+    TH_REQUIRE(json_array_size(res) == 2, "2 result lines");
+    TH_REQUIRE(strcmp(th_str_field(json_array_get(res, 0), "status"), "ok") == 0, "stone-game");
+    r = json_object_get(json_array_get(res, 1), "error");
+    TH_REQUIRE(r != NULL && strcmp(th_str_field(r, "code"), "unknown_variant") == 0,
+               "stone-game-iii after its plugin was removed is not unknown_variant");
     json_decref(res);
     th_stop(p);
     th_cleanup();
