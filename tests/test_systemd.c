@@ -210,6 +210,24 @@ static pid_t start_daemon(const char *sock, const char *watchdog_usec)
     return start_daemon_with(sock, watchdog_usec, NULL);
 }
 
+/* Hands a job of `copies` times `line` to the daemon's spool whole: written
+ * under a dot name, then renamed in. */
+static void drop_job(const char *name, const char *line, int copies)
+{
+    char tmp[300], job[300];
+    FILE *f;
+    int i;
+
+    snprintf(tmp, sizeof(tmp), "%s/in/.%s", tmpdir, name);
+    snprintf(job, sizeof(job), "%s/in/%s", tmpdir, name);
+    f = fopen(tmp, "w");
+    ck_assert_ptr_nonnull(f);
+    for (i = 0; i < copies; i++)
+        fputs(line, f);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(rename(tmp, job), 0);
+}
+
 START_TEST(notify_lifecycle)
 {
     char sock[300];
@@ -273,22 +291,15 @@ END_TEST
 START_TEST(status_follows_the_jobs)
 {
     static const char rec[] = "{\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]}}\n";
-    char sock[300], tmp[300], job[300];
+    char sock[300];
     pid_t pid;
     int fd, st;
-    FILE *f;
 
     make_tmpdir();
     fd = bind_notify_socket(sock, sizeof(sock));
     pid = start_daemon(sock, NULL);
     expect(fd, "READY=1");
-    snprintf(tmp, sizeof(tmp), "%s/in/.j.jsonl", tmpdir);
-    snprintf(job, sizeof(job), "%s/in/j.jsonl", tmpdir);
-    f = fopen(tmp, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(rec, f);
-    ck_assert_int_eq(fclose(f), 0);
-    ck_assert_int_eq(rename(tmp, job), 0);
+    drop_job("j.jsonl", rec, 1);
     expect(fd, "STATUS=0 queued, 0 active, 1 done, 0 failed; ");
     kill(pid, SIGTERM);
     expect(fd, "STOPPING=1");
@@ -305,11 +316,10 @@ END_TEST
  * drain, which would count a run of every active job that never ended. */
 START_TEST(a_stop_with_jobs_running_asks_for_the_drain_s_time)
 {
-    char sock[300], plugins[300], cmd[900], out[256], tmp[300], job[300];
+    char sock[300], plugins[300], cmd[900], out[256];
     const char *m;
     pid_t pid;
-    int fd, st, i;
-    FILE *f;
+    int fd, st;
 
     make_tmpdir();
     snprintf(plugins, sizeof(plugins), "%s/plugins", tmpdir);
@@ -320,14 +330,8 @@ START_TEST(a_stop_with_jobs_running_asks_for_the_drain_s_time)
     fd = bind_notify_socket(sock, sizeof(sock));
     pid = start_daemon_with(sock, NULL, plugins);
     expect(fd, "READY=1");
-    snprintf(tmp, sizeof(tmp), "%s/in/.slow.jsonl", tmpdir);
-    snprintf(job, sizeof(job), "%s/in/slow.jsonl", tmpdir);
-    f = fopen(tmp, "w");
-    ck_assert_ptr_nonnull(f);
-    for (i = 0; i < 20; i++) /* 10 s on two workers: running at the first STATUS= */
-        fputs("{\"variant\":\"slow\",\"input\":{\"values\":[1000]}}\n", f);
-    ck_assert_int_eq(fclose(f), 0);
-    ck_assert_int_eq(rename(tmp, job), 0);
+    /* 20 records, 10 s on two workers: running at the first STATUS= */
+    drop_job("slow.jsonl", "{\"variant\":\"slow\",\"input\":{\"values\":[1000]}}\n", 20);
     expect(fd, ", 1 active,");
     kill(pid, SIGTERM);
     m = expect(fd, "STOPPING=1");
