@@ -1797,25 +1797,40 @@ static int start_slow_metrics_disk(const struct env *e, const char *ms)
  * pool (slow_fsync.c holds its fsync on a pool thread for 1.5 s): the
  * daemon waits for it before leaving, so no temporary of it is left in
  * the output directory, and the metrics the run ends with are its last. */
+enum {
+    SLOW_JOB_RECORDS = 100
+};
+
+/* A daemon with shutdown_timeout_s 0.2 whose metrics fsyncs take fsync_ms,
+ * sent SIGTERM once it has claimed a job of SLOW_JOB_RECORDS slow records
+ * (*huge, freed by the caller); *t0 is when.  Its exit code. */
+static int sigterm_with_a_slow_job(struct env *e, const char *fsync_ms, char **huge, int *p,
+                                   double *t0)
+{
+    char path[PATH_MAX];
+    size_t len;
+
+    env_init(e, "\"shutdown_timeout_s\": 0.2");
+    *huge = slow_job(e, SLOW_JOB_RECORDS, &len);
+    *p = start_slow_metrics_disk(e, fsync_ms);
+    drop_job(e, "huge.jsonl", *huge, len);
+    TH_IN(path, e, ".cairn/active/huge.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the job was not claimed");
+    *t0 = th_now_s();
+    kill(th_pid[*p], SIGTERM);
+    return th_wait_exit(*p, LONG_DEADLINE_MS);
+}
+
 START_TEST(sigterm_timeout_waits_for_a_file_write)
 {
-    enum {
-        N = 100
-    };
     char path[PATH_MAX], *names;
     struct env e;
-    size_t len;
     char *huge;
     int p, code;
+    double t0;
 
-    env_init(&e, "\"shutdown_timeout_s\": 0.2");
-    huge = slow_job(&e, N, &len);
-    p = start_slow_metrics_disk(&e, "1500");
-    drop_job(&e, "huge.jsonl", huge, len);
+    code = sigterm_with_a_slow_job(&e, "1500", &huge, &p, &t0);
     TH_IN(path, &e, ".cairn/active/huge.jsonl");
-    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the job was not claimed");
-    kill(th_pid[p], SIGTERM);
-    code = th_wait_exit(p, LONG_DEADLINE_MS);
     TH_REQUIRE(code == 0, "exit %d after SIGTERM with a timed-out job", code);
     TH_REQUIRE(th_exists(path), "the unfinished job is not left in .cairn/active/");
     names = th_list_dir(e.out, " ");
@@ -1836,25 +1851,13 @@ END_TEST
  * whole. */
 START_TEST(sigterm_timeout_leaves_a_stuck_file_write_behind)
 {
-    enum {
-        N = 100
-    };
-    char path[PATH_MAX], *names;
+    char *names;
     struct env e;
-    size_t len;
     char *huge;
     int p, code;
     double t0;
 
-    env_init(&e, "\"shutdown_timeout_s\": 0.2");
-    huge = slow_job(&e, N, &len);
-    p = start_slow_metrics_disk(&e, "20000");
-    drop_job(&e, "huge.jsonl", huge, len);
-    TH_IN(path, &e, ".cairn/active/huge.jsonl");
-    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the job was not claimed");
-    t0 = th_now_s();
-    kill(th_pid[p], SIGTERM);
-    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    code = sigterm_with_a_slow_job(&e, "20000", &huge, &p, &t0);
     TH_REQUIRE(code == 0, "exit %d after SIGTERM with a stuck file write", code);
     TH_REQUIRE(th_now_s() - t0 < 15, "the run waited %.1f s for a stuck write", th_now_s() - t0);
     TH_REQUIRE(th_log_has(p, "a file write on the pool has not finished after 5 s"),
@@ -1864,7 +1867,7 @@ START_TEST(sigterm_timeout_leaves_a_stuck_file_write_behind)
     p = start(&e, NULL);
     th_wait_ready(p);
     wait_summary(&e, "huge", LONG_DEADLINE_MS);
-    json_decref(summary_of(&e, "huge", "ok", N));
+    json_decref(summary_of(&e, "huge", "ok", SLOW_JOB_RECORDS));
     names = th_list_dir(e.out, " ");
     TH_REQUIRE(th_count_entries(e.out, ".") == 0, "the temporary outlived a start: %s", names);
     free(names);
