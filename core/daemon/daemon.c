@@ -300,7 +300,6 @@ static void on_metrics_timer(uv_timer_t *t)
 static void log_plugins(const struct cairn_daemon *d);
 static void start_timers(struct cairn_daemon *d);
 
-/* SIGHUP: swap in a new configuration and plugin set, or keep the old. */
 /* Plugins of the old set that the new one lacks: said, since records
  * naming them get unknown_variant from now on. */
 static void log_gone_plugins(struct cairn_daemon *d, const struct cairn_registry *old,
@@ -316,6 +315,7 @@ static void log_gone_plugins(struct cairn_daemon *d, const struct cairn_registry
                       old->plugins[i].desc->name, old->plugins[i].path);
 }
 
+/* SIGHUP: swap in a new configuration and plugin set, or keep the old. */
 static void reload(struct cairn_daemon *d)
 {
     const struct cairn_reload_in in = { .old = &d->cfg,
