@@ -62,7 +62,8 @@ struct rig {
     size_t reference_len;
     pid_t fs;
     int keep_inputs;
-    size_t log_mark; /* ROOT/cairnd.log's size when the last cairnd started */
+    size_t log_mark;  /* ROOT/cairnd.log's size when the last cairnd started */
+    size_t prev_mark; /* and when the one before it did */
 };
 
 static void ctl(struct rig *r, const char *cmd)
@@ -88,6 +89,54 @@ static int dead(struct rig *r)
     d = strstr(s, "state=dead") != NULL;
     free(s);
     return d;
+}
+
+static struct rig *g_rig; /* the rig up, for show_rig */
+
+/* Lists dir's entries, one line, on stderr (a failure's evidence). */
+static void show_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+
+    fprintf(stderr, "  %s:", dir);
+    if (d == NULL) {
+        fprintf(stderr, " (%s)\n", strerror(errno));
+        return;
+    }
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            fprintf(stderr, " %s", e->d_name);
+    fprintf(stderr, "\n");
+    closedir(d);
+}
+
+/* On a failure: what the last two cairnds logged and what the disk holds, so
+ * a run that failed once in CI says why. */
+static void show_rig(void)
+{
+    static const char *const sub[] = { "", "/.cairn", "/.cairn/active", "/.cairn/done",
+                                       "/.cairn/failed" };
+    char path[2 * PATH_MAX], *log;
+    size_t len = 0;
+
+    if (g_rig == NULL)
+        return;
+    snprintf(path, sizeof(path), "%s/cairnd.log", g_rig->root);
+    log = th_read_file(path, &len);
+    if (log != NULL && len > g_rig->prev_mark)
+        fprintf(stderr, "---- the last two cairnds' log ----\n%s---- end ----\n",
+                log + g_rig->prev_mark);
+    free(log);
+    snprintf(path, sizeof(path), "%s/.powerfs", g_rig->mnt);
+    log = th_read_file(path, NULL);
+    fprintf(stderr, "powerfs: %s", log != NULL ? log : "(unreadable)\n");
+    free(log);
+    for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
+        snprintf(path, sizeof(path), "%s%s", g_rig->in, sub[i]);
+        show_dir(path);
+    }
+    show_dir(g_rig->out);
 }
 
 /* powerfs mounted, the spool made durable, the reference computed: 1, or
@@ -126,11 +175,13 @@ static int rig_up(struct rig *r, int keep_inputs)
     r->reference = strdup(ref.out);
     r->reference_len = strlen(ref.out);
     th_run_free(&ref);
+    g_rig = r;
     return 1;
 }
 
 static void rig_down(struct rig *r)
 {
+    g_rig = NULL;
     powerfs_unmount(r->mnt, r->fs);
     free(r->reference);
     th_cleanup();
@@ -146,6 +197,7 @@ static pid_t start(struct rig *r)
     struct stat st;
 
     snprintf(log, sizeof(log), "%s/cairnd.log", r->root);
+    r->prev_mark = r->log_mark;
     r->log_mark = stat(log, &st) == 0 ? (size_t)st.st_size : 0;
     return th_spawn_logged(argv, log);
 }
@@ -571,6 +623,7 @@ int main(void)
     if (th_make_top("powercut") != 0)
         return EXIT_FAILURE;
     atexit(th_cleanup_top);
+    th_on_failure = show_rig;
     s = suite_create("powercut");
     tc = tcase_create("sweep");
     tcase_set_timeout(tc, 280);

@@ -29,6 +29,10 @@
  * cuts so far, journal records not yet durable, and the armed crash point
  * (0: none).
  *
+ * With POWERFS_TRACE set in its environment, powerfs writes each counted
+ * call ("call 3: create /out/.cairn....r.tmp -> 0 (power cut)") and each
+ * command on stderr: which step of a job's life a crash point cut.
+ *
  * Kernel caches are off (entry, attribute and negative timeouts 0, no
  * page cache kept across opens), so what is read after a cut is what the
  * model holds.  syncfs(2) never reaches a FUSE file system (Linux forwards
@@ -60,6 +64,7 @@ struct powerfs {
      * rewritten every second would make crash points drift). */
     char *ignored[MAX_IGNORED];
     size_t n_ignored;
+    int trace; /* POWERFS_TRACE */
 };
 
 static struct powerfs *fs(void)
@@ -92,12 +97,16 @@ static int ignored(const struct powerfs *p, const char *path)
 }
 
 /* Counts a mutating call on path that has been applied, and cuts the power
- * when it is the armed one.  Returns rc. */
-static int mutated(struct powerfs *p, const char *path, int rc)
+ * when it is the armed one.  Returns rc.  With POWERFS_TRACE set, each
+ * counted call is a line on stderr: which call of a sweep a crash point is. */
+static int mutated(struct powerfs *p, const char *op, const char *path, int rc)
 {
     if (ignored(p, path))
         return rc;
     p->calls++;
+    if (p->trace)
+        fprintf(stderr, "powerfs: call %llu: %s %s -> %d%s\n", p->calls, op, path, rc,
+                p->cut_after != 0 && p->calls >= p->cut_after ? " (power cut)" : "");
     if (p->cut_after != 0 && p->calls >= p->cut_after)
         cut(p);
     return rc;
@@ -227,7 +236,7 @@ static int pf_open(const char *path, struct fuse_file_info *fi)
     if ((n = node_of(p, path, NULL, &err)) == NULL)
         return err;
     if ((fi->flags & O_TRUNC) && S_ISREG(n->v.mode))
-        (void)mutated(p, path, tree_truncate(n, 0));
+        (void)mutated(p, "truncate", path, tree_truncate(n, 0));
     return new_handle(p, n, fi);
 }
 
@@ -245,7 +254,7 @@ static int pf_create(const char *path, mode_t mode, struct fuse_file_info *fi)
     if ((rc = tree_create(&p->t, dir, name, S_IFREG | (mode & 07777), &n)) != 0)
         return rc;
     rc = new_handle(p, n, fi);
-    return mutated(p, path, rc);
+    return mutated(p, "create", path, rc);
 }
 
 static int pf_mkdir(const char *path, mode_t mode)
@@ -259,7 +268,7 @@ static int pf_mkdir(const char *path, mode_t mode)
         return -EIO;
     if ((dir = tree_parent(&p->t, path, &name, &err)) == NULL)
         return err;
-    return mutated(p, path, tree_create(&p->t, dir, name, S_IFDIR | (mode & 07777), &n));
+    return mutated(p, "mkdir", path, tree_create(&p->t, dir, name, S_IFDIR | (mode & 07777), &n));
 }
 
 static int remove_name(const char *path, int want_dir)
@@ -273,7 +282,7 @@ static int remove_name(const char *path, int want_dir)
         return -EIO;
     if ((dir = tree_parent(&p->t, path, &name, &err)) == NULL)
         return err;
-    return mutated(p, path, tree_unlink(&p->t, dir, name, want_dir));
+    return mutated(p, "unlink", path, tree_unlink(&p->t, dir, name, want_dir));
 }
 
 static int pf_unlink(const char *path)
@@ -298,7 +307,7 @@ static int pf_rename(const char *from, const char *to, unsigned int flags)
     if ((fd = tree_parent(&p->t, from, &fname, &err)) == NULL ||
         (td = tree_parent(&p->t, to, &tname, &err)) == NULL)
         return err;
-    return mutated(p, to, tree_rename(&p->t, fd, fname, td, tname, flags));
+    return mutated(p, "rename", to, tree_rename(&p->t, fd, fname, td, tname, flags));
 }
 
 static int pf_link(const char *from, const char *to)
@@ -311,7 +320,7 @@ static int pf_link(const char *from, const char *to)
     if ((n = node_of(p, from, NULL, &err)) == NULL ||
         (td = tree_parent(&p->t, to, &tname, &err)) == NULL)
         return err;
-    return mutated(p, to, tree_link(&p->t, n, td, tname));
+    return mutated(p, "link", to, tree_link(&p->t, n, td, tname));
 }
 
 static int pf_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
@@ -324,7 +333,7 @@ static int pf_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
         return err;
     n->v.mode = (n->v.mode & S_IFMT) | (mode & 07777);
     clock_gettime(CLOCK_REALTIME, &n->v.ctime);
-    return mutated(p, path, 0);
+    return mutated(p, "chmod", path, 0);
 }
 
 static int pf_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
@@ -346,7 +355,7 @@ static int pf_truncate(const char *path, off_t size, struct fuse_file_info *fi)
         return err;
     if (!S_ISREG(n->v.mode))
         return -EISDIR;
-    return mutated(p, path, tree_truncate(n, size));
+    return mutated(p, "truncate", path, tree_truncate(n, size));
 }
 
 static int pf_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
@@ -362,7 +371,7 @@ static int pf_utimens(const char *path, const struct timespec tv[2], struct fuse
     else if (tv[1].tv_nsec != UTIME_OMIT)
         n->v.mtime = tv[1];
     clock_gettime(CLOCK_REALTIME, &n->v.ctime);
-    return mutated(p, path, 0);
+    return mutated(p, "utimens", path, 0);
 }
 
 static int control_read(struct powerfs *p, char *buf, size_t size, off_t off)
@@ -390,6 +399,8 @@ static int control_write(struct powerfs *p, const char *buf, size_t size)
     memcpy(cmd, buf, size);
     cmd[size] = '\0';
     cmd[strcspn(cmd, "\n")] = '\0';
+    if (p->trace)
+        fprintf(stderr, "powerfs: command %s\n", cmd);
     if (strcmp(cmd, "cut") == 0)
         cut(p);
     else if (strcmp(cmd, "on") == 0)
@@ -442,7 +453,7 @@ static int pf_write(const char *path, const char *buf, size_t size, off_t off,
     if ((fi->flags & O_APPEND) != 0)
         off = (off_t)n->v.size;
     rc = tree_write(n, buf, size, off);
-    return mutated(p, path, rc == 0 ? (int)size : rc);
+    return mutated(p, "write", path, rc == 0 ? (int)size : rc);
 }
 
 static int pf_release(const char *path, struct fuse_file_info *fi)
@@ -471,7 +482,7 @@ static int pf_fsync(const char *path, int datasync, struct fuse_file_info *fi)
         return err;
     if (!ignored(p, path))
         p->syncs++;
-    return mutated(p, path,
+    return mutated(p, "fsync", path,
                    S_ISDIR(n->v.mode) ? tree_fsync_dir(&p->t, n) : tree_fsync_file(&p->t, n));
 }
 
@@ -487,7 +498,7 @@ static int pf_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi
         return err;
     if (!ignored(p, path))
         p->syncs++;
-    return mutated(p, path, tree_fsync_dir(&p->t, n));
+    return mutated(p, "fsyncdir", path, tree_fsync_dir(&p->t, n));
 }
 
 static int pf_setxattr(const char *path, const char *name, const char *value, size_t size,
@@ -499,7 +510,7 @@ static int pf_setxattr(const char *path, const char *name, const char *value, si
 
     if ((n = node_of(p, path, NULL, &err)) == NULL)
         return err;
-    return mutated(p, path, tree_setxattr(n, name, value, size, flags));
+    return mutated(p, "setxattr", path, tree_setxattr(n, name, value, size, flags));
 }
 
 static int pf_getxattr(const char *path, const char *name, char *value, size_t size)
@@ -554,7 +565,7 @@ static int pf_removexattr(const char *path, const char *name)
 
     if ((n = node_of(p, path, NULL, &err)) == NULL)
         return err;
-    return mutated(p, path, tree_removexattr(n, name));
+    return mutated(p, "removexattr", path, tree_removexattr(n, name));
 }
 
 static int pf_statfs(const char *path, struct statvfs *st)
@@ -625,6 +636,7 @@ int main(int argc, char **argv)
     static struct powerfs p;
     int rc;
 
+    p.trace = getenv("POWERFS_TRACE") != NULL;
     if (tree_init(&p.t) != 0) {
         fprintf(stderr, "powerfs: out of memory\n");
         return 1;
