@@ -164,7 +164,10 @@ int th_file_contains(const char *path, const char *needle)
     return found;
 }
 
-int th_count_entries(const char *dir, const char *prefix)
+/* Entries of dir starting with prefix, dot-files left out when visible
+ * is set; one pass, so a temporary that comes and goes is seen once or
+ * not at all.  -1 when dir cannot be opened. */
+static int count_entries(const char *dir, const char *prefix, int visible)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -173,13 +176,24 @@ int th_count_entries(const char *dir, const char *prefix)
     if (d == NULL)
         return -1;
     while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+            (visible && e->d_name[0] == '.'))
             continue;
         if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
             n++;
     }
     closedir(d);
     return n;
+}
+
+int th_count_entries(const char *dir, const char *prefix)
+{
+    return count_entries(dir, prefix, 0);
+}
+
+int th_count_visible(const char *dir)
+{
+    return count_entries(dir, "", 1);
 }
 
 char *th_list_dir(const char *dir, const char *sep)

@@ -8,6 +8,7 @@
  *   Files          th_pathf, th_xasprintf, th_write_file (cairn_write_all from util.h),
  *                  th_write_text, th_slurp, th_slurp_nofollow, th_read_file,
  *                  th_exists, th_file_contains, th_count_entries,
+ *                  th_count_visible,
  *                  th_list_dir, th_copy_file, th_copy_plugins, th_make_dir_in, th_rm_tree,
  *                  th_ends_with
  *   Time           th_now_s, th_sleep_ms, TH_POLL, TH_EVENTUALLY
@@ -94,6 +95,8 @@ int th_file_contains(const char *path, const char *needle);
 /* Entries of dir (without . and ..) whose name starts with prefix ("" for
  * all); -1 when the directory cannot be opened. */
 int th_count_entries(const char *dir, const char *prefix);
+/* Entries of dir that are not dot-files (a writer's temporaries). */
+int th_count_visible(const char *dir);
 /* The names in dir, each followed by sep, for messages (caller frees). */
 char *th_list_dir(const char *dir, const char *sep);
 /* Copies src to the new file dst (which must not exist) and gives it

@@ -96,19 +96,10 @@ static struct rig *g_rig; /* the rig up, for show_rig */
 /* Lists dir's entries, one line, on stderr (a failure's evidence). */
 static void show_dir(const char *dir)
 {
-    DIR *d = opendir(dir);
-    struct dirent *e;
+    char *names = access(dir, F_OK) == 0 ? th_list_dir(dir, " ") : NULL;
 
-    fprintf(stderr, "  %s:", dir);
-    if (d == NULL) {
-        fprintf(stderr, " (%s)\n", strerror(errno));
-        return;
-    }
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            fprintf(stderr, " %s", e->d_name);
-    fprintf(stderr, "\n");
-    closedir(d);
+    fprintf(stderr, "  %s: %s\n", dir, names != NULL ? names : "(missing)");
+    free(names);
 }
 
 /* On a failure: what the last two cairnds logged and what the disk holds, so

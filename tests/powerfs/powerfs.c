@@ -101,13 +101,16 @@ static int ignored(const struct powerfs *p, const char *path)
  * counted call is a line on stderr: which call of a sweep a crash point is. */
 static int mutated(struct powerfs *p, const char *op, const char *path, int rc)
 {
+    int armed;
+
     if (ignored(p, path))
         return rc;
     p->calls++;
+    armed = p->cut_after != 0 && p->calls >= p->cut_after;
     if (p->trace)
         fprintf(stderr, "powerfs: call %llu: %s %s -> %d%s\n", p->calls, op, path, rc,
-                p->cut_after != 0 && p->calls >= p->cut_after ? " (power cut)" : "");
-    if (p->cut_after != 0 && p->calls >= p->cut_after)
+                armed ? " (power cut)" : "");
+    if (armed)
         cut(p);
     return rc;
 }
