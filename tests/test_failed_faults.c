@@ -219,20 +219,28 @@ static void sweep(enum end how)
     const char *e = getenv("CAIRN_FAULT_ERRNOS");
     char list[64], *save = NULL, *err;
     size_t k;
-    int total = 0;
+    int total = 0, i = 0, count = 0;
 
     rig_make_reference();
     snprintf(list, sizeof(list), "%s", e != NULL ? e : "EIO ENOSPC");
     for (err = strtok_r(list, " ", &save); err != NULL; err = strtok_r(NULL, " ", &save))
+        count++;
+    snprintf(list, sizeof(list), "%s", e != NULL ? e : "EIO ENOSPC");
+    save = NULL;
+    for (err = strtok_r(list, " ", &save); err != NULL; err = strtok_r(NULL, " ", &save), i++)
         for (k = 0; k < N_KINDS; k++) {
             long n;
 
-            for (n = 1; n < 500 && run_point(how, kinds[k], n, err); n++)
+            for (n = 1; n < 500 && run_point(how, kinds[k], n, err); n = rig_next_point(n)) {
                 total++;
+                if (!rig_deeper_points(k, i, count))
+                    break;
+            }
         }
     TH_REQUIRE(total > 0, "no fault fired: the sweep checked nothing");
-    printf("failed faults: %s: %d fault points, each recovered\n",
-           how == TO_FAILED ? "a bad job to failed/" : "a job whose input is deleted", total);
+    printf("failed faults: %s: %d fault points (%s), each recovered\n",
+           how == TO_FAILED ? "a bad job to failed/" : "a job whose input is deleted", total,
+           rig_sweep_form());
 }
 
 START_TEST(bad_job_reaches_failed_at_every_point)

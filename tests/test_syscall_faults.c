@@ -180,37 +180,54 @@ static const char *errnos_of(void)
     return e != NULL ? e : "EIO ENOSPC EINTR";
 }
 
+static int errno_count(void)
+{
+    const char *e;
+    int n = 0, in_word = 0;
+
+    for (e = errnos_of(); *e != '\0'; e++) {
+        n += *e != ' ' && !in_word;
+        in_word = *e != ' ';
+    }
+    return n;
+}
+
 /* Every kind, every errno, N up to where the fault is no longer met. */
 static void sweep(int once)
 {
     char list[64], *save = NULL, *err;
     size_t k;
-    int total = 0;
+    int total = 0, e = 0;
 
     rig_make_reference();
     snprintf(list, sizeof(list), "%s", errnos_of());
-    for (err = strtok_r(list, " ", &save); err != NULL; err = strtok_r(NULL, " ", &save)) {
+    for (err = strtok_r(list, " ", &save); err != NULL; err = strtok_r(NULL, " ", &save), e++) {
         char unmet[256] = "";
         int kinds_met = 0;
 
         for (k = 0; k < N_KINDS; k++) {
             const char *only = getenv("CAIRN_FAULT_KINDS");
+            int met = 0;
             long n;
 
             if (only != NULL && strstr(only, kinds[k]) == NULL)
                 continue;
-            for (n = 1; n < 500 && run_point(kinds[k], n, err, once); n++)
+            for (n = 1; n < 500 && run_point(kinds[k], n, err, once); n = rig_next_point(n)) {
                 total++;
-            kinds_met += n > 1;
-            if (n == 1)
+                met = 1;
+                if (!rig_deeper_points(k, e, errno_count()))
+                    break;
+            }
+            kinds_met += met;
+            if (!met)
                 snprintf(unmet + strlen(unmet), sizeof(unmet) - strlen(unmet), " %s", kinds[k]);
         }
         printf("syscall faults: %s%s: %d kinds met (never called:%s)\n",
                once ? "--once, " : "daemon, ", err, kinds_met, unmet[0] ? unmet : " none");
     }
-    printf("syscall faults: %s: %d fault points, each recovered (%d in best-effort bookkeeping, "
-           "not logged by design)\n",
-           once ? "a --once run" : "a daemon job", total, g_best_effort);
+    printf("syscall faults: %s: %d fault points (%s), each recovered (%d in best-effort "
+           "bookkeeping, not logged by design)\n",
+           once ? "a --once run" : "a daemon job", total, rig_sweep_form(), g_best_effort);
     g_best_effort = 0;
 }
 
@@ -285,19 +302,23 @@ static void client_sweep(int report)
 {
     char list[64], *save = NULL, *err;
     size_t k;
-    int total = 0;
+    int total = 0, e = 0;
 
     rig_make_reference();
     snprintf(list, sizeof(list), "%s", errnos_of());
-    for (err = strtok_r(list, " ", &save); err != NULL; err = strtok_r(NULL, " ", &save))
+    for (err = strtok_r(list, " ", &save); err != NULL; err = strtok_r(NULL, " ", &save), e++)
         for (k = 0; k < N_KINDS; k++) {
             long n;
 
-            for (n = 1; n < 500 && client_point(kinds[k], n, err, report); n++)
+            for (n = 1; n < 500 && client_point(kinds[k], n, err, report); n = rig_next_point(n)) {
                 total++;
+                if (!rig_deeper_points(k, e, errno_count()))
+                    break;
+            }
         }
-    printf("syscall faults: cairn %s: %d fault points, each whole or refused with a message\n",
-           report ? "report --html" : "submit", total);
+    printf("syscall faults: cairn %s: %d fault points (%s), each whole or refused with a "
+           "message\n",
+           report ? "report --html" : "submit", total, rig_sweep_form());
 }
 
 START_TEST(submit_hands_over_whole_or_nothing_at_every_point)

@@ -216,3 +216,25 @@ void rig_make_reference(void)
     th_run_free(&r);
     th_cleanup();
 }
+
+int rig_quick_sweep(void)
+{
+    const char *form = getenv("CAIRN_TEST_SWEEP");
+
+    return form != NULL && strcmp(form, "quick") == 0;
+}
+
+long rig_next_point(long n)
+{
+    return rig_quick_sweep() ? 2 * n : n + 1;
+}
+
+const char *rig_sweep_form(void)
+{
+    return rig_quick_sweep() ? "short form: points 1, 2, 4, ..." : "every point";
+}
+
+int rig_deeper_points(size_t kind, int err, int n_errs)
+{
+    return !rig_quick_sweep() || n_errs <= 1 || (int)(kind % (size_t)n_errs) == err;
+}

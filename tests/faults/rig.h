@@ -48,4 +48,18 @@ void rig_stop(pid_t p, const char *what);
  * rig_reference, its input in done/, nothing visible but whole outputs. */
 void rig_check_done(const struct spot *s, const char *what);
 
+/* The point a sweep tries after point n.  The full sweep (meson's suite
+ * "full") tries every point; the short form (CAIRN_TEST_SWEEP=quick, the
+ * suite "quick") tries points 1, 2, 4, 8, ...: every kind of call is
+ * still failed at its first use and past its last, in far fewer runs. */
+int rig_quick_sweep(void);
+long rig_next_point(long n);
+/* Whether the sweep goes past point 1 of call kind `kind` with the
+ * err-th of n_errs errnos: always in the full sweep; in the short form,
+ * with one errno per kind, in turn, so that every kind fails with every
+ * errno at its first point and deeper with one of them. */
+int rig_deeper_points(size_t kind, int err, int n_errs);
+/* "every point" or "points 1, 2, 4, ...": for the sweep's summary line. */
+const char *rig_sweep_form(void);
+
 #endif /* CAIRN_TEST_RIG_H */
