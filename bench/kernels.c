@@ -1,6 +1,6 @@
 /*
  * kernels.c - time each plugin's kernel at the maximum official size, side
- * by side with the textbook DP from tests/brute.c, and print medians and
+ * by side with the textbook DP from tests/reference/brute.c, and print medians and
  * ratios; then each newer game's plugin next to the fastest published
  * solution, ported to C (bench/peers.h).  A benchmark, not a test: run it
  * by hand (bench/run-kernels).
