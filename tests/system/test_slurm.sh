@@ -11,10 +11,11 @@
 #      2 tasks: the merged results must be byte-identical to one
 #      `cairnd --filter` over the whole file, and the summary's counts equal
 #      those of a `cairnd --once` summary of the same file;
-#   2. holds shard 1 of a 3-task run halfway (the recipe's test-only
-#      CAIRN_SLURM_TEST_PAUSE), cancels that one array task with scancel
-#      while cairnd is mid-run, and checks that the recipe re-ran that shard
-#      alone and the output is still identical;
+#   2. holds shard 1 of a 3-task run halfway on a gate it never opens (the
+#      recipe's test-only CAIRN_SLURM_TEST_GATE), cancels that one array
+#      task with scancel while it is held, cairnd mid-run, and checks that
+#      the recipe re-ran that shard alone (not held: a re-run goes through)
+#      and the output is still identical;
 #   3. does the same with --retries 0: the recipe must exit 1 and publish
 #      nothing.
 # Between 1 and 2 it also runs job names holding any bytes (a tab, a
@@ -24,10 +25,12 @@
 # (cancelled and said); and holds (a task Slurm held after a failed launch
 # is cancelled and re-run; a user's hold is said and waited for).
 # Prints the records/s of the 1- and 2-task runs.  Stops only the processes
-# it started, by PID, whatever happens (trap).
+# it started, by PID, whatever happens (trap).  A wait is for a state (a
+# file, a log line, squeue's word), with a deadline only against a hang.
 #
-#   CAIRN_TEST_SLURM_RECORDS  records per game in the corpus [3000]
-#   CAIRN_TEST_SLURM_KEEP=1   keep the temporary directory (logs) on exit
+#   CAIRN_TEST_SLURM_RECORDS         records per game in the corpus [3000]
+#   CAIRN_TEST_SLURM_KEEP=1          keep the temporary directory (logs) on exit
+#   CAIRN_TEST_TIMEOUT_MULTIPLIER=N  every deadline N times longer [1]
 #
 # Exit status: 0 pass, 1 fail, 77 skip (not root, or Slurm/munge not
 # installed: apt-get install slurmctld slurmd slurm-client munge, which
@@ -40,6 +43,9 @@ src=${1:?usage: test_slurm.sh SRCDIR CAIRND PLUGINDIR}
 cairnd=${2:?usage: test_slurm.sh SRCDIR CAIRND PLUGINDIR}
 built_plugins=${3:?usage: test_slurm.sh SRCDIR CAIRND PLUGINDIR}
 per_game=${CAIRN_TEST_SLURM_RECORDS:-3000}
+mult=${CAIRN_TEST_TIMEOUT_MULTIPLIER:-1}
+[[ $mult =~ ^[1-9][0-9]*$ ]] ||
+    { echo "FAIL: CAIRN_TEST_TIMEOUT_MULTIPLIER must be a positive integer, not '$mult'"; exit 1; }
 recipe=$src/contrib/slurm/cairn-slurm
 t0=$(date +%s.%N)
 
@@ -238,7 +244,7 @@ EOF
 recipe_args() {
     local tasks=$1 out=$2
     shift 2
-    args=(-c "$cfg" --cairnd "$cairnd" --plugins "$plugins" --threads 1 --timeout 240 "$@"
+    args=(-c "$cfg" --cairnd "$cairnd" --plugins "$plugins" --threads 1 --timeout $((240 * mult)) "$@"
         "$input" "$tasks" "$out")
 }
 
@@ -283,7 +289,7 @@ done >"$small"
 "$cairnd" --filter -c "$cfg" --plugins "$plugins" --threads 1 <"$small" >"$tmp/marks-ref.jsonl" ||
     fail "cairnd --filter over $small failed"
 [ "$(grep -c '"status":"ok"' "$tmp/marks-ref.jsonl")" = 1 ] || fail "want one mark dropped by cairnd"
-"$recipe" -c "$cfg" --cairnd "$cairnd" --plugins "$plugins" --threads 1 --timeout 240 \
+"$recipe" -c "$cfg" --cairnd "$cairnd" --plugins "$plugins" --threads 1 --timeout $((240 * mult)) \
     "$small" 5 "$tmp/out-marks" 2>"$tmp/recipe-marks.log" ||
     fail "5 tasks over $small: the recipe failed: $(cat "$tmp/recipe-marks.log")"
 cmp "$tmp/marks-ref.jsonl" "$tmp/out-marks/marks.results.jsonl" ||
@@ -320,7 +326,7 @@ for name in "${odd_names[@]}"; do
     [ "$name" = "${odd_names[1]}" ] && config_args=()
     # Progress said at every poll here: each run must say how it goes.
     CAIRN_SLURM_PROGRESS_S=0 "$recipe" "${config_args[@]}" --cairnd "$cairnd" --plugins "$plugins" \
-        --threads 1 --timeout 240 "$in_dir/$name.jsonl" 2 "$out_dir" 2>"$tmp/recipe-name.log" ||
+        --threads 1 --timeout $((240 * mult)) "$in_dir/$name.jsonl" 2 "$out_dir" 2>"$tmp/recipe-name.log" ||
         fail "job name $shown: the recipe failed: $(cat "$tmp/recipe-name.log")"
     grep -Eq "after [0-9]+s: [0-9]+ running, [0-9]+ pending.*, [0-9] of 2 shards done" "$tmp/recipe-name.log" ||
         fail "job name $shown: no progress line while it waited: $(cat "$tmp/recipe-name.log")"
@@ -367,7 +373,7 @@ say "${#odd_names[@]} job names with tabs, newlines, bytes that are not UTF-8, q
 # why, long before its --timeout, and say how it goes while it waits.
 t_never=$(date +%s)
 CAIRN_SLURM_PROGRESS_S=0 "$recipe" -c "$cfg" --cairnd "$cairnd" --plugins "$plugins" \
-    --sbatch=--cpus-per-task=4096 --timeout 240 "$small" 2 "$tmp/out-never" 2>"$tmp/recipe-never.log"
+    --sbatch=--cpus-per-task=4096 --timeout $((240 * mult)) "$small" 2 "$tmp/out-never" 2>"$tmp/recipe-never.log"
 rc=$?
 t_never=$(($(date +%s) - t_never))
 if grep -q "sbatch refused the job" "$tmp/recipe-never.log"; then
@@ -377,7 +383,7 @@ else
     [ $rc -eq 1 ] || fail "a job that can never start: exit $rc, not 1: $(cat "$tmp/recipe-never.log")"
     grep -q "can never start: Slurm keeps it pending for " "$tmp/recipe-never.log" ||
         fail "a job that can never start: no reason given: $(cat "$tmp/recipe-never.log")"
-    [ "$t_never" -lt 60 ] || fail "a job that can never start took ${t_never}s to be given up"
+    [ "$t_never" -lt $((60 * mult)) ] || fail "a job that can never start took ${t_never}s to be given up"
     [ -z "$(squeue -h -o %i 2>/dev/null)" ] || fail "the job that could never start was left queued"
     say "a job asking for 4096 CPUs: cancelled after ${t_never}s: $(grep -o 'pending for [A-Za-z_]*' "$tmp/recipe-never.log")"
 fi
@@ -406,18 +412,21 @@ EOF
 chmod +x "$fakebin/squeue"
 touch "$tmp/fake-launch-failed"
 PATH=$fakebin:$PATH "$recipe" -c "$cfg" --cairnd "$cairnd" --plugins "$plugins" --threads 1 \
-    --timeout 240 --sbatch=--hold "$small" 2 "$tmp/out-held" 2>"$tmp/recipe-held.log" &
+    --timeout $((240 * mult)) --sbatch=--hold "$small" 2 "$tmp/out-held" 2>"$tmp/recipe-held.log" &
 recipe_pid=$!
 held_job=""
-for ((i = 0; i < 600; i++)); do
+end=$(($(date +%s) + 60 * mult))
+while :; do
     held_job=$(sed -n 's/^cairn-slurm: submitted array job \([0-9]*\) .*/\1/p' "$tmp/recipe-held.log" | sed -n 2p)
     [ -n "$held_job" ] && grep -q "task ${held_job}_.* is held (JobHeldUser): .*'scontrol release " \
         "$tmp/recipe-held.log" && break
-    held_job=""
-    alive "$recipe_pid" cairn-slurm || break
+    alive "$recipe_pid" cairn-slurm ||
+        fail "a held job: the recipe ended before it said its second submission held: $(cat "$tmp/recipe-held.log")"
+    [ "$(date +%s)" -lt "$end" ] ||
+        fail "a held job: waited $((60 * mult)) s for the recipe to say its second submission held" \
+            "(JobHeldUser); it says: $(cat "$tmp/recipe-held.log")"
     sleep 0.1
 done
-[ -n "$held_job" ] || fail "a held job: no second submission said held: $(cat "$tmp/recipe-held.log")"
 grep -q "could not be started on its node, and Slurm held it (launch failed requeued held); cancelled" \
     "$tmp/recipe-held.log" || fail "a task held after a failed launch was not cancelled: $(cat "$tmp/recipe-held.log")"
 scontrol release "$held_job" || fail "scontrol release $held_job failed"
@@ -433,30 +442,37 @@ say "a task held after a failed launch: cancelled and re-run; a user's hold said
 
 # ---- 2. a task cancelled mid-run is re-run alone ---------------------------
 # cancel_mid_run OUTDIR LOG [OPTION...]: starts a 3-task run with shard 1
-# held halfway, waits until that shard's cairnd has written part of its
-# results, cancels that one array task, and waits for the recipe; its exit
-# status is left in $recipe_rc and the partial line count in $partial.
+# held halfway on a gate never opened, waits until that shard is held and
+# its cairnd has written part of its results, cancels that one array task,
+# and waits for the recipe; its exit status is left in $recipe_rc and the
+# partial line count in $partial.
 cancel_mid_run() {
-    local out=$1 log=$2 job tmpfile i
+    local out=$1 log=$2 job="" tmpfile="" f end held
     shift 2
     recipe_args 3 "$out" --keep-work "$@"
-    CAIRN_SLURM_TEST_PAUSE=1:120 "$recipe" "${args[@]}" 2>"$log" &
+    mkdir "$out.gate" || fail "cannot create $out.gate"
+    CAIRN_SLURM_TEST_GATE=1:$out.gate "$recipe" "${args[@]}" 2>"$log" &
     recipe_pid=$!
-    tmpfile=""
-    for ((i = 0; i < 600; i++)); do
-        for f in "$out"/.cairn-slurm.corpus/results/.000001.*.tmp; do
-            [ -s "$f" ] && tmpfile=$f
-        done
-        [ -n "$tmpfile" ] && break
-        alive "$recipe_pid" cairn-slurm || break
+    end=$(($(date +%s) + 120 * mult))
+    while :; do
+        [ -n "$job" ] || job=$(sed -n 's/^cairn-slurm: submitted array job \([0-9]*\) .*/\1/p' "$log" | head -n 1)
+        held=$(grep -s "^cairn-shard: shard 1: held halfway" "$out/.cairn-slurm.corpus/logs/${job:-none}_1.out")
+        if [ -n "$held" ]; then
+            for f in "$out"/.cairn-slurm.corpus/results/.000001.*.tmp; do
+                [ -s "$f" ] && tmpfile=$f
+            done
+            [ -n "$tmpfile" ] && break
+        fi
+        alive "$recipe_pid" cairn-slurm || fail "the recipe ended before shard 1 was held mid-run: $(cat "$log")"
+        [ "$(date +%s)" -lt "$end" ] ||
+            fail "waited $((120 * mult)) s for shard 1 held with part of its results written; job ${job:-not submitted};" \
+                "its log says: ${held:-not held}; squeue: $(squeue -h -o '%i %T %r' | tr '\n' ';')" \
+                "temporaries: $(find "$out"/.cairn-slurm.corpus/results -mindepth 1 -printf '%f (%s bytes) ' 2>&1)"
         sleep 0.1
     done
-    [ -n "$tmpfile" ] || fail "shard 1 never wrote partial results: $(cat "$log")"
-    job=$(sed -n 's/^cairn-slurm: submitted array job \([0-9]*\) .*/\1/p' "$log" | head -n 1)
-    [ -n "$job" ] || fail "no job id in the recipe's log: $(cat "$log")"
     partial=$(wc -l <"$tmpfile")
     scancel "${job}_1" || fail "scancel ${job}_1 failed"
-    say "cancelled task ${job}_1 with $partial of its result lines written"
+    say "cancelled task ${job}_1, held with $partial of its result lines written"
     wait "$recipe_pid"
     recipe_rc=$?
     recipe_pid=""

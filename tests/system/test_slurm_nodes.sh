@@ -1,24 +1,28 @@
 #!/bin/sh
 # test_slurm_nodes.sh SRCDIR BUILDDIR - contrib/slurm/cairn-slurm on a
 # live three-node Slurm cluster where a node hangs, and then one is lost,
-# mid-array (issue 25, point 3).
+# mid-array.
 #
 # Brings up contrib/slurm/multi-node-cluster: one munged, one slurmctld and
 # three slurmd (n1, n2, n3; Debian's slurmd runs several per machine), each
 # node in its own PID, mount and UTS namespace.  The corpus: every game
-# (cairn gen) and the examples (every error code); every shard is held
-# halfway for a moment (the recipe's test-only CAIRN_SLURM_TEST_PAUSE=all:S),
-# so a node can be taken while its task's cairnd has written part of its
-# results.  Then:
+# (cairn gen) and the examples (every error code).  Every shard is held
+# halfway on a gate the test opens (the recipe's test-only
+# CAIRN_SLURM_TEST_GATE=all:DIR; DIR/SHARD opens one shard, DIR/all every
+# one), so a node is taken while its task's cairnd has written part of its
+# results, however slow the machine, and a shard goes on only once the test
+# has checked what it must while it is held.  Then:
 #   1. a node hangs: cairn-slurm over 3 shards; the node of one is frozen
-#      (SIGSTOP to everything in its namespace); slurmctld marks it DOWN
-#      and requeues the task on another node; while that attempt runs, the
-#      frozen node is let go on (SIGCONT), so two attempts of one task (one
-#      job id) live at once: each must have its own temporary file, the
-#      lost one must not publish or remove the other's, and the node comes
-#      back to service;
-#   2. a node is lost: cairn-slurm over 24 shards; once 3 are done, the node
-#      of a task mid-run is killed (SIGKILL to its namespace: slurmd,
+#      (SIGSTOP to everything in its namespace), the other two shards let
+#      through to free their nodes; slurmctld marks it DOWN and requeues
+#      the task on another node; while that attempt is held, the frozen
+#      node is let go on (SIGCONT), so two attempts of one task (one job
+#      id) live at once: each must have its own temporary file, the lost
+#      one must not publish or remove the other's, and the node comes back
+#      to service;
+#   2. a node is lost: cairn-slurm over 24 shards; the first 3 shards to
+#      reach the gate are let through, and once they are done the node of
+#      a task held mid-run is killed (SIGKILL to its namespace: slurmd,
 #      slurmstepd, the task and its cairnd die at once, and nothing tells
 #      slurmctld); no process of it may survive, and slurmctld must mark it
 #      DOWN;
@@ -32,9 +36,13 @@
 # re-run of its own (retries 0, one submission); every task COMPLETED; the
 # lost attempt's partial results were never published.
 # Prints the wall time and each check.  Stops only the processes it
-# started (the cluster's daemons, by PID), whatever happens (trap).
+# started (the cluster's daemons, by PID), whatever happens (trap).  No
+# step waits a fixed time: each waits for a state (a file, a log line,
+# squeue's or sinfo's word), with a deadline only against a hang, which
+# says what it waited for and what it saw.
 #
-#   CAIRN_TEST_SLURM_KEEP=1   keep the temporary directory (logs) on exit
+#   CAIRN_TEST_SLURM_KEEP=1          keep the temporary directory (logs) on exit
+#   CAIRN_TEST_TIMEOUT_MULTIPLIER=N  every deadline N times longer [1]
 #
 # Exit status: 0 pass, 1 fail, 77 skip (not root; Slurm or munge not
 # installed: apt-get install slurmctld slurmd slurm-client munge; no PID,
@@ -47,7 +55,7 @@ cairnd=$build/core/cairnd
 cairn=$build/client/cairn
 recipe=$src/contrib/slurm/cairn-slurm
 cluster_tool=$src/contrib/slurm/multi-node-cluster
-pause=3 per_game=600
+per_game=600
 t0=$(date +%s.%N)
 
 since() { awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -60,6 +68,15 @@ fail() {
     echo "FAIL: $*" >&2
     exit 1
 }
+
+mult=${CAIRN_TEST_TIMEOUT_MULTIPLIER:-1}
+case $mult in
+    '' | *[!0-9]* | 0) fail "CAIRN_TEST_TIMEOUT_MULTIPLIER must be a positive integer, not '$mult'" ;;
+esac
+# deadline SECONDS: the time (date +%s) after which a wait that takes far
+# less gives up, SECONDS scaled by the multiplier; past DEADLINE: it is.
+deadline() { echo $(($(date +%s) + $1 * mult)); }
+past() { [ "$(date +%s)" -ge "$1" ]; }
 
 [ "$(id -u)" -eq 0 ] || skip "not root: the test starts munged, slurmctld and three slurmd itself, each slurmd in its own namespaces"
 for tool in munged slurmctld slurmd sbatch squeue scontrol sinfo unshare python3 bash; do
@@ -134,58 +151,120 @@ say "corpus: $(wc -l <"$input") lines of $(ls "$plugins" | wc -l) games and exam
 
 # ---- helpers ----------------------------------------------------------------
 # start_run NAME TASKS [OPTION]: cairn-slurm over the corpus in the
-# background, every shard held halfway for $pause s; sets recipe_pid, out,
-# work, log, job (the first array job).
+# background, every shard held halfway on the gate $tmp/gate-NAME; sets
+# recipe_pid, out, work, log, gate, job (the first array job).
 start_run() {
-    out=$tmp/out-$1 log=$tmp/recipe-$1.log
+    out=$tmp/out-$1 log=$tmp/recipe-$1.log gate=$tmp/gate-$1
     work=$out/.cairn-slurm.corpus
-    CAIRN_SLURM_TEST_PAUSE=all:$pause "$recipe" -c "$cfg" --cairnd "$cairnd" --plugins "$plugins" \
-        --threads 1 --timeout 170 --keep-work ${3:+"$3"} "$input" "$2" "$out" 2>"$log" &
+    mkdir "$gate"
+    CAIRN_SLURM_TEST_GATE=all:$gate "$recipe" -c "$cfg" --cairnd "$cairnd" --plugins "$plugins" \
+        --threads 1 --timeout $((170 * mult)) --keep-work ${3:+"$3"} "$input" "$2" "$out" 2>"$log" &
     recipe_pid=$!
-    job="" n=0
-    while [ -z "$job" ]; do
-        n=$((n + 1))
-        [ "$n" -le 300 ] && kill -0 "$recipe_pid" 2>/dev/null || fail "$1: no job submitted: $(cat "$log")"
-        sleep 0.1
+    end=$(deadline 30)
+    while :; do
         job=$(sed -n 's/^cairn-slurm: submitted array job \([0-9]*\) .*/\1/p' "$log" | head -n 1)
+        [ -z "$job" ] || break
+        kill -0 "$recipe_pid" 2>/dev/null || fail "$1: the recipe ended before it submitted a job: $(cat "$log")"
+        past "$end" && fail "$1: waited $((30 * mult)) s for the recipe to say it submitted a job; it says: $(cat "$log")"
+        sleep 0.1
     done
 }
 
-# mid_run RESTART DONE: waits until, with DONE shards published, a task
-# runs (attempt RESTART: 0 first, 1 requeued) whose cairnd has written part
-# of its results; sets task, node, partial (that attempt's temporary file,
-# results/.SHARD.JOBID.RESTART.NODE.PID.tmp: cairn-shard.sbatch).
-mid_run() {
-    task="" node="" partial="" n=0
-    while [ -z "$partial" ]; do
-        n=$((n + 1))
-        [ "$n" -le 600 ] || fail "no task mid-run (attempt $1) for 60 s: $(squeue -h -j "$job" -o '%i %N %T %r')"
-        kill -0 "$recipe_pid" 2>/dev/null || fail "the recipe ended before it: $(cat "$log")"
+# held_line SHARD RESTART NODE: the line the task's log has once attempt
+# RESTART of SHARD, on NODE, is held on the gate (cairn-shard.sbatch).
+held_line() {
+    grep "^cairn-shard: shard $1: held halfway (restart $2 on $3)" "$work/logs/${job}_$1.out" 2>/dev/null
+}
+
+# held_now: what the task logs say about the gate so far, on one line.
+held_now() {
+    cat "$work"/logs/"${job}"_*.out 2>/dev/null | grep -E 'held halfway|gate is open' |
+        sed 's/^cairn-shard: //; s/: waiting for .*//' | tr '\n' ';'
+}
+
+# let_through COUNT: opens the gate of the first COUNT shards to reach it,
+# whichever tasks Slurm started first, each as soon as it is held; sets
+# opened (their numbers, space-separated).
+let_through() {
+    opened="" n_open=0 end=$(deadline 90)
+    while [ "$n_open" -lt "$1" ]; do
+        kill -0 "$recipe_pid" 2>/dev/null || fail "the recipe ended before $1 shards were held: $(cat "$log")"
+        for t in $(sed -n 's/^cairn-shard: shard \([0-9]*\): held halfway (restart 0 on .*/\1/p' \
+            "$work"/logs/"${job}"_*.out 2>/dev/null); do
+            case " $opened " in *" $t "*) continue ;; esac
+            [ "$n_open" -lt "$1" ] || break
+            touch "$gate/$t"
+            opened="$opened $t" n_open=$((n_open + 1))
+        done
+        [ "$n_open" -lt "$1" ] || break
+        past "$end" && fail "waited $((90 * mult)) s for $1 shards held on the gate; let through:" \
+            "${opened:-none}; the task logs say: $(held_now)" \
+            "squeue: $(squeue -h -j "$job" -o '%i %N %T %r' | tr '\n' ';')"
         sleep 0.1
-        [ "$(find "$work/results" -name '[0-9]*.jsonl' | wc -l)" -ge "$2" ] || continue
-        running=$(squeue -h -j "$job" -t RUNNING -o '%i %N' 2>/dev/null) || continue
-        while read -r id on; do
-            [ -n "$id" ] || continue
-            for f in "$work/results/.$(printf '%06d' "${id#*_}")".*".$1.$on".*.tmp; do
-                if [ -s "$f" ]; then
-                    task=${id#*_} node=$on partial=$f
-                    break 2
-                fi
-            done
-        done <<EOF
+    done
+}
+
+# mid_run RESTART DONE [SKIP]: waits until, with DONE shards published, a
+# task runs (attempt RESTART: 0 first, 1 requeued), held on the gate, whose
+# cairnd has written part of its results, its shard not one of SKIP (shard
+# numbers, space-separated); sets task, node, partial (that attempt's
+# temporary file, results/.SHARD.JOBID.RESTART.NODE.PID.tmp:
+# cairn-shard.sbatch).
+mid_run() {
+    task="" node="" partial="" end=$(deadline 90)
+    while :; do
+        kill -0 "$recipe_pid" 2>/dev/null || fail "the recipe ended before it: $(cat "$log")"
+        done_n=$(find "$work/results" -name '[0-9]*.jsonl' | wc -l)
+        running=$(squeue -h -j "$job" -t RUNNING -o '%i %N' 2>/dev/null) || running=""
+        if [ "$done_n" -ge "$2" ]; then
+            while read -r id on; do
+                [ -n "$id" ] || continue
+                t=${id#*_}
+                case " ${3:-} " in *" $t "*) continue ;; esac
+                held_line "$t" "$1" "$on" >/dev/null || continue
+                for f in "$work/results/.$(printf '%06d' "$t")".*".$1.$on".*.tmp; do
+                    if [ -s "$f" ]; then
+                        task=$t node=$on partial=$f
+                        break 2
+                    fi
+                done
+            done <<EOF
 $running
 EOF
+            [ -z "$partial" ] || return 0
+        fi
+        past "$end" && fail "waited $((90 * mult)) s for a task of attempt $1 held mid-run (partial" \
+            "results written) with $2 shards done${3:+, not one of shards$3}; saw $done_n done;" \
+            "running: $(echo "$running" | tr '\n' ';') the task logs say: $(held_now)" \
+            "temporaries: $(find "$work/results" -mindepth 1 -printf '%f (%s bytes) ')"
+        sleep 0.1
     done
 }
 
 # wait_state NODE PATTERN WHAT: until sinfo's state of NODE matches PATTERN.
 wait_state() {
-    n=0
+    end=$(deadline 60)
     until sinfo -h -n "$1" -o %t | grep -Eq "^($2)"; do
-        n=$((n + 1))
-        [ "$n" -le 300 ] || fail "node $1 not $3 after 60 s: $(sinfo -h -N -o '%N %t' | tr '\n' ' ')"
+        past "$end" && fail "waited $((60 * mult)) s for node $1 to be $3 (sinfo state $2);" \
+            "sinfo says: $(sinfo -h -N -o '%N %t' | tr '\n' ' ')"
         sleep 0.2
     done
+}
+
+# in_node NODE: every live process of NODE's PID namespace but its slurmd,
+# as PID:NAME.  Not the zombies: slurmd, the namespace's first process,
+# inherits the processes of a killed task and is slow to reap them.
+in_node() {
+    own=$(cat "$cluster/run/slurmd-$1.pid")
+    ns=$(readlink "/proc/$own/ns/pid")
+    for p in /proc/[0-9]*; do
+        [ "${p#/proc/}" != "$own" ] && [ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$ns" ] || continue
+        case $(sed 's/^.*) //' "$p/stat" 2>/dev/null | cut -d' ' -f1) in
+            '' | Z | X) continue ;;
+        esac
+        echo "${p#/proc/}:$(cat "$p/comm" 2>/dev/null)"
+    done
+    return 0
 }
 
 # finish NAME: waits for the recipe; its results must equal the reference.
@@ -233,7 +312,7 @@ requeued() {
 # ---- 1. a node hangs, is given up, and comes back --------------------------
 # Every process of the node stopped (SIGSTOP): slurmctld hears nothing, marks
 # it DOWN and requeues its task.  The node is let go on (SIGCONT) while the
-# requeued attempt runs: two attempts of one task, with one job id, alive
+# requeued attempt is held: two attempts of one task, with one job id, alive
 # at once.  Each must write its own temporary file (cairn-shard.sbatch), the
 # lost one must not publish over or remove the other's, and the node must
 # return to service (ReturnToService=2).
@@ -242,7 +321,12 @@ start_run hang 3
 mid_run 0 0
 victim=$node lost=$task lost_tmp=$partial
 "$cluster_tool" freeze-node "$cluster" "$victim" 2>>"$tmp/cluster-up.log" || fail "freeze-node $victim failed"
-say "hang: froze node $victim while it ran task ${job}_$lost ($(wc -l <"$lost_tmp") result lines written)"
+say "hang: froze node $victim while task ${job}_$lost was held there ($(wc -l <"$lost_tmp") result lines written)"
+# Each node has one CPU, held by a shard: the other two go on, so that the
+# requeued attempt finds a node.
+for t in 0 1 2; do
+    [ "$t" = "$lost" ] || touch "$gate/$t"
+done
 wait_state "$victim" 'down' "marked down"
 say "check: slurmctld marked $victim $(sinfo -h -n "$victim" -o %T) after $(($(date +%s) - t1)) s"
 mid_run 1 0
@@ -250,11 +334,20 @@ mid_run 1 0
     fail "hang: want task $lost requeued on another node, found task $task on $node"
 [ -s "$lost_tmp" ] && [ "$partial" != "$lost_tmp" ] ||
     fail "hang: the two attempts of task ${job}_$lost do not each have their own temporary file"
-say "check: the requeued attempt of ${job}_$lost runs on $node in ${partial##*/}, beside the lost one's ${lost_tmp##*/}"
+say "check: the requeued attempt of ${job}_$lost is held on $node in ${partial##*/}, beside the lost one's ${lost_tmp##*/}"
 "$cluster_tool" thaw-node "$cluster" "$victim" 2>>"$tmp/cluster-up.log" || fail "thaw-node $victim failed"
-say "hang: node $victim let go on while the requeued attempt runs"
+touch "$gate/all"
+say "hang: node $victim let go on while the requeued attempt was held; the gate opened"
 finish hang
 requeued "$lost" "$victim" 3
+# The lost attempt's fate is read from its log once it has ended: slurmd
+# kills it when slurmctld tells it to, or it runs to its end.
+end=$(deadline 60)
+while [ -n "$(in_node "$victim")" ]; do
+    past "$end" && fail "hang: waited $((60 * mult)) s for the lost attempt on $victim to end;" \
+        "its node still runs: $(in_node "$victim" | tr '\n' ' ')"
+    sleep 0.2
+done
 tlog=$work/logs/${job}_$lost.out
 if grep -q "^cairn-shard: shard $lost: signalled, results not published" "$tlog"; then
     fate="was killed when its node came back and published nothing"
@@ -269,19 +362,21 @@ wait_state "$victim" 'idle' "back in service"
 say "check: node $victim back idle (ReturnToService=2); scenario took $(($(date +%s) - t1)) s"
 
 # ---- 2. a node is lost mid-array ---------------------------------------------
-# Once 3 of 24 shards are done (the array well under way, most of it to
-# come), the node of a task whose cairnd has written part of its results is
-# killed: SIGKILL to its namespace, so slurmd, slurmstepd, the task and its
-# cairnd die at once, and nothing tells slurmctld.
+# The first 3 of 24 shards to reach the gate go on; once they are done (the
+# array well under way, most of it to come), the node of a task held with
+# part of its results written is killed: SIGKILL to its namespace, so
+# slurmd, slurmstepd, the task and its cairnd die at once, and nothing
+# tells slurmctld.  The gate opens once slurmctld has marked it DOWN.
 t2=$(date +%s)
 start_run loss 24
-mid_run 0 3
+let_through 3
+mid_run 0 3 "$opened"
 victim=$node lost=$task lost_tmp=$partial
 partial_lines=$(wc -l <"$lost_tmp")
 ns=$(readlink "/proc/$(cat "$cluster/run/slurmd-$victim.pid")/ns/pid")
 t_kill=$(date +%s)
 "$cluster_tool" kill-node "$cluster" "$victim" 2>>"$tmp/cluster-up.log" || fail "kill-node $victim failed"
-say "loss: killed node $victim while it ran task ${job}_$lost ($partial_lines result lines written)"
+say "loss: shards$opened done; killed node $victim while task ${job}_$lost was held there ($partial_lines result lines written)"
 for p in /proc/[0-9]*; do
     [ "$(readlink "$p/ns/pid" 2>/dev/null)" != "$ns" ] ||
         fail "process ${p#/proc/} ($(cat "$p/comm" 2>/dev/null)) of node $victim survived it"
@@ -289,6 +384,7 @@ done
 say "check: no process of node $victim's namespace is left"
 wait_state "$victim" 'down' "marked down"
 say "check: slurmctld marked $victim $(sinfo -h -n "$victim" -o %T) after $(($(date +%s) - t_kill)) s"
+touch "$gate/all"
 finish loss
 say "loss: the recipe finished $(($(date +%s) - t_kill)) s after the loss"
 requeued "$lost" "$victim" 24
@@ -299,13 +395,15 @@ say "check: the lost attempt's $(wc -l <"$lost_tmp") partial result lines left u
 # ---- 3. a node is lost, and the tasks may not be requeued -----------------
 # --sbatch=--no-requeue (as on a cluster with JobRequeue=0): the lost task
 # ends NODE_FAIL, and cairn-slurm itself runs its shard again, alone, once
-# the array job has left the queue.  On the two nodes left.
+# the array job has left the queue.  On the two nodes left.  The shard run
+# again is cairn-slurm's second submission, which the gate does not hold.
 t3=$(date +%s)
 start_run noreq 3 --sbatch=--no-requeue
 mid_run 0 0
 victim=$node lost=$task
 "$cluster_tool" kill-node "$cluster" "$victim" 2>>"$tmp/cluster-up.log" || fail "kill-node $victim failed"
-say "no requeue: killed node $victim while it ran task ${job}_$lost"
+touch "$gate/all"
+say "no requeue: killed node $victim while task ${job}_$lost was held there; the gate opened"
 finish noreq
 show=$(scontrol -o show job "${job}_$lost") || fail "scontrol show job ${job}_$lost failed"
 case $show in
