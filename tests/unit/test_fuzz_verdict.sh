@@ -4,7 +4,7 @@
 # timeout, exit or sanitizer report of the fuzzer fails, whether or not it
 # would come back; a probe child's end passes.
 #
-# The logs in tests/fuzz_verdict/ are real fuzz_plugin runs (trimmed) with
+# The logs in tests/unit/fuzz_verdict/ are real fuzz_plugin runs (trimmed) with
 # a fault built in on purpose, one load in N, in the fuzzer or in a probe
 # child before it silences its stderr.  probe-child-exited.log is the one
 # made by hand: the fuzzer's "fuzz target exited" report given another
@@ -14,7 +14,7 @@
 set -u
 src=$1
 verdict=$src/scripts/fuzz-verdict
-logs=$src/tests/fuzz_verdict
+logs=$src/tests/unit/fuzz_verdict
 tmp=$(mktemp -d /tmp/cairn-test-fuzz-verdict-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 failed=0
