@@ -1589,11 +1589,52 @@ START_TEST(progress_on_a_terminal)
 }
 END_TEST
 
+/* ---- hardening: what a refused, damaged or cut-short command leaves -- */
+
+/* A retry refused because a job of the name waits in the spool changes
+ * nothing: the failed job, its summary and its reason stay. */
+START_TEST(retry_refused_changes_nothing)
+{
+    struct env e;
+    char *off = example("official.jsonl"), failed[PATH_MAX], sum[PATH_MAX], reason[PATH_MAX];
+    struct th_run r;
+    int p;
+
+    env_init(&e, NULL);
+    r = cairn(&e, "submit", "--name", "broken", off);
+    th_run_free(&r);
+    make_link(&e, "broken.jsonl");
+    p = start_daemon(&e);
+    TH_IN(failed, &e, ".cairn/failed/broken.jsonl");
+    TH_IN(reason, &e, ".cairn/failed/broken.reason.json");
+    TH_OUT(sum, &e, "broken.summary.json");
+    TH_EVENTUALLY(th_exists(failed) && th_exists(sum) && th_exists(reason), DEADLINE_MS,
+                  "broken never failed");
+    th_stop(p);
+    /* A new job of the same name, waiting (no daemon takes it now). */
+    th_drop_job(e.in, "broken.jsonl", official_jsonl, strlen(official_jsonl));
+    r = cairn(&e, "retry", "broken");
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "waiting in the spool") != NULL, "exit %d: %s%s",
+               r.status, r.out, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "retry", "--failed");
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "waiting in the spool") != NULL,
+               "--failed: exit %d: %s%s", r.status, r.out, r.err);
+    th_run_free(&r);
+    TH_REQUIRE(th_exists(failed) && th_exists(reason), "the failed job or its reason moved");
+    TH_REQUIRE(th_file_contains(sum, "\"status\":\"failed\""),
+               "the failed summary is gone after a refused retry: out/ has %s",
+               th_list_dir(e.out, " "));
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
 static Suite *client_suite(void)
 {
     Suite *s = suite_create("client");
     TCase *submit = tcase_create("submit"), *queue = tcase_create("queue"),
-          *results = tcase_create("results");
+          *results = tcase_create("results"), *hardening = tcase_create("hardening");
 
     tcase_add_test(submit, submit_wait_ok);
     tcase_add_test(submit, submit_wait_without_expected_answers);
@@ -1625,9 +1666,12 @@ static Suite *client_suite(void)
     tcase_add_test(results, report_text);
     tcase_add_test(results, report_grades_lines_of_play);
     tcase_add_test(results, report_html_on_a_full_disk_says_so);
+    tcase_set_timeout(hardening, 280);
+    tcase_add_test(hardening, retry_refused_changes_nothing);
     suite_add_tcase(s, submit);
     suite_add_tcase(s, queue);
     suite_add_tcase(s, results);
+    suite_add_tcase(s, hardening);
     return s;
 }
 
