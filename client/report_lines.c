@@ -136,17 +136,34 @@ static size_t ply_bucket(uint64_t ply)
     return b;
 }
 
+/* v added to n: exact while both are integers and the sum fits. */
+static void num_add(struct cairn_rep_num *n, const json_t *v)
+{
+    int64_t sum;
+
+    if (!n->real && json_is_integer(v) &&
+        !__builtin_add_overflow(n->i, (int64_t)json_integer_value(v), &sum)) {
+        n->i = sum;
+        return;
+    }
+    if (!n->real) {
+        n->d = (double)n->i;
+        n->real = 1;
+    }
+    n->d += json_number_value(v);
+}
+
 /* Keeps the costliest blunders, costliest first (the earlier of equal
  * ones first).  play_text: the line's "play" as written. */
 static int keep_blunder(struct cairn_report *r, const json_t *play, const char *play_text,
                         size_t play_len, const char *job, size_t job_index, const json_t *o,
                         const char *line, size_t len, const char *vname)
 {
-    struct cairn_rep_blunder b = { .ply = cairn_report_count(play, "ply"),
-                                   .cost = json_number_value(json_object_get(play, "cost")) };
+    struct cairn_rep_blunder b = { .ply = cairn_report_count(play, "ply") };
     size_t at = r->n_bl;
 
-    while (at > 0 && r->bl[at - 1].cost < b.cost)
+    num_add(&b.cost, json_object_get(play, "cost"));
+    while (at > 0 && cairn_report_num_cmp(&r->bl[at - 1].cost, &b.cost) < 0)
         at--;
     if (at >= CAIRN_REPORT_BLUNDERS)
         return 0;
@@ -185,7 +202,7 @@ static int add_play(struct cairn_report *r, struct cairn_rep_variant *v, const j
         return 0;
     }
     v->first_ply[ply_bucket(cairn_report_count(play, "ply"))]++;
-    v->cost += json_number_value(json_object_get(play, "cost"));
+    num_add(&v->cost, json_object_get(play, "cost"));
     return keep_blunder(r, play, text, n, job, job_index, o, line, len, vname);
 }
 

@@ -1630,6 +1630,54 @@ START_TEST(retry_refused_changes_nothing)
 }
 END_TEST
 
+/* A results file written by hand, for `cairn report FILE`. */
+static void write_results(const struct env *e, const char *name, const char *text, char *path)
+{
+    th_pathf(path, "%s/%s", e->root, name);
+    th_write_text(path, text);
+}
+
+/* Costs are integers, printed in full in text and on the page. */
+START_TEST(report_prints_costs_exactly)
+{
+    struct env e;
+    char res[PATH_MAX], html[PATH_MAX], *page;
+    struct th_run r;
+
+    env_init(&e, NULL);
+    write_results(
+        &e, "big.results.jsonl",
+        "{\"line\":1,\"variant\":\"stone-game-ii\",\"status\":\"ok\",\"answer\":1,\"play\":"
+        "{\"optimal\":false,\"ply\":0,\"by\":\"Alice\",\"move\":1,\"value\":-9999999998,"
+        "\"best\":2,\"best_value\":9999999998,\"cost\":19999999996}}\n"
+        "{\"line\":2,\"variant\":\"stone-game-v\",\"status\":\"ok\",\"answer\":1,\"play\":"
+        "{\"optimal\":false,\"ply\":0,\"by\":\"Alice\",\"move\":3,\"value\":1,\"best\":1,"
+        "\"best_value\":15402166,\"cost\":15402165}}\n"
+        "{\"line\":3,\"variant\":\"stone-game-v\",\"status\":\"ok\",\"answer\":1,\"play\":"
+        "{\"optimal\":true,\"plies\":1,\"value\":1}}\n",
+        res);
+    th_pathf(html, "%s/big.html", e.root);
+    r = cairn(&e, "report", res, "--html", html);
+    TH_REQUIRE(r.status == 0, "exit %d: %s", r.status, r.err);
+    TH_REQUIRE(strstr(r.out, "e+") == NULL, "a cost in exponent form:\n%s", r.out);
+    TH_REQUIRE(strstr(r.out, " 19999999996  {") || strstr(r.out, " 19999999996  unavailable"),
+               "the blunder's cost:\n%s", r.out);
+    TH_REQUIRE(strstr(r.out, "\n  stone-game-ii         1         0      0.0% 19999999996 "
+                             "19999999996\n") &&
+                   strstr(r.out, "\n  stone-game-v          2         1     50.0%    15402165 "
+                                 " 7701082.50\n"),
+               "the cost per variant:\n%s", r.out);
+    th_run_free(&r);
+    page = th_read_file(html, NULL);
+    TH_REQUIRE(strstr(page, "e+") == NULL && strstr(page, "data-cost=\"19999999996\"") &&
+                   strstr(page, "data-cost=\"15402165\"") &&
+                   strstr(page, "<td class=\"n\">7701082.50</td>"),
+               "the page's costs:\n%s", page);
+    free(page);
+    th_cleanup();
+}
+END_TEST
+
 static Suite *client_suite(void)
 {
     Suite *s = suite_create("client");
@@ -1668,6 +1716,7 @@ static Suite *client_suite(void)
     tcase_add_test(results, report_html_on_a_full_disk_says_so);
     tcase_set_timeout(hardening, 280);
     tcase_add_test(hardening, retry_refused_changes_nothing);
+    tcase_add_test(hardening, report_prints_costs_exactly);
     suite_add_tcase(s, submit);
     suite_add_tcase(s, queue);
     suite_add_tcase(s, results);
