@@ -1678,6 +1678,32 @@ START_TEST(report_prints_costs_exactly)
 }
 END_TEST
 
+/* A summary that cannot be read is named, never dropped in silence. */
+START_TEST(report_names_a_damaged_summary)
+{
+    struct env e;
+    char path[PATH_MAX];
+    struct th_run r;
+
+    env_init(&e, NULL);
+    ck_assert_int_eq(mkdir(e.out, 0755), 0);
+    TH_OUT(path, &e, "a.summary.json");
+    th_write_text(path, "{\"job\":\"a\",\"status\":\"ok\",\"records\":0,\"ok\":0}\n");
+    TH_OUT(path, &e, "b.summary.json");
+    th_write_text(path, "{\"job\":\"b\",\"status\":\"ok\",\"reco");
+    r = cairn(&e, "report", e.out);
+    TH_REQUIRE(r.status == 0 && strstr(r.err, "b.summary.json cannot be read: line 1") != NULL,
+               "exit %d, stderr: %s", r.status, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "report", e.out, "b");
+    TH_REQUIRE(r.status != 0 && strstr(r.err, "b.summary.json cannot be read: line 1") != NULL &&
+                   strstr(r.err, "nothing to report") == NULL,
+               "exit %d, stderr: %s", r.status, r.err);
+    th_run_free(&r);
+    th_cleanup();
+}
+END_TEST
+
 static Suite *client_suite(void)
 {
     Suite *s = suite_create("client");
@@ -1717,6 +1743,7 @@ static Suite *client_suite(void)
     tcase_set_timeout(hardening, 280);
     tcase_add_test(hardening, retry_refused_changes_nothing);
     tcase_add_test(hardening, report_prints_costs_exactly);
+    tcase_add_test(hardening, report_names_a_damaged_summary);
     suite_add_tcase(s, submit);
     suite_add_tcase(s, queue);
     suite_add_tcase(s, results);
