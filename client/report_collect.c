@@ -214,7 +214,11 @@ static int add_summary(struct ctx *c, const char *sum_name)
     if (strcmp(j->status, "ok") == 0) {
         if ((res = cairn_asprintf("%.*s%s", (int)base_len, sum_name, CAIRN_RESULTS_SUFFIX)) == NULL)
             goto oom;
-        rc = cairn_report_read_results(r, c->out_fd, res, j->name, job_index, NULL);
+        shown = cairn_asprintf("%s/%s", r->out_dir, res);
+        rc = shown != NULL && printable(&shown) == 0
+                 ? cairn_report_read_results(r, c->out_fd, res, shown, j->name, job_index, NULL)
+                 : -ENOMEM;
+        free(shown);
         free(res);
         if (rc != 0)
             goto oom;
@@ -369,7 +373,14 @@ static int add_results_file(struct ctx *c, const char *path)
         close(fd);
         return -ENOMEM;
     }
-    rc = cairn_report_read_results(r, fd, base, j->name, r->n_jobs - 1, j);
+    {
+        char *shown = cairn_text_printable(path);
+
+        rc = shown != NULL
+                 ? cairn_report_read_results(r, fd, base, shown, j->name, r->n_jobs - 1, j)
+                 : -ENOMEM;
+        free(shown);
+    }
     close(fd);
     if (rc != 0)
         return rc;

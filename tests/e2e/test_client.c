@@ -1704,6 +1704,34 @@ START_TEST(report_names_a_damaged_summary)
 }
 END_TEST
 
+/* A graded line of play without "best" is a damaged line, not a lack of
+ * memory: its file, line and key are named. */
+START_TEST(report_names_a_play_line_without_a_key)
+{
+    struct env e;
+    char res[PATH_MAX];
+    struct th_run r;
+
+    env_init(&e, NULL);
+    write_results(
+        &e, "cut.results.jsonl",
+        "{\"line\":1,\"variant\":\"stone-game-vii\",\"status\":\"ok\",\"answer\":6,\"play\":"
+        "{\"optimal\":false,\"ply\":0,\"by\":\"Alice\",\"move\":\"L\",\"value\":3,\"best\":\"R\","
+        "\"best_value\":6,\"cost\":3}}\n"
+        "{\"line\":2,\"variant\":\"stone-game-vii\",\"status\":\"ok\",\"answer\":6,\"play\":"
+        "{\"optimal\":false,\"ply\":0,\"by\":\"Alice\",\"move\":\"L\",\"value\":3,\"cost\":3}}\n",
+        res);
+    r = cairn(&e, "report", res);
+    TH_REQUIRE(r.status == 0 && strstr(r.err, "cut.results.jsonl:2: \"play\" has no \"best\"") &&
+                   strstr(r.err, "Cannot allocate memory") == NULL,
+               "exit %d, stderr: %s", r.status, r.err);
+    TH_REQUIRE(strstr(r.out, "graded play (options.play): 2 lines, 0 optimal"),
+               "the damaged line is still a graded one:\n%s", r.out);
+    th_run_free(&r);
+    th_cleanup();
+}
+END_TEST
+
 static Suite *client_suite(void)
 {
     Suite *s = suite_create("client");
@@ -1744,6 +1772,7 @@ static Suite *client_suite(void)
     tcase_add_test(hardening, retry_refused_changes_nothing);
     tcase_add_test(hardening, report_prints_costs_exactly);
     tcase_add_test(hardening, report_names_a_damaged_summary);
+    tcase_add_test(hardening, report_names_a_play_line_without_a_key);
     suite_add_tcase(s, submit);
     suite_add_tcase(s, queue);
     suite_add_tcase(s, results);
