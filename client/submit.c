@@ -237,9 +237,16 @@ static int publish(struct cairn_client *cl, const struct cairn_submit_opts *o, s
         if (renameat2(cl->in_fd, held, cl->in_fd, s->file, RENAME_NOREPLACE) == 0) {
             struct cairn_shown sh = { 0 };
 
+            /* The name is all the producer gets back: a name that cannot
+             * be written is said here (main() then exits 1), with the job
+             * handed over all the same. */
             printf("%s\n", cairn_shown(&sh, s->base));
+            if (fflush(stdout) != 0)
+                fprintf(stderr,
+                        "cairn: %s is in the spool, but its name cannot be written to "
+                        "standard output: %s\n",
+                        cairn_shown(&sh, s->base), strerror(errno));
             cairn_shown_free(&sh);
-            fflush(stdout);
             return 0;
         }
         rc = -errno;

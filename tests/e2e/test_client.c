@@ -1732,6 +1732,66 @@ START_TEST(report_names_a_play_line_without_a_key)
 }
 END_TEST
 
+/* cairn -c CFG args... with standard output onto /dev/full. */
+static struct th_run cairn_to_full(const struct env *e, const char *const *args)
+{
+    char *err_path = th_xasprintf("%s/stderr-full.txt", e->root);
+    char *argv[16];
+    struct th_run r = { 0 };
+    size_t n = 0;
+    int st;
+    pid_t pid;
+
+    argv[n++] = (char *)g_cairn;
+    argv[n++] = "-c";
+    argv[n++] = (char *)e->cfg;
+    while (*args != NULL && n < 15)
+        argv[n++] = (char *)*args++;
+    argv[n] = NULL;
+    fflush(NULL);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int out = open("/dev/full", O_WRONLY);
+        int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+            _exit(126);
+        execv(g_cairn, argv);
+        _exit(127);
+    }
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.err = th_read_file(err_path, NULL);
+    r.out = strdup("");
+    free(err_path);
+    return r;
+}
+
+/* The job's name is all a producer gets back: a name that cannot be
+ * written is an error, and said. */
+START_TEST(submit_onto_a_full_stdout_says_so)
+{
+    struct env e;
+    char *off = example("official.jsonl");
+    const char *args[] = { "submit", off, NULL };
+    struct th_run r;
+
+    if (!th_exists("/dev/full")) {
+        printf("skipped: no /dev/full\n");
+        free(off);
+        return;
+    }
+    env_init(&e, NULL);
+    r = cairn_to_full(&e, args);
+    TH_REQUIRE(r.status == 1 && strstr(r.err, "No space left on device") != NULL &&
+                   strstr(r.err, "official-") != NULL,
+               "exit %d, stderr: %s", r.status, r.err);
+    th_run_free(&r);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
 static Suite *client_suite(void)
 {
     Suite *s = suite_create("client");
@@ -1773,6 +1833,7 @@ static Suite *client_suite(void)
     tcase_add_test(hardening, report_prints_costs_exactly);
     tcase_add_test(hardening, report_names_a_damaged_summary);
     tcase_add_test(hardening, report_names_a_play_line_without_a_key);
+    tcase_add_test(hardening, submit_onto_a_full_stdout_says_so);
     suite_add_tcase(s, submit);
     suite_add_tcase(s, queue);
     suite_add_tcase(s, results);
