@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -1792,6 +1793,42 @@ START_TEST(submit_onto_a_full_stdout_says_so)
 }
 END_TEST
 
+/* A submit killed between its two renames leaves its job under
+ * .cairn-submit.HEX.j.tmp: the next submit removes it when its companion
+ * lock (.cairn.HEX.l.tmp) is not held, and keeps it while it is. */
+START_TEST(submit_removes_a_killed_submits_held_job)
+{
+    static const char dead[] = "0123456789abcdef0123456789abcdef",
+                      live[] = "fedcba9876543210fedcba9876543210";
+    struct env e;
+    char *off = example("official.jsonl"), held_dead[PATH_MAX], held_live[PATH_MAX],
+         lock_live[PATH_MAX];
+    struct th_run r;
+    int fd;
+
+    env_init(&e, NULL);
+    TH_IN(held_dead, &e, ".cairn-submit.%s.j.tmp", dead);
+    TH_IN(held_live, &e, ".cairn-submit.%s.j.tmp", live);
+    TH_IN(lock_live, &e, ".cairn.%s.l.tmp", live);
+    th_write_text(held_dead, official_jsonl);
+    th_write_text(held_live, official_jsonl);
+    th_write_text(lock_live, "");
+    fd = open(lock_live, O_RDONLY | O_CLOEXEC);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(flock(fd, LOCK_EX | LOCK_NB), 0); /* a live submit, mid-way */
+    r = cairn(&e, "submit", off);
+    TH_REQUIRE(r.status == 0, "exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    TH_REQUIRE(!th_exists(held_dead), "a killed submit's job is still there: %s",
+               th_list_dir(e.in, " "));
+    TH_REQUIRE(th_exists(held_live) && th_exists(lock_live),
+               "a live submit's job or its lock was removed: %s", th_list_dir(e.in, " "));
+    close(fd);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
 static Suite *client_suite(void)
 {
     Suite *s = suite_create("client");
@@ -1834,6 +1871,7 @@ static Suite *client_suite(void)
     tcase_add_test(hardening, report_names_a_damaged_summary);
     tcase_add_test(hardening, report_names_a_play_line_without_a_key);
     tcase_add_test(hardening, submit_onto_a_full_stdout_says_so);
+    tcase_add_test(hardening, submit_removes_a_killed_submits_held_job);
     suite_add_tcase(s, submit);
     suite_add_tcase(s, queue);
     suite_add_tcase(s, results);
