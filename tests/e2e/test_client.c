@@ -1829,6 +1829,33 @@ START_TEST(submit_removes_a_killed_submits_held_job)
 }
 END_TEST
 
+/* Names the summary escapes (a backslash, a byte that is not UTF-8) are
+ * the job's own run, not "ran as" another. */
+START_TEST(wait_compares_escaped_names_as_bytes)
+{
+    static const char *const names[] = { "back\\slash", "latin\xe9" };
+    struct env e;
+    char *off = example("official.jsonl");
+    struct th_run r;
+    size_t i;
+
+    env_init(&e, NULL);
+    start_daemon(&e);
+    for (i = 0; i < 2; i++) {
+        r = cairn(&e, "submit", "--wait", "--name", names[i], off);
+        TH_REQUIRE(r.status == 0 && strstr(r.out, "ran as") == NULL && strstr(r.out, ": ok, 8"),
+                   "submit --wait --name %s: exit %d: %s%s", names[i], r.status, r.out, r.err);
+        th_run_free(&r);
+        r = cairn(&e, "wait", names[i]);
+        TH_REQUIRE(r.status == 0 && strstr(r.out, "ran as") == NULL && strstr(r.out, ": ok, 8"),
+                   "wait %s: exit %d: %s%s", names[i], r.status, r.out, r.err);
+        th_run_free(&r);
+    }
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
 static Suite *client_suite(void)
 {
     Suite *s = suite_create("client");
@@ -1872,6 +1899,7 @@ static Suite *client_suite(void)
     tcase_add_test(hardening, report_names_a_play_line_without_a_key);
     tcase_add_test(hardening, submit_onto_a_full_stdout_says_so);
     tcase_add_test(hardening, submit_removes_a_killed_submits_held_job);
+    tcase_add_test(hardening, wait_compares_escaped_names_as_bytes);
     suite_add_tcase(s, submit);
     suite_add_tcase(s, queue);
     suite_add_tcase(s, results);
