@@ -186,6 +186,22 @@ out:
     return rc;
 }
 
+/* The daemon often reads the spool as another user, through the group
+ * the spool's directory gives its files (a setgid spool: its own).  A
+ * producer's umask of 077 would make the job 0600, which that daemon
+ * cannot read and so quarantines: the group's read bit is added to what
+ * the umask left; nothing else is widened.  0 or -errno. */
+static int group_readable(int fd)
+{
+    struct stat st;
+
+    if (fstat(fd, &st) != 0)
+        return -errno;
+    if ((st.st_mode & S_IRGRP) != 0)
+        return 0;
+    return fchmod(fd, (st.st_mode & 07777) | S_IRGRP) == 0 ? 0 : -errno;
+}
+
 static int stage(struct cairn_client *cl, const struct cairn_submit_opts *o, struct staged *s)
 {
     FILE *in;
@@ -201,6 +217,9 @@ static int stage(struct cairn_client *cl, const struct cairn_submit_opts *o, str
     if (rc != 0)
         rc = cairn_client_fail(cl, rc, "cannot create a temporary file in %s: %s",
                                cl->cfg.input_dir, strerror(-rc));
+    else if ((rc = group_readable(s->tmp.fd)) != 0)
+        rc = cairn_client_fail(cl, rc, "cannot make %s in %s readable to its group: %s",
+                               s->tmp.name, cl->cfg.input_dir, strerror(-rc));
     else
         rc = copy_checked(cl, o, s, in);
     if (in != stdin)

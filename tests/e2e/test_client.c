@@ -1856,6 +1856,31 @@ START_TEST(wait_compares_escaped_names_as_bytes)
 }
 END_TEST
 
+/* A producer's umask 077 must not make the job unreadable to a daemon that
+ * reads the spool through its group. */
+START_TEST(submit_under_umask_077_is_group_readable)
+{
+    struct env e;
+    char *off = example("official.jsonl"), job[PATH_MAX];
+    struct th_run r;
+    struct stat st;
+    mode_t old;
+
+    env_init(&e, NULL);
+    old = umask(077);
+    r = cairn(&e, "submit", "--name", "private", off);
+    umask(old);
+    TH_REQUIRE(r.status == 0, "exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    TH_IN(job, &e, "private.jsonl");
+    ck_assert_int_eq(stat(job, &st), 0);
+    TH_REQUIRE((st.st_mode & 0777) == 0640, "the job's mode is %04o, not 0640",
+               (unsigned)(st.st_mode & 0777));
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
 static Suite *client_suite(void)
 {
     Suite *s = suite_create("client");
@@ -1900,6 +1925,7 @@ static Suite *client_suite(void)
     tcase_add_test(hardening, submit_onto_a_full_stdout_says_so);
     tcase_add_test(hardening, submit_removes_a_killed_submits_held_job);
     tcase_add_test(hardening, wait_compares_escaped_names_as_bytes);
+    tcase_add_test(hardening, submit_under_umask_077_is_group_readable);
     suite_add_tcase(s, submit);
     suite_add_tcase(s, queue);
     suite_add_tcase(s, results);
