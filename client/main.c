@@ -408,7 +408,16 @@ int main(int argc, char **argv)
     rc = settle_config(&cl, &cli, &in_origin, &out_origin);
     if (rc == 0)
         rc = run(&cl, &cli, &wait_exit);
+    /* A write that failed earlier (submit flushes each name as it goes)
+     * leaves only the stream's error flag: fflush() then has nothing to
+     * write and says 0.  And closing is the last chance to hear of it. */
     if (fflush(stdout) != 0 && rc == 0)
+        rc = cairn_client_fail(&cl, -errno, "cannot write to standard output: %s", strerror(errno));
+    else if (ferror(stdout) && rc == 0)
+        rc = cairn_client_fail(&cl, -EIO,
+                               "cannot write to standard output (a write failed "
+                               "earlier; what it held is lost)");
+    if (fclose(stdout) != 0 && rc == 0)
         rc = cairn_client_fail(&cl, -errno, "cannot write to standard output: %s", strerror(errno));
     if (rc != 0 && rc != -EINVAL && cl.msg == NULL)
         fprintf(stderr, "cairn: %s\n", strerror(-rc));

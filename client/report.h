@@ -41,6 +41,27 @@
 /* A position shown in a table is cut to this many bytes (and "..."). */
 #define CAIRN_REPORT_POSITION_MAX 60
 
+/* A cost, or a sum of costs, kept exact: costs are integers (a margin, a
+ * total, a step) and may pass 2^53, where a double starts to round them.
+ * An integer while every cost added is one and the sum fits in 64 bits;
+ * else a double (a cost written as a real). */
+struct cairn_rep_num {
+    int64_t i;
+    double d;
+    int real; /* d holds the value, not i */
+};
+
+/* The value as text: an integer in full ("19999999996", never "2e+10"),
+ * a real with the fewest digits that read back as it. */
+void cairn_report_num_text(const struct cairn_rep_num *n, char out[40]);
+
+/* n / count (count > 0) as text: exact when it is a whole number, else to
+ * two decimals ("1.33"), never in exponent form. */
+void cairn_report_num_mean(const struct cairn_rep_num *n, uint64_t count, char out[48]);
+
+/* < 0, 0, > 0 as a is less than, equal to or more than b. */
+int cairn_report_num_cmp(const struct cairn_rep_num *a, const struct cairn_rep_num *b);
+
 struct cairn_rep_job {
     char *name; /* the summary's "job" (escaped, printable) */
     char *status;
@@ -69,7 +90,7 @@ struct cairn_rep_variant {
     } size[CAIRN_SIZE_BUCKETS]; /* by input size, from the summaries */
     uint64_t graded, optimal;   /* lines of play graded, and all-optimal */
     uint64_t first_ply[CAIRN_REPORT_PLY_BUCKETS];
-    double cost; /* the non-optimal lines' costs, summed */
+    struct cairn_rep_num cost; /* the non-optimal lines' costs, summed */
 };
 
 /* Where a record is, and what it was: the job's input line, when kept. */
@@ -88,7 +109,7 @@ struct cairn_rep_blunder {
     struct cairn_rep_where at;
     uint64_t ply;
     char *by, *move, *best; /* "Alice"/"Bob", and the moves as JSON text */
-    double cost;
+    struct cairn_rep_num cost;
 };
 
 struct cairn_rep_mismatch {

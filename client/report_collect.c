@@ -21,6 +21,7 @@
 struct ctx {
     struct cairn_client *cl;
     struct cairn_report *r;
+    int named; /* the jobs were named on the command line */
     int out_fd;
     int in_fd;    /* the spool, or -1 */
     char **names; /* summary file names */
@@ -32,16 +33,30 @@ static struct cairn_rep_count *code(struct cairn_report *r, const char *name)
     return cairn_report_counter(&r->codes, &r->n_codes, &r->cap_codes, name);
 }
 
-static json_t *load_at(int dir_fd, const char *name)
+/* The summary dir_fd/name, or NULL with why it cannot be read in why
+ * ("" when it is gone: a retry removed it after the listing). */
+static json_t *load_at(int dir_fd, const char *name, char *why, size_t why_size)
 {
     int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     json_error_t e;
     json_t *v;
 
-    if (fd < 0)
+    why[0] = '\0';
+    if (fd < 0) {
+        if (errno != ENOENT)
+            snprintf(why, why_size, "%s", strerror(errno));
         return NULL;
+    }
     v = json_loadfd(fd, JSON_REJECT_DUPLICATES, &e);
     close(fd);
+    if (v == NULL)
+        snprintf(why, why_size, "line %d, column %d: %s", e.line, e.column, e.text);
+    else if (!json_is_object(v))
+        snprintf(why, why_size, "not a JSON object");
+    if (v != NULL && !json_is_object(v)) {
+        json_decref(v);
+        v = NULL;
+    }
     return v;
 }
 
@@ -114,17 +129,29 @@ static void add_sizes(struct cairn_rep_variant *v, const json_t *by)
 static int add_summary(struct ctx *c, const char *sum_name)
 {
     struct cairn_report *r = c->r;
-    json_t *s = load_at(c->out_fd, sum_name), *o, *v;
+    char why[256];
+    json_t *s = load_at(c->out_fd, sum_name, why, sizeof(why)), *o, *v;
     struct cairn_rep_job *j;
     const char *k, *status;
     int rc;
     size_t base_len = strlen(sum_name) - strlen(CAIRN_SUMMARY_SUFFIX), job_index = r->n_jobs;
     int histograms = 1;
-    char *res;
+    char *res, *shown;
 
-    if (s == NULL || !json_is_object(s)) {
-        json_decref(s);
-        return 0; /* not a summary cairnd wrote: nothing to count */
+    if (s == NULL) {
+        /* Not a summary cairnd wrote (damaged, cut, replaced): said, never
+         * passed over in silence.  A job asked for by name is not
+         * reported on without it. */
+        if (c->named)
+            return cairn_client_fail(c->cl, -EINVAL, "%s/%s cannot be read: %s", r->out_dir,
+                                     sum_name, why[0] ? why : strerror(ENOENT));
+        if (why[0] != '\0') {
+            shown = cairn_text_printable(sum_name);
+            fprintf(stderr, "cairn: warning: %s/%s cannot be read: %s; its job is left out\n",
+                    r->out_dir, shown ? shown : "?", why);
+            free(shown);
+        }
+        return 0;
     }
     if (cairn_grow((void **)&r->jobs, &r->cap_jobs, r->n_jobs + 1, sizeof(*r->jobs)) != 0)
         goto oom;
@@ -187,7 +214,11 @@ static int add_summary(struct ctx *c, const char *sum_name)
     if (strcmp(j->status, "ok") == 0) {
         if ((res = cairn_asprintf("%.*s%s", (int)base_len, sum_name, CAIRN_RESULTS_SUFFIX)) == NULL)
             goto oom;
-        rc = cairn_report_read_results(r, c->out_fd, res, j->name, job_index, NULL);
+        shown = cairn_asprintf("%s/%s", r->out_dir, res);
+        rc = shown != NULL && printable(&shown) == 0
+                 ? cairn_report_read_results(r, c->out_fd, res, shown, j->name, job_index, NULL)
+                 : -ENOMEM;
+        free(shown);
         free(res);
         if (rc != 0)
             goto oom;
@@ -342,7 +373,14 @@ static int add_results_file(struct ctx *c, const char *path)
         close(fd);
         return -ENOMEM;
     }
-    rc = cairn_report_read_results(r, fd, base, j->name, r->n_jobs - 1, j);
+    {
+        char *shown = cairn_text_printable(path);
+
+        rc = shown != NULL
+                 ? cairn_report_read_results(r, fd, base, shown, j->name, r->n_jobs - 1, j)
+                 : -ENOMEM;
+        free(shown);
+    }
     close(fd);
     if (rc != 0)
         return rc;
@@ -425,6 +463,7 @@ int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const 
         c.in_fd = open(spool, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         r->spool = c.in_fd >= 0 ? strdup(spool) : NULL;
     }
+    c.named = n > 0;
     rc = n > 0 ? named_summaries(&c, jobs, n)
                : cairn_client_each_file(c.out_fd, CAIRN_SUMMARY_SUFFIX, add_name, &c);
     if (rc == 0 && c.n_names > 0)

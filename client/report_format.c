@@ -2,8 +2,10 @@
  * report_format.c - a report's figures for people: durations, rates,
  * shares, and the labels of the histograms' buckets (report.h).
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "report.h"
 
@@ -83,4 +85,77 @@ void cairn_report_seconds(double s, char out[32])
         snprintf(out, 32, "%.2f ms", s * 1e3);
     else
         snprintf(out, 32, "%.2f s", s);
+}
+
+/* A double as the fewest significant digits (15 to 17) that read back as
+ * it; a whole number below 10^18 in full. */
+static void real_text(double d, char out[40])
+{
+    int prec;
+
+    if (isfinite(d) && d == floor(d) && fabs(d) < 1e18) {
+        snprintf(out, 40, "%.0f", d);
+        return;
+    }
+    for (prec = 15; prec < 17; prec++) {
+        snprintf(out, 40, "%.*g", prec, d);
+        if (strtod(out, NULL) == d)
+            return;
+    }
+    snprintf(out, 40, "%.17g", d);
+}
+
+void cairn_report_num_text(const struct cairn_rep_num *n, char out[40])
+{
+    if (n->real)
+        real_text(n->d, out);
+    else
+        snprintf(out, 40, "%" PRId64, n->i);
+}
+
+void cairn_report_num_mean(const struct cairn_rep_num *n, uint64_t count, char out[48])
+{
+    uint64_t mag, q, r, cents;
+    double m;
+
+    if (count == 0) {
+        snprintf(out, 48, "-");
+        return;
+    }
+    if (n->real) {
+        m = n->d / (double)count;
+        if (isfinite(m) && m == floor(m) && fabs(m) < 1e18)
+            snprintf(out, 48, "%.0f", m);
+        else if (isfinite(m) && fabs(m) < 1e18)
+            snprintf(out, 48, "%.2f", m);
+        else
+            real_text(m, out);
+        return;
+    }
+    /* Integer division, so a sum past 2^53 loses nothing: the quotient
+     * exact, the remainder's share rounded to hundredths. */
+    mag = n->i < 0 ? 0 - (uint64_t)n->i : (uint64_t)n->i;
+    q = mag / count;
+    r = mag % count;
+    if (r == 0) {
+        snprintf(out, 48, "%s%" PRIu64, n->i < 0 ? "-" : "", q);
+        return;
+    }
+    cents = (uint64_t)llround((double)r / (double)count * 100.0);
+    if (cents >= 100) {
+        q++;
+        cents = 0;
+    }
+    snprintf(out, 48, "%s%" PRIu64 ".%02" PRIu64, n->i < 0 ? "-" : "", q, cents);
+}
+
+int cairn_report_num_cmp(const struct cairn_rep_num *a, const struct cairn_rep_num *b)
+{
+    double x, y;
+
+    if (!a->real && !b->real)
+        return a->i < b->i ? -1 : a->i > b->i;
+    x = a->real ? a->d : (double)a->i;
+    y = b->real ? b->d : (double)b->i;
+    return x < y ? -1 : x > y;
 }

@@ -94,22 +94,23 @@ void cairn_report_html_play(const struct cairn_report *r, FILE *out)
           out);
     for (i = 0; i < r->n_variants; i++) {
         const struct cairn_rep_variant *v = &r->variants[i];
-        char p[16];
+        char p[16], total[40], mean[48];
         int first = 1;
 
         if (v->graded == 0)
             continue;
         cairn_report_pct(v->optimal, v->graded, p);
+        cairn_report_num_text(&v->cost, total);
+        cairn_report_num_mean(&v->cost, v->graded, mean);
         fputs("<tr data-variant=\"", out);
         cairn_report_html_esc(out, v->name);
-        fprintf(out, "\" data-graded=\"%llu\" data-optimal=\"%llu\" data-cost=\"%g\"><td>",
-                (unsigned long long)v->graded, (unsigned long long)v->optimal, v->cost);
+        fprintf(out, "\" data-graded=\"%llu\" data-optimal=\"%llu\" data-cost=\"%s\"><td>",
+                (unsigned long long)v->graded, (unsigned long long)v->optimal, total);
         cairn_report_html_esc(out, v->name);
         fprintf(out,
                 "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>"
-                "<td class=\"n\">%g</td><td class=\"n\">%.3g</td><td>",
-                (unsigned long long)v->graded, (unsigned long long)v->optimal, p, v->cost,
-                v->cost / (double)v->graded);
+                "<td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
+                (unsigned long long)v->graded, (unsigned long long)v->optimal, p, total, mean);
         for (b = 0; b < CAIRN_REPORT_PLY_BUCKETS; b++) {
             char label[16];
 
@@ -134,8 +135,10 @@ void cairn_report_html_play(const struct cairn_report *r, FILE *out)
           out);
     for (i = 0; i < r->n_bl; i++) {
         const struct cairn_rep_blunder *bl = &r->bl[i];
+        char cost[40];
 
-        fprintf(out, "<tr data-cost=\"%g\"><td>", bl->cost);
+        cairn_report_num_text(&bl->cost, cost);
+        fprintf(out, "<tr data-cost=\"%s\"><td>", cost);
         cairn_report_html_esc(out, bl->at.job);
         fputs("</td>", out);
         line_cell(out, &bl->at);
@@ -147,7 +150,7 @@ void cairn_report_html_play(const struct cairn_report *r, FILE *out)
         cairn_report_html_esc(out, bl->move);
         fputs("</code></td><td><code>", out);
         cairn_report_html_esc(out, bl->best);
-        fprintf(out, "</code></td><td class=\"n\">%g</td>", bl->cost);
+        fprintf(out, "</code></td><td class=\"n\">%s</td>", cost);
         position_cell(out, &bl->at);
         fputs("</tr>\n", out);
     }

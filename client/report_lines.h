@@ -26,14 +26,18 @@ uint64_t cairn_report_count(const json_t *o, const char *key);
 
 /*
  * NAME     cairn_report_read_results - one results file's lines into r
- * ARGUMENTS job, job_index: the job they belong to; whole: NULL when a
+ * ARGUMENTS shown_as: the file as warnings name it (printable); job,
+ *          job_index: the job they belong to; whole: NULL when a
  *          summary gave the job's counts, else the job a results file on
  *          its own makes, counted from its lines (and r with it)
- * RETURNS  0 (a file that cannot be opened leaves accuracy without it);
+ * RETURNS  0 (a file that cannot be opened leaves accuracy without it; a
+ *          graded line of play that lacks a key is counted, said on
+ *          stderr with its file, line and key, and left out of the costs);
  *          -ENOMEM
  */
 int cairn_report_read_results(struct cairn_report *r, int dir_fd, const char *res_name,
-                              const char *job, size_t job_index, struct cairn_rep_job *whole);
+                              const char *shown_as, const char *job, size_t job_index,
+                              struct cairn_rep_job *whole);
 
 /* The records behind job_index's mismatches and blunders, from its input
  * kept in the spool's .cairn/done/ (input_esc: the summary's "input"), if

@@ -174,9 +174,12 @@ static void blunders(const struct cairn_report *r, FILE *out)
     for (i = 0; i < r->n_bl; i++) {
         const struct cairn_rep_blunder *b = &r->bl[i];
 
-        fprintf(out, "  %-*s %6llu  %-*s %5llu %-5s  %-*s  %-*s %8g  %s\n", wj, b->at.job,
+        char cost[40];
+
+        cairn_report_num_text(&b->cost, cost);
+        fprintf(out, "  %-*s %6llu  %-*s %5llu %-5s  %-*s  %-*s %8s  %s\n", wj, b->at.job,
                 (unsigned long long)b->at.line, wv, b->at.variant ? b->at.variant : "-",
-                (unsigned long long)b->ply, b->by, wm, b->move, wb, b->best, b->cost,
+                (unsigned long long)b->ply, b->by, wm, b->move, wb, b->best, cost,
                 or_unavailable(b->at.position));
     }
 }
@@ -200,10 +203,13 @@ static void play(const struct cairn_report *r, FILE *out)
 
         if (v->graded == 0)
             continue;
+        char total[40], mean[48];
+
         cairn_report_pct(v->optimal, v->graded, p);
-        fprintf(out, "  %-*s %9llu %9llu %9s %11g %11.3g\n", w, v->name,
-                (unsigned long long)v->graded, (unsigned long long)v->optimal, p, v->cost,
-                v->cost / (double)v->graded);
+        cairn_report_num_text(&v->cost, total);
+        cairn_report_num_mean(&v->cost, v->graded, mean);
+        fprintf(out, "  %-*s %9llu %9llu %9s %11s %11s\n", w, v->name,
+                (unsigned long long)v->graded, (unsigned long long)v->optimal, p, total, mean);
     }
     fprintf(out, "  (cost: what a line's first non-optimal move gave away, in the game's "
                  "terms; the mean is over every graded line)\n");

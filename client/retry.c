@@ -9,13 +9,19 @@
  *      removed, or a job quarantined for crashing would be quarantined
  *      again at once (the count is tied to the file's inode, which a
  *      rename keeps);
- *   2. its "failed" summary is removed, or a `submit --wait`-style reader
- *      would take the old outcome for the new run's;
+ *   2. its "failed" summary is set aside (renamed to a dot-name), or a
+ *      `submit --wait`-style reader would take the old outcome for the new
+ *      run's;
  *   3. one renameat2(RENAME_NOREPLACE) from .cairn/failed/ into INPUT: a
  *      job of that name submitted meanwhile is never overwritten.  A job
  *      that ran as NAME~N goes back as the name it was submitted as, when
- *      that is free, so its re-run's summary says submitted_as again;
- *   4. its reason file is removed.
+ *      that is free, so its re-run's summary says submitted_as again.  If
+ *      the rename is refused, the summary goes back where it was;
+ *   4. the set-aside summary and the reason file are removed.
+ *
+ * Before any of that, every name is checked (check_all): a job that is not
+ * failed, or whose name a job waiting in the spool holds, refuses the
+ * whole command, and nothing changes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,10 +59,16 @@ static int add_name(void *data, const char *name)
     return 0;
 }
 
-/* Removes OUTPUT/<out base>.summary.json if it says "failed".  Returns
- * the name it says the job was submitted as (a used name ran as NAME~N,
- * claim.h), malloc'd, or NULL. */
-static char *drop_failed_summary(struct cairn_client *cl, const char *name)
+/* A failed summary set aside while its job moves (requeue). */
+struct aside {
+    char name[48]; /* ".cairn-retry.<16 hex>.json", or "" when nothing was set aside */
+};
+
+/* Sets OUTPUT/<summary> aside if it says "failed".  Returns the name it
+ * says the job was submitted as (a used name ran as NAME~N, claim.h),
+ * malloc'd, or NULL.  A summary that cannot be read or is not "failed"
+ * stays where it is. */
+static char *set_failed_summary_aside(struct cairn_client *cl, const char *summary, struct aside *a)
 {
     json_error_t e;
     json_t *s = NULL;
@@ -64,9 +76,10 @@ static char *drop_failed_summary(struct cairn_client *cl, const char *name)
     char *submitted = NULL;
     int fd;
 
+    a->name[0] = '\0';
     if (cl->out_fd < 0)
         return NULL;
-    fd = openat(cl->out_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    fd = openat(cl->out_fd, summary, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return NULL;
     s = json_loadfd(fd, 0, &e);
@@ -75,10 +88,24 @@ static char *drop_failed_summary(struct cairn_client *cl, const char *name)
     if (status != NULL && strcmp(status, "failed") == 0) {
         as = json_string_value(json_object_get(s, "submitted_as"));
         submitted = as != NULL ? cairn_client_unescape(as) : NULL;
-        unlinkat(cl->out_fd, name, 0);
+        /* A dot-name: no reader takes it for a summary.  Named by a hash,
+         * so any summary name fits. */
+        snprintf(a->name, sizeof(a->name), ".cairn-retry.%016llx.json",
+                 (unsigned long long)cairn_hash64(summary, strlen(summary)));
+        if (renameat(cl->out_fd, summary, cl->out_fd, a->name) != 0)
+            a->name[0] = '\0'; /* gone already: nothing to put back */
     }
     json_decref(s);
     return submitted;
+}
+
+/* The requeue was refused: the summary goes back, never over a newer one. */
+static void put_summary_back(struct cairn_client *cl, const char *summary, const struct aside *a)
+{
+    if (a->name[0] != '\0' &&
+        renameat2(cl->out_fd, a->name, cl->out_fd, summary, RENAME_NOREPLACE) != 0)
+        fprintf(stderr, "cairn: warning: cannot put %s/%s back (it is %s now): %s\n",
+                cl->cfg.output_dir, summary, a->name, strerror(errno));
 }
 
 /* A name the job may go back under: NAME.jsonl, no path, no dot-file. */
@@ -110,6 +137,7 @@ static int requeue(struct cairn_client *cl, int failed_fd, int active_fd, const 
     char *reason = ob ? cairn_asprintf("%s.reason.json", ob) : NULL;
     char *attempts = cairn_attempts_file(file);
     char *submitted = NULL;
+    struct aside aside = { .name = "" };
     const char *to;
     int rc = -ENOMEM;
 
@@ -118,7 +146,7 @@ static int requeue(struct cairn_client *cl, int failed_fd, int active_fd, const 
     if (active_fd >= 0)
         unlinkat(active_fd, attempts, 0);
     forget_count(failed_fd, file);
-    submitted = drop_failed_summary(cl, summary);
+    submitted = set_failed_summary_aside(cl, summary, &aside);
     /* A job that ran as NAME~N goes back as the name it was submitted as,
      * so its next summary says submitted_as again (its claim gives it a
      * NAME~N of its own); as the name it ran as when that one is taken. */
@@ -130,11 +158,14 @@ static int requeue(struct cairn_client *cl, int failed_fd, int active_fd, const 
     }
     if (rc != 0) {
         rc = -errno;
+        put_summary_back(cl, summary, &aside);
         rc =
             cairn_client_fail(cl, rc, "cannot requeue %s: %s%s", base, strerror(-rc),
                               rc == -EEXIST ? " (a job of that name is waiting in the spool)" : "");
         goto out;
     }
+    if (aside.name[0] != '\0')
+        unlinkat(cl->out_fd, aside.name, 0);
     unlinkat(failed_fd, reason, 0);
     {
         struct cairn_shown sh = { 0 };
@@ -156,8 +187,10 @@ out:
     return rc;
 }
 
-/* Every name is checked before anything moves: a typo in the third name
- * leaves the first two where they were. */
+/* Every name is checked before anything moves or is removed: a typo in
+ * the third name leaves the first two where they were, and so does a job
+ * whose name is taken in the spool (its rename would be refused, after its
+ * summary was gone).  With --failed, names is the failed jobs' files. */
 static int check_all(struct cairn_client *cl, struct names *jobs, char *const *names, size_t n)
 {
     size_t i;
@@ -177,6 +210,11 @@ static int check_all(struct cairn_client *cl, struct names *jobs, char *const *n
                                    : w.active  ? "it is being processed"
                                    : w.summary ? "it finished (cairn results shows it)"
                                                : "no such job in .cairn/failed/");
+        else if (rc == 0 && w.waiting)
+            rc = cairn_client_fail(cl, -EEXIST,
+                                   "cannot requeue %s: a job of that name is waiting in the "
+                                   "spool (%s/%s); nothing was requeued",
+                                   base, cl->cfg.input_dir, file);
         if (rc == 0)
             rc = add_name(jobs, file);
         free(file);
@@ -210,8 +248,18 @@ int cairn_cmd_retry(struct cairn_client *cl, char *const *names, size_t n, int a
         return 0;
     }
     active_fd = cairn_client_state_dir(cl, CAIRN_ACTIVE_DIR);
-    rc = all ? cairn_client_each_file(failed_fd, CAIRN_JOB_SUFFIX, add_name, &jobs)
-             : check_all(cl, &jobs, names, n);
+    if (all) {
+        struct names found = { 0 };
+
+        rc = cairn_client_each_file(failed_fd, CAIRN_JOB_SUFFIX, add_name, &found);
+        if (rc == 0)
+            rc = check_all(cl, &jobs, found.v, found.n);
+        for (i = 0; i < found.n; i++)
+            free(found.v[i]);
+        free(found.v);
+    } else {
+        rc = check_all(cl, &jobs, names, n);
+    }
     if (rc == 0 && all && jobs.n == 0)
         printf("no failed jobs\n");
     /* One job that cannot move does not keep the others from it. */

@@ -4,6 +4,12 @@
  * (O_EXCL, never claimed by the daemon), fsync'd, and renamed to
  * NAME.jsonl with RENAME_NOREPLACE, so the daemon sees a whole file or
  * nothing and no existing job is ever replaced.
+ *
+ * Between its two renames (see publish) a job lies unlocked under
+ * .cairn-submit.HEX.j.tmp; the lock that says its writer lives is then on
+ * a companion, .cairn.HEX.l.tmp, held from before that name exists until
+ * after it is gone.  So the next submit can remove a killed submit's job
+ * (sweep_held) and never a live one's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -179,6 +186,22 @@ out:
     return rc;
 }
 
+/* The daemon often reads the spool as another user, through the group
+ * the spool's directory gives its files (a setgid spool: its own).  A
+ * producer's umask of 077 would make the job 0600, which that daemon
+ * cannot read and so quarantines: the group's read bit is added to what
+ * the umask left; nothing else is widened.  0 or -errno. */
+static int group_readable(int fd)
+{
+    struct stat st;
+
+    if (fstat(fd, &st) != 0)
+        return -errno;
+    if ((st.st_mode & S_IRGRP) != 0)
+        return 0;
+    return fchmod(fd, (st.st_mode & 07777) | S_IRGRP) == 0 ? 0 : -errno;
+}
+
 static int stage(struct cairn_client *cl, const struct cairn_submit_opts *o, struct staged *s)
 {
     FILE *in;
@@ -194,11 +217,27 @@ static int stage(struct cairn_client *cl, const struct cairn_submit_opts *o, str
     if (rc != 0)
         rc = cairn_client_fail(cl, rc, "cannot create a temporary file in %s: %s",
                                cl->cfg.input_dir, strerror(-rc));
+    else if ((rc = group_readable(s->tmp.fd)) != 0)
+        rc = cairn_client_fail(cl, rc, "cannot make %s in %s readable to its group: %s",
+                               s->tmp.name, cl->cfg.input_dir, strerror(-rc));
     else
         rc = copy_checked(cl, o, s, in);
     if (in != stdin)
         fclose(in);
     return rc;
+}
+
+#define HELD_PREFIX   ".cairn-submit."
+#define LOCK_PREFIX   ".cairn."
+#define HEX_DIGITS    32
+#define HELD_NAME_MAX (sizeof(HELD_PREFIX) + HEX_DIGITS + sizeof(".j.tmp"))
+
+/* The held name of a job whose companion lock is lock_name
+ * (".cairn.HEX.l.tmp"): ".cairn-submit.HEX.j.tmp". */
+static void held_name(const char *lock_name, char out[HELD_NAME_MAX])
+{
+    snprintf(out, HELD_NAME_MAX, "%s%.*s.j.tmp", HELD_PREFIX, HEX_DIGITS,
+             lock_name + strlen(LOCK_PREFIX));
 }
 
 /*
@@ -208,18 +247,25 @@ static int stage(struct cairn_client *cl, const struct cairn_submit_opts *o, str
  * Its lock must be gone before the job is in: cairnd takes a job file it
  * cannot lock for another daemon's running job and leaves it in
  * .cairn/active/.  So it is first renamed, still locked, to a dot-name no
- * sweep matches (a sweep would take an unlocked temporary for a dead
- * writer's), then unlocked, then renamed in.
+ * tmpfile sweep matches (one would take an unlocked temporary for a dead
+ * writer's), then unlocked, then renamed in.  A companion temporary, locked
+ * before the held name exists and removed only once it is gone, says for
+ * all that time that this writer lives (sweep_held).
  */
 static int publish(struct cairn_client *cl, const struct cairn_submit_opts *o, struct staged *s)
 {
-    char held[CAIRN_TMPFILE_NAME_MAX + 16];
+    struct cairn_tmpfile lock = { .fd = -1 };
+    char held[HELD_NAME_MAX];
     struct stat st;
     int tries, rc = 0;
 
-    snprintf(held, sizeof(held), ".cairn-submit%s", s->tmp.name + strlen(".cairn"));
+    if ((rc = cairn_tmpfile_open(&lock, cl->in_fd, 'l', 0600)) != 0)
+        return cairn_client_fail(cl, rc, "cannot create a lock file in %s: %s", cl->cfg.input_dir,
+                                 strerror(-rc));
+    held_name(lock.name, held);
     if (renameat(cl->in_fd, s->tmp.name, cl->in_fd, held) != 0) {
         rc = -errno;
+        cairn_tmpfile_discard(&lock);
         return cairn_client_fail(cl, rc, "cannot rename %s in %s: %s", s->tmp.name,
                                  cl->cfg.input_dir, strerror(-rc));
     }
@@ -237,9 +283,17 @@ static int publish(struct cairn_client *cl, const struct cairn_submit_opts *o, s
         if (renameat2(cl->in_fd, held, cl->in_fd, s->file, RENAME_NOREPLACE) == 0) {
             struct cairn_shown sh = { 0 };
 
+            cairn_tmpfile_discard(&lock); /* only now: the held name is gone */
+            /* The name is all the producer gets back: a name that cannot
+             * be written is said here (main() then exits 1), with the job
+             * handed over all the same. */
             printf("%s\n", cairn_shown(&sh, s->base));
+            if (fflush(stdout) != 0)
+                fprintf(stderr,
+                        "cairn: %s is in the spool, but its name cannot be written to "
+                        "standard output: %s\n",
+                        cairn_shown(&sh, s->base), strerror(errno));
             cairn_shown_free(&sh);
-            fflush(stdout);
             return 0;
         }
         rc = -errno;
@@ -253,7 +307,57 @@ static int publish(struct cairn_client *cl, const struct cairn_submit_opts *o, s
         rc = cairn_client_fail(cl, -EEXIST, "no free job name for %s after %d tries", s->src,
                                NAME_TRIES);
     unlinkat(cl->in_fd, held, 0);
+    cairn_tmpfile_discard(&lock);
     return rc;
+}
+
+/* HEX when name is ".cairn-submit.HEX.j.tmp" (32 lowercase hex digits),
+ * else NULL. */
+static const char *held_hex(const char *name)
+{
+    size_t p = strlen(HELD_PREFIX), i;
+
+    if (strlen(name) != p + HEX_DIGITS + strlen(".j.tmp") || strncmp(name, HELD_PREFIX, p) != 0 ||
+        strcmp(name + p + HEX_DIGITS, ".j.tmp") != 0)
+        return NULL;
+    for (i = p; i < p + HEX_DIGITS; i++)
+        if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+            return NULL;
+    return name + p;
+}
+
+/* A held job whose companion lock nobody holds (or that has none) is a
+ * killed submit's: removed.  Its writer removes the companion only after
+ * the held name is gone, so a companion missing or unlocked means the
+ * held name is gone already (the unlink finds nothing) or its writer is
+ * dead.  A companion that cannot be looked at keeps the job. */
+static int sweep_one_held(void *data, const char *name)
+{
+    int dir_fd = *(int *)data, fd, stale;
+    const char *hex = held_hex(name);
+    char lock[CAIRN_TMPFILE_NAME_MAX];
+
+    if (hex == NULL)
+        return 0;
+    snprintf(lock, sizeof(lock), "%s%.*s.l.tmp", LOCK_PREFIX, HEX_DIGITS, hex);
+    fd = openat(dir_fd, lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        stale = errno == ENOENT;
+    } else {
+        stale = flock(fd, LOCK_EX | LOCK_NB) == 0;
+        close(fd); /* its own leftover: cairn_tmpfile_sweep takes it next */
+    }
+    if (stale)
+        (void)unlinkat(dir_fd, name, 0);
+    return 0;
+}
+
+/* Before this process holds any lock in the spool: where flock(2) is
+ * emulated with POSIX locks (NFS), a process does not conflict with its
+ * own. */
+static void sweep_held(int dir_fd)
+{
+    (void)cairn_dir_each(dir_fd, sweep_one_held, &dir_fd); /* best effort */
 }
 
 int cairn_client_submit(struct cairn_client *cl, const struct cairn_submit_opts *o,
@@ -276,7 +380,9 @@ int cairn_client_submit(struct cairn_client *cl, const struct cairn_submit_opts 
         free(cl->msg);
         cl->msg = NULL;
     }
-    /* Temporaries a killed `cairn submit` left: nobody holds their lock. */
+    /* What a killed `cairn submit` left: held jobs whose companion lock
+     * nobody holds, then temporaries nobody holds the lock of. */
+    sweep_held(cl->in_fd);
     cairn_tmpfile_sweep(cl->in_fd);
     /* With --name, refuse before reading a possibly long file. */
     if (o->name != NULL && (rc = choose_name(cl, o, &s[0])) != 0)

@@ -72,15 +72,22 @@ static void print_outcome(struct waiter *w, size_t i, json_t *s)
     const char *status = json_string_value(json_object_get(s, "status"));
     const char *reason = json_string_value(json_object_get(s, "reason"));
 
-    const char *job = json_string_value(json_object_get(s, "job"));
+    const char *esc = json_string_value(json_object_get(s, "job"));
+    /* The summary's "job" is escaped (cairn_name_escape: a backslash, a
+     * byte that is not UTF-8); the job's base is the name's raw bytes.
+     * Like is compared with like: the bytes. */
+    char *job = esc != NULL ? cairn_client_unescape(esc) : NULL;
     struct cairn_shown sh = { 0 };
     const char *base = cairn_shown(&sh, w->jobs[i].base);
 
+    if (job == NULL && esc != NULL)
+        job = strdup(esc); /* not cairnd's escaping: the text as it is */
     w->ran[i] = cairn_asprintf("%s.jsonl", job != NULL ? job : w->jobs[i].base);
     clear_line(w);
     /* A used name ran as NAME~N: say where its outputs are. */
     if (job != NULL && strcmp(job, w->jobs[i].base) != 0)
         printf("%s: ran as %s\n", base, cairn_shown(&sh, job));
+    free(job);
     if (status != NULL && strcmp(status, "ok") == 0) {
         json_int_t records = json_integer_value(json_object_get(s, "records"));
         json_int_t ok = json_integer_value(json_object_get(s, "ok"));

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -1589,11 +1590,302 @@ START_TEST(progress_on_a_terminal)
 }
 END_TEST
 
+/* ---- hardening: what a refused, damaged or cut-short command leaves -- */
+
+/* A retry refused because a job of the name waits in the spool changes
+ * nothing: the failed job, its summary and its reason stay. */
+START_TEST(retry_refused_changes_nothing)
+{
+    struct env e;
+    char *off = example("official.jsonl"), failed[PATH_MAX], sum[PATH_MAX], reason[PATH_MAX];
+    struct th_run r;
+    int p;
+
+    env_init(&e, NULL);
+    r = cairn(&e, "submit", "--name", "broken", off);
+    th_run_free(&r);
+    make_link(&e, "broken.jsonl");
+    p = start_daemon(&e);
+    TH_IN(failed, &e, ".cairn/failed/broken.jsonl");
+    TH_IN(reason, &e, ".cairn/failed/broken.reason.json");
+    TH_OUT(sum, &e, "broken.summary.json");
+    TH_EVENTUALLY(th_exists(failed) && th_exists(sum) && th_exists(reason), DEADLINE_MS,
+                  "broken never failed");
+    th_stop(p);
+    /* A new job of the same name, waiting (no daemon takes it now). */
+    th_drop_job(e.in, "broken.jsonl", official_jsonl, strlen(official_jsonl));
+    r = cairn(&e, "retry", "broken");
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "waiting in the spool") != NULL, "exit %d: %s%s",
+               r.status, r.out, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "retry", "--failed");
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "waiting in the spool") != NULL,
+               "--failed: exit %d: %s%s", r.status, r.out, r.err);
+    th_run_free(&r);
+    TH_REQUIRE(th_exists(failed) && th_exists(reason), "the failed job or its reason moved");
+    TH_REQUIRE(th_file_contains(sum, "\"status\":\"failed\""),
+               "the failed summary is gone after a refused retry: out/ has %s",
+               th_list_dir(e.out, " "));
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
+/* A results file written by hand, for `cairn report FILE`. */
+static void write_results(const struct env *e, const char *name, const char *text, char *path)
+{
+    th_pathf(path, "%s/%s", e->root, name);
+    th_write_text(path, text);
+}
+
+/* Costs are integers, printed in full in text and on the page. */
+START_TEST(report_prints_costs_exactly)
+{
+    struct env e;
+    char res[PATH_MAX], html[PATH_MAX], *page;
+    struct th_run r;
+
+    env_init(&e, NULL);
+    write_results(
+        &e, "big.results.jsonl",
+        "{\"line\":1,\"variant\":\"stone-game-ii\",\"status\":\"ok\",\"answer\":1,\"play\":"
+        "{\"optimal\":false,\"ply\":0,\"by\":\"Alice\",\"move\":1,\"value\":-9999999998,"
+        "\"best\":2,\"best_value\":9999999998,\"cost\":19999999996}}\n"
+        "{\"line\":2,\"variant\":\"stone-game-v\",\"status\":\"ok\",\"answer\":1,\"play\":"
+        "{\"optimal\":false,\"ply\":0,\"by\":\"Alice\",\"move\":3,\"value\":1,\"best\":1,"
+        "\"best_value\":15402166,\"cost\":15402165}}\n"
+        "{\"line\":3,\"variant\":\"stone-game-v\",\"status\":\"ok\",\"answer\":1,\"play\":"
+        "{\"optimal\":true,\"plies\":1,\"value\":1}}\n",
+        res);
+    th_pathf(html, "%s/big.html", e.root);
+    r = cairn(&e, "report", res, "--html", html);
+    TH_REQUIRE(r.status == 0, "exit %d: %s", r.status, r.err);
+    TH_REQUIRE(strstr(r.out, "e+") == NULL, "a cost in exponent form:\n%s", r.out);
+    TH_REQUIRE(strstr(r.out, " 19999999996  {") || strstr(r.out, " 19999999996  unavailable"),
+               "the blunder's cost:\n%s", r.out);
+    TH_REQUIRE(strstr(r.out, "\n  stone-game-ii         1         0      0.0% 19999999996 "
+                             "19999999996\n") &&
+                   strstr(r.out, "\n  stone-game-v          2         1     50.0%    15402165 "
+                                 " 7701082.50\n"),
+               "the cost per variant:\n%s", r.out);
+    th_run_free(&r);
+    page = th_read_file(html, NULL);
+    TH_REQUIRE(strstr(page, "e+") == NULL && strstr(page, "data-cost=\"19999999996\"") &&
+                   strstr(page, "data-cost=\"15402165\"") &&
+                   strstr(page, "<td class=\"n\">7701082.50</td>"),
+               "the page's costs:\n%s", page);
+    free(page);
+    th_cleanup();
+}
+END_TEST
+
+/* A summary that cannot be read is named, never dropped in silence. */
+START_TEST(report_names_a_damaged_summary)
+{
+    struct env e;
+    char path[PATH_MAX];
+    struct th_run r;
+
+    env_init(&e, NULL);
+    ck_assert_int_eq(mkdir(e.out, 0755), 0);
+    TH_OUT(path, &e, "a.summary.json");
+    th_write_text(path, "{\"job\":\"a\",\"status\":\"ok\",\"records\":0,\"ok\":0}\n");
+    TH_OUT(path, &e, "b.summary.json");
+    th_write_text(path, "{\"job\":\"b\",\"status\":\"ok\",\"reco");
+    r = cairn(&e, "report", e.out);
+    TH_REQUIRE(r.status == 0 && strstr(r.err, "b.summary.json cannot be read: line 1") != NULL,
+               "exit %d, stderr: %s", r.status, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "report", e.out, "b");
+    TH_REQUIRE(r.status != 0 && strstr(r.err, "b.summary.json cannot be read: line 1") != NULL &&
+                   strstr(r.err, "nothing to report") == NULL,
+               "exit %d, stderr: %s", r.status, r.err);
+    th_run_free(&r);
+    th_cleanup();
+}
+END_TEST
+
+/* A graded line of play without "best" is a damaged line, not a lack of
+ * memory: its file, line and key are named. */
+START_TEST(report_names_a_play_line_without_a_key)
+{
+    struct env e;
+    char res[PATH_MAX];
+    struct th_run r;
+
+    env_init(&e, NULL);
+    write_results(
+        &e, "cut.results.jsonl",
+        "{\"line\":1,\"variant\":\"stone-game-vii\",\"status\":\"ok\",\"answer\":6,\"play\":"
+        "{\"optimal\":false,\"ply\":0,\"by\":\"Alice\",\"move\":\"L\",\"value\":3,\"best\":\"R\","
+        "\"best_value\":6,\"cost\":3}}\n"
+        "{\"line\":2,\"variant\":\"stone-game-vii\",\"status\":\"ok\",\"answer\":6,\"play\":"
+        "{\"optimal\":false,\"ply\":0,\"by\":\"Alice\",\"move\":\"L\",\"value\":3,\"cost\":3}}\n",
+        res);
+    r = cairn(&e, "report", res);
+    TH_REQUIRE(r.status == 0 && strstr(r.err, "cut.results.jsonl:2: \"play\" has no \"best\"") &&
+                   strstr(r.err, "Cannot allocate memory") == NULL,
+               "exit %d, stderr: %s", r.status, r.err);
+    TH_REQUIRE(strstr(r.out, "graded play (options.play): 2 lines, 0 optimal"),
+               "the damaged line is still a graded one:\n%s", r.out);
+    th_run_free(&r);
+    th_cleanup();
+}
+END_TEST
+
+/* cairn -c CFG args... with standard output onto /dev/full. */
+static struct th_run cairn_to_full(const struct env *e, const char *const *args)
+{
+    char *err_path = th_xasprintf("%s/stderr-full.txt", e->root);
+    char *argv[16];
+    struct th_run r = { 0 };
+    size_t n = 0;
+    int st;
+    pid_t pid;
+
+    argv[n++] = (char *)g_cairn;
+    argv[n++] = "-c";
+    argv[n++] = (char *)e->cfg;
+    while (*args != NULL && n < 15)
+        argv[n++] = (char *)*args++;
+    argv[n] = NULL;
+    fflush(NULL);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int out = open("/dev/full", O_WRONLY);
+        int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+            _exit(126);
+        execv(g_cairn, argv);
+        _exit(127);
+    }
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.err = th_read_file(err_path, NULL);
+    r.out = strdup("");
+    free(err_path);
+    return r;
+}
+
+/* The job's name is all a producer gets back: a name that cannot be
+ * written is an error, and said. */
+START_TEST(submit_onto_a_full_stdout_says_so)
+{
+    struct env e;
+    char *off = example("official.jsonl");
+    const char *args[] = { "submit", off, NULL };
+    struct th_run r;
+
+    if (!th_exists("/dev/full")) {
+        printf("skipped: no /dev/full\n");
+        free(off);
+        return;
+    }
+    env_init(&e, NULL);
+    r = cairn_to_full(&e, args);
+    TH_REQUIRE(r.status == 1 && strstr(r.err, "No space left on device") != NULL &&
+                   strstr(r.err, "official-") != NULL,
+               "exit %d, stderr: %s", r.status, r.err);
+    th_run_free(&r);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
+/* A submit killed between its two renames leaves its job under
+ * .cairn-submit.HEX.j.tmp: the next submit removes it when its companion
+ * lock (.cairn.HEX.l.tmp) is not held, and keeps it while it is. */
+START_TEST(submit_removes_a_killed_submits_held_job)
+{
+    static const char dead[] = "0123456789abcdef0123456789abcdef",
+                      live[] = "fedcba9876543210fedcba9876543210";
+    struct env e;
+    char *off = example("official.jsonl"), held_dead[PATH_MAX], held_live[PATH_MAX],
+         lock_live[PATH_MAX];
+    struct th_run r;
+    int fd;
+
+    env_init(&e, NULL);
+    TH_IN(held_dead, &e, ".cairn-submit.%s.j.tmp", dead);
+    TH_IN(held_live, &e, ".cairn-submit.%s.j.tmp", live);
+    TH_IN(lock_live, &e, ".cairn.%s.l.tmp", live);
+    th_write_text(held_dead, official_jsonl);
+    th_write_text(held_live, official_jsonl);
+    th_write_text(lock_live, "");
+    fd = open(lock_live, O_RDONLY | O_CLOEXEC);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(flock(fd, LOCK_EX | LOCK_NB), 0); /* a live submit, mid-way */
+    r = cairn(&e, "submit", off);
+    TH_REQUIRE(r.status == 0, "exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    TH_REQUIRE(!th_exists(held_dead), "a killed submit's job is still there: %s",
+               th_list_dir(e.in, " "));
+    TH_REQUIRE(th_exists(held_live) && th_exists(lock_live),
+               "a live submit's job or its lock was removed: %s", th_list_dir(e.in, " "));
+    close(fd);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
+/* Names the summary escapes (a backslash, a byte that is not UTF-8) are
+ * the job's own run, not "ran as" another. */
+START_TEST(wait_compares_escaped_names_as_bytes)
+{
+    static const char *const names[] = { "back\\slash", "latin\xe9" };
+    struct env e;
+    char *off = example("official.jsonl");
+    struct th_run r;
+    size_t i;
+
+    env_init(&e, NULL);
+    start_daemon(&e);
+    for (i = 0; i < 2; i++) {
+        r = cairn(&e, "submit", "--wait", "--name", names[i], off);
+        TH_REQUIRE(r.status == 0 && strstr(r.out, "ran as") == NULL && strstr(r.out, ": ok, 8"),
+                   "submit --wait --name %s: exit %d: %s%s", names[i], r.status, r.out, r.err);
+        th_run_free(&r);
+        r = cairn(&e, "wait", names[i]);
+        TH_REQUIRE(r.status == 0 && strstr(r.out, "ran as") == NULL && strstr(r.out, ": ok, 8"),
+                   "wait %s: exit %d: %s%s", names[i], r.status, r.out, r.err);
+        th_run_free(&r);
+    }
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
+/* A producer's umask 077 must not make the job unreadable to a daemon that
+ * reads the spool through its group. */
+START_TEST(submit_under_umask_077_is_group_readable)
+{
+    struct env e;
+    char *off = example("official.jsonl"), job[PATH_MAX];
+    struct th_run r;
+    struct stat st;
+    mode_t old;
+
+    env_init(&e, NULL);
+    old = umask(077);
+    r = cairn(&e, "submit", "--name", "private", off);
+    umask(old);
+    TH_REQUIRE(r.status == 0, "exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    TH_IN(job, &e, "private.jsonl");
+    ck_assert_int_eq(stat(job, &st), 0);
+    TH_REQUIRE((st.st_mode & 0777) == 0640, "the job's mode is %04o, not 0640",
+               (unsigned)(st.st_mode & 0777));
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
 static Suite *client_suite(void)
 {
     Suite *s = suite_create("client");
     TCase *submit = tcase_create("submit"), *queue = tcase_create("queue"),
-          *results = tcase_create("results");
+          *results = tcase_create("results"), *hardening = tcase_create("hardening");
 
     tcase_add_test(submit, submit_wait_ok);
     tcase_add_test(submit, submit_wait_without_expected_answers);
@@ -1625,9 +1917,19 @@ static Suite *client_suite(void)
     tcase_add_test(results, report_text);
     tcase_add_test(results, report_grades_lines_of_play);
     tcase_add_test(results, report_html_on_a_full_disk_says_so);
+    tcase_set_timeout(hardening, 280);
+    tcase_add_test(hardening, retry_refused_changes_nothing);
+    tcase_add_test(hardening, report_prints_costs_exactly);
+    tcase_add_test(hardening, report_names_a_damaged_summary);
+    tcase_add_test(hardening, report_names_a_play_line_without_a_key);
+    tcase_add_test(hardening, submit_onto_a_full_stdout_says_so);
+    tcase_add_test(hardening, submit_removes_a_killed_submits_held_job);
+    tcase_add_test(hardening, wait_compares_escaped_names_as_bytes);
+    tcase_add_test(hardening, submit_under_umask_077_is_group_readable);
     suite_add_tcase(s, submit);
     suite_add_tcase(s, queue);
     suite_add_tcase(s, results);
+    suite_add_tcase(s, hardening);
     return s;
 }
 
