@@ -102,6 +102,26 @@ static void show_dir(const char *dir)
     free(names);
 }
 
+/* powerfs's state line, then the last calls it counted (its ring): which
+ * steps the cut run and the recovery took, without POWERFS_TRACE. */
+static void show_powerfs(const struct rig *r)
+{
+    char path[PATH_MAX + 16], *text, *calls;
+
+    snprintf(path, sizeof(path), "%s/.powerfs", r->mnt);
+    text = th_slurp(path, NULL);
+    if (text == NULL) {
+        fprintf(stderr, "powerfs: (unreadable: %s)\n", strerror(errno));
+        return;
+    }
+    calls = strchr(text, '\n');
+    if (calls != NULL)
+        *calls++ = '\0';
+    fprintf(stderr, "powerfs: %s\n---- powerfs's last calls, oldest first ----\n%s---- end ----\n",
+            text, calls != NULL ? calls : "");
+    free(text);
+}
+
 /* On a failure: what the last two cairnds logged and what the disk holds, so
  * a run that failed once in CI says why. */
 static void show_rig(void)
@@ -119,10 +139,7 @@ static void show_rig(void)
         fprintf(stderr, "---- the last two cairnds' log ----\n%s---- end ----\n",
                 log + g_rig->prev_mark);
     free(log);
-    snprintf(path, sizeof(path), "%s/.powerfs", g_rig->mnt);
-    log = th_read_file(path, NULL);
-    fprintf(stderr, "powerfs: %s", log != NULL ? log : "(unreadable)\n");
-    free(log);
+    show_powerfs(g_rig);
     for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
         snprintf(path, sizeof(path), "%s%s", g_rig->in, sub[i]);
         show_dir(path);
