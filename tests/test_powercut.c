@@ -319,6 +319,29 @@ static int may_wait(const struct rig *r, struct daemon *d, double since)
     return now < (since > d->watching_since ? since : d->watching_since) + scaled_s(DEADLINE_MS);
 }
 
+/* The slowest start to "watching" and the longest wait on a watching
+ * cairnd this test saw: how far from its deadlines a run stayed. */
+static double g_slowest_start, g_longest_wait;
+
+static void note_wait(const struct daemon *d, double since)
+{
+    double from = since > d->watching_since ? since : d->watching_since;
+
+    if (d->watching_since == 0)
+        return;
+    if (d->watching_since - d->started > g_slowest_start)
+        g_slowest_start = d->watching_since - d->started;
+    if (th_now_s() - from > g_longest_wait)
+        g_longest_wait = th_now_s() - from;
+}
+
+static void print_margins(void)
+{
+    printf("powercut: slowest start %.1f s, longest wait after 'watching' %.1f s (deadlines "
+           "%.0f s and %.0f s)\n",
+           g_slowest_start, g_longest_wait, scaled_s(START_DEADLINE_MS), scaled_s(DEADLINE_MS));
+}
+
 /* ok = cond, polled until it holds, or d ends, or its deadline passes
  * (may_wait); cond is asked once more at the end, so a cut or a finish that
  * came with the daemon's end still counts. */
@@ -329,6 +352,8 @@ static int may_wait(const struct rig *r, struct daemon *d, double since)
             th_sleep_ms(th_settings.poll_ms);                     \
         if (!(ok))                                                \
             (ok) = !!(cond);                                      \
+        if (ok)                                                   \
+            note_wait((d), (since));                              \
     } while (0)
 
 static int exists_in(const char *dir, const char *name)
@@ -751,6 +776,7 @@ START_TEST(every_call_of_a_renamed_job_is_a_crash_point)
     n = sweep(&r, "r", hand_off_by_rename);
     printf("powercut: a job handed off by rename: %d crash points, each recovered\n", n);
     TH_REQUIRE(n >= 10, "only %d crash points in a job's life", n);
+    print_margins();
     rig_down(&r);
 }
 END_TEST
@@ -765,6 +791,7 @@ START_TEST(every_call_of_a_submitted_job_is_a_crash_point)
     n = sweep(&r, "s", hand_off_by_submit);
     printf("powercut: a job handed off by cairn submit: %d crash points, each recovered\n", n);
     TH_REQUIRE(n >= 10, "only %d crash points in a job's life", n);
+    print_margins();
     rig_down(&r);
 }
 END_TEST
@@ -782,6 +809,7 @@ START_TEST(every_call_of_a_job_whose_input_is_deleted_is_a_crash_point)
            "recovered\n",
            n);
     TH_REQUIRE(n >= 10, "only %d crash points in a job's life", n);
+    print_margins();
     rig_down(&r);
 }
 END_TEST
@@ -806,6 +834,7 @@ START_TEST(power_lost_at_random_moments_under_a_stream_of_jobs)
            seed, rounds, jobs, durable);
     TH_REQUIRE(durable > 0 && durable < jobs,
                "%d of %d hand-offs durable: the cuts never fell inside a stream", durable, jobs);
+    print_margins();
     rig_down(&r);
 }
 END_TEST
