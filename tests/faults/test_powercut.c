@@ -20,6 +20,17 @@
  * A second mode cuts the power at random moments while jobs stream in
  * (random_round).  The number of crash points tried is printed.  The status files are
  * rewritten on a timer; their calls are not counted (powerfs "ignore").
+ *
+ * The waits have deadlines only as a last resort, scaled by
+ * CK_TIMEOUT_MULTIPLIER, and a wait on a cairnd counts from its
+ * "watching" line, not from its start (a loaded machine takes seconds to
+ * start one).  One that runs out says which of three things it saw
+ * (give_up): the daemon ended (its wait status), never said it was
+ * watching (a slow start), or watched while the job did not move on (a
+ * stall: where the job's input is, and every lock on powerfs with the
+ * process holding it); then every failure prints the last two daemons'
+ * log, powerfs's state with its last calls, and what the spool and the
+ * output hold (show_rig).
  */
 #include <check.h>
 #include <dirent.h>
@@ -28,6 +39,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +55,12 @@
 
 static const char *g_cairnd, *g_cairn, *g_plugins, *g_powerfs;
 
-#define DEADLINE_MS 20000
+/* Last resorts, generous, each scaled by CK_TIMEOUT_MULTIPLIER: a
+ * cairnd's start up to its "watching" line (sanitizers, one probe fork per
+ * plugin: seconds on a loaded machine), then each wait on a cairnd that
+ * watches. */
+#define START_DEADLINE_MS 60000
+#define DEADLINE_MS       20000
 
 /* Eight official examples and one line of each kind of error. */
 static const char job_text[] =
@@ -64,6 +81,16 @@ struct rig {
     int keep_inputs;
     size_t log_mark;  /* ROOT/cairnd.log's size when the last cairnd started */
     size_t prev_mark; /* and when the one before it did */
+};
+
+/* A cairnd on the rig, and what the test has seen of it. */
+struct daemon {
+    pid_t pid;
+    const char *role;      /* "the cairnd recovering after the cut", for messages */
+    double started;        /* th_now_s() at its start */
+    double watching_since; /* when its log was first seen to say "watching"; 0 before */
+    int ended;             /* reaped, its wait status in status */
+    int status;
 };
 
 static void ctl(struct rig *r, const char *cmd)
@@ -102,6 +129,26 @@ static void show_dir(const char *dir)
     free(names);
 }
 
+/* powerfs's state line, then the last calls it counted (its ring): which
+ * steps the cut run and the recovery took, without POWERFS_TRACE. */
+static void show_powerfs(const struct rig *r)
+{
+    char path[PATH_MAX + 16], *text, *calls;
+
+    snprintf(path, sizeof(path), "%s/.powerfs", r->mnt);
+    text = th_slurp(path, NULL);
+    if (text == NULL) {
+        fprintf(stderr, "powerfs: (unreadable: %s)\n", strerror(errno));
+        return;
+    }
+    calls = strchr(text, '\n');
+    if (calls != NULL)
+        *calls++ = '\0';
+    fprintf(stderr, "powerfs: %s\n---- powerfs's last calls, oldest first ----\n%s---- end ----\n",
+            text, calls != NULL ? calls : "");
+    free(text);
+}
+
 /* On a failure: what the last two cairnds logged and what the disk holds, so
  * a run that failed once in CI says why. */
 static void show_rig(void)
@@ -119,10 +166,7 @@ static void show_rig(void)
         fprintf(stderr, "---- the last two cairnds' log ----\n%s---- end ----\n",
                 log + g_rig->prev_mark);
     free(log);
-    snprintf(path, sizeof(path), "%s/.powerfs", g_rig->mnt);
-    log = th_read_file(path, NULL);
-    fprintf(stderr, "powerfs: %s", log != NULL ? log : "(unreadable)\n");
-    free(log);
+    show_powerfs(g_rig);
     for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
         snprintf(path, sizeof(path), "%s%s", g_rig->in, sub[i]);
         show_dir(path);
@@ -180,7 +224,7 @@ static void rig_down(struct rig *r)
 
 /* cairnd on the rig, outside the harness's table (a sweep starts hundreds),
  * logging to ROOT/cairnd.log. */
-static pid_t start(struct rig *r)
+static void start(struct rig *r, struct daemon *d, const char *role)
 {
     char *argv[] = { (char *)g_cairnd, "-c", r->cfg, "--plugins", (char *)g_plugins, NULL };
     char log[PATH_MAX + 16];
@@ -190,57 +234,232 @@ static pid_t start(struct rig *r)
     snprintf(log, sizeof(log), "%s/cairnd.log", r->root);
     r->prev_mark = r->log_mark;
     r->log_mark = stat(log, &st) == 0 ? (size_t)st.st_size : 0;
-    return th_spawn_logged(argv, log);
+    memset(d, 0, sizeof(*d));
+    d->role = role;
+    d->started = th_now_s();
+    d->pid = th_spawn_logged(argv, log);
 }
 
-/* Whether the last cairnd started has said it is watching. */
+/* Whether the last cairnd started has said it is watching.  Reads its log
+ * from where it began, not the sweep's whole log at every poll. */
 static int watching(const struct rig *r)
 {
-    char log[PATH_MAX + 16], *text;
-    size_t len = 0;
-    int yes;
+    char log[PATH_MAX + 16], buf[4096];
+    int fd, yes = 0;
+    size_t have = 0;
+    off_t at = (off_t)r->log_mark;
+    ssize_t n;
 
     snprintf(log, sizeof(log), "%s/cairnd.log", r->root);
-    text = th_read_file(log, &len);
-    yes = text != NULL && len > r->log_mark && strstr(text + r->log_mark, " watching ") != NULL;
-    free(text);
+    if ((fd = open(log, O_RDONLY | O_CLOEXEC)) < 0)
+        return 0;
+    /* Carries the last bytes of a read over, so a line across two reads is
+     * seen whole. */
+    while (!yes && (n = pread(fd, buf + have, sizeof(buf) - 1 - have, at)) > 0) {
+        size_t len = have + (size_t)n;
+
+        at += n;
+        buf[len] = '\0';
+        yes = strstr(buf, " watching ") != NULL;
+        have = len > 16 ? 16 : len;
+        memmove(buf, buf + len - have, have);
+    }
+    close(fd);
     return yes;
 }
 
-/* The power cut takes the processes with it. */
-static void kill_now(pid_t p)
+/* Whether d has ended; reaps it (its wait status kept) once it has. */
+static int reaped(struct daemon *d)
 {
-    kill(p, SIGKILL);
-    waitpid(p, NULL, 0);
+    if (!d->ended && d->pid > 0 && waitpid(d->pid, &d->status, WNOHANG) == d->pid)
+        d->ended = 1;
+    return d->ended;
 }
 
-/* 0 while the recovering daemon p runs; once it has ended (reaped here),
- * fails the test with its wait status: a recovery that dies is not one
- * that is slow, and the log (show_rig) says why. */
-static int ended(pid_t p, const char *when)
+/* The power cut takes the processes with it. */
+static void kill_now(struct daemon *d)
 {
-    int status = 0;
+    if (reaped(d))
+        return;
+    kill(d->pid, SIGKILL);
+    if (waitpid(d->pid, &d->status, 0) == d->pid)
+        d->ended = 1;
+}
 
-    if (waitpid(p, &status, WNOHANG) != p)
+/* "signal N" or "exit status N", for messages. */
+static const char *describe_status(int status, char *buf, size_t size)
+{
+    if (WIFSIGNALED(status))
+        snprintf(buf, size, "signal %d", WTERMSIG(status));
+    else
+        snprintf(buf, size, "exit status %d", WEXITSTATUS(status));
+    return buf;
+}
+
+static double scaled_s(long ms)
+{
+    return (double)th_scaled_ms(ms) / 1000.0;
+}
+
+/* 1 while a wait on d that began at `since` may go on: d still runs, and
+ * its deadline has not passed.  Before d's log says it is watching, that is
+ * START_DEADLINE_MS from its start; from then on DEADLINE_MS from the later
+ * of the wait's start and the watching, so a slow start never eats into
+ * the time a recovery gets. */
+static int may_wait(const struct rig *r, struct daemon *d, double since)
+{
+    double now = th_now_s();
+
+    if (reaped(d))
         return 0;
-    TH_REQUIRE(0, "%s: the cairnd recovering after the cut ended (%s %d)", when,
-               WIFSIGNALED(status) ? "signal" : "exit status",
-               WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-    return 1;
+    if (d->watching_since == 0 && watching(r))
+        d->watching_since = now;
+    if (d->watching_since == 0)
+        return now < d->started + scaled_s(START_DEADLINE_MS);
+    return now < (since > d->watching_since ? since : d->watching_since) + scaled_s(DEADLINE_MS);
+}
+
+/* The slowest start to "watching" and the longest wait on a watching
+ * cairnd this test saw: how far from its deadlines a run stayed. */
+static double g_slowest_start, g_longest_wait;
+
+static void note_wait(const struct daemon *d, double since)
+{
+    double from = since > d->watching_since ? since : d->watching_since;
+
+    if (d->watching_since == 0)
+        return;
+    if (d->watching_since - d->started > g_slowest_start)
+        g_slowest_start = d->watching_since - d->started;
+    if (th_now_s() - from > g_longest_wait)
+        g_longest_wait = th_now_s() - from;
+}
+
+static void print_margins(void)
+{
+    printf("powercut: slowest start %.1f s, longest wait after 'watching' %.1f s (deadlines "
+           "%.0f s and %.0f s)\n",
+           g_slowest_start, g_longest_wait, scaled_s(START_DEADLINE_MS), scaled_s(DEADLINE_MS));
+}
+
+/* ok = cond, polled until it holds, or d ends, or its deadline passes
+ * (may_wait); cond is asked once more at the end, so a cut or a finish that
+ * came with the daemon's end still counts. */
+#define AWAIT(ok, r, d, since, cond)                              \
+    do {                                                          \
+        (since) = th_now_s();                                     \
+        while (!((ok) = !!(cond)) && may_wait((r), (d), (since))) \
+            th_sleep_ms(th_settings.poll_ms);                     \
+        if (!(ok))                                                \
+            (ok) = !!(cond);                                      \
+        if (ok)                                                   \
+            note_wait((d), (since));                              \
+    } while (0)
+
+static int exists_in(const char *dir, const char *name)
+{
+    char *path = th_xasprintf("%s/%s", dir, name);
+    int there = th_exists(path);
+
+    free(path);
+    return there;
+}
+
+/* What became of job `name`'s input, for a stall's message. */
+static void locate_job(const struct rig *r, const char *name, char *buf, size_t size)
+{
+    char file[96], sum[96], active[PATH_MAX + 32], done[PATH_MAX + 32], failed[PATH_MAX + 32];
+    int in_spool, in_active;
+    const char *state;
+
+    snprintf(file, sizeof(file), "%s.jsonl", name);
+    snprintf(sum, sizeof(sum), "%s.summary.json", name);
+    snprintf(active, sizeof(active), "%s/.cairn/active", r->in);
+    snprintf(done, sizeof(done), "%s/.cairn/done", r->in);
+    snprintf(failed, sizeof(failed), "%s/.cairn/failed", r->in);
+    in_spool = exists_in(r->in, file);
+    in_active = exists_in(active, file);
+    state = in_spool && !in_active    ? "was never claimed: it is still listed in the spool"
+            : in_active               ? "was claimed and has not left active/"
+            : exists_in(done, file)   ? "is in done/"
+            : exists_in(failed, file) ? "is in failed/"
+                                      : "is nowhere: not in the spool, active/, done/ nor failed/";
+    snprintf(buf, size, "%s %s; its summary is %sin the output", file, state,
+             exists_in(r->out, sum) ? "" : "not ");
+}
+
+/* Every lock on powerfs, named by the spool's, active/'s and the output's
+ * entries: who keeps a file from being claimed. */
+static void show_locks(const struct rig *r)
+{
+    char active[PATH_MAX + 32], done[PATH_MAX + 32], failed[PATH_MAX + 32];
+    const char *dirs[] = { r->in, active, done, failed, r->out };
+
+    snprintf(active, sizeof(active), "%s/.cairn/active", r->in);
+    snprintf(done, sizeof(done), "%s/.cairn/done", r->in);
+    snprintf(failed, sizeof(failed), "%s/.cairn/failed", r->in);
+    th_show_locks(dirs, sizeof(dirs) / sizeof(dirs[0]));
+}
+
+/* Fails the test after an AWAIT that did not see its condition: the
+ * format says what was awaited, d was the cairnd, the wait began at since,
+ * and job (or NULL) names the job it was for.  Says which of three things
+ * happened:
+ *   - d ended (its wait status; show_rig prints its log);
+ *   - d never said it was watching: a slow start, and how long it took;
+ *   - d watched and the job did not move on: a stall, with where its input
+ *     is and who holds a lock on powerfs.
+ * show_rig adds the logs, powerfs's state and last calls, and the listings. */
+static void give_up(const struct rig *r, struct daemon *d, double since, const char *job,
+                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void give_up(const struct rig *r, struct daemon *d, double since, const char *job,
+                    const char *fmt, ...)
+{
+    double now = th_now_s();
+    char what[256], where[512] = "", status[32];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+
+    if (d->ended)
+        TH_REQUIRE(0, "%s: %s ended %.1f s after its start (%s; its log is above)", what, d->role,
+                   now - d->started, describe_status(d->status, status, sizeof(status)));
+    if (d->watching_since == 0)
+        TH_REQUIRE(0,
+                   "%s: a slow start: %s has not said it is watching %.1f s after its start "
+                   "(start-up deadline %.1f s)",
+                   what, d->role, now - d->started, scaled_s(START_DEADLINE_MS));
+    if (job != NULL)
+        locate_job(r, job, where, sizeof(where));
+    show_locks(r);
+    TH_REQUIRE(0,
+               "%s: a stall: %s has been watching for %.1f s (it started in %.1f s), this wait "
+               "began %.1f s ago (deadline %.1f s)%s%s",
+               what, d->role, now - d->watching_since, d->watching_since - d->started, now - since,
+               scaled_s(DEADLINE_MS), job != NULL ? "; " : "", where);
 }
 
 /* A clean stop: SIGTERM, exit 0.  Not before cairnd says it is watching:
  * its signal handlers are in place from then on, and a SIGTERM sent sooner
  * (a recovery with no job to wait for) killed it outright. */
-static void stop(struct rig *r, pid_t p)
+static void stop(struct rig *r, struct daemon *d, const char *when)
 {
-    int status = 0, ok;
+    char status[32];
+    double since;
+    int ok;
 
-    TH_POLL(ok, watching(r), DEADLINE_MS);
-    TH_REQUIRE(ok, "cairnd never said it was watching");
-    kill(p, SIGTERM);
-    TH_REQUIRE(waitpid(p, &status, 0) == p && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-               "cairnd did not stop cleanly (status %#x)", status);
+    AWAIT(ok, r, d, since, d->watching_since != 0);
+    if (!ok || reaped(d))
+        give_up(r, d, since, NULL, "%s: stopping cairnd", when);
+    kill(d->pid, SIGTERM);
+    TH_REQUIRE(waitpid(d->pid, &d->status, 0) == d->pid, "waitpid %d: %s", (int)d->pid,
+               strerror(errno));
+    d->ended = 1;
+    TH_REQUIRE(WIFEXITED(d->status) && WEXITSTATUS(d->status) == 0,
+               "%s: %s did not stop cleanly after SIGTERM (%s)", when, d->role,
+               describe_status(d->status, status, sizeof(status)));
 }
 
 /* The careful producer's hand-off: written under a dot-name, fsync'd,
@@ -280,15 +499,6 @@ static void hand_off_by_submit(struct rig *r, const char *name)
 
     TH_REQUIRE(s.status == 0, "cairn submit: exit %d: %s", s.status, s.err);
     th_run_free(&s);
-}
-
-static int exists_in(const char *dir, const char *name)
-{
-    char *path = th_xasprintf("%s/%s", dir, name);
-    int there = th_exists(path);
-
-    free(path);
-    return there;
 }
 
 /* The job is over: its summary is out and its input has left active/. */
@@ -349,19 +559,23 @@ static void check_job(struct rig *r, const char *name, const char *when)
 /* After a cut: the daemon dies with the power, power comes back with what
  * was durable, a fresh daemon recovers, and each job handed off (names[0..n))
  * finishes and passes check_job. */
-static void recover(struct rig *r, pid_t p, char names[][64], int n, const char *when)
+static void recover(struct rig *r, struct daemon *cut, char names[][64], int n, const char *when)
 {
+    struct daemon d;
+    double since;
     int i, ok;
 
-    if (p > 0)
-        kill_now(p);
+    if (cut != NULL)
+        kill_now(cut);
     ctl(r, "on");
-    p = start(r);
+    start(r, &d, "the cairnd recovering after the cut");
     for (i = 0; i < n; i++) {
-        TH_POLL(ok, finished(r, names[i]) || ended(p, when), DEADLINE_MS);
-        TH_REQUIRE(ok, "%s: %s never finished after the power came back", when, names[i]);
+        AWAIT(ok, r, &d, since, finished(r, names[i]));
+        if (!ok)
+            give_up(r, &d, since, names[i], "%s: %s never finished after the power came back", when,
+                    names[i]);
     }
-    stop(r, p);
+    stop(r, &d, when);
     for (i = 0; i < n; i++)
         check_job(r, names[i], when);
 }
@@ -378,8 +592,9 @@ static int sweep(struct rig *r, const char *prefix,
 
     for (k = 1; k < 400; k++) {
         char names[2][64], cmd[64], when[64];
+        struct daemon d;
+        double since;
         int ok, n = 1;
-        pid_t p;
 
         snprintf(names[0], sizeof(names[0]), "%s%d", prefix, k);
         snprintf(names[1], sizeof(names[1]), "%s%d-next", prefix, k);
@@ -388,24 +603,27 @@ static int sweep(struct rig *r, const char *prefix,
         snprintf(cmd, sizeof(cmd), "cut-after %d", k);
         snprintf(when, sizeof(when), "cut after call %d", k);
         ctl(r, cmd);
-        p = start(r);
-        TH_POLL(ok, dead(r) || finished(r, names[0]), DEADLINE_MS);
-        TH_REQUIRE(ok, "cut after call %d: neither a cut nor the end of %s", k, names[0]);
+        start(r, &d, "the cairnd the power is cut under");
+        AWAIT(ok, r, &d, since, dead(r) || finished(r, names[0]));
+        if (!ok)
+            give_up(r, &d, since, names[0], "%s: neither a cut nor the end of %s", when, names[0]);
         if (!dead(r) && try_hand_off(r, names[1]) == 0) {
             n = 2; /* durable: it must finish too */
-            TH_POLL(ok, dead(r) || finished(r, names[1]), DEADLINE_MS);
-            TH_REQUIRE(ok, "cut after call %d: neither a cut nor the end of %s", k, names[1]);
+            AWAIT(ok, r, &d, since, dead(r) || finished(r, names[1]));
+            if (!ok)
+                give_up(r, &d, since, names[1], "%s: neither a cut nor the end of %s", when,
+                        names[1]);
         }
         if (n == 2 && !dead(r)) {
             /* Both lives had fewer calls than k: every point done. */
             ctl(r, "disarm");
-            stop(r, p);
+            stop(r, &d, when);
             ctl(r, "cut");
-            recover(r, 0, names, n, when);
+            recover(r, NULL, names, n, when);
             return tried + 1;
         }
         tried++;
-        recover(r, p, names, n, when);
+        recover(r, &d, names, n, when);
     }
     return tried;
 }
@@ -497,10 +715,12 @@ static int random_round(struct rig *r, int round, int *durable_count)
     char names[STREAM_MAX][64], when[96];
     int durable[STREAM_MAX], n = 0, ok, status = 0;
     long at = (long)th_rng_range(0, 600);
-    pid_t p, cutter;
+    struct daemon d;
+    double since;
+    pid_t cutter;
 
     snprintf(when, sizeof(when), "random cut %d (%ld ms after the start)", round, at);
-    p = start(r);
+    start(r, &d, "the cairnd the power is cut under");
     cutter = cut_later(r, at);
     while (n < STREAM_MAX && !dead(r)) {
         snprintf(names[n], sizeof(names[n]), "m%d-%d", round, n);
@@ -513,16 +733,20 @@ static int random_round(struct rig *r, int round, int *durable_count)
     TH_REQUIRE(waitpid(cutter, &status, 0) == cutter && WIFEXITED(status) &&
                    WEXITSTATUS(status) == 0,
                "%s: the cut did not happen", when);
-    kill_now(p);
+    kill_now(&d);
     ctl(r, "on");
-    p = start(r);
-    TH_POLL(ok, jobs_left(r) == 0 || ended(p, when), DEADLINE_MS);
-    TH_REQUIRE(ok, "%s: %d job(s) still waiting after the power came back", when, jobs_left(r));
+    start(r, &d, "the cairnd recovering after the cut");
+    AWAIT(ok, r, &d, since, jobs_left(r) == 0);
+    if (!ok)
+        give_up(r, &d, since, NULL, "%s: %d job(s) still waiting after the power came back", when,
+                jobs_left(r));
     for (int i = 0; i < n; i++) {
-        TH_POLL(ok, !durable[i] || finished(r, names[i]) || ended(p, when), DEADLINE_MS);
-        TH_REQUIRE(ok, "%s: %s (handed off durably) never finished", when, names[i]);
+        AWAIT(ok, r, &d, since, !durable[i] || finished(r, names[i]));
+        if (!ok)
+            give_up(r, &d, since, names[i], "%s: %s (handed off durably) never finished", when,
+                    names[i]);
     }
-    stop(r, p);
+    stop(r, &d, when);
     for (int i = 0; i < n; i++) {
         char sum[96], res[96], done[2 * PATH_MAX];
 
@@ -552,6 +776,7 @@ START_TEST(every_call_of_a_renamed_job_is_a_crash_point)
     n = sweep(&r, "r", hand_off_by_rename);
     printf("powercut: a job handed off by rename: %d crash points, each recovered\n", n);
     TH_REQUIRE(n >= 10, "only %d crash points in a job's life", n);
+    print_margins();
     rig_down(&r);
 }
 END_TEST
@@ -566,6 +791,7 @@ START_TEST(every_call_of_a_submitted_job_is_a_crash_point)
     n = sweep(&r, "s", hand_off_by_submit);
     printf("powercut: a job handed off by cairn submit: %d crash points, each recovered\n", n);
     TH_REQUIRE(n >= 10, "only %d crash points in a job's life", n);
+    print_margins();
     rig_down(&r);
 }
 END_TEST
@@ -583,6 +809,7 @@ START_TEST(every_call_of_a_job_whose_input_is_deleted_is_a_crash_point)
            "recovered\n",
            n);
     TH_REQUIRE(n >= 10, "only %d crash points in a job's life", n);
+    print_margins();
     rig_down(&r);
 }
 END_TEST
@@ -607,6 +834,7 @@ START_TEST(power_lost_at_random_moments_under_a_stream_of_jobs)
            seed, rounds, jobs, durable);
     TH_REQUIRE(durable > 0 && durable < jobs,
                "%d of %d hand-offs durable: the cuts never fell inside a stream", durable, jobs);
+    print_margins();
     rig_down(&r);
 }
 END_TEST

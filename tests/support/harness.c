@@ -721,3 +721,189 @@ uint64_t th_splitmix64(uint64_t *state)
     z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
     return z ^ (z >> 31);
 }
+
+/* ------------------------------------------------------------------ */
+/* Deadlines and locks                                                 */
+/* ------------------------------------------------------------------ */
+
+#include <sys/sysmacros.h>
+
+double th_timeout_multiplier(void)
+{
+    const char *env = getenv("CK_TIMEOUT_MULTIPLIER");
+    char *end = NULL;
+    double m;
+
+    if (env == NULL)
+        return 1;
+    m = strtod(env, &end);
+    return end != env && *end == '\0' && m > 0 ? m : 1;
+}
+
+long th_scaled_ms(long ms)
+{
+    return (long)((double)ms * th_timeout_multiplier());
+}
+
+/* A lock as /proc/locks and fdinfo's "lock:" lines give it:
+ * "ID: [->] KIND ADVISORY ACCESS PID MAJ:MIN:INO START END". */
+struct th_lock {
+    char kind[16], access[16];
+    int waiting; /* "->": a process blocked behind the lock, not holding it */
+    long pid;
+    unsigned maj, min;
+    unsigned long long ino;
+};
+
+static int parse_lock(const char *line, struct th_lock *l)
+{
+    const char *p = strchr(line, ':');
+
+    if (p == NULL)
+        return -EINVAL;
+    p += strspn(p + 1, " \t") + 1;
+    l->waiting = strncmp(p, "->", 2) == 0;
+    if (l->waiting)
+        p += 2;
+    if (sscanf(p, "%15s %*s %15s %ld %x:%x:%llu", l->kind, l->access, &l->pid, &l->maj, &l->min,
+               &l->ino) != 6)
+        return -EINVAL;
+    return 0;
+}
+
+/* The first `size`-1 bytes of a /proc file, NUL-terminated; 0 or -errno.
+ * No ck_assert: this runs inside a failure's report. */
+static int read_proc(const char *path, char *buf, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n;
+
+    if (fd < 0)
+        return -errno;
+    n = read(fd, buf, size - 1);
+    close(fd);
+    if (n < 0)
+        return -errno;
+    buf[n] = '\0';
+    return 0;
+}
+
+/* buf = /proc/PID/comm without its newline, or "gone". */
+static void comm_of(long pid, char *buf, size_t size)
+{
+    char path[64];
+
+    snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+    if (pid <= 0 || read_proc(path, buf, size) != 0)
+        snprintf(buf, size, "gone");
+    buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* buf = the path of the entry of one of dirs that is inode ino on dev, or
+ * "inode INO" when none is. */
+static void name_of_inode(const char *const *dirs, size_t n_dirs, dev_t dev, unsigned long long ino,
+                          char *buf, size_t size)
+{
+    snprintf(buf, size, "inode %llu", ino);
+    for (size_t i = 0; i < n_dirs; i++) {
+        DIR *d = opendir(dirs[i]);
+        struct dirent *e;
+        struct stat st;
+
+        while (d != NULL && (e = readdir(d)) != NULL)
+            if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == dev &&
+                (unsigned long long)st.st_ino == ino) {
+                snprintf(buf, size, "%s/%s (inode %llu)", dirs[i], e->d_name, ino);
+                closedir(d);
+                return;
+            }
+        if (d != NULL)
+            closedir(d);
+    }
+}
+
+/* Whether fdinfo text lists a held lock (not a waiter) on maj:min:ino. */
+static int fdinfo_holds(char *text, const struct th_lock *want)
+{
+    for (char *line = strstr(text, "lock:"); line != NULL; line = strstr(line + 1, "lock:")) {
+        struct th_lock l;
+
+        if (parse_lock(line + 5, &l) == 0 && !l.waiting && l.maj == want->maj &&
+            l.min == want->min && l.ino == want->ino)
+            return 1;
+    }
+    return 0;
+}
+
+/* Appends " pid P (COMM) fd N" to b for each open file of each process
+ * that holds lock l. */
+static void lock_holders(const struct th_lock *l, struct cairn_buf *b)
+{
+    DIR *proc = opendir("/proc");
+    struct dirent *pe;
+
+    while (proc != NULL && (pe = readdir(proc)) != NULL) {
+        char dir[64], path[96], text[4096], comm[64];
+        long pid = atol(pe->d_name);
+        struct dirent *fe;
+        DIR *fds;
+
+        if (pid <= 0)
+            continue;
+        snprintf(dir, sizeof(dir), "/proc/%ld/fdinfo", pid);
+        if ((fds = opendir(dir)) == NULL)
+            continue;
+        while ((fe = readdir(fds)) != NULL) {
+            long fd = atol(fe->d_name);
+
+            snprintf(path, sizeof(path), "%s/%ld", dir, fd);
+            if (fe->d_name[0] == '.' || read_proc(path, text, sizeof(text)) != 0 ||
+                !fdinfo_holds(text, l))
+                continue;
+            comm_of(pid, comm, sizeof(comm));
+            cairn_buf_printf(b, " pid %ld (%s) fd %ld", pid, comm, fd);
+        }
+        closedir(fds);
+    }
+    if (proc != NULL)
+        closedir(proc);
+}
+
+void th_show_locks(const char *const *dirs, size_t n_dirs)
+{
+    char line[512];
+    struct stat st;
+    int n = 0;
+    FILE *f;
+
+    if (n_dirs == 0 || stat(dirs[0], &st) != 0 || (f = fopen("/proc/locks", "re")) == NULL) {
+        fprintf(stderr, "locks: cannot read /proc/locks or stat %s: %s\n",
+                n_dirs > 0 ? dirs[0] : "(nothing)", strerror(errno));
+        return;
+    }
+    fprintf(stderr, "---- locks on the file system of %s (/proc/locks) ----\n", dirs[0]);
+    while (fgets(line, sizeof(line), f) != NULL) {
+        struct cairn_buf holders = { 0 };
+        char name[PATH_MAX + 64], comm[64];
+        struct th_lock l;
+
+        if (parse_lock(line, &l) != 0 || l.maj != major(st.st_dev) || l.min != minor(st.st_dev))
+            continue;
+        n++;
+        name_of_inode(dirs, n_dirs, st.st_dev, l.ino, name, sizeof(name));
+        comm_of(l.pid, comm, sizeof(comm));
+        if (!l.waiting)
+            lock_holders(&l, &holders);
+        fprintf(stderr, "  %s %s %s on %s: taken by pid %ld (%s)%s%s\n", l.kind, l.access,
+                l.waiting ? "waited for" : "lock", name, l.pid, comm,
+                l.waiting ? "" : "; held now through",
+                l.waiting         ? ""
+                : holders.len > 0 ? holders.data
+                                  : " no open file found");
+        free(holders.data);
+    }
+    fclose(f);
+    if (n == 0)
+        fprintf(stderr, "  none\n");
+    fprintf(stderr, "---- end ----\n");
+}

@@ -242,4 +242,20 @@ void th_free_lines(json_t **v, size_t n);
 /* splitmix64: a seeded, portable PRNG. */
 uint64_t th_splitmix64(uint64_t *state);
 
+/* ---- deadlines and locks ----------------------------------------- */
+
+/* CK_TIMEOUT_MULTIPLIER as a number (Check's own scale of a test case's
+ * time limit, set by scripts/sanitize): a deadline of the test's own is
+ * multiplied by it too.  1 when unset, not a number, or not above 0. */
+double th_timeout_multiplier(void);
+/* ms times th_timeout_multiplier(). */
+long th_scaled_ms(long ms);
+/* Prints on stderr every lock /proc/locks lists on dirs[0]'s file system:
+ * its kind, the file (named by its entry in one of dirs, else by inode),
+ * the pid that took it with its command name, and each process whose open
+ * file holds it now (from /proc/PID/fdinfo; a lock taken by a process that
+ * has died lives on in a child that inherited the descriptor).  For a
+ * failure's message: what keeps a file from being claimed. */
+void th_show_locks(const char *const *dirs, size_t n_dirs);
+
 #endif

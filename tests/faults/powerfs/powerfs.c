@@ -27,11 +27,14 @@
  * and reads back "state=on|dead calls=N syncs=N cuts=N pending=N
  * cut_after=N\n": the mutating calls and fsyncs since the last zero,
  * cuts so far, journal records not yet durable, and the armed crash point
- * (0: none).
+ * (0: none).  Then, oldest first, a line for each of the last 64 counted
+ * calls and commands ("call 3: create /out/.cairn....r.tmp -> 0 (power
+ * cut)", "command on"): a test that fails prints what the disk was last
+ * asked to do, without a second run.
  *
- * With POWERFS_TRACE set in its environment, powerfs writes each counted
- * call ("call 3: create /out/.cairn....r.tmp -> 0 (power cut)") and each
- * command on stderr: which step of a job's life a crash point cut.
+ * With POWERFS_TRACE set in its environment, powerfs writes the same line
+ * for each counted call and each command on stderr as it comes: which
+ * step of a job's life a crash point cut, over a whole run.
  *
  * Kernel caches are off (entry, attribute and negative timeouts 0, no
  * page cache kept across opens), so what is read after a cut is what the
@@ -56,6 +59,23 @@
 
 #define MAX_IGNORED 4
 
+/* The last calls remembered for the control file: enough for a job's life
+ * and the recovery after it. */
+#define RING 64
+
+/* A counted call (or a command, op "command" and no path), as the control
+ * file shows it.  Paths longer than the buffer are cut, marked "...". */
+struct note {
+    unsigned long long call; /* 0 for a command */
+    char op[16];
+    char path[200];
+    int rc;
+    int cut; /* this call cut the power */
+};
+
+/* A note's line at its longest: "call N: OP PATH -> RC (power cut)\n". */
+#define NOTE_LINE_MAX (sizeof(((struct note *)0)->path) + 96)
+
 struct powerfs {
     struct tree t;
     int dead;
@@ -65,6 +85,9 @@ struct powerfs {
     char *ignored[MAX_IGNORED];
     size_t n_ignored;
     int trace; /* POWERFS_TRACE */
+    struct note ring[RING];
+    unsigned long long noted;              /* notes ever made: the next goes to noted % RING */
+    char text[256 + RING * NOTE_LINE_MAX]; /* the control file's text, made at each read */
 };
 
 static struct powerfs *fs(void)
@@ -86,6 +109,39 @@ static void cut(struct powerfs *p)
     p->cut_after = 0;
 }
 
+/* One note as a line: the control file's and POWERFS_TRACE's format. */
+static int format_note(const struct note *n, char *buf, size_t size)
+{
+    if (n->call == 0)
+        return snprintf(buf, size, "command %s\n", n->path);
+    return snprintf(buf, size, "call %llu: %s %s -> %d%s\n", n->call, n->op, n->path, n->rc,
+                    n->cut ? " (power cut)" : "");
+}
+
+/* Remembers a call or command in the ring (the oldest goes) and, with
+ * POWERFS_TRACE, writes it on stderr at once. */
+static void remember(struct powerfs *p, unsigned long long call, const char *op, const char *path,
+                     int rc, int was_cut)
+{
+    struct note *n = &p->ring[p->noted++ % RING];
+    size_t len = strlen(path);
+
+    n->call = call;
+    snprintf(n->op, sizeof(n->op), "%s", op);
+    if (len < sizeof(n->path))
+        memcpy(n->path, path, len + 1);
+    else
+        snprintf(n->path, sizeof(n->path), "%.*s...", (int)sizeof(n->path) - 4, path);
+    n->rc = rc;
+    n->cut = was_cut;
+    if (p->trace) {
+        char line[NOTE_LINE_MAX];
+
+        format_note(n, line, sizeof(line));
+        fprintf(stderr, "powerfs: %s", line);
+    }
+}
+
 static int ignored(const struct powerfs *p, const char *path)
 {
     size_t i;
@@ -96,9 +152,8 @@ static int ignored(const struct powerfs *p, const char *path)
     return 0;
 }
 
-/* Counts a mutating call on path that has been applied, and cuts the power
- * when it is the armed one.  Returns rc.  With POWERFS_TRACE set, each
- * counted call is a line on stderr: which call of a sweep a crash point is. */
+/* Counts a mutating call on path that has been applied, notes it, and cuts
+ * the power when it is the armed one.  Returns rc. */
 static int mutated(struct powerfs *p, const char *op, const char *path, int rc)
 {
     int armed;
@@ -107,9 +162,7 @@ static int mutated(struct powerfs *p, const char *op, const char *path, int rc)
         return rc;
     p->calls++;
     armed = p->cut_after != 0 && p->calls >= p->cut_after;
-    if (p->trace)
-        fprintf(stderr, "powerfs: call %llu: %s %s -> %d%s\n", p->calls, op, path, rc,
-                armed ? " (power cut)" : "");
+    remember(p, p->calls, op, path, rc, armed);
     if (armed)
         cut(p);
     return rc;
@@ -179,7 +232,7 @@ static int pf_getattr(const char *path, struct stat *st, struct fuse_file_info *
         memset(st, 0, sizeof(*st));
         st->st_mode = S_IFREG | 0600;
         st->st_nlink = 1;
-        st->st_size = 4096;
+        st->st_size = (off_t)sizeof(p->text); /* the most it can hold */
         return 0;
     }
     if ((n = node_at(p, path, fi, &err, 1)) == NULL)
@@ -285,7 +338,7 @@ static int remove_name(const char *path, int want_dir)
         return -EIO;
     if ((dir = tree_parent(&p->t, path, &name, &err)) == NULL)
         return err;
-    return mutated(p, "unlink", path, tree_unlink(&p->t, dir, name, want_dir));
+    return mutated(p, want_dir ? "rmdir" : "unlink", path, tree_unlink(&p->t, dir, name, want_dir));
 }
 
 static int pf_unlink(const char *path)
@@ -377,18 +430,30 @@ static int pf_utimens(const char *path, const struct timespec tv[2], struct fuse
     return mutated(p, "utimens", path, 0);
 }
 
-static int control_read(struct powerfs *p, char *buf, size_t size, off_t off)
+/* The state line, then the ring's notes oldest first; its length. */
+static size_t control_text(struct powerfs *p)
 {
-    char text[256];
-    int n = snprintf(
-        text, sizeof(text), "state=%s calls=%llu syncs=%llu cuts=%llu pending=%zu cut_after=%llu\n",
+    unsigned long long i = p->noted > RING ? p->noted - RING : 0;
+    size_t len = (size_t)snprintf(
+        p->text, sizeof(p->text),
+        "state=%s calls=%llu syncs=%llu cuts=%llu pending=%zu cut_after=%llu\n",
         p->dead ? "dead" : "on", p->calls, p->syncs, p->cuts, tree_pending(&p->t), p->cut_after);
 
-    if (off >= n)
+    /* Each line fits NOTE_LINE_MAX, so none is cut. */
+    for (; i < p->noted; i++)
+        len += (size_t)format_note(&p->ring[i % RING], p->text + len, sizeof(p->text) - len);
+    return len < sizeof(p->text) ? len : sizeof(p->text) - 1;
+}
+
+static int control_read(struct powerfs *p, char *buf, size_t size, off_t off)
+{
+    size_t n = control_text(p);
+
+    if (off < 0 || (size_t)off >= n)
         return 0;
-    if ((size_t)(n - off) < size)
-        size = (size_t)(n - off);
-    memcpy(buf, text + off, size);
+    if (n - (size_t)off < size)
+        size = n - (size_t)off;
+    memcpy(buf, p->text + off, size);
     return (int)size;
 }
 
@@ -402,8 +467,7 @@ static int control_write(struct powerfs *p, const char *buf, size_t size)
     memcpy(cmd, buf, size);
     cmd[size] = '\0';
     cmd[strcspn(cmd, "\n")] = '\0';
-    if (p->trace)
-        fprintf(stderr, "powerfs: command %s\n", cmd);
+    remember(p, 0, "command", cmd, 0, 0);
     if (strcmp(cmd, "cut") == 0)
         cut(p);
     else if (strcmp(cmd, "on") == 0)
