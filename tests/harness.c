@@ -196,6 +196,80 @@ int th_count_visible(const char *dir)
     return count_entries(dir, "", 1);
 }
 
+/* 1 when some process has `path` open: one of its /proc/PID/fd links
+ * reads as path.  readlink, not stat: it never reaches into the file's
+ * file system, which another test may have frozen (powerfs). */
+static int open_anywhere(const char *path)
+{
+    DIR *procs = opendir("/proc");
+    struct dirent *p;
+    int found = 0;
+
+    ck_assert_msg(procs != NULL, "cannot read /proc: %s", strerror(errno));
+    while (!found && (p = readdir(procs)) != NULL) {
+        char fds[PATH_MAX];
+        DIR *d;
+        struct dirent *f;
+
+        if (p->d_name[0] < '0' || p->d_name[0] > '9')
+            continue;
+        snprintf(fds, sizeof(fds), "/proc/%s/fd", p->d_name);
+        if ((d = opendir(fds)) == NULL)
+            continue; /* gone since */
+        while (!found && (f = readdir(d)) != NULL) {
+            char target[PATH_MAX];
+            ssize_t n = readlinkat(dirfd(d), f->d_name, target, sizeof(target) - 1);
+
+            if (n > 0) {
+                target[n] = '\0';
+                found = strcmp(target, path) == 0;
+            }
+        }
+        closedir(d);
+    }
+    closedir(procs);
+    return found;
+}
+
+/* 1 when dir_fd/name (dir is its canonical path) is a regular file no
+ * process has open, or not a regular file at all. */
+static int left_behind(int dir_fd, const char *dir, const char *name)
+{
+    struct stat before, after;
+    char path[PATH_MAX];
+
+    if (fstatat(dir_fd, name, &before, AT_SYMLINK_NOFOLLOW) != 0)
+        return 0; /* renamed into place or removed since the listing */
+    if (!S_ISREG(before.st_mode))
+        return 1;
+    th_pathf(path, "%s/%s", dir, name);
+    if (open_anywhere(path))
+        return 0;
+    /* Still the same file: a writer renames its temporary away before it
+     * closes it, so a file that was open at our first look and is closed
+     * now no longer has this name. */
+    return fstatat(dir_fd, name, &after, AT_SYMLINK_NOFOLLOW) == 0 &&
+           after.st_dev == before.st_dev && after.st_ino == before.st_ino;
+}
+
+int th_count_left_temps(const char *dir, const char *prefix)
+{
+    char real[PATH_MAX];
+    DIR *d;
+    struct dirent *e;
+    int n = 0;
+
+    if (realpath(dir, real) == NULL || (d = opendir(real)) == NULL)
+        return -1;
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] == '.' && strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+            strncmp(e->d_name, prefix, strlen(prefix)) == 0 &&
+            left_behind(dirfd(d), real, e->d_name))
+            n++;
+    closedir(d);
+    return n;
+}
+
 char *th_list_dir(const char *dir, const char *sep)
 {
     struct cairn_buf b = { 0 };

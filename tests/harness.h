@@ -8,7 +8,7 @@
  *   Files          th_pathf, th_xasprintf, th_write_file (cairn_write_all from util.h),
  *                  th_write_text, th_slurp, th_slurp_nofollow, th_read_file,
  *                  th_exists, th_file_contains, th_count_entries,
- *                  th_count_visible,
+ *                  th_count_visible, th_count_left_temps,
  *                  th_list_dir, th_copy_file, th_copy_plugins, th_make_dir_in, th_rm_tree,
  *                  th_ends_with
  *   Time           th_now_s, th_sleep_ms, TH_POLL, TH_EVENTUALLY
@@ -97,6 +97,17 @@ int th_file_contains(const char *path, const char *needle);
 int th_count_entries(const char *dir, const char *prefix);
 /* Entries of dir that are not dot-files (a writer's temporaries). */
 int th_count_visible(const char *dir);
+/* Dot-files of dir whose name starts with prefix (".", ".cairn.", ...)
+ * that no live process has open: temporaries a dead or departed writer
+ * left behind, never one a running daemon is writing now (a periodic
+ * metrics or status rewrite comes and goes at any moment).  The same
+ * question cairn_tmpfile_sweep asks with the temporary's lock, which its
+ * writer holds from just after the create until the rename; asked here by
+ * the open descriptor (there is no lock without one, and a descriptor
+ * covers the instant between the create and the lock too), since taking
+ * the lock to see would make such a writer give its name up.  Also counts
+ * any dot-entry that is not a regular file; -1 when dir cannot be read. */
+int th_count_left_temps(const char *dir, const char *prefix);
 /* The names in dir, each followed by sep, for messages (caller frees). */
 char *th_list_dir(const char *dir, const char *sep);
 /* Copies src to the new file dst (which must not exist) and gives it

@@ -355,7 +355,7 @@ START_TEST(hang_ends_the_run_counted_then_quarantined)
     if (th_exists(path))
         TH_REQUIRE(attempts_of(&e, "innocent.jsonl") == 0,
                    "the job waiting behind the hung one was counted as an attempt");
-    TH_REQUIRE(th_count_entries(e.out, ".cairn.") == 0, "temporary files left in %s", e.out);
+    TH_REQUIRE(th_count_left_temps(e.out, ".") == 0, "temporary files left in %s", e.out);
 
     /* Run 2, --once: the same, counted again. */
     t0 = th_now_s();

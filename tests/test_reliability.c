@@ -395,26 +395,14 @@ static void check_job_ok(const struct env *e, const struct job *j)
     free(res);
 }
 
-/* No dot-file (a temporary) in dir. */
+/* No temporary left behind in dir. */
 static void check_no_dot_files(const char *dir)
 {
-    struct cairn_buf b = { 0 };
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
+    int n = th_count_left_temps(dir, ".");
+    char *names = th_list_dir(dir, " ");
 
-    TH_REQUIRE(d != NULL, "cannot open %s: %s", dir, strerror(errno));
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] != '.' || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        n++;
-        cairn_buf_puts(&b, e->d_name);
-        cairn_buf_puts(&b, " ");
-    }
-    closedir(d);
-    cairn_buf_append(&b, "", 1);
-    TH_REQUIRE(n == 0, "%d temporary file(s) left in %s: %s", n, dir, b.data);
-    free(b.data);
+    TH_REQUIRE(n == 0, "%d temporary file(s) left in %s: %s", n, dir, names);
+    free(names);
 }
 
 static uint64_t test_seed(void)
@@ -642,7 +630,7 @@ START_TEST(sigkill_mid_metrics_write_leaves_no_temp)
         th_wait_ready(p);
         th_sleep_ms((long)rng_range(&s, 5, 60));
         crash(p);
-        hit = th_count_entries(e.out, ".") > 0;
+        hit = th_count_left_temps(e.out, ".") > 0;
     }
     if (!hit) {
         fprintf(stderr, "metrics: no kill landed inside a metrics write; nothing to check\n");
@@ -778,7 +766,7 @@ START_TEST(poison_job_is_quarantined_after_max_attempts)
     json_decref(sum);
     TH_OUT(path, &e, "big.results.jsonl");
     TH_REQUIRE(!th_exists(path), "a quarantined job has a results file");
-    TH_REQUIRE(th_count_entries(e.out, ".big.") == 0,
+    TH_REQUIRE(th_count_left_temps(e.out, ".") == 0,
                "the poison job's temporary results file lingers");
     TH_EVENTUALLY(th_count_entries(e.active, "") == 0, DEADLINE_MS,
                   ".cairn/active/ keeps %d entries (a run counter?)",
