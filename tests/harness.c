@@ -327,6 +327,19 @@ void th_plugins_with_slow(const char *root, char *out)
     th_pathf(out, "%s:%s", real, dir);
 }
 
+void th_close_slow_gate(const char *root, char *gate)
+{
+    th_pathf(gate, "%s/slow-gate", root);
+    th_write_text(gate, "");
+    setenv("CAIRN_SLOW_GATE", gate, 1);
+}
+
+void th_open_gate(const char *gate)
+{
+    TH_REQUIRE(unlink(gate) == 0 || errno == ENOENT, "cannot remove the gate %s: %s", gate,
+               strerror(errno));
+}
+
 char *th_slow_job(size_t records, int ms, size_t *len)
 {
     struct cairn_buf job = { 0 };
@@ -417,6 +430,14 @@ double th_now_s(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double th_scaled_ms(double ms)
+{
+    const char *m = getenv("CK_TIMEOUT_MULTIPLIER");
+    double k = m != NULL ? strtod(m, NULL) : 1;
+
+    return k > 1 ? ms * k : ms;
 }
 
 void th_sleep_ms(long ms)
@@ -637,6 +658,42 @@ void th_stop(int p)
     kill(th_pid[p], SIGTERM);
     code = th_wait_exit(p, TH_LONG_DEADLINE_MS);
     TH_REQUIRE(code == 0, "cairnd exited %d after SIGTERM", code);
+}
+
+/* One name of th_wait_listings, made in spool and waited for in log (the
+ * log of process p of the table, or of a daemon started otherwise: p -1). */
+static void mark_listing(const char *log, int p, const char *spool)
+{
+    static unsigned n;
+    char dot[PATH_MAX], mark[PATH_MAX], said[PATH_MAX];
+    const char *name;
+
+    th_pathf(dot, "%s/.th-listing-%d-%u.tmp", spool, (int)getpid(), ++n);
+    th_pathf(mark, "%s/th-listing-%d-%u.mark", spool, (int)getpid(), n);
+    name = strrchr(mark, '/') + 1;
+    th_pathf(said, "%s is never taken", name);
+    /* Written under a dot-name (never said, nor taken), then linked: the
+     * link's only event is IN_CREATE, which the daemon does not act on for
+     * a name that is never a job. */
+    th_write_text(dot, "");
+    TH_REQUIRE(link(dot, mark) == 0, "link %s: %s", mark, strerror(errno));
+    TH_REQUIRE(unlink(dot) == 0, "unlink %s: %s", dot, strerror(errno));
+    TH_EVENTUALLY(th_file_contains(log, said) || (p >= 0 && !th_running(p)), TH_LONG_DEADLINE_MS,
+                  "waiting for a listing of %s to say %s; %s has no such line", spool, name, log);
+    TH_REQUIRE(p < 0 || th_running(p), "cairnd ended while waiting for a listing of %s", spool);
+    unlink(mark);
+}
+
+void th_wait_listings(int p, const char *spool, int n)
+{
+    for (int i = 0; i <= n; i++)
+        mark_listing(th_log[p], p, spool);
+}
+
+void th_wait_listings_in(const char *log, const char *spool, int n)
+{
+    for (int i = 0; i <= n; i++)
+        mark_listing(log, -1, spool);
 }
 
 struct th_run th_run_cairnd(const char *cairnd, const char *scratch_dir, const char *const *args)

@@ -11,12 +11,13 @@
  *                  th_count_visible, th_count_left_temps,
  *                  th_list_dir, th_copy_file, th_copy_plugins, th_make_dir_in, th_rm_tree,
  *                  th_ends_with
- *   Time           th_now_s, th_sleep_ms, TH_POLL, TH_EVENTUALLY
+ *   Time           th_now_s, th_sleep_ms, th_scaled_ms, TH_POLL, TH_EVENTUALLY
  *   Failures       TH_REQUIRE: on failure runs th_on_failure (by default
  *                  th_dump_logs), then ck_abort_msg
  *   cairnd runs    a table of processes started with th_spawn (stdout and
  *                  stderr appended to a log), th_reap, th_running,
- *                  th_log_has, th_wait_exit, th_wait_ready, th_stop;
+ *                  th_log_has, th_wait_exit, th_wait_ready, th_stop,
+ *                  th_wait_listings;
  *                  test directories under one top directory (th_make_top,
  *                  th_new_dir) removed by th_cleanup / th_cleanup_top;
  *                  th_run_cairnd (th_run_cairnd_stdin) runs cairnd once with
@@ -125,6 +126,16 @@ void th_plugins_with_slow(const char *root, char *out);
  * milliseconds: a job that runs for a known time however fast the real
  * solvers are (caller frees; its length in *len). */
 char *th_slow_job(size_t records, int ms, size_t *len);
+/* Closes the gate of plugin "slow" for the daemons this test starts from
+ * now on: each of their slow records waits while root/slow-gate exists
+ * (path in gate, PATH_MAX), so a slow job stays in flight until the test
+ * calls th_open_gate (within solve_timeout_s, 60 s unless the test sets
+ * it: a record held longer is a hung one).  Holds for the rest of this
+ * test only (Check runs each test in its own process). */
+void th_close_slow_gate(const char *root, char *gate);
+/* Removes a gate (th_close_slow_gate's, or slow_fsync.c's): what waits
+ * for it goes on. */
+void th_open_gate(const char *gate);
 /* A fresh 0755 directory root/case-XXXXXX (caller frees). */
 char *th_make_dir_in(const char *root);
 /* rm -rf, not following symlinks nor crossing mount points. */
@@ -135,13 +146,18 @@ int th_ends_with(const char *s, const char *suffix);
 
 double th_now_s(void); /* CLOCK_MONOTONIC */
 void th_sleep_ms(long ms);
+/* ms times $CK_TIMEOUT_MULTIPLIER (when it is more than 1): a deadline is
+ * a last resort against a real hang, and a slow machine (a sanitizer
+ * build, a loaded host) says so through Check's own multiplier. */
+double th_scaled_ms(double ms);
 
-/* ok = cond, polled every th_settings.poll_ms until true or ms have passed. */
-#define TH_POLL(ok, cond, ms)                           \
-    do {                                                \
-        double end_ = th_now_s() + (ms) / 1000.0;       \
-        while (!((ok) = !!(cond)) && th_now_s() < end_) \
-            th_sleep_ms(th_settings.poll_ms);           \
+/* ok = cond, polled every th_settings.poll_ms until true or ms (scaled)
+ * have passed. */
+#define TH_POLL(ok, cond, ms)                                 \
+    do {                                                      \
+        double end_ = th_now_s() + th_scaled_ms(ms) / 1000.0; \
+        while (!((ok) = !!(cond)) && th_now_s() < end_)       \
+            th_sleep_ms(th_settings.poll_ms);                 \
     } while (0)
 
 /* Runs before a TH_REQUIRE fails the test (default: th_dump_logs). */
@@ -215,6 +231,17 @@ int th_wait_exit(int p, long ms);
 void th_wait_ready(int p);
 /* SIGTERM; the daemon must exit 0. */
 void th_stop(int p);
+/* Returns once daemon P, watching spool, has made n full listings of it
+ * that all began after this call: what a rescan would do wrong (take a
+ * file too young, or still open, or backed off) it has had n chances to
+ * do.  The handshake: a name the daemon never takes, made with link(2),
+ * which inotify does not report for such a name, so only a listing sees
+ * it, and says so ("... is never taken").  n + 1 such names, one after the
+ * other, each made once the one before was said (the listing that says
+ * the first may have begun before the call); each is removed once said. */
+void th_wait_listings(int p, const char *spool, int n);
+/* The same for a daemon started otherwise, logging to log. */
+void th_wait_listings_in(const char *log, const char *spool, int n);
 
 /* One run of cairnd with args (NULL-terminated, argv[1..]): stdin from
  * /dev/null, stdout and stderr captured in files in scratch_dir (removed
