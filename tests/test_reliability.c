@@ -640,11 +640,13 @@ START_TEST(sigkill_mid_metrics_write_leaves_no_temp)
     names = th_list_dir(e.out, " | ");
     fprintf(stderr, "metrics: after %d kill(s) OUTPUT holds: %s\n", k, names);
     free(names);
-    /* The next daemon, in its normal rhythm, then a clean stop. */
+    /* The next daemon, in its normal rhythm, then a clean stop once it has
+     * said it removed what the kill left. */
     env_config(&e, "{\"min_age_ms\": 0, \"metrics_interval_s\": 0.2, \"log_level\": \"debug\"}\n");
     p = start(&e, NULL);
     th_wait_ready(p);
-    th_sleep_ms(500);
+    TH_EVENTUALLY(th_log_has(p, "temporary file(s) left by a crash"), DEADLINE_MS,
+                  "the start did not remove the killed run's temporary");
     th_stop(p);
     check_no_dot_files(e.out);
     cleanup();
