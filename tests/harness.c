@@ -660,6 +660,23 @@ void th_stop(int p)
     TH_REQUIRE(code == 0, "cairnd exited %d after SIGTERM", code);
 }
 
+void th_env_init(struct th_env *e, const char *cfg_json)
+{
+    const char *plugins = getenv("CAIRN_TEST_PLUGIN_DIR");
+
+    th_new_dir(e->root);
+    th_pathf(e->in, "%s/in", e->root);
+    th_pathf(e->out, "%s/out", e->root);
+    th_pathf(e->cfg, "%s/cairn.json", e->root);
+    th_pathf(e->plugins, "%s", plugins != NULL ? plugins : "");
+    th_pathf(e->active, "%s/.cairn/active", e->in);
+    th_pathf(e->done, "%s/.cairn/done", e->in);
+    th_pathf(e->failed, "%s/.cairn/failed", e->in);
+    ck_assert_msg(mkdir(e->in, 0755) == 0, "mkdir %s: %s", e->in, strerror(errno));
+    if (cfg_json != NULL)
+        th_write_text(e->cfg, cfg_json);
+}
+
 /* One name of th_wait_listings, made in spool and waited for in log (the
  * log of process p of the table, or of a daemon started otherwise: p -1). */
 static void mark_listing(const char *log, int p, const char *spool)

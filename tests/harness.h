@@ -14,6 +14,7 @@
  *   Time           th_now_s, th_sleep_ms, th_scaled_ms, TH_POLL, TH_EVENTUALLY
  *   Failures       TH_REQUIRE: on failure runs th_on_failure (by default
  *                  th_dump_logs), then ck_abort_msg
+ *   A test's dir   struct th_env, th_env_init
  *   cairnd runs    a table of processes started with th_spawn (stdout and
  *                  stderr appended to a log), th_reap, th_running,
  *                  th_log_has, th_wait_exit, th_wait_ready, th_stop,
@@ -177,6 +178,27 @@ extern void (*th_on_failure)(void);
         TH_POLL(ok_, cond, ms);       \
         TH_REQUIRE(ok_, __VA_ARGS__); \
     } while (0)
+
+/* ---- a test's directory ------------------------------------------ */
+
+/* What a test that runs cairnd works in: root (a th_new_dir) holding the
+ * spool in/ (made here), the output directory out/ (left for the daemon
+ * to make), the -c file (cfg); the spool's state folders, made by the
+ * daemon; and plugins, the --plugins path ($CAIRN_TEST_PLUGIN_DIR until a
+ * test changes it). */
+struct th_env {
+    char root[PATH_MAX];
+    char in[PATH_MAX];
+    char out[PATH_MAX];
+    char cfg[PATH_MAX];
+    char plugins[PATH_MAX];
+    char active[PATH_MAX];
+    char done[PATH_MAX];
+    char failed[PATH_MAX];
+};
+/* Fills e for a fresh directory, makes its spool, and writes cfg_json to
+ * its -c file (when not NULL: the caller then writes it). */
+void th_env_init(struct th_env *e, const char *cfg_json);
 
 /* ---- test directories and cairnd processes ----------------------- */
 

@@ -33,26 +33,13 @@ static const char *g_plugins;
 
 #define DEADLINE_MS 20000
 
-struct env {
-    char root[PATH_MAX];
-    char in[PATH_MAX];
-    char out[PATH_MAX];
-    char cfg[PATH_MAX];
-    char plugins[PATH_MAX]; /* --plugins for cairnd */
-};
-
 /* A spool whose configuration names both directories: `cairn -c` and
  * `cairnd -c` find the same ones, as on an installed system. */
-static void env_init(struct env *e, const char *extra)
+static void env_init(struct th_env *e, const char *extra)
 {
     char text[PATH_MAX * 3];
 
-    th_new_dir(e->root);
-    th_pathf(e->in, "%s/in", e->root);
-    th_pathf(e->out, "%s/out", e->root);
-    th_pathf(e->cfg, "%s/cairn.json", e->root);
-    th_pathf(e->plugins, "%s", g_plugins);
-    ck_assert_int_eq(mkdir(e->in, 0755), 0);
+    th_env_init(e, NULL);
     snprintf(text, sizeof(text),
              "{\"input_dir\": \"%s\", \"output_dir\": \"%s\", \"min_age_ms\": 100, "
              "\"rescan_interval_s\": 1, \"metrics_interval_s\": 0, \"log_level\": \"debug\"%s%s}\n",
@@ -60,7 +47,7 @@ static void env_init(struct env *e, const char *extra)
     th_write_text(e->cfg, text);
 }
 
-static int start_daemon(const struct env *e)
+static int start_daemon(const struct th_env *e)
 {
     char *argv[] = {
         (char *)g_cairnd, "-c", (char *)e->cfg, "--plugins", (char *)e->plugins, NULL
@@ -72,7 +59,7 @@ static int start_daemon(const struct env *e)
 }
 
 /* cairn -c CFG args... (NULL-terminated), stdin from stdin_path. */
-static struct th_run cairn_in(const struct env *e, const char *stdin_path, ...)
+static struct th_run cairn_in(const struct th_env *e, const char *stdin_path, ...)
 {
     const char *args[32];
     size_t n = 0;
@@ -160,7 +147,7 @@ static char *waiting_job(const char *dir)
     return found;
 }
 
-static json_t *summary_of(const struct env *e, const char *job)
+static json_t *summary_of(const struct th_env *e, const char *job)
 {
     char path[PATH_MAX];
 
@@ -185,7 +172,7 @@ static int generated_name(const char *name, const char *base)
 /* Replaces INPUT/job.jsonl by a symbolic link, atomically: cairnd then
  * fails the job ("not a regular file"), the one failure a test running as
  * root can cause on purpose. */
-static void make_link(const struct env *e, const char *file)
+static void make_link(const struct th_env *e, const char *file)
 {
     char tmp[PATH_MAX], dst[PATH_MAX];
 
@@ -200,7 +187,7 @@ static void make_link(const struct env *e, const char *file)
 /* A job without any expected answer: no "0 match, 0 differ". */
 START_TEST(submit_wait_without_expected_answers)
 {
-    struct env e;
+    struct th_env e;
     char path[PATH_MAX];
     struct th_run r;
 
@@ -219,7 +206,7 @@ END_TEST
 
 START_TEST(submit_wait_ok)
 {
-    struct env e;
+    struct th_env e;
     char *off = example("official.jsonl"), *name, *second;
     struct th_run r;
     json_t *s;
@@ -255,7 +242,7 @@ END_TEST
 
 START_TEST(submit_wait_failed)
 {
-    struct env e;
+    struct th_env e;
     char *off = example("official.jsonl"), *file, log_text[64];
     char *argv[] = { (char *)g_cairn, "-c", NULL, "submit", "--wait", off, NULL };
     int p;
@@ -295,7 +282,7 @@ END_TEST
 
 START_TEST(submit_wait_timeout)
 {
-    struct env e;
+    struct th_env e;
     char *off = example("official.jsonl");
     struct th_run r;
     double t0;
@@ -332,7 +319,7 @@ END_TEST
  * once a reused name's run has finished, wait reports the latest run. */
 START_TEST(wait_follows_the_run_of_a_reused_name)
 {
-    struct env e;
+    struct th_env e;
     char path[PATH_MAX];
     struct th_run r;
     size_t len;
@@ -381,7 +368,7 @@ END_TEST
 START_TEST(wait_refuses_a_timeout_past_the_limit)
 {
     static const char *const huge[] = { "1e19", "1e300", "1000000001" };
-    struct env e;
+    struct th_env e;
     size_t i;
 
     env_init(&e, NULL);
@@ -411,7 +398,7 @@ START_TEST(a_bad_option_is_named_with_the_hint)
         { "status", "--json=1", "cairn: --json=1: the option takes no value\n" },
         { "wait", "--timeout", "cairn: --timeout needs a value\n" },
     };
-    struct env e;
+    struct th_env e;
     size_t i;
 
     env_init(&e, NULL);
@@ -429,7 +416,7 @@ END_TEST
 
 START_TEST(submit_from_pipe)
 {
-    struct env e;
+    struct th_env e;
     char *off = example("official.jsonl"), *cmd, path[PATH_MAX], *name;
     const char *args[3] = { "-c", NULL, NULL };
     struct th_run r;
@@ -460,7 +447,7 @@ END_TEST
 
 START_TEST(submit_refuses_bad_files)
 {
-    struct env e;
+    struct th_env e;
     char good[PATH_MAX], bad[PATH_MAX], *errors = example("errors.jsonl");
     struct th_run r;
 
@@ -498,7 +485,7 @@ END_TEST
 
 START_TEST(submit_name_taken)
 {
-    struct env e;
+    struct th_env e;
     char *off = example("official.jsonl");
     struct th_run r;
 
@@ -532,7 +519,7 @@ END_TEST
 
 START_TEST(bad_spool)
 {
-    struct env e;
+    struct th_env e;
     char *off = example("official.jsonl"), missing[PATH_MAX];
     struct th_run r;
 
@@ -585,7 +572,7 @@ END_TEST
  * th_close_slow_gate, until the test lets it end): `records` records of
  * the test plugin "slow" that sleep 60 ms each; e's daemon, started after
  * this or after th_plugins_with_slow, is given that plugin. */
-static void drop_slow_job(struct env *e, const char *name, int records)
+static void drop_slow_job(struct th_env *e, const char *name, int records)
 {
     size_t len;
     char *job = th_slow_job((size_t)records, 60, &len);
@@ -597,8 +584,8 @@ static void drop_slow_job(struct env *e, const char *name, int records)
 
 /* A daemon's status file (client/statusfile.h), as host and pid, last
  * updated age_s ago. */
-static void write_status_file_as(const struct env *e, const char *name, const char *host, long pid,
-                                 double age_s, const char *active_json)
+static void write_status_file_as(const struct th_env *e, const char *name, const char *host,
+                                 long pid, double age_s, const char *active_json)
 {
     char dir[PATH_MAX], path[PATH_MAX], now[32], text[2048];
     time_t t = time(NULL) - (time_t)age_s;
@@ -618,7 +605,7 @@ static void write_status_file_as(const struct env *e, const char *name, const ch
     th_write_text(path, text);
 }
 
-static void write_status_file(const struct env *e, const char *name, double age_s,
+static void write_status_file(const struct th_env *e, const char *name, double age_s,
                               const char *active_json)
 {
     write_status_file_as(e, name, "testhost", 4242, age_s, active_json);
@@ -641,7 +628,7 @@ static const char *size_text(const char *path)
 }
 
 /* 1 when `cairn status` prints a line holding all of a, b and c, in order. */
-static int status_line_has(const struct env *e, const char *a, const char *b, const char *c)
+static int status_line_has(const struct th_env *e, const char *a, const char *b, const char *c)
 {
     struct th_run r = cairn(e, "status");
     const char *p = strstr(r.out, a), *q = p ? strstr(p, b) : NULL, *t = q ? strstr(q, c) : NULL;
@@ -653,7 +640,7 @@ static int status_line_has(const struct env *e, const char *a, const char *b, co
 
 START_TEST(status_shows_the_queue)
 {
-    struct env e;
+    struct th_env e;
     char *off = example("official.jsonl"), active_path[PATH_MAX], path[PATH_MAX], gate[PATH_MAX];
     char host[256] = "", who[300], want[64];
     const char *prog;
@@ -764,7 +751,7 @@ END_TEST
 
 START_TEST(retry_requeues_and_resets_attempts)
 {
-    struct env e;
+    struct th_env e;
     char *off = example("official.jsonl"), failed[PATH_MAX], tmp[PATH_MAX], att[PATH_MAX];
     char sum[PATH_MAX], text[64];
     struct th_run r;
@@ -836,7 +823,7 @@ END_TEST
 
 START_TEST(results_and_join)
 {
-    struct env e;
+    struct th_env e;
     char job[PATH_MAX];
     struct th_run r;
     json_t **lines;
@@ -898,7 +885,7 @@ END_TEST
  * submit's check takes the file and --join shows line 1 as the record. */
 START_TEST(submit_and_join_a_file_with_a_byte_order_mark)
 {
-    struct env e;
+    struct th_env e;
     char job[PATH_MAX];
     struct th_run r;
     json_t **lines;
@@ -929,7 +916,7 @@ END_TEST
 
 START_TEST(join_without_kept_inputs)
 {
-    struct env e;
+    struct th_env e;
     char *off = example("official.jsonl");
     struct th_run r;
 
@@ -959,7 +946,7 @@ END_TEST
  * core/job/job.c). */
 START_TEST(long_job_names)
 {
-    struct env e;
+    struct th_env e;
     char *off = example("official.jsonl"), name[250];
     struct th_run r;
 
@@ -987,7 +974,7 @@ END_TEST
  * errno once gave, and leaves no page behind. */
 START_TEST(report_html_on_a_full_disk_says_so)
 {
-    struct env e;
+    struct th_env e;
     char mnt[PATH_MAX], filler[PATH_MAX], page[PATH_MAX];
     char *off = example("official.jsonl"), *block;
     struct th_run r;
@@ -1031,7 +1018,7 @@ END_TEST
  * (read from the input kept in .cairn/done/), in text and on the page. */
 START_TEST(report_grades_lines_of_play)
 {
-    struct env e;
+    struct th_env e;
     char play[PATH_MAX], html[PATH_MAX + 16], *page;
     struct th_run r;
 
@@ -1097,7 +1084,7 @@ END_TEST
 
 START_TEST(report_text)
 {
-    struct env e;
+    struct th_env e;
     char wrong[PATH_MAX], *off = example("official.jsonl"), *errors = example("errors.jsonl");
     struct th_run r;
 
@@ -1265,7 +1252,7 @@ START_TEST(report_mismatch_columns_line_up)
 {
     static const char rec[] = "{\"id\":\"%s\",\"variant\":\"877\",\"input\":{\"piles\":[3,7,2,3]},"
                               "\"expected\":false}\n";
-    struct env e;
+    struct th_env e;
     char path[PATH_MAX], text[256], *at;
     struct th_run r;
     long col = -1;
@@ -1343,7 +1330,7 @@ END_TEST
  * for them (it named 7 such jobs in a fresh-eyes trial). */
 START_TEST(report_notes_no_missing_times_for_jobs_without_answers)
 {
-    struct env e;
+    struct th_env e;
     char path[PATH_MAX];
     struct th_run r;
     int p;
@@ -1502,7 +1489,7 @@ static void require_inert(const char *what, const char *s)
 START_TEST(client_output_escapes_control_bytes)
 {
     static const char evil[] = "t\x1b]0;pwned\x07\x1b[2J\nforged: ok";
-    struct env e;
+    struct th_env e;
     char path[PATH_MAX + 64], *name;
     struct th_run r;
 
@@ -1550,7 +1537,7 @@ END_TEST
  * the daemon's status file; the outcome comes once the daemon is up. */
 START_TEST(progress_on_a_terminal)
 {
-    struct env e;
+    struct th_env e;
     char *off = example("official.jsonl"), *cmd, *file, active[512], logp[PATH_MAX];
     char *argv[] = { "/usr/bin/script", "-qec", NULL, "/dev/null", NULL };
     int p;

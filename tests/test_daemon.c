@@ -71,16 +71,8 @@ static size_t count_lines(const char *s, size_t len)
 /* A test's directory                                                  */
 /* ------------------------------------------------------------------ */
 
-struct env {
-    char root[PATH_MAX];
-    char in[PATH_MAX];
-    char out[PATH_MAX];
-    char cfg[PATH_MAX];
-    char plugins[PATH_MAX];
-};
-
 /* Writes {CFG_BASE, extra} into the -c file. */
-static void env_config(struct env *e, const char *extra)
+static void env_config(struct th_env *e, const char *extra)
 {
     char text[1024];
 
@@ -89,23 +81,18 @@ static void env_config(struct env *e, const char *extra)
     th_write_text(e->cfg, text);
 }
 
-static void env_init(struct env *e, const char *extra_cfg)
+static void env_init(struct th_env *e, const char *extra_cfg)
 {
-    th_new_dir(e->root);
-    th_pathf(e->in, "%s/in", e->root);
-    th_pathf(e->out, "%s/out", e->root);
-    th_pathf(e->cfg, "%s/cairn.json", e->root);
-    th_pathf(e->plugins, "%s", g_plugins);
-    ck_assert_int_eq(mkdir(e->in, 0755), 0);
+    th_env_init(e, NULL);
     env_config(e, extra_cfg);
 }
 
-static void drop_job(const struct env *e, const char *name, const char *data, size_t len)
+static void drop_job(const struct th_env *e, const char *name, const char *data, size_t len)
 {
     th_drop_job(e->in, name, data, len);
 }
 
-static void drop_text(const struct env *e, const char *name, const char *text)
+static void drop_text(const struct th_env *e, const char *name, const char *text)
 {
     drop_job(e, name, text, strlen(text));
 }
@@ -133,7 +120,7 @@ static char *official(size_t *len)
  * each, with e's plugin path set to find it: a known least run time however
  * fast the real solvers are, and with th_close_slow_gate, a job that runs
  * until the test lets it end. */
-static char *slow_job(struct env *e, size_t records, size_t *len)
+static char *slow_job(struct th_env *e, size_t records, size_t *len)
 {
     th_plugins_with_slow(e->root, e->plugins);
     return th_slow_job(records, 20, len);
@@ -157,7 +144,7 @@ static void make_old(int fd)
  * listing that began after the one the call's first name was said by is
  * handled in a later turn of the daemon's loop than that listing, and
  * every inotify event queued before it (the write's) is read by then. */
-static void seen_then_old(int p, const struct env *e, int fd)
+static void seen_then_old(int p, const struct th_env *e, int fd)
 {
     th_wait_listings(p, e->in, 1);
     make_old(fd);
@@ -185,13 +172,13 @@ static char *repeat(const char *line, size_t n, size_t *len)
 /* ------------------------------------------------------------------ */
 
 /* Starts argv[0] with stdout and stderr appended to a log in e->root. */
-static int spawn(const struct env *e, char *const argv[])
+static int spawn(const struct th_env *e, char *const argv[])
 {
     return th_spawn(e->root, argv);
 }
 
 /* cairnd -c CFG --input IN --output OUT --plugins PLUGINS [mode] */
-static int start(const struct env *e, const char *mode)
+static int start(const struct th_env *e, const char *mode)
 {
     char *argv[] = { (char *)g_cairnd, "-c",          (char *)e->cfg,
                      "--input",        (char *)e->in, "--output",
@@ -325,7 +312,7 @@ static void check_summary(json_t *s, const char *job, const char *status, long l
 }
 
 /* Loads OUT/NAME.summary.json and checks it (records < 0: any). */
-static json_t *summary_of(const struct env *e, const char *job, const char *status,
+static json_t *summary_of(const struct th_env *e, const char *job, const char *status,
                           long long records)
 {
     char path[PATH_MAX];
@@ -337,7 +324,7 @@ static json_t *summary_of(const struct env *e, const char *job, const char *stat
     return s;
 }
 
-static void wait_summary(const struct env *e, const char *job, long ms)
+static void wait_summary(const struct th_env *e, const char *job, long ms)
 {
     char path[PATH_MAX];
 
@@ -345,7 +332,7 @@ static void wait_summary(const struct env *e, const char *job, long ms)
     TH_EVENTUALLY(th_exists(path), ms, "%s did not appear", path);
 }
 
-static void wait_active_empty(const struct env *e)
+static void wait_active_empty(const struct th_env *e)
 {
     char dir[PATH_MAX];
 
@@ -355,7 +342,7 @@ static void wait_active_empty(const struct env *e)
 
 /* No temporary left behind in the output directory (a running daemon's
  * periodic rewrite in flight is not one). */
-static void require_no_temp_files(const struct env *e)
+static void require_no_temp_files(const struct th_env *e)
 {
     char *names = th_list_dir(e->out, " ");
 
@@ -411,7 +398,7 @@ static void check_official_results(json_t *res, const char *job_text, const int 
 
 START_TEST(rename_in_is_processed)
 {
-    struct env e;
+    struct th_env e;
     size_t olen, jlen, i;
     char *off = official(&olen), *nl, path[PATH_MAX];
     struct cairn_buf job = { 0 };
@@ -478,7 +465,7 @@ END_TEST
 
 START_TEST(keep_inputs_false_deletes_input)
 {
-    struct env e;
+    struct th_env e;
     size_t olen;
     char *off = official(&olen), path[PATH_MAX], dir[PATH_MAX];
     json_t *res;
@@ -509,7 +496,7 @@ END_TEST
  * never a close-after-write: it must still be taken. */
 START_TEST(hard_link_is_processed)
 {
-    struct env e;
+    struct th_env e;
     size_t olen;
     char *off = official(&olen), src[PATH_MAX], dst[PATH_MAX], path[PATH_MAX];
     json_t *res;
@@ -545,7 +532,7 @@ END_TEST
  * rescan would find it. */
 START_TEST(inotify_overflow_rescans_at_once)
 {
-    struct env e;
+    struct th_env e;
     char text[512], path[PATH_MAX];
     long max_events = 16384, i, files;
     FILE *f = fopen("/proc/sys/fs/inotify/max_queued_events", "r");
@@ -596,7 +583,7 @@ END_TEST
  * however old it gets; its close hands it over whole. */
 START_TEST(writer_open_before_the_start_is_waited_for)
 {
-    struct env e;
+    struct th_env e;
     char text[512], path[PATH_MAX], sum[PATH_MAX];
     size_t olen, i;
     char *off = official(&olen);
@@ -639,7 +626,7 @@ START_TEST(in_place_write_waits_for_close)
 {
     static const char first[] = "{\"id\":\"half\",\"variant\":\"stone-game-iii\","
                                 "\"input\":{\"stoneValue\":[1,2,3,7]},\"expected\":\"Bob\"}\n";
-    struct env e;
+    struct th_env e;
     size_t olen, half = sizeof(first) / 2, i;
     char *off = official(&olen), path[PATH_MAX], sum[PATH_MAX];
     json_t *res, *s;
@@ -691,7 +678,7 @@ START_TEST(ignored_names_stay_untouched)
     static const char *const early[] = { ".hidden.jsonl", "x.txt", "y.jsonl.tmp", "z.JSONL" };
     static const char *const late[] = { ".late.jsonl", "late.txt", "late.jsonl.tmp", "late.JSONL",
                                         "late.jsonl~" };
-    struct env e;
+    struct th_env e;
     size_t olen, i;
     char *off = official(&olen), path[PATH_MAX], *names;
     int p;
@@ -765,7 +752,7 @@ END_TEST
 
 /* Does reading a file whose atime is older than its mtime update the
  * atime here (relatime or strictatime)?  Then "never read" is checkable. */
-static int atime_works(const struct env *e)
+static int atime_works(const struct th_env *e)
 {
     char path[PATH_MAX], *c;
     struct timespec ts[2];
@@ -804,7 +791,7 @@ START_TEST(non_regular_files_fail_without_being_followed)
     static const char *const kinds[] = { "a symbolic link", "a FIFO",   "a directory",
                                          "a socket",        "a device", "a device" };
     static const mode_t types[] = { S_IFLNK, S_IFIFO, S_IFDIR, S_IFSOCK, S_IFCHR, S_IFBLK };
-    struct env e;
+    struct th_env e;
     size_t olen, i, n_kinds = 4;
     int sock;
     char *off = official(&olen), target[PATH_MAX], path[PATH_MAX], link_to[PATH_MAX], *c;
@@ -905,7 +892,7 @@ END_TEST
 
 START_TEST(job_left_in_active_runs_again)
 {
-    struct env e;
+    struct th_env e;
     size_t olen;
     char *off = official(&olen), path[PATH_MAX];
     json_t *res;
@@ -948,7 +935,7 @@ END_TEST
  * decided by PID and deleted live daemons' files. */
 START_TEST(live_writers_temporaries_survive_a_start)
 {
-    struct env e;
+    struct th_env e;
     size_t olen;
     char *off = official(&olen), path[2][PATH_MAX], name[2][64];
     int p, fd[2], i;
@@ -994,7 +981,7 @@ START_TEST(outputs_appear_complete)
     enum {
         N = 200000
     };
-    struct env e;
+    struct th_env e;
     size_t len;
     char *big = repeat(SMALL_III, N, &len), active[PATH_MAX], path[PATH_MAX];
     int p, have_summary = 0;
@@ -1059,7 +1046,7 @@ END_TEST
 START_TEST(once_good_jobs_exit_0)
 {
     static const char *const jobs[] = { "a", "b", "c" };
-    struct env e;
+    struct th_env e;
     size_t olen, i;
     char *off = official(&olen), path[PATH_MAX];
     int p, code;
@@ -1088,7 +1075,7 @@ END_TEST
 
 START_TEST(once_failed_job_exits_1)
 {
-    struct env e;
+    struct th_env e;
     size_t olen;
     char *off = official(&olen), path[PATH_MAX], target[PATH_MAX];
     int p, code;
@@ -1114,7 +1101,7 @@ END_TEST
 
 START_TEST(once_empty_dir_exits_0)
 {
-    struct env e;
+    struct th_env e;
     int p, code;
 
     env_init(&e, NULL);
@@ -1127,7 +1114,7 @@ END_TEST
 
 START_TEST(once_missing_input_dir_is_named)
 {
-    struct env e;
+    struct th_env e;
     char missing[PATH_MAX];
     int p, code;
 
@@ -1150,7 +1137,7 @@ END_TEST
 
 START_TEST(missing_dirs_exit_2)
 {
-    struct env e;
+    struct th_env e;
     int p, code;
 
     env_init(&e, NULL);
@@ -1189,7 +1176,7 @@ START_TEST(sigterm_finishes_active_job)
     enum {
         N = 100
     };
-    struct env e;
+    struct th_env e;
     size_t len;
     char *big, path[PATH_MAX], gate[PATH_MAX];
     int p, code;
@@ -1222,7 +1209,7 @@ END_TEST
 /* The text of the one status file in .cairn/status/, or NULL while there
  * is none.  A write's temporary (a dot-file) may sit beside it, or stand
  * alone before the first rename: it is never what is read. */
-static char *status_text(const struct env *e)
+static char *status_text(const struct th_env *e)
 {
     char dir[PATH_MAX], path[PATH_MAX * 2];
     char *text = NULL;
@@ -1243,7 +1230,7 @@ static char *status_text(const struct env *e)
 }
 
 /* The "updated" time of the one status file in .cairn/status/, or NULL. */
-static char *status_updated(const struct env *e)
+static char *status_updated(const struct th_env *e)
 {
     char *text = status_text(e), *out = NULL;
     json_t *j = text != NULL ? json_loads(text, 0, NULL) : NULL;
@@ -1257,7 +1244,7 @@ static char *status_updated(const struct env *e)
 
 /* 1 once the status file's "updated" is no longer `first`; *now (freed
  * here on the next call) is what it says. */
-static int status_changed(const struct env *e, const char *first, char **now)
+static int status_changed(const struct th_env *e, const char *first, char **now)
 {
     free(*now);
     *now = status_updated(e);
@@ -1269,7 +1256,7 @@ static int status_changed(const struct env *e, const char *first, char **now)
  * not touched. */
 START_TEST(a_gone_daemon_s_status_file_is_removed_at_start)
 {
-    struct env e;
+    struct th_env e;
     char dir[PATH_MAX], path[PATH_MAX * 2], host[256] = "", text[512];
     struct timespec old[2] = { { .tv_sec = 0 }, { .tv_sec = 0 } };
     const char *const names[] = { "dead.1.aa.json", "fresh.2.bb.json", "other.3.cc.json" };
@@ -1316,7 +1303,7 @@ END_TEST
 START_TEST(a_second_daemon_on_the_same_metrics_file_is_warned)
 {
     static const char *const warning = "writes the same metrics file";
-    struct env e;
+    struct th_env e;
     char *text;
     int p1, p2, p3;
 
@@ -1347,7 +1334,7 @@ END_TEST
  * stale after 10 s). */
 START_TEST(idle_daemon_keeps_its_status_fresh)
 {
-    struct env e;
+    struct th_env e;
     char *first, *now = NULL;
     int p, changed;
 
@@ -1389,7 +1376,7 @@ START_TEST(bytes_read_are_counted_while_a_job_runs)
     enum {
         N = 200
     };
-    struct env e;
+    struct th_env e;
     size_t len;
     char *job, path[PATH_MAX], summary[PATH_MAX];
     long long records = -1, bytes = -1;
@@ -1438,7 +1425,7 @@ START_TEST(sigterm_timeout_leaves_job_for_restart)
     enum {
         N = 100
     };
-    struct env e;
+    struct th_env e;
     size_t len;
     char *huge, path[PATH_MAX], gate[PATH_MAX];
     int p, code;
@@ -1485,7 +1472,7 @@ END_TEST
  * exit 0, the log saying which signal it was. */
 START_TEST(sigint_stops_like_sigterm)
 {
-    struct env e;
+    struct th_env e;
     int p, code;
 
     env_init(&e, NULL);
@@ -1508,7 +1495,7 @@ START_TEST(second_sigterm_still_finishes_the_job)
     enum {
         N = 100
     };
-    struct env e;
+    struct th_env e;
     size_t len;
     char *job, path[PATH_MAX], gate[PATH_MAX];
     int p, code;
@@ -1548,7 +1535,7 @@ START_TEST(once_sigterm_finishes_active_job)
     enum {
         N = 100
     };
-    struct env e;
+    struct th_env e;
     size_t len;
     char *job, path[PATH_MAX], gate[PATH_MAX];
     int p, code;
@@ -1580,7 +1567,7 @@ END_TEST
  * directory and exits 1 for its supervisor, rather than idle forever. */
 START_TEST(input_dir_moved_away_exits_1)
 {
-    struct env e;
+    struct th_env e;
     char moved[PATH_MAX];
     int p, code;
 
@@ -1602,7 +1589,7 @@ END_TEST
  * see it by itself, within seconds, and exit 1 as for a move. */
 START_TEST(input_dir_removed_exits_1)
 {
-    struct env e;
+    struct th_env e;
     char cmd[PATH_MAX + 16], line[PATH_MAX + 64];
     int p, code;
 
@@ -1623,7 +1610,7 @@ END_TEST
  * active/ for the next start, nothing of it visible. */
 START_TEST(sigterm_with_no_shutdown_timeout_leaves_at_once)
 {
-    struct env e;
+    struct th_env e;
     size_t len;
     char *job, path[PATH_MAX], gate[PATH_MAX];
     int p, code;
@@ -1666,7 +1653,7 @@ START_TEST(same_name_dropped_while_it_runs_runs_next)
 {
     static const char one[] = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n";
     char path[PATH_MAX];
-    struct env e;
+    struct th_env e;
     size_t len;
     char *huge;
     int p;
@@ -1696,7 +1683,8 @@ END_TEST
 /* The daemon, started with the n-th call of kind on paths under `under`
  * failing with EIO (tests/faults/syscall_fault.c); processes it starts
  * later run without the shim. */
-static int start_with_fault(const struct env *e, const char *kind, const char *n, const char *under)
+static int start_with_fault(const struct th_env *e, const char *kind, const char *n,
+                            const char *under)
 {
     const char *shim = getenv("CAIRN_TEST_SYSCALL_FAULT");
     const char *asan = getenv("ASAN_OPTIONS");
@@ -1728,7 +1716,7 @@ static void io_error_mid_stream(const char *kind, const char *n, int in_input, c
     enum {
         N = 20000
     };
-    struct env e;
+    struct th_env e;
     size_t len;
     char *big = repeat(SMALL_III, N, &len), path[PATH_MAX], line[128];
     int p;
@@ -1778,7 +1766,7 @@ START_TEST(failed_hand_back_beside_a_new_file_of_the_name_loses_neither)
 {
     static const char one[] = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n";
     char path[PATH_MAX];
-    struct env e;
+    struct th_env e;
     size_t len;
     char *huge;
     int p;
@@ -1816,7 +1804,7 @@ END_TEST
  * waits, on a pool thread, for the test to remove the file gate
  * (slow_fsync.c), and waits until the first periodic write
  * (metrics_interval_s 0.2) sits in that fsync. */
-static int start_slow_metrics_disk(const struct env *e, const char *gate)
+static int start_slow_metrics_disk(const struct th_env *e, const char *gate)
 {
     const char *shim = getenv("CAIRN_TEST_SLOW_FSYNC");
     const char *asan = getenv("ASAN_OPTIONS");
@@ -1860,7 +1848,7 @@ struct gates {
  * SLOW_JOB_RECORDS slow records that wait for g->job (*huge, freed by the
  * caller): both gates are closed, so the shutdown timeout comes with the
  * job and the write in flight. */
-static void sigterm_with_a_slow_job(struct env *e, struct gates *g, char **huge, int *p)
+static void sigterm_with_a_slow_job(struct th_env *e, struct gates *g, char **huge, int *p)
 {
     char path[PATH_MAX];
     size_t len;
@@ -1880,7 +1868,7 @@ START_TEST(sigterm_timeout_waits_for_a_file_write)
 {
     char path[PATH_MAX], *names;
     struct gates g;
-    struct env e;
+    struct th_env e;
     char *huge;
     int p, code;
 
@@ -1914,7 +1902,7 @@ START_TEST(sigterm_timeout_leaves_a_stuck_file_write_behind)
 {
     char *names;
     struct gates g;
-    struct env e;
+    struct th_env e;
     char *huge;
     int p, code;
 
@@ -1949,7 +1937,7 @@ START_TEST(sigterm_leaves_the_final_metrics)
 {
     static const char one[] = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]}}\n";
     char path[PATH_MAX], gate[PATH_MAX];
-    struct env e;
+    struct th_env e;
     int p, code;
 
     env_init(&e, NULL);
@@ -1984,7 +1972,7 @@ END_TEST
 /* A plugin added, then removed, each followed by SIGHUP. */
 START_TEST(sighup_loads_new_plugins)
 {
-    struct env e;
+    struct th_env e;
     char src[PATH_MAX], dst[PATH_MAX], tmp[PATH_MAX], path[PATH_MAX];
     json_t *res, *r;
     int p;
@@ -2060,7 +2048,7 @@ END_TEST
  * set it had (before core/host/plugin_elf.c: SIGBUS, exit 135). */
 START_TEST(sighup_truncated_plugin_keeps_old_set)
 {
-    struct env e;
+    struct th_env e;
     char src[PATH_MAX], dst[PATH_MAX], tmp[PATH_MAX], path[PATH_MAX];
     size_t len;
     char *bytes;
@@ -2105,7 +2093,7 @@ END_TEST
 
 START_TEST(sighup_bad_config_keeps_old)
 {
-    struct env e;
+    struct th_env e;
     char path[PATH_MAX];
     int p;
 
@@ -2138,7 +2126,7 @@ END_TEST
  * `meson install`), and jobs still run. */
 START_TEST(sighup_in_a_build_tree_reloads_its_plugins)
 {
-    struct env e;
+    struct th_env e;
     int p;
 
     env_init(&e, NULL);
@@ -2165,7 +2153,7 @@ END_TEST
  * it (an operator tightening a running daemon's permissions). */
 START_TEST(sighup_new_umask_applies_to_new_outputs)
 {
-    struct env e;
+    struct th_env e;
     char path[PATH_MAX];
     struct stat st;
     int p;
@@ -2198,7 +2186,7 @@ END_TEST
 /* 10. metrics                                                         */
 /* ------------------------------------------------------------------ */
 
-static void promtool_check(const struct env *e, const char *prom)
+static void promtool_check(const struct th_env *e, const char *prom)
 {
     char log[PATH_MAX];
     int rc;
@@ -2219,7 +2207,7 @@ static void promtool_check(const struct env *e, const char *prom)
 
 START_TEST(metrics_file_is_kept)
 {
-    struct env e;
+    struct th_env e;
     size_t olen;
     char *off = official(&olen), prom[PATH_MAX];
     int p;
@@ -2250,7 +2238,7 @@ END_TEST
 
 START_TEST(metrics_file_setting)
 {
-    struct env e;
+    struct th_env e;
     size_t olen;
     char *off = official(&olen), path[PATH_MAX];
     int p, code;
@@ -2279,7 +2267,7 @@ END_TEST
  * followed (the metrics keep no pointer into the configuration it freed). */
 START_TEST(metrics_labels_follow_a_reload)
 {
-    struct env e;
+    struct th_env e;
     char prom[PATH_MAX];
     int p;
 
@@ -2322,7 +2310,7 @@ START_TEST(bad_config_exits_2_naming_the_key)
         { "{\"keep_inputs\": \"yes\"}", "keep_inputs" },
         { "{\"rescan_interval_s\": -1}", "rescan_interval_s" },
     };
-    struct env e;
+    struct th_env e;
     size_t i;
 
     env_init(&e, NULL);

@@ -39,26 +39,14 @@ static const char JOB[] =
     "{\"id\":1,\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]},"
     "\"expected\":\"Bob\"}\n";
 
-struct env {
-    char root[PATH_MAX];
-    char in[PATH_MAX];
-    char out[PATH_MAX];
-    char cfg[PATH_MAX];
-};
-
-static void env_init(struct env *e)
+static void env_init(struct th_env *e)
 {
-    th_new_dir(e->root);
-    th_pathf(e->in, "%s/in", e->root);
-    th_pathf(e->out, "%s/out", e->root);
-    th_pathf(e->cfg, "%s/cairn.json", e->root);
-    ck_assert_int_eq(mkdir(e->in, 0755), 0);
-    th_write_text(e->cfg, "{\"min_age_ms\":0,\"rescan_interval_s\":1,"
-                          "\"metrics_interval_s\":1,\"shutdown_timeout_s\":5}\n");
+    th_env_init(e, "{\"min_age_ms\":0,\"rescan_interval_s\":1,"
+                   "\"metrics_interval_s\":1,\"shutdown_timeout_s\":5}\n");
 }
 
 /* cairnd on e's spool with the plugin path plugins (NULL: the real ones). */
-static int start_with(const struct env *e, const char *plugins)
+static int start_with(const struct th_env *e, const char *plugins)
 {
     char *argv[] = { (char *)g_cairnd,
                      "-c",
@@ -76,7 +64,7 @@ static int start_with(const struct env *e, const char *plugins)
     return p;
 }
 
-static int start(const struct env *e)
+static int start(const struct th_env *e)
 {
     return start_with(e, NULL);
 }
@@ -138,7 +126,7 @@ static void stop_promptly(int p)
  * lines a second, and SIGTERM never served. */
 START_TEST(output_removed_no_busy_loop_and_sigterm_served)
 {
-    struct env e;
+    struct th_env e;
     char path[PATH_MAX];
     int p, tries;
 
@@ -170,7 +158,7 @@ enum {
  * every rescan; once the disk has room, it runs. */
 START_TEST(full_output_disk_backs_off_then_runs)
 {
-    struct env e;
+    struct th_env e;
     struct cairn_buf job = { 0 };
     char path[PATH_MAX];
     int p, i, tries;
@@ -215,7 +203,7 @@ END_TEST
  * that is said too. */
 START_TEST(status_file_on_a_full_disk_said_once_then_again)
 {
-    struct env e;
+    struct th_env e;
     char status_dir[PATH_MAX], filler[PATH_MAX];
     static char block[4096];
     int p, fd;
@@ -262,7 +250,7 @@ END_TEST
 /* ... and when it is back, the waiting job is run and published there. */
 START_TEST(output_removed_then_back_resumes)
 {
-    struct env e;
+    struct th_env e;
     int p;
 
     env_init(&e);
@@ -283,7 +271,7 @@ END_TEST
  * go to the directory the path names now, not to the old one. */
 START_TEST(output_renamed_and_recreated_followed)
 {
-    struct env e;
+    struct th_env e;
     char old[PATH_MAX], metrics[PATH_MAX], old_metrics[PATH_MAX];
     int p;
 
@@ -318,7 +306,7 @@ END_TEST
  * until a directory is back. */
 START_TEST(output_path_followed_across_a_mount_and_a_file)
 {
-    struct env e;
+    struct th_env e;
     char under[PATH_MAX], job[PATH_MAX];
     int p;
 
@@ -360,7 +348,7 @@ END_TEST
  * finishing into a removed done/ re-ran for ever. */
 static void state_folder_removed(const char *which)
 {
-    struct env e;
+    struct th_env e;
     char dir[PATH_MAX], path[PATH_MAX];
     int p, runs;
 
@@ -397,7 +385,7 @@ static void state_folder_removed(const char *which)
  * whose outputs were already published, ran a second time. */
 START_TEST(done_removed_while_a_job_finishes_runs_it_once)
 {
-    struct env e;
+    struct th_env e;
     char plugins[PATH_MAX], dir[PATH_MAX], path[PATH_MAX];
     size_t len;
     char *job;
@@ -460,7 +448,7 @@ END_TEST
  * Once it waited for the wall clock, and --once never exited. */
 static void future_mtime(int once)
 {
-    struct env e;
+    struct th_env e;
     char path[PATH_MAX];
     struct timespec t[2];
     int p, code;
@@ -537,7 +525,7 @@ static json_t *status_listing_a_job(const char *dir)
  * exit the file is gone. */
 START_TEST(status_file_shows_active_jobs)
 {
-    struct env e;
+    struct th_env e;
     char dir[PATH_MAX], path[PATH_MAX], gate[PATH_MAX];
     char *big;
     size_t len;
@@ -576,7 +564,7 @@ START_TEST(status_file_shows_active_jobs)
 END_TEST
 
 /* cairnd in a UTS namespace of its own, with host name host. */
-static pid_t start_with_host(const struct env *e, const char *host, const char *log)
+static pid_t start_with_host(const struct th_env *e, const char *host, const char *log)
 {
     pid_t pid;
 
@@ -612,7 +600,7 @@ START_TEST(status_file_name_survives_odd_host_names)
         return;
     }
     for (i = 0; i < 2; i++) {
-        struct env e;
+        struct th_env e;
         char dir[PATH_MAX], log[PATH_MAX], path[PATH_MAX], prefix[64];
         json_t *st = NULL;
         pid_t pid;
@@ -662,7 +650,7 @@ END_TEST
  * *.tmp) are not mentioned.  It used to be ignored without a word. */
 START_TEST(never_taken_files_said_once)
 {
-    struct env e;
+    struct th_env e;
     char path[PATH_MAX];
     int p;
 
@@ -709,7 +697,7 @@ END_TEST
  * a scan that finds the folder back. */
 START_TEST(active_replaced_by_a_file_no_busy_loop)
 {
-    struct env e;
+    struct th_env e;
     char dir[PATH_MAX], path[PATH_MAX];
     int p, errors;
 
@@ -736,7 +724,7 @@ END_TEST
  * spool died with it) is run by the next rescan, not only at a restart. */
 START_TEST(job_stranded_in_active_is_run_by_a_rescan)
 {
-    struct env e;
+    struct th_env e;
     char path[PATH_MAX];
     int p;
 

@@ -116,47 +116,29 @@ static long long jint(const json_t *o, const char *key)
 /* A test's directory and cairnd                                       */
 /* ------------------------------------------------------------------ */
 
-struct env {
-    char root[PATH_MAX];
-    char in[PATH_MAX];
-    char out[PATH_MAX];
-    char cfg[PATH_MAX];
-    char active[PATH_MAX];
-    char failed[PATH_MAX];
-    char done[PATH_MAX];
-};
-
-static void env_config(const struct env *e, const char *json)
+static void env_config(const struct th_env *e, const char *json)
 {
     th_write_text(e->cfg, json);
 }
 
 /* The configuration is written in full by each test: cfg is a JSON text. */
-static void env_init(struct env *e, const char *cfg)
+static void env_init(struct th_env *e, const char *cfg)
 {
-    th_new_dir(e->root);
-    th_pathf(e->in, "%s/in", e->root);
-    th_pathf(e->out, "%s/out", e->root);
-    th_pathf(e->cfg, "%s/cairn.json", e->root);
-    th_pathf(e->active, "%s/.cairn/active", e->in);
-    th_pathf(e->failed, "%s/.cairn/failed", e->in);
-    th_pathf(e->done, "%s/.cairn/done", e->in);
-    ck_assert_int_eq(mkdir(e->in, 0755), 0);
-    env_config(e, cfg);
+    th_env_init(e, cfg);
 }
 
-static void drop_job(const struct env *e, const char *name, const char *data, size_t len)
+static void drop_job(const struct th_env *e, const char *name, const char *data, size_t len)
 {
     th_drop_job(e->in, name, data, len);
 }
 
-static int spawn(const struct env *e, char *const argv[])
+static int spawn(const struct th_env *e, char *const argv[])
 {
     return th_spawn(e->root, argv);
 }
 
 /* cairnd -c CFG --input IN --output OUT --plugins PLUGINS [mode] */
-static int start(const struct env *e, const char *mode)
+static int start(const struct th_env *e, const char *mode)
 {
     char *argv[] = { (char *)g_cairnd, "-c",          (char *)e->cfg,
                      "--input",        (char *)e->in, "--output",
@@ -330,7 +312,7 @@ static void job_free(struct job *j)
 
 /* The job's summary says ok with all n records ok, and its results file
  * has exactly n lines, lines 1..n in order, each with the right answer. */
-static void check_job_ok(const struct env *e, const struct job *j)
+static void check_job_ok(const struct th_env *e, const struct job *j)
 {
     char path[PATH_MAX], id[PATH_MAX + 32];
     json_t *sum;
@@ -425,7 +407,7 @@ static uint64_t test_seed(void)
 
 START_TEST(soak_random_sigkills_lose_nothing)
 {
-    struct env e;
+    struct th_env e;
     static struct job jobs[SOAK_JOBS];
     uint64_t seed = test_seed(), s;
     size_t total = 0;
@@ -535,7 +517,7 @@ END_TEST
  * page cache, so this observes the order in which a finishing job's
  * renames happen (results, summary, output directory synced, input
  * moved), not what a power cut would keep. */
-static void check_order(const struct env *e, const struct job *jobs, int n)
+static void check_order(const struct th_env *e, const struct job *jobs, int n)
 {
     char path[PATH_MAX];
     int i;
@@ -564,7 +546,7 @@ static void check_order(const struct env *e, const struct job *jobs, int n)
 
 START_TEST(sigkill_among_small_jobs_keeps_rename_order)
 {
-    struct env e;
+    struct th_env e;
     static struct job jobs[ORDER_JOBS];
     uint64_t seed = test_seed(), s = seed;
     int i, k, p, code, before = 0;
@@ -619,7 +601,7 @@ END_TEST
  * check and the test says so. */
 START_TEST(sigkill_mid_metrics_write_leaves_no_temp)
 {
-    struct env e;
+    struct th_env e;
     uint64_t s = test_seed();
     int p, k, hit = 0;
     char *names;
@@ -691,14 +673,14 @@ static char *poison_data(size_t *len)
 }
 
 /* The run count the daemon keeps for a job in active/ (attempts.h). */
-static unsigned attempts_of(const struct env *e, const char *name)
+static unsigned attempts_of(const struct th_env *e, const char *name)
 {
     return th_attempts_of(e->active, name);
 }
 
 START_TEST(poison_job_is_quarantined_after_max_attempts)
 {
-    struct env e;
+    struct th_env e;
     struct job small[3], later;
     char path[PATH_MAX], big_sum[PATH_MAX];
     size_t len;
@@ -813,7 +795,7 @@ static void unchecked_teardown_mnt(void)
 
 START_TEST(full_disk_hands_back_then_completes)
 {
-    struct env e;
+    struct th_env e;
     struct job big, small;
     char path[PATH_MAX], in_path[PATH_MAX], act_path[PATH_MAX];
     int p;
@@ -910,7 +892,7 @@ static void check_mode(const char *path, mode_t want)
 
 START_TEST(umask_restricts_output_modes)
 {
-    struct env e;
+    struct th_env e;
     struct job j;
     char path[PATH_MAX];
     int p, code;
@@ -933,7 +915,7 @@ END_TEST
 
 START_TEST(hostile_names_stay_in_output_dir)
 {
-    struct env e;
+    struct th_env e;
     /* Spaces and non-ASCII letters; printf and shell metacharacters,
      * quotes and a backslash; a 200-character name; names that look like
      * paths or options. */
@@ -1008,7 +990,7 @@ END_TEST
  * goes: it is replaced, never written through. */
 START_TEST(planted_symlink_in_output_is_not_followed)
 {
-    struct env e;
+    struct th_env e;
     struct job j;
     char path[PATH_MAX], victim[PATH_MAX], *s;
     struct stat st;
