@@ -25,7 +25,7 @@
  *                  its output captured
  *   JSON           th_load_json, th_load_results, th_int_field,
  *                  th_str_field, th_codes, th_parse_lines, th_free_lines
- *   Random         th_splitmix64
+ *   Random         th_splitmix64 (rng.h, included)
  */
 #ifndef CAIRN_TEST_HARNESS_H
 #define CAIRN_TEST_HARNESS_H
@@ -36,6 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "rng.h"
 
 #define TH_DEADLINE_MS      15000 /* wait_ready: "soon" */
 #define TH_LONG_DEADLINE_MS 60000 /* stop: the exit after SIGTERM */
@@ -296,10 +298,5 @@ extern const char *const th_codes[];
  * names the data in messages.  th_free_lines frees the result. */
 json_t **th_parse_lines(const char *data, size_t len, size_t *n_out, const char *what);
 void th_free_lines(json_t **v, size_t n);
-
-/* ---- random ------------------------------------------------------ */
-
-/* splitmix64: a seeded, portable PRNG. */
-uint64_t th_splitmix64(uint64_t *state);
 
 #endif

@@ -166,7 +166,7 @@ static void crash(int p)
 /* Uniform in lo..hi (inclusive). */
 static long long rng_range(uint64_t *s, long long lo, long long hi)
 {
-    return lo + (long long)(th_splitmix64(s) % (uint64_t)(hi - lo + 1));
+    return th_splitmix64_range(s, lo, hi);
 }
 
 /* Reference solver, stone-game-iii: margin (alice - bob) under optimal
