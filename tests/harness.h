@@ -15,10 +15,12 @@
  *   Failures       TH_REQUIRE: on failure runs th_on_failure (by default
  *                  th_dump_logs), then ck_abort_msg
  *   A test's dir   struct th_env, th_env_init
+ *   Handshakes     th_wait_listings (th_wait_listings_in): n rescans seen;
+ *                  th_close_slow_gate, th_open_gate: a job held in flight
+ *                  (and slow_fsync.c's gate, a write held at its fsync)
  *   cairnd runs    a table of processes started with th_spawn (stdout and
  *                  stderr appended to a log), th_reap, th_running,
- *                  th_log_has, th_wait_exit, th_wait_ready, th_stop,
- *                  th_wait_listings;
+ *                  th_log_has, th_wait_exit, th_wait_ready, th_stop;
  *                  test directories under one top directory (th_make_top,
  *                  th_new_dir) removed by th_cleanup / th_cleanup_top;
  *                  th_run_cairnd (th_run_cairnd_stdin) runs cairnd once with
