@@ -553,22 +553,25 @@ START_TEST(sigkill_among_small_jobs_keeps_rename_order)
 
     fprintf(stderr, "order: CAIRN_TEST_SEED=%llu\n", (unsigned long long)seed);
     env_init(&e, "{\"min_age_ms\": 0, \"rescan_interval_s\": 1, \"metrics_interval_s\": 0, "
-                 "\"max_attempts\": 1000, \"log_level\": \"warning\"}\n");
+                 "\"max_attempts\": 1000, \"log_level\": \"info\"}\n");
     for (i = 0; i < ORDER_JOBS; i++) {
         char base[32];
 
         snprintf(base, sizeof(base), "one-%03d", i);
         job_make(&jobs[i], base, 1, seed ^ (uint64_t)(i + 1) * 0x9e3779b9ULL);
     }
-    /* A wave of jobs before each start, so that most kills land while
-     * jobs are finishing. */
+    /* A wave of jobs before each start, and the kill at a random moment
+     * once the daemon has claimed one of them, so that most kills land
+     * while jobs are finishing, however long the start takes. */
     for (k = 0; k < ORDER_KILLS; k++) {
         int now;
 
         for (i = k * ORDER_JOBS / ORDER_KILLS; i < (k + 1) * ORDER_JOBS / ORDER_KILLS; i++)
             drop_job(&e, jobs[i].name, jobs[i].data, jobs[i].len);
         p = start(&e, NULL);
-        th_sleep_ms((long)rng_range(&s, 5, 120));
+        TH_EVENTUALLY(th_log_has(p, " claimed") || !th_running(p), DEADLINE_MS,
+                      "no job of wave %d was claimed", k + 1);
+        th_sleep_ms((long)rng_range(&s, 0, 60));
         crash(p);
         check_order(&e, jobs, (k + 1) * ORDER_JOBS / ORDER_KILLS);
         now = count_suffix(e.out, ".summary.json");
