@@ -27,10 +27,7 @@ static uint64_t rng_state = 0x0DDBA11CAFEF00Dull;
 
 static uint64_t rng(void)
 {
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return th_splitmix64(&rng_state);
 }
 
 /* One line through both readers, under one setting; they must agree. */

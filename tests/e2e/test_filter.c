@@ -753,7 +753,7 @@ START_TEST(test_pipe_answers_before_eof)
     close(out[1]);
     ck_assert_int_eq(cairn_write_all(in[1], l1, sizeof(l1) - 1), 0);
     while (got == 0 || buf[got - 1] != '\n') {
-        ck_assert_msg(wait_readable(out[0], 10000),
+        ck_assert_msg(wait_readable(out[0], (int)th_scaled_ms(10000)),
                       "no answer to the first line within 10 s while stdin stays open");
         n = read(out[0], buf + got, sizeof(buf) - 1 - got);
         ck_assert_msg(n > 0, "cairnd closed stdout early");
@@ -868,7 +868,7 @@ START_TEST(test_endless_producer_stops_at_write_error)
     /* `head -1`: one line, then the reader is gone. */
     ck_assert_int_gt(read(out[0], buf, sizeof(buf)), 0);
     close(out[0]);
-    end = th_now_s() + 20;
+    end = th_now_s() + th_scaled_ms(20000) / 1000;
     while (waitpid(pid, &status, WNOHANG) == 0 && th_now_s() < end)
         th_sleep_ms(20);
     if (th_now_s() >= end) {
@@ -876,7 +876,8 @@ START_TEST(test_endless_producer_stops_at_write_error)
         waitpid(pid, &status, 0);
         kill(producer, SIGKILL);
         waitpid(producer, NULL, 0);
-        ck_abort_msg("cairnd --filter still running 20 s after its reader left");
+        ck_abort_msg("cairnd --filter still running %.0f s after its reader left",
+                     th_scaled_ms(20000) / 1000);
     }
     kill(producer, SIGKILL);
     waitpid(producer, NULL, 0);

@@ -25,25 +25,13 @@ static const char *g_plugins;
 static const char JOB[] =
     "{\"id\":1,\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]}}\n";
 
-struct env {
-    char root[PATH_MAX];
-    char in[PATH_MAX];
-    char out[PATH_MAX];
-    char cfg[PATH_MAX];
-};
-
-static void env_init(struct env *e)
+static void env_init(struct th_env *e)
 {
-    th_new_dir(e->root);
-    th_pathf(e->in, "%s/in", e->root);
-    th_pathf(e->out, "%s/out", e->root);
-    th_pathf(e->cfg, "%s/cairn.json", e->root);
-    ck_assert_int_eq(mkdir(e->in, 0755), 0);
-    th_write_text(e->cfg, "{\"min_age_ms\":0}\n");
+    th_env_init(e, "{\"min_age_ms\":0}\n");
 }
 
 /* Runs --once; exit status want; returns its log. */
-static char *once_log_status(const struct env *e, int want)
+static char *once_log_status(const struct th_env *e, int want)
 {
     char *argv[] = { (char *)g_cairnd, "-c",          (char *)e->cfg,
                      "--input",        (char *)e->in, "--output",
@@ -58,7 +46,7 @@ static char *once_log_status(const struct env *e, int want)
 
 /* The whole log of a --once run.  journald reads a "<N>" at the start of a
  * line as its priority, so a raw newline in a name could forge one. */
-static char *once_log(const struct env *e)
+static char *once_log(const struct th_env *e)
 {
     char *argv[] = { (char *)g_cairnd, "-c",          (char *)e->cfg,
                      "--input",        (char *)e->in, "--output",
@@ -106,7 +94,7 @@ END_TEST
 
 START_TEST(control_characters_are_escaped_in_the_log)
 {
-    struct env e;
+    struct th_env e;
     char *log, *line;
     int lines_with_name = 0;
 
@@ -129,7 +117,7 @@ START_TEST(control_characters_are_escaped_in_the_log)
 }
 END_TEST
 
-static json_t *summary(const struct env *e, const char *out_base)
+static json_t *summary(const struct th_env *e, const char *out_base)
 {
     char path[PATH_MAX];
 
@@ -144,7 +132,7 @@ static json_t *summary(const struct env *e, const char *out_base)
  * really holds the four characters \xff stays distinct. */
 START_TEST(names_that_are_not_utf8_are_escaped)
 {
-    struct env e;
+    struct th_env e;
     char path[PATH_MAX];
     json_t *a, *b, *c;
 
@@ -183,7 +171,7 @@ END_TEST
  * after the job, which did not fit for names near NAME_MAX. */
 START_TEST(long_named_poison_job_is_quarantined)
 {
-    struct env e;
+    struct th_env e;
     char name[NAME_MAX + 1], path[PATH_MAX];
     struct cairn_buf big = { 0 };
     int p, i, ok;

@@ -116,47 +116,29 @@ static long long jint(const json_t *o, const char *key)
 /* A test's directory and cairnd                                       */
 /* ------------------------------------------------------------------ */
 
-struct env {
-    char root[PATH_MAX];
-    char in[PATH_MAX];
-    char out[PATH_MAX];
-    char cfg[PATH_MAX];
-    char active[PATH_MAX];
-    char failed[PATH_MAX];
-    char done[PATH_MAX];
-};
-
-static void env_config(const struct env *e, const char *json)
+static void env_config(const struct th_env *e, const char *json)
 {
     th_write_text(e->cfg, json);
 }
 
 /* The configuration is written in full by each test: cfg is a JSON text. */
-static void env_init(struct env *e, const char *cfg)
+static void env_init(struct th_env *e, const char *cfg)
 {
-    th_new_dir(e->root);
-    th_pathf(e->in, "%s/in", e->root);
-    th_pathf(e->out, "%s/out", e->root);
-    th_pathf(e->cfg, "%s/cairn.json", e->root);
-    th_pathf(e->active, "%s/.cairn/active", e->in);
-    th_pathf(e->failed, "%s/.cairn/failed", e->in);
-    th_pathf(e->done, "%s/.cairn/done", e->in);
-    ck_assert_int_eq(mkdir(e->in, 0755), 0);
-    env_config(e, cfg);
+    th_env_init(e, cfg);
 }
 
-static void drop_job(const struct env *e, const char *name, const char *data, size_t len)
+static void drop_job(const struct th_env *e, const char *name, const char *data, size_t len)
 {
     th_drop_job(e->in, name, data, len);
 }
 
-static int spawn(const struct env *e, char *const argv[])
+static int spawn(const struct th_env *e, char *const argv[])
 {
     return th_spawn(e->root, argv);
 }
 
 /* cairnd -c CFG --input IN --output OUT --plugins PLUGINS [mode] */
-static int start(const struct env *e, const char *mode)
+static int start(const struct th_env *e, const char *mode)
 {
     char *argv[] = { (char *)g_cairnd, "-c",          (char *)e->cfg,
                      "--input",        (char *)e->in, "--output",
@@ -184,7 +166,7 @@ static void crash(int p)
 /* Uniform in lo..hi (inclusive). */
 static long long rng_range(uint64_t *s, long long lo, long long hi)
 {
-    return lo + (long long)(th_splitmix64(s) % (uint64_t)(hi - lo + 1));
+    return th_splitmix64_range(s, lo, hi);
 }
 
 /* Reference solver, stone-game-iii: margin (alice - bob) under optimal
@@ -330,7 +312,7 @@ static void job_free(struct job *j)
 
 /* The job's summary says ok with all n records ok, and its results file
  * has exactly n lines, lines 1..n in order, each with the right answer. */
-static void check_job_ok(const struct env *e, const struct job *j)
+static void check_job_ok(const struct th_env *e, const struct job *j)
 {
     char path[PATH_MAX], id[PATH_MAX + 32];
     json_t *sum;
@@ -395,26 +377,14 @@ static void check_job_ok(const struct env *e, const struct job *j)
     free(res);
 }
 
-/* No dot-file (a temporary) in dir. */
+/* No temporary left behind in dir. */
 static void check_no_dot_files(const char *dir)
 {
-    struct cairn_buf b = { 0 };
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
+    int n = th_count_left_temps(dir, ".");
+    char *names = th_list_dir(dir, " ");
 
-    TH_REQUIRE(d != NULL, "cannot open %s: %s", dir, strerror(errno));
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] != '.' || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        n++;
-        cairn_buf_puts(&b, e->d_name);
-        cairn_buf_puts(&b, " ");
-    }
-    closedir(d);
-    cairn_buf_append(&b, "", 1);
-    TH_REQUIRE(n == 0, "%d temporary file(s) left in %s: %s", n, dir, b.data);
-    free(b.data);
+    TH_REQUIRE(n == 0, "%d temporary file(s) left in %s: %s", n, dir, names);
+    free(names);
 }
 
 static uint64_t test_seed(void)
@@ -437,7 +407,7 @@ static uint64_t test_seed(void)
 
 START_TEST(soak_random_sigkills_lose_nothing)
 {
-    struct env e;
+    struct th_env e;
     static struct job jobs[SOAK_JOBS];
     uint64_t seed = test_seed(), s;
     size_t total = 0;
@@ -547,7 +517,7 @@ END_TEST
  * page cache, so this observes the order in which a finishing job's
  * renames happen (results, summary, output directory synced, input
  * moved), not what a power cut would keep. */
-static void check_order(const struct env *e, const struct job *jobs, int n)
+static void check_order(const struct th_env *e, const struct job *jobs, int n)
 {
     char path[PATH_MAX];
     int i;
@@ -576,29 +546,32 @@ static void check_order(const struct env *e, const struct job *jobs, int n)
 
 START_TEST(sigkill_among_small_jobs_keeps_rename_order)
 {
-    struct env e;
+    struct th_env e;
     static struct job jobs[ORDER_JOBS];
     uint64_t seed = test_seed(), s = seed;
     int i, k, p, code, before = 0;
 
     fprintf(stderr, "order: CAIRN_TEST_SEED=%llu\n", (unsigned long long)seed);
     env_init(&e, "{\"min_age_ms\": 0, \"rescan_interval_s\": 1, \"metrics_interval_s\": 0, "
-                 "\"max_attempts\": 1000, \"log_level\": \"warning\"}\n");
+                 "\"max_attempts\": 1000, \"log_level\": \"info\"}\n");
     for (i = 0; i < ORDER_JOBS; i++) {
         char base[32];
 
         snprintf(base, sizeof(base), "one-%03d", i);
         job_make(&jobs[i], base, 1, seed ^ (uint64_t)(i + 1) * 0x9e3779b9ULL);
     }
-    /* A wave of jobs before each start, so that most kills land while
-     * jobs are finishing. */
+    /* A wave of jobs before each start, and the kill at a random moment
+     * once the daemon has claimed one of them, so that most kills land
+     * while jobs are finishing, however long the start takes. */
     for (k = 0; k < ORDER_KILLS; k++) {
         int now;
 
         for (i = k * ORDER_JOBS / ORDER_KILLS; i < (k + 1) * ORDER_JOBS / ORDER_KILLS; i++)
             drop_job(&e, jobs[i].name, jobs[i].data, jobs[i].len);
         p = start(&e, NULL);
-        th_sleep_ms((long)rng_range(&s, 5, 120));
+        TH_EVENTUALLY(th_log_has(p, " claimed") || !th_running(p), DEADLINE_MS,
+                      "no job of wave %d was claimed", k + 1);
+        th_sleep_ms((long)rng_range(&s, 0, 60));
         crash(p);
         check_order(&e, jobs, (k + 1) * ORDER_JOBS / ORDER_KILLS);
         now = count_suffix(e.out, ".summary.json");
@@ -631,7 +604,7 @@ END_TEST
  * check and the test says so. */
 START_TEST(sigkill_mid_metrics_write_leaves_no_temp)
 {
-    struct env e;
+    struct th_env e;
     uint64_t s = test_seed();
     int p, k, hit = 0;
     char *names;
@@ -642,7 +615,7 @@ START_TEST(sigkill_mid_metrics_write_leaves_no_temp)
         th_wait_ready(p);
         th_sleep_ms((long)rng_range(&s, 5, 60));
         crash(p);
-        hit = th_count_entries(e.out, ".") > 0;
+        hit = th_count_left_temps(e.out, ".") > 0;
     }
     if (!hit) {
         fprintf(stderr, "metrics: no kill landed inside a metrics write; nothing to check\n");
@@ -652,11 +625,13 @@ START_TEST(sigkill_mid_metrics_write_leaves_no_temp)
     names = th_list_dir(e.out, " | ");
     fprintf(stderr, "metrics: after %d kill(s) OUTPUT holds: %s\n", k, names);
     free(names);
-    /* The next daemon, in its normal rhythm, then a clean stop. */
+    /* The next daemon, in its normal rhythm, then a clean stop once it has
+     * said it removed what the kill left. */
     env_config(&e, "{\"min_age_ms\": 0, \"metrics_interval_s\": 0.2, \"log_level\": \"debug\"}\n");
     p = start(&e, NULL);
     th_wait_ready(p);
-    th_sleep_ms(500);
+    TH_EVENTUALLY(th_log_has(p, "temporary file(s) left by a crash"), DEADLINE_MS,
+                  "the start did not remove the killed run's temporary");
     th_stop(p);
     check_no_dot_files(e.out);
     cleanup();
@@ -701,14 +676,14 @@ static char *poison_data(size_t *len)
 }
 
 /* The run count the daemon keeps for a job in active/ (attempts.h). */
-static unsigned attempts_of(const struct env *e, const char *name)
+static unsigned attempts_of(const struct th_env *e, const char *name)
 {
     return th_attempts_of(e->active, name);
 }
 
 START_TEST(poison_job_is_quarantined_after_max_attempts)
 {
-    struct env e;
+    struct th_env e;
     struct job small[3], later;
     char path[PATH_MAX], big_sum[PATH_MAX];
     size_t len;
@@ -778,7 +753,7 @@ START_TEST(poison_job_is_quarantined_after_max_attempts)
     json_decref(sum);
     TH_OUT(path, &e, "big.results.jsonl");
     TH_REQUIRE(!th_exists(path), "a quarantined job has a results file");
-    TH_REQUIRE(th_count_entries(e.out, ".big.") == 0,
+    TH_REQUIRE(th_count_left_temps(e.out, ".") == 0,
                "the poison job's temporary results file lingers");
     TH_EVENTUALLY(th_count_entries(e.active, "") == 0, DEADLINE_MS,
                   ".cairn/active/ keeps %d entries (a run counter?)",
@@ -823,7 +798,7 @@ static void unchecked_teardown_mnt(void)
 
 START_TEST(full_disk_hands_back_then_completes)
 {
-    struct env e;
+    struct th_env e;
     struct job big, small;
     char path[PATH_MAX], in_path[PATH_MAX], act_path[PATH_MAX];
     int p;
@@ -920,7 +895,7 @@ static void check_mode(const char *path, mode_t want)
 
 START_TEST(umask_restricts_output_modes)
 {
-    struct env e;
+    struct th_env e;
     struct job j;
     char path[PATH_MAX];
     int p, code;
@@ -943,7 +918,7 @@ END_TEST
 
 START_TEST(hostile_names_stay_in_output_dir)
 {
-    struct env e;
+    struct th_env e;
     /* Spaces and non-ASCII letters; printf and shell metacharacters,
      * quotes and a backslash; a 200-character name; names that look like
      * paths or options. */
@@ -1018,7 +993,7 @@ END_TEST
  * goes: it is replaced, never written through. */
 START_TEST(planted_symlink_in_output_is_not_followed)
 {
-    struct env e;
+    struct th_env e;
     struct job j;
     char path[PATH_MAX], victim[PATH_MAX], *s;
     struct stat st;

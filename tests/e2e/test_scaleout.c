@@ -148,11 +148,11 @@ static pid_t spawn(char *const *argv, const char *in, const char *out, const cha
     return pid;
 }
 
-/* Waits for pid at most timeout_s; on timeout kills it and fails.
+/* Waits for pid at most timeout_s (th_scaled_ms); on timeout kills it and fails.
  * Returns the exit code (-1 for a signal). */
 static int wait_exit(pid_t pid, double timeout_s, const char *what)
 {
-    double deadline = th_now_s() + timeout_s;
+    double deadline = th_now_s() + th_scaled_ms(timeout_s * 1000) / 1000;
     int status;
 
     for (;;) {
@@ -163,7 +163,8 @@ static int wait_exit(pid_t pid, double timeout_s, const char *what)
         if (th_now_s() > deadline) {
             kill(pid, SIGKILL);
             waitpid(pid, &status, 0);
-            ck_abort_msg("%s did not exit within %.0f s", what, timeout_s);
+            ck_abort_msg("%s did not exit within %.0f s", what,
+                         th_scaled_ms(timeout_s * 1000) / 1000);
         }
         th_sleep_ms(20);
     }
@@ -635,7 +636,7 @@ START_TEST(test_three_daemons_share_one_spool)
         daemon[k] = spawn(argv, NULL, NULL, logs[k]);
     }
     /* All three are watching before the first job arrives. */
-    deadline = th_now_s() + 15;
+    deadline = th_now_s() + th_scaled_ms(15000) / 1000;
     for (k = 0; k < B_DAEMONS; k++) {
         for (;;) {
             char *t = th_read_file(logs[k], NULL);
@@ -656,11 +657,11 @@ START_TEST(test_three_daemons_share_one_spool)
         snprintf(name, sizeof(name), "job%04zu", i);
         drop_job(in, name, i);
     }
-    deadline = th_now_s() + 40;
+    deadline = th_now_s() + th_scaled_ms(40000) / 1000;
     while ((n = count_entries(out, ".summary.json", NULL)) < B_JOBS) {
         for (k = 0; k < B_DAEMONS; k++)
             ck_assert_msg(waitpid(daemon[k], NULL, WNOHANG) == 0, "daemon %zu died", k + 1);
-        ck_assert_msg(th_now_s() < deadline, "only %zu of %d summaries after 40 s", n, B_JOBS);
+        ck_assert_msg(th_now_s() < deadline, "only %zu of %d summaries at the deadline", n, B_JOBS);
         th_sleep_ms(50);
     }
     for (k = 0; k < B_DAEMONS; k++)

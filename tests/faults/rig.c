@@ -135,7 +135,7 @@ int rig_finished(const struct spot *s)
 /* Waits for p to exit on its own (ms); 1 with *status, or 0. */
 int rig_exited(pid_t p, int *status, long ms)
 {
-    double end = th_now_s() + ms / 1000.0;
+    double end = th_now_s() + th_scaled_ms(ms) / 1000.0;
 
     do {
         if (waitpid(p, status, WNOHANG) == p)

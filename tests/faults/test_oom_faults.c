@@ -209,7 +209,7 @@ static int daemon_point(long n, int *aborted)
     arm(&s, n);
     p = rig_start(&s, 0);
     arm(&s, 0);
-    for (end = th_now_s() + 10; th_now_s() < end; th_sleep_ms(10)) {
+    for (end = th_now_s() + th_scaled_ms(10000) / 1000; th_now_s() < end; th_sleep_ms(10)) {
         if (waitpid(p, &status, WNOHANG) == p) {
             reaped = 1;
             break;

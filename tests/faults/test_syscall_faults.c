@@ -136,7 +136,7 @@ static int run_point(const char *kind, long n, const char *err, int once)
     p = rig_start(&s, once);
     arm(&s, NULL, 0, NULL);
     /* Until it exits (--once, or a deliberate exit) or the job is over. */
-    for (end = th_now_s() + 10; th_now_s() < end; th_sleep_ms(10)) {
+    for (end = th_now_s() + th_scaled_ms(10000) / 1000; th_now_s() < end; th_sleep_ms(10)) {
         if (waitpid(p, &status, WNOHANG) == p) {
             reaped = 1;
             break;

@@ -196,6 +196,80 @@ int th_count_visible(const char *dir)
     return count_entries(dir, "", 1);
 }
 
+/* 1 when some process has `path` open: one of its /proc/PID/fd links
+ * reads as path.  readlink, not stat: it never reaches into the file's
+ * file system, which another test may have frozen (powerfs). */
+static int open_anywhere(const char *path)
+{
+    DIR *procs = opendir("/proc");
+    struct dirent *p;
+    int found = 0;
+
+    ck_assert_msg(procs != NULL, "cannot read /proc: %s", strerror(errno));
+    while (!found && (p = readdir(procs)) != NULL) {
+        char fds[PATH_MAX];
+        DIR *d;
+        struct dirent *f;
+
+        if (p->d_name[0] < '0' || p->d_name[0] > '9')
+            continue;
+        snprintf(fds, sizeof(fds), "/proc/%s/fd", p->d_name);
+        if ((d = opendir(fds)) == NULL)
+            continue; /* gone since */
+        while (!found && (f = readdir(d)) != NULL) {
+            char target[PATH_MAX];
+            ssize_t n = readlinkat(dirfd(d), f->d_name, target, sizeof(target) - 1);
+
+            if (n > 0) {
+                target[n] = '\0';
+                found = strcmp(target, path) == 0;
+            }
+        }
+        closedir(d);
+    }
+    closedir(procs);
+    return found;
+}
+
+/* 1 when dir_fd/name (dir is its canonical path) is a regular file no
+ * process has open, or not a regular file at all. */
+static int left_behind(int dir_fd, const char *dir, const char *name)
+{
+    struct stat before, after;
+    char path[PATH_MAX];
+
+    if (fstatat(dir_fd, name, &before, AT_SYMLINK_NOFOLLOW) != 0)
+        return 0; /* renamed into place or removed since the listing */
+    if (!S_ISREG(before.st_mode))
+        return 1;
+    th_pathf(path, "%s/%s", dir, name);
+    if (open_anywhere(path))
+        return 0;
+    /* Still the same file: a writer renames its temporary away before it
+     * closes it, so a file that was open at our first look and is closed
+     * now no longer has this name. */
+    return fstatat(dir_fd, name, &after, AT_SYMLINK_NOFOLLOW) == 0 &&
+           after.st_dev == before.st_dev && after.st_ino == before.st_ino;
+}
+
+int th_count_left_temps(const char *dir, const char *prefix)
+{
+    char real[PATH_MAX];
+    DIR *d;
+    struct dirent *e;
+    int n = 0;
+
+    if (realpath(dir, real) == NULL || (d = opendir(real)) == NULL)
+        return -1;
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] == '.' && strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+            strncmp(e->d_name, prefix, strlen(prefix)) == 0 &&
+            left_behind(dirfd(d), real, e->d_name))
+            n++;
+    closedir(d);
+    return n;
+}
+
 char *th_list_dir(const char *dir, const char *sep)
 {
     struct cairn_buf b = { 0 };
@@ -251,6 +325,19 @@ void th_plugins_with_slow(const char *root, char *out)
     if (!th_exists(dst))
         th_copy_file(src, dst, 0755);
     th_pathf(out, "%s:%s", real, dir);
+}
+
+void th_close_slow_gate(const char *root, char *gate)
+{
+    th_pathf(gate, "%s/slow-gate", root);
+    th_write_text(gate, "");
+    setenv("CAIRN_SLOW_GATE", gate, 1);
+}
+
+void th_open_gate(const char *gate)
+{
+    TH_REQUIRE(unlink(gate) == 0 || errno == ENOENT, "cannot remove the gate %s: %s", gate,
+               strerror(errno));
 }
 
 char *th_slow_job(size_t records, int ms, size_t *len)
@@ -343,6 +430,14 @@ double th_now_s(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double th_scaled_ms(double ms)
+{
+    double k = th_timeout_multiplier();
+
+    /* A deadline is a last resort against a hang: never shortened. */
+    return k > 1 ? ms * k : ms;
 }
 
 void th_sleep_ms(long ms)
@@ -565,6 +660,59 @@ void th_stop(int p)
     TH_REQUIRE(code == 0, "cairnd exited %d after SIGTERM", code);
 }
 
+void th_env_init(struct th_env *e, const char *cfg_json)
+{
+    const char *plugins = getenv("CAIRN_TEST_PLUGIN_DIR");
+
+    th_new_dir(e->root);
+    th_pathf(e->in, "%s/in", e->root);
+    th_pathf(e->out, "%s/out", e->root);
+    th_pathf(e->cfg, "%s/cairn.json", e->root);
+    th_pathf(e->plugins, "%s", plugins != NULL ? plugins : "");
+    th_pathf(e->active, "%s/.cairn/active", e->in);
+    th_pathf(e->done, "%s/.cairn/done", e->in);
+    th_pathf(e->failed, "%s/.cairn/failed", e->in);
+    ck_assert_msg(mkdir(e->in, 0755) == 0, "mkdir %s: %s", e->in, strerror(errno));
+    if (cfg_json != NULL)
+        th_write_text(e->cfg, cfg_json);
+}
+
+/* One name of th_wait_listings, made in spool and waited for in log (the
+ * log of process p of the table, or of a daemon started otherwise: p -1). */
+static void mark_listing(const char *log, int p, const char *spool)
+{
+    static unsigned n;
+    char dot[PATH_MAX], mark[PATH_MAX], said[PATH_MAX];
+    const char *name;
+
+    th_pathf(dot, "%s/.th-listing-%d-%u.tmp", spool, (int)getpid(), ++n);
+    th_pathf(mark, "%s/th-listing-%d-%u.mark", spool, (int)getpid(), n);
+    name = strrchr(mark, '/') + 1;
+    th_pathf(said, "%s is never taken", name);
+    /* Written under a dot-name (never said, nor taken), then linked: the
+     * link's only event is IN_CREATE, which the daemon does not act on for
+     * a name that is never a job. */
+    th_write_text(dot, "");
+    TH_REQUIRE(link(dot, mark) == 0, "link %s: %s", mark, strerror(errno));
+    TH_REQUIRE(unlink(dot) == 0, "unlink %s: %s", dot, strerror(errno));
+    TH_EVENTUALLY(th_file_contains(log, said) || (p >= 0 && !th_running(p)), TH_LONG_DEADLINE_MS,
+                  "waiting for a listing of %s to say %s; %s has no such line", spool, name, log);
+    TH_REQUIRE(p < 0 || th_running(p), "cairnd ended while waiting for a listing of %s", spool);
+    unlink(mark);
+}
+
+void th_wait_listings(int p, const char *spool, int n)
+{
+    for (int i = 0; i <= n; i++)
+        mark_listing(th_log[p], p, spool);
+}
+
+void th_wait_listings_in(const char *log, const char *spool, int n)
+{
+    for (int i = 0; i <= n; i++)
+        mark_listing(log, -1, spool);
+}
+
 struct th_run th_run_cairnd(const char *cairnd, const char *scratch_dir, const char *const *args)
 {
     return th_run_cairnd_stdin(cairnd, scratch_dir, "/dev/null", args);
@@ -713,14 +861,7 @@ void th_free_lines(json_t **v, size_t n)
 /* Random                                                              */
 /* ------------------------------------------------------------------ */
 
-uint64_t th_splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
-
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
+/* th_splitmix64 is inline in rng.h. */
 
 /* ------------------------------------------------------------------ */
 /* Deadlines and locks                                                 */
@@ -738,11 +879,6 @@ double th_timeout_multiplier(void)
         return 1;
     m = strtod(env, &end);
     return end != env && *end == '\0' && m > 0 ? m : 1;
-}
-
-long th_scaled_ms(long ms)
-{
-    return (long)((double)ms * th_timeout_multiplier());
 }
 
 /* A lock as /proc/locks and fdinfo's "lock:" lines give it:

@@ -8,12 +8,16 @@
  *   Files          th_pathf, th_xasprintf, th_write_file (cairn_write_all from util.h),
  *                  th_write_text, th_slurp, th_slurp_nofollow, th_read_file,
  *                  th_exists, th_file_contains, th_count_entries,
- *                  th_count_visible,
+ *                  th_count_visible, th_count_left_temps,
  *                  th_list_dir, th_copy_file, th_copy_plugins, th_make_dir_in, th_rm_tree,
  *                  th_ends_with
- *   Time           th_now_s, th_sleep_ms, TH_POLL, TH_EVENTUALLY
+ *   Time           th_now_s, th_sleep_ms, th_scaled_ms, TH_POLL, TH_EVENTUALLY
  *   Failures       TH_REQUIRE: on failure runs th_on_failure (by default
  *                  th_dump_logs), then ck_abort_msg
+ *   A test's dir   struct th_env, th_env_init
+ *   Handshakes     th_wait_listings (th_wait_listings_in): n rescans seen;
+ *                  th_close_slow_gate, th_open_gate: a job held in flight
+ *                  (and slow_fsync.c's gate, a write held at its fsync)
  *   cairnd runs    a table of processes started with th_spawn (stdout and
  *                  stderr appended to a log), th_reap, th_running,
  *                  th_log_has, th_wait_exit, th_wait_ready, th_stop;
@@ -23,7 +27,7 @@
  *                  its output captured
  *   JSON           th_load_json, th_load_results, th_int_field,
  *                  th_str_field, th_codes, th_parse_lines, th_free_lines
- *   Random         th_splitmix64
+ *   Random         th_splitmix64 (rng.h, included)
  */
 #ifndef CAIRN_TEST_HARNESS_H
 #define CAIRN_TEST_HARNESS_H
@@ -34,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "rng.h"
 
 #define TH_DEADLINE_MS      15000 /* wait_ready: "soon" */
 #define TH_LONG_DEADLINE_MS 60000 /* stop: the exit after SIGTERM */
@@ -97,6 +103,17 @@ int th_file_contains(const char *path, const char *needle);
 int th_count_entries(const char *dir, const char *prefix);
 /* Entries of dir that are not dot-files (a writer's temporaries). */
 int th_count_visible(const char *dir);
+/* Dot-files of dir whose name starts with prefix (".", ".cairn.", ...)
+ * that no live process has open: temporaries a dead or departed writer
+ * left behind, never one a running daemon is writing now (a periodic
+ * metrics or status rewrite comes and goes at any moment).  The same
+ * question cairn_tmpfile_sweep asks with the temporary's lock, which its
+ * writer holds from just after the create until the rename; asked here by
+ * the open descriptor (there is no lock without one, and a descriptor
+ * covers the instant between the create and the lock too), since taking
+ * the lock to see would make such a writer give its name up.  Also counts
+ * any dot-entry that is not a regular file; -1 when dir cannot be read. */
+int th_count_left_temps(const char *dir, const char *prefix);
 /* The names in dir, each followed by sep, for messages (caller frees). */
 char *th_list_dir(const char *dir, const char *sep);
 /* Copies src to the new file dst (which must not exist) and gives it
@@ -114,6 +131,16 @@ void th_plugins_with_slow(const char *root, char *out);
  * milliseconds: a job that runs for a known time however fast the real
  * solvers are (caller frees; its length in *len). */
 char *th_slow_job(size_t records, int ms, size_t *len);
+/* Closes the gate of plugin "slow" for the daemons this test starts from
+ * now on: each of their slow records waits while root/slow-gate exists
+ * (path in gate, PATH_MAX), so a slow job stays in flight until the test
+ * calls th_open_gate (within solve_timeout_s, 60 s unless the test sets
+ * it: a record held longer is a hung one).  Holds for the rest of this
+ * test only (Check runs each test in its own process). */
+void th_close_slow_gate(const char *root, char *gate);
+/* Removes a gate (th_close_slow_gate's, or slow_fsync.c's): what waits
+ * for it goes on. */
+void th_open_gate(const char *gate);
 /* A fresh 0755 directory root/case-XXXXXX (caller frees). */
 char *th_make_dir_in(const char *root);
 /* rm -rf, not following symlinks nor crossing mount points. */
@@ -124,13 +151,18 @@ int th_ends_with(const char *s, const char *suffix);
 
 double th_now_s(void); /* CLOCK_MONOTONIC */
 void th_sleep_ms(long ms);
+/* ms times $CK_TIMEOUT_MULTIPLIER (when it is more than 1): a deadline is
+ * a last resort against a real hang, and a slow machine (a sanitizer
+ * build, a loaded host) says so through Check's own multiplier. */
+double th_scaled_ms(double ms);
 
-/* ok = cond, polled every th_settings.poll_ms until true or ms have passed. */
-#define TH_POLL(ok, cond, ms)                           \
-    do {                                                \
-        double end_ = th_now_s() + (ms) / 1000.0;       \
-        while (!((ok) = !!(cond)) && th_now_s() < end_) \
-            th_sleep_ms(th_settings.poll_ms);           \
+/* ok = cond, polled every th_settings.poll_ms until true or ms (scaled)
+ * have passed. */
+#define TH_POLL(ok, cond, ms)                                 \
+    do {                                                      \
+        double end_ = th_now_s() + th_scaled_ms(ms) / 1000.0; \
+        while (!((ok) = !!(cond)) && th_now_s() < end_)       \
+            th_sleep_ms(th_settings.poll_ms);                 \
     } while (0)
 
 /* Runs before a TH_REQUIRE fails the test (default: th_dump_logs). */
@@ -150,6 +182,27 @@ extern void (*th_on_failure)(void);
         TH_POLL(ok_, cond, ms);       \
         TH_REQUIRE(ok_, __VA_ARGS__); \
     } while (0)
+
+/* ---- a test's directory ------------------------------------------ */
+
+/* What a test that runs cairnd works in: root (a th_new_dir) holding the
+ * spool in/ (made here), the output directory out/ (left for the daemon
+ * to make), the -c file (cfg); the spool's state folders, made by the
+ * daemon; and plugins, the --plugins path ($CAIRN_TEST_PLUGIN_DIR until a
+ * test changes it). */
+struct th_env {
+    char root[PATH_MAX];
+    char in[PATH_MAX];
+    char out[PATH_MAX];
+    char cfg[PATH_MAX];
+    char plugins[PATH_MAX];
+    char active[PATH_MAX];
+    char done[PATH_MAX];
+    char failed[PATH_MAX];
+};
+/* Fills e for a fresh directory, makes its spool, and writes cfg_json to
+ * its -c file (when not NULL: the caller then writes it). */
+void th_env_init(struct th_env *e, const char *cfg_json);
 
 /* ---- test directories and cairnd processes ----------------------- */
 
@@ -204,6 +257,17 @@ int th_wait_exit(int p, long ms);
 void th_wait_ready(int p);
 /* SIGTERM; the daemon must exit 0. */
 void th_stop(int p);
+/* Returns once daemon P, watching spool, has made n full listings of it
+ * that all began after this call: what a rescan would do wrong (take a
+ * file too young, or still open, or backed off) it has had n chances to
+ * do.  The handshake: a name the daemon never takes, made with link(2),
+ * which inotify does not report for such a name, so only a listing sees
+ * it, and says so ("... is never taken").  n + 1 such names, one after the
+ * other, each made once the one before was said (the listing that says
+ * the first may have begun before the call); each is removed once said. */
+void th_wait_listings(int p, const char *spool, int n);
+/* The same for a daemon started otherwise, logging to log. */
+void th_wait_listings_in(const char *log, const char *spool, int n);
 
 /* One run of cairnd with args (NULL-terminated, argv[1..]): stdin from
  * /dev/null, stdout and stderr captured in files in scratch_dir (removed
@@ -237,19 +301,12 @@ extern const char *const th_codes[];
 json_t **th_parse_lines(const char *data, size_t len, size_t *n_out, const char *what);
 void th_free_lines(json_t **v, size_t n);
 
-/* ---- random ------------------------------------------------------ */
-
-/* splitmix64: a seeded, portable PRNG. */
-uint64_t th_splitmix64(uint64_t *state);
-
 /* ---- deadlines and locks ----------------------------------------- */
 
 /* CK_TIMEOUT_MULTIPLIER as a number (Check's own scale of a test case's
  * time limit, set by scripts/sanitize): a deadline of the test's own is
  * multiplied by it too.  1 when unset, not a number, or not above 0. */
 double th_timeout_multiplier(void);
-/* ms times th_timeout_multiplier(). */
-long th_scaled_ms(long ms);
 /* Prints on stderr every lock /proc/locks lists on dirs[0]'s file system:
  * its kind, the file (named by its entry in one of dirs, else by inode),
  * the pid that took it with its command name, and each process whose open

@@ -15,20 +15,12 @@ void th_rng_seed(uint64_t seed)
 
 uint64_t th_rng_next(void)
 {
-    uint64_t z = (state += UINT64_C(0x9E3779B97F4A7C15));
-
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
+    return th_splitmix64(&state);
 }
 
 int64_t th_rng_range(int64_t lo, int64_t hi)
 {
-    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1u;
-
-    if (span == 0)
-        return (int64_t)th_rng_next(); /* the whole int64 range */
-    return (int64_t)((uint64_t)lo + th_rng_next() % span);
+    return th_splitmix64_range(&state, lo, hi);
 }
 
 const char *th_row_str(const int64_t *a, size_t n)

@@ -27,6 +27,7 @@
 #include "engine.h"
 #include "plugin_loader.h"
 #include "record.h"
+#include "rng.h"
 #include "util.h"
 
 static struct cairn_registry g_reg;
@@ -485,14 +486,6 @@ static void run_matrix(const char *in, size_t len, size_t max_line, const char *
 
 static uint64_t g_rng;
 
-static uint64_t rng_next(void)
-{
-    uint64_t z = (g_rng += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
 /* n stone-game-iii records with ids, some of them broken, blank or CRLF. */
 static char *random_records(size_t n, uint64_t seed, size_t *len)
 {
@@ -501,7 +494,7 @@ static char *random_records(size_t n, uint64_t seed, size_t *len)
 
     g_rng = seed;
     for (i = 0; i < n; i++) {
-        uint64_t r = rng_next();
+        uint64_t r = th_splitmix64(&g_rng);
         size_t m = 1 + (size_t)(r % 12);
         int rc = 0;
 
@@ -515,7 +508,8 @@ static char *random_records(size_t n, uint64_t seed, size_t *len)
                                    "{\"stoneValue\":[",
                                    i, r % 3 == 0 ? "1406" : "stone-game-iii");
             for (k = 0; k < m; k++)
-                rc |= cairn_buf_printf(&b, "%s%d", k ? "," : "", (int)(rng_next() % 2001) - 1000);
+                rc |= cairn_buf_printf(&b, "%s%d", k ? "," : "",
+                                       (int)(th_splitmix64(&g_rng) % 2001) - 1000);
             rc |= cairn_buf_puts(&b, "]}}");
         }
         rc |= cairn_buf_puts(&b, r % 13 == 0 ? "\r\n" : "\n");
@@ -1405,7 +1399,8 @@ static char *expensive_records(size_t n, size_t m, size_t *len)
         rc |= cairn_buf_printf(
             &b, "{\"id\":%zu,\"variant\":\"stone-game-ii\",\"input\":{\"piles\":[", i);
         for (k = 0; k < m; k++)
-            rc |= cairn_buf_printf(&b, "%s%d", k ? "," : "", 1 + (int)(rng_next() % 10000));
+            rc |= cairn_buf_printf(&b, "%s%d", k ? "," : "",
+                                   1 + (int)(th_splitmix64(&g_rng) % 10000));
         rc |= cairn_buf_puts(&b, "]},\"options\":{\"limits\":\"extended\"}}\n");
     }
     ck_assert_int_eq(rc, 0);

@@ -21,6 +21,7 @@
 #include "brute.h"
 #include "cairn/plugin.h"
 #include "plugin_loader.h"
+#include "rng.h"
 
 /* Rows up to this length are judged by the exhaustive minimax. */
 #define MINIMAX_MAX_N 12
@@ -52,21 +53,10 @@ static void rng_seed(uint64_t seed)
     g_rng = seed;
 }
 
-static uint64_t rng_next(void)
-{
-    uint64_t z = (g_rng += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
 /* Uniform (up to a negligible bias) in [lo, hi]. */
 static int64_t rng_range(int64_t lo, int64_t hi)
 {
-    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1u;
-    if (span == 0) /* the whole int64 range */
-        return (int64_t)rng_next();
-    return (int64_t)((uint64_t)lo + rng_next() % span);
+    return th_splitmix64_range(&g_rng, lo, hi);
 }
 
 /* The row as text for failure messages (a static buffer: the tests are

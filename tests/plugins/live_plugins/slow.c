@@ -4,15 +4,29 @@
  * some seconds after it is claimed is built from these records, so the
  * tests that watch a job in flight do not depend on how fast a real
  * solver has become.  It sleeps rather than spins: the wait costs no CPU.
+ * While the file $CAIRN_SLOW_GATE exists, each record then waits for it
+ * to go: a test that must act while the job is still running holds it
+ * there for as long as it needs, however fast or slow the machine.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cairn/plugin.h>
 
 /* The plain sum of values, defined by fixture.h (included last). */
 static int fixture_sum(const struct cairn_problem *problem, struct cairn_result *result,
                        void *scratch, char *msg, size_t msg_len);
+
+static void wait_for_the_gate(void)
+{
+    const struct timespec tick = { 0, 10 * 1000000L };
+    const char *gate = getenv("CAIRN_SLOW_GATE");
+
+    while (gate != NULL && access(gate, F_OK) == 0)
+        nanosleep(&tick, NULL);
+}
 
 static int slow_solve(const struct cairn_problem *problem, struct cairn_result *result,
                       void *scratch, char *msg, size_t msg_len)
@@ -25,6 +39,7 @@ static int slow_solve(const struct cairn_problem *problem, struct cairn_result *
         while (nanosleep(&ts, &ts) != 0)
             ; /* interrupted: sleep the rest */
     }
+    wait_for_the_gate();
     return fixture_sum(problem, result, scratch, msg, msg_len);
 }
 
