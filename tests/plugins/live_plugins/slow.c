@@ -4,6 +4,9 @@
  * some seconds after it is claimed is built from these records, so the
  * tests that watch a job in flight do not depend on how fast a real
  * solver has become.  It sleeps rather than spins: the wait costs no CPU.
+ * It sleeps in slices of 100 ms, so a record in flight when the daemon is
+ * stopped (SIGSTOP) is still in flight once it is continued, as a solver
+ * that computes would be: a stop swallows one slice, not the whole sleep.
  */
 #include <stdint.h>
 #include <time.h>
@@ -19,11 +22,14 @@ static int slow_solve(const struct cairn_problem *problem, struct cairn_result *
 {
     int64_t ms = problem->inputs[0].v[0];
 
-    if (ms > 0) {
-        struct timespec ts = { (time_t)(ms > 1000 ? 1 : ms / 1000),
-                               (long)(ms > 1000 ? 0 : ms % 1000) * 1000000L };
+    ms = ms > 1000 ? 1000 : ms;
+    while (ms > 0) {
+        int64_t slice = ms > 100 ? 100 : ms;
+        struct timespec ts = { 0, (long)slice * 1000000L };
+
         while (nanosleep(&ts, &ts) != 0)
             ; /* interrupted: sleep the rest */
+        ms -= slice;
     }
     return fixture_sum(problem, result, scratch, msg, msg_len);
 }
