@@ -18,6 +18,20 @@
  * worker's time on small records.  What the watch leaves per record is a
  * few plain stores (record.c's timing of solve() for the metrics is its
  * own).
+ *
+ * The loop thread's timing is by its own clock, ran_ns, not by uv_hrtime:
+ * CLOCK_MONOTONIC goes on while the whole process is stopped (SIGSTOP, a
+ * frozen cgroup, a paused VM), and a good record that was being solved
+ * when the process was stopped for longer than the timeout would be
+ * reported hung the moment it runs again.  Between two checks ran_ns
+ * advances by the time that passed, up to two intervals; a check later
+ * than that means this process (or at least its loop thread) did not run,
+ * and what did not run cannot have been hanging: that gap counts as one
+ * interval, as if the check had come on time.  Thread CPU
+ * time would not do: a plugin blocked in a sleep or a read uses none and
+ * is hung all the same.  Each check adds at least one interval (a timer
+ * never fires early), so a real hang is still reported within a bounded
+ * number of checks, however late they run.
  */
 #include "hang.h"
 
@@ -41,7 +55,7 @@ static atomic_uint_fast64_t next_id = 1;
 /* What the loop thread last saw in a slot, and since when. */
 struct cairn_hang_seen {
     uint64_t gen;
-    uint64_t since; /* uv_hrtime() */
+    uint64_t since; /* ran_ns */
 };
 
 /* The calling thread's slot, and whose it is. */
@@ -71,6 +85,7 @@ int cairn_hang_init(struct cairn_hang *h, uv_loop_t *loop, size_t n_threads, cai
     h->id = atomic_fetch_add(&next_id, 1);
     h->cb = cb;
     h->data = data;
+    h->clock = uv_hrtime;
     if ((rc = uv_timer_init(loop, &h->timer)) != 0) {
         cairn_hang_free(h);
         return rc;
@@ -105,9 +120,14 @@ static void on_check(uv_timer_t *t)
 {
     struct cairn_hang *h = t->data;
     size_t claimed = atomic_load_explicit(&h->n_claimed, memory_order_acquire);
-    uint64_t now = uv_hrtime();
+    uint64_t wall = h->clock(), gap = wall - h->last_ns, now;
     size_t i, n = 0;
 
+    /* A gap past two intervals is a stop of the process (see the top):
+     * counted as one interval, as if this check had come on time. */
+    h->last_ns = wall;
+    h->ran_ns += gap <= 2 * h->every_ns ? gap : h->every_ns;
+    now = h->ran_ns;
     if (claimed > h->n_slots)
         claimed = h->n_slots;
     for (i = 0; i < claimed; i++) {
@@ -150,6 +170,8 @@ void cairn_hang_set_timeout(struct cairn_hang *h, double seconds)
      * cost. */
     every_ms = h->timeout_ns / 4000000;
     every_ms = every_ms < 20 ? 20 : every_ms > 1000 ? 1000 : every_ms;
+    h->every_ns = every_ms * 1000000;
+    h->last_ns = h->clock();
     uv_timer_start(&h->timer, on_check, every_ms, every_ms);
 }
 

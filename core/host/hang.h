@@ -8,6 +8,15 @@
  * times per timeout (cairn_hang_set_timeout) and reports each record
  * whose plugin calls have run longer than the timeout.
  *
+ * "Run" means while this process ran: the checks keep a clock of their own,
+ * and a gap of more than two check intervals between one check and the
+ * next counts as one.  A process that was stopped (SIGSTOP, docker pause,
+ * the cgroup freezer, a debugger, a paused virtual machine) runs no check,
+ * so however long the stop, it adds one interval (a quarter of the
+ * timeout, at most 1 s) to a record's time; a plugin that blocks without
+ * using CPU (a sleep, a read that never returns) is still timed, check by
+ * check, and reported.
+ *
  * What to do about it is the owner's decision (daemon.c for the daemon,
  * main.c for --filter): a thread inside a plugin can be neither stopped nor
  * cancelled safely, only left behind by exiting.
@@ -29,7 +38,8 @@ struct cairn_hang_report {
     uint64_t line;      /* its 1-based line number */
     const char *plugin; /* the plugin's name */
     double seconds;     /* how long its plugin calls have run so far, at
-                           least (timed from the first check that saw it) */
+                           least (timed from the first check that saw it,
+                           stops of the process left out: see the top) */
 };
 
 struct cairn_hang;
@@ -48,6 +58,12 @@ struct cairn_hang {
     uint64_t timeout_ns; /* 0: nothing is watched */
     uint64_t id;         /* tells a worker's cached slot of a freed
                                      monitor from one of ours */
+    uint64_t every_ns;   /* the check interval */
+    uint64_t last_ns;    /* clock() at the last check (or set_timeout) */
+    uint64_t ran_ns;     /* the checks' own clock: what they count as run */
+    /* uv_hrtime, unless a test puts a clock of its own here (before
+     * cairn_hang_set_timeout) to stop the process without stopping it. */
+    uint64_t (*clock)(void);
     struct cairn_hang_slot *slots;
     size_t n_slots;
     atomic_size_t n_claimed;           /* slots handed to worker threads */

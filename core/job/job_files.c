@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "attempts.h"
@@ -165,6 +166,59 @@ void cairn_job_start_files(struct cairn_job *job)
  * never before its results, the input never out of active/ before the
  * summary is in place.
  */
+/* How long a publish waits for the output directory's lock: a cairnd
+ * holds it for two renames, so a lock held longer is something else's. */
+#define OUTPUT_LOCK_WAIT_MS 1000
+
+/* The output directory's lock, taken without ever blocking on it: anyone
+ * who can open the directory can flock(2) it, and a blocking wait would
+ * let them hold every job's publish, and with it a shutdown, for as long
+ * as they like.  Tries for OUTPUT_LOCK_WAIT_MS, then goes on without it,
+ * naming the holder.  1 when locked, 0 when not (said in the log). */
+static int lock_output(struct cairn_job *job)
+{
+    long waited = 0, step = 1, pid = 0;
+    struct timespec ts;
+
+    for (;;) {
+        if (flock(job->out_fd, LOCK_EX | LOCK_NB) == 0)
+            return 1;
+        if (errno == EINTR)
+            continue;
+        if (errno != EWOULDBLOCK) {
+            cairn_log(job->env.log, CAIRN_LOG_WARNING,
+                      "job %s: cannot lock the output directory to publish: %s; publishing "
+                      "unlocked (a daemon sharing it could put its pair beside this one's)",
+                      job->claim.base, strerror(errno));
+            return 0;
+        }
+        if (waited >= OUTPUT_LOCK_WAIT_MS)
+            break;
+        /* 1, 2, 4 ... 64, then 100 ms: a cairnd's publish is over in the
+         * first few. */
+        ts = (struct timespec){ 0, step * 1000000L };
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+        waited += step;
+        step = step * 2 > 100 ? 100 : step * 2;
+    }
+    (void)cairn_flock_holder(job->out_fd, &pid);
+    if (pid > 0)
+        cairn_log(job->env.log, CAIRN_LOG_WARNING,
+                  "job %s: the output directory has been locked (flock) by process %ld for over "
+                  "%d ms, longer than a cairnd publish takes; publishing without the lock (a "
+                  "daemon sharing the directory could put its pair beside this one's)",
+                  job->claim.base, pid, OUTPUT_LOCK_WAIT_MS);
+    else
+        cairn_log(job->env.log, CAIRN_LOG_WARNING,
+                  "job %s: the output directory has been locked (flock) by another process, "
+                  "not listed in /proc/locks, for over %d ms, longer than a cairnd publish "
+                  "takes; publishing without the lock (a daemon sharing the directory could "
+                  "put its pair beside this one's)",
+                  job->claim.base, OUTPUT_LOCK_WAIT_MS);
+    return 0;
+}
+
 static void finish_ok(struct cairn_job *job)
 {
     const struct cairn_spool *sp = job->env.spool;
@@ -172,7 +226,7 @@ static void finish_ok(struct cairn_job *job)
     char *sum = cairn_claim_output(&job->claim, CAIRN_SUMMARY_SUFFIX);
     struct cairn_tmpfile sum_tmp = { .fd = -1 };
     int fds[2];
-    int rc = -ENOMEM;
+    int rc = -ENOMEM, locked;
 
     job->finish_step = "name outputs";
     if (res == NULL || sum == NULL)
@@ -190,20 +244,14 @@ static void finish_ok(struct cairn_job *job)
      * two runs' pairs never interleave.  (Should the summary's rename fail
      * after the results', the new results sit beside the earlier summary
      * until the retry: see hand_back.) */
-    while ((rc = flock(job->out_fd, LOCK_EX)) != 0 && errno == EINTR)
-        ;
-    if (rc != 0)
-        cairn_log(job->env.log, CAIRN_LOG_WARNING,
-                  "job %s: cannot lock the output directory to publish: %s; publishing "
-                  "unlocked (a daemon sharing it could put its pair beside this one's)",
-                  job->claim.base, strerror(errno));
+    locked = lock_output(job);
     job->finish_step = "publish results";
     rc = cairn_tmpfile_commit(&job->res_tmp, res);
     if (rc == 0) {
         job->finish_step = "publish summary";
         rc = cairn_tmpfile_commit(&sum_tmp, sum);
     }
-    if (flock(job->out_fd, LOCK_UN) != 0)
+    if (locked && flock(job->out_fd, LOCK_UN) != 0)
         cairn_log(job->env.log, CAIRN_LOG_WARNING,
                   "job %s: cannot unlock the output directory: %s (other daemons publish once "
                   "this job ends)",

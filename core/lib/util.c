@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #ifdef CAIRN_COVERAGE
@@ -437,4 +439,30 @@ void cairn_option_error(int c, int optopt, const char *arg, char *out, size_t le
         snprintf(out, len, "%s: the option takes no value", arg);
     else
         snprintf(out, len, "unknown option %s", arg);
+}
+
+/* A held flock(2) lock is a line "ID: FLOCK ADVISORY WRITE PID MAJ:MIN:INO
+ * 0 EOF" (the device numbers in hex); a process waiting for it is a line
+ * "ID: -> FLOCK ...", skipped since its second word is "->". */
+int cairn_flock_holder(int fd, long *pid)
+{
+    char line[256], kind[16];
+    unsigned long long ino;
+    unsigned maj, min;
+    struct stat st;
+    long who;
+    FILE *f;
+
+    *pid = 0;
+    if (fstat(fd, &st) != 0)
+        return -errno;
+    if ((f = fopen("/proc/locks", "re")) == NULL)
+        return -errno;
+    while (*pid == 0 && fgets(line, sizeof(line), f) != NULL)
+        if (sscanf(line, "%*d: %15s %*s %*s %ld %x:%x:%llu", kind, &who, &maj, &min, &ino) == 5 &&
+            strcmp(kind, "FLOCK") == 0 && maj == major(st.st_dev) && min == minor(st.st_dev) &&
+            ino == (unsigned long long)st.st_ino)
+            *pid = who;
+    fclose(f);
+    return 0;
 }

@@ -123,4 +123,14 @@ void cairn_rfc3339(const struct timespec *ts, char out[32]);
  */
 int cairn_dir_each(int dir_fd, int (*fn)(void *data, const char *name), void *data);
 
+/*
+ * NAME     cairn_flock_holder - who holds an flock(2) lock on fd's file
+ * NOTES    reads /proc/locks (Linux): the pid that took the lock, which
+ *          may have handed its descriptor to a child since.  For a
+ *          message, never for a decision.
+ * RETURNS  0 with *pid the holder, or 0 when none is listed; a negative
+ *          errno when fd or /proc/locks cannot be read
+ */
+int cairn_flock_holder(int fd, long *pid);
+
 #endif /* CAIRN_UTIL_H */

@@ -2327,6 +2327,35 @@ START_TEST(bad_config_exits_2_naming_the_key)
 }
 END_TEST
 
+/* Anyone who can open the output directory can flock(2) it (on the
+ * packaged install, every member of group cairn).  Held by this test for
+ * as long as it likes, it must stall nothing: the job is published all
+ * the same, the log names the holder's pid, and SIGTERM stops the daemon
+ * while the lock is still held. */
+START_TEST(a_foreign_lock_on_the_output_stalls_nothing)
+{
+    char want[128];
+    struct th_env e;
+    int p, fd;
+
+    env_init(&e, NULL);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    fd = open(e.out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+    drop_text(&e, "locked.jsonl", SMALL_III);
+    wait_summary(&e, "locked", LONG_DEADLINE_MS);
+    json_decref(summary_of(&e, "locked", "ok", 1));
+    snprintf(want, sizeof(want), "locked (flock) by process %ld", (long)getpid());
+    TH_REQUIRE(th_log_has(p, want), "the log does not name the lock's holder (\"%s\")", want);
+    TH_REQUIRE(th_running(p), "cairnd exited");
+    th_stop(p); /* the lock still held */
+    close(fd);
+    th_cleanup();
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 
 static TCase *tcase(Suite *s, const char *name)
@@ -2365,6 +2394,7 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, live_writers_temporaries_survive_a_start);
     tc = tcase(s, "atomic_outputs");
     tcase_add_test(tc, outputs_appear_complete);
+    tcase_add_test(tc, a_foreign_lock_on_the_output_stalls_nothing);
     tc = tcase(s, "once");
     tcase_add_test(tc, once_good_jobs_exit_0);
     tcase_add_test(tc, once_failed_job_exits_1);

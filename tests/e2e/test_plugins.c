@@ -8,7 +8,9 @@
  *   - a plugin call that never returns ends the run non-zero within
  *     solve_timeout_s, naming the job, the line and the plugin; the
  *     attempt is counted, and after max_attempts runs the job is
- *     quarantined; --filter exits non-zero naming the line.
+ *     quarantined; --filter exits non-zero naming the line;
+ *   - a daemon stopped (SIGSTOP) for longer than solve_timeout_s while a
+ *     record is solved is not taken for a hung plugin once continued.
  *
  * The plugins are tests/plugins/live_plugins/: "versioned", one source built as
  * 1.0 and 2.0 whose answers differ by 1000 (so a result line says which
@@ -408,6 +410,104 @@ START_TEST(filter_hang_exits_non_zero_naming_the_line)
 }
 END_TEST
 
+/* cairn_records_total{variant="slow",status="ok"} in metrics.prom, and
+ * its inode in *ino (a rewrite is a new file renamed over it); -1 when
+ * there is none yet. */
+static long long slow_records_done(const struct th_env *e, ino_t *ino)
+{
+    static const char series[] = "cairn_records_total{variant=\"slow\",status=\"ok\"} ";
+    char path[PATH_MAX];
+    long long n = -1;
+    struct stat st;
+    char *m, *at;
+
+    TH_OUT(path, e, "metrics.prom");
+    *ino = stat(path, &st) == 0 ? st.st_ino : 0;
+    if ((m = th_slurp(path, NULL)) != NULL && (at = strstr(m, series)) != NULL)
+        n = strtoll(at + sizeof(series) - 1, NULL, 10);
+    free(m);
+    return n;
+}
+
+/* 1 once metrics.prom has been rewritten since it was file *ino (which
+ * then becomes the new one). */
+static int metrics_rewritten(const struct th_env *e, ino_t *ino)
+{
+    ino_t now;
+
+    (void)slow_records_done(e, &now);
+    if (now == 0 || now == *ino)
+        return 0;
+    *ino = now;
+    return 1;
+}
+
+/* docker pause, the cgroup freezer, a debugger, a paused VM: the whole
+ * daemon stopped for three times solve_timeout_s while "slow" is in a
+ * record (it sleeps in slices, so the record goes on once continued, as a
+ * computing solver's would).  The hang watch counts only the time the
+ * daemon ran, so once continued the job finishes ok and the daemon goes
+ * on.
+ *
+ * The stop must come once the watch has seen that record, and a slice or
+ * more before it ends, or even a watch that counted the stop would start
+ * timing it only when continued (or not at all).  The watch checks every
+ * 0.5 s and each record takes 1 s; metrics.prom is rewritten every 0.2 s.
+ * The stop comes once it has counted a first record done and has been
+ * rewritten three times since: 0.6 to 0.8 s into the next record, which
+ * a check has seen.  On a loaded machine the stop may land elsewhere in a
+ * record; the test then passes however the stop is counted, but still
+ * proves the daemon survives it. */
+#define STOP_TIMEOUT_S 2
+#define STOP_RECORDS   6
+
+START_TEST(a_stopped_daemon_is_not_a_hung_plugin)
+{
+    char path[PATH_MAX];
+    struct th_env e;
+    json_t *sum;
+    ino_t ino;
+    size_t len;
+    char *job;
+    int p, i;
+
+    env_init(&e, "{\"min_age_ms\": 0, \"solve_timeout_s\": 2, \"max_attempts\": 2, "
+                 "\"threads\": 1, \"metrics_interval_s\": 0.2}\n");
+    install_by_rename(&e, "slow.so", "slow.so");
+    job = th_slow_job(STOP_RECORDS, 1000, &len);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    th_drop_job(e.in, "paused.jsonl", job, len);
+    TH_EVENTUALLY(slow_records_done(&e, &ino) >= 1 || !th_running(p), DEADLINE_MS,
+                  "metrics.prom never counted a record of the job done");
+    for (i = 0; i < 3; i++)
+        TH_EVENTUALLY(metrics_rewritten(&e, &ino) || !th_running(p), DEADLINE_MS,
+                      "metrics.prom was not rewritten");
+    TH_REQUIRE(kill(th_pid[p], SIGSTOP) == 0, "SIGSTOP: %s", strerror(errno));
+    TH_OUT(path, &e, "paused.summary.json");
+    TH_REQUIRE(!th_exists(path), "the job ended before the daemon was stopped");
+    /* The length of the stop is what is under test, not a wait for a state. */
+    th_sleep_ms(3 * STOP_TIMEOUT_S * 1000);
+    TH_REQUIRE(kill(th_pid[p], SIGCONT) == 0, "SIGCONT: %s", strerror(errno));
+
+    TH_EVENTUALLY(th_exists(path) || !th_running(p), DEADLINE_MS, "%s did not appear", path);
+    TH_REQUIRE(th_running(p),
+               "the stopped daemon exited once continued: its stop was taken for a hung plugin");
+    TH_REQUIRE(!th_log_has(p, "has not returned"), "a hang was reported");
+    sum = th_load_json(path);
+    TH_REQUIRE(strcmp(th_str_field(sum, "status"), "ok") == 0, "status %s",
+               th_str_field(sum, "status"));
+    TH_REQUIRE(th_int_field(sum, "records") == STOP_RECORDS, "records %lld",
+               th_int_field(sum, "records"));
+    json_decref(sum);
+    th_pathf(path, "%s/.cairn/failed/paused.jsonl", e.in);
+    TH_REQUIRE(!th_exists(path), "the job was quarantined");
+    th_stop(p);
+    free(job);
+    th_cleanup();
+}
+END_TEST
+
 static Suite *plugins_suite(void)
 {
     Suite *s = suite_create("plugins");
@@ -423,6 +523,7 @@ static Suite *plugins_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, hang_ends_the_run_counted_then_quarantined);
     tcase_add_test(tc, filter_hang_exits_non_zero_naming_the_line);
+    tcase_add_test(tc, a_stopped_daemon_is_not_a_hung_plugin);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,7 +2,8 @@
  * test_hang.c - the watch on plugin calls that never return (hang.h), on
  * its own, on a loop of the test's: what is reported (owner, line, plugin,
  * how long), when (past the timeout only, never for a record that ended or
- * a thread beyond the watched ones), and that a timeout of 0 turns it off.
+ * a thread beyond the watched ones), that a timeout of 0 turns it off, and
+ * that time the process spent stopped (SIGSTOP) does not count.
  * What the daemon and --filter do about a report is test_plugins.c's.
  */
 #include <check.h>
@@ -153,6 +154,59 @@ START_TEST(timeout_zero_watches_nothing)
 }
 END_TEST
 
+/* The monitor's clock in stopped_process_time_is_not_counted: moved by the
+ * test alone, so a stop of any length is one assignment, and a loaded
+ * machine's own stalls move nothing. */
+static uint64_t fake_now;
+
+static uint64_t fake_clock(void)
+{
+    return fake_now;
+}
+
+/* A record being solved when the whole process is stopped for ten times
+ * the timeout (docker pause, SIGSTOP) is not hung once it runs again: the
+ * stop counts as one check interval.  The same record, left to run on
+ * past the timeout, is still reported, with the stop left out of its
+ * time.  Each run_for outlasts a check interval (25 ms), so it holds at
+ * least one check; further checks in it see no time pass. */
+START_TEST(stopped_process_time_is_not_counted)
+{
+    struct seen s = { 0 };
+    struct cairn_hang h;
+    uv_loop_t loop;
+    int i;
+
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    s.loop = &loop;
+    ck_assert_int_eq(cairn_hang_init(&h, &loop, 1, on_hang, &s), 0);
+    fake_now = 1000000000;
+    h.clock = fake_clock;
+    cairn_hang_set_timeout(&h, 0.1);
+    cairn_hang_begin(&h, &s, 5, "slow-game");
+    fake_now += 10000000; /* 10 ms in: a check sees the record */
+    run_for(&loop, 60);
+    ck_assert_uint_eq(s.calls, 0);
+
+    fake_now += 1000000000; /* stopped for 1 s, ten times the timeout */
+    run_for(&loop, 60);
+    ck_assert_msg(s.calls == 0, "a stop of the process was taken for a hang (%.3f s)",
+                  s.first.seconds);
+
+    /* Running on, 25 ms a check: reported once 0.1 s have been counted. */
+    for (i = 0; i < 100 && s.calls == 0; i++) {
+        fake_now += 25000000;
+        run_for(&loop, 60);
+    }
+    ck_assert_uint_eq(s.calls, 1);
+    ck_assert_uint_eq(s.first.line, 5);
+    ck_assert_msg(s.first.seconds > 0.1 && s.first.seconds < 0.5,
+                  "reported after %.3f s counted: the 1 s stop was counted", s.first.seconds);
+    cairn_hang_end(&h);
+    close_loop(&loop, &h);
+}
+END_TEST
+
 struct other {
     struct cairn_hang *h;
     pthread_mutex_t lock;
@@ -229,6 +283,7 @@ int main(void)
     tcase_add_test(tc, records_within_the_timeout_are_not_reported);
     tcase_add_test(tc, timeout_zero_watches_nothing);
     tcase_add_test(tc, a_thread_beyond_the_slots_is_not_watched);
+    tcase_add_test(tc, stopped_process_time_is_not_counted);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -4,6 +4,9 @@
  * some seconds after it is claimed is built from these records, so the
  * tests that watch a job in flight do not depend on how fast a real
  * solver has become.  It sleeps rather than spins: the wait costs no CPU.
+ * It sleeps in slices of 100 ms, so a record in flight when the daemon is
+ * stopped (SIGSTOP) is still in flight once it is continued, as a solver
+ * that computes would be: a stop swallows one slice, not the whole sleep.
  * While the file $CAIRN_SLOW_GATE exists, each record then waits for it
  * to go: a test that must act while the job is still running holds it
  * there for as long as it needs, however fast or slow the machine.
@@ -33,11 +36,14 @@ static int slow_solve(const struct cairn_problem *problem, struct cairn_result *
 {
     int64_t ms = problem->inputs[0].v[0];
 
-    if (ms > 0) {
-        struct timespec ts = { (time_t)(ms > 1000 ? 1 : ms / 1000),
-                               (long)(ms > 1000 ? 0 : ms % 1000) * 1000000L };
+    ms = ms > 1000 ? 1000 : ms;
+    while (ms > 0) {
+        int64_t slice = ms > 100 ? 100 : ms;
+        struct timespec ts = { 0, (long)slice * 1000000L };
+
         while (nanosleep(&ts, &ts) != 0)
             ; /* interrupted: sleep the rest */
+        ms -= slice;
     }
     wait_for_the_gate();
     return fixture_sum(problem, result, scratch, msg, msg_len);
