@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "jsontext.h"
+#include "layout.h"
 #include "prom_label.h"
 #include "util.h"
 
@@ -212,6 +213,42 @@ static int store_dir_list(char **field, const json_t *v, const char **why)
     return 0;
 }
 
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+
+    return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* Why name cannot be the metrics file, which lives in output_dir beside
+ * every job's outputs: a name they take would be overwritten by the
+ * metrics, or overwrite a job's summary (a job "a" writes a.summary.json),
+ * and one shaped like cairn's temporaries is removed by the next start's
+ * sweep.  NULL when it is fine. */
+static const char *output_name_clash(const char *name)
+{
+    static const struct {
+        const char *suffix, *why;
+    } taken[] = {
+        { CAIRN_RESULTS_SUFFIX, "ends in \"" CAIRN_RESULTS_SUFFIX "\", the name of a job's "
+                                "results: the metrics and that job would overwrite each other" },
+        { CAIRN_SUMMARY_SUFFIX, "ends in \"" CAIRN_SUMMARY_SUFFIX "\", the name of a job's "
+                                "summary: the metrics and that job would overwrite each other" },
+        { CAIRN_REASON_SUFFIX, "ends in \"" CAIRN_REASON_SUFFIX "\", the name of a failed "
+                               "job's reason: the metrics and that job would overwrite each "
+                               "other" },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
+        if (ends_with(name, taken[i].suffix))
+            return taken[i].why;
+    if (strncmp(name, CAIRN_STATE_DIR ".", strlen(CAIRN_STATE_DIR ".")) == 0)
+        return "begins with \"" CAIRN_STATE_DIR ".\", which cairn keeps for its temporary "
+               "files (a start removes those it finds unlocked)";
+    return NULL;
+}
+
 /* Stores v (already a JSON value) into the field of k.  Returns 0, or
  * -EINVAL with *f saying why when there is more to say than the type.
  * No string holds a NUL: jansson refuses \u0000 without JSON_ALLOW_NUL,
@@ -239,6 +276,8 @@ static int store(struct cairn_config *cfg, const struct key *k, const json_t *v,
          * would write elsewhere, or never. */
         if (json_typeof(v) != JSON_STRING || !cairn_is_plain_name(json_string_value(v)) ||
             json_string_length(v) > 255)
+            return -EINVAL;
+        if ((f->why = output_name_clash(json_string_value(v))) != NULL)
             return -EINVAL;
         /* fall through */
     case T_STRING: {

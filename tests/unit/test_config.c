@@ -930,6 +930,57 @@ START_TEST(cairnd_check_refuses_a_fifo)
 }
 END_TEST
 
+/* metrics_file lives in output_dir beside every job's outputs: a name one
+ * of them takes (job a's summary is a.summary.json) would be overwritten
+ * by the metrics and overwrite the job's file in turn, and one shaped like
+ * cairn's temporaries would be swept away at the next start. */
+START_TEST(metrics_file_may_not_take_an_output_name)
+{
+    static const struct {
+        const char *name, *why;
+    } bad[] = {
+        { "a.summary.json", "ends in \".summary.json\"" },
+        { "a.results.jsonl", "ends in \".results.jsonl\"" },
+        { "a.reason.json", "ends in \".reason.json\"" },
+        { ".summary.json", "ends in \".summary.json\"" },
+        { ".cairn.0123456789abcdef0123456789abcdef.m.tmp", "begins with \".cairn.\"" },
+    };
+    static const char *const good[] = { "metrics.prom", "summary.json", "a.summary.json.prom",
+                                        "results.jsonl" };
+    size_t i;
+
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct cairn_config cfg = defaults();
+        char *json = th_xasprintf("{\n  \"metrics_file\": \"%s\"\n}", bad[i].name);
+        char *path, *err = NULL;
+
+        ck_assert_int_eq(load_text(&cfg, json, &path, &err), -EINVAL);
+        ck_assert_msg(err != NULL && strstr(err, ":2: key \"metrics_file\": ") != NULL &&
+                          strstr(err, bad[i].why) != NULL,
+                      "%s: want the key, its line and \"%s\" in: %s", bad[i].name, bad[i].why, err);
+        ck_assert_str_eq(cfg.metrics_file, "metrics.prom");
+        free(err);
+        free(path);
+        free(json);
+        ck_assert_int_eq(cairn_config_set(&cfg, "metrics_file", bad[i].name, &err), -EINVAL);
+        ck_assert_msg(err != NULL && strstr(err, "\"metrics_file\"") != NULL &&
+                          strstr(err, bad[i].why) != NULL,
+                      "set %s: %s", bad[i].name, err);
+        free(err);
+        cairn_config_free(&cfg);
+    }
+    for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        struct cairn_config cfg = defaults();
+        char *err = NULL;
+
+        ck_assert_msg(cairn_config_set(&cfg, "metrics_file", good[i], &err) == 0, "%s: %s", good[i],
+                      err);
+        ck_assert_str_eq(cfg.metrics_file, good[i]);
+        cairn_config_free(&cfg);
+    }
+}
+END_TEST
+
 /* metrics_file names a file in output_dir: a path would write elsewhere
  * or never, so it is refused where it is set. */
 START_TEST(cairnd_check_refuses_metrics_file_paths)
@@ -1829,6 +1880,8 @@ static Suite *config_suite(void)
     CASE("cairnd --check refuses a metrics_file that is a path",
          cairnd_check_refuses_metrics_file_paths);
     CASE("cairnd --check refuses a FIFO as its configuration", cairnd_check_refuses_a_fifo);
+    CASE("metrics_file may not take a name a job's outputs take",
+         metrics_file_may_not_take_an_output_name);
     CASE("every command-line override counts", cairnd_every_override_counts);
     CASE("--check prints the threads it would start",
          cairnd_check_prints_the_threads_it_would_start);
