@@ -2135,6 +2135,98 @@ START_TEST(sighup_new_umask_applies_to_new_outputs)
 }
 END_TEST
 
+/* The sum of N over the log's "N SIGHUPs coalesced into one reload"
+ * lines. */
+static int coalesced_signals(int p)
+{
+    static const char mark[] = " SIGHUPs coalesced into one reload";
+    char *text = th_slurp(th_log[p], NULL), *hit, *digits;
+    int sum = 0;
+
+    for (hit = text; hit != NULL && (hit = strstr(hit, mark)) != NULL; hit += sizeof(mark) - 1) {
+        for (digits = hit; digits > text && digits[-1] >= '0' && digits[-1] <= '9'; digits--)
+            ;
+        sum += atoi(digits);
+    }
+    free(text);
+    return sum;
+}
+
+static int reloads_begun(int p)
+{
+    return th_log_lines_with(p, "SIGHUP: reloading") +
+           th_log_lines_with(p, " SIGHUPs coalesced into one reload");
+}
+
+static int reloads_ended(int p)
+{
+    return th_log_lines_with(p, "reloaded: ") + th_log_lines_with(p, "keeping the old");
+}
+
+/* A storm of SIGHUPs stalls no job: the signals that come while a reload
+ * runs make one more reload, not one each, and the reload runs off the
+ * loop.  A plugin that hangs in its constructor holds each reload for the
+ * probe's allowance (10 s), which on the loop stalled every job for that
+ * long per signal.  Each signal is sent once the daemon has said it got
+ * the one before (the kernel merges a pending SIGHUP with the next), so
+ * every one can be counted in the log. */
+START_TEST(sighup_storm_coalesces_and_jobs_run)
+{
+    enum {
+        SIGNALS = 200
+    };
+    const char *bad = getenv("CAIRN_TEST_BAD_PLUGIN_DIR");
+    char src[PATH_MAX], hang[PATH_MAX];
+    struct env e;
+    int p, i, code, begun;
+
+    ck_assert_msg(bad != NULL, "CAIRN_TEST_BAD_PLUGIN_DIR is not set");
+    env_init(&e, NULL);
+    th_pathf(e.plugins, "%s/plugins", e.root);
+    ck_assert_int_eq(mkdir(e.plugins, 0755), 0);
+    ck_assert_int_eq(th_copy_plugins(g_plugins, e.plugins), 0);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    /* Only now: at start it would stop the daemon starting. */
+    th_pathf(src, "%s/hang_in_constructor.so", bad);
+    th_pathf(hang, "%s/hang_in_constructor.so", e.plugins);
+    th_copy_file(src, hang, 0755);
+
+    for (i = 1; i <= SIGNALS; i++) {
+        kill(th_pid[p], SIGHUP);
+        TH_EVENTUALLY(th_log_lines_with(p, "SIGHUP: reloading") +
+                              th_log_lines_with(p, "SIGHUP during a reload: ") ==
+                          i,
+                      LONG_DEADLINE_MS, "SIGHUP %d of %d was never said received", i, SIGNALS);
+    }
+    drop_text(&e, "storm.jsonl", SMALL_III);
+    wait_summary(&e, "storm", LONG_DEADLINE_MS);
+    json_decref(summary_of(&e, "storm", "ok", 1));
+
+    /* The reload that comes next reads the directory without it. */
+    ck_assert_int_eq(unlink(hang), 0);
+    /* Every signal that waited is in a coalesced reload's count, and
+     * every reload begun has ended: no reload is left to come. */
+    TH_EVENTUALLY(coalesced_signals(p) == th_log_lines_with(p, "SIGHUP during a reload: ") &&
+                      reloads_begun(p) == reloads_ended(p),
+                  LONG_DEADLINE_MS,
+                  "the reloads never settled: %d signal(s) coalesced of %d "
+                  "that waited, %d reload(s) begun, %d ended",
+                  coalesced_signals(p), th_log_lines_with(p, "SIGHUP during a reload: "),
+                  reloads_begun(p), reloads_ended(p));
+    begun = reloads_begun(p);
+    TH_REQUIRE(th_log_lines_with(p, "SIGHUP: reloading") + coalesced_signals(p) == SIGNALS,
+               "%d signal(s) began a reload and %d were coalesced: %d sent",
+               th_log_lines_with(p, "SIGHUP: reloading"), coalesced_signals(p), SIGNALS);
+    TH_REQUIRE(begun >= 2 && begun < SIGNALS / 4, "%d reloads for %d SIGHUPs", begun, SIGNALS);
+    TH_REQUIRE(th_running(p), "cairnd died in the storm");
+    kill(th_pid[p], SIGTERM);
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "exit %d after SIGTERM", code);
+    th_cleanup();
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* 10. metrics                                                         */
 /* ------------------------------------------------------------------ */
@@ -2346,6 +2438,7 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, sighup_new_umask_applies_to_new_outputs);
     tcase_add_test(tc, sighup_in_a_build_tree_reloads_its_plugins);
     tcase_add_test(tc, sighup_truncated_plugin_keeps_old_set);
+    tcase_add_test(tc, sighup_storm_coalesces_and_jobs_run);
     tc = tcase(s, "metrics");
     tcase_add_test(tc, metrics_file_is_kept);
     tcase_add_test(tc, metrics_file_setting);
