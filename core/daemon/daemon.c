@@ -365,6 +365,8 @@ static void reload_prepare_work(uv_work_t *req)
 static void reload_apply(struct cairn_daemon *d, struct cairn_config *nc,
                          struct cairn_plugin_set *ps)
 {
+    char *old_metrics;
+
     if (cairn_metrics_set_plugins(&d->metrics, &ps->reg) != 0) {
         cairn_log(&d->log, CAIRN_LOG_ERROR, "reload: out of memory; keeping the old set");
         cairn_plugin_set_unref(ps);
@@ -374,6 +376,9 @@ static void reload_apply(struct cairn_daemon *d, struct cairn_config *nc,
     log_gone_plugins(d, &d->plugins->reg, &ps->reg);
     cairn_plugin_set_unref(d->plugins);
     d->plugins = ps;
+    /* Taken before the old configuration goes, for the file it names. */
+    old_metrics = d->cfg.metrics_file;
+    d->cfg.metrics_file = NULL;
     cairn_config_free(&d->cfg);
     d->cfg = *nc;
     /* Borrowed from the configuration just freed: point it at the new one. */
@@ -386,6 +391,9 @@ static void reload_apply(struct cairn_daemon *d, struct cairn_config *nc,
     log_plugins(d);
     cairn_log(&d->log, CAIRN_LOG_INFO, "reloaded: %zu plugin(s) from %s", ps->reg.n_plugins,
               d->cfg.plugin_dir);
+    if (old_metrics != NULL && strcmp(old_metrics, d->cfg.metrics_file) != 0)
+        cairn_daemon_metrics_moved(d, old_metrics);
+    free(old_metrics);
 }
 
 static void reload_start(struct cairn_daemon *d, unsigned signals);

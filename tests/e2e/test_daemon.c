@@ -2227,6 +2227,38 @@ START_TEST(sighup_storm_coalesces_and_jobs_run)
 }
 END_TEST
 
+/* metrics_file changed by a reload: the old file goes (node_exporter
+ * refuses the same series from two files, and it would never change
+ * again), the new one comes. */
+START_TEST(sighup_new_metrics_file_removes_the_old)
+{
+    struct env e;
+    char old[PATH_MAX], now[PATH_MAX];
+    int p;
+
+    env_init(&e, NULL);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    TH_OUT(old, &e, "metrics.prom");
+    TH_OUT(now, &e, "node-a.prom");
+    TH_EVENTUALLY(th_exists(old), DEADLINE_MS, "%s never written", old);
+    env_config(&e, "\"metrics_file\": \"node-a.prom\"");
+    kill(th_pid[p], SIGHUP);
+    TH_EVENTUALLY(th_log_has(p, "reloaded: "), DEADLINE_MS, "the reload was not applied");
+    TH_EVENTUALLY(th_exists(now), DEADLINE_MS, "%s never written", now);
+    TH_EVENTUALLY(!th_exists(old), DEADLINE_MS, "the old %s stays beside %s", old, now);
+    TH_REQUIRE(th_log_has(p, "metrics_file is now node-a.prom: removed the old "),
+               "the removal was not said");
+    drop_text(&e, "after.jsonl", SMALL_III);
+    wait_summary(&e, "after", DEADLINE_MS);
+    th_stop(p);
+    TH_REQUIRE(!th_exists(old), "the old %s came back", old);
+    TH_REQUIRE(th_file_contains(now, "\ncairn_jobs_total{status=\"ok\"} 1\n"),
+               "the new metrics file does not count the job");
+    th_cleanup();
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* 10. metrics                                                         */
 /* ------------------------------------------------------------------ */
@@ -2439,6 +2471,7 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, sighup_in_a_build_tree_reloads_its_plugins);
     tcase_add_test(tc, sighup_truncated_plugin_keeps_old_set);
     tcase_add_test(tc, sighup_storm_coalesces_and_jobs_run);
+    tcase_add_test(tc, sighup_new_metrics_file_removes_the_old);
     tc = tcase(s, "metrics");
     tcase_add_test(tc, metrics_file_is_kept);
     tcase_add_test(tc, metrics_file_setting);
