@@ -2135,6 +2135,35 @@ START_TEST(sighup_new_umask_applies_to_new_outputs)
 }
 END_TEST
 
+/* The configuration file replaced by a FIFO (or a file nobody will
+ * finish writing): the reload refuses it, naming it, instead of waiting in
+ * open(2) for a writer with the loop held (no job claimed, SIGTERM
+ * unheard); the old configuration stays. */
+START_TEST(sighup_fifo_config_keeps_old)
+{
+    struct env e;
+    int p, code;
+
+    env_init(&e, NULL);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    ck_assert_int_eq(unlink(e.cfg), 0);
+    ck_assert_int_eq(mkfifo(e.cfg, 0600), 0);
+    kill(th_pid[p], SIGHUP);
+    TH_EVENTUALLY(th_log_has(p, "keeping the old configuration"), DEADLINE_MS,
+                  "no refusal after SIGHUP with a FIFO as the configuration");
+    TH_REQUIRE(th_log_has(p, e.cfg) && th_log_has(p, "is a FIFO, not a regular file"),
+               "the refusal does not name the FIFO");
+    TH_REQUIRE(th_running(p), "cairnd died on SIGHUP with a FIFO as the configuration");
+    drop_text(&e, "after.jsonl", SMALL_III);
+    wait_summary(&e, "after", DEADLINE_MS);
+    kill(th_pid[p], SIGTERM);
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "exit %d after SIGTERM", code);
+    th_cleanup();
+}
+END_TEST
+
 /* The sum of N over the log's "N SIGHUPs coalesced into one reload"
  * lines. */
 static int coalesced_signals(int p)
@@ -2470,6 +2499,7 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, sighup_new_umask_applies_to_new_outputs);
     tcase_add_test(tc, sighup_in_a_build_tree_reloads_its_plugins);
     tcase_add_test(tc, sighup_truncated_plugin_keeps_old_set);
+    tcase_add_test(tc, sighup_fifo_config_keeps_old);
     tcase_add_test(tc, sighup_storm_coalesces_and_jobs_run);
     tcase_add_test(tc, sighup_new_metrics_file_removes_the_old);
     tc = tcase(s, "metrics");
