@@ -440,6 +440,60 @@ START_TEST(rename_in_is_processed)
 }
 END_TEST
 
+/* The spool's mode in the shipped tmpfiles entry (systemd/), parsed from
+ * its "d @SPOOL@ MODE ..." line. */
+static mode_t shipped_spool_mode(void)
+{
+    char path[PATH_MAX], *text, *line;
+    long mode = -1;
+
+    th_pathf(path, "%s/systemd/cairn.tmpfiles.in", g_source_dir);
+    text = th_slurp(path, NULL);
+    TH_REQUIRE(text != NULL, "cannot read %s", path);
+    for (line = text; line != NULL; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+        if (strncmp(line, "d @SPOOL@ ", 10) == 0)
+            mode = strtol(line + 10, NULL, 8);
+    free(text);
+    TH_REQUIRE(mode > 0, "%s has no \"d @SPOOL@ MODE\" line", path);
+    return (mode_t)mode;
+}
+
+/* The spool as shipped is sticky, so that one producer cannot remove or
+ * replace another's waiting job (group "cairn" may write there), and
+ * cairnd, the spool's owner, still claims jobs out of it and files them
+ * in done/. */
+START_TEST(sticky_spool_as_shipped_runs_jobs)
+{
+    mode_t mode = shipped_spool_mode();
+    char path[PATH_MAX];
+    struct stat st;
+    struct env e;
+    int p;
+
+    TH_REQUIRE(mode & S_ISVTX,
+               "the shipped spool mode %04o has no sticky bit: any producer may remove or "
+               "replace another's waiting job",
+               (unsigned)mode);
+    env_init(&e, NULL);
+    ck_assert_int_eq(chmod(e.in, mode), 0);
+    ck_assert_int_eq(stat(e.in, &st), 0);
+    TH_REQUIRE(st.st_mode & S_ISVTX, "the spool lost its sticky bit: mode %04o",
+               (unsigned)(st.st_mode & 07777));
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    drop_text(&e, "sticky.jsonl", SMALL_III);
+    wait_summary(&e, "sticky", DEADLINE_MS);
+    json_decref(summary_of(&e, "sticky", "ok", 1));
+    TH_IN(path, &e, ".cairn/done/sticky.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the input is not in .cairn/done/");
+    TH_IN(path, &e, "sticky.jsonl");
+    TH_REQUIRE(!th_exists(path), "the input is still in the sticky spool");
+    wait_active_empty(&e);
+    th_stop(p);
+    th_cleanup();
+}
+END_TEST
+
 START_TEST(keep_inputs_false_deletes_input)
 {
     struct env e;
@@ -2453,6 +2507,7 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, rename_in_is_processed);
     tcase_add_test(tc, keep_inputs_false_deletes_input);
     tcase_add_test(tc, hard_link_is_processed);
+    tcase_add_test(tc, sticky_spool_as_shipped_runs_jobs);
     tcase_add_test(tc, same_name_dropped_while_it_runs_runs_next);
     tcase_add_test(tc, failed_hand_back_beside_a_new_file_of_the_name_loses_neither);
     tcase_add_test(tc, results_write_error_hands_back_then_completes);
