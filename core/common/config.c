@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <libgen.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "jsontext.h"
+#include "layout.h"
 #include "prom_label.h"
 #include "util.h"
 
@@ -211,6 +213,42 @@ static int store_dir_list(char **field, const json_t *v, const char **why)
     return 0;
 }
 
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+
+    return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* Why name cannot be the metrics file, which lives in output_dir beside
+ * every job's outputs: a name they take would be overwritten by the
+ * metrics, or overwrite a job's summary (a job "a" writes a.summary.json),
+ * and one shaped like cairn's temporaries is removed by the next start's
+ * sweep.  NULL when it is fine. */
+static const char *output_name_clash(const char *name)
+{
+    static const struct {
+        const char *suffix, *why;
+    } taken[] = {
+        { CAIRN_RESULTS_SUFFIX, "ends in \"" CAIRN_RESULTS_SUFFIX "\", the name of a job's "
+                                "results: the metrics and that job would overwrite each other" },
+        { CAIRN_SUMMARY_SUFFIX, "ends in \"" CAIRN_SUMMARY_SUFFIX "\", the name of a job's "
+                                "summary: the metrics and that job would overwrite each other" },
+        { CAIRN_REASON_SUFFIX, "ends in \"" CAIRN_REASON_SUFFIX "\", the name of a failed "
+                               "job's reason: the metrics and that job would overwrite each "
+                               "other" },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
+        if (ends_with(name, taken[i].suffix))
+            return taken[i].why;
+    if (strncmp(name, CAIRN_STATE_DIR ".", strlen(CAIRN_STATE_DIR ".")) == 0)
+        return "begins with \"" CAIRN_STATE_DIR ".\", which cairn keeps for its temporary "
+               "files (a start removes those it finds unlocked)";
+    return NULL;
+}
+
 /* Stores v (already a JSON value) into the field of k.  Returns 0, or
  * -EINVAL with *f saying why when there is more to say than the type.
  * No string holds a NUL: jansson refuses \u0000 without JSON_ALLOW_NUL,
@@ -238,6 +276,8 @@ static int store(struct cairn_config *cfg, const struct key *k, const json_t *v,
          * would write elsewhere, or never. */
         if (json_typeof(v) != JSON_STRING || !cairn_is_plain_name(json_string_value(v)) ||
             json_string_length(v) > 255)
+            return -EINVAL;
+        if ((f->why = output_name_clash(json_string_value(v))) != NULL)
             return -EINVAL;
         /* fall through */
     case T_STRING: {
@@ -433,106 +473,120 @@ int cairn_config_set(struct cairn_config *cfg, const char *key, const char *valu
     return cairn_config_set_option(cfg, key, NULL, value, err);
 }
 
-/* The file's text, again (jansson keeps no positions, so only an error
- * pays for a second read).  0, or -1 when it cannot be read. */
-static int read_text(const char *path, struct cairn_buf *text)
+/* The configuration file's text, NUL-terminated (text->len leaves the
+ * NUL out).  Opened with O_NONBLOCK, and read only once fstat says it is a
+ * regular file: a FIFO or a device named as the configuration would hold
+ * the caller in open(2) or read(2) for as long as nobody writes to it (on
+ * SIGHUP, cairnd's whole loop: no job claimed, SIGTERM unheard).  0, or
+ * -EINVAL with *err naming the file, or -ENOMEM. */
+static int read_text(const char *path, struct cairn_buf *text, char **err)
 {
-    FILE *f = fopen(path, "re");
     char chunk[4096];
-    size_t n;
-    int rc = 0;
+    struct stat st;
+    ssize_t n;
+    int fd, rc = 0;
 
-    if (f == NULL)
-        return -1;
-    while (rc == 0 && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        rc = cairn_buf_append(text, chunk, n);
-    fclose(f);
-    if (rc != 0 || text->data == NULL) {
-        cairn_buf_free(text);
-        return -1;
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOMEM ? -ENOMEM
+                               : refuse(err, cairn_asprintf("%s: cannot open the configuration "
+                                                            "file: %s",
+                                                            path, strerror(errno)));
+    if (fstat(fd, &st) != 0) {
+        rc = refuse(err, cairn_asprintf("%s: cannot stat the configuration file: %s", path,
+                                        strerror(errno)));
+    } else if (S_ISDIR(st.st_mode)) {
+        /* jansson would have read it as an empty file ("'[' or '{'
+         * expected near end of file"). */
+        rc = refuse(err, cairn_asprintf("%s: is a directory, not a configuration file", path));
+    } else if (!S_ISREG(st.st_mode)) {
+        rc = refuse(err, cairn_asprintf("%s: is a %s, not a regular file: the configuration is "
+                                        "read only from a regular file",
+                                        path,
+                                        S_ISFIFO(st.st_mode)   ? "FIFO"
+                                        : S_ISCHR(st.st_mode)  ? "character device"
+                                        : S_ISBLK(st.st_mode)  ? "block device"
+                                        : S_ISSOCK(st.st_mode) ? "socket"
+                                                               : "special file"));
     }
-    return 0;
+    while (rc == 0 && (n = read(fd, chunk, sizeof(chunk))) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            rc = refuse(err, cairn_asprintf("%s: cannot read the configuration file: %s", path,
+                                            strerror(errno)));
+        else
+            rc = cairn_buf_append(text, chunk, (size_t)n);
+    }
+    close(fd);
+    if (rc == 0 && (rc = cairn_buf_append(text, "", 1)) == 0)
+        text->len--;
+    if (rc != 0)
+        cairn_buf_free(text);
+    return rc;
 }
 
-/* "path:LINE", the line where key's value is written, for a message about
- * it; plain "path" when the file cannot be read again or the key is not
- * found (an escaped name).  NULL when out of memory. */
-static char *where_key(const char *path, const char *key)
+/* "path:LINE", the line of text (the file's) where key's value is
+ * written, for a message about it; plain "path" when the key is not found
+ * (an escaped name).  NULL when out of memory. */
+static char *where_key(const char *path, const struct cairn_buf *text, const char *key)
 {
-    struct cairn_buf text = { 0 };
     const char *val;
     size_t val_len, line = 1, i;
 
-    if (read_text(path, &text) != 0)
+    if (!cairn_json_member_text(text->data, text->len, key, &val, &val_len))
         return strdup(path);
-    if (!cairn_json_member_text(text.data, text.len, key, &val, &val_len)) {
-        cairn_buf_free(&text);
-        return strdup(path);
-    }
-    for (i = 0; i < (size_t)(val - text.data); i++)
-        line += text.data[i] == '\n';
-    cairn_buf_free(&text);
+    for (i = 0; i < (size_t)(val - text->data); i++)
+        line += text->data[i] == '\n';
     return cairn_asprintf("%s:%zu", path, line);
 }
 
-/* jansson's message for a parse error, with the key named when the error
- * is a number too big for it (the rest are about the syntax, not a key's
- * value).  NULL when out of memory. */
-static char *parse_error(const char *path, const json_error_t *e)
+/* jansson's message for a parse error of text (path's), with the key
+ * named when the error is a number too big for it (the rest are about the
+ * syntax, not a key's value).  NULL when out of memory. */
+static char *parse_error(const char *path, const struct cairn_buf *text, const json_error_t *e)
 {
-    struct cairn_buf text = { 0 };
     const char *key;
     size_t key_len;
 
     if ((strncmp(e->text, "too big integer", 15) == 0 ||
          strncmp(e->text, "real number overflow", 20) == 0) &&
-        read_text(path, &text) == 0) {
-        char *msg = NULL;
-
-        if (cairn_json_member_before(text.data, text.len, (size_t)e->position, &key, &key_len))
-            msg = cairn_asprintf("%s:%d:%d: key \"%.*s\": %s", path, e->line, e->column,
-                                 (int)key_len, key, e->text);
-        cairn_buf_free(&text);
-        if (msg != NULL)
-            return msg;
-    }
+        cairn_json_member_before(text->data, text->len, (size_t)e->position, &key, &key_len))
+        return cairn_asprintf("%s:%d:%d: key \"%.*s\": %s", path, e->line, e->column, (int)key_len,
+                              key, e->text);
     return cairn_asprintf("%s:%d:%d: %s", path, e->line, e->column, e->text);
 }
 
 int cairn_config_load_file(struct cairn_config *cfg, const char *path, char **err)
 {
-    struct stat st;
+    struct cairn_buf text = { 0 };
     struct fault f;
     json_error_t jerr;
     json_t *root;
     void *it;
-    int rc = 0;
+    int rc;
 
     *err = NULL;
-    /* jansson would read a directory as an empty file ("'[' or '{'
-     * expected near end of file"). */
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return refuse(err, cairn_asprintf("%s: is a directory, not a configuration file", path));
+    /* Read once, by us: the text also places a refused key's line. */
+    if ((rc = read_text(path, &text, err)) != 0)
+        return rc;
     errno = 0;
-    root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    root = json_loadb(text.data, text.len, JSON_REJECT_DUPLICATES, &jerr);
     /* Not the file's fault: no message to blame it (cairnd says "out of
      * memory"), as cairn_config_set does. */
     if (root == NULL && errno == ENOMEM)
-        return -ENOMEM;
-    if (root == NULL && jerr.line < 0) /* could not read it at all */
-        return refuse(err, cairn_asprintf("%s: %s", path, jerr.text));
-    if (root == NULL)
-        return refuse(err, parse_error(path, &jerr));
-    if (json_typeof(root) != JSON_OBJECT) {
-        json_decref(root);
-        return refuse(err, cairn_asprintf("%s: the configuration must be a JSON object", path));
-    }
-    for (it = json_object_iter(root); it != NULL; it = json_object_iter_next(root, it)) {
+        rc = -ENOMEM;
+    else if (root == NULL)
+        rc = refuse(err, parse_error(path, &text, &jerr));
+    else if (json_typeof(root) != JSON_OBJECT)
+        rc = refuse(err, cairn_asprintf("%s: the configuration must be a JSON object", path));
+    for (it = rc == 0 ? json_object_iter(root) : NULL; it != NULL;
+         it = json_object_iter_next(root, it)) {
         const char *name = json_object_iter_key(it);
         const struct key *k = find_key(name);
 
         if (k == NULL) {
-            char *known = known_keys(), *where = where_key(path, name);
+            char *known = known_keys(), *where = where_key(path, &text, name);
 
             rc = known == NULL || where == NULL
                      ? -ENOMEM
@@ -543,7 +597,7 @@ int cairn_config_load_file(struct cairn_config *cfg, const char *path, char **er
             break;
         }
         if ((rc = store(cfg, k, json_object_iter_value(it), &f)) == -EINVAL) {
-            char *where = where_key(path, name);
+            char *where = where_key(path, &text, name);
 
             rc = where != NULL ? explain(k, &f, where, err) : -ENOMEM;
             free(where);
@@ -552,6 +606,7 @@ int cairn_config_load_file(struct cairn_config *cfg, const char *path, char **er
             break;
     }
     json_decref(root);
+    cairn_buf_free(&text);
     return rc;
 }
 

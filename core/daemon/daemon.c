@@ -36,6 +36,20 @@ static uint64_t ms(double seconds)
     return seconds <= 0 ? 0 : (uint64_t)(seconds * 1000.0 + 0.5);
 }
 
+/* A reload on the pool (SIGHUP, below). */
+struct cairn_reload_work {
+    uv_work_t req;
+    struct cairn_daemon *d;
+    /* A copy: the pool thread reads none of the daemon's own state but
+     * what never changes after start (the configuration file's name, the
+     * command line, the log's settings). */
+    struct cairn_config old;
+    struct cairn_config nc;
+    struct cairn_plugin_set *ps;
+    unsigned signals;
+    int rc;
+};
+
 /* ---- stopping ---------------------------------------------------------- */
 
 /* A handle never initialised (a start that failed early) has no loop.
@@ -65,6 +79,10 @@ static void close_all(struct cairn_daemon *d)
     close_handle((uv_handle_t *)&d->sig_term);
     close_handle((uv_handle_t *)&d->sig_int);
     close_handle((uv_handle_t *)&d->sig_hup);
+    /* A reload not begun yet is dropped; one under way is waited for by
+     * uv_run, and reload_done sees the daemon stopping. */
+    if (d->reloading != NULL)
+        (void)uv_cancel((uv_req_t *)&d->reloading->req);
     cairn_hang_close(&d->hang);
 }
 
@@ -315,31 +333,54 @@ static void log_gone_plugins(struct cairn_daemon *d, const struct cairn_registry
                       old->plugins[i].desc->name, old->plugins[i].path);
 }
 
-/* SIGHUP: swap in a new configuration and plugin set, or keep the old. */
-static void reload(struct cairn_daemon *d)
+/*
+ * SIGHUP: a new configuration and plugin set, prepared on the pool and
+ * swapped in on the loop, or the old ones kept.
+ *
+ * Preparing loads every plugin afresh with a probe process each: a
+ * tenth of a second or more, and a plugin whose constructor hangs holds
+ * it for the probe's whole allowance.  On the loop that time stalled
+ * every job, and a storm of SIGHUPs (a configuration tool sending one per
+ * file it touched) stalled them for good.  So one reload runs at a time,
+ * off the loop, and the signals that come during it are counted into one
+ * more reload after it: whatever they were sent for, it reads the files
+ * as they are by then.
+ */
+static void reload_prepare_work(uv_work_t *req)
 {
-    const struct cairn_reload_in in = { .old = &d->cfg,
+    struct cairn_reload_work *w = req->data;
+    const struct cairn_daemon *d = w->d;
+    const struct cairn_reload_in in = { .old = &w->old,
                                         .config_file = d->config_file,
                                         .defaults = d->defaults,
                                         .apply_overrides = d->apply_overrides,
                                         .overrides_data = d->overrides_data,
-                                        .log = &d->log };
-    struct cairn_plugin_set *ps;
-    struct cairn_config nc;
+                                        .log = &d->log,
+                                        .signals = w->signals };
 
-    if (cairn_reload_prepare(&in, &nc, &ps) != 0)
-        return;
+    w->rc = cairn_reload_prepare(&in, &w->nc, &w->ps);
+}
+
+/* Swaps in what a reload prepared (nc and ps, which it owns now). */
+static void reload_apply(struct cairn_daemon *d, struct cairn_config *nc,
+                         struct cairn_plugin_set *ps)
+{
+    char *old_metrics;
+
     if (cairn_metrics_set_plugins(&d->metrics, &ps->reg) != 0) {
         cairn_log(&d->log, CAIRN_LOG_ERROR, "reload: out of memory; keeping the old set");
         cairn_plugin_set_unref(ps);
-        cairn_config_free(&nc);
+        cairn_config_free(nc);
         return;
     }
     log_gone_plugins(d, &d->plugins->reg, &ps->reg);
     cairn_plugin_set_unref(d->plugins);
     d->plugins = ps;
+    /* Taken before the old configuration goes, for the file it names. */
+    old_metrics = d->cfg.metrics_file;
+    d->cfg.metrics_file = NULL;
     cairn_config_free(&d->cfg);
-    d->cfg = nc;
+    d->cfg = *nc;
     /* Borrowed from the configuration just freed: point it at the new one. */
     cairn_metrics_set_labels(&d->metrics, d->cfg.metrics_labels);
     cairn_log_set_level(&d->log, d->cfg.log_level);
@@ -350,6 +391,85 @@ static void reload(struct cairn_daemon *d)
     log_plugins(d);
     cairn_log(&d->log, CAIRN_LOG_INFO, "reloaded: %zu plugin(s) from %s", ps->reg.n_plugins,
               d->cfg.plugin_dir);
+    if (old_metrics != NULL && strcmp(old_metrics, d->cfg.metrics_file) != 0)
+        cairn_daemon_metrics_moved(d, old_metrics);
+    free(old_metrics);
+}
+
+static void reload_start(struct cairn_daemon *d, unsigned signals);
+
+static void reload_done(uv_work_t *req, int status)
+{
+    struct cairn_reload_work *w = req->data;
+    struct cairn_daemon *d = w->d;
+    int ending = d->stopping || d->finished;
+    unsigned waiting;
+
+    d->reloading = NULL;
+    if (status == 0 && w->rc == 0 && !ending) {
+        reload_apply(d, &w->nc, w->ps);
+    } else if (status == 0 && w->rc == 0) {
+        cairn_log(&d->log, CAIRN_LOG_INFO,
+                  "reload: not applied, the daemon is stopping (no new job would use it)");
+        cairn_plugin_set_unref(w->ps);
+        cairn_config_free(&w->nc);
+    }
+    cairn_config_free(&w->old);
+    free(w);
+    waiting = d->hups_waiting;
+    d->hups_waiting = 0;
+    if (ending)
+        return;
+    if (waiting > 0)
+        reload_start(d, waiting);
+    if (d->reloading == NULL)
+        cairn_daemon_notify_status(d, "READY=1\n");
+}
+
+/* Puts a reload answering `signals` SIGHUPs on the pool; said when it
+ * cannot be (the old configuration then stays). */
+static void reload_start(struct cairn_daemon *d, unsigned signals)
+{
+    struct cairn_reload_work *w = calloc(1, sizeof(*w));
+    int rc = w != NULL ? cairn_config_copy(&w->old, &d->cfg) : -ENOMEM;
+
+    if (rc == 0) {
+        w->d = d;
+        w->signals = signals;
+        w->req.data = w;
+        rc = uv_queue_work(&d->loop, &w->req, reload_prepare_work, reload_done);
+        if (rc != 0)
+            cairn_config_free(&w->old);
+    }
+    if (rc != 0) {
+        cairn_log(&d->log, CAIRN_LOG_ERROR,
+                  "SIGHUP: cannot start a reload: %s; keeping the old configuration",
+                  uv_strerror(rc));
+        free(w);
+        return;
+    }
+    d->reloading = w;
+}
+
+static void on_sighup(struct cairn_daemon *d)
+{
+    if (d->stopping) {
+        cairn_log(&d->log, CAIRN_LOG_INFO,
+                  "SIGHUP while stopping: not reloading (no new job would use it)");
+        return;
+    }
+    if (d->reloading != NULL) {
+        d->hups_waiting++;
+        cairn_log(&d->log, CAIRN_LOG_DEBUG,
+                  "SIGHUP during a reload: %u signal(s) now wait for one more reload once it "
+                  "ends",
+                  d->hups_waiting);
+        return;
+    }
+    cairn_notify_reloading();
+    reload_start(d, 1);
+    if (d->reloading == NULL)
+        cairn_daemon_notify_status(d, "READY=1\n");
 }
 
 static void on_signal(uv_signal_t *s, int signum)
@@ -357,9 +477,7 @@ static void on_signal(uv_signal_t *s, int signum)
     struct cairn_daemon *d = s->data;
 
     if (signum == SIGHUP) {
-        cairn_notify_reloading();
-        reload(d);
-        cairn_daemon_notify_status(d, "READY=1\n");
+        on_sighup(d);
     } else if (d->stopping) {
         /* Said, so that an operator who sends it again sees it was heard
          * and what a harder stop would cost. */

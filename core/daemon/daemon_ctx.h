@@ -10,7 +10,10 @@
  * spool's folder descriptors, which a job's start and finish use and a
  * scan or a finish may re-point in place (dup2, spool.h) without changing
  * their numbers.  Workers otherwise see batches, starting and finishing
- * jobs and the scanner's work item, never the daemon.
+ * jobs and the scanner's work item, never the daemon, but for a SIGHUP's
+ * reload, which reads what is set before the run and never changes (the
+ * configuration file's name, the defaults and the command line) and works
+ * on its own copy of the configuration.
  *
  * daemon.c owns it (main.c fills in what the command line says before the
  * run): the loop, the configuration, the plugins, signals and timers, and
@@ -40,6 +43,7 @@
 
 struct cairn_daemon_report;
 struct cairn_dispatch;
+struct cairn_reload_work;
 
 /* Input bytes per batch: big enough to amortise a thread hop, small
  * enough to stay in cache while a worker parses it. */
@@ -82,6 +86,11 @@ struct cairn_daemon {
     uv_signal_t sig_term;
     uv_signal_t sig_int;
     uv_signal_t sig_hup;
+
+    /* SIGHUP (daemon.c): a reload is prepared on the pool, one at a time,
+     * and the signals that come meanwhile make one more after it. */
+    struct cairn_reload_work *reloading; /* NULL: none under way */
+    unsigned hups_waiting;
 
     int once; /* --once: exit when the spool is empty */
     int stopping;

@@ -35,6 +35,8 @@ struct cairn_daemon_report {
     uint64_t live_ns;        /* when it was last written */
     char *metrics_path;      /* the metrics file's real path, for the status file */
     char *metrics_for;       /* ... made for this metrics_file (a reload may change it) */
+    char *metrics_old;       /* a metrics_file a reload replaced, to remove once the
+                              * write on its way (to that name) has landed */
 };
 
 int cairn_daemon_report_new(struct cairn_daemon *d, struct cairn_daemon_report **out)
@@ -57,6 +59,7 @@ void cairn_daemon_report_free(struct cairn_daemon_report *r)
     free(r->status_name);
     free(r->metrics_path);
     free(r->metrics_for);
+    free(r->metrics_old);
     free(r);
 }
 
@@ -240,14 +243,58 @@ void cairn_daemon_write_metrics(struct cairn_daemon *d)
                   d->cfg.metrics_file, uv_strerror(rc));
 }
 
+/* The metrics file a reload moved away from: removed, since node_exporter
+ * refuses the same series from two files, and this one would never
+ * change again.  Only the name this daemon was configured with, so only
+ * its own file. */
+static void remove_old_metrics(struct cairn_daemon *d, const char *name)
+{
+    if (unlinkat(d->spool.out_fd, name, 0) == 0)
+        cairn_log(&d->log, CAIRN_LOG_INFO, "reload: metrics_file is now %s: removed the old %s/%s",
+                  d->cfg.metrics_file, d->cfg.output_dir, name);
+    else if (errno != ENOENT)
+        cairn_log(&d->log, CAIRN_LOG_WARNING,
+                  "reload: metrics_file is now %s, but the old %s/%s cannot be removed: %s "
+                  "(node_exporter would read its frozen series beside the new file's: remove it "
+                  "by hand)",
+                  d->cfg.metrics_file, d->cfg.output_dir, name, strerror(errno));
+}
+
+void cairn_daemon_metrics_moved(struct cairn_daemon *d, const char *old)
+{
+    struct cairn_daemon_report *r = d->report;
+    char *keep;
+
+    /* A write on its way renames its temporary to the old name when it
+     * lands: removed now, the file would come back. */
+    if (r->metrics_busy && r->metrics_old == NULL && (keep = strdup(old)) != NULL) {
+        r->metrics_old = keep;
+        return;
+    }
+    /* Not busy; or busy writing an older name kept already, so this one
+     * is not being written; or out of memory (removed now, at worst to
+     * come back once). */
+    remove_old_metrics(d, old);
+    /* The new file at once, not a metrics interval later. */
+    cairn_daemon_write_metrics_async(d);
+}
+
 static void metrics_written(int rc, void *data)
 {
     struct cairn_daemon *d = data;
+    struct cairn_daemon_report *r = d->report;
 
-    d->report->metrics_busy = 0;
+    r->metrics_busy = 0;
     if (rc != 0)
         cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot write %s/%s: %s", d->cfg.output_dir,
-                  d->cfg.metrics_file, uv_strerror(rc));
+                  r->metrics_old != NULL ? r->metrics_old : d->cfg.metrics_file, uv_strerror(rc));
+    if (r->metrics_old != NULL) {
+        remove_old_metrics(d, r->metrics_old);
+        free(r->metrics_old);
+        r->metrics_old = NULL;
+        if (!d->finished)
+            cairn_daemon_write_metrics_async(d);
+    }
     /* The run ended while this older exposition was on its way (check_done
      * left the final one to this moment): write the final one now. */
     if (d->finished)

@@ -43,6 +43,10 @@ void cairn_daemon_report_end(struct cairn_daemon *d);
  * one write at a time. */
 void cairn_daemon_write_metrics_async(struct cairn_daemon *d);
 
+/* A reload changed metrics_file from old: the old file is removed (once
+ * a write on its way to it has landed) and the new one written. */
+void cairn_daemon_metrics_moved(struct cairn_daemon *d, const char *old);
+
 /* INPUT/.cairn/status/NAME (status.h): rewritten at most once a second
  * while jobs run, and once more when the set of jobs changed. */
 void cairn_daemon_write_status(struct cairn_daemon *d);

@@ -65,8 +65,15 @@ int cairn_reload_prepare(const struct cairn_reload_in *in, struct cairn_config *
 {
     int rc;
 
-    cairn_log(in->log, CAIRN_LOG_INFO, "SIGHUP: reloading %s and %s",
-              in->config_file ? in->config_file : "(no configuration file)", in->old->plugin_dir);
+    if (in->signals > 1)
+        cairn_log(in->log, CAIRN_LOG_INFO,
+                  "%u SIGHUPs coalesced into one reload: reloading %s and %s", in->signals,
+                  in->config_file ? in->config_file : "(no configuration file)",
+                  in->old->plugin_dir);
+    else
+        cairn_log(in->log, CAIRN_LOG_INFO, "SIGHUP: reloading %s and %s",
+                  in->config_file ? in->config_file : "(no configuration file)",
+                  in->old->plugin_dir);
     if ((rc = load_config(in, nc)) != 0)
         return rc;
     keep_fixed(in, nc);

@@ -18,6 +18,9 @@ struct cairn_reload_in {
     int (*apply_overrides)(struct cairn_config *cfg, char **err, void *data);
     void *overrides_data; /* the command line, applied again */
     const struct cairn_log *log;
+    /* The SIGHUPs this reload answers, for its first log line: more than
+     * one when those that came during the last reload were coalesced. */
+    unsigned signals;
 };
 
 /*
@@ -25,6 +28,9 @@ struct cairn_reload_in {
  * RETURNS  0 with *nc and *ps (one reference) ready to be swapped in;
  *          a negative errno, and nothing to free, when either is bad (the
  *          log says why; the caller keeps the old ones)
+ * NOTES    Touches nothing but *in (read) and the log, so it may run off
+ *          the daemon's loop, on a pool thread: loading every plugin with
+ *          a probe process each takes long enough to stall jobs.
  */
 int cairn_reload_prepare(const struct cairn_reload_in *in, struct cairn_config *nc,
                          struct cairn_plugin_set **ps);

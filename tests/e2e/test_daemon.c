@@ -463,6 +463,60 @@ START_TEST(rename_in_is_processed)
 }
 END_TEST
 
+/* The spool's mode in the shipped tmpfiles entry (systemd/), parsed from
+ * its "d @SPOOL@ MODE ..." line. */
+static mode_t shipped_spool_mode(void)
+{
+    char path[PATH_MAX], *text, *line;
+    long mode = -1;
+
+    th_pathf(path, "%s/systemd/cairn.tmpfiles.in", g_source_dir);
+    text = th_slurp(path, NULL);
+    TH_REQUIRE(text != NULL, "cannot read %s", path);
+    for (line = text; line != NULL; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+        if (strncmp(line, "d @SPOOL@ ", 10) == 0)
+            mode = strtol(line + 10, NULL, 8);
+    free(text);
+    TH_REQUIRE(mode > 0, "%s has no \"d @SPOOL@ MODE\" line", path);
+    return (mode_t)mode;
+}
+
+/* The spool as shipped is sticky, so that one producer cannot remove or
+ * replace another's waiting job (group "cairn" may write there), and
+ * cairnd, the spool's owner, still claims jobs out of it and files them
+ * in done/. */
+START_TEST(sticky_spool_as_shipped_runs_jobs)
+{
+    mode_t mode = shipped_spool_mode();
+    char path[PATH_MAX];
+    struct stat st;
+    struct env e;
+    int p;
+
+    TH_REQUIRE(mode & S_ISVTX,
+               "the shipped spool mode %04o has no sticky bit: any producer may remove or "
+               "replace another's waiting job",
+               (unsigned)mode);
+    env_init(&e, NULL);
+    ck_assert_int_eq(chmod(e.in, mode), 0);
+    ck_assert_int_eq(stat(e.in, &st), 0);
+    TH_REQUIRE(st.st_mode & S_ISVTX, "the spool lost its sticky bit: mode %04o",
+               (unsigned)(st.st_mode & 07777));
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    drop_text(&e, "sticky.jsonl", SMALL_III);
+    wait_summary(&e, "sticky", DEADLINE_MS);
+    json_decref(summary_of(&e, "sticky", "ok", 1));
+    TH_IN(path, &e, ".cairn/done/sticky.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "the input is not in .cairn/done/");
+    TH_IN(path, &e, "sticky.jsonl");
+    TH_REQUIRE(!th_exists(path), "the input is still in the sticky spool");
+    wait_active_empty(&e);
+    th_stop(p);
+    th_cleanup();
+}
+END_TEST
+
 START_TEST(keep_inputs_false_deletes_input)
 {
     struct th_env e;
@@ -2182,6 +2236,159 @@ START_TEST(sighup_new_umask_applies_to_new_outputs)
 }
 END_TEST
 
+/* The configuration file replaced by a FIFO (or a file nobody will
+ * finish writing): the reload refuses it, naming it, instead of waiting in
+ * open(2) for a writer with the loop held (no job claimed, SIGTERM
+ * unheard); the old configuration stays. */
+START_TEST(sighup_fifo_config_keeps_old)
+{
+    struct env e;
+    int p, code;
+
+    env_init(&e, NULL);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    ck_assert_int_eq(unlink(e.cfg), 0);
+    ck_assert_int_eq(mkfifo(e.cfg, 0600), 0);
+    kill(th_pid[p], SIGHUP);
+    TH_EVENTUALLY(th_log_has(p, "keeping the old configuration"), DEADLINE_MS,
+                  "no refusal after SIGHUP with a FIFO as the configuration");
+    TH_REQUIRE(th_log_has(p, e.cfg) && th_log_has(p, "is a FIFO, not a regular file"),
+               "the refusal does not name the FIFO");
+    TH_REQUIRE(th_running(p), "cairnd died on SIGHUP with a FIFO as the configuration");
+    drop_text(&e, "after.jsonl", SMALL_III);
+    wait_summary(&e, "after", DEADLINE_MS);
+    kill(th_pid[p], SIGTERM);
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "exit %d after SIGTERM", code);
+    th_cleanup();
+}
+END_TEST
+
+/* The sum of N over the log's "N SIGHUPs coalesced into one reload"
+ * lines. */
+static int coalesced_signals(int p)
+{
+    static const char mark[] = " SIGHUPs coalesced into one reload";
+    char *text = th_slurp(th_log[p], NULL), *hit, *digits;
+    int sum = 0;
+
+    for (hit = text; hit != NULL && (hit = strstr(hit, mark)) != NULL; hit += sizeof(mark) - 1) {
+        for (digits = hit; digits > text && digits[-1] >= '0' && digits[-1] <= '9'; digits--)
+            ;
+        sum += atoi(digits);
+    }
+    free(text);
+    return sum;
+}
+
+static int reloads_begun(int p)
+{
+    return th_log_lines_with(p, "SIGHUP: reloading") +
+           th_log_lines_with(p, " SIGHUPs coalesced into one reload");
+}
+
+static int reloads_ended(int p)
+{
+    return th_log_lines_with(p, "reloaded: ") + th_log_lines_with(p, "keeping the old");
+}
+
+/* A storm of SIGHUPs stalls no job: the signals that come while a reload
+ * runs make one more reload, not one each, and the reload runs off the
+ * loop.  A plugin that hangs in its constructor holds each reload for the
+ * probe's allowance (10 s), which on the loop stalled every job for that
+ * long per signal.  Each signal is sent once the daemon has said it got
+ * the one before (the kernel merges a pending SIGHUP with the next), so
+ * every one can be counted in the log. */
+START_TEST(sighup_storm_coalesces_and_jobs_run)
+{
+    enum {
+        SIGNALS = 200
+    };
+    const char *bad = getenv("CAIRN_TEST_BAD_PLUGIN_DIR");
+    char src[PATH_MAX], hang[PATH_MAX];
+    struct env e;
+    int p, i, code, begun;
+
+    ck_assert_msg(bad != NULL, "CAIRN_TEST_BAD_PLUGIN_DIR is not set");
+    env_init(&e, NULL);
+    th_pathf(e.plugins, "%s/plugins", e.root);
+    ck_assert_int_eq(mkdir(e.plugins, 0755), 0);
+    ck_assert_int_eq(th_copy_plugins(g_plugins, e.plugins), 0);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    /* Only now: at start it would stop the daemon starting. */
+    th_pathf(src, "%s/hang_in_constructor.so", bad);
+    th_pathf(hang, "%s/hang_in_constructor.so", e.plugins);
+    th_copy_file(src, hang, 0755);
+
+    for (i = 1; i <= SIGNALS; i++) {
+        kill(th_pid[p], SIGHUP);
+        TH_EVENTUALLY(th_log_lines_with(p, "SIGHUP: reloading") +
+                              th_log_lines_with(p, "SIGHUP during a reload: ") ==
+                          i,
+                      LONG_DEADLINE_MS, "SIGHUP %d of %d was never said received", i, SIGNALS);
+    }
+    drop_text(&e, "storm.jsonl", SMALL_III);
+    wait_summary(&e, "storm", LONG_DEADLINE_MS);
+    json_decref(summary_of(&e, "storm", "ok", 1));
+
+    /* The reload that comes next reads the directory without it. */
+    ck_assert_int_eq(unlink(hang), 0);
+    /* Every signal that waited is in a coalesced reload's count, and
+     * every reload begun has ended: no reload is left to come. */
+    TH_EVENTUALLY(coalesced_signals(p) == th_log_lines_with(p, "SIGHUP during a reload: ") &&
+                      reloads_begun(p) == reloads_ended(p),
+                  LONG_DEADLINE_MS,
+                  "the reloads never settled: %d signal(s) coalesced of %d "
+                  "that waited, %d reload(s) begun, %d ended",
+                  coalesced_signals(p), th_log_lines_with(p, "SIGHUP during a reload: "),
+                  reloads_begun(p), reloads_ended(p));
+    begun = reloads_begun(p);
+    TH_REQUIRE(th_log_lines_with(p, "SIGHUP: reloading") + coalesced_signals(p) == SIGNALS,
+               "%d signal(s) began a reload and %d were coalesced: %d sent",
+               th_log_lines_with(p, "SIGHUP: reloading"), coalesced_signals(p), SIGNALS);
+    TH_REQUIRE(begun >= 2 && begun < SIGNALS / 4, "%d reloads for %d SIGHUPs", begun, SIGNALS);
+    TH_REQUIRE(th_running(p), "cairnd died in the storm");
+    kill(th_pid[p], SIGTERM);
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "exit %d after SIGTERM", code);
+    th_cleanup();
+}
+END_TEST
+
+/* metrics_file changed by a reload: the old file goes (node_exporter
+ * refuses the same series from two files, and it would never change
+ * again), the new one comes. */
+START_TEST(sighup_new_metrics_file_removes_the_old)
+{
+    struct env e;
+    char old[PATH_MAX], now[PATH_MAX];
+    int p;
+
+    env_init(&e, NULL);
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    TH_OUT(old, &e, "metrics.prom");
+    TH_OUT(now, &e, "node-a.prom");
+    TH_EVENTUALLY(th_exists(old), DEADLINE_MS, "%s never written", old);
+    env_config(&e, "\"metrics_file\": \"node-a.prom\"");
+    kill(th_pid[p], SIGHUP);
+    TH_EVENTUALLY(th_log_has(p, "reloaded: "), DEADLINE_MS, "the reload was not applied");
+    TH_EVENTUALLY(th_exists(now), DEADLINE_MS, "%s never written", now);
+    TH_EVENTUALLY(!th_exists(old), DEADLINE_MS, "the old %s stays beside %s", old, now);
+    TH_REQUIRE(th_log_has(p, "metrics_file is now node-a.prom: removed the old "),
+               "the removal was not said");
+    drop_text(&e, "after.jsonl", SMALL_III);
+    wait_summary(&e, "after", DEADLINE_MS);
+    th_stop(p);
+    TH_REQUIRE(!th_exists(old), "the old %s came back", old);
+    TH_REQUIRE(th_file_contains(now, "\ncairn_jobs_total{status=\"ok\"} 1\n"),
+               "the new metrics file does not count the job");
+    th_cleanup();
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* 10. metrics                                                         */
 /* ------------------------------------------------------------------ */
@@ -2376,6 +2583,7 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, rename_in_is_processed);
     tcase_add_test(tc, keep_inputs_false_deletes_input);
     tcase_add_test(tc, hard_link_is_processed);
+    tcase_add_test(tc, sticky_spool_as_shipped_runs_jobs);
     tcase_add_test(tc, same_name_dropped_while_it_runs_runs_next);
     tcase_add_test(tc, failed_hand_back_beside_a_new_file_of_the_name_loses_neither);
     tcase_add_test(tc, results_write_error_hands_back_then_completes);
@@ -2423,6 +2631,9 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, sighup_new_umask_applies_to_new_outputs);
     tcase_add_test(tc, sighup_in_a_build_tree_reloads_its_plugins);
     tcase_add_test(tc, sighup_truncated_plugin_keeps_old_set);
+    tcase_add_test(tc, sighup_fifo_config_keeps_old);
+    tcase_add_test(tc, sighup_storm_coalesces_and_jobs_run);
+    tcase_add_test(tc, sighup_new_metrics_file_removes_the_old);
     tc = tcase(s, "metrics");
     tcase_add_test(tc, metrics_file_is_kept);
     tcase_add_test(tc, metrics_file_setting);

@@ -1,5 +1,5 @@
 /*
- * test_config.c - core/common/config.c (SPEC section 7) and how cairnd reports a
+ * test_config.c - core/common/config.c and how cairnd reports a
  * bad configuration file.
  *
  * Files are written into one mkdtemp directory made by main() and removed
@@ -447,6 +447,29 @@ START_TEST(a_directory_is_not_read_as_a_file)
 }
 END_TEST
 
+/* A FIFO named as the configuration (or a file nobody will ever finish
+ * writing to) is refused at once, naming it: an open(2) that waited for a
+ * writer held cairnd --check, and a SIGHUP held the daemon's whole loop.
+ * Nothing opens the FIFO's other end, so a blocking open never returns. */
+START_TEST(a_fifo_is_refused_without_blocking)
+{
+    struct cairn_config cfg = defaults();
+    char *dir = th_make_dir_in(root_dir);
+    char *path = th_xasprintf("%s/cairn.json", dir), *err = NULL;
+
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    ck_assert_int_eq(cairn_config_load_file(&cfg, path, &err), -EINVAL);
+    ck_assert_msg(err != NULL && strstr(err, path) != NULL && strstr(err, "FIFO") != NULL &&
+                      strstr(err, "not a regular file") != NULL,
+                  "%s", err);
+    ck_assert_uint_eq(cfg.min_age_ms, 1000); /* nothing was changed */
+    free(err);
+    cairn_config_free(&cfg);
+    free(path);
+    free(dir);
+}
+END_TEST
+
 START_TEST(missing_file_is_named)
 {
     struct cairn_config cfg = defaults();
@@ -885,6 +908,76 @@ START_TEST(cairnd_check_refuses_symlinked_state_dirs)
     free(in);
     free(top);
     free(plugins);
+}
+END_TEST
+
+START_TEST(cairnd_check_refuses_a_fifo)
+{
+    char *plugins = plugin_dir_copy(), *dir = th_make_dir_in(root_dir);
+    char *path = th_xasprintf("%s/cairn.json", dir);
+    struct th_run r;
+
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    r = run_cairnd((const char *const[]){ "--check", "-c", path, "--plugins", plugins, NULL });
+    ck_assert_msg(r.status == 2, "exit %d, stderr: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.err, path) != NULL && strstr(r.err, "FIFO") != NULL,
+                  "stderr does not name the FIFO: %s", r.err);
+    th_run_free(&r);
+    free(path);
+    th_rm_tree(dir);
+    free(dir);
+    free(plugins);
+}
+END_TEST
+
+/* metrics_file lives in output_dir beside every job's outputs: a name one
+ * of them takes (job a's summary is a.summary.json) would be overwritten
+ * by the metrics and overwrite the job's file in turn, and one shaped like
+ * cairn's temporaries would be swept away at the next start. */
+START_TEST(metrics_file_may_not_take_an_output_name)
+{
+    static const struct {
+        const char *name, *why;
+    } bad[] = {
+        { "a.summary.json", "ends in \".summary.json\"" },
+        { "a.results.jsonl", "ends in \".results.jsonl\"" },
+        { "a.reason.json", "ends in \".reason.json\"" },
+        { ".summary.json", "ends in \".summary.json\"" },
+        { ".cairn.0123456789abcdef0123456789abcdef.m.tmp", "begins with \".cairn.\"" },
+    };
+    static const char *const good[] = { "metrics.prom", "summary.json", "a.summary.json.prom",
+                                        "results.jsonl" };
+    size_t i;
+
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct cairn_config cfg = defaults();
+        char *json = th_xasprintf("{\n  \"metrics_file\": \"%s\"\n}", bad[i].name);
+        char *path, *err = NULL;
+
+        ck_assert_int_eq(load_text(&cfg, json, &path, &err), -EINVAL);
+        ck_assert_msg(err != NULL && strstr(err, ":2: key \"metrics_file\": ") != NULL &&
+                          strstr(err, bad[i].why) != NULL,
+                      "%s: want the key, its line and \"%s\" in: %s", bad[i].name, bad[i].why, err);
+        ck_assert_str_eq(cfg.metrics_file, "metrics.prom");
+        free(err);
+        free(path);
+        free(json);
+        ck_assert_int_eq(cairn_config_set(&cfg, "metrics_file", bad[i].name, &err), -EINVAL);
+        ck_assert_msg(err != NULL && strstr(err, "\"metrics_file\"") != NULL &&
+                          strstr(err, bad[i].why) != NULL,
+                      "set %s: %s", bad[i].name, err);
+        free(err);
+        cairn_config_free(&cfg);
+    }
+    for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        struct cairn_config cfg = defaults();
+        char *err = NULL;
+
+        ck_assert_msg(cairn_config_set(&cfg, "metrics_file", good[i], &err) == 0, "%s: %s", good[i],
+                      err);
+        ck_assert_str_eq(cfg.metrics_file, good[i]);
+        cairn_config_free(&cfg);
+    }
 }
 END_TEST
 
@@ -1759,6 +1852,7 @@ static Suite *config_suite(void)
     CASE("a non-object is refused", non_object_is_refused);
     CASE("a missing file is named", missing_file_is_named);
     CASE("a directory is not read as a file", a_directory_is_not_read_as_a_file);
+    CASE("a FIFO is refused without blocking", a_fifo_is_refused_without_blocking);
     CASE("a duplicate key is refused", duplicate_key_is_refused);
     CASE("set from text", set_from_text);
     tc = tcase_create("set refuses bad values");
@@ -1785,6 +1879,9 @@ static Suite *config_suite(void)
          cairnd_check_refuses_symlinked_state_dirs);
     CASE("cairnd --check refuses a metrics_file that is a path",
          cairnd_check_refuses_metrics_file_paths);
+    CASE("cairnd --check refuses a FIFO as its configuration", cairnd_check_refuses_a_fifo);
+    CASE("metrics_file may not take a name a job's outputs take",
+         metrics_file_may_not_take_an_output_name);
     CASE("every command-line override counts", cairnd_every_override_counts);
     CASE("--check prints the threads it would start",
          cairnd_check_prints_the_threads_it_would_start);
