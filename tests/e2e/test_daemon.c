@@ -490,7 +490,7 @@ START_TEST(sticky_spool_as_shipped_runs_jobs)
     mode_t mode = shipped_spool_mode();
     char path[PATH_MAX];
     struct stat st;
-    struct env e;
+    struct th_env e;
     int p;
 
     TH_REQUIRE(mode & S_ISVTX,
@@ -2242,7 +2242,7 @@ END_TEST
  * unheard); the old configuration stays. */
 START_TEST(sighup_fifo_config_keeps_old)
 {
-    struct env e;
+    struct th_env e;
     int p, code;
 
     env_init(&e, NULL);
@@ -2307,7 +2307,7 @@ START_TEST(sighup_storm_coalesces_and_jobs_run)
     };
     const char *bad = getenv("CAIRN_TEST_BAD_PLUGIN_DIR");
     char src[PATH_MAX], hang[PATH_MAX];
-    struct env e;
+    struct th_env e;
     int p, i, code, begun;
 
     ck_assert_msg(bad != NULL, "CAIRN_TEST_BAD_PLUGIN_DIR is not set");
@@ -2362,7 +2362,7 @@ END_TEST
  * again), the new one comes. */
 START_TEST(sighup_new_metrics_file_removes_the_old)
 {
-    struct env e;
+    struct th_env e;
     char old[PATH_MAX], now[PATH_MAX];
     int p;
 
