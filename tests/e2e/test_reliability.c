@@ -142,7 +142,7 @@ static int start(const struct th_env *e, const char *mode)
 {
     char *argv[] = { (char *)g_cairnd, "-c",          (char *)e->cfg,
                      "--input",        (char *)e->in, "--output",
-                     (char *)e->out,   "--plugins",   (char *)g_plugins,
+                     (char *)e->out,   "--plugins",   (char *)e->plugins,
                      (char *)mode,     NULL };
     return spawn(e, argv);
 }
@@ -642,39 +642,6 @@ END_TEST
 /* 2. Poison job: killed mid-run max_attempts times, then quarantined  */
 /* ------------------------------------------------------------------ */
 
-#define POISON_RECORDS 6000
-#define POISON_LEN     500
-
-/* POISON_RECORDS stone-game records of POISON_LEN piles: seconds of work
- * on one thread. */
-static char *poison_data(size_t *len)
-{
-    struct cairn_buf b = { 0 };
-    uint64_t s = 877;
-    size_t i;
-    int k;
-
-    for (i = 0; i < POISON_RECORDS; i++) {
-        long long v[POISON_LEN], sum = 0;
-        for (k = 0; k < POISON_LEN; k++) {
-            v[k] = rng_range(&s, 1, 500);
-            sum += v[k];
-        }
-        if (sum % 2 == 0)
-            v[0] += v[0] < 500 ? 1 : -1; /* official: the sum is odd */
-        ck_assert_int_eq(cairn_buf_printf(&b,
-                                          "{\"id\":%zu,\"variant\":\"stone-game\","
-                                          "\"input\":{\"piles\":[",
-                                          i + 1),
-                         0);
-        for (k = 0; k < POISON_LEN; k++)
-            ck_assert_int_eq(cairn_buf_printf(&b, "%s%lld", k ? "," : "", v[k]), 0);
-        ck_assert_int_eq(cairn_buf_puts(&b, "]}}\n"), 0);
-    }
-    *len = b.len;
-    return b.data;
-}
-
 /* The run count the daemon keeps for a job in active/ (attempts.h). */
 static unsigned attempts_of(const struct th_env *e, const char *name)
 {
@@ -685,14 +652,21 @@ START_TEST(poison_job_is_quarantined_after_max_attempts)
 {
     struct th_env e;
     struct job small[3], later;
-    char path[PATH_MAX], big_sum[PATH_MAX];
+    char path[PATH_MAX], big_sum[PATH_MAX], gate[PATH_MAX];
     size_t len;
-    char *big = poison_data(&len);
+    char *big;
     json_t *sum;
     int p, i, kills;
 
+    /* Two threads: the big job, one record of plugin "slow" held at its
+     * gate, takes one; the small jobs run on the other.  The gate stays
+     * closed, so the big job is in flight at every kill however fast or
+     * slow the machine. */
     env_init(&e, "{\"min_age_ms\": 0, \"rescan_interval_s\": 1, \"metrics_interval_s\": 0.5, "
-                 "\"max_attempts\": 3, \"threads\": 1, \"log_level\": \"debug\"}\n");
+                 "\"max_attempts\": 3, \"threads\": 2, \"log_level\": \"debug\"}\n");
+    th_plugins_with_slow(e.root, e.plugins);
+    big = th_slow_job(1, 1, &len);
+    th_close_slow_gate(e.root, gate);
     for (i = 0; i < 3; i++) {
         char base[32];
         snprintf(base, sizeof(base), "small-%d", i);
@@ -711,8 +685,9 @@ START_TEST(poison_job_is_quarantined_after_max_attempts)
                       DEADLINE_MS, "run %d of the big job did not begin (attempts %u)", kills + 1,
                       attempts_of(&e, "big.jsonl"));
         if (kills == 0) {
-            /* The small jobs finish on the first run, long before the big
-             * one: the kills below land on the big job alone. */
+            /* The small jobs finish on the first run while the big one
+             * waits at the gate: the kills below land on the big job
+             * alone. */
             for (i = 0; i < 3; i++) {
                 char s_path[PATH_MAX];
                 /* Finished means its input is in done/: the summary is
@@ -723,7 +698,7 @@ START_TEST(poison_job_is_quarantined_after_max_attempts)
                               small[i].base);
             }
         }
-        TH_REQUIRE(!th_exists(big_sum), "the big job finished before kill %d: make it bigger",
+        TH_REQUIRE(!th_exists(big_sum), "the big job finished before kill %d, past its gate",
                    kills + 1);
         crash(p);
         th_pathf(path, "%s/big.jsonl", e.active);
