@@ -238,3 +238,14 @@ int rig_deeper_points(size_t kind, int err, int n_errs)
 {
     return !rig_quick_sweep() || n_errs <= 1 || (int)(kind % (size_t)n_errs) == err;
 }
+
+int rig_word_count(const char *list)
+{
+    int n = 0, in_word = 0;
+
+    for (; *list != '\0'; list++) {
+        n += *list != ' ' && !in_word;
+        in_word = *list != ' ';
+    }
+    return n;
+}

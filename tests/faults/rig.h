@@ -59,6 +59,8 @@ long rig_next_point(long n);
  * with one errno per kind, in turn, so that every kind fails with every
  * errno at its first point and deeper with one of them. */
 int rig_deeper_points(size_t kind, int err, int n_errs);
+/* The number of words of a space-separated list (a sweep's errnos). */
+int rig_word_count(const char *list);
 /* "every point" or "points 1, 2, 4, ...": for the sweep's summary line. */
 const char *rig_sweep_form(void);
 

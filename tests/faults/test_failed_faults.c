@@ -219,14 +219,11 @@ static void sweep(enum end how)
     const char *e = getenv("CAIRN_FAULT_ERRNOS");
     char list[64], *save = NULL, *err;
     size_t k;
-    int total = 0, i = 0, count = 0;
+    int total = 0, i = 0, count;
 
     rig_make_reference();
     snprintf(list, sizeof(list), "%s", e != NULL ? e : "EIO ENOSPC");
-    for (err = strtok_r(list, " ", &save); err != NULL; err = strtok_r(NULL, " ", &save))
-        count++;
-    snprintf(list, sizeof(list), "%s", e != NULL ? e : "EIO ENOSPC");
-    save = NULL;
+    count = rig_word_count(list);
     for (err = strtok_r(list, " ", &save); err != NULL; err = strtok_r(NULL, " ", &save), i++)
         for (k = 0; k < N_KINDS; k++) {
             long n;

@@ -182,14 +182,7 @@ static const char *errnos_of(void)
 
 static int errno_count(void)
 {
-    const char *e;
-    int n = 0, in_word = 0;
-
-    for (e = errnos_of(); *e != '\0'; e++) {
-        n += *e != ' ' && !in_word;
-        in_word = *e != ' ';
-    }
-    return n;
+    return rig_word_count(errnos_of());
 }
 
 /* Every kind, every errno, N up to where the fault is no longer met. */
