@@ -42,10 +42,11 @@ struct cairn_json_fault {
  *          in a NUL)
  * RETURNS  0 with *kind set; -EINVAL with *fault set; -ENOMEM when the
  *          keys of the objects open at once could not be held
- * NOTES    memory: one size_t per key of the objects open at a time (at
- *          most a third of the line's size in bytes, twice that while an
- *          object's keys are sorted), and a copy of one number when it is
- *          longer than 64 bytes; nothing per value.
+ * NOTES    memory: one size_t per key of the objects open at a time (a
+ *          key and its value take at least 5 bytes of the line, so under
+ *          2 bytes per byte, and as much again for the sort that finds a
+ *          duplicate), and a copy of one number when it is longer than 64
+ *          bytes; nothing per value.
  */
 int cairn_json_scan(const char *text, size_t len, enum cairn_json_kind *kind,
                     struct cairn_json_fault *fault);
