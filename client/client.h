@@ -121,7 +121,10 @@ void cairn_shown_free(struct cairn_shown *s);
 /*
  * NAME     cairn_client_check_line - is this a line a job file may hold?
  * RETURNS  1 when blank (skipped by the daemon), 0 when a JSON object,
- *          -EINVAL with why (a message: "column 3: ...") otherwise
+ *          -EINVAL with why (a message: "column 3: ...") otherwise;
+ *          -ENOMEM with why when memory ran out
+ * NOTES    memory: a few bytes per object key, nothing per value
+ *          (jsonscan.h), whatever the line holds
  */
 int cairn_client_check_line(const char *line, size_t len, char *why, size_t why_size);
 

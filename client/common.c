@@ -141,5 +141,10 @@ ssize_t cairn_client_getline(FILE *f, char **line, size_t *cap)
     n = getline(line, cap, f);
     if (n >= 0)
         return n;
+    /* A line that does not fit in memory ends getline() as the end of the
+     * file does, without the stream's error flag: only errno tells them
+     * apart, and taking it for the end would cut the file short. */
+    if (errno == ENOMEM)
+        return -ENOMEM;
     return ferror(f) ? -(errno ? errno : EIO) : 0;
 }

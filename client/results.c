@@ -7,7 +7,9 @@
  * where the input line is spliced in as written when it is a JSON object
  * (so ids and numbers keep their exact text), and given as a JSON string
  * otherwise (a bad_json line).  Results are in input order and name their
- * physical line, so one pass over each file joins them.
+ * physical line, so one pass over each file joins them.  Neither line is
+ * parsed into a tree: memory is about the two lines' own size, whatever
+ * they hold.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,8 +19,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "names.h"
 #include "commands.h"
+#include "jsonscan.h"
+#include "jsontext.h"
+#include "names.h"
+
+/* The bytes of a non-JSON input line escaped at a time. */
+#define JOIN_PIECE 65536
 
 static FILE *open_at(int dir_fd, const char *name)
 {
@@ -70,27 +77,73 @@ static int copy_out(FILE *f)
     return ferror(f) ? -EIO : 0;
 }
 
-/* Whether line is one JSON value that can stand in the joined line as it
- * is: an object, or an array or scalar (the daemon's bad_record), read as
- * strictly as cairnd reads a record.  Anything else is shown as a string. */
-static int is_json(const char *line, size_t len)
+/* The input line as it stands in the joined line: as written when it is
+ * one JSON value (an object, or an array or scalar: the daemon's
+ * bad_record), read as strictly as cairnd reads a record; otherwise a
+ * JSON string (the daemon's bad_json).  Checked by a scan and copied
+ * through, so memory stays about the line's own size (jsonscan.h).
+ * 0, -ENOMEM or -EIO. */
+static int put_input(const char *text, size_t len, struct cairn_buf *tmp)
 {
-    json_error_t e;
-    json_t *v;
+    struct cairn_json_fault f;
+    enum cairn_json_kind kind;
+    size_t i = 0, n;
+    int rc = -EINVAL;
 
-    if (memchr(line, '\0', len) != NULL)
-        return 0; /* jansson would stop at it, and the rest go unseen */
-    v = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e);
-    json_decref(v);
-    return v != NULL;
+    /* A NUL would end a jansson reader's number early: never JSON here. */
+    if (memchr(text, '\0', len) == NULL && (rc = cairn_json_scan(text, len, &kind, &f)) == -ENOMEM)
+        return rc;
+    if (rc == 0)
+        return fwrite(text, 1, len, stdout) == len ? 0 : -EIO;
+    /* As a string, a piece at a time (never cutting a character): each
+     * piece's escaped text, without the quotes it comes in. */
+    if (fputc('"', stdout) == EOF)
+        return -EIO;
+    while (i < len) {
+        n = len - i > JOIN_PIECE ? cairn_utf8_cut(text + i, JOIN_PIECE) : len - i;
+        if (n == 0)
+            n = JOIN_PIECE;
+        tmp->len = 0;
+        if (cairn_buf_json_string(tmp, text + i, n) != 0)
+            return -ENOMEM;
+        if (fwrite(tmp->data + 1, 1, tmp->len - 2, stdout) != tmp->len - 2)
+            return -EIO;
+        i += n;
+    }
+    return fputc('"', stdout) == EOF ? -EIO : 0;
 }
 
-static int join(struct cairn_client *cl, FILE *results, const char *file, const char *base)
+/* The number of the input line a result line answers (its "line"); 0 when
+ * it names none; -ENOMEM. */
+static long long result_line_no(const char *rline, size_t rlen)
+{
+    struct cairn_json_fault f;
+    enum cairn_json_kind kind;
+    const char *val;
+    size_t vlen;
+    char num[32], *end;
+    long long no;
+    int rc = cairn_json_scan(rline, rlen, &kind, &f);
+
+    if (rc == -ENOMEM)
+        return rc;
+    if (rc != 0 || kind != CAIRN_JSON_KIND_OBJECT ||
+        cairn_json_member_text(rline, rlen, "line", &val, &vlen) != 1 || vlen >= sizeof(num))
+        return 0;
+    memcpy(num, val, vlen);
+    num[vlen] = '\0';
+    errno = 0;
+    no = strtoll(num, &end, 10);
+    return errno == 0 && *end == '\0' && no > 0 ? no : 0;
+}
+
+static int join(struct cairn_client *cl, FILE *results, const char *res, const char *file,
+                const char *base)
 {
     char *rline = NULL, *iline = NULL;
     size_t rcap = 0, icap = 0;
-    unsigned long long at = 0; /* input lines read so far */
-    struct cairn_buf out = { 0 };
+    unsigned long long at = 0, rno = 0; /* input and result lines read so far */
+    struct cairn_buf tmp = { 0 };
     ssize_t rn, in = 0;
     FILE *input = NULL;
     int fd, rc = 0;
@@ -116,46 +169,58 @@ static int join(struct cairn_client *cl, FILE *results, const char *file, const 
     }
     while ((rn = cairn_client_getline(results, &rline, &rcap)) > 0) {
         size_t rlen = chomp(rline, (size_t)rn);
-        json_error_t e;
-        json_t *r = json_loadb(rline, rlen, 0, &e);
-        json_int_t want = json_integer_value(json_object_get(r, "line"));
+        long long want = result_line_no(rline, rlen);
 
-        json_decref(r);
+        rno++;
+        if (want < 0) {
+            rc = cairn_client_fail(cl, (int)want,
+                                   "%s:%llu: out of memory reading the results "
+                                   "line",
+                                   res, rno);
+            break;
+        }
         /* Blank input lines have no result: skip to the line named. */
         while (at < (unsigned long long)want &&
                (in = cairn_client_getline(input, &iline, &icap)) > 0)
             at++;
-        out.len = 0;
-        cairn_buf_printf(&out, "{\"line\":%lld,\"input\":", (long long)want);
-        if (at != (unsigned long long)want || in <= 0) {
-            cairn_buf_puts(&out, "null");
-        } else {
-            size_t bom = cairn_client_bom(iline, (size_t)in, at);
-            const char *text = iline + bom;
-            size_t len = chomp(iline, (size_t)in) - bom;
-
-            if (is_json(text, len))
-                cairn_buf_append(&out, text, len);
-            else
-                cairn_buf_json_string(&out, text, len);
-        }
-        cairn_buf_puts(&out, ",\"result\":");
-        cairn_buf_append(&out, rline, rlen);
-        if (cairn_buf_puts(&out, "}\n") != 0) {
-            rc = -ENOMEM;
+        if (in == -ENOMEM) {
+            rc = cairn_client_fail(cl, (int)in,
+                                   "%s:%llu: out of memory reading the input line (%zu bytes of "
+                                   "it held so far)",
+                                   file, at + 1, icap);
             break;
         }
-        if (fwrite(out.data, 1, out.len, stdout) != out.len) {
+        if (printf("{\"line\":%lld,\"input\":", want) < 0) {
+            rc = -EIO;
+            break;
+        }
+        if (at != (unsigned long long)want || in <= 0) {
+            rc = fputs("null", stdout) == EOF ? -EIO : 0;
+        } else {
+            size_t bom = cairn_client_bom(iline, (size_t)in, at);
+
+            rc = put_input(iline + bom, chomp(iline, (size_t)in) - bom, &tmp);
+            if (rc == -ENOMEM)
+                rc = cairn_client_fail(cl, rc, "%s:%llu: out of memory joining the input line",
+                                       file, at);
+        }
+        if (rc != 0)
+            break;
+        if (fputs(",\"result\":", stdout) == EOF || fwrite(rline, 1, rlen, stdout) != rlen ||
+            fputs("}\n", stdout) == EOF) {
             rc = -EIO;
             break;
         }
     }
-    if (rc == 0 && (rn < 0 || in < 0))
+    if (rc == 0 && rn == -ENOMEM)
+        rc = cairn_client_fail(cl, (int)rn, "%s:%llu: out of memory reading the results line", res,
+                               rno + 1);
+    else if (rc == 0 && (rn < 0 || in < 0))
         rc = cairn_client_fail(cl, -EIO, "cannot read the results or the input of %s", base);
     fclose(input);
     free(rline);
     free(iline);
-    cairn_buf_free(&out);
+    cairn_buf_free(&tmp);
     return rc;
 }
 
@@ -237,7 +302,7 @@ int cairn_cmd_results(struct cairn_client *cl, const char *name, int want_join)
         goto out;
     }
     note_newer(cl, file, base);
-    rc = want_join ? join(cl, f, file, base) : copy_out(f);
+    rc = want_join ? join(cl, f, res, file, base) : copy_out(f);
     if (rc == -EIO && cl->msg == NULL)
         rc = cairn_client_fail(cl, rc, "cannot write the results: %s", strerror(EIO));
 out:

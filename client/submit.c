@@ -137,7 +137,9 @@ static int flush(struct cairn_buf *b, int fd)
     return rc;
 }
 
-/* Copies the source into the temporary, checking each line. */
+/* Copies the source into the temporary, checking each line.  Memory is
+ * the longest line (once: a long line is written as it is, not buffered)
+ * and what the check needs, a few bytes per object key. */
 static int copy_checked(struct cairn_client *cl, const struct cairn_submit_opts *o,
                         struct staged *s, FILE *in)
 {
@@ -154,20 +156,43 @@ static int copy_checked(struct cairn_client *cl, const struct cairn_submit_opts 
         size_t bom = cairn_client_bom(line, (size_t)n, no);
 
         if (!o->no_check &&
-            cairn_client_check_line(line + bom, (size_t)n - bom, why, sizeof(why)) < 0) {
-            rc = cairn_client_fail(cl, -EINVAL,
-                                   "%s:%llu: not a JSON lines job file: %s (nothing was "
-                                   "submitted; --no-check submits it as it is)",
-                                   label, no, why);
+            (rc = cairn_client_check_line(line + bom, (size_t)n - bom, why, sizeof(why))) < 0) {
+            if (rc == -ENOMEM)
+                rc = cairn_client_fail(cl, rc, "%s:%llu: %s (nothing was submitted)", label, no,
+                                       why);
+            else
+                rc = cairn_client_fail(cl, rc,
+                                       "%s:%llu: not a JSON lines job file: %s (nothing was "
+                                       "submitted; --no-check submits it as it is)",
+                                       label, no, why);
             goto out;
         }
-        if ((rc = cairn_buf_append(&out, line, (size_t)n)) != 0)
+        if ((size_t)n >= FLUSH_BYTES) {
+            if ((rc = flush(&out, s->tmp.fd)) != 0 ||
+                (rc = cairn_write_all(s->tmp.fd, line, (size_t)n)) != 0)
+                goto write_error;
+            continue;
+        }
+        if ((rc = cairn_buf_append(&out, line, (size_t)n)) != 0) {
+            rc = cairn_client_fail(cl, rc,
+                                   "%s:%llu: out of memory copying the line (nothing was "
+                                   "submitted)",
+                                   label, no);
             goto out;
+        }
         if (out.len >= FLUSH_BYTES && (rc = flush(&out, s->tmp.fd)) != 0)
             goto write_error;
     }
+    if (n == -ENOMEM) {
+        rc = cairn_client_fail(cl, (int)n,
+                               "%s:%llu: out of memory reading the line (%zu bytes of it held "
+                               "so far; nothing was submitted)",
+                               label, no + 1, cap);
+        goto out;
+    }
     if (n < 0) {
-        rc = cairn_client_fail(cl, (int)n, "cannot read %s: %s", label, strerror((int)-n));
+        rc = cairn_client_fail(cl, (int)n, "cannot read %s at line %llu: %s", label, no + 1,
+                               strerror((int)-n));
         goto out;
     }
     if ((rc = flush(&out, s->tmp.fd)) != 0)
