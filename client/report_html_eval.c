@@ -90,7 +90,9 @@ static void blunders(const struct cairn_rep_variant *v, FILE *out)
     cairn_report_html_esc(out, v->name);
     fputs("</h3>\n<p class=\"note\">Cost in ", out);
     cairn_report_html_esc(out, cairn_report_cost_unit(v->name));
-    fputs(".</p>\n<table class=\"blunders\" data-variant=\"", out);
+    fputs(".</p>\n<table class=\"blunders\" id=\"blunders-", out);
+    cairn_report_html_esc(out, v->name);
+    fputs("\" data-variant=\"", out);
     cairn_report_html_esc(out, v->name);
     fputs("\"><tr><th>job</th><th class=\"n\">line</th><th class=\"n\">ply</th><th>by</th>"
           "<th>move</th><th>best</th><th class=\"n\">cost</th><th>position</th></tr>\n",
