@@ -523,6 +523,7 @@ int cairn_report_read_results(struct cairn_report *r, int dir_fd, const char *re
     char *line = NULL, *in_line = NULL;
     size_t cap = 0, in_cap = 0;
     uint64_t in_read = 0;
+    unsigned backwards = 0;
     ssize_t n;
     FILE *f;
 
@@ -539,8 +540,19 @@ int cairn_report_read_results(struct cairn_report *r, int dir_fd, const char *re
         at.no++;
         /* The record's line number, read before the line is parsed. */
         rec.line = NULL;
-        if (inputs != NULL && cairn_json_member_text(line, len, "line", &no, &no_len))
-            record_at(inputs, strtoull(no, NULL, 10), &in_read, &in_line, &in_cap, &rec);
+        if (inputs != NULL && cairn_json_member_text(line, len, "line", &no, &no_len)) {
+            unsigned long long want = strtoull(no, NULL, 10);
+
+            if (want <= in_read && !backwards++)
+                /* A chunked run (GNU parallel) numbers each chunk from 1:
+                 * its records cannot be found by line. */
+                fprintf(stderr,
+                        "cairn: warning: %s:%llu: record line %llu comes after line %llu: "
+                        "the results are not in the order of their inputs; their records "
+                        "are not joined from here on\n",
+                        shown_as, at.no, want, (unsigned long long)in_read);
+            record_at(inputs, want, &in_read, &in_line, &in_cap, &rec);
+        }
         rc = add_line(r, line, len, job, job_index, whole, &at);
     }
     free(line);

@@ -221,4 +221,14 @@ grep -q '^accuracy by input size (the longest array' "$tmp/joined.txt" || fail "
 "$cairn" report "$tmp/bulk.results.jsonl" "$tmp/bulk.results.jsonl" \
     --inputs "$tmp/cand.jsonl" >"$tmp/two-files.txt" 2>&1 && fail "one --inputs for two results files was accepted"
 grep -q 'give one CORPUS per results file' "$tmp/two-files.txt" || fail "--inputs count: $(cat "$tmp/two-files.txt")"
+# Results whose line numbers restart (a chunked run) are not joined past
+# the restart, and the report says where.
+cat "$tmp/bulk.results.jsonl" "$tmp/bulk.results.jsonl" >"$tmp/chunked.results.jsonl"
+"$cairn" report "$tmp/chunked.results.jsonl" --inputs "$tmp/cand.jsonl" >/dev/null 2>"$tmp/chunked.err" ||
+    fail "report of a chunked results file: $(cat "$tmp/chunked.err")"
+grep -q "chunked.results.jsonl:106: record line 1 comes after line 105: the results are not in the order of their inputs" \
+    "$tmp/chunked.err" || fail "a chunked results file: $(cat "$tmp/chunked.err")"
+"$cairn" report "$tmp/out" --mismatches some >/dev/null 2>"$tmp/bad.err"
+[ $? = 2 ] && grep -q -- '--mismatches some: expected a count' "$tmp/bad.err" ||
+    fail "--mismatches some: $(cat "$tmp/bad.err")"
 echo "ok: report for evaluators: text, --json, --fail-on-mismatch, results files with and without --inputs"
