@@ -454,7 +454,13 @@ static int add_line(struct cairn_report *r, const char *line, size_t len, const 
 {
     json_error_t e;
     json_t *o = json_loadb(line, len, 0, &e), *match = json_object_get(o, "match");
-    json_t *record = at->rec->line != NULL ? json_loadb(at->rec->line, at->rec->len, 0, &e) : NULL;
+    const json_t *play = json_object_get(o, "play");
+    /* The record is parsed only when something is taken from it: a big
+     * run's matched records are read past, not parsed. */
+    int need = whole != NULL || json_is_false(match) ||
+               (json_is_object(play) && !json_is_true(json_object_get(play, "optimal")));
+    json_t *record =
+        need && at->rec->line != NULL ? json_loadb(at->rec->line, at->rec->len, 0, &e) : NULL;
     const char *vname = json_string_value(json_object_get(o, "variant"));
     const char *ecode = json_string_value(json_object_get(json_object_get(o, "error"), "code"));
     struct cairn_rep_variant *v;

@@ -49,7 +49,8 @@ static void solve_one(struct cairn_gen_solver *s, struct cairn_rep_smallest *sm)
 
     if (req == NULL || cairn_gen_solve_line(s, req, strlen(req), &res, &n) != 0 ||
         (o = json_loadb(res, n, 0, &e)) == NULL) {
-        sm->moves_why = strdup("the record could not be solved again (out of memory)");
+        sm->moves_why =
+            strdup("not computed: the record could not be solved again (out of memory)");
         goto out;
     }
     moves = json_object_get(o, "moves");
@@ -58,7 +59,7 @@ static void solve_one(struct cairn_gen_solver *s, struct cairn_rep_smallest *sm)
     else {
         const char *msg =
             json_string_value(json_object_get(json_object_get(o, "error"), "message"));
-        sm->moves_why = cairn_asprintf("solved again, the record gave no line of play: %s",
+        sm->moves_why = cairn_asprintf("not computed: solved again, the record gave an error: %s",
                                        msg != NULL ? msg : "(no message)");
     }
 out:
@@ -79,9 +80,8 @@ void cairn_report_lines_of_play(struct cairn_client *cl, struct cairn_report *r)
             continue;
         if (s == NULL && why == NULL && cairn_gen_solver_open(cl, cl->cfg.plugin_dir, &s) != 0) {
             /* Said in the report, not a failure of the report. */
-            why = cairn_asprintf("not computed: the plugins of %s cannot be loaded (%s)",
-                                 cl->cfg.plugin_dir ? cl->cfg.plugin_dir : "plugin_dir",
-                                 cl->msg ? cl->msg : "no plugin");
+            why = cairn_asprintf("not computed: no solver plugin loads from %s (plugin_dir)",
+                                 cl->cfg.plugin_dir ? cl->cfg.plugin_dir : "(none)");
             free(cl->msg);
             cl->msg = NULL;
         }

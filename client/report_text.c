@@ -216,7 +216,7 @@ static void smallest(const struct cairn_report *r, FILE *out)
         fprintf(out, "    given %s, exact %s; optimal line of play: %s\n", or_unavailable(m->given),
                 m->exact ? m->exact : "-", v->small.moves ? v->small.moves : "not shown");
         if (v->small.moves == NULL)
-            fprintf(out, "    (line of play %s)\n",
+            fprintf(out, "    (the line of play is %s)\n",
                     v->small.moves_why ? v->small.moves_why : "not computed");
     }
 }
