@@ -37,6 +37,11 @@ static const char style[] =
     "td.nw{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:16em}"
     "details summary{cursor:pointer}code.all{display:block;word-break:break-all;"
     "white-space:pre-wrap}"
+    /* An input or a line of play breaks anywhere rather than push the
+     * table past the page. */
+    "#smallest td code,table.mm td code,table.blunders td code{word-break:break-all}"
+    "#smallest td:nth-child(2){min-width:20em}#smallest td:nth-child(5){max-width:20em;"
+    "overflow:hidden}#smallest summary code{white-space:normal}"
     "code{font-size:.92em}.note{color:#5b6670;font-size:.9em}"
     "h3{font-size:1.05em}.rec pre{white-space:pre-wrap;word-break:break-all;"
     "background:#f5f7f9;padding:.4em .6em;margin-top:0}.rec:target pre{background:#fff4c2}"
