@@ -169,6 +169,10 @@ const struct cairn_plugin *cairn_gen_solver_find(const struct cairn_gen_solver *
  */
 int cairn_gen_solve(struct cairn_gen_solver *s, struct cairn_client *cl, const char *line,
                     size_t len, const char **answer);
+/* The whole result line cairnd would write for the record (an error
+ * line too), valid until the next call: 0, or -ENOMEM. */
+int cairn_gen_solve_line(struct cairn_gen_solver *s, const char *line, size_t len,
+                         const char **result, size_t *result_len);
 void cairn_gen_solver_close(struct cairn_gen_solver *s);
 
 #endif /* CAIRN_CLIENT_GEN_H */

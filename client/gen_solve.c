@@ -112,3 +112,17 @@ void cairn_gen_solver_close(struct cairn_gen_solver *s)
     cairn_registry_free(&s->reg);
     free(s);
 }
+
+int cairn_gen_solve_line(struct cairn_gen_solver *s, const char *line, size_t len,
+                         const char **result, size_t *result_len)
+{
+    int rc;
+
+    s->out.len = 0;
+    rc = cairn_record_process(&s->ctx, &s->scratch, 1, line, len, &s->out, &s->tally);
+    if (rc != 0)
+        return rc;
+    *result = s->out.data;
+    *result_len = s->out.len;
+    return 0;
+}

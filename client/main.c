@@ -35,13 +35,15 @@ enum {
 static const char usage_text[] =
     "usage: cairn [-c FILE] [--input DIR] [--output DIR] COMMAND [ARGS]\n"
     "\n"
-    "  cairn submit [--wait] [--timeout S] [--name NAME] [--no-check] FILE...|-\n"
-    "  cairn wait [--timeout S] NAME...\n"
+    "  cairn submit [--wait] [--timeout S] [--fail-on-mismatch] [--name NAME] [--no-check]\n"
+    "               FILE...|-\n"
+    "  cairn wait [--timeout S] [--fail-on-mismatch] NAME...\n"
     "  cairn status [--json]\n"
     "  cairn retry NAME...|--failed\n"
     "  cairn results NAME [--join]\n"
-    "  cairn report OUTPUT_DIR [JOB...] [--html FILE]\n"
-    "  cairn report RESULTS_FILE... [--html FILE]\n"
+    "  cairn report OUTPUT_DIR [JOB...] [--html FILE] [--json] [--mismatches N|all]\n"
+    "               [--fail-on-mismatch]\n"
+    "  cairn report RESULTS_FILE... [--inputs CORPUS]... [--html FILE] [--json] ...\n"
     "  cairn gen VARIANT --count N --seed S [--size A..B] [--limits extended] [--traps]\n"
     "            [--plugins DIR]\n"
     "\n"
@@ -52,10 +54,14 @@ static const char usage_text[] =
     "  --timeout S        submit, wait: stop waiting after S seconds (implies --wait)\n"
     "  --name NAME        submit: the job's name (one FILE); refused if it exists\n"
     "  --no-check         submit: skip the check that each line is a JSON object\n"
-    "  --json             status: one JSON object instead of text\n"
+    "  --json             status, report: one JSON object instead of text\n"
     "  --failed           retry: every failed job\n"
     "  --join             results: each input line beside its result\n"
     "  --html FILE        report: also write a self-contained HTML page\n"
+    "  --mismatches N|all report: mismatches shown per variant (default 10)\n"
+    "  --inputs CORPUS    report: the records of a results file, joined by line (one per\n"
+    "                     RESULTS_FILE, in order): positions, sizes, smallest failing inputs\n"
+    "  --fail-on-mismatch report, submit --wait, wait: exit 1 when a given answer differs\n"
     "  --count N          gen: write N records\n"
     "  --seed S           gen: the seed (0..2^64-1); the same arguments give the same bytes\n"
     "  --size A..B        gen: each input's size (a row's length; n itself for stone-game-iv\n"
@@ -83,6 +89,9 @@ enum {
     O_FAILED,
     O_JOIN,
     O_HTML,
+    O_MISMATCHES,
+    O_INPUTS,
+    O_FAIL_ON_MISMATCH,
     O_COUNT,
     O_SEED,
     O_SIZE,
@@ -95,15 +104,24 @@ enum {
 };
 
 /* Which subcommands each option belongs to (NULL: all of them). */
-static const char *const owner[O_END - O_INPUT] = {
-    [O_WAIT - O_INPUT] = "submit",  [O_TIMEOUT - O_INPUT] = "submit wait",
-    [O_NAME - O_INPUT] = "submit",  [O_NO_CHECK - O_INPUT] = "submit",
-    [O_JSON - O_INPUT] = "status",  [O_FAILED - O_INPUT] = "retry",
-    [O_JOIN - O_INPUT] = "results", [O_HTML - O_INPUT] = "report",
-    [O_COUNT - O_INPUT] = "gen",    [O_SEED - O_INPUT] = "gen",
-    [O_SIZE - O_INPUT] = "gen",     [O_LIMITS - O_INPUT] = "gen",
-    [O_TRAPS - O_INPUT] = "gen",    [O_PLUGINS - O_INPUT] = "gen"
-};
+static const char *const owner[O_END - O_INPUT] = { [O_WAIT - O_INPUT] = "submit",
+                                                    [O_TIMEOUT - O_INPUT] = "submit wait",
+                                                    [O_NAME - O_INPUT] = "submit",
+                                                    [O_NO_CHECK - O_INPUT] = "submit",
+                                                    [O_JSON - O_INPUT] = "status report",
+                                                    [O_FAILED - O_INPUT] = "retry",
+                                                    [O_MISMATCHES - O_INPUT] = "report",
+                                                    [O_INPUTS - O_INPUT] = "report",
+                                                    [O_FAIL_ON_MISMATCH - O_INPUT] =
+                                                        "report submit wait",
+                                                    [O_JOIN - O_INPUT] = "results",
+                                                    [O_HTML - O_INPUT] = "report",
+                                                    [O_COUNT - O_INPUT] = "gen",
+                                                    [O_SEED - O_INPUT] = "gen",
+                                                    [O_SIZE - O_INPUT] = "gen",
+                                                    [O_LIMITS - O_INPUT] = "gen",
+                                                    [O_TRAPS - O_INPUT] = "gen",
+                                                    [O_PLUGINS - O_INPUT] = "gen" };
 
 struct cli {
     const char *config;
@@ -118,6 +136,10 @@ struct cli {
     int failed;
     int join;
     const char *html;
+    size_t mismatches;
+    char **inputs; /* --inputs, in order (argv's strings) */
+    size_t n_inputs;
+    int fail_on_mismatch;
     struct cairn_gen_opts gen; /* gen's options; variant is its operand */
     int version;
     int help;
@@ -160,6 +182,10 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
                                           { "failed", no_argument, NULL, O_FAILED },
                                           { "join", no_argument, NULL, O_JOIN },
                                           { "html", required_argument, NULL, O_HTML },
+                                          { "mismatches", required_argument, NULL, O_MISMATCHES },
+                                          { "inputs", required_argument, NULL, O_INPUTS },
+                                          { "fail-on-mismatch", no_argument, NULL,
+                                            O_FAIL_ON_MISMATCH },
                                           { "count", required_argument, NULL, O_COUNT },
                                           { "seed", required_argument, NULL, O_SEED },
                                           { "size", required_argument, NULL, O_SIZE },
@@ -175,6 +201,10 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 
     memset(cli, 0, sizeof(*cli));
     cli->timeout = -1;
+    cli->mismatches = CAIRN_REPORT_MISMATCHES;
+    /* --inputs may come once per operand: room for every argument. */
+    if ((cli->inputs = calloc((size_t)argc, sizeof(*cli->inputs))) == NULL)
+        return usage_error("out of memory%s%s", "", "");
     /* Options may come before or after the command (getopt permutes). */
     opterr = 0; /* getopt's own messages name argv[0] in full, with no hint */
     while ((c = getopt_long(argc, argv, ":c:h", opts, &i)) != -1) {
@@ -207,6 +237,25 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
         case O_FAILED: cli->failed = 1; break;
         case O_JOIN: cli->join = 1; break;
         case O_HTML: cli->html = optarg; break;
+        case O_MISMATCHES:
+            if (strcmp(optarg, "all") == 0) {
+                cli->mismatches = CAIRN_REPORT_MISMATCHES_ALL;
+                break;
+            }
+            errno = 0;
+            {
+                unsigned long long n = strtoull(optarg, &end, 10);
+
+                if (errno != 0 || end == optarg || *end != '\0' || optarg[0] == '-' ||
+                    n > 1000000000ULL)
+                    return usage_error("--mismatches %s: expected a count (0 to 10^9) or "
+                                       "\"all\"%s",
+                                       optarg, "");
+                cli->mismatches = (size_t)n;
+            }
+            break;
+        case O_INPUTS: cli->inputs[cli->n_inputs++] = optarg; break;
+        case O_FAIL_ON_MISMATCH: cli->fail_on_mismatch = 1; break;
         /* gen checks its own values, against the game's limits. */
         case O_COUNT: cli->gen.count = optarg; break;
         case O_SEED: cli->gen.seed = optarg; break;
@@ -314,7 +363,10 @@ static int run_submit(struct cairn_client *cl, const struct cli *cli, int *wait_
         return rc;
     if (cli->wait) {
         rc = cairn_client_wait(cl, jobs, cli->n_args, cli->timeout, isatty(STDERR_FILENO), &r);
-        *wait_exit = r.timed_out ? EXIT_TIMEOUT : r.failed ? EXIT_FAILED : EXIT_OK;
+        *wait_exit = r.timed_out                             ? EXIT_TIMEOUT
+                     : r.failed                              ? EXIT_FAILED
+                     : cli->fail_on_mismatch && r.mismatched ? EXIT_FAILED
+                                                             : EXIT_OK;
     }
     cairn_submitted_free(jobs, cli->n_args);
     return rc;
@@ -333,7 +385,10 @@ static int run(struct cairn_client *cl, const struct cli *cli, int *wait_exit)
         if (cli->n_args == 0)
             return usage_error("wait: name the jobs to wait for%s%s", "", "");
         rc = cairn_cmd_wait(cl, cli->args, cli->n_args, cli->timeout, isatty(STDERR_FILENO), &r);
-        *wait_exit = r.timed_out ? EXIT_TIMEOUT : r.failed ? EXIT_FAILED : EXIT_OK;
+        *wait_exit = r.timed_out                             ? EXIT_TIMEOUT
+                     : r.failed                              ? EXIT_FAILED
+                     : cli->fail_on_mismatch && r.mismatched ? EXIT_FAILED
+                                                             : EXIT_OK;
         return rc;
     }
     if (strcmp(cmd, "status") == 0) {
@@ -356,8 +411,22 @@ static int run(struct cairn_client *cl, const struct cli *cli, int *wait_exit)
     if (strcmp(cmd, "report") == 0) {
         if (cli->n_args == 0)
             return usage_error("report: name the OUTPUT_DIR to report on%s%s", "", "");
-        return cairn_cmd_report(cl, cli->args[0], cli->args + 1, cli->n_args - 1, cli->html,
-                                cli->input != NULL);
+        {
+            struct cairn_report_opts o = { .html = cli->html,
+                                           .json = cli->json,
+                                           .mismatches = cli->mismatches,
+                                           .fail_on_mismatch = cli->fail_on_mismatch,
+                                           .input_given = cli->input != NULL,
+                                           .inputs = cli->inputs,
+                                           .n_inputs = cli->n_inputs };
+            int rc = cairn_cmd_report(cl, cli->args[0], cli->args + 1, cli->n_args - 1, &o);
+
+            if (rc == 1) { /* --fail-on-mismatch: the report is out, the answers wrong */
+                *wait_exit = EXIT_FAILED;
+                rc = 0;
+            }
+            return rc;
+        }
     }
     if (strcmp(cmd, "gen") == 0) {
         struct cairn_gen_opts o = cli->gen;
@@ -425,6 +494,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "cairn: %s\n", cl.msg);
     cairn_client_close(&cl);
     free(in_origin);
+    free(cli.inputs);
     free(out_origin);
     return rc != 0 ? exit_code(rc) : wait_exit;
 }

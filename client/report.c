@@ -142,18 +142,30 @@ static int write_html(struct cairn_client *cl, const struct cairn_report *r, con
 }
 
 int cairn_cmd_report(struct cairn_client *cl, const char *out_dir, char *const *jobs, size_t n,
-                     const char *html, int input_given)
+                     const struct cairn_report_opts *o)
 {
     struct cairn_report r;
     int rc;
 
-    rc = cairn_report_collect(cl, &r, out_dir, jobs, n, spool_of(cl, out_dir, input_given));
+    rc = cairn_report_collect(cl, &r, out_dir, jobs, n, spool_of(cl, out_dir, o->input_given), o);
     if (rc == 0 && r.n_jobs == 0)
         rc = cairn_client_fail(cl, -ENOENT, "no job summaries in %s: nothing to report", out_dir);
     if (rc == 0)
-        rc = cairn_report_text(&r, stdout);
-    if (rc == 0 && html != NULL && (rc = write_html(cl, &r, html)) == 0)
-        fprintf(stderr, "cairn: HTML report written to %s\n", html);
+        cairn_report_lines_of_play(cl, &r);
+    if (rc == 0)
+        rc = o->json ? cairn_report_json(&r, stdout) : cairn_report_text(&r, stdout);
+    if (rc == 0 && o->html != NULL && (rc = write_html(cl, &r, o->html)) == 0)
+        fprintf(stderr, "cairn: HTML report written to %s\n", o->html);
+    /* Every checked record, shown or not: the summaries' count, and the
+     * lines' for results files. */
+    if (rc == 0 && o->fail_on_mismatch && r.mismatches > 0) {
+        fprintf(stderr,
+                "cairn: %llu checked record%s differ%s from the given answers "
+                "(--fail-on-mismatch)\n",
+                (unsigned long long)r.mismatches, r.mismatches == 1 ? "" : "s",
+                r.mismatches == 1 ? "s" : "");
+        rc = 1;
+    }
     cairn_report_free(&r);
     return rc;
 }

@@ -11,11 +11,16 @@
  *     with an "expected" answer that were solved);
  *   - accuracy by input size: the summaries' by_size (records solved,
  *     graded and matched per size bucket, buckets.h);
- *   - a mismatch's expected answer: the result line's "expected" when it
- *     has one, else the record's own; its input (shortened) and whole
- *     record: read from the job's input kept in INPUT/.cairn/done/ (when
- *     the spool is known and the file is the one the summary describes),
+ *   - a mismatch's given answer (the candidate's): the result line's
+ *     "expected" when it has one, else the record's own; its exact answer:
+ *     the result's "answer"; its input (shortened) and whole record: read
+ *     beside the results, line by line, from the job's input kept in
+ *     INPUT/.cairn/done/ (when the spool is known and the file is the one
+ *     the summary describes) or from --inputs CORPUS for a results file,
  *     else "unavailable";
+ *   - the smallest failing input of a variant, accuracy by trap (the id's
+ *     ":TRAP") and the error size of integer answers: from the same lines;
+ *     accuracy by size of a results file: from --inputs;
  *   - graded play: the result lines' "play" (options.play): lines graded,
  *     optimal, the first non-optimal ply, cost; the worst blunders, with
  *     their positions read as a mismatch's are;
@@ -34,8 +39,8 @@
 #include "buckets.h"
 #include "client.h"
 
-#define CAIRN_REPORT_MISMATCHES 10
-#define CAIRN_REPORT_BLUNDERS   10
+#define CAIRN_REPORT_MISMATCHES 10 /* shown per variant, unless --mismatches says */
+#define CAIRN_REPORT_BLUNDERS   10 /* kept per variant: costs are in each game's units */
 /* First non-optimal plies: 0, 1, 2, 3, 4-7, 8-15, 16-31, 32 and more. */
 #define CAIRN_REPORT_PLY_BUCKETS 8
 /* A position shown in a table is cut to this many bytes (and "..."). */
@@ -76,23 +81,6 @@ struct cairn_rep_count {
     uint64_t n;
 };
 
-struct cairn_rep_variant {
-    char *name;
-    uint64_t records, ok, errors;
-    uint64_t checked, matches;     /* from the result lines */
-    struct cairn_rep_count *codes; /* error lines by code, from the result lines */
-    size_t n_codes, cap_codes;
-    double solve_seconds;
-    uint64_t ok_timed;                  /* ok records of summaries that give a solve time */
-    uint64_t hist[CAIRN_SOLVE_BUCKETS]; /* solves by solve time (buckets.h) */
-    struct cairn_rep_size {
-        uint64_t ok, checked, matches;
-    } size[CAIRN_SIZE_BUCKETS]; /* by input size, from the summaries */
-    uint64_t graded, optimal;   /* lines of play graded, and all-optimal */
-    uint64_t first_ply[CAIRN_REPORT_PLY_BUCKETS];
-    struct cairn_rep_num cost; /* the non-optimal lines' costs, summed */
-};
-
 /* Where a record is, and what it was: the job's input line, when kept. */
 struct cairn_rep_where {
     char *job;
@@ -112,11 +100,65 @@ struct cairn_rep_blunder {
     struct cairn_rep_num cost;
 };
 
+/* A checked record whose given answer (the candidate's, its "expected")
+ * differs from cairn's exact one. */
 struct cairn_rep_mismatch {
-    struct cairn_rep_where at;
-    char *expected; /* JSON text, or NULL: unavailable */
-    char *answer;   /* JSON text */
+    struct cairn_rep_where at; /* position and record: for the shown ones only */
+    char *given;               /* JSON text, or NULL: unavailable */
+    char *exact;               /* JSON text */
+    int shown;                 /* among the first --mismatches of its variant */
 };
+
+/* Accuracy on the records of one trap (`cairn gen --traps` ids end in
+ * ":TRAP"; "-" for ids without one). */
+struct cairn_rep_trap {
+    char *name;
+    uint64_t checked, matches;
+};
+
+/* A variant's smallest failing input: of its mismatches whose record was
+ * read, the fewest values (every number of the input, each array counted
+ * in full; a game of one number: 1), then the smallest sum of |v|, then
+ * the first in the run. */
+struct cairn_rep_smallest {
+    size_t mm;        /* into r->mm; SIZE_MAX: none found */
+    uint64_t values;  /* numbers in the input */
+    double magnitude; /* sum of |v| */
+    char *input;      /* the record's "input", whole */
+    char *record;     /* the record line, whole: solved again for the line */
+    char *moves;      /* an optimal line of play (JSON text), or NULL */
+    char *moves_why;  /* why there is none, or NULL */
+};
+
+struct cairn_rep_variant {
+    char *name;
+    uint64_t records, ok, errors;
+    uint64_t checked, matches;     /* from the result lines */
+    struct cairn_rep_count *codes; /* error lines by code, from the result lines */
+    size_t n_codes, cap_codes;
+    double solve_seconds;
+    uint64_t ok_timed;                  /* ok records of summaries that give a solve time */
+    uint64_t hist[CAIRN_SOLVE_BUCKETS]; /* solves by solve time (buckets.h) */
+    struct cairn_rep_size {
+        uint64_t ok, checked, matches;
+    } size[CAIRN_SIZE_BUCKETS]; /* by input size, from the summaries (or --inputs) */
+    uint64_t graded, optimal;   /* lines of play graded, and all-optimal */
+    uint64_t first_ply[CAIRN_REPORT_PLY_BUCKETS];
+    struct cairn_rep_num cost; /* the non-optimal lines' costs, summed */
+    struct cairn_rep_trap *traps;
+    size_t n_traps, cap_traps;
+    uint64_t mismatches, shown; /* mismatches, and how many of them are shown */
+    /* |given - exact| over the mismatches where both are integers. */
+    uint64_t int_errors;
+    double error_sum;
+    uint64_t error_max;
+    struct cairn_rep_smallest small;
+    struct cairn_rep_blunder bl[CAIRN_REPORT_BLUNDERS]; /* costliest first */
+    size_t n_bl;
+};
+
+/* How many mismatches each variant shows: a number, or all of them. */
+#define CAIRN_REPORT_MISMATCHES_ALL SIZE_MAX
 
 struct cairn_report {
     char *out_dir;
@@ -126,10 +168,9 @@ struct cairn_report {
     size_t n_variants, cap_variants;
     struct cairn_rep_count *codes; /* every error code, in the summaries' order */
     size_t n_codes, cap_codes;
-    struct cairn_rep_mismatch mm[CAIRN_REPORT_MISMATCHES];
-    size_t n_mm;
-    struct cairn_rep_blunder bl[CAIRN_REPORT_BLUNDERS]; /* costliest first */
-    size_t n_bl;
+    struct cairn_rep_mismatch *mm; /* every mismatch, in job and line order */
+    size_t n_mm, cap_mm;
+    size_t mm_limit;          /* shown per variant (--mismatches) */
     uint64_t graded, optimal; /* lines of play, all variants */
     uint64_t records, ok, errors, matches, mismatches, checked, bytes;
     uint64_t unchecked; /* summaries' "unchecked", when they have it */
@@ -144,8 +185,22 @@ struct cairn_report {
     uint64_t hist[CAIRN_SOLVE_BUCKETS]; /* every variant's solves by solve time */
     uint64_t hist_missing;              /* jobs with answers but no per-record times (an older
                               cairnd's summaries, cairn-slurm's, results files) */
-    const char *expected_note;          /* where mismatches' expected answers come from */
-    char *spool;                        /* the input directory read, or NULL */
+    const char *expected_note;          /* where mismatches' given answers come from */
+    /* Why a section has nothing to show, in one line, or NULL. */
+    const char *sizes_why;  /* accuracy by input size */
+    const char *inputs_why; /* positions and the smallest failing inputs */
+    char *spool;            /* the input directory read, or NULL */
+};
+
+/* The options of `cairn report` beyond what it reads. */
+struct cairn_report_opts {
+    const char *html;     /* --html FILE, or NULL */
+    int json;             /* --json: one JSON object on stdout instead of the text */
+    size_t mismatches;    /* --mismatches N (CAIRN_REPORT_MISMATCHES_ALL: all) */
+    int fail_on_mismatch; /* --fail-on-mismatch */
+    int input_given;      /* --input named the spool */
+    char *const *inputs;  /* --inputs CORPUS, one per results file, in order */
+    size_t n_inputs;
 };
 
 /*
@@ -157,7 +212,12 @@ struct cairn_report {
  *          output directory that is not there; -ENOMEM
  */
 int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const char *out_dir,
-                         char *const *jobs, size_t n, const char *spool);
+                         char *const *jobs, size_t n, const char *spool,
+                         const struct cairn_report_opts *o);
+
+/* Each variant's smallest failing input's line of play, when its result
+ * line had none: solved again through the plugins of plugin_dir. */
+void cairn_report_lines_of_play(struct cairn_client *cl, struct cairn_report *r);
 void cairn_report_free(struct cairn_report *r);
 
 /* The bucket (buckets.h) holding the p-th percentile (0..100, nearest
@@ -176,6 +236,10 @@ void cairn_report_ply_label(int b, char out[16]);
 /* A duration for people: "850 ns", "4.2 µs", "1.30 ms", "2.41 s". */
 void cairn_report_seconds(double s, char out[32]);
 
+/* What a blunder's cost counts in the variant's game (docs/contract.md,
+ * Analysis and play): margin points, Alice's points, or won games. */
+const char *cairn_report_cost_unit(const char *variant);
+
 /* part of whole as "12.5%", or "-" when whole is 0. */
 void cairn_report_pct(uint64_t part, uint64_t whole, char out[16]);
 
@@ -185,10 +249,14 @@ void cairn_report_rate(double per_second, char out[32]);
 
 int cairn_report_text(const struct cairn_report *r, FILE *out);
 int cairn_report_html(const struct cairn_report *r, FILE *out);
+/* The report as one JSON object (report_json.c; docs/cairn.1, JSON). */
+int cairn_report_json(const struct cairn_report *r, FILE *out);
 
 /* The command: collect, print the text, and write the page (atomically,
  * when html is set).  input_given: --input named the spool. */
+/* RETURNS 0; 1 when o->fail_on_mismatch and a checked record differs;
+ *         else a negative errno (with a message in cl). */
 int cairn_cmd_report(struct cairn_client *cl, const char *out_dir, char *const *jobs, size_t n,
-                     const char *html, int input_given);
+                     const struct cairn_report_opts *o);
 
 #endif /* CAIRN_CLIENT_REPORT_H */

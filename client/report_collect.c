@@ -26,6 +26,7 @@ struct ctx {
     int in_fd;    /* the spool, or -1 */
     char **names; /* summary file names */
     size_t n_names, cap_names;
+    size_t unjoined; /* jobs whose records were not read beside their results */
 };
 
 static struct cairn_rep_count *code(struct cairn_report *r, const char *name)
@@ -214,16 +215,22 @@ static int add_summary(struct ctx *c, const char *sum_name)
     if (strcmp(j->status, "ok") == 0) {
         if ((res = cairn_asprintf("%.*s%s", (int)base_len, sum_name, CAIRN_RESULTS_SUFFIX)) == NULL)
             goto oom;
+        FILE *inputs = cairn_report_kept_input(
+            c->in_fd, json_string_value(json_object_get(s, "input")), j->bytes);
+
         shown = cairn_asprintf("%s/%s", r->out_dir, res);
         rc = shown != NULL && printable(&shown) == 0
-                 ? cairn_report_read_results(r, c->out_fd, res, shown, j->name, job_index, NULL)
+                 ? cairn_report_read_results(r, c->out_fd, res, shown, j->name, job_index, NULL,
+                                             inputs)
                  : -ENOMEM;
         free(shown);
         free(res);
+        if (inputs != NULL)
+            fclose(inputs);
+        else
+            c->unjoined++;
         if (rc != 0)
             goto oom;
-        cairn_report_read_records(r, c->in_fd, json_string_value(json_object_get(s, "input")),
-                                  j->bytes, job_index);
     }
     json_decref(s);
     return 0;
@@ -334,7 +341,7 @@ static int named_summaries(struct ctx *c, char *const *jobs, size_t n)
 /* One results file on its own (--filter's, --once's or cairn-slurm's
  * NAME.results.jsonl), counted from its lines: a job named after the file,
  * whose times are unknown. */
-static int add_results_file(struct ctx *c, const char *path)
+static int add_results_file(struct ctx *c, const char *path, const char *inputs_path)
 {
     struct cairn_report *r = c->r;
     const char *slash = strrchr(path, '/'), *base = slash != NULL ? slash + 1 : path;
@@ -375,11 +382,23 @@ static int add_results_file(struct ctx *c, const char *path)
     }
     {
         char *shown = cairn_text_printable(path);
+        FILE *inputs = inputs_path != NULL ? fopen(inputs_path, "re") : NULL;
 
+        if (inputs_path != NULL && inputs == NULL) {
+            rc = -errno;
+            free(shown);
+            close(fd);
+            return cairn_client_fail(c->cl, rc, "--inputs %s: cannot read it: %s", inputs_path,
+                                     strerror(-rc));
+        }
         rc = shown != NULL
-                 ? cairn_report_read_results(r, fd, base, shown, j->name, r->n_jobs - 1, j)
+                 ? cairn_report_read_results(r, fd, base, shown, j->name, r->n_jobs - 1, j, inputs)
                  : -ENOMEM;
         free(shown);
+        if (inputs != NULL)
+            fclose(inputs);
+        else
+            c->unjoined++;
     }
     close(fd);
     if (rc != 0)
@@ -392,17 +411,32 @@ static int add_results_file(struct ctx *c, const char *path)
 
 /* Reports on results files named on the command line instead of an
  * output directory's summaries. */
-static int collect_files(struct ctx *c, const char *first, char *const *more, size_t n)
+static int collect_files(struct ctx *c, const char *first, char *const *more, size_t n,
+                         const struct cairn_report_opts *o)
 {
     size_t i;
-    int rc = add_results_file(c, first);
+    int rc;
 
+    if (o->n_inputs > 0 && o->n_inputs != n + 1)
+        return cairn_client_fail(c->cl, -EINVAL,
+                                 "--inputs given %zu time%s for %zu results file%s: give one "
+                                 "CORPUS per results file, in the same order",
+                                 o->n_inputs, o->n_inputs == 1 ? "" : "s", n + 1, n ? "s" : "");
+    rc = add_results_file(c, first, o->n_inputs > 0 ? o->inputs[0] : NULL);
     for (i = 0; rc == 0 && i < n; i++)
-        rc = add_results_file(c, more[i]);
+        rc = add_results_file(c, more[i], o->n_inputs > 0 ? o->inputs[i + 1] : NULL);
     return rc;
 }
 
 static int by_variant(const void *a, const void *b);
+
+/* The variants in their order; a variant's smallest failing input keeps
+ * its index into r->mm, which does not move. */
+static void finish(struct cairn_report *r)
+{
+    if (r->n_variants > 0)
+        qsort(r->variants, r->n_variants, sizeof(*r->variants), by_variant);
+}
 
 /* The report's title for results files: every file, up to three, then
  * how many more ("a.jsonl, b.jsonl, c.jsonl and 997 more files"). */
@@ -432,7 +466,8 @@ static int name_files(struct cairn_report *r, char *const *more, size_t n)
 }
 
 int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const char *out_dir,
-                         char *const *jobs, size_t n, const char *spool)
+                         char *const *jobs, size_t n, const char *spool,
+                         const struct cairn_report_opts *o)
 {
     struct ctx c = { .cl = cl, .r = r, .in_fd = -1 };
     struct stat st;
@@ -440,19 +475,27 @@ int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const 
     int rc;
 
     memset(r, 0, sizeof(*r));
+    r->mm_limit = o->mismatches;
     if ((r->out_dir = cairn_text_printable(out_dir)) == NULL)
         return -ENOMEM;
     if (stat(out_dir, &st) == 0 && S_ISREG(st.st_mode)) {
         c.out_fd = -1;
         if ((rc = name_files(r, jobs, n)) != 0)
             return rc;
-        rc = collect_files(&c, out_dir, jobs, n);
-        if (r->n_variants > 0)
-            qsort(r->variants, r->n_variants, sizeof(*r->variants), by_variant);
-        r->expected_note = "from the result line only (results files given, not an output "
-                           "directory)";
+        rc = collect_files(&c, out_dir, jobs, n, o);
+        finish(r);
+        r->expected_note = "from the result line, else from the record in --inputs";
+        if (c.unjoined > 0) {
+            r->sizes_why = "results files carry no inputs: give --inputs CORPUS (each results "
+                           "file's job file) to join them by line";
+            r->inputs_why = r->sizes_why;
+        }
         return rc;
     }
+    if (o->n_inputs > 0)
+        return cairn_client_fail(cl, -EINVAL,
+                                 "--inputs is for results files; an output directory's inputs "
+                                 "are read from its spool (--input DIR or -c FILE)");
     c.out_fd = open(out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (c.out_fd < 0) {
         rc = -errno;
@@ -470,9 +513,14 @@ int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const 
         qsort(c.names, c.n_names, sizeof(*c.names), by_name);
     for (i = 0; rc == 0 && i < c.n_names; i++)
         rc = add_summary(&c, c.names[i]);
-    if (r->n_variants > 0)
-        qsort(r->variants, r->n_variants, sizeof(*r->variants), by_variant);
+    finish(r);
     rc = rc == 0 ? busy_time(r) : rc;
+    if (c.unjoined > 0)
+        r->inputs_why = r->spool != NULL
+                            ? "a job's input is no longer kept in the spool's .cairn/done/ "
+                              "(keep_inputs, or a later job of the same name)"
+                            : "the spool of this output directory is unknown: give --input DIR "
+                              "or -c FILE to read the records";
     r->expected_note = r->spool != NULL
                            ? "from the result line, else from the record in the spool's "
                              ".cairn/done/"
@@ -497,21 +545,31 @@ void cairn_report_free(struct cairn_report *r)
         free(r->jobs[i].reason);
     }
     for (i = 0; i < r->n_variants; i++) {
+        struct cairn_rep_variant *v = &r->variants[i];
         size_t k;
-        for (k = 0; k < r->variants[i].n_codes; k++)
-            free(r->variants[i].codes[k].name);
-        free(r->variants[i].codes);
-        free(r->variants[i].name);
+
+        for (k = 0; k < v->n_codes; k++)
+            free(v->codes[k].name);
+        for (k = 0; k < v->n_traps; k++)
+            free(v->traps[k].name);
+        for (k = 0; k < v->n_bl; k++)
+            cairn_report_blunder_free(&v->bl[k]);
+        free(v->codes);
+        free(v->traps);
+        free(v->small.input);
+        free(v->small.record);
+        free(v->small.moves);
+        free(v->small.moves_why);
+        free(v->name);
     }
     for (i = 0; i < r->n_codes; i++)
         free(r->codes[i].name);
     for (i = 0; i < r->n_mm; i++) {
         cairn_report_where_free(&r->mm[i].at);
-        free(r->mm[i].expected);
-        free(r->mm[i].answer);
+        free(r->mm[i].given);
+        free(r->mm[i].exact);
     }
-    for (i = 0; i < r->n_bl; i++)
-        cairn_report_blunder_free(&r->bl[i]);
+    free(r->mm);
     free(r->jobs);
     free(r->variants);
     free(r->codes);

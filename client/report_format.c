@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report.h"
 
@@ -158,4 +159,17 @@ int cairn_report_num_cmp(const struct cairn_rep_num *a, const struct cairn_rep_n
     x = a->real ? a->d : (double)a->i;
     y = b->real ? b->d : (double)b->i;
     return x < y ? -1 : x > y;
+}
+
+const char *cairn_report_cost_unit(const char *variant)
+{
+    static const char *const won[] = { "stone-game-iv", "stone-game-ix", "stone-removal-game" };
+    size_t i;
+
+    for (i = 0; i < sizeof(won) / sizeof(won[0]); i++)
+        if (strcmp(variant, won[i]) == 0)
+            return "won games thrown away";
+    if (strcmp(variant, "stone-game-v") == 0)
+        return "points of Alice's total";
+    return "points of the final margin, Alice - Bob";
 }

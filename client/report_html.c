@@ -19,7 +19,7 @@
 #define ROW_H   26
 
 static const char style[] =
-    "body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:60em;padding:0 1em;"
+    "body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:80em;padding:0 1em;"
     "color:#1d232a;background:#fff}"
     "h1{font-size:1.6em;margin-bottom:.1em}h2{font-size:1.2em;margin-top:1.8em;"
     "border-bottom:1px solid #d5dbe1;padding-bottom:.2em}"
@@ -31,7 +31,17 @@ static const char style[] =
     "th,td{text-align:left;padding:.25em .6em;border-bottom:1px solid #e6eaee}"
     "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
     "#variants td:first-child,#jobs-list td:first-child,#sizes td:first-child,"
-    "#play td:first-child,#blunders td:nth-child(3){white-space:nowrap}"
+    "#play td:first-child{white-space:nowrap}"
+    /* Names and ids stay on one line, cut with an ellipsis, whole in the
+     * title tooltip: a long job name does not make a row four lines. */
+    "td.nw{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:16em}"
+    "details summary{cursor:pointer}code.all{display:block;word-break:break-all;"
+    "white-space:pre-wrap}"
+    /* An input or a line of play breaks anywhere rather than push the
+     * table past the page. */
+    "#smallest td code,table.mm td code,table.blunders td code{word-break:break-all}"
+    "#smallest td:nth-child(2){min-width:20em}#smallest td:nth-child(5){max-width:20em;"
+    "overflow:hidden}#smallest summary code{white-space:normal}"
     "code{font-size:.92em}.note{color:#5b6670;font-size:.9em}"
     "h3{font-size:1.05em}.rec pre{white-space:pre-wrap;word-break:break-all;"
     "background:#f5f7f9;padding:.4em .6em;margin-top:0}.rec:target pre{background:#fff4c2}"
@@ -76,14 +86,14 @@ static void cards(const struct cairn_report *r, FILE *out)
     snprintf(v, sizeof(v), "%llu", (unsigned long long)r->errors);
     card(out, "errors", v, "errors");
     snprintf(v, sizeof(v), "%llu", (unsigned long long)r->matches);
-    card(out, "matches", v, "match expected");
+    card(out, "matches", v, "given answers exact");
     snprintf(v, sizeof(v), "%llu", (unsigned long long)r->mismatches);
-    card(out, "mismatches", v, "differ from expected");
+    card(out, "mismatches", v, "given answers that differ");
     cairn_report_pct(r->matches, r->matches + r->mismatches, v);
     card(out, "accuracy", v, "accuracy");
     if (r->has_unchecked) {
         snprintf(v, sizeof(v), "%llu", (unsigned long long)r->unchecked);
-        card(out, "unchecked", v, "expected given, record ended in an error");
+        card(out, "unchecked", v, "answer given, record ended in an error");
     }
     if (r->busy_seconds > 0)
         cairn_report_rate((double)r->records / r->busy_seconds, v);
@@ -109,7 +119,7 @@ static void accuracy_chart(const struct cairn_report *r, FILE *out)
     int y = 4;
 
     svg_open(out, "chart-accuracy", (int)r->n_variants * ROW_H + 8,
-             "accuracy against expected answers, per variant");
+             "accuracy of the given answers, per variant");
     for (i = 0; i < r->n_variants; i++, y += ROW_H) {
         const struct cairn_rep_variant *v = &r->variants[i];
         char acc[16];
@@ -138,9 +148,10 @@ static void accuracy_chart(const struct cairn_report *r, FILE *out)
                     (unsigned long long)v->matches, (unsigned long long)v->checked, acc);
         }
     }
-    fputs("</svg>\n<p class=\"note\">Green: solved records whose answer matches "
-          "<code>expected</code>; red: those that differ. Records with no "
-          "<code>expected</code>, or that ended in an error, are not counted.</p>\n",
+    fputs("</svg>\n<p class=\"note\">Green: solved records whose given answer (the "
+          "record's <code>expected</code>) is cairn's exact one; red: those that differ. "
+          "Records with no <code>expected</code>, or that ended in an error, are not "
+          "counted.</p>\n",
           out);
 }
 
@@ -240,10 +251,10 @@ static void variants_table(const struct cairn_report *r, FILE *out)
             cairn_report_seconds(v->solve_seconds / (double)v->ok_timed, per);
         fputs("<tr data-variant=\"", out);
         cairn_report_html_esc(out, v->name);
-        fputs("\"><td>", out);
-        cairn_report_html_esc(out, v->name);
+        fputs("\">", out);
+        cairn_report_html_name_cell(out, v->name);
         fprintf(out,
-                "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
+                "<td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
                 "<td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
                 "<td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
                 (unsigned long long)v->records, (unsigned long long)v->ok,
@@ -272,9 +283,9 @@ static void jobs_table(const struct cairn_report *r, FILE *out)
         char wall[32];
 
         cairn_report_seconds(j->wall_seconds, wall);
-        fputs("<tr><td>", out);
-        cairn_report_html_esc(out, j->name);
-        fprintf(out, "</td><td%s>", strcmp(j->status, "ok") ? " class=\"failed\"" : "");
+        fputs("<tr>", out);
+        cairn_report_html_name_cell(out, j->name);
+        fprintf(out, "<td%s>", strcmp(j->status, "ok") ? " class=\"failed\"" : "");
         cairn_report_html_esc(out, j->status);
         fprintf(out,
                 "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
@@ -332,6 +343,8 @@ int cairn_report_html(const struct cairn_report *r, FILE *out)
     cairn_report_html_esc(out, r->out_dir);
     fprintf(out, " &middot; generated %s</p>\n", when);
     cards(r, out);
+    /* What an evaluator reads first: the smallest input each variant fails. */
+    cairn_report_html_smallest(r, out);
     fputs("<h2>Accuracy per variant</h2>\n", out);
     accuracy_chart(r, out);
     fputs("<h2>Errors by code</h2>\n", out);
@@ -343,7 +356,9 @@ int cairn_report_html(const struct cairn_report *r, FILE *out)
     variants_table(r, out);
     fputs("<h2>Accuracy by input size</h2>\n", out);
     cairn_report_html_sizes(r, out);
-    fputs("<h2>First mismatches</h2>\n", out);
+    fputs("<h2>Accuracy by trap</h2>\n", out);
+    cairn_report_html_traps(r, out);
+    fputs("<h2>Mismatches per variant</h2>\n", out);
     cairn_report_html_mismatches(r, out);
     fputs("<h2>Graded play</h2>\n", out);
     cairn_report_html_play(r, out);

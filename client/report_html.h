@@ -13,6 +13,12 @@
 /* s with &, <, >, " and ' escaped, for text and attribute values. */
 void cairn_report_html_esc(FILE *out, const char *s);
 
+/* A table cell holding a name or an id: one line, an ellipsis where it
+ * is cut, the whole text in its title (a tooltip). */
+void cairn_report_html_name_cell(FILE *out, const char *text);
+
+void cairn_report_html_smallest(const struct cairn_report *r, FILE *out);
+void cairn_report_html_traps(const struct cairn_report *r, FILE *out);
 void cairn_report_html_sizes(const struct cairn_report *r, FILE *out);
 void cairn_report_html_mismatches(const struct cairn_report *r, FILE *out);
 void cairn_report_html_play(const struct cairn_report *r, FILE *out);

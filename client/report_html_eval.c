@@ -5,6 +5,7 @@
  * to.  report_html.c writes the rest of the page around them.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report_html.h"
@@ -18,7 +19,10 @@ void cairn_report_html_sizes(const struct cairn_report *r, FILE *out)
         for (b = 0; b < CAIRN_SIZE_BUCKETS; b++)
             any |= r->variants[i].size[b].checked > 0;
     if (!any) {
-        fputs("<p id=\"sizes-none\">No graded records with a known size.</p>\n", out);
+        fputs("<p id=\"sizes-none\">Not shown: ", out);
+        cairn_report_html_esc(out,
+                              r->sizes_why ? r->sizes_why : "no checked record with a known size");
+        fputs(".</p>\n", out);
         return;
     }
     fputs("<table id=\"sizes\"><tr><th>variant</th><th class=\"n\">size</th>"
@@ -40,11 +44,11 @@ void cairn_report_html_sizes(const struct cairn_report *r, FILE *out)
             w = 160.0 * (double)s->matches / (double)s->checked;
             fputs("<tr data-variant=\"", out);
             cairn_report_html_esc(out, v->name);
-            fprintf(out, "\" data-size=\"%s\" data-checked=\"%llu\" data-matches=\"%llu\"><td>",
-                    size, (unsigned long long)s->checked, (unsigned long long)s->matches);
-            cairn_report_html_esc(out, v->name);
+            fprintf(out, "\" data-size=\"%s\" data-checked=\"%llu\" data-matches=\"%llu\">", size,
+                    (unsigned long long)s->checked, (unsigned long long)s->matches);
+            cairn_report_html_name_cell(out, v->name);
             fprintf(out,
-                    "</td><td class=\"n\">%s</td><td class=\"n\">%llu</td><td class=\"n\">%llu"
+                    "<td class=\"n\">%s</td><td class=\"n\">%llu</td><td class=\"n\">%llu"
                     "</td><td class=\"n\">%s</td><td><svg width=\"160\" height=\"12\" "
                     "role=\"img\"><title>%s</title><rect width=\"%.1f\" height=\"12\" "
                     "fill=\"#2e7d32\"/><rect x=\"%.1f\" width=\"%.1f\" height=\"12\" "
@@ -76,6 +80,42 @@ static void position_cell(FILE *out, const struct cairn_rep_where *w)
     fputs("<td><code>", out);
     cairn_report_html_esc(out, w->position ? w->position : "unavailable");
     fputs("</code></td>", out);
+}
+
+static void blunders(const struct cairn_rep_variant *v, FILE *out)
+{
+    size_t i;
+
+    fputs("<h3>Worst blunders of ", out);
+    cairn_report_html_esc(out, v->name);
+    fputs("</h3>\n<p class=\"note\">Cost in ", out);
+    cairn_report_html_esc(out, cairn_report_cost_unit(v->name));
+    fputs(".</p>\n<table class=\"blunders\" id=\"blunders-", out);
+    cairn_report_html_esc(out, v->name);
+    fputs("\" data-variant=\"", out);
+    cairn_report_html_esc(out, v->name);
+    fputs("\"><tr><th>job</th><th class=\"n\">line</th><th class=\"n\">ply</th><th>by</th>"
+          "<th>move</th><th>best</th><th class=\"n\">cost</th><th>position</th></tr>\n",
+          out);
+    for (i = 0; i < v->n_bl; i++) {
+        const struct cairn_rep_blunder *bl = &v->bl[i];
+        char cost[40];
+
+        cairn_report_num_text(&bl->cost, cost);
+        fprintf(out, "<tr data-cost=\"%s\">", cost);
+        cairn_report_html_name_cell(out, bl->at.job);
+        line_cell(out, &bl->at);
+        fprintf(out, "<td class=\"n\">%llu</td><td>", (unsigned long long)bl->ply);
+        cairn_report_html_esc(out, bl->by);
+        fputs("</td><td><code>", out);
+        cairn_report_html_esc(out, bl->move);
+        fputs("</code></td><td><code>", out);
+        cairn_report_html_esc(out, bl->best);
+        fprintf(out, "</code></td><td class=\"n\">%s</td>", cost);
+        position_cell(out, &bl->at);
+        fputs("</tr>\n", out);
+    }
+    fputs("</table>\n", out);
 }
 
 void cairn_report_html_play(const struct cairn_report *r, FILE *out)
@@ -127,49 +167,32 @@ void cairn_report_html_play(const struct cairn_report *r, FILE *out)
           "in the game's terms (docs/contract.md, Analysis and play); the mean is over every "
           "graded line. Plies count from 0, Alice's first move.</p>\n",
           out);
-    if (r->n_bl == 0)
-        return;
-    fputs("<h3>Worst blunders</h3>\n<table id=\"blunders\"><tr><th>job</th>"
-          "<th class=\"n\">line</th><th>variant</th><th class=\"n\">ply</th><th>by</th>"
-          "<th>move</th><th>best</th><th class=\"n\">cost</th><th>position</th></tr>\n",
-          out);
-    for (i = 0; i < r->n_bl; i++) {
-        const struct cairn_rep_blunder *bl = &r->bl[i];
-        char cost[40];
-
-        cairn_report_num_text(&bl->cost, cost);
-        fprintf(out, "<tr data-cost=\"%s\"><td>", cost);
-        cairn_report_html_esc(out, bl->at.job);
-        fputs("</td>", out);
-        line_cell(out, &bl->at);
-        fputs("<td>", out);
-        cairn_report_html_esc(out, bl->at.variant ? bl->at.variant : "-");
-        fprintf(out, "</td><td class=\"n\">%llu</td><td>", (unsigned long long)bl->ply);
-        cairn_report_html_esc(out, bl->by);
-        fputs("</td><td><code>", out);
-        cairn_report_html_esc(out, bl->move);
-        fputs("</code></td><td><code>", out);
-        cairn_report_html_esc(out, bl->best);
-        fprintf(out, "</code></td><td class=\"n\">%s</td>", cost);
-        position_cell(out, &bl->at);
-        fputs("</tr>\n", out);
-    }
-    fputs("</table>\n", out);
+    for (i = 0; i < r->n_variants; i++)
+        if (r->variants[i].n_bl > 0)
+            blunders(&r->variants[i], out);
 }
 
-/* The whole records behind the tables' line links. */
+/* The whole records behind the tables' line links, each folded. */
 void cairn_report_html_records(const struct cairn_report *r, FILE *out)
 {
-    const struct cairn_rep_where *all[CAIRN_REPORT_MISMATCHES + CAIRN_REPORT_BLUNDERS];
-    size_t n = 0, i, k;
+    const struct cairn_rep_where **all;
+    size_t n = 0, i, k, cap = r->n_mm;
 
-    for (i = 0; i < r->n_mm; i++)
-        all[n++] = &r->mm[i].at;
-    for (i = 0; i < r->n_bl; i++)
-        all[n++] = &r->bl[i].at;
-    if (n == 0)
+    for (i = 0; i < r->n_variants; i++)
+        cap += r->variants[i].n_bl;
+    if (cap == 0 || (all = calloc(cap, sizeof(*all))) == NULL)
         return;
-    fputs("<h2>Records</h2>\n<div id=\"record-lines\">\n", out);
+    for (i = 0; i < r->n_mm; i++)
+        if (r->mm[i].shown)
+            all[n++] = &r->mm[i].at;
+    for (i = 0; i < r->n_variants; i++)
+        for (k = 0; k < r->variants[i].n_bl; k++)
+            all[n++] = &r->variants[i].bl[k].at;
+    for (i = 0; i < r->n_variants; i++)
+        if (r->variants[i].small.input != NULL && !r->mm[r->variants[i].small.mm].shown)
+            all[n++] = &r->mm[r->variants[i].small.mm].at;
+    if (n > 0)
+        fputs("<h2>Records</h2>\n<div id=\"record-lines\">\n", out);
     for (i = 0; i < n; i++) {
         for (k = 0; k < i; k++)
             if (all[k]->job_index == all[i]->job_index && all[k]->line == all[i]->line)
@@ -178,48 +201,210 @@ void cairn_report_html_records(const struct cairn_report *r, FILE *out)
             continue; /* a mismatch that is a blunder too: one anchor */
         fputs("<div class=\"rec\" id=\"", out);
         anchor(out, all[i]);
-        fputs("\"><p>", out);
+        fputs("\"><details><summary>", out);
         cairn_report_html_esc(out, all[i]->job);
-        fprintf(out, ", line %llu:</p><pre>", (unsigned long long)all[i]->line);
+        fprintf(out, ", line %llu</summary><pre>", (unsigned long long)all[i]->line);
         cairn_report_html_esc(
             out, all[i]->record ? all[i]->record
                                 : "(the record is not available: its input is not kept in the "
-                                  "spool's .cairn/done/, or the spool is not known)");
-        fputs("</pre></div>\n", out);
+                                  "spool's .cairn/done/, the spool is not known, or no "
+                                  "--inputs was given)");
+        fputs("</pre></details></div>\n", out);
     }
-    fputs("</div>\n", out);
+    if (n > 0)
+        fputs("</div>\n", out);
+    free(all);
+}
+
+/* A name or an id: one line, cut with an ellipsis, whole in its tooltip. */
+void cairn_report_html_name_cell(FILE *out, const char *text)
+{
+    fputs("<td class=\"nw\" title=\"", out);
+    cairn_report_html_esc(out, text);
+    fputs("\">", out);
+    cairn_report_html_esc(out, text);
+    fputs("</td>", out);
+}
+
+/* A long text (an input, a record) folded: its first bytes, then all of
+ * it on demand. */
+static void folded(FILE *out, const char *text)
+{
+    size_t n = strlen(text);
+
+    if (n <= CAIRN_REPORT_POSITION_MAX) {
+        fputs("<code>", out);
+        cairn_report_html_esc(out, text);
+        fputs("</code>", out);
+        return;
+    }
+    char head[CAIRN_REPORT_POSITION_MAX + 1];
+
+    memcpy(head, text, CAIRN_REPORT_POSITION_MAX);
+    head[cairn_utf8_cut(text, CAIRN_REPORT_POSITION_MAX)] = '\0';
+    fputs("<details><summary><code>", out);
+    cairn_report_html_esc(out, head);
+    fprintf(out, "...</code> (%zu bytes)</summary><code class=\"all\">", n);
+    cairn_report_html_esc(out, text);
+    fputs("</code></details>", out);
+}
+
+/* Each variant's smallest failing input, at the top of the page. */
+void cairn_report_html_smallest(const struct cairn_report *r, FILE *out)
+{
+    size_t i;
+    int any = 0;
+
+    for (i = 0; i < r->n_variants; i++)
+        any |= r->variants[i].mismatches > 0;
+    if (!any)
+        return;
+    fputs("<h2>Smallest failing inputs</h2>\n<table id=\"smallest\"><tr><th>variant</th>"
+          "<th>input</th><th>given</th><th>exact</th><th>optimal line of play</th><th>job</th>"
+          "<th class=\"n\">line</th><th>id</th></tr>\n",
+          out);
+    for (i = 0; i < r->n_variants; i++) {
+        const struct cairn_rep_variant *v = &r->variants[i];
+        const struct cairn_rep_mismatch *m;
+
+        if (v->mismatches == 0)
+            continue;
+        fputs("<tr data-variant=\"", out);
+        cairn_report_html_esc(out, v->name);
+        fputs("\">", out);
+        cairn_report_html_name_cell(out, v->name);
+        if (v->small.input == NULL) {
+            fputs("<td colspan=\"7\" class=\"note\">not shown: ", out);
+            cairn_report_html_esc(out, r->inputs_why ? r->inputs_why
+                                                     : "no failing record could be read");
+            fputs("</td></tr>\n", out);
+            continue;
+        }
+        m = &r->mm[v->small.mm];
+        fputs("<td>", out);
+        folded(out, v->small.input);
+        fputs("</td><td><code>", out);
+        cairn_report_html_esc(out, m->given ? m->given : "unavailable");
+        fputs("</code></td><td><code>", out);
+        cairn_report_html_esc(out, m->exact ? m->exact : "-");
+        fputs("</code></td><td>", out);
+        if (v->small.moves != NULL)
+            folded(out, v->small.moves);
+        else {
+            fputs("<span class=\"note\">not shown: ", out);
+            cairn_report_html_esc(out, v->small.moves_why ? v->small.moves_why : "not computed");
+            fputs("</span>", out);
+        }
+        fputs("</td>", out);
+        cairn_report_html_name_cell(out, m->at.job);
+        line_cell(out, &m->at);
+        cairn_report_html_name_cell(out, m->at.id ? m->at.id : "-");
+        fputs("</tr>\n", out);
+    }
+    fputs("</table>\n<p class=\"note\">Smallest: the fewest values, then the smallest sum of "
+          "|v|. Given: the candidate's answer (the record's <code>expected</code>); exact: "
+          "cairn's.</p>\n",
+          out);
+}
+
+void cairn_report_html_traps(const struct cairn_report *r, FILE *out)
+{
+    size_t i, k;
+    int any = 0;
+
+    for (i = 0; i < r->n_variants; i++)
+        for (k = 0; k < r->variants[i].n_traps; k++)
+            any |= strcmp(r->variants[i].traps[k].name, "-") != 0;
+    if (!any) {
+        fputs("<p id=\"traps-none\">No record names a trap (<code>cairn gen --traps</code> ids end "
+              "in <code>:TRAP</code>).</p>\n",
+              out);
+        return;
+    }
+    fputs("<table id=\"traps\"><tr><th>variant</th><th>trap</th><th class=\"n\">checked</th>"
+          "<th class=\"n\">match</th><th class=\"n\">accuracy</th></tr>\n",
+          out);
+    for (i = 0; i < r->n_variants; i++)
+        for (k = 0; k < r->variants[i].n_traps; k++) {
+            const struct cairn_rep_trap *t = &r->variants[i].traps[k];
+            char acc[16];
+
+            cairn_report_pct(t->matches, t->checked, acc);
+            fputs("<tr data-variant=\"", out);
+            cairn_report_html_esc(out, r->variants[i].name);
+            fputs("\" data-trap=\"", out);
+            cairn_report_html_esc(out, t->name);
+            fprintf(out, "\" data-checked=\"%llu\" data-matches=\"%llu\">",
+                    (unsigned long long)t->checked, (unsigned long long)t->matches);
+            cairn_report_html_name_cell(out, r->variants[i].name);
+            cairn_report_html_name_cell(out, t->name);
+            fprintf(out,
+                    "<td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>"
+                    "</tr>\n",
+                    (unsigned long long)t->checked, (unsigned long long)t->matches, acc);
+        }
+    fputs("</table>\n", out);
 }
 
 void cairn_report_html_mismatches(const struct cairn_report *r, FILE *out)
 {
-    size_t i;
+    size_t i, k;
 
     if (r->n_mm == 0) {
-        fputs("<p id=\"mismatches-none\">No answer differs from its expected one.</p>\n", out);
+        fputs("<p id=\"mismatches-none\">No given answer differs from cairn's.</p>\n", out);
         return;
     }
-    fputs("<table id=\"mismatch-list\"><tr><th>job</th><th class=\"n\">line</th><th>id</th>"
-          "<th>variant</th><th>expected</th><th>answer</th><th>position</th></tr>\n",
-          out);
-    for (i = 0; i < r->n_mm; i++) {
-        const struct cairn_rep_mismatch *m = &r->mm[i];
-        fputs("<tr><td>", out);
-        cairn_report_html_esc(out, m->at.job);
-        fputs("</td>", out);
-        line_cell(out, &m->at);
-        fputs("<td><code>", out);
-        cairn_report_html_esc(out, m->at.id ? m->at.id : "-");
-        fputs("</code></td><td>", out);
-        cairn_report_html_esc(out, m->at.variant ? m->at.variant : "-");
-        fputs("</td><td><code>", out);
-        cairn_report_html_esc(out, m->expected ? m->expected : "unavailable");
-        fputs("</code></td><td><code>", out);
-        cairn_report_html_esc(out, m->answer ? m->answer : "-");
-        fputs("</code></td>", out);
-        position_cell(out, &m->at);
-        fputs("</tr>\n", out);
+    fputs("<div id=\"mismatch-list\">\n", out);
+    for (k = 0; k < r->n_variants; k++) {
+        const struct cairn_rep_variant *v = &r->variants[k];
+
+        if (v->mismatches == 0)
+            continue;
+        fputs("<h3>", out);
+        cairn_report_html_esc(out, v->name);
+        fprintf(out, ": %llu mismatch%s, %llu shown", (unsigned long long)v->mismatches,
+                v->mismatches == 1 ? "" : "es", (unsigned long long)v->shown);
+        if (v->int_errors > 0)
+            fprintf(out, "; error size |given &minus; exact| over %llu: mean %.2f, worst %llu",
+                    (unsigned long long)v->int_errors, v->error_sum / (double)v->int_errors,
+                    (unsigned long long)v->error_max);
+        fputs("</h3>\n<table class=\"mm\" data-variant=\"", out);
+        cairn_report_html_esc(out, v->name);
+        fprintf(out,
+                "\" data-mismatches=\"%llu\"><tr><th>job</th><th class=\"n\">line</th>"
+                "<th>id</th><th>given</th><th>exact</th><th>position</th></tr>\n",
+                (unsigned long long)v->mismatches);
+        for (i = 0; i < r->n_mm; i++) {
+            const struct cairn_rep_mismatch *m = &r->mm[i];
+
+            if (!m->shown || m->at.variant == NULL || strcmp(m->at.variant, v->name) != 0)
+                continue;
+            fputs("<tr>", out);
+            cairn_report_html_name_cell(out, m->at.job);
+            line_cell(out, &m->at);
+            cairn_report_html_name_cell(out, m->at.id ? m->at.id : "-");
+            fputs("<td><code>", out);
+            cairn_report_html_esc(out, m->given ? m->given : "unavailable");
+            fputs("</code></td><td><code>", out);
+            cairn_report_html_esc(out, m->exact ? m->exact : "-");
+            fputs("</code></td>", out);
+            position_cell(out, &m->at);
+            fputs("</tr>\n", out);
+        }
+        fputs("</table>\n", out);
     }
-    fputs("</table>\n<p class=\"note\">Expected answers: ", out);
+    fputs("</div>\n<p class=\"note\">Given: the candidate's answer, the record's "
+          "<code>expected</code> (",
+          out);
     cairn_report_html_esc(out, r->expected_note);
-    fputs(".</p>\n", out);
+    fputs("); exact: cairn's answer.", out);
+    if (r->mm_limit != CAIRN_REPORT_MISMATCHES_ALL)
+        fprintf(out, " The first %zu of each variant are shown (<code>--mismatches N|all</code>).",
+                r->mm_limit);
+    if (r->inputs_why != NULL) {
+        fputs(" Positions unavailable: ", out);
+        cairn_report_html_esc(out, r->inputs_why);
+        fputs(".", out);
+    }
+    fputs("</p>\n", out);
 }

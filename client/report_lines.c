@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,32 @@ static void shorten(char *s, size_t max)
     memcpy(s + max, "...", 4); /* max + 4 <= n: room for it */
 }
 
+/* The record a result line is about, when its input is read beside it. */
+struct rec {
+    const char *line; /* NULL: not known */
+    size_t len;
+};
+
+/* Where a results line is, for what a report says about it. */
+struct line_at {
+    const char *file; /* as shown */
+    unsigned long long no;
+    const struct rec *rec;
+};
+
+/* A record's position and line into w, when the record is known. */
+static void fill_where(struct cairn_rep_where *w, const struct rec *rec)
+{
+    if (rec->line == NULL || w->record != NULL)
+        return;
+    w->record = shown(rec->line, rec->len < RECORD_SHOWN_MAX ? rec->len : RECORD_SHOWN_MAX);
+    if (w->record != NULL && rec->len > RECORD_SHOWN_MAX)
+        shorten(w->record, strlen(w->record) - 4); /* say it was cut */
+    w->position = member(rec->line, rec->len, "input");
+    if (w->position != NULL)
+        shorten(w->position, CAIRN_REPORT_POSITION_MAX);
+}
+
 static int where_of(struct cairn_rep_where *w, const char *job, size_t job_index, const json_t *o,
                     const char *line, size_t len, const char *vname)
 {
@@ -156,9 +183,9 @@ static void num_add(struct cairn_rep_num *n, const json_t *v)
 /* Keeps the costliest blunders, costliest first (the earlier of equal
  * ones first).  play_text: the line's "play" as written; it has every key
  * read here (play_lacks). */
-static int keep_blunder(struct cairn_report *r, const json_t *play, const char *play_text,
+static int keep_blunder(struct cairn_rep_variant *r, const json_t *play, const char *play_text,
                         size_t play_len, const char *job, size_t job_index, const json_t *o,
-                        const char *line, size_t len, const char *vname)
+                        const char *line, size_t len, const char *vname, const struct rec *rec)
 {
     struct cairn_rep_blunder b = { .ply = cairn_report_count(play, "ply") };
     size_t at = r->n_bl;
@@ -176,6 +203,7 @@ static int keep_blunder(struct cairn_report *r, const json_t *play, const char *
         cairn_report_blunder_free(&b);
         return -ENOMEM;
     }
+    fill_where(&b.at, rec);
     if (r->n_bl == CAIRN_REPORT_BLUNDERS)
         cairn_report_blunder_free(&r->bl[--r->n_bl]);
     memmove(&r->bl[at + 1], &r->bl[at], (r->n_bl - at) * sizeof(r->bl[0]));
@@ -183,12 +211,6 @@ static int keep_blunder(struct cairn_report *r, const json_t *play, const char *
     r->n_bl++;
     return 0;
 }
-
-/* Where a results line is, for what a report says about it. */
-struct line_at {
-    const char *file; /* as shown */
-    unsigned long long no;
-};
 
 /* The key a non-optimal "play" lacks (or has in another type), or NULL
  * when it has all a blunder needs: a results file edited or cut by hand is
@@ -242,28 +264,172 @@ static int add_play(struct cairn_report *r, struct cairn_rep_variant *v, const j
     }
     v->first_ply[ply_bucket(cairn_report_count(play, "ply"))]++;
     num_add(&v->cost, json_object_get(play, "cost"));
-    return keep_blunder(r, play, text, n, job, job_index, o, line, len, vname);
+    return keep_blunder(v, play, text, n, job, job_index, o, line, len, vname, at->rec);
 }
 
-/* A mismatch, while fewer than CAIRN_REPORT_MISMATCHES are kept. */
-static int add_mismatch(struct cairn_report *r, const json_t *o, const char *line, size_t len,
-                        const char *job, size_t job_index, const char *vname)
+/* The numbers of a JSON value, counted and their |v| summed. */
+static void measure(const json_t *v, uint64_t *values, double *magnitude)
+{
+    const json_t *e;
+    const char *k;
+    size_t i;
+
+    if (json_is_number(v)) {
+        (*values)++;
+        *magnitude += fabs(json_number_value(v));
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, e) measure(e, values, magnitude);
+    } else if (json_is_object(v)) {
+        json_object_foreach((json_t *)v, k, e) measure(e, values, magnitude);
+    }
+}
+
+/* An input's size as the summaries' by_size has it: its longest array,
+ * or for a game of one number, that number (buckets.h); -1: none. */
+static int64_t size_of(const json_t *input)
+{
+    const json_t *e;
+    const char *k;
+    int64_t size = -1, num = -1;
+
+    json_object_foreach((json_t *)input, k, e)
+    {
+        if (json_is_array(e) && (int64_t)json_array_size(e) > size)
+            size = (int64_t)json_array_size(e);
+        else if (json_is_integer(e) && json_integer_value(e) > num)
+            num = json_integer_value(e);
+    }
+    return size >= 0 ? size : num;
+}
+
+/* The mismatch mm_index as its variant's smallest failing input, if its
+ * record is smaller than the one kept (struct cairn_rep_smallest says
+ * what smaller is; of equal ones, the first stays). */
+static int consider_smallest(struct cairn_rep_variant *v, size_t mm_index, const json_t *record,
+                             const struct rec *rec, const char *line, size_t len)
+{
+    struct cairn_rep_smallest *s = &v->small;
+    const json_t *input = json_object_get(record, "input");
+    uint64_t values = 0;
+    double magnitude = 0;
+    char *in, *whole;
+
+    if (!json_is_object(input))
+        return 0;
+    measure(input, &values, &magnitude);
+    if (s->input != NULL &&
+        (values > s->values || (values == s->values && magnitude >= s->magnitude)))
+        return 0;
+    in = member(rec->line, rec->len, "input");
+    whole = strndup(rec->line, rec->len);
+    if (in == NULL || whole == NULL) {
+        free(in);
+        free(whole);
+        return -ENOMEM;
+    }
+    free(s->input);
+    free(s->record);
+    free(s->moves);
+    *s = (struct cairn_rep_smallest){ .mm = mm_index,
+                                      .values = values,
+                                      .magnitude = magnitude,
+                                      .input = in,
+                                      .record = whole,
+                                      .moves = member(line, len, "moves") };
+    return 0;
+}
+
+/* |given - exact| into the variant's error size, when both are integers. */
+static void error_size(struct cairn_rep_variant *v, const json_t *given, const json_t *exact)
+{
+    json_int_t g, x;
+    uint64_t d;
+
+    if (!json_is_integer(given) || !json_is_integer(exact))
+        return;
+    g = json_integer_value(given);
+    x = json_integer_value(exact);
+    d = g > x ? (uint64_t)g - (uint64_t)x : (uint64_t)x - (uint64_t)g;
+    v->int_errors++;
+    v->error_sum += (double)d;
+    if (d > v->error_max)
+        v->error_max = d;
+}
+
+/* A mismatch: every one is kept; the first --mismatches of its variant
+ * with their position and record. */
+static int add_mismatch(struct cairn_report *r, struct cairn_rep_variant *v, const json_t *o,
+                        const char *line, size_t len, const char *job, size_t job_index,
+                        const char *vname, const struct rec *rec, const json_t *record)
 {
     struct cairn_rep_mismatch *m;
+    const json_t *given = json_object_get(o, "expected");
+    size_t i = r->n_mm;
+    int rc;
 
-    if (r->n_mm >= CAIRN_REPORT_MISMATCHES)
-        return 0;
+    if (cairn_grow((void **)&r->mm, &r->cap_mm, r->n_mm + 1, sizeof(*r->mm)) != 0)
+        return -ENOMEM;
     m = &r->mm[r->n_mm++];
-    m->expected = member(line, len, "expected");
-    m->answer = member(line, len, "answer");
-    return where_of(&m->at, job, job_index, o, line, len, vname);
+    memset(m, 0, sizeof(*m));
+    v->mismatches++;
+    m->given = member(line, len, "expected");
+    if (m->given == NULL && rec->line != NULL) {
+        m->given = member(rec->line, rec->len, "expected");
+        given = json_object_get(record, "expected");
+    }
+    m->exact = member(line, len, "answer");
+    error_size(v, given, json_object_get(o, "answer"));
+    if ((rc = where_of(&m->at, job, job_index, o, line, len, vname)) != 0)
+        return rc;
+    if (v->shown < r->mm_limit) {
+        v->shown++;
+        m->shown = 1;
+        fill_where(&m->at, rec);
+    }
+    return record != NULL ? consider_smallest(v, i, record, rec, line, len) : 0;
+}
+
+/* The trap of a record, from its id ("stone-game-iii-7-3:tie"; "-" for
+ * none), counted. */
+static int add_trap(struct cairn_rep_variant *v, const json_t *o, int match)
+{
+    const char *id = json_string_value(json_object_get(o, "id")), *c;
+    char name[64];
+    size_t i;
+
+    c = id != NULL ? strrchr(id, ':') : NULL;
+    snprintf(name, sizeof(name), "%s", c != NULL && c[1] != '\0' ? c + 1 : "-");
+    for (i = 0; i < v->n_traps; i++)
+        if (strcmp(v->traps[i].name, name) == 0)
+            break;
+    if (i == v->n_traps) {
+        if (cairn_grow((void **)&v->traps, &v->cap_traps, v->n_traps + 1, sizeof(*v->traps)) != 0)
+            return -ENOMEM;
+        v->traps[i] = (struct cairn_rep_trap){ .name = strdup(name) };
+        if (v->traps[i].name == NULL)
+            return -ENOMEM;
+        v->n_traps++;
+    }
+    v->traps[i].checked++;
+    v->traps[i].matches += match != 0;
+    return 0;
 }
 
 /* The counts a summary would have given, from one line of a results file
  * that has none. */
 static void add_whole(struct cairn_report *r, struct cairn_rep_job *whole,
-                      struct cairn_rep_variant *v, const char *ecode, const json_t *match)
+                      struct cairn_rep_variant *v, const char *ecode, const json_t *match,
+                      const json_t *record)
 {
+    int64_t size = ecode == NULL ? size_of(json_object_get(record, "input")) : -1;
+
+    if (size > 0) {
+        struct cairn_rep_size *s = &v->size[cairn_size_bucket((uint64_t)size)];
+
+        s->ok++;
+        s->checked += json_is_boolean(match);
+        s->matches += json_is_true(match);
+    }
     whole->records++;
     v->records++;
     if (ecode == NULL) {
@@ -288,20 +454,29 @@ static int add_line(struct cairn_report *r, const char *line, size_t len, const 
 {
     json_error_t e;
     json_t *o = json_loadb(line, len, 0, &e), *match = json_object_get(o, "match");
+    const json_t *play = json_object_get(o, "play");
+    /* The record is parsed only when something is taken from it: a big
+     * run's matched records are read past, not parsed. */
+    int need = whole != NULL || json_is_false(match) ||
+               (json_is_object(play) && !json_is_true(json_object_get(play, "optimal")));
+    json_t *record =
+        need && at->rec->line != NULL ? json_loadb(at->rec->line, at->rec->len, 0, &e) : NULL;
     const char *vname = json_string_value(json_object_get(o, "variant"));
     const char *ecode = json_string_value(json_object_get(json_object_get(o, "error"), "code"));
     struct cairn_rep_variant *v;
     int rc = 0;
 
-    if (o == NULL)
+    if (o == NULL) {
+        json_decref(record);
         return 0;
+    }
     v = cairn_report_variant(r, vname ? vname : CAIRN_VARIANT_UNRESOLVED);
     if (v == NULL) {
-        json_decref(o);
-        return -ENOMEM;
+        rc = -ENOMEM;
+        goto out;
     }
     if (whole != NULL)
-        add_whole(r, whole, v, ecode, match);
+        add_whole(r, whole, v, ecode, match, record);
     if (ecode != NULL) {
         struct cairn_rep_count *cc =
             cairn_report_counter(&v->codes, &v->n_codes, &v->cap_codes, ecode);
@@ -311,25 +486,50 @@ static int add_line(struct cairn_report *r, const char *line, size_t len, const 
     if (json_is_boolean(match)) {
         v->checked++;
         r->checked++;
-        if (json_is_true(match))
+        rc = add_trap(v, o, json_is_true(match));
+        if (rc == 0 && json_is_true(match))
             v->matches++;
-        else
-            rc = add_mismatch(r, o, line, len, job, job_index, vname);
+        else if (rc == 0)
+            rc = add_mismatch(r, v, o, line, len, job, job_index, vname, at->rec,
+                              json_is_object(record) ? record : NULL);
     }
     if (rc == 0)
         rc = add_play(r, v, o, line, len, job, job_index, vname, at);
+out:
     json_decref(o);
+    json_decref(record);
     return rc;
+}
+
+/* The record of line no from inputs (read up to it), into rec; none when
+ * the inputs end first or the lines do not run forward. */
+static void record_at(FILE *inputs, uint64_t no, uint64_t *read, char **buf, size_t *cap,
+                      struct rec *rec)
+{
+    ssize_t n = 0;
+
+    rec->line = NULL;
+    if (no <= *read)
+        return;
+    while (*read < no && (n = cairn_client_getline(inputs, buf, cap)) > 0)
+        (*read)++;
+    if (*read == no && n > 0) {
+        rec->line = *buf;
+        rec->len = (size_t)n - ((*buf)[n - 1] == '\n');
+    }
 }
 
 int cairn_report_read_results(struct cairn_report *r, int dir_fd, const char *res_name,
                               const char *shown_as, const char *job, size_t job_index,
-                              struct cairn_rep_job *whole)
+                              struct cairn_rep_job *whole, FILE *inputs)
 {
     int fd = openat(dir_fd, res_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), rc = 0;
-    struct line_at at = { .file = shown_as };
-    char *line = NULL;
-    size_t cap = 0;
+    struct rec rec = { 0 };
+    struct line_at at = { .file = shown_as, .rec = &rec };
+    char *line = NULL, *in_line = NULL;
+    size_t cap = 0, in_cap = 0;
+    uint64_t in_read = 0;
+    unsigned backwards = 0;
     ssize_t n;
     FILE *f;
 
@@ -339,80 +539,47 @@ int cairn_report_read_results(struct cairn_report *r, int dir_fd, const char *re
         return 0; /* the summary still counts; accuracy lacks this job */
     }
     while (rc == 0 && (n = cairn_client_getline(f, &line, &cap)) > 0) {
+        size_t len = (size_t)n - (line[n - 1] == '\n');
+        const char *no;
+        size_t no_len;
+
         at.no++;
-        rc = add_line(r, line, (size_t)n - (line[n - 1] == '\n'), job, job_index, whole, &at);
+        /* The record's line number, read before the line is parsed. */
+        rec.line = NULL;
+        if (inputs != NULL && cairn_json_member_text(line, len, "line", &no, &no_len)) {
+            unsigned long long want = strtoull(no, NULL, 10);
+
+            if (want <= in_read && !backwards++)
+                /* A chunked run (GNU parallel) numbers each chunk from 1:
+                 * its records cannot be found by line. */
+                fprintf(stderr,
+                        "cairn: warning: %s:%llu: record line %llu comes after line %llu: "
+                        "the results are not in the order of their inputs; their records "
+                        "are not joined from here on\n",
+                        shown_as, at.no, want, (unsigned long long)in_read);
+            record_at(inputs, want, &in_read, &in_line, &in_cap, &rec);
+        }
+        rc = add_line(r, line, len, job, job_index, whole, &at);
     }
     free(line);
+    free(in_line);
     fclose(f);
     return rc;
 }
 
-/* A record's position and line into w, if w is this job's and lacks them. */
-static void fill_where(struct cairn_rep_where *w, size_t job_index, uint64_t no, const char *line,
-                       size_t len)
+FILE *cairn_report_kept_input(int in_fd, const char *input_esc, uint64_t bytes)
 {
-    if (w->job_index != job_index || w->line != no || w->record != NULL)
-        return;
-    w->record = shown(line, len < RECORD_SHOWN_MAX ? len : RECORD_SHOWN_MAX);
-    if (w->record != NULL && len > RECORD_SHOWN_MAX)
-        shorten(w->record, strlen(w->record) - 4); /* say it was cut */
-    w->position = member(line, len, "input");
-    if (w->position != NULL)
-        shorten(w->position, CAIRN_REPORT_POSITION_MAX);
-}
-
-/* The last line of job_index's records still to read, 0 for none. */
-static uint64_t last_wanted(const struct cairn_report *r, size_t job_index)
-{
-    uint64_t last = 0;
-    size_t i;
-
-    for (i = 0; i < r->n_mm; i++)
-        if (r->mm[i].at.job_index == job_index && r->mm[i].at.line > last)
-            last = r->mm[i].at.line;
-    for (i = 0; i < r->n_bl; i++)
-        if (r->bl[i].at.job_index == job_index && r->bl[i].at.line > last)
-            last = r->bl[i].at.line;
-    return last;
-}
-
-void cairn_report_read_records(struct cairn_report *r, int in_fd, const char *input_esc,
-                               uint64_t bytes, size_t job_index)
-{
-    char *file = input_esc ? cairn_client_unescape(input_esc) : NULL, *line = NULL;
-    uint64_t last = last_wanted(r, job_index), no = 0;
-    size_t i, cap = 0;
+    char *file = input_esc ? cairn_client_unescape(input_esc) : NULL;
     struct stat st;
-    ssize_t n;
     FILE *f = NULL;
     int fd = -1;
 
-    if (last == 0 || in_fd < 0 || file == NULL)
-        goto out;
-    fd = cairn_client_open_kept_input(in_fd, file);
-    if (fd < 0 || fstat(fd, &st) != 0 || (uint64_t)st.st_size != bytes ||
-        (f = fdopen(fd, "r")) == NULL)
-        goto out;
-    fd = -1;
-    while (no < last && (n = cairn_client_getline(f, &line, &cap)) > 0) {
-        size_t len = (size_t)n - (line[n - 1] == '\n');
-
-        no++;
-        for (i = 0; i < r->n_mm; i++) {
-            struct cairn_rep_mismatch *m = &r->mm[i];
-
-            if (m->at.job_index == job_index && m->at.line == no && m->expected == NULL)
-                m->expected = member(line, len, "expected");
-            fill_where(&m->at, job_index, no, line, len);
-        }
-        for (i = 0; i < r->n_bl; i++)
-            fill_where(&r->bl[i].at, job_index, no, line, len);
-    }
-out:
-    if (f != NULL)
-        fclose(f);
-    if (fd >= 0)
+    if (in_fd >= 0 && file != NULL)
+        fd = cairn_client_open_kept_input(in_fd, file);
+    if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size == bytes)
+        f = fdopen(fd, "r");
+    if (f == NULL && fd >= 0)
         close(fd);
-    free(line);
     free(file);
+    return f;
 }

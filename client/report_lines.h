@@ -8,6 +8,7 @@
 #define CAIRN_CLIENT_REPORT_LINES_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "report.h"
 
@@ -29,7 +30,9 @@ uint64_t cairn_report_count(const json_t *o, const char *key);
  * ARGUMENTS shown_as: the file as warnings name it (printable); job,
  *          job_index: the job they belong to; whole: NULL when a
  *          summary gave the job's counts, else the job a results file on
- *          its own makes, counted from its lines (and r with it)
+ *          its own makes, counted from its lines (and r with it);
+ *          inputs: the job's records, read beside the results (a result
+ *          line's "line" is its record's), or NULL when not known
  * RETURNS  0 (a file that cannot be opened leaves accuracy without it; a
  *          graded line of play that lacks a key is counted, said on
  *          stderr with its file, line and key, and left out of the costs);
@@ -37,15 +40,12 @@ uint64_t cairn_report_count(const json_t *o, const char *key);
  */
 int cairn_report_read_results(struct cairn_report *r, int dir_fd, const char *res_name,
                               const char *shown_as, const char *job, size_t job_index,
-                              struct cairn_rep_job *whole);
+                              struct cairn_rep_job *whole, FILE *inputs);
 
-/* The records behind job_index's mismatches and blunders, from its input
- * kept in the spool's .cairn/done/ (input_esc: the summary's "input"), if
- * that file is the one the summary describes (bytes long), not a later
- * job's of the same name: each one's position and record, and a
- * mismatch's expected answer when its result line had none. */
-void cairn_report_read_records(struct cairn_report *r, int in_fd, const char *input_esc,
-                               uint64_t bytes, size_t job_index);
+/* The job's input kept in the spool's .cairn/done/ (input_esc: the
+ * summary's "input"), if that file is the one the summary describes
+ * (bytes long), not a later job's of the same name; else NULL. */
+FILE *cairn_report_kept_input(int in_fd, const char *input_esc, uint64_t bytes);
 
 void cairn_report_where_free(struct cairn_rep_where *w);
 void cairn_report_blunder_free(struct cairn_rep_blunder *b);

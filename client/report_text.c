@@ -56,8 +56,8 @@ static void variants(const struct cairn_report *r, FILE *out)
                 (unsigned long long)v->errors, (unsigned long long)v->checked,
                 (unsigned long long)v->matches, acc, right(shown, per, 13));
     }
-    fprintf(out, "(checked: records with an expected answer that were solved; solve/record: "
-                 "the variant's solve time over its ok records)\n");
+    fprintf(out, "(checked: records with a given answer, their \"expected\", that were solved; "
+                 "solve/record: the variant's solve time over its ok records)\n");
     for (i = 0; i < r->n_variants; i++) {
         const struct cairn_rep_variant *v = &r->variants[i];
         size_t k;
@@ -90,8 +90,11 @@ static void sizes(const struct cairn_report *r, FILE *out)
     for (i = 0; i < r->n_variants; i++)
         for (b = 0; b < CAIRN_SIZE_BUCKETS; b++)
             any |= r->variants[i].size[b].checked > 0;
-    if (!any)
+    if (!any) {
+        if (r->sizes_why != NULL)
+            fprintf(out, "\naccuracy by input size: not shown: %s\n", r->sizes_why);
         return;
+    }
     fprintf(out, "\naccuracy by input size (the longest array, or the game's number):\n");
     fprintf(out, "  %-*s %13s %9s %9s %9s\n", w, "variant", "size", "checked", "match", "accuracy");
     for (i = 0; i < r->n_variants; i++) {
@@ -116,29 +119,133 @@ static const char *or_unavailable(const char *s)
     return s != NULL ? s : "unavailable";
 }
 
+/* The error size of a variant's integer answers, for people. */
+static void error_size_text(const struct cairn_rep_variant *v, char out[96])
+{
+    if (v->int_errors == 0)
+        out[0] = '\0';
+    else
+        snprintf(out, 96, "; error size |given - exact| over %llu: mean %.2f, worst %llu",
+                 (unsigned long long)v->int_errors, v->error_sum / (double)v->int_errors,
+                 (unsigned long long)v->error_max);
+}
+
+/* One variant's shown mismatches, grouped by job (they are in job order). */
+static void variant_mismatches(const struct cairn_report *r, const struct cairn_rep_variant *v,
+                               FILE *out)
+{
+    int wj = 3, wi = 2, we = 5, wa = 5;
+    size_t i;
+    char esz[96];
+
+    for (i = 0; i < r->n_mm; i++) {
+        const struct cairn_rep_mismatch *m = &r->mm[i];
+
+        if (!m->shown || m->at.variant == NULL || strcmp(m->at.variant, v->name) != 0)
+            continue;
+        wj = col_width(wj, m->at.job);
+        wi = col_width(wi, m->at.id);
+        we = col_width(we, or_unavailable(m->given));
+        wa = col_width(wa, m->exact);
+    }
+    error_size_text(v, esz);
+    fprintf(out, "mismatches of %s: %llu, %llu shown%s\n", v->name,
+            (unsigned long long)v->mismatches, (unsigned long long)v->shown, esz);
+    fprintf(out, "  %-*s %6s  %-*s  %-*s  %-*s  %s\n", wj, "job", "line", wi, "id", we, "given", wa,
+            "exact", "position");
+    for (i = 0; i < r->n_mm; i++) {
+        const struct cairn_rep_mismatch *m = &r->mm[i];
+
+        if (!m->shown || m->at.variant == NULL || strcmp(m->at.variant, v->name) != 0)
+            continue;
+        fprintf(out, "  %-*s %6llu  %-*s  %-*s  %-*s  %s\n", wj, m->at.job,
+                (unsigned long long)m->at.line, wi, m->at.id ? m->at.id : "-", we,
+                or_unavailable(m->given), wa, m->exact ? m->exact : "-",
+                or_unavailable(m->at.position));
+    }
+}
+
 static void mismatches(const struct cairn_report *r, FILE *out)
 {
-    int wj = 3, wi = 2, we = 8, wa = 6;
     size_t i;
 
     if (r->n_mm == 0)
         return;
-    for (i = 0; i < r->n_mm; i++) {
-        wj = col_width(wj, r->mm[i].at.job);
-        wi = col_width(wi, r->mm[i].at.id);
-        we = col_width(we, or_unavailable(r->mm[i].expected));
-        wa = col_width(wa, r->mm[i].answer);
+    fprintf(out,
+            "\nmismatches per variant (given: the record's expected answer, %s; exact: "
+            "cairn's; ",
+            r->expected_note);
+    if (r->mm_limit == CAIRN_REPORT_MISMATCHES_ALL)
+        fprintf(out, "all shown):\n");
+    else
+        fprintf(out, "the first %zu of each variant shown, --mismatches N|all for more):\n",
+                r->mm_limit);
+    for (i = 0; i < r->n_variants; i++)
+        if (r->variants[i].mismatches > 0)
+            variant_mismatches(r, &r->variants[i], out);
+    if (r->inputs_why != NULL)
+        fprintf(out, "  (positions unavailable: %s)\n", r->inputs_why);
+}
+
+/* Each variant's smallest failing input, first: the one to read. */
+static void smallest(const struct cairn_report *r, FILE *out)
+{
+    size_t i;
+    int any = 0;
+
+    for (i = 0; i < r->n_variants; i++)
+        any |= r->variants[i].mismatches > 0;
+    if (!any)
+        return;
+    fprintf(out, "\nsmallest failing input per variant (fewest values, then smallest sum of "
+                 "|v|):\n");
+    for (i = 0; i < r->n_variants; i++) {
+        const struct cairn_rep_variant *v = &r->variants[i];
+        const struct cairn_rep_mismatch *m;
+
+        if (v->mismatches == 0)
+            continue;
+        if (v->small.input == NULL) {
+            fprintf(out, "  %s: not shown: %s\n", v->name,
+                    r->inputs_why ? r->inputs_why : "no failing record could be read");
+            continue;
+        }
+        m = &r->mm[v->small.mm];
+        fprintf(out, "  %s: %s (job %s, line %llu, id %s)\n", v->name, v->small.input, m->at.job,
+                (unsigned long long)m->at.line, m->at.id ? m->at.id : "-");
+        fprintf(out, "    given %s, exact %s; optimal line of play: %s\n", or_unavailable(m->given),
+                m->exact ? m->exact : "-", v->small.moves ? v->small.moves : "not shown");
+        if (v->small.moves == NULL)
+            fprintf(out, "    (the line of play is %s)\n",
+                    v->small.moves_why ? v->small.moves_why : "not computed");
     }
-    fprintf(out, "first mismatches (expected answers %s):\n", r->expected_note);
-    fprintf(out, "  %-*s %6s  %-*s  %-*s  %-*s  %s\n", wj, "job", "line", wi, "id", we, "expected",
-            wa, "answer", "position");
-    for (i = 0; i < r->n_mm; i++) {
-        const struct cairn_rep_mismatch *m = &r->mm[i];
-        fprintf(out, "  %-*s %6llu  %-*s  %-*s  %-*s  %s\n", wj, m->at.job,
-                (unsigned long long)m->at.line, wi, m->at.id ? m->at.id : "-", we,
-                or_unavailable(m->expected), wa, m->answer ? m->answer : "-",
-                or_unavailable(m->at.position));
-    }
+}
+
+static void traps(const struct cairn_report *r, FILE *out)
+{
+    int w = name_width(r, 7), tw = 4, any = 0;
+    size_t i, k;
+
+    for (i = 0; i < r->n_variants; i++)
+        for (k = 0; k < r->variants[i].n_traps; k++) {
+            any |= strcmp(r->variants[i].traps[k].name, "-") != 0;
+            tw = col_width(tw, r->variants[i].traps[k].name);
+        }
+    if (!any)
+        return;
+    fprintf(out, "\naccuracy by trap (the id's \":TRAP\", as `cairn gen --traps` writes it; -: "
+                 "none):\n");
+    fprintf(out, "  %-*s  %-*s %9s %9s %9s\n", w, "variant", tw, "trap", "checked", "match",
+            "accuracy");
+    for (i = 0; i < r->n_variants; i++)
+        for (k = 0; k < r->variants[i].n_traps; k++) {
+            const struct cairn_rep_trap *t = &r->variants[i].traps[k];
+            char acc[16];
+
+            cairn_report_pct(t->matches, t->checked, acc);
+            fprintf(out, "  %-*s  %-*s %9llu %9llu %9s\n", w, r->variants[i].name, tw, t->name,
+                    (unsigned long long)t->checked, (unsigned long long)t->matches, acc);
+        }
 }
 
 static void plies(const struct cairn_rep_variant *v, FILE *out)
@@ -157,30 +264,28 @@ static void plies(const struct cairn_rep_variant *v, FILE *out)
     fputc('\n', out);
 }
 
-static void blunders(const struct cairn_report *r, FILE *out)
+static void blunders(const struct cairn_rep_variant *v, FILE *out)
 {
-    int wj = 3, wv = 7, wm = 4, wb = 4;
+    int wj = 3, wm = 4, wb = 4;
     size_t i;
 
-    for (i = 0; i < r->n_bl; i++) {
-        wj = col_width(wj, r->bl[i].at.job);
-        wv = col_width(wv, r->bl[i].at.variant);
-        wm = col_width(wm, r->bl[i].move);
-        wb = col_width(wb, r->bl[i].best);
+    for (i = 0; i < v->n_bl; i++) {
+        wj = col_width(wj, v->bl[i].at.job);
+        wm = col_width(wm, v->bl[i].move);
+        wb = col_width(wb, v->bl[i].best);
     }
-    fprintf(out, "worst blunders (the costliest first non-optimal moves):\n");
-    fprintf(out, "  %-*s %6s  %-*s %5s %-5s  %-*s  %-*s %8s  %s\n", wj, "job", "line", wv,
-            "variant", "ply", "by", wm, "move", wb, "best", "cost", "position");
-    for (i = 0; i < r->n_bl; i++) {
-        const struct cairn_rep_blunder *b = &r->bl[i];
-
+    fprintf(out, "worst blunders of %s (the costliest first non-optimal moves; cost in %s):\n",
+            v->name, cairn_report_cost_unit(v->name));
+    fprintf(out, "  %-*s %6s %5s %-5s  %-*s  %-*s %8s  %s\n", wj, "job", "line", "ply", "by", wm,
+            "move", wb, "best", "cost", "position");
+    for (i = 0; i < v->n_bl; i++) {
+        const struct cairn_rep_blunder *b = &v->bl[i];
         char cost[40];
 
         cairn_report_num_text(&b->cost, cost);
-        fprintf(out, "  %-*s %6llu  %-*s %5llu %-5s  %-*s  %-*s %8s  %s\n", wj, b->at.job,
-                (unsigned long long)b->at.line, wv, b->at.variant ? b->at.variant : "-",
-                (unsigned long long)b->ply, b->by, wm, b->move, wb, b->best, cost,
-                or_unavailable(b->at.position));
+        fprintf(out, "  %-*s %6llu %5llu %-5s  %-*s  %-*s %8s  %s\n", wj, b->at.job,
+                (unsigned long long)b->at.line, (unsigned long long)b->ply, b->by, wm, b->move, wb,
+                b->best, cost, or_unavailable(b->at.position));
     }
 }
 
@@ -216,8 +321,9 @@ static void play(const struct cairn_report *r, FILE *out)
     for (i = 0; i < r->n_variants; i++)
         if (r->variants[i].graded > r->variants[i].optimal)
             plies(&r->variants[i], out);
-    if (r->n_bl > 0)
-        blunders(r, out);
+    for (i = 0; i < r->n_variants; i++)
+        if (r->variants[i].n_bl > 0)
+            blunders(&r->variants[i], out);
 }
 
 static void solve_histogram(const struct cairn_report *r, FILE *out)
@@ -328,14 +434,16 @@ int cairn_report_text(const struct cairn_report *r, FILE *out)
     fprintf(out, "%s\n", r->n_codes == 0 ? " none" : "");
     variants(r, out);
     cairn_report_pct(r->matches, r->matches + r->mismatches, acc);
-    fprintf(out, "\naccuracy against expected: %llu checked: %llu match, %llu differ (%s)\n",
+    fprintf(out, "\naccuracy of the given answers: %llu checked: %llu match, %llu differ (%s)\n",
             (unsigned long long)(r->matches + r->mismatches), (unsigned long long)r->matches,
             (unsigned long long)r->mismatches, acc);
     if (r->has_unchecked)
-        fprintf(out, "unchecked: %llu (an expected answer, but the record ended in an error)\n",
+        fprintf(out, "unchecked: %llu (a given answer, but the record ended in an error)\n",
                 (unsigned long long)r->unchecked);
+    smallest(r, out);
     mismatches(r, out);
     sizes(r, out);
+    traps(r, out);
     play(r, out);
     times(r, out);
     jobs(r, out);

@@ -45,6 +45,7 @@ struct cairn_wait_result {
     size_t ok;
     size_t failed;
     size_t timed_out;
+    size_t mismatched; /* jobs ok but with a given answer that differs */
 };
 
 /*

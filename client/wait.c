@@ -105,6 +105,7 @@ static void print_outcome(struct waiter *w, size_t i, json_t *s)
                json_number_value(json_object_get(s, "wall_seconds")));
         w->state[i] = OK;
         w->r->ok++;
+        w->r->mismatched += mismatches > 0; /* for --fail-on-mismatch */
     } else {
         printf("%s: failed: %s\n", base,
                reason ? cairn_shown(&sh, reason)

@@ -78,7 +78,7 @@ print(f"^jobs: {len(s)} \\(4 ok, 0 failed\\); records: {r}, ok {o}, errors {r - 
 PY
 )
 expect "$totals"
-expect '^accuracy against expected: [0-9]+ checked: [0-9]+ match, 0 differ \(100.0%\)$'
+expect '^accuracy of the given answers: [0-9]+ checked: [0-9]+ match, 0 differ \(100.0%\)$'
 [ -s "$tmp/walk/report.html" ] || fail "walk/report.html was not written"
 # `kill "$daemon"` at its end stops the daemon cleanly.
 i=0

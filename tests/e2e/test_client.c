@@ -1057,25 +1057,28 @@ START_TEST(report_grades_lines_of_play)
                              "0: 1 1: 1\n"),
                "the first non-optimal plies:\n%s", r.out);
     {
-        const char *f =
-            strstr(r.out, "\n  play      6  stone-game         0 Alice  \"L\"   \"R\"        12"
-                          "  {\"piles\":[3,9,1,2]}\n");
-        const char *a =
-            strstr(r.out, "\n  play      1  stone-game-vii     0 Alice  \"L\"   \"R\"         3"
-                          "  {\"stones\":[5,3,1,4,2]}\n");
-        const char *c =
-            strstr(r.out, "\n  play      3  stone-game-vii     1 Bob    \"R\"   \"L\"         1"
-                          "  {\"stones\":[5,3,1,4,2]}\n");
-        TH_REQUIRE(f && a && c && f < a && a < c, "the worst blunders, costliest first:\n%s",
-                   r.out);
+        const char *f = strstr(r.out, "\n  play      6     0 Alice  \"L\"   \"R\"        12"
+                                      "  {\"piles\":[3,9,1,2]}\n");
+        const char *a = strstr(r.out, "\n  play      1     0 Alice  \"L\"   \"R\"         3"
+                                      "  {\"stones\":[5,3,1,4,2]}\n");
+        const char *c = strstr(r.out, "\n  play      3     1 Bob    \"R\"   \"L\"         1"
+                                      "  {\"stones\":[5,3,1,4,2]}\n");
+        /* Per game, in its own units; costliest first within a game. */
+        const char *hf = strstr(r.out, "worst blunders of stone-game (the costliest first "
+                                       "non-optimal moves; cost in points of the final margin");
+        const char *hv = strstr(r.out, "worst blunders of stone-game-vii (");
+        const char *hi = strstr(r.out, "worst blunders of stone-game-iv (");
+
+        TH_REQUIRE(f && a && c && hf && hv && hi == NULL && hf < f && f < hv && hv < a && a < c,
+                   "the worst blunders, per game, costliest first:\n%s", r.out);
     }
     th_run_free(&r);
     page = th_read_file(html, NULL);
     TH_REQUIRE(strstr(page, "<tr data-variant=\"stone-game-vii\" data-graded=\"3\" "
                             "data-optimal=\"1\" data-cost=\"4\">"),
                "the page's play table:\n%s", page);
-    TH_REQUIRE(strstr(page, "<tr data-cost=\"12\"><td>play</td><td class=\"n\"><a "
-                            "href=\"#rec-0-6\">6</a></td>") &&
+    TH_REQUIRE(strstr(page, "<tr data-cost=\"12\"><td class=\"nw\" title=\"play\">play</td>"
+                            "<td class=\"n\"><a href=\"#rec-0-6\">6</a></td>") &&
                    strstr(page, "<div class=\"rec\" id=\"rec-0-6\">"),
                "the blunder's link to its record:\n%s", page);
     free(page);
@@ -1113,12 +1116,14 @@ START_TEST(report_text)
     TH_REQUIRE(strstr(r.out, "\nerrors of stone-game: invalid_input 1, constraint 1\n") &&
                    strstr(r.out, "\nerrors of none: bad_json 1, bad_record 2, unknown_variant 1\n"),
                "errors by code per variant:\n%s", r.out);
-    TH_REQUIRE(strstr(r.out, "accuracy against expected: 11 checked: 10 match, 1 differ "
+    TH_REQUIRE(strstr(r.out, "accuracy of the given answers: 11 checked: 10 match, 1 differ "
                              "(90.9%)\n"),
                "accuracy:\n%s", r.out);
     /* The record's position, from the input kept in .cairn/done/. */
-    TH_REQUIRE(strstr(r.out, "  job     line  id    expected  answer  position\n"
-                             "  wrong      1  \"m1\"  \"Alice\"   \"Bob\"   "
+    /* Given: the candidate's answer, the record's "expected"; exact: cairn's. */
+    TH_REQUIRE(strstr(r.out, "mismatches of stone-game-iii: 1, 1 shown\n"
+                             "  job     line  id    given    exact  position\n"
+                             "  wrong      1  \"m1\"  \"Alice\"  \"Bob\"  "
                              "{\"stoneValue\":[1,2,3,7]}\n"),
                "the mismatch:\n%s", r.out);
     /* Accuracy by input size: m1's miss is among stone-game-iii's 3-4. */
@@ -1171,6 +1176,55 @@ START_TEST(report_text)
 }
 END_TEST
 
+/* --fail-on-mismatch: exit 1 when a given answer differs, from submit
+ * --wait, wait and report alike; 0 when every one is exact, and without
+ * the option whatever the answers. */
+START_TEST(fail_on_mismatch_exits_1)
+{
+    struct th_env e;
+    char wrong[PATH_MAX], right[PATH_MAX];
+    struct th_run r;
+
+    env_init(&e, NULL);
+    th_pathf(wrong, "%s/wrong.jsonl", e.root);
+    th_write_text(wrong, "{\"id\":\"m1\",\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]},"
+                         "\"expected\":\"Alice\"}\n");
+    th_pathf(right, "%s/right.jsonl", e.root);
+    th_write_text(right, "{\"id\":\"m1\",\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]},"
+                         "\"expected\":\"Bob\"}\n");
+    start_daemon(&e);
+    r = cairn(&e, "submit", "--wait", "--fail-on-mismatch", "--name", "wrong", wrong);
+    TH_REQUIRE(r.status == 1 && strstr(r.out, "1 differ"),
+               "submit --wait --fail-on-mismatch "
+               "of a wrong answer: exit %d: %s%s",
+               r.status, r.out, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "wait", "--fail-on-mismatch", "wrong");
+    TH_REQUIRE(r.status == 1, "wait --fail-on-mismatch: exit %d: %s%s", r.status, r.out, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "wait", "wrong");
+    TH_REQUIRE(r.status == 0, "wait without the option: exit %d: %s%s", r.status, r.out, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "report", e.out, "wrong", "--fail-on-mismatch");
+    TH_REQUIRE(r.status == 1 && strstr(r.out, "mismatches of stone-game-iii: 1") &&
+                   strstr(r.err, "1 checked record differs from the given answers"),
+               "report --fail-on-mismatch: exit %d: %s%s", r.status, r.out, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "submit", "--wait", "--fail-on-mismatch", "--name", "right", right);
+    TH_REQUIRE(r.status == 0, "submit --wait --fail-on-mismatch of a right answer: exit %d: %s%s",
+               r.status, r.out, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "report", e.out, "right", "--fail-on-mismatch");
+    TH_REQUIRE(r.status == 0, "report --fail-on-mismatch, right: exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    r = cairn(&e, "status", "--fail-on-mismatch");
+    TH_REQUIRE(r.status == 2 && strstr(r.err, "--fail-on-mismatch is not an option of \"status\""),
+               "status --fail-on-mismatch: exit %d: %s", r.status, r.err);
+    th_run_free(&r);
+    th_cleanup();
+}
+END_TEST
+
 /* An output directory of one finished job, as cairn-slurm writes it (no
  * solve_seconds), made by hand: no daemon needed to report on it. */
 static void slurm_output(char dir[PATH_MAX])
@@ -1219,7 +1273,7 @@ START_TEST(report_on_results_files)
     TH_REQUIRE(r.status == 0, "report exited %d: %s", r.status, r.err);
     TH_REQUIRE(strstr(r.out, "jobs: 1 (1 ok, 0 failed); records: 4, ok 3, errors 1\n") &&
                    strstr(r.out, "errors by code: bad_json 1") &&
-                   strstr(r.out, "accuracy against expected: 2 checked: 1 match, 1 differ") &&
+                   strstr(r.out, "accuracy of the given answers: 2 checked: 1 match, 1 differ") &&
                    strstr(r.out, "\n  bulk ") && strstr(r.out, "\nstone-game-iii "),
                "report of a results file:\n%s", r.out);
     th_run_free(&r);
@@ -1275,14 +1329,14 @@ START_TEST(report_mismatch_columns_line_up)
     th_run_free(&r);
     r = cairn(&e, "report", e.out);
     TH_REQUIRE(r.status == 0, "report exited %d: %s", r.status, r.err);
-    at = strstr(r.out, "first mismatches");
+    at = strstr(r.out, "mismatches of stone-game: 2");
     TH_REQUIRE(at != NULL, "no mismatch table:\n%s", r.out);
     /* Every row (and the heading) has its answer column at one offset. */
     for (at = strchr(at, '\n') + 1; at != NULL && at[0] == ' ' && at[1] == ' ';) {
         char *nl = strchr(at, '\n'), *ans;
 
         *nl = '\0';
-        ans = strstr(at, "answer");
+        ans = strstr(at, "exact");
         if (ans == NULL)
             ans = strstr(at, "true");
         TH_REQUIRE(ans != NULL, "no answer column in: %s", at);
@@ -1907,6 +1961,7 @@ static Suite *client_suite(void)
     tcase_add_test(results, join_without_kept_inputs);
     tcase_add_test(results, long_job_names);
     tcase_add_test(results, report_text);
+    tcase_add_test(results, fail_on_mismatch_exits_1);
     tcase_add_test(results, report_grades_lines_of_play);
     tcase_add_test(results, report_html_on_a_full_disk_says_so);
     tcase_set_timeout(hardening, 280);

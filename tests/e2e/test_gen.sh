@@ -72,7 +72,7 @@ bad=$(grep -cv '^{"variant":"[a-z0-9-]*","id":"[a-z0-9-]*-7-[0-9]*\(:[a-z0-9-]*\
 "$cairn" -c "$tmp/c.json" report "$tmp/all.results.jsonl" >"$tmp/report" || fail "cairn report exited $?"
 grep -q "records: $n, ok $n, errors 0" "$tmp/report" ||
     fail "cairnd did not answer all $n records: $(cat "$tmp/report")"
-grep -q "accuracy against expected: $n checked: $n match, 0 differ" "$tmp/report" ||
+grep -q "accuracy of the given answers: $n checked: $n match, 0 differ" "$tmp/report" ||
     fail "cairnd's answers differ from expected: $(cat "$tmp/report")"
 echo "ok: cairnd --filter answers all $n records (11 games, plain, --traps, extended, both) as expected says: 0 differ"
 

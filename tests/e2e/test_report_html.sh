@@ -8,7 +8,11 @@
 #      proves that this Chromium reports console errors to us);
 #   3. the DOM shows the run's numbers, each compared with the summaries
 #      and results files read independently here (python3);
-#   4. a screenshot is written to SCREENSHOT (printed at the end).
+#   4. at 1280 px, for evaluators: the smallest failing inputs lead the
+#      page, names and ids stay on one line (nowrap, an ellipsis, the whole
+#      text in title=), records and long inputs fold (<details>);
+#   5. a screenshot 1280 px wide is written to SCREENSHOT (printed at the
+#      end).
 # Exit status: 0 pass, 1 fail, 77 skip (no Chromium that can run here:
 # Debian's package is `chromium`).
 set -u
@@ -51,6 +55,9 @@ console_lines "$tmp/control.err" | grep -q cairn-control-error ||
 # ---- a run of the real daemon
 mkdir -p "$tmp/in"
 cp "$srcdir"/examples/*.jsonl "$tmp/in/"
+cat >"$tmp/in/a-job-name-far-longer-than-any-column-of-the-page-should-hold.jsonl" <<'EOF'
+{"id":"an-id-far-longer-than-any-column-of-the-page-should-hold-0123456789","variant":"stone-game-vii","input":{"stones":[5,3,1,4,2,7,7,1,9,4,4,2,8,3,3,1,6,5,2,2,9,9,1,4,6,3,8,8,1,2]},"expected":1}
+EOF
 cat >"$tmp/in/graded.jsonl" <<'EOF'
 {"id":"g1","variant":"stone-game-iii","input":{"stoneValue":[1,2,3,7]},"expected":"Alice"}
 {"id":"g2","variant":"stone-game-ii","input":{"piles":[1,2,3,4,5]},"expected":9}
@@ -216,12 +223,35 @@ ids = {a.get("id") for t, a in dom.elements}
 links = [a["href"][1:] for t, a in dom.elements if t == "a" and a.get("href", "").startswith("#")]
 if not links or any(l not in ids for l in links):
     bad.append(f"record links {links} without their records on the page")
-if '{"piles":[3,9,1,2]}' not in text("blunders"):
-    bad.append(f"the worst blunder lacks its position: {text('blunders')[:300]!r}")
+if '{"piles":[3,9,1,2]}' not in text("blunders-stone-game"):
+    bad.append(f"the worst blunder lacks its position: {text('blunders-stone-game')[:300]!r}")
+small = text("smallest")
+for needle in ('stone-game-iii', '{"stoneValue":[1,2,3,7]}', '"Alice"', '"Bob"', '[3,1]'):
+    if needle not in small:
+        bad.append(f"the smallest failing inputs lack {needle}: {small[:300]!r}")
 mm = text("mismatch-list")
-for needle in ('"g1"', '"Alice"', '"Bob"', '"g2"', '{"stoneValue":[1,2,3,7]}'):
+# 4. at 1280 px: names and ids on one line, whole in their tooltip; long
+# texts folded; the smallest failing inputs first.
+page = open(dom_path, encoding="utf-8").read()
+if "td.nw{white-space:nowrap;overflow:hidden;text-overflow:ellipsis" not in page:
+    bad.append("no nowrap/ellipsis rule for name cells")
+long_job = "a-job-name-far-longer-than-any-column-of-the-page-should-hold"
+long_id = '"an-id-far-longer-than-any-column-of-the-page-should-hold-0123456789"'
+cells = [a for t, a in dom.elements if t == "td" and a.get("class") == "nw"]
+for name in (long_job, long_id):
+    if not any(a.get("title") == name for a in cells):
+        bad.append(f"no one-line cell with the tooltip {name!r}")
+if any(t == "td" and a.get("class") != "nw" and a.get("title") for t, a in dom.elements):
+    bad.append("a titled cell that wraps")
+if "<details><summary>" not in page or not any(t == "details" for t, a in dom.elements):
+    bad.append("records and long inputs are not folded in <details>")
+h2 = [i for i, (t, a) in enumerate(dom.elements) if t == "h2"]
+first = [i for i, (t, a) in enumerate(dom.elements) if a.get("id") == "smallest"]
+if not first or len(h2) < 2 or first[0] > h2[1]:
+    bad.append("the smallest failing inputs do not lead the page")
+for needle in ('"g1"', '"Alice"', '"Bob"', '"g2"', '{"stoneValue":[1,2,3,7]}', long_id):
     if needle not in mm:
-        bad.append(f"first mismatches lack {needle}: {mm[:300]!r}")
+        bad.append(f"the mismatches lack {needle}: {mm[:300]!r}")
 if bad:
     print("FAIL: the DOM does not show the run's numbers:\n  " + "\n  ".join(bad))
     sys.exit(1)
@@ -230,10 +260,10 @@ print(f"ok: the DOM shows the run: {want}, {len(page_codes)} error codes, "
       f"{len(page_sizes)} size buckets, play for {len(page_play)} variants, {len(links)} record links")
 PY
 
-# ---- 4. a screenshot, for people
+# ---- 5. a screenshot at 1280 px, for people
 mkdir -p "$(dirname "$shot")"
 rm -f "$shot"
-chrome --hide-scrollbars --window-size=1200,4400 --screenshot="$shot" "file://$tmp/report.html" \
+chrome --hide-scrollbars --window-size=1280,4400 --screenshot="$shot" "file://$tmp/report.html" \
     >"$tmp/shot.out" 2>"$tmp/shot.err" || fail "screenshot failed: $(tail -n 5 "$tmp/shot.err")"
 [ "$(head -c 4 "$shot" | od -An -tx1 | tr -d ' \n')" = 89504e47 ] ||
     fail "$shot is not a PNG"

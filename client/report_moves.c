@@ -1,0 +1,96 @@
+/*
+ * report_moves.c - the optimal line of play from each variant's smallest
+ * failing input.  A result line carries "moves" only when its record
+ * asked (options.moves); otherwise the record is solved again here,
+ * asking for them, through cairnd's own record path (gen_solve.c), so the
+ * line is the one cairnd would have written.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+#include "report.h"
+
+/* The record asking for its moves and nothing else: without "expected",
+ * "play" and "analysis" (limits and the rest kept).  NULL: not an object
+ * (or out of memory). */
+static char *asking_moves(const char *record)
+{
+    json_error_t e;
+    json_t *o = json_loads(record, 0, &e), *opt;
+    char *text = NULL;
+
+    if (!json_is_object(o))
+        goto out;
+    json_object_del(o, "expected");
+    opt = json_object_get(o, "options");
+    if (!json_is_object(opt)) {
+        opt = json_object();
+        json_object_set_new(o, "options", opt);
+    }
+    json_object_del(opt, "play");
+    json_object_del(opt, "analysis");
+    json_object_set_new(opt, "moves", json_true());
+    text = json_dumps(o, JSON_COMPACT);
+out:
+    json_decref(o);
+    return text;
+}
+
+static void solve_one(struct cairn_gen_solver *s, struct cairn_rep_smallest *sm)
+{
+    char *req = asking_moves(sm->record);
+    const char *res;
+    size_t n;
+    json_error_t e;
+    json_t *o = NULL, *moves;
+
+    if (req == NULL || cairn_gen_solve_line(s, req, strlen(req), &res, &n) != 0 ||
+        (o = json_loadb(res, n, 0, &e)) == NULL) {
+        sm->moves_why =
+            strdup("not computed: the record could not be solved again (out of memory)");
+        goto out;
+    }
+    moves = json_object_get(o, "moves");
+    if (json_is_array(moves))
+        sm->moves = json_dumps(moves, JSON_COMPACT);
+    else {
+        const char *msg =
+            json_string_value(json_object_get(json_object_get(o, "error"), "message"));
+        sm->moves_why = cairn_asprintf("not computed: solved again, the record gave an error: %s",
+                                       msg != NULL ? msg : "(no message)");
+    }
+out:
+    json_decref(o);
+    free(req);
+}
+
+void cairn_report_lines_of_play(struct cairn_client *cl, struct cairn_report *r)
+{
+    struct cairn_gen_solver *s = NULL;
+    char *why = NULL;
+    size_t i;
+
+    for (i = 0; i < r->n_variants; i++) {
+        struct cairn_rep_smallest *sm = &r->variants[i].small;
+
+        if (sm->input == NULL || sm->moves != NULL)
+            continue;
+        if (s == NULL && why == NULL && cairn_gen_solver_open(cl, cl->cfg.plugin_dir, &s) != 0) {
+            /* Said in the report, not a failure of the report. */
+            why = cairn_asprintf("not computed: no solver plugin loads from %s (plugin_dir)",
+                                 cl->cfg.plugin_dir ? cl->cfg.plugin_dir : "(none)");
+            free(cl->msg);
+            cl->msg = NULL;
+        }
+        if (s != NULL)
+            solve_one(s, sm);
+        else
+            sm->moves_why = why != NULL ? strdup(why) : NULL;
+    }
+    free(why);
+    if (s != NULL)
+        cairn_gen_solver_close(s);
+}
