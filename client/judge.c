@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -188,7 +189,7 @@ static int fault(struct judge *j, const struct cairn_judge_run *run, enum cairn_
         break;
     case CAIRN_JUDGE_CRASHED:
         snprintf(msg, sizeof(msg), "crashed: killed by signal %d (%s) after %zu of %zu answers",
-                 WTERMSIG(st), strsignal(WTERMSIG(st)), run->n_lines, n_inputs);
+                 run->signal, strsignal(run->signal), run->n_lines, n_inputs);
         break;
     case CAIRN_JUDGE_EXITED:
         snprintf(msg, sizeof(msg), "exited with status %d after %zu of %zu answers",
@@ -220,7 +221,7 @@ static int parse_answer(const char *line, size_t len, json_t **given, json_t **p
     if (len > 0 && line[len - 1] == '\r')
         len--;
     if ((v = json_loadb(line, len, JSON_DECODE_ANY, &e)) == NULL) {
-        snprintf(why, why_len, "not JSON (%.80s): %.60s", e.text, line);
+        snprintf(why, why_len, "not JSON (%.80s): %.*s", e.text, (int)(len < 60 ? len : 60), line);
         return -EINVAL;
     }
     if (!json_is_object(v)) {
@@ -231,8 +232,8 @@ static int parse_answer(const char *line, size_t len, json_t **given, json_t **p
     *play = json_incref(json_object_get(v, "play"));
     json_decref(v);
     if (*given == NULL || (*play != NULL && !json_is_array(*play))) {
-        snprintf(why, why_len, "an object needs \"answer\" and, if any, a \"play\" array: %.60s",
-                 line);
+        snprintf(why, why_len, "an object needs \"answer\" and, if any, a \"play\" array: %.*s",
+                 (int)(len < 60 ? len : 60), line);
         json_decref(*given);
         json_decref(*play);
         *given = *play = NULL;
@@ -515,6 +516,7 @@ static int settle_runner(struct judge *j)
         }
     }
     rc = build_argv(j, exe, bwrap);
+    j->runner.sandboxed = bwrap != NULL;
     free(exe);
     free(bwrap);
     return rc;
@@ -848,8 +850,10 @@ int cairn_cmd_judge(struct cairn_client *cl, const struct cairn_judge_opts *o, i
         return cairn_client_fail(cl, -EINVAL,
                                  "judge: no candidate: cairn judge VARIANT [OPTIONS] -- CMD "
                                  "[ARGS...]");
-    /* A candidate that stops reading its input must not end cairn. */
+    /* A candidate that stops reading its input must not end cairn; one
+     * that escapes its process group is still cairn's to end (judge_run.c). */
     sigemptyset(&ign.sa_mask);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
     sigaction(SIGPIPE, &ign, &old);
     rc = judge(&j, failed);
     sigaction(SIGPIPE, &old, NULL);

@@ -70,11 +70,13 @@ struct cairn_judge_runner {
     char **argv;        /* the command as run: bwrap and its arguments first */
     double timeout;     /* seconds per run */
     uint64_t mem_bytes; /* RLIMIT_AS */
+    int sandboxed;      /* argv[0] is bwrap: it exits 128 + N for signal N */
 };
 
 struct cairn_judge_run {
     enum cairn_judge_fault fault;
     int status;     /* waitpid's, when the child ended on its own */
+    int signal;     /* CRASHED: the signal that ended it */
     char *out;      /* stdout, NUL-terminated */
     size_t n_lines; /* complete lines in out */
     char *err_tail; /* the last lines of stderr (at most 2 KiB), NUL-terminated */
@@ -87,7 +89,9 @@ struct cairn_judge_run {
  *          a negative errno with a message in cl when cairn could not
  *          run it (no such command, out of descriptors)
  * NOTES    the child has its own session (process group), RLIMIT_AS, only
- *          descriptors 0-2; its whole group is killed before this returns.
+ *          descriptors 0-2; its whole group is killed before this returns,
+ *          and any descendant that left the group (cairn is their
+ *          subreaper: cairn_cmd_judge) is killed and reaped too.
  */
 int cairn_judge_run(struct cairn_client *cl, const struct cairn_judge_runner *r, const char *input,
                     size_t len, size_t n_lines, struct cairn_judge_run *run);

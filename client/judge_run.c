@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -168,6 +169,54 @@ static enum cairn_judge_fault pump(struct pump *p, double deadline)
     }
 }
 
+/* The candidate's descendants that left its process group (setsid,
+ * setpgid) outlive the group's kill; judge.c made cairn their subreaper,
+ * so once their parents are dead they are cairn's children: killed and
+ * reaped here, until none is left.  Returns how many there were. */
+static size_t reap_orphans(void)
+{
+    pid_t me = getpid();
+    size_t total = 0;
+
+    for (;;) {
+        struct dirent *e;
+        size_t found = 0;
+        DIR *d = opendir("/proc");
+
+        if (d == NULL)
+            return total;
+        while ((e = readdir(d)) != NULL) {
+            char path[300], stat[512], *close_paren;
+            long ppid;
+            ssize_t n;
+            int fd;
+
+            if (e->d_name[0] < '1' || e->d_name[0] > '9')
+                continue;
+            snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+            if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+                continue;
+            n = read(fd, stat, sizeof(stat) - 1);
+            close(fd);
+            if (n <= 0)
+                continue;
+            stat[n] = '\0';
+            /* "pid (comm) state ppid ...": comm may hold anything, even ")". */
+            if ((close_paren = strrchr(stat, ')')) == NULL ||
+                sscanf(close_paren + 1, " %*c %ld", &ppid) != 1 || ppid != (long)me)
+                continue;
+            kill((pid_t)atol(e->d_name), SIGKILL);
+            found++;
+        }
+        closedir(d);
+        if (found == 0)
+            return total;
+        total += found;
+        while (found-- > 0 && waitpid(-1, NULL, 0) > 0)
+            ;
+    }
+}
+
 /* Waits (up to the deadline) for a child that closed its stdout to end,
  * so its exit status can be told: a pidfd, where the kernel has them. */
 static int wait_end(pid_t pid, double deadline, int *status)
@@ -239,14 +288,19 @@ int cairn_judge_run(struct cairn_client *cl, const struct cairn_judge_runner *r,
         if (!ended)
             run->fault = CAIRN_JUDGE_TIMEOUT;
         else if (WIFSIGNALED(status))
-            run->fault = CAIRN_JUDGE_CRASHED;
+            run->signal = WTERMSIG(status);
+        else if (r->sandboxed && WEXITSTATUS(status) > 128)
+            run->signal = WEXITSTATUS(status) - 128; /* bwrap's word for it */
         else if (WEXITSTATUS(status) != 0)
             run->fault = CAIRN_JUDGE_EXITED;
+        if (run->signal != 0)
+            run->fault = CAIRN_JUDGE_CRASHED;
     }
     /* The whole group, whatever happened: nothing of it outlives the run. */
     kill(-pid, SIGKILL);
     if (!ended)
         waitpid(pid, &status, 0);
+    reap_orphans();
     run->status = status;
     while (p.err >= 0 && drain(&p, p.err) == 0)
         ;
