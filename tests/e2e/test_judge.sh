@@ -55,6 +55,23 @@ pair stone-game-v "$py $cand/stone_game_v_keep_left.py" "$py $cand/stone_game_v.
     --no-sandbox --count 150 --seed 7 --traps --size 1..10
 pair 1406 "$c_wrong" "$c_right" --no-sandbox --count 100 --seed 7 --traps --size 1..10
 
+# The form with a line of play: the right answer, a greedy line (not
+# optimal), or one move too many (not legal); cairn's grading shown.
+for how in greedy illegal; do
+    judge 1690 --count 30 --seed 1 --size 2..8 --no-sandbox --json -- "$py" \
+        "$src/tests/e2e/judge/play_vii.py" $how >"$tmp/p.json"
+    [ $? -eq 1 ] || fail "play $how: exit $?: $(cat "$tmp/p.json")"
+    "$py" - "$tmp/p.json" $how <<'PY' || fail "play $how: $(cat "$tmp/p.json")"
+import json, sys
+f = json.load(open(sys.argv[1]))["failures"]
+want = {"greedy": "a line of play that is not optimal", "illegal": "a line of play that is not legal"}
+assert [x["kind"] for x in f] == [want[sys.argv[2]]], [x["kind"] for x in f]
+assert f[0]["given"] == f[0]["exact"] and f[0]["minimal"]
+assert ("optimal" in f[0]["play"]) if sys.argv[2] == "greedy" else ("not a legal move" in f[0]["play"]["message"])
+PY
+done
+echo "ok: answers with a line of play: a greedy line is not optimal, an extra move not legal, both shrunk"
+
 # ---- 3: candidates that fail as programs ---------------------------------
 # NAME KIND TEXT SANDBOX: reported as KIND saying TEXT, its stderr shown, nothing left.
 broken() {
