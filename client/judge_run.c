@@ -217,13 +217,16 @@ static size_t reap_orphans(void)
     }
 }
 
-/* Waits (up to the deadline) for a child that closed its stdout to end,
- * so its exit status can be told: a pidfd, where the kernel has them. */
+/* Waits (up to the deadline) for a child that closed its stdout and
+ * stderr to end, so its exit status can be told: a pidfd where the kernel
+ * has them, else (old kernels, valgrind) a look every 10 ms. */
 static int wait_end(pid_t pid, double deadline, int *status)
 {
-#ifdef SYS_pidfd_open
-    int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    int pfd = -1;
 
+#ifdef SYS_pidfd_open
+    pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#endif
     if (pfd >= 0) {
         struct pollfd f = { .fd = pfd, .events = POLLIN };
         double left = deadline - now_s();
@@ -231,11 +234,17 @@ static int wait_end(pid_t pid, double deadline, int *status)
         if (left > 0)
             poll(&f, 1, (int)(left * 1000) + 1);
         close(pfd);
+        return waitpid(pid, status, WNOHANG) == pid;
     }
-#else
-    (void)deadline;
-#endif
-    return waitpid(pid, status, WNOHANG) == pid;
+    for (;;) {
+        struct timespec ten_ms = { 0, 10000000 };
+
+        if (waitpid(pid, status, WNOHANG) == pid)
+            return 1;
+        if (now_s() >= deadline)
+            return 0;
+        nanosleep(&ten_ms, NULL);
+    }
 }
 
 int cairn_judge_run(struct cairn_client *cl, const struct cairn_judge_runner *r, const char *input,
