@@ -43,6 +43,8 @@ void cairn_judge_input_free(struct cairn_judge_input *in)
 struct tries {
     struct cairn_judge_input *t;
     int64_t *gain; /* how much each try moved: the biggest move wins */
+    size_t *pos;   /* the value a move moved; SIZE_MAX for a removal */
+    int *verdict;  /* the last batch's */
     size_t n, cap;
 };
 
@@ -53,6 +55,7 @@ static int tries_add(struct tries *ts, const struct cairn_judge_input *x, int64_
         size_t cap = ts->cap ? ts->cap * 2 : 64;
         struct cairn_judge_input *t = realloc(ts->t, cap * sizeof(*t));
         int64_t *g;
+        size_t *p;
 
         if (t == NULL)
             return -ENOMEM;
@@ -60,11 +63,15 @@ static int tries_add(struct tries *ts, const struct cairn_judge_input *x, int64_
         if ((g = realloc(ts->gain, cap * sizeof(*g))) == NULL)
             return -ENOMEM;
         ts->gain = g;
+        if ((p = realloc(ts->pos, cap * sizeof(*p))) == NULL)
+            return -ENOMEM;
+        ts->pos = p;
         ts->cap = cap;
     }
     if (cairn_judge_input_copy(&ts->t[ts->n], x) != 0)
         return -ENOMEM;
     ts->gain[ts->n] = gain;
+    ts->pos[ts->n] = SIZE_MAX;
     *out = &ts->t[ts->n++];
     return 0;
 }
@@ -114,6 +121,7 @@ static int add_moves(struct tries *ts, const struct cairn_judge_input *x)
             if (rc != 0)
                 return rc;
             t->v[i] = v < 0 ? v + (int64_t)d : v - (int64_t)d;
+            ts->pos[ts->n - 1] = i;
         }
     }
     return 0;
@@ -128,6 +136,8 @@ static long best_failure(struct tries *ts, cairn_judge_try_fn fn, void *ctx, siz
     size_t i;
 
     *err = 0;
+    free(ts->verdict);
+    ts->verdict = NULL;
     if (ts->n == 0)
         return -1;
     if ((verdict = calloc(ts->n, sizeof(*verdict))) == NULL) {
@@ -140,8 +150,41 @@ static long best_failure(struct tries *ts, cairn_judge_try_fn fn, void *ctx, siz
         if (verdict[i] == 1 && (best < 0 || ts->t[i].n < ts->t[best].n ||
                                 (ts->t[i].n == ts->t[best].n && ts->gain[i] > ts->gain[best])))
             best = (long)i;
-    free(verdict);
+    ts->verdict = verdict;
     return best;
+}
+
+/*
+ * x with, for every value some failing try of the last batch moved, its
+ * biggest failing move: 1 when that is two moves or more (worth a run of
+ * its own: a row of big values then shrinks in a few rounds, not one
+ * value a round), 0 when not, or -ENOMEM.
+ */
+static int combine_moves(const struct tries *ts, const struct cairn_judge_input *x,
+                         struct cairn_judge_input *out)
+{
+    size_t i, moved = 0;
+    int64_t *gain;
+
+    if (ts->verdict == NULL || (gain = calloc(x->n * x->k + 1, sizeof(*gain))) == NULL)
+        return ts->verdict == NULL ? 0 : -ENOMEM;
+    if (cairn_judge_input_copy(out, x) != 0) {
+        free(gain);
+        return -ENOMEM;
+    }
+    for (i = 0; i < ts->n; i++) {
+        size_t at = ts->pos[i];
+
+        if (at == SIZE_MAX || ts->verdict[i] != 1 || ts->gain[i] <= gain[at])
+            continue;
+        moved += gain[at] == 0;
+        gain[at] = ts->gain[i];
+        out->v[at] = ts->t[i].v[at];
+    }
+    free(gain);
+    if (moved < 2)
+        cairn_judge_input_free(out);
+    return moved >= 2;
 }
 
 /* Every removal of a chunk of every size from half the values down to one. */
@@ -169,6 +212,7 @@ static void take(struct cairn_judge_input *x, struct tries *ts, long best)
 
 int cairn_judge_shrink(struct cairn_judge_input *x, cairn_judge_try_fn fn, void *ctx, size_t *runs)
 {
+    struct cairn_judge_input all;
     struct tries ts = { 0 };
     long best = -1;
     int rc = 0;
@@ -199,10 +243,32 @@ int cairn_judge_shrink(struct cairn_judge_input *x, cairn_judge_try_fn fn, void 
             break;
         if ((best = best_failure(&ts, fn, ctx, runs, &rc)) < 0 || rc != 0)
             break;
-        take(x, &ts, best);
+        if (ts.t[best].n == x->n && (rc = combine_moves(&ts, x, &all)) == 1) {
+            struct tries one = { 0 };
+            struct cairn_judge_input *t;
+
+            rc = tries_add(&one, &all, 0, &t);
+            cairn_judge_input_free(&all);
+            if (rc == 0 && best_failure(&one, fn, ctx, runs, &rc) == 0 && rc == 0) {
+                take(x, &one, 0);
+                best = -1;
+            }
+            tries_clear(&one);
+            free(one.t);
+            free(one.gain);
+            free(one.pos);
+            free(one.verdict);
+        }
+        if (rc < 0)
+            break;
+        rc = 0;
+        if (best >= 0)
+            take(x, &ts, best);
     }
     tries_clear(&ts);
     free(ts.t);
     free(ts.gain);
+    free(ts.pos);
+    free(ts.verdict);
     return rc;
 }
