@@ -19,7 +19,7 @@
 #define GEN_MAX_COUNT UINT64_C(1000000000)
 
 /* A whole number of digits only (strtoull takes "-1" and " 1"). */
-static int parse_u64(const char *s, uint64_t *out)
+int cairn_gen_parse_u64(const char *s, uint64_t *out)
 {
     uint64_t v = 0;
 
@@ -42,10 +42,12 @@ static int parse_size(const char *s, uint64_t *lo, uint64_t *hi)
     int rc;
 
     if (dots == NULL)
-        return parse_u64(s, lo) == 0 && parse_u64(s, hi) == 0 ? 0 : -EINVAL;
+        return cairn_gen_parse_u64(s, lo) == 0 && cairn_gen_parse_u64(s, hi) == 0 ? 0 : -EINVAL;
     if ((a = strndup(s, (size_t)(dots - s))) == NULL)
         return -ENOMEM;
-    rc = parse_u64(a, lo) == 0 && parse_u64(dots + 2, hi) == 0 && *lo <= *hi ? 0 : -EINVAL;
+    rc = cairn_gen_parse_u64(a, lo) == 0 && cairn_gen_parse_u64(dots + 2, hi) == 0 && *lo <= *hi
+             ? 0
+             : -EINVAL;
     free(a);
     return rc;
 }
@@ -76,9 +78,9 @@ static void bounds_of(const struct cairn_input_decl *d, int extended, int64_t *l
 
 /* The sizes and values a record may have: the declared limits, narrowed
  * by --size or by the game's default. */
-static int settle_space(struct cairn_client *cl, const struct cairn_plugin *p,
-                        const struct cairn_gen_game *g, const char *size, int extended,
-                        struct cairn_gen_space *sp)
+int cairn_gen_settle_space(struct cairn_client *cl, const char *cmd, const struct cairn_plugin *p,
+                           const struct cairn_gen_game *g, const char *size, int extended,
+                           struct cairn_gen_space *sp)
 {
     const struct cairn_input_decl *d = &p->inputs[0];
     const char *which = extended ? "extended" : "official";
@@ -102,14 +104,14 @@ static int settle_space(struct cairn_client *cl, const struct cairn_plugin *p,
     }
     if (parse_size(size, &a, &b) != 0)
         return cairn_client_fail(cl, -EINVAL,
-                                 "gen: --size %s: expected A..B (whole numbers, A <= B) or one "
+                                 "%s: --size %s: expected A..B (whole numbers, A <= B) or one "
                                  "number; the size of a %s record is %s",
-                                 size, p->name, what);
+                                 cmd, size, p->name, what);
     if (a < (uint64_t)lo || b > (uint64_t)hi) {
         bounds_of(d, !extended, &xlo, &xhi);
         return cairn_client_fail(
             cl, -EINVAL,
-            "gen: --size %s is outside %s's %s limit: %" PRId64 " <= %s <= %" PRId64 "%s", size,
+            "%s: --size %s is outside %s's %s limit: %" PRId64 " <= %s <= %" PRId64 "%s", cmd, size,
             p->name, which, lo, what, hi,
             !extended && a >= (uint64_t)xlo && b <= (uint64_t)xhi ? " (--limits extended allows it)"
                                                                   : "");
@@ -118,9 +120,9 @@ static int settle_space(struct cairn_client *cl, const struct cairn_plugin *p,
     sp->size_hi = (int64_t)b;
     if (sp->even && a == b && a % 2 != 0)
         return cairn_client_fail(cl, -EINVAL,
-                                 "gen: --size %s: %s's official limit wants an even length of "
+                                 "%s: --size %s: %s's official limit wants an even length of "
                                  "input.%s (--limits extended allows odd ones)",
-                                 size, p->name, d->name);
+                                 cmd, size, p->name, d->name);
     return 0;
 }
 
@@ -166,12 +168,12 @@ static int check_args(struct cairn_client *cl, const struct cairn_gen_opts *o, u
         return cairn_client_fail(cl, -EINVAL,
                                  "gen: --count N and --seed S are required (the same seed "
                                  "gives the same corpus)");
-    if (parse_u64(o->count, count) != 0 || *count < 1 || *count > GEN_MAX_COUNT)
+    if (cairn_gen_parse_u64(o->count, count) != 0 || *count < 1 || *count > GEN_MAX_COUNT)
         return cairn_client_fail(cl, -EINVAL,
                                  "gen: --count %s: expected a number of records from 1 to "
                                  "1000000000",
                                  o->count);
-    if (parse_u64(o->seed, seed) != 0)
+    if (cairn_gen_parse_u64(o->seed, seed) != 0)
         return cairn_client_fail(cl, -EINVAL,
                                  "gen: --seed %s: expected a whole number from 0 to "
                                  "18446744073709551615",
@@ -184,21 +186,21 @@ static int check_args(struct cairn_client *cl, const struct cairn_gen_opts *o, u
 }
 
 /* The variant's plugin and its generator; messages name what is missing. */
-static int find_game(struct cairn_client *cl, struct cairn_gen_solver *s, const char *variant,
-                     const char *dir, const struct cairn_plugin **p,
-                     const struct cairn_gen_game **g)
+int cairn_gen_find_game(struct cairn_client *cl, const char *cmd, struct cairn_gen_solver *s,
+                        const char *variant, const char *dir, const struct cairn_plugin **p,
+                        const struct cairn_gen_game **g)
 {
     if ((*p = cairn_gen_solver_find(s, variant)) == NULL)
         return cairn_client_fail(cl, -EINVAL,
-                                 "gen: unknown variant \"%s\": no plugin of %s has that name or "
+                                 "%s: unknown variant \"%s\": no plugin of %s has that name or "
                                  "alias (cairnd --list-plugins lists them)",
-                                 variant, dir);
+                                 cmd, variant, dir);
     if ((*g = cairn_gen_game((*p)->name)) == NULL || (*p)->n_inputs < 1 ||
         (*p)->n_inputs > CAIRN_GEN_MAX_ARRAYS)
         return cairn_client_fail(cl, -EINVAL,
-                                 "gen: no generator for %s: cairn gen knows the eleven games "
+                                 "%s: no generator for %s: cairn gen knows the eleven games "
                                  "cairn ships",
-                                 (*p)->name);
+                                 cmd, (*p)->name);
     return 0;
 }
 
@@ -219,8 +221,8 @@ int cairn_cmd_gen(struct cairn_client *cl, const struct cairn_gen_opts *o)
         return rc;
     if ((rc = cairn_gen_solver_open(cl, dir, &s)) != 0)
         return rc;
-    if ((rc = find_game(cl, s, o->variant, dir, &p, &g)) != 0 ||
-        (rc = settle_space(cl, p, g, o->size, extended, &sp)) != 0)
+    if ((rc = cairn_gen_find_game(cl, "gen", s, o->variant, dir, &p, &g)) != 0 ||
+        (rc = cairn_gen_settle_space(cl, "gen", p, g, o->size, extended, &sp)) != 0)
         goto out;
     for (i = 1; i <= count; i++) {
         const char *answer;

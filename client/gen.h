@@ -38,6 +38,26 @@ struct cairn_gen_opts {
  */
 int cairn_cmd_gen(struct cairn_client *cl, const struct cairn_gen_opts *o);
 
+/* ---- what `cairn judge` shares (gen.c) ----------------------------------- */
+
+/* A whole number of digits only: 0 or -EINVAL. */
+int cairn_gen_parse_u64(const char *s, uint64_t *out);
+
+struct cairn_gen_game;
+struct cairn_gen_space;
+struct cairn_gen_solver;
+
+/* The variant's plugin and its generator; cmd ("gen", "judge") opens
+ * the messages, which name what is missing.  0 or -EINVAL. */
+int cairn_gen_find_game(struct cairn_client *cl, const char *cmd, struct cairn_gen_solver *s,
+                        const char *variant, const char *dir, const struct cairn_plugin **p,
+                        const struct cairn_gen_game **g);
+/* The sizes and values a record may have: the declared limits, narrowed
+ * by size (--size A..B, or NULL: the game's default).  0 or -EINVAL. */
+int cairn_gen_settle_space(struct cairn_client *cl, const char *cmd, const struct cairn_plugin *p,
+                           const struct cairn_gen_game *g, const char *size, int extended,
+                           struct cairn_gen_space *sp);
+
 /* ---- random numbers (gen_rng.c) ----------------------------------------- */
 
 struct cairn_gen_rng {
@@ -173,6 +193,16 @@ int cairn_gen_solve(struct cairn_gen_solver *s, struct cairn_client *cl, const c
  * line too), valid until the next call: 0, or -ENOMEM. */
 int cairn_gen_solve_line(struct cairn_gen_solver *s, const char *line, size_t len,
                          const char **result, size_t *result_len);
+/*
+ * NAME     cairn_gen_solve_result - one record's whole result line, parsed
+ * RETURNS  0 with *res (the caller's to json_decref), whatever its status;
+ *          -ENOMEM
+ * NOTES    `cairn judge` reads "status" (legal or not), "answer", "moves"
+ *          and "play" from it.
+ */
+struct json_t;
+int cairn_gen_solve_result(struct cairn_gen_solver *s, const char *line, size_t len,
+                           struct json_t **res);
 void cairn_gen_solver_close(struct cairn_gen_solver *s);
 
 #endif /* CAIRN_CLIENT_GEN_H */

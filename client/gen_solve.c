@@ -101,6 +101,20 @@ int cairn_gen_solve(struct cairn_gen_solver *s, struct cairn_client *cl, const c
     return 0;
 }
 
+int cairn_gen_solve_result(struct cairn_gen_solver *s, const char *line, size_t len, json_t **res)
+{
+    json_error_t jerr;
+    int rc;
+
+    s->out.len = 0;
+    *res = NULL;
+    rc = cairn_record_process(&s->ctx, &s->scratch, 1, line, len, &s->out, &s->tally);
+    if (rc != 0)
+        return rc;
+    *res = json_loadb(s->out.data, s->out.len, 0, &jerr);
+    return *res != NULL ? 0 : -ENOMEM; /* cairn's own result lines are JSON */
+}
+
 void cairn_gen_solver_close(struct cairn_gen_solver *s)
 {
     if (s == NULL)

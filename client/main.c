@@ -15,6 +15,7 @@
 
 #include "commands.h"
 #include "gen.h"
+#include "judge.h"
 #include "report.h"
 #include "submit.h"
 #include "version.h"
@@ -29,7 +30,8 @@ enum {
     EXIT_OK = 0,
     EXIT_FAILED = 1,
     EXIT_USAGE = 2,
-    EXIT_TIMEOUT = 3
+    EXIT_TIMEOUT = 3,
+    EXIT_JUDGE_ERROR = 4 /* judge: cairn's own error, not the candidate's */
 };
 
 static const char usage_text[] =
@@ -46,6 +48,8 @@ static const char usage_text[] =
     "  cairn report RESULTS_FILE... [--inputs CORPUS]... [--html FILE] [--json] ...\n"
     "  cairn gen VARIANT --count N --seed S [--size A..B] [--limits extended] [--traps]\n"
     "            [--plugins DIR]\n"
+    "  cairn judge VARIANT [--count N] [--seed S] [--traps] [--size A..B] [--limits extended]\n"
+    "            [--timeout S] [--json] [--html FILE] [--no-sandbox] -- CMD [ARGS...]\n"
     "\n"
     "  -c, --config FILE  cairnd's configuration file (default " CAIRN_SYSCONF_FILE " if present)\n"
     "  --input DIR        the spool (input_dir)\n"
@@ -70,13 +74,18 @@ static const char usage_text[] =
     "  --limits L         gen: official (default) or extended\n"
     "  --traps            gen: bias the corpus to the game's traps (ties, parity, baits...)\n"
     "  --plugins DIR      gen: the solver plugins that answer (default plugin_dir)\n"
+    "  --no-sandbox       judge: run the candidate outside bubblewrap (bwrap)\n"
+    "                     judge takes gen's options, --timeout S per run of the candidate\n"
+    "                     (default 10), --json for one object, --html FILE for a page\n"
     "  --version          print the version\n"
     "  -h, --help         this text\n"
     "\n"
     "A NAME ending in .jsonl is a job file's name, anything else a job's name.\n"
     "Exit status: 0 success; 1 a job failed (submit --wait, wait) or a runtime error;\n"
     "2 usage, configuration or bad input (unknown job, missing or unwritable spool,\n"
-    "a file that is not JSON lines); 3 submit --wait or wait timed out.\n";
+    "a file that is not JSON lines); 3 submit --wait or wait timed out.  judge: 0 every answer "
+    "right; 1 an answer wrong or\n"
+    "the candidate failed (crashed, hung, garbage, too few lines); 2 usage; 4 cairn's error.\n";
 
 enum {
     O_INPUT = 256,
@@ -98,30 +107,33 @@ enum {
     O_LIMITS,
     O_TRAPS,
     O_PLUGINS,
+    O_NO_SANDBOX,
     O_VERSION,
     O_HELP,
     O_END
 };
 
 /* Which subcommands each option belongs to (NULL: all of them). */
-static const char *const owner[O_END - O_INPUT] = { [O_WAIT - O_INPUT] = "submit",
-                                                    [O_TIMEOUT - O_INPUT] = "submit wait",
-                                                    [O_NAME - O_INPUT] = "submit",
-                                                    [O_NO_CHECK - O_INPUT] = "submit",
-                                                    [O_JSON - O_INPUT] = "status report",
-                                                    [O_FAILED - O_INPUT] = "retry",
-                                                    [O_MISMATCHES - O_INPUT] = "report",
-                                                    [O_INPUTS - O_INPUT] = "report",
-                                                    [O_FAIL_ON_MISMATCH - O_INPUT] =
-                                                        "report submit wait",
-                                                    [O_JOIN - O_INPUT] = "results",
-                                                    [O_HTML - O_INPUT] = "report",
-                                                    [O_COUNT - O_INPUT] = "gen",
-                                                    [O_SEED - O_INPUT] = "gen",
-                                                    [O_SIZE - O_INPUT] = "gen",
-                                                    [O_LIMITS - O_INPUT] = "gen",
-                                                    [O_TRAPS - O_INPUT] = "gen",
-                                                    [O_PLUGINS - O_INPUT] = "gen" };
+static const char *const owner[O_END - O_INPUT] = {
+    [O_WAIT - O_INPUT] = "submit",
+    [O_TIMEOUT - O_INPUT] = "submit wait judge",
+    [O_NAME - O_INPUT] = "submit",
+    [O_NO_CHECK - O_INPUT] = "submit",
+    [O_JSON - O_INPUT] = "status report judge",
+    [O_FAILED - O_INPUT] = "retry",
+    [O_MISMATCHES - O_INPUT] = "report",
+    [O_INPUTS - O_INPUT] = "report",
+    [O_FAIL_ON_MISMATCH - O_INPUT] = "report submit wait",
+    [O_JOIN - O_INPUT] = "results",
+    [O_HTML - O_INPUT] = "report judge",
+    [O_COUNT - O_INPUT] = "gen judge",
+    [O_SEED - O_INPUT] = "gen judge",
+    [O_SIZE - O_INPUT] = "gen judge",
+    [O_LIMITS - O_INPUT] = "gen judge",
+    [O_TRAPS - O_INPUT] = "gen judge",
+    [O_PLUGINS - O_INPUT] = "gen judge",
+    [O_NO_SANDBOX - O_INPUT] = "judge",
+};
 
 struct cli {
     const char *config;
@@ -141,6 +153,7 @@ struct cli {
     size_t n_inputs;
     int fail_on_mismatch;
     struct cairn_gen_opts gen; /* gen's options; variant is its operand */
+    int no_sandbox;            /* judge */
     int version;
     int help;
     const char *command;
@@ -192,6 +205,7 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
                                           { "limits", required_argument, NULL, O_LIMITS },
                                           { "traps", no_argument, NULL, O_TRAPS },
                                           { "plugins", required_argument, NULL, O_PLUGINS },
+                                          { "no-sandbox", no_argument, NULL, O_NO_SANDBOX },
                                           { "version", no_argument, NULL, O_VERSION },
                                           { "help", no_argument, NULL, O_HELP },
                                           { NULL, 0, NULL, 0 } };
@@ -263,6 +277,7 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
         case O_LIMITS: cli->gen.limits = optarg; break;
         case O_TRAPS: cli->gen.traps = 1; break;
         case O_PLUGINS: cli->gen.plugins = optarg; break;
+        case O_NO_SANDBOX: cli->no_sandbox = 1; break;
         case O_VERSION: cli->version = 1; break;
         case 'h':
         case O_HELP: cli->help = 1; break;
@@ -372,6 +387,34 @@ static int run_submit(struct cairn_client *cl, const struct cli *cli, int *wait_
     return rc;
 }
 
+/* judge's operands: VARIANT, then the candidate's command (after "--",
+ * which getopt has taken away). */
+static int run_judge(struct cairn_client *cl, const struct cli *cli, int *judge_exit)
+{
+    struct cairn_judge_opts o = { .count = cli->gen.count,
+                                  .seed = cli->gen.seed,
+                                  .size = cli->gen.size,
+                                  .limits = cli->gen.limits,
+                                  .plugins = cli->gen.plugins,
+                                  .html = cli->html,
+                                  .timeout = cli->timeout,
+                                  .traps = cli->gen.traps,
+                                  .json = cli->json,
+                                  .no_sandbox = cli->no_sandbox };
+    int failed = 0, rc;
+
+    if (cli->n_args < 2)
+        return usage_error("judge: name a VARIANT and the candidate: cairn judge VARIANT "
+                           "[OPTIONS] -- CMD [ARGS...]%s%s",
+                           "", "");
+    o.variant = cli->args[0];
+    o.cmd = cli->args + 1;
+    o.n_cmd = cli->n_args - 1;
+    rc = cairn_cmd_judge(cl, &o, &failed);
+    *judge_exit = failed ? EXIT_FAILED : EXIT_OK;
+    return rc;
+}
+
 static int run(struct cairn_client *cl, const struct cli *cli, int *wait_exit)
 {
     const char *cmd = cli->command;
@@ -437,6 +480,8 @@ static int run(struct cairn_client *cl, const struct cli *cli, int *wait_exit)
         o.variant = cli->args[0];
         return cairn_cmd_gen(cl, &o);
     }
+    if (strcmp(cmd, "judge") == 0)
+        return run_judge(cl, cli, wait_exit);
     return usage_error("unknown command \"%s\"%s", cmd, "");
 }
 
@@ -496,5 +541,8 @@ int main(int argc, char **argv)
     free(in_origin);
     free(cli.inputs);
     free(out_origin);
+    if (rc != 0 && cli.command != NULL && strcmp(cli.command, "judge") == 0 &&
+        exit_code(rc) == EXIT_FAILED)
+        return EXIT_JUDGE_ERROR;
     return rc != 0 ? exit_code(rc) : wait_exit;
 }
