@@ -135,9 +135,10 @@ int cairn_client_runs_before(struct cairn_client *cl, struct cairn_submitted *jo
     free(job->before);
     job->before = NULL;
     job->n_before = 0;
-    if (cl->out_fd < 0)
-        return 0;                                     /* no output directory yet: no summary yet */
-    (void)cairn_dir_each(cl->out_fd, before_one, &b); /* best effort, like a look */
+    /* No output directory yet: no summary yet.  The scan is best effort,
+     * like a look. */
+    if (cl->out_fd >= 0)
+        (void)cairn_dir_each(cl->out_fd, before_one, &b);
     return b.rc;
 }
 

@@ -10,6 +10,9 @@
  *   2. else the run of the name in .cairn/active/ (NAME.jsonl, or NAME~N
  *      whose submitted record names the file; the newest);
  *   3. else the latest finished run of the name (its summary's input_inode).
+ * The order follows the file's own path: the claim moves it from the
+ * spool to active/ by one rename, and its summary is published before it
+ * leaves active/, so a look in that order misses it nowhere.
  * A summary is the run's when its input_inode is the file's and it was
  * handed over under the name (submitted_as, or the name itself); never by
  * a time: the daemon's clock may not be the file system's (another host
@@ -19,15 +22,9 @@
  * a file found waiting has no run among the summaries there before it
  * was seen (their own files, by identity); a run found in active/ or
  * finished is known by its summary's name.
- * The order follows the file's own path: the claim moves it from the
- * spool to active/ by one rename, and its summary is published before it
- * leaves active/, so a look in that order misses it nowhere.
  */
 #ifndef CAIRN_CLIENT_RUNS_H
 #define CAIRN_CLIENT_RUNS_H
-
-#include <jansson.h>
-#include <time.h>
 
 #include "client.h"
 #include "submit.h"

@@ -213,16 +213,22 @@ static int run_of(const struct waiter *w, size_t i, const char *name)
 static void candidate(struct waiter *w, size_t i, int dir, const char *name, json_t *s)
 {
     struct candidate *c = &w->cand[i];
+    char *copy;
 
+    if (c->name != NULL && c->dir == dir && strcmp(c->name, name) == 0)
+        return; /* the same file again (its exact name, then the scan) */
+    if (c->name != NULL && c->other != NULL && strcmp(name, c->other) >= 0)
+        return; /* another run, but the message names the lowest */
+    /* Out of memory, it is not noted: the next look sees it again. */
+    if ((copy = strdup(name)) == NULL)
+        return;
     if (c->name == NULL) {
-        c->name = strdup(name);
+        c->name = copy;
         c->dir = dir;
         c->s = json_incref(s);
-    } else if ((c->dir != dir || strcmp(c->name, name) != 0) &&
-               (c->other == NULL || strcmp(name, c->other) < 0)) {
-        /* Another run: the lowest name beside the first, for the message. */
+    } else {
         free(c->other);
-        c->other = strdup(name);
+        c->other = copy;
     }
 }
 
