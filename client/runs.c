@@ -13,8 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "marks.h"
 #include "layout.h"
+#include "marks.h"
+#include "names.h"
 
 int cairn_client_is_run(const char *base, const char *name, const char *suffix)
 {
@@ -31,22 +32,6 @@ int cairn_client_is_run(const char *base, const char *name, const char *suffix)
 static int later(const struct timespec *a, const struct timespec *b)
 {
     return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
-}
-
-/* A time no later than the run of the file at dir/name began: its birth
- * where the file system keeps one, else its last write (a job runs once
- * its file is whole). */
-static int born(int dir, const char *name, struct timespec *t)
-{
-    struct statx sx;
-
-    if (statx(dir, name, AT_SYMLINK_NOFOLLOW, STATX_BTIME | STATX_MTIME, &sx) != 0)
-        return -errno;
-    if (sx.stx_mask & STATX_BTIME)
-        *t = (struct timespec){ sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec };
-    else
-        *t = (struct timespec){ sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec };
-    return 0;
 }
 
 struct active_scan {
@@ -85,8 +70,19 @@ static int active_one(void *data, const char *name)
     }
     if (kind == 0 || kind < a->best || (kind == a->best && !later(&st.st_ctim, &a->best_ctime)))
         return 0;
-    if (born(a->dir, name, &a->job->since) != 0)
-        return 0;
+    /* Its summary will have the name it runs as (names.h). */
+    {
+        char *ob = cairn_output_base(name), *ran_as;
+
+        ran_as = ob != NULL ? cairn_asprintf("%s%s", ob, CAIRN_SUMMARY_SUFFIX) : NULL;
+        free(ob);
+        if (ran_as == NULL) {
+            a->rc = -ENOMEM;
+            return 1;
+        }
+        free(a->job->ran_as);
+        a->job->ran_as = ran_as;
+    }
     a->best = kind;
     a->best_ctime = st.st_ctim;
     a->job->ino = st.st_ino;
@@ -101,19 +97,49 @@ struct done_scan {
     int rc;
 };
 
-int cairn_client_started(json_t *s, struct timespec *t)
-{
-    const char *v = json_string_value(json_object_get(s, "started"));
-    struct tm tm = { 0 };
-    int ms;
+struct before_scan {
+    struct cairn_client *cl;
+    struct cairn_submitted *job;
+    size_t cap;
+    int rc;
+};
 
-    if (v == NULL || sscanf(v, "%d-%d-%dT%d:%d:%d.%3dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                            &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms) != 7)
-        return -1;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    *t = (struct timespec){ timegm(&tm), (long)ms * 1000000 };
+static int before_one(void *data, const char *name)
+{
+    struct before_scan *b = data;
+    struct cairn_submitted *job = b->job;
+    struct stat st;
+
+    if (name[0] == '.' || !cairn_client_is_run(job->base, name, CAIRN_SUMMARY_SUFFIX) ||
+        fstatat(b->cl->out_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return 0;
+    if (job->n_before == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 4;
+        struct cairn_known_summary *grown = realloc(job->before, cap * sizeof(*grown));
+
+        if (grown == NULL) {
+            b->rc = -ENOMEM;
+            return 1;
+        }
+        job->before = grown;
+        b->cap = cap;
+    }
+    job->before[job->n_before++] = (struct cairn_known_summary){ st.st_dev, st.st_ino };
     return 0;
+}
+
+int cairn_client_runs_before(struct cairn_client *cl, struct cairn_submitted *job)
+{
+    struct before_scan b = { .cl = cl, .job = job };
+
+    free(job->before);
+    job->before = NULL;
+    job->n_before = 0;
+    /* No output directory yet: no summary yet.  The scan is best effort,
+     * like a look. */
+    if (cl->out_fd >= 0)
+        (void)cairn_dir_each(cl->out_fd, before_one, &b);
+    return b.rc;
 }
 
 /* One summary in the output directory: a finished run of the name (its
@@ -126,7 +152,7 @@ static int done_one(void *data, const char *name)
     const char *finished, *as;
     json_t *ino, *s;
     json_error_t e;
-    struct timespec t;
+    char *ran_as;
     int fd;
 
     if (name[0] == '.' || !cairn_client_is_run(d->job->base, name, CAIRN_SUMMARY_SUFFIX))
@@ -143,10 +169,16 @@ static int done_one(void *data, const char *name)
         (as != NULL ? strcmp(as, d->as) == 0
                     : strncmp(name, d->job->base, strlen(d->job->base)) == 0 &&
                           strcmp(name + strlen(d->job->base), CAIRN_SUMMARY_SUFFIX) == 0) &&
-        strcmp(finished, d->best_finished) > 0 && cairn_client_started(s, &t) == 0) {
+        strcmp(finished, d->best_finished) > 0) {
+        if ((ran_as = strdup(name)) == NULL) {
+            d->rc = -ENOMEM;
+            json_decref(s);
+            return 1;
+        }
         snprintf(d->best_finished, sizeof(d->best_finished), "%s", finished);
         d->job->ino = (ino_t)json_integer_value(ino);
-        d->job->since = t;
+        free(d->job->ran_as);
+        d->job->ran_as = ran_as;
     }
     json_decref(s);
     return 0;
@@ -155,15 +187,21 @@ static int done_one(void *data, const char *name)
 int cairn_client_find_run(struct cairn_client *cl, struct cairn_submitted *job)
 {
     struct stat st;
-    int dir;
+    int dir, rc;
 
     job->ino = 0;
+    /* What is there before the look in the spool cannot be the run of a
+     * file found waiting there. */
+    if ((rc = cairn_client_runs_before(cl, job)) != 0)
+        return rc;
     if (fstatat(cl->in_fd, job->file, &st, AT_SYMLINK_NOFOLLOW) == 0) {
         /* Waiting: that file's run, whatever name it will run as. */
         job->ino = st.st_ino;
-        job->since = st.st_ctim;
         return 1;
     }
+    free(job->before);
+    job->before = NULL;
+    job->n_before = 0;
     if ((dir = cairn_client_state_dir(cl, CAIRN_ACTIVE_DIR)) >= 0) {
         struct active_scan a = { .job = job, .dir = dir };
 
@@ -181,6 +219,8 @@ int cairn_client_find_run(struct cairn_client *cl, struct cairn_submitted *job)
             return -ENOMEM;
         (void)cairn_dir_each(cl->out_fd, done_one, &d);
         free(d.as);
+        if (d.rc < 0)
+            return d.rc;
         if (job->ino != 0)
             return 1;
     }

@@ -13,12 +13,18 @@
  * The order follows the file's own path: the claim moves it from the
  * spool to active/ by one rename, and its summary is published before it
  * leaves active/, so a look in that order misses it nowhere.
+ * A summary is the run's when its input_inode is the file's and it was
+ * handed over under the name (submitted_as, or the name itself); never by
+ * a time: the daemon's clock may not be the file system's (another host
+ * over NFS, an NTP step).  The file's inode is the same for a file handed
+ * over again (moved back from done/, retried) and may be reused once a
+ * file is deleted, so the run is also told apart from what came before:
+ * a file found waiting has no run among the summaries there before it
+ * was seen (their own files, by identity); a run found in active/ or
+ * finished is known by its summary's name.
  */
 #ifndef CAIRN_CLIENT_RUNS_H
 #define CAIRN_CLIENT_RUNS_H
-
-#include <jansson.h>
-#include <time.h>
 
 #include "client.h"
 #include "submit.h"
@@ -33,16 +39,16 @@
  * CAIRN_RUN_PREFIX bytes. */
 int cairn_client_is_run(const char *base, const char *name, const char *suffix);
 
-/* Summary s's "started" ("YYYY-MM-DDTHH:MM:SS.mmmZ") in *t: 0, or -1 when
- * it has none or another form. */
-int cairn_client_started(json_t *s, struct timespec *t);
+/* Records in job->before the summaries of runs of job->base in the output
+ * directory now (none when it is not open).  0 or -ENOMEM. */
+int cairn_client_runs_before(struct cairn_client *cl, struct cairn_submitted *job);
 
 /*
  * NAME     cairn_client_find_run - which run of job->file is the job's
  * ARGUMENTS job->file and job->base set; in_fd and out_fd open (out_fd
  *          may be -1: no finished run is looked for)
- * RETURNS  1 with job->ino and job->since set (the run is known by its
- *          inode; since is no later than its start); 0 when no run is
+ * RETURNS  1 with job->ino set, and job->before (a file waiting) or
+ *          job->ran_as (a run in active/ or finished); 0 when no run is
  *          known (job->ino stays 0: the summary NAME.summary.json is taken
  *          as it is); -ENOMEM
  */

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runs.h"
 #include "submit.h"
 #include "layout.h"
 #include "tmpfile.h"
@@ -43,7 +44,8 @@ struct staged {
     char *base;
     struct cairn_tmpfile tmp;
     ino_t ino; /* its identity, see cairn_submitted */
-    struct timespec since;
+    struct cairn_known_summary *before;
+    size_t n_before;
 };
 
 /* NAME-YYYYMMDDTHHMMSSZ-8 hex: the file's name (without ".jsonl" and
@@ -265,6 +267,18 @@ static void held_name(const char *lock_name, char out[HELD_NAME_MAX])
              lock_name + strlen(LOCK_PREFIX));
 }
 
+/* The summaries of runs of s's name there before it is handed over:
+ * none of them is its run (runs.h). */
+static int note_before(struct cairn_client *cl, struct staged *s)
+{
+    struct cairn_submitted j = { .base = s->base, .before = s->before };
+    int rc = cairn_client_runs_before(cl, &j);
+
+    s->before = j.before;
+    s->n_before = j.n_before;
+    return rc;
+}
+
 /*
  * The temporary becomes NAME.jsonl; a generated name that some job took
  * meanwhile is replaced by a fresh one.
@@ -294,16 +308,12 @@ static int publish(struct cairn_client *cl, const struct cairn_submit_opts *o, s
         return cairn_client_fail(cl, rc, "cannot rename %s in %s: %s", s->tmp.name,
                                  cl->cfg.input_dir, strerror(-rc));
     }
-    /* Its ctime now (that rename set it) precedes the daemon's start of
-     * its run, which follows the rename in. */
-    if (fstat(s->tmp.fd, &st) == 0) {
+    if (fstat(s->tmp.fd, &st) == 0)
         s->ino = st.st_ino;
-        s->since = st.st_ctim;
-    }
     close(s->tmp.fd);
     s->tmp.fd = -1;
     for (tries = 0; tries < NAME_TRIES; tries++) {
-        if ((rc = choose_name(cl, o, s)) != 0)
+        if ((rc = choose_name(cl, o, s)) != 0 || (rc = note_before(cl, s)) != 0)
             break;
         if (renameat2(cl->in_fd, held, cl->in_fd, s->file, RENAME_NOREPLACE) == 0) {
             struct cairn_shown sh = { 0 };
@@ -435,8 +445,10 @@ int cairn_client_submit(struct cairn_client *cl, const struct cairn_submit_opts 
             (*jobs)[i].file = s[i].file;
             (*jobs)[i].base = s[i].base;
             (*jobs)[i].ino = s[i].ino;
-            (*jobs)[i].since = s[i].since;
+            (*jobs)[i].before = s[i].before;
+            (*jobs)[i].n_before = s[i].n_before;
             s[i].file = s[i].base = NULL;
+            s[i].before = NULL;
         }
     }
 out:
@@ -444,6 +456,7 @@ out:
         cairn_tmpfile_discard(&s[i].tmp);
         free(s[i].file);
         free(s[i].base);
+        free(s[i].before);
     }
     free(s);
     return rc;
@@ -456,6 +469,8 @@ void cairn_submitted_free(struct cairn_submitted *jobs, size_t n)
     for (i = 0; jobs != NULL && i < n; i++) {
         free(jobs[i].file);
         free(jobs[i].base);
+        free(jobs[i].ran_as);
+        free(jobs[i].before);
     }
     free(jobs);
 }

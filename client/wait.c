@@ -4,6 +4,8 @@
  * last, so its name appearing means the job is finished and the file is
  * whole.  The watch starts before the first look, so a summary written
  * in between is seen by the look, and one written after by the watch.
+ * The output directory is followed by its path (outdirs.h), and a job's
+ * run is known by its input's identity, never by a time (runs.h).
  *
  * On a terminal a progress line is redrawn on stderr from the daemons'
  * status files (statusfile.h); off one nothing but the outcome is printed.
@@ -19,14 +21,14 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "names.h"
 #include "layout.h"
+#include "names.h"
+#include "outdirs.h"
 #include "runs.h"
 #include "statusfile.h"
 #include "submit.h"
 
 #define PROGRESS_MS 500
-#define POLL_MS     1000 /* without inotify: a look this often */
 /* A daemon that has just said "watching" writes its status file on its
  * next loop turn: look for daemons this long after the wait begins. */
 #define NO_DAEMON_GRACE_MS 2000
@@ -38,22 +40,32 @@ enum {
     TIMED_OUT
 };
 
+/* A summary that is a job's run, found by one look: the first (its
+ * summary kept), and the name of another if one is found too. */
+struct candidate {
+    json_t *s;
+    int dir;
+    char *name;
+    char *other;
+};
+
 struct waiter {
     struct cairn_client *cl;
     const struct cairn_submitted *jobs;
     size_t n;
-    char **sum; /* each job's summary name in the output directory */
-    char **ran; /* each finished job's file, as it ran (NAME~N.jsonl or NAME.jsonl) */
+    char **sum;             /* each job's summary name in the output directory */
+    char **ran;             /* each finished job's file, as it ran (NAME~N.jsonl or NAME.jsonl) */
+    char **as;              /* each job's file as a summary's submitted_as writes it (escaped) */
+    struct candidate *cand; /* what one look found to be each job's run */
     int *state;
     size_t pending;
     double timeout_s;
     int progress;
     int drawn; /* a progress line is on the terminal */
     uv_loop_t loop;
-    uv_fs_event_t watch;
+    struct cairn_outdirs od;
     uv_timer_t timeout;
     uv_timer_t tick;
-    uv_timer_t poll;    /* inotify refused: a look every POLL_MS instead */
     uv_timer_t daemons; /* once, NO_DAEMON_GRACE_MS in: is any daemon reporting? */
     struct cairn_wait_result *r;
 };
@@ -67,7 +79,7 @@ static void clear_line(struct waiter *w)
     }
 }
 
-static void print_outcome(struct waiter *w, size_t i, json_t *s)
+static void print_outcome(struct waiter *w, size_t i, json_t *s, int dir)
 {
     const char *status = json_string_value(json_object_get(s, "status"));
     const char *reason = json_string_value(json_object_get(s, "reason"));
@@ -114,6 +126,19 @@ static void print_outcome(struct waiter *w, size_t i, json_t *s)
         w->state[i] = FAILED;
         w->r->failed++;
     }
+    /* A job that ran while the output directory was replaced finished in
+     * the one it began in: say where that is now. */
+    if (!cairn_outdirs_current(&w->od, dir)) {
+        char *where = cairn_outdirs_where(dir);
+        struct cairn_shown sw = { 0 };
+
+        printf("%s: its outputs are in %s (the output directory it began in; %s is another "
+               "directory now)\n",
+               cairn_shown(&sh, w->jobs[i].base), where != NULL ? cairn_shown(&sw, where) : "?",
+               w->cl->cfg.output_dir);
+        cairn_shown_free(&sw);
+        free(where);
+    }
     cairn_shown_free(&sh);
     fflush(stdout);
     w->pending--;
@@ -143,30 +168,38 @@ static void settle(struct waiter *w)
 
 static void stop(struct waiter *w)
 {
-    uv_fs_event_stop(&w->watch);
+    cairn_outdirs_close(&w->od);
     uv_timer_stop(&w->timeout);
     uv_timer_stop(&w->tick);
-    uv_timer_stop(&w->poll);
     uv_timer_stop(&w->daemons);
 }
 
-/* 1 when summary s (the file exact: NAME.summary.json, or another run of
- * the name) is job j's own run: its input_inode is j's file's, and it
- * started after j's file was handed over (an inode is reused once its
- * file is deleted, and a deleted file's job had finished before).
- * Without an identity (ino 0) or an input_inode (an older daemon), the
- * name alone decides. */
-static int own_run(const struct cairn_submitted *j, json_t *s, int exact)
+/* 1 when summary s (the file name in the output directory, st its own
+ * identity: NAME.summary.json, or another run of the name) is job i's
+ * run (runs.h): its input_inode is the file's, it was handed over under
+ * the file's name, and it is the run's known summary, or else none that
+ * was there before the file was handed over.  Without an identity (ino
+ * 0) or an input_inode (an older daemon), the name alone decides. */
+static int own_run(const struct waiter *w, size_t i, json_t *s, const char *name,
+                   const struct stat *st)
 {
+    const struct cairn_submitted *j = &w->jobs[i];
     json_t *ino = json_object_get(s, "input_inode");
-    struct timespec t;
+    const char *as = json_string_value(json_object_get(s, "submitted_as"));
+    int exact = strcmp(name, w->sum[i]) == 0;
+    size_t k;
 
     if (j->ino == 0 || !json_is_integer(ino))
         return exact;
-    return (unsigned long long)json_integer_value(ino) == (unsigned long long)j->ino &&
-           cairn_client_started(s, &t) == 0 &&
-           (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000 >=
-               (long long)j->since.tv_sec * 1000 + j->since.tv_nsec / 1000000;
+    if ((unsigned long long)json_integer_value(ino) != (unsigned long long)j->ino ||
+        (as != NULL && strcmp(as, w->as[i]) != 0))
+        return 0;
+    if (j->ran_as != NULL)
+        return strcmp(name, j->ran_as) == 0;
+    for (k = 0; k < j->n_before; k++)
+        if (j->before[k].dev == st->st_dev && j->before[k].ino == st->st_ino)
+            return 0;
+    return 1;
 }
 
 /* name, a file in the output directory, is the summary of a run of job
@@ -177,74 +210,168 @@ static int run_of(const struct waiter *w, size_t i, const char *name)
            cairn_client_is_run(w->jobs[i].base, name, CAIRN_SUMMARY_SUFFIX);
 }
 
-/* The summary name: every pending job it is the finished run of. */
-static void look_at(struct waiter *w, const char *name)
+/* Notes summary name of directory dir as job i's run. */
+static void candidate(struct waiter *w, size_t i, int dir, const char *name, json_t *s)
+{
+    struct candidate *c = &w->cand[i];
+    char *copy;
+
+    if (c->name != NULL && c->dir == dir && strcmp(c->name, name) == 0)
+        return; /* the same file again (its exact name, then the scan) */
+    if (c->name != NULL && c->other != NULL && strcmp(name, c->other) >= 0)
+        return; /* another run, but the message names the lowest */
+    /* Out of memory, it is not noted: the next look sees it again. */
+    if ((copy = strdup(name)) == NULL)
+        return;
+    if (c->name == NULL) {
+        c->name = copy;
+        c->dir = dir;
+        c->s = json_incref(s);
+    } else {
+        free(c->other);
+        c->other = copy;
+    }
+}
+
+/* The summary name in directory dir: a candidate of every pending job it
+ * is the finished run of. */
+static void look_at(struct waiter *w, int dir, const char *name)
 {
     json_t *s = NULL;
+    struct stat st;
     int loaded = 0;
     size_t i;
 
     for (i = 0; i < w->n; i++) {
-        int exact;
-
         if (w->state[i] != PENDING || !run_of(w, i, name))
             continue;
-        exact = strcmp(name, w->sum[i]) == 0;
         if (!loaded) {
             json_error_t e;
-            int fd = openat(w->cl->out_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+            int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
             if (fd < 0)
                 return;
+            if (fstat(fd, &st) != 0) {
+                close(fd);
+                return;
+            }
             s = json_loadfd(fd, 0, &e);
             close(fd);
             loaded = 1;
         }
-        if (s == NULL ? exact && w->jobs[i].ino == 0 : own_run(&w->jobs[i], s, exact))
-            print_outcome(w, i, s);
+        if (s == NULL ? strcmp(name, w->sum[i]) == 0 && w->jobs[i].ino == 0
+                      : own_run(w, i, s, name, &st))
+            candidate(w, i, dir, name, s);
     }
     json_decref(s);
 }
 
-/* cairn_dir_each's callback: stops once no job is pending. */
-static int look_at_each(void *data, const char *name)
+/* name without ".summary.json", for a message (malloc'd). */
+static char *job_of(const char *name)
 {
-    struct waiter *w = data;
+    size_t n = strlen(name), sl = strlen(CAIRN_SUMMARY_SUFFIX);
 
-    look_at(w, name);
-    return w->pending == 0;
+    return strndup(name, n > sl ? n - sl : n);
 }
 
-/* Every pending job whose summary is there now is finished.  name: the
- * one file an event named, or NULL to look at all. */
-static void look(struct waiter *w, const char *name)
+/* Each job with a candidate is finished, unless the look found two runs
+ * of its file: which is its own cannot be told, and is said. */
+static void decide(struct waiter *w)
+{
+    size_t i;
+
+    for (i = 0; i < w->n; i++) {
+        struct candidate *c = &w->cand[i];
+
+        if (c->name == NULL)
+            continue;
+        if (w->state[i] == PENDING && c->other == NULL) {
+            print_outcome(w, i, c->s, c->dir);
+        } else if (w->state[i] == PENDING) {
+            char *a = job_of(strcmp(c->name, c->other) < 0 ? c->name : c->other);
+            char *b = job_of(strcmp(c->name, c->other) < 0 ? c->other : c->name);
+            struct cairn_shown sh = { 0 }, sa = { 0 }, sb = { 0 }, sf = { 0 };
+
+            clear_line(w);
+            printf("%s: cannot tell which run is this job's: %s and %s both ran the file it was "
+                   "handed over as (%s, inode %llu); see their summaries in %s\n",
+                   cairn_shown(&sh, w->jobs[i].base), a ? cairn_shown(&sa, a) : "?",
+                   b ? cairn_shown(&sb, b) : "?", cairn_shown(&sf, w->jobs[i].file),
+                   (unsigned long long)w->jobs[i].ino, w->cl->cfg.output_dir);
+            fflush(stdout);
+            cairn_shown_free(&sh);
+            cairn_shown_free(&sa);
+            cairn_shown_free(&sb);
+            cairn_shown_free(&sf);
+            free(a);
+            free(b);
+            w->state[i] = FAILED;
+            w->r->failed++;
+            w->pending--;
+        }
+        json_decref(c->s);
+        free(c->name);
+        free(c->other);
+        memset(c, 0, sizeof(*c));
+    }
+}
+
+struct scan {
+    struct waiter *w;
+    int dir;
+};
+
+/* cairn_dir_each's callback. */
+static int look_at_each(void *data, const char *name)
+{
+    struct scan *sc = data;
+
+    look_at(sc->w, sc->dir, name);
+    return 0;
+}
+
+/* Every pending job whose summary is in directory dir now is finished.
+ * name: the one file an event named, or NULL to look at all. */
+static void look_dir(struct waiter *w, int dir, const char *name)
 {
     size_t i;
     int known = 0;
 
+    if (w->pending == 0)
+        return;
     if (name != NULL) {
-        look_at(w, name);
+        look_at(w, dir, name);
     } else {
-        for (i = 0; i < w->n; i++) {
-            if (w->state[i] == PENDING)
-                look_at(w, w->sum[i]);
+        for (i = 0; i < w->n; i++)
             known |= w->state[i] == PENDING && w->jobs[i].ino != 0;
+        if (known) {
+            /* A job of a used name runs as NAME~N: its summary is one of
+             * those, found by its input_inode. */
+            struct scan sc = { w, dir };
+
+            (void)cairn_dir_each(dir, look_at_each, &sc); /* best effort, like a look */
+        } else {
+            for (i = 0; i < w->n; i++)
+                if (w->state[i] == PENDING)
+                    look_at(w, dir, w->sum[i]);
         }
-        /* A job of a used name runs as NAME~N: its summary is one of
-         * those, found by its input_inode. */
-        if (known)
-            (void)cairn_dir_each(w->cl->out_fd, look_at_each, w); /* best effort, like a look */
     }
+    decide(w);
     if (w->pending == 0)
         stop(w);
 }
 
-static void on_event(uv_fs_event_t *h, const char *name, int events, int status)
+/* outdirs.h's look: an overflowed queue reports no name, then all. */
+static void on_look(void *data, int dir, const char *name)
 {
-    (void)events;
-    (void)status;
-    /* An overflowed queue reports no name: then look at all. */
-    look(h->data, name);
+    look_dir(data, dir, name);
+}
+
+static void look(struct waiter *w)
+{
+    cairn_outdirs_look_all(&w->od);
+    if (w->pending == 0)
+        stop(w);
 }
 
 static const char *where_now(struct waiter *w, size_t i)
@@ -264,7 +391,7 @@ static void on_timeout(uv_timer_t *t)
     struct cairn_shown sh = { 0 };
     size_t i;
 
-    look(w, NULL); /* a summary may have come with this very tick */
+    look(w); /* a summary may have come with this very tick */
     clear_line(w);
     for (i = 0; i < w->n; i++) {
         if (w->state[i] != PENDING)
@@ -316,29 +443,10 @@ static void on_tick(uv_timer_t *t)
     draw(t->data);
 }
 
-static void on_poll(uv_timer_t *t)
+static void warn(void *data, const char *text)
 {
-    look(t->data, NULL);
-}
-
-/* Watches the output directory.  Where inotify refuses for want of a
- * resource (the user's limits, shared by all their programs, used up),
- * the summaries are looked for every POLL_MS instead: later by that much,
- * never missed.  0, or the error when no watch at all can be had. */
-static int start_watch(struct waiter *w)
-{
-    int rc = uv_fs_event_start(&w->watch, on_event, w->cl->cfg.output_dir, 0);
-
-    if (!cairn_is_out_of_resources(rc))
-        return rc;
-    clear_line(w);
-    fprintf(stderr,
-            "cairn: warning: cannot watch %s with inotify: %s (sysctl "
-            "fs.inotify.max_user_instances and max_user_watches are the limits); looking for "
-            "the summaries every %d ms instead\n",
-            w->cl->cfg.output_dir, uv_strerror(rc), POLL_MS);
-    uv_timer_start(&w->poll, on_poll, POLL_MS, POLL_MS);
-    return 0;
+    clear_line(data);
+    fprintf(stderr, "cairn: warning: %s\n", text);
 }
 
 static void on_close(uv_handle_t *h)
@@ -379,39 +487,41 @@ int cairn_client_wait(struct cairn_client *cl, const struct cairn_submitted *job
                         .timeout_s = timeout_s,
                         .progress = progress,
                         .r = r };
+    const struct cairn_outdirs_ops ops = { .look = on_look, .warn = warn, .data = &w };
     size_t i;
     int rc;
 
     memset(r, 0, sizeof(*r));
     w.sum = calloc(n ? n : 1, sizeof(*w.sum));
     w.ran = calloc(n ? n : 1, sizeof(*w.ran));
+    w.as = calloc(n ? n : 1, sizeof(*w.as));
+    w.cand = calloc(n ? n : 1, sizeof(*w.cand));
     w.state = calloc(n ? n : 1, sizeof(*w.state));
-    if (w.sum == NULL || w.ran == NULL || w.state == NULL) {
+    if (w.sum == NULL || w.ran == NULL || w.as == NULL || w.cand == NULL || w.state == NULL) {
         rc = -ENOMEM;
         goto out;
     }
     for (i = 0; i < n; i++) {
         char *ob = cairn_output_base(jobs[i].file);
         w.sum[i] = ob != NULL ? cairn_asprintf("%s.summary.json", ob) : NULL;
+        w.as[i] = cairn_name_escape(jobs[i].file);
         free(ob);
-        if (w.sum[i] == NULL) {
+        if (w.sum[i] == NULL || w.as[i] == NULL) {
             rc = -ENOMEM;
             goto out;
         }
     }
     if ((rc = uv_loop_init(&w.loop)) != 0)
         goto out;
-    uv_fs_event_init(&w.loop, &w.watch);
     uv_timer_init(&w.loop, &w.timeout);
     uv_timer_init(&w.loop, &w.tick);
-    uv_timer_init(&w.loop, &w.poll);
     uv_timer_init(&w.loop, &w.daemons);
-    w.watch.data = w.timeout.data = w.tick.data = w.poll.data = w.daemons.data = &w;
-    rc = start_watch(&w);
+    w.timeout.data = w.tick.data = w.daemons.data = &w;
+    rc = cairn_outdirs_start(&w.od, &w.loop, cl->cfg.output_dir, cl->out_fd, &ops);
     if (rc != 0) {
         rc = cairn_client_fail(cl, rc, "cannot watch %s: %s", cl->cfg.output_dir, uv_strerror(rc));
     } else {
-        look(&w, NULL);
+        look(&w);
         if (w.pending > 0)
             uv_timer_start(&w.daemons, warn_if_no_daemon, NO_DAEMON_GRACE_MS, 0);
         if (w.pending > 0 && timeout_s >= 0)
@@ -424,20 +534,24 @@ int cairn_client_wait(struct cairn_client *cl, const struct cairn_submitted *job
         clear_line(&w);
         settle(&w);
     }
-    uv_close((uv_handle_t *)&w.watch, on_close);
+    cairn_outdirs_close(&w.od);
     uv_close((uv_handle_t *)&w.timeout, on_close);
     uv_close((uv_handle_t *)&w.tick, on_close);
-    uv_close((uv_handle_t *)&w.poll, on_close);
     uv_close((uv_handle_t *)&w.daemons, on_close);
     uv_run(&w.loop, UV_RUN_DEFAULT);
     uv_loop_close(&w.loop);
+    cairn_outdirs_free(&w.od);
 out:
     for (i = 0; w.sum != NULL && i < n; i++)
         free(w.sum[i]);
     for (i = 0; w.ran != NULL && i < n; i++)
         free(w.ran[i]);
+    for (i = 0; w.as != NULL && i < n; i++)
+        free(w.as[i]);
     free(w.sum);
     free(w.ran);
+    free(w.as);
+    free(w.cand);
     free(w.state);
     return rc;
 }

@@ -1927,11 +1927,273 @@ START_TEST(submit_under_umask_077_is_group_readable)
 }
 END_TEST
 
+/* ---- the wait across a rotated output directory and skewed clocks ---- */
+
+/* 1 when process pid has an inotify watch on directory dir (its
+ * /proc/PID/fdinfo lines "inotify wd:N ino:HEX sdev:HEX ..."): the signal
+ * that a `cairn wait` has begun watching, before the test changes what it
+ * watches. */
+static int watches(pid_t pid, const char *dir)
+{
+    char path[64], *names, *p, *save = NULL;
+    struct stat st;
+    int found = 0;
+
+    if (stat(dir, &st) != 0)
+        return 0;
+    snprintf(path, sizeof(path), "/proc/%ld/fdinfo", (long)pid);
+    names = th_list_dir(path, "\n");
+    for (p = strtok_r(names, "\n", &save); p != NULL && !found; p = strtok_r(NULL, "\n", &save)) {
+        char file[PATH_MAX], *text, *at;
+
+        snprintf(file, sizeof(file), "/proc/%ld/fdinfo/%s", (long)pid, p);
+        text = th_read_file(file, NULL);
+        for (at = text; at != NULL && (at = strstr(at, "inotify wd:")) != NULL && !found; at++) {
+            unsigned long long ino;
+            const char *i = strstr(at, " ino:");
+
+            found = i != NULL && sscanf(i, " ino:%llx", &ino) == 1 &&
+                    ino == (unsigned long long)st.st_ino;
+        }
+        free(text);
+    }
+    free(names);
+    return found;
+}
+
+/* `cairn wait NAME` in the background (a th_spawn process). */
+static int spawn_wait(const struct th_env *e, const char *name)
+{
+    char *argv[] = { (char *)g_cairn, "-c", (char *)e->cfg, "wait", (char *)name, NULL };
+
+    return th_spawn(e->root, argv);
+}
+
+/* The output directory rotated (mv OUT OUT.old && mkdir OUT, which the
+ * daemon follows by its path) while `cairn wait` waits: a job that has
+ * not begun finishes in the new directory, one running finishes in the
+ * old one (docs/contract.md), and the wait reports both. */
+START_TEST(wait_follows_a_rotated_output_directory)
+{
+    struct th_env e;
+    char gate[PATH_MAX], old1[PATH_MAX], old2[PATH_MAX], path[PATH_MAX], *slow, *said;
+    size_t len;
+    int p;
+
+    env_init(&e, NULL);
+    th_plugins_with_slow(e.root, e.plugins);
+    th_close_slow_gate(e.root, gate);
+    th_pathf(old1, "%s/out.old1", e.root);
+    th_pathf(old2, "%s/out.old2", e.root);
+    mkdir(e.out, 0755); /* as a daemon that is not running made it */
+
+    /* Waiting in the spool, no daemon yet: the wait watches out/, which
+     * is then rotated; the daemon started after writes to the new out/. */
+    th_drop_job(e.in, "b.jsonl", official_jsonl, strlen(official_jsonl));
+    p = spawn_wait(&e, "b");
+    TH_EVENTUALLY(watches(th_pid[p], e.out), DEADLINE_MS, "cairn wait b never watched %s", e.out);
+    ck_assert_int_eq(rename(e.out, old1), 0);
+    ck_assert_int_eq(mkdir(e.out, 0755), 0);
+    start_daemon(&e);
+    TH_OUT(path, &e, "b.summary.json");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "b never finished in the new %s", e.out);
+    ck_assert_int_eq(th_wait_exit(p, DEADLINE_MS), 0);
+    TH_REQUIRE(th_log_has(p, "b: ok, 8 records"), "wait b did not report b");
+
+    /* Running (held at the gate) when out/ is rotated: it finishes in the
+     * directory it began in, now out.old2, and the wait says where. */
+    slow = th_slow_job(1, 1, &len);
+    th_drop_job(e.in, "s.jsonl", slow, len);
+    free(slow);
+    TH_IN(path, &e, ".cairn/active/s.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "s was never claimed");
+    p = spawn_wait(&e, "s");
+    TH_EVENTUALLY(watches(th_pid[p], e.out), DEADLINE_MS, "cairn wait s never watched %s", e.out);
+    ck_assert_int_eq(rename(e.out, old2), 0);
+    ck_assert_int_eq(mkdir(e.out, 0755), 0);
+    th_open_gate(gate);
+    ck_assert_int_eq(th_wait_exit(p, DEADLINE_MS), 0);
+    th_pathf(path, "%s/s.summary.json", old2);
+    TH_REQUIRE(th_exists(path), "s did not finish in the directory it began in");
+    TH_REQUIRE(th_log_has(p, "s: ok, 1 record"), "wait s did not report s");
+    {
+        char real[PATH_MAX];
+
+        TH_REQUIRE(realpath(old2, real) != NULL, "%s: %s", old2, strerror(errno));
+        said = th_xasprintf("s: its outputs are in %s", real);
+    }
+    TH_REQUIRE(th_log_has(p, said), "wait s did not say where its outputs are: no \"%s\"", said);
+    free(said);
+    th_cleanup();
+}
+END_TEST
+
+/* Starts the daemon with its wall clock shift_s seconds off the file
+ * times of the spool (clock_shift.c), as on a second host over NFS. */
+static int start_daemon_shifted(const struct th_env *e, const char *shift_s)
+{
+    const char *shim = getenv("CAIRN_TEST_CLOCK_SHIFT"), *asan = getenv("ASAN_OPTIONS");
+    char asan_opts[512];
+    int p;
+
+    ck_assert_msg(shim != NULL, "CAIRN_TEST_CLOCK_SHIFT is not set (run through meson test)");
+    snprintf(asan_opts, sizeof(asan_opts), "%s:verify_asan_link_order=0", asan ? asan : "");
+    /* Check forks each test: these reach this test's processes only. */
+    setenv("ASAN_OPTIONS", asan_opts, 1);
+    setenv("LD_PRELOAD", shim, 1);
+    setenv("CAIRN_CLOCK_SHIFT_S", shift_s, 1);
+    p = start_daemon(e);
+    unsetenv("LD_PRELOAD");
+    unsetenv("CAIRN_CLOCK_SHIFT_S");
+    return p;
+}
+
+/* A daemon 3 s behind the spool's file times: its summary's "started" is
+ * before the job file's ctime.  submit --wait and wait still take the
+ * run, known by its input's inode and submitted name, not by a time. */
+START_TEST(wait_takes_its_run_from_a_daemon_whose_clock_is_behind)
+{
+    struct th_env e;
+    char *off = example("official.jsonl"), gate[PATH_MAX], path[PATH_MAX], timeout[32], *slow;
+    struct th_run r;
+    size_t len;
+    json_t *s;
+    int p;
+
+    env_init(&e, NULL);
+    th_plugins_with_slow(e.root, e.plugins);
+    th_close_slow_gate(e.root, gate);
+    start_daemon_shifted(&e, "-3");
+    /* A deadline against the old hang, as a timeout of the wait's own. */
+    snprintf(timeout, sizeof(timeout), "%.0f", th_scaled_ms(DEADLINE_MS) / 1000.0);
+    r = cairn(&e, "submit", "--wait", "--timeout", timeout, "--name", "skewed", off);
+    TH_REQUIRE(r.status == 0 && strstr(r.out, "skewed: ok, 8 records") != NULL,
+               "submit --wait with the daemon 3 s behind: exit %d: %s%s", r.status, r.out, r.err);
+    th_run_free(&r);
+    /* The summary is what the daemon's clock said: before the file's times. */
+    s = summary_of(&e, "skewed");
+    TH_IN(path, &e, ".cairn/done/skewed.jsonl");
+    {
+        struct stat st;
+        struct timespec t;
+        struct tm tm = { 0 };
+        int ms;
+
+        ck_assert_int_eq(stat(path, &st), 0);
+        ck_assert_int_eq(sscanf(th_str_field(s, "started"), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year,
+                                &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms),
+                         7);
+        tm.tm_year -= 1900;
+        tm.tm_mon -= 1;
+        t.tv_sec = timegm(&tm);
+        TH_REQUIRE(t.tv_sec < st.st_ctim.tv_sec, "the shim did not put the daemon behind: %s",
+                   th_str_field(s, "started"));
+    }
+    json_decref(s);
+
+    /* `cairn wait` on a job the daemon is running. */
+    slow = th_slow_job(1, 1, &len);
+    th_drop_job(e.in, "held.jsonl", slow, len);
+    free(slow);
+    TH_IN(path, &e, ".cairn/active/held.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "held was never claimed");
+    p = spawn_wait(&e, "held");
+    TH_EVENTUALLY(watches(th_pid[p], e.out), DEADLINE_MS, "cairn wait held never watched %s",
+                  e.out);
+    th_open_gate(gate);
+    ck_assert_int_eq(th_wait_exit(p, DEADLINE_MS), 0);
+    TH_REQUIRE(th_log_has(p, "held: ok, 1 record"), "wait held did not report held");
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
+/* The same file handed over again under its name (its input kept in
+ * done/, moved back): the new run (NAME~2) has the inode and submitted
+ * name of the first.  `cairn wait` while it runs reports the new run,
+ * never the finished one. */
+START_TEST(wait_for_a_resubmitted_file_takes_its_new_run)
+{
+    struct th_env e;
+    char gate[PATH_MAX], path[PATH_MAX], done[PATH_MAX], in[PATH_MAX], *slow;
+    size_t len;
+    int p;
+
+    env_init(&e, NULL);
+    th_plugins_with_slow(e.root, e.plugins);
+    th_close_slow_gate(e.root, gate);
+    th_open_gate(gate); /* the daemon knows the gate; the first run passes */
+    start_daemon(&e);
+    slow = th_slow_job(1, 1, &len);
+    th_drop_job(e.in, "a.jsonl", slow, len);
+    free(slow);
+    TH_IN(done, &e, ".cairn/done/a.jsonl");
+    TH_EVENTUALLY(th_exists(done), DEADLINE_MS, "the first run of a never finished");
+    th_write_text(gate, ""); /* closed for the second */
+    TH_IN(in, &e, "a.jsonl");
+    ck_assert_int_eq(rename(done, in), 0);
+    TH_IN(path, &e, ".cairn/active/a~2.jsonl");
+    TH_EVENTUALLY(th_exists(path), DEADLINE_MS, "a was not claimed again as a~2");
+    p = spawn_wait(&e, "a");
+    /* (or it has ended already, having taken the first run) */
+    TH_EVENTUALLY(watches(th_pid[p], e.out) || !th_running(p), DEADLINE_MS,
+                  "cairn wait a never watched %s", e.out);
+    th_open_gate(gate);
+    ck_assert_int_eq(th_wait_exit(p, DEADLINE_MS), 0);
+    TH_REQUIRE(th_log_has(p, "a: ran as a~2"), "wait a reported the first run, not the new one");
+    th_cleanup();
+}
+END_TEST
+
+/* Two runs that both claim the file the wait follows (its inode and
+ * submitted name) appear at once: which is its run cannot be told, and
+ * the wait says so and ends (exit 1) instead of choosing or hanging.  The
+ * two appear in an output directory swapped in whole, as a restore from
+ * a copy would bring them. */
+START_TEST(wait_says_when_its_run_is_ambiguous)
+{
+    struct th_env e;
+    char staged[PATH_MAX], old[PATH_MAX], path[PATH_MAX];
+    struct stat st;
+    int p, k;
+
+    env_init(&e, NULL);
+    mkdir(e.out, 0755);
+    th_drop_job(e.in, "a.jsonl", official_jsonl, strlen(official_jsonl));
+    TH_IN(path, &e, "a.jsonl");
+    ck_assert_int_eq(stat(path, &st), 0);
+    p = spawn_wait(&e, "a");
+    TH_EVENTUALLY(watches(th_pid[p], e.out), DEADLINE_MS, "cairn wait a never watched %s", e.out);
+    th_pathf(staged, "%s/out.staged", e.root);
+    th_pathf(old, "%s/out.old", e.root);
+    ck_assert_int_eq(mkdir(staged, 0755), 0);
+    for (k = 2; k <= 3; k++) {
+        char *text = th_xasprintf(
+            "{\"job\":\"a~%d\",\"status\":\"ok\",\"input\":\"a~%d.jsonl\",\"submitted_as\":"
+            "\"a.jsonl\",\"input_inode\":%llu,\"records\":8,\"ok\":8,\"matches\":0,"
+            "\"mismatches\":0,\"started\":\"2026-12-02T10:00:0%d.000Z\",\"finished\":"
+            "\"2026-12-02T10:00:0%d.000Z\",\"wall_seconds\":0.5}\n",
+            k, k, (unsigned long long)st.st_ino, k, k);
+
+        th_pathf(path, "%s/a~%d.summary.json", staged, k);
+        th_write_text(path, text);
+        free(text);
+    }
+    ck_assert_int_eq(rename(e.out, old), 0);
+    ck_assert_int_eq(rename(staged, e.out), 0);
+    ck_assert_int_eq(th_wait_exit(p, DEADLINE_MS), 1);
+    TH_REQUIRE(th_log_has(p, "a: cannot tell which run is this job's: a~2 and a~3"),
+               "no clear message for two runs of one file");
+    th_cleanup();
+}
+END_TEST
+
 static Suite *client_suite(void)
 {
     Suite *s = suite_create("client");
     TCase *submit = tcase_create("submit"), *queue = tcase_create("queue"),
-          *results = tcase_create("results"), *hardening = tcase_create("hardening");
+          *results = tcase_create("results"), *hardening = tcase_create("hardening"),
+          *waitpath = tcase_create("waitpath");
 
     tcase_add_test(submit, submit_wait_ok);
     tcase_add_test(submit, submit_wait_without_expected_answers);
@@ -1977,6 +2239,12 @@ static Suite *client_suite(void)
     suite_add_tcase(s, queue);
     suite_add_tcase(s, results);
     suite_add_tcase(s, hardening);
+    tcase_set_timeout(waitpath, 280);
+    tcase_add_test(waitpath, wait_follows_a_rotated_output_directory);
+    tcase_add_test(waitpath, wait_takes_its_run_from_a_daemon_whose_clock_is_behind);
+    tcase_add_test(waitpath, wait_for_a_resubmitted_file_takes_its_new_run);
+    tcase_add_test(waitpath, wait_says_when_its_run_is_ambiguous);
+    suite_add_tcase(s, waitpath);
     return s;
 }
 
