@@ -42,7 +42,7 @@ echo "ok: the analysis bound names stone-game-vi, -viii and -ix"
 
 # The pages, each with the least number of snippets it must run (so a
 # marker or fence gone wrong cannot quietly turn a page's snippets off).
-pages="README.md:1 docs/contract.md:1 docs/scale-out.md:2 bench/README.md:1 examples/plugin/README.md:4"
+pages="README.md:1 docs/contract.md:1 docs/evaluation.md:8 docs/scale-out.md:2 bench/README.md:1 examples/plugin/README.md:4"
 for f in "$src"/docs/*.md; do
     p=docs/${f##*/}
     case " $pages " in *" $p:"*) ;; *) pages="$pages $p:0" ;; esac
@@ -134,6 +134,32 @@ grep '^{"line":' "$src/docs/contract.md" | while IFS= read -r l; do
 done || fail "docs/contract.md shows a result line cairnd does not write"
 [ "$(records "$top/try/contract.results.jsonl")" -eq "$shown" ] ||
     fail "docs/contract.md's records gave $(records "$top/try/contract.results.jsonl") lines, it shows $shown"
+
+# docs/evaluation.md: the wrong candidates are caught and shrunk, the
+# right one passes, and the report a script reads names each game's
+# smallest failing input.
+top=$(dir docs/evaluation.md)
+out=$top/out.txt
+python3 - "$top/eval" <<'PY' || fail "docs/evaluation.md's run did not give what the page says"
+import json, sys
+d = sys.argv[1]
+r = json.load(open(d + "/report.json"))
+got = sorted(s["variant"] for s in r["smallest"])
+assert got == ["stone-game-iii", "stone-game-vii"], "smallest failing inputs of %s" % got
+for s in r["smallest"]:
+    assert s["given"] != s["exact"], s
+assert r["totals"]["mismatches"] > 0, r["totals"]
+given = [json.loads(l) for l in open(d + "/vii-given.jsonl")]
+assert all("play" in g["options"] for g in given), "a line of play was not joined"
+j = json.load(open(d + "/judge-vii.json"))
+assert j["wrong"] > 0 and j["failures"], "judge found no failure of the greedy candidate"
+assert all(f["minimal"] for f in j["failures"]), j["failures"]
+PY
+grep -q 'smallest failing (1-minimal) input: {"stoneValue":\[0\]}' "$out" ||
+    fail "cairn judge did not shrink the wrong tie rule to [0]"
+grep -q '100 of 100 answers right' "$out" || fail "cairn judge did not pass the correct candidate"
+[ -s "$top/eval/report.html" ] || fail "the report's HTML page was not written"
+[ -f "$top/eval/done/iii.summary.json" ] || fail "submit --wait did not run the job through the daemon"
 
 top=$(dir examples/plugin/README.md)
 out=$top/out.txt

@@ -15,7 +15,7 @@
 #  5. usage errors exit 2, --json and --html write what they say.
 # Exit 0 pass, 1 fail.
 set -u
-cairn=$1 cairnd=$2 plugins=$3 src=$4 c_right=$5 c_wrong=$6
+cairn=$1 cairnd=$2 plugins=$3 src=$4 c_right=$5 c_wrong=$6 c_vii=$7 c_vii_greedy=$8
 tmp=$(mktemp -d /tmp/cairn-test-judge-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -54,6 +54,7 @@ pair stone-game-vii "$py $cand/stone_game_vii_greedy.py" "$py $cand/stone_game_v
 pair stone-game-v "$py $cand/stone_game_v_keep_left.py" "$py $cand/stone_game_v.py" \
     --no-sandbox --count 150 --seed 7 --traps --size 1..10
 pair 1406 "$c_wrong" "$c_right" --no-sandbox --count 100 --seed 7 --traps --size 1..10
+pair 1690 "$c_vii_greedy" "$c_vii" --no-sandbox --count 60 --seed 7 --size 2..8
 
 # The form with a line of play: the right answer, a greedy line (not
 # optimal), or one move too many (not legal); cairn's grading shown.
