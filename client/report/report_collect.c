@@ -15,7 +15,7 @@
 
 #include "names.h"
 #include "layout.h"
-#include "registry.h"
+#include "variant.h"
 #include "report_lines.h"
 
 struct ctx {

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "jsontext.h"
-#include "registry.h"
+#include "variant.h"
 
 /* A whole record shown on the page is cut here: a record may be megabytes. */
 #define RECORD_SHOWN_MAX 4096

@@ -16,6 +16,7 @@
 
 #include "registry.h"
 #include "util.h"
+#include "variant.h"
 
 static int name_is_valid(const char *s)
 {

@@ -1,7 +1,7 @@
 /*
  * plugin_abi.h - vet a plugin's descriptor: its ABI version, its size and
  * every field, and make the host's normalized copy of it.  A name or alias
- * the registry reserves (CAIRN_VARIANT_UNRESOLVED, registry.h) is refused.
+ * the registry reserves (CAIRN_VARIANT_UNRESOLVED, variant.h) is refused.
  */
 #ifndef CAIRN_PLUGIN_ABI_H
 #define CAIRN_PLUGIN_ABI_H

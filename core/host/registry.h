@@ -11,11 +11,6 @@
 
 #include "cairn/plugin.h"
 
-/* The bucket of records whose variant was never resolved (summaries'
- * by_variant, metrics' variant label, reports): reserved, so no plugin
- * can be named or aliased so and merged with it. */
-#define CAIRN_VARIANT_UNRESOLVED "none"
-
 struct cairn_plugin_handle {
     /* The host's own copy of the descriptor, normalized by
      * cairn_plugin_adopt(): every field of this cairnd's ABI is present,

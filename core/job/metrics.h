@@ -20,6 +20,7 @@
 #include "registry.h"
 #include "record.h"
 #include "util.h"
+#include "variant.h"
 
 /* Job wall-time histogram buckets (seconds, upper bounds); the last bucket
  * is +Inf.  Jobs range from a one-line file (milliseconds) to a huge batch

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "summary.h"
+#include "variant.h"
 
 #include <errno.h>
 
