@@ -26,12 +26,39 @@
 #ifndef CAIRN_CLIENT_RUNS_H
 #define CAIRN_CLIENT_RUNS_H
 
+#include <sys/types.h>
+
 #include "client.h"
-#include "submit.h"
 
 /* The largest prefix of a long name that its runs keep (core/common/names.h: a
  * run's name is a cut of the name, never shorter than this). */
 #define CAIRN_RUN_PREFIX 150
+
+/* A summary file, by its own identity (a summary is renamed into
+ * place: a new one is a new file). */
+struct cairn_known_summary {
+    dev_t dev;
+    ino_t ino;
+};
+
+/* A job handed over. */
+struct cairn_submitted {
+    char *file; /* NAME.jsonl */
+    char *base; /* NAME */
+    /* Which run is this job's (a used name runs as NAME~N, and a job of
+     * its name may have finished or be running): its file's inode, kept
+     * across the daemon's renames and given in its summary as input_inode
+     * beside the name it was handed over as (above).  ino 0: unknown,
+     * the summary NAME.summary.json is taken as it is. */
+    ino_t ino;
+    /* The run's summary name when the run is known by it (running or
+     * finished: its name is decided), else NULL. */
+    char *ran_as;
+    /* Summaries of runs of the name there before the file was seen handed
+     * over: earlier runs, never this one, whatever they say. */
+    struct cairn_known_summary *before;
+    size_t n_before;
+};
 
 /* name (a file in a folder of the spool, or in the output directory) is a
  * run of job base: base + suffix, or base~N + suffix (".jsonl",

@@ -455,15 +455,20 @@ static int run(struct cairn_client *cl, const struct cli *cli, int *wait_exit)
         if (cli->n_args == 0)
             return usage_error("report: name the OUTPUT_DIR to report on%s%s", "", "");
         {
+            struct cairn_gen_solver *plugins;
+            struct cairn_report_solver solver;
             struct cairn_report_opts o = { .html = cli->html,
                                            .json = cli->json,
                                            .mismatches = cli->mismatches,
                                            .fail_on_mismatch = cli->fail_on_mismatch,
                                            .input_given = cli->input != NULL,
                                            .inputs = cli->inputs,
-                                           .n_inputs = cli->n_inputs };
-            int rc = cairn_cmd_report(cl, cli->args[0], cli->args + 1, cli->n_args - 1, &o);
+                                           .n_inputs = cli->n_inputs,
+                                           .solver = &solver };
+            int rc;
 
+            cairn_report_solver_plugins(&solver, &plugins);
+            rc = cairn_cmd_report(cl, cli->args[0], cli->args + 1, cli->n_args - 1, &o);
             if (rc == 1) { /* --fail-on-mismatch: the report is out, the answers wrong */
                 *wait_exit = EXIT_FAILED;
                 rc = 0;

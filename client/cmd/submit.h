@@ -7,38 +7,13 @@
 #include <sys/types.h>
 
 #include "client.h"
-
-/* A summary file, by its own identity (a summary is renamed into
- * place: a new one is a new file). */
-struct cairn_known_summary {
-    dev_t dev;
-    ino_t ino;
-};
+#include "runs.h" /* struct cairn_submitted */
 
 struct cairn_submit_opts {
     const char *name;   /* --name: the one job's name, or NULL */
     int no_check;       /* --no-check: skip the JSON-lines check */
     char *const *files; /* paths, "-" for standard input */
     size_t n_files;
-};
-
-/* A job handed over. */
-struct cairn_submitted {
-    char *file; /* NAME.jsonl */
-    char *base; /* NAME */
-    /* Which run is this job's (a used name runs as NAME~N, and a job of
-     * its name may have finished or be running): its file's inode, kept
-     * across the daemon's renames and given in its summary as input_inode
-     * beside the name it was handed over as (runs.h).  ino 0: unknown,
-     * the summary NAME.summary.json is taken as it is. */
-    ino_t ino;
-    /* The run's summary name when the run is known by it (running or
-     * finished: its name is decided), else NULL. */
-    char *ran_as;
-    /* Summaries of runs of the name there before the file was seen handed
-     * over: earlier runs, never this one, whatever they say. */
-    struct cairn_known_summary *before;
-    size_t n_before;
 };
 
 /*

@@ -3,7 +3,7 @@
  * command (gen.c), its seeded random numbers (gen_rng.c), the inputs of
  * each game, plain (gen_games.c) and biased to the game's traps
  * (gen_traps.c), and the expected answers, which the shipped plugins
- * compute through cairnd's own record path (gen_solve.c).
+ * compute through cairnd's own record path (client/solve/gen_solve.h).
  *
  * Byte stability: the corpus depends on the arguments and on the plugins'
  * answers only.  No libc random numbers, no floating point, no clock, no
@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "client.h"
+#include "gen_solve.h" /* the expected answers */
 
 /* What the command line gave; the strings are checked by cairn_cmd_gen. */
 struct cairn_gen_opts {
@@ -165,44 +166,5 @@ int cairn_gen_traps_srg(struct cairn_gen_rng *r, const struct cairn_gen_space *s
  * by 1 (both generators use it; the length is even already). */
 void cairn_gen_odd_sum(struct cairn_gen_rng *r, const struct cairn_gen_space *sp,
                        struct cairn_gen_input *in);
-
-/* ---- the expected answers (gen_solve.c) ----------------------------------- */
-
-struct cairn_gen_solver;
-
-/* Loads dir's plugins the way cairnd does (vetting, private copies, ABI
- * versions); refusals go to stderr.  0 with *out; -EINVAL when none
- * loaded, or -ENOMEM, with a message in cl. */
-int cairn_gen_solver_open(struct cairn_client *cl, const char *dir, struct cairn_gen_solver **out);
-/* The plugin answering to name (or alias), or NULL. */
-const struct cairn_plugin *cairn_gen_solver_find(const struct cairn_gen_solver *s,
-                                                 const char *name);
-/*
- * NAME     cairn_gen_solve - cairn's answer to one record
- * ARGUMENTS line/len: the record without "expected"
- * RETURNS  0 with the answer's JSON text in *answer (valid until the next
- *          call); -EPROTO with the result line in cl's message when the
- *          record is refused; -ENOMEM
- * NOTES    the record goes through cairn_record_process(), the function
- *          every worker of cairnd runs, so "expected" is cairnd's answer
- *          byte for byte.
- */
-int cairn_gen_solve(struct cairn_gen_solver *s, struct cairn_client *cl, const char *line,
-                    size_t len, const char **answer);
-/* The whole result line cairnd would write for the record (an error
- * line too), valid until the next call: 0, or -ENOMEM. */
-int cairn_gen_solve_line(struct cairn_gen_solver *s, const char *line, size_t len,
-                         const char **result, size_t *result_len);
-/*
- * NAME     cairn_gen_solve_result - one record's whole result line, parsed
- * RETURNS  0 with *res (the caller's to json_decref), whatever its status;
- *          -ENOMEM
- * NOTES    `cairn judge` reads "status" (legal or not), "answer", "moves"
- *          and "play" from it.
- */
-struct json_t;
-int cairn_gen_solve_result(struct cairn_gen_solver *s, const char *line, size_t len,
-                           struct json_t **res);
-void cairn_gen_solver_close(struct cairn_gen_solver *s);
 
 #endif /* CAIRN_CLIENT_GEN_H */

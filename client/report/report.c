@@ -151,7 +151,7 @@ int cairn_cmd_report(struct cairn_client *cl, const char *out_dir, char *const *
     if (rc == 0 && r.n_jobs == 0)
         rc = cairn_client_fail(cl, -ENOENT, "no job summaries in %s: nothing to report", out_dir);
     if (rc == 0)
-        cairn_report_lines_of_play(cl, &r);
+        cairn_report_lines_of_play(cl, &r, o->solver);
     if (rc == 0)
         rc = o->json ? cairn_report_json(&r, stdout) : cairn_report_text(&r, stdout);
     if (rc == 0 && o->html != NULL && (rc = write_html(cl, &r, o->html)) == 0)

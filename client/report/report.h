@@ -192,6 +192,26 @@ struct cairn_report {
     char *spool;            /* the input directory read, or NULL */
 };
 
+/*
+ * A solver of records, which the command hands the report (dependency
+ * inversion): the report needs a line of play solved now and then, and
+ * client/report/ may not link the plugin host; the command layer fills
+ * this from client/solve/ (cmd/report_solver.c), the plugins of
+ * plugin_dir.
+ */
+struct cairn_report_solver {
+    /* Readies it: 0, or a negative errno (a message in cl) when no plugin
+     * loads; the report then says so and goes on. */
+    int (*open)(void *data, struct cairn_client *cl);
+    /* The whole result line cairnd would write for the record (an error
+     * line too), valid until the next call: 0, or -ENOMEM. */
+    int (*solve_line)(void *data, const char *line, size_t len, const char **result,
+                      size_t *result_len);
+    /* After a successful open. */
+    void (*close)(void *data);
+    void *data;
+};
+
 /* The options of `cairn report` beyond what it reads. */
 struct cairn_report_opts {
     const char *html;     /* --html FILE, or NULL */
@@ -201,6 +221,7 @@ struct cairn_report_opts {
     int input_given;      /* --input named the spool */
     char *const *inputs;  /* --inputs CORPUS, one per results file, in order */
     size_t n_inputs;
+    const struct cairn_report_solver *solver; /* lines of play solved again; NULL: none */
 };
 
 /*
@@ -215,9 +236,14 @@ int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const 
                          char *const *jobs, size_t n, const char *spool,
                          const struct cairn_report_opts *o);
 
-/* Each variant's smallest failing input's line of play, when its result
- * line had none: solved again through the plugins of plugin_dir. */
-void cairn_report_lines_of_play(struct cairn_client *cl, struct cairn_report *r);
+/*
+ * NAME     cairn_report_lines_of_play - each variant's smallest failing
+ *          input's line of play, when its result line had none
+ * ARGUMENTS solver: solves the record again (opened on first need), or
+ *          NULL: every such line is "not computed"
+ */
+void cairn_report_lines_of_play(struct cairn_client *cl, struct cairn_report *r,
+                                const struct cairn_report_solver *solver);
 void cairn_report_free(struct cairn_report *r);
 
 /* The bucket (buckets.h) holding the p-th percentile (0..100, nearest

@@ -2,15 +2,16 @@
  * report_moves.c - the optimal line of play from each variant's smallest
  * failing input.  A result line carries "moves" only when its record
  * asked (options.moves); otherwise the record is solved again here,
- * asking for them, through cairnd's own record path (gen_solve.c), so the
- * line is the one cairnd would have written.
+ * asking for them, through the solver the command hands the report
+ * (struct cairn_report_solver, report.h: cairnd's own record path, filled
+ * from client/solve/ by the command layer), so the line is the one cairnd
+ * would have written.  The report itself never links the plugin host.
  */
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
 #include "report.h"
 
 /* The record asking for its moves and nothing else: without "expected",
@@ -39,7 +40,7 @@ out:
     return text;
 }
 
-static void solve_one(struct cairn_gen_solver *s, struct cairn_rep_smallest *sm)
+static void solve_one(const struct cairn_report_solver *s, struct cairn_rep_smallest *sm)
 {
     char *req = asking_moves(sm->record);
     const char *res;
@@ -47,7 +48,7 @@ static void solve_one(struct cairn_gen_solver *s, struct cairn_rep_smallest *sm)
     json_error_t e;
     json_t *o = NULL, *moves;
 
-    if (req == NULL || cairn_gen_solve_line(s, req, strlen(req), &res, &n) != 0 ||
+    if (req == NULL || s->solve_line(s->data, req, strlen(req), &res, &n) != 0 ||
         (o = json_loadb(res, n, 0, &e)) == NULL) {
         sm->moves_why =
             strdup("not computed: the record could not be solved again (out of memory)");
@@ -67,9 +68,10 @@ out:
     free(req);
 }
 
-void cairn_report_lines_of_play(struct cairn_client *cl, struct cairn_report *r)
+void cairn_report_lines_of_play(struct cairn_client *cl, struct cairn_report *r,
+                                const struct cairn_report_solver *solver)
 {
-    struct cairn_gen_solver *s = NULL;
+    int open = 0;
     char *why = NULL;
     size_t i;
 
@@ -78,19 +80,23 @@ void cairn_report_lines_of_play(struct cairn_client *cl, struct cairn_report *r)
 
         if (sm->input == NULL || sm->moves != NULL)
             continue;
-        if (s == NULL && why == NULL && cairn_gen_solver_open(cl, cl->cfg.plugin_dir, &s) != 0) {
-            /* Said in the report, not a failure of the report. */
-            why = cairn_asprintf("not computed: no solver plugin loads from %s (plugin_dir)",
-                                 cl->cfg.plugin_dir ? cl->cfg.plugin_dir : "(none)");
-            free(cl->msg);
-            cl->msg = NULL;
+        if (!open && why == NULL) {
+            if (solver != NULL && solver->open(solver->data, cl) == 0)
+                open = 1;
+            else {
+                /* Said in the report, not a failure of the report. */
+                why = cairn_asprintf("not computed: no solver plugin loads from %s (plugin_dir)",
+                                     cl->cfg.plugin_dir ? cl->cfg.plugin_dir : "(none)");
+                free(cl->msg);
+                cl->msg = NULL;
+            }
         }
-        if (s != NULL)
-            solve_one(s, sm);
+        if (open)
+            solve_one(solver, sm);
         else
             sm->moves_why = why != NULL ? strdup(why) : NULL;
     }
     free(why);
-    if (s != NULL)
-        cairn_gen_solver_close(s);
+    if (open)
+        solver->close(solver->data);
 }

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "gen_solve.h"
 #include "log.h"
 #include "plugin_set.h"
 #include "record.h"
