@@ -1,10 +1,11 @@
 /*
  * judge.c - `cairn judge`: the positions `cairn gen` would write (the
  * same seed, the same inputs), cairn's answer to each through cairnd's
- * record path (gen_solve.c), one run of the candidate over them all, the
- * grading, and for each kind of failure the smallest failing input,
- * shrunk (judge_shrink.c) with every try graded by cairn and answered by
- * the candidate.  Legal means what the record path says: "ok" under the
+ * record path (client/solve/gen_solve.h), one run of the candidate over
+ * them all (judge_sandbox.c, judge_run.c), the grading (judge_answer.c),
+ * and for each kind of failure the smallest failing input, shrunk
+ * (judge_shrink.c) with every try graded by cairn and answered by the
+ * candidate.  Legal means what the record path says: "ok" under the
  * same limits.
  *
  * Kinds of failure: for answers that are a winner or true/false, the pair
@@ -15,103 +16,18 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "gen.h"
-#include "judge.h"
+#include "judge_ctx.h"
 
 #define JUDGE_DEFAULT_COUNT   100
 #define JUDGE_MAX_COUNT       1000000
 #define JUDGE_DEFAULT_TIMEOUT 10.0
 #define JUDGE_MEM_BYTES       (UINT64_C(1) << 30)
-#define JUDGE_STDERR_LINES    10
-
-struct judge_case {
-    struct cairn_judge_input in;
-    char *id;
-    json_t *exact; /* cairn's result line for it */
-    json_t *given; /* the candidate's answer */
-    json_t *play;  /* cairn's grading of the candidate's line of play, or NULL */
-    int wrong;
-};
-
-struct judge {
-    struct cairn_client *cl;
-    const struct cairn_judge_opts *o;
-    const struct cairn_plugin *p;
-    struct cairn_gen_solver *s;
-    int extended;
-    struct cairn_judge_runner runner;
-    const char *sandbox; /* what the report says about it */
-    struct cairn_buf rec, lines;
-    json_t *fault; /* the candidate's failure as a program, or NULL */
-};
-
-/* ---- inputs and records -------------------------------------------------- */
-
-static int render_input(struct cairn_buf *b, const struct cairn_plugin *p,
-                        const struct cairn_judge_input *in)
-{
-    size_t a, i;
-    int rc = cairn_buf_puts(b, "{");
-
-    for (a = 0; rc == 0 && a < in->k; a++) {
-        rc = cairn_buf_printf(b, "%s\"%s\":", a > 0 ? "," : "", p->inputs[a].name);
-        if (in->scalar) {
-            if (rc == 0)
-                rc = cairn_buf_int(b, in->v[0]);
-            continue;
-        }
-        if (rc == 0)
-            rc = cairn_buf_puts(b, "[");
-        for (i = 0; rc == 0 && i < in->n; i++)
-            if ((i == 0 || (rc = cairn_buf_puts(b, ",")) == 0))
-                rc = cairn_buf_int(b, in->v[a * in->n + i]);
-        if (rc == 0)
-            rc = cairn_buf_puts(b, "]");
-    }
-    return rc != 0 ? rc : cairn_buf_puts(b, "}");
-}
-
-/* cairn's result line for the input (and a line of play to grade). */
-static int solve(struct judge *j, const struct cairn_judge_input *in, const json_t *play,
-                 json_t **res)
-{
-    struct cairn_buf *b = &j->rec;
-    int rc;
-
-    b->len = 0;
-    rc = cairn_buf_printf(b, "{\"variant\":\"%s\",\"input\":", j->p->name);
-    if (rc == 0)
-        rc = render_input(b, j->p, in);
-    if (rc == 0)
-        rc = cairn_buf_printf(b, ",\"options\":{\"moves\":true%s",
-                              j->extended ? ",\"limits\":\"extended\"" : "");
-    if (rc == 0 && play != NULL) {
-        char *text = json_dumps(play, JSON_COMPACT | JSON_ENCODE_ANY);
-
-        rc = text == NULL ? -ENOMEM : cairn_buf_printf(b, ",\"play\":%s", text);
-        free(text);
-    }
-    if (rc == 0)
-        rc = cairn_buf_puts(b, "}}");
-    return rc != 0 ? rc : cairn_gen_solve_result(j->s, b->data, b->len, res);
-}
-
-static int is_ok(const json_t *res)
-{
-    const char *st = json_string_value(json_object_get(res, "status"));
-
-    return st != NULL && strcmp(st, "ok") == 0;
-}
 
 /* (values, sum of |value|): the order "smallest" means. */
 static int smaller(const struct cairn_judge_input *a, const struct cairn_judge_input *b)
@@ -128,399 +44,7 @@ static int smaller(const struct cairn_judge_input *a, const struct cairn_judge_i
     return sa < sb;
 }
 
-/* ---- the candidate's answers --------------------------------------------- */
-
-static const char *fault_word(enum cairn_judge_fault f)
-{
-    switch (f) {
-    case CAIRN_JUDGE_TIMEOUT: return "timeout";
-    case CAIRN_JUDGE_CRASHED: return "crashed";
-    case CAIRN_JUDGE_EXITED: return "exited";
-    case CAIRN_JUDGE_TOO_FEW: return "too_few_lines";
-    case CAIRN_JUDGE_GARBAGE: return "garbage";
-    case CAIRN_JUDGE_TOO_MUCH: return "too_much_output";
-    default: return "ran";
-    }
-}
-
-/* The last JUDGE_STDERR_LINES lines of its stderr, printable. */
-static json_t *stderr_lines(const char *tail)
-{
-    json_t *a = json_array();
-    const char *p = tail + strlen(tail), *end;
-    int n = 0;
-
-    while (p > tail && p[-1] == '\n')
-        p--;
-    end = p;
-    while (a != NULL && p > tail && n < JUDGE_STDERR_LINES) {
-        const char *s = p;
-        char *line, *shown;
-
-        while (s > tail && s[-1] != '\n')
-            s--;
-        if ((line = strndup(s, (size_t)(end - s))) == NULL ||
-            (shown = cairn_text_printable(line)) == NULL) {
-            free(line);
-            json_decref(a);
-            return NULL;
-        }
-        json_array_insert_new(a, 0, json_string(shown));
-        free(line);
-        free(shown);
-        n++;
-        p = end = s > tail ? s - 1 : s;
-    }
-    return a;
-}
-
-/* Keeps the candidate's failure as a program for the report. */
-static int fault(struct judge *j, const struct cairn_judge_run *run, enum cairn_judge_fault f,
-                 size_t n_inputs, const char *during, const char *what)
-{
-    char msg[512];
-    int st = run->status;
-
-    switch (f) {
-    case CAIRN_JUDGE_TIMEOUT:
-        snprintf(msg, sizeof(msg),
-                 "timed out: %zu of %zu answers within the %g s limit (--timeout)", run->n_lines,
-                 n_inputs, j->runner.timeout);
-        break;
-    case CAIRN_JUDGE_CRASHED:
-        snprintf(msg, sizeof(msg), "crashed: killed by signal %d (%s) after %zu of %zu answers",
-                 run->signal, strsignal(run->signal), run->n_lines, n_inputs);
-        break;
-    case CAIRN_JUDGE_EXITED:
-        snprintf(msg, sizeof(msg), "exited with status %d after %zu of %zu answers",
-                 WEXITSTATUS(st), run->n_lines, n_inputs);
-        break;
-    case CAIRN_JUDGE_TOO_FEW:
-        snprintf(msg, sizeof(msg), "too few lines: %zu answers for %zu inputs (it exited 0)",
-                 run->n_lines, n_inputs);
-        break;
-    case CAIRN_JUDGE_TOO_MUCH:
-        snprintf(msg, sizeof(msg), "printed more than 256 MiB without finishing its answers");
-        break;
-    default: snprintf(msg, sizeof(msg), "printed garbage: %s", what); break;
-    }
-    json_decref(j->fault);
-    j->fault = json_pack("{s:s, s:s, s:s, s:o*}", "kind", fault_word(f), "message", msg, "during",
-                         during, "stderr", stderr_lines(run->err_tail));
-    return j->fault != NULL ? -ECANCELED : -ENOMEM;
-}
-
-/* One answer line: the answer, and the line of play when given one. */
-static int parse_answer(const char *line, size_t len, json_t **given, json_t **play, char *why,
-                        size_t why_len)
-{
-    json_error_t e;
-    json_t *v;
-
-    *given = *play = NULL;
-    if (len > 0 && line[len - 1] == '\r')
-        len--;
-    if ((v = json_loadb(line, len, JSON_DECODE_ANY, &e)) == NULL) {
-        snprintf(why, why_len, "not JSON (%.80s): %.*s", e.text, (int)(len < 60 ? len : 60), line);
-        return -EINVAL;
-    }
-    if (!json_is_object(v)) {
-        *given = v;
-        return 0;
-    }
-    *given = json_incref(json_object_get(v, "answer"));
-    *play = json_incref(json_object_get(v, "play"));
-    json_decref(v);
-    if (*given == NULL || (*play != NULL && !json_is_array(*play))) {
-        snprintf(why, why_len, "an object needs \"answer\" and, if any, a \"play\" array: %.*s",
-                 (int)(len < 60 ? len : 60), line);
-        json_decref(*given);
-        json_decref(*play);
-        *given = *play = NULL;
-        return -EINVAL;
-    }
-    return 0;
-}
-
-/* Runs the candidate on cases[0..n) (their exact results known) and
- * grades each: 0, -ECANCELED when it failed as a program (j->fault). */
-static int answer(struct judge *j, struct judge_case *cases, size_t n, const char *during)
-{
-    struct cairn_judge_run run;
-    const char *line;
-    size_t i;
-    int rc;
-
-    j->lines.len = 0;
-    for (i = 0, rc = 0; rc == 0 && i < n; i++)
-        if ((rc = render_input(&j->lines, j->p, &cases[i].in)) == 0)
-            rc = cairn_buf_puts(&j->lines, "\n");
-    if (rc != 0)
-        return rc;
-    if ((rc = cairn_judge_run(j->cl, &j->runner, j->lines.data, j->lines.len, n, &run)) != 0)
-        return rc;
-    if (run.fault != CAIRN_JUDGE_RAN) {
-        rc = fault(j, &run, run.fault, n, during, NULL);
-        cairn_judge_run_free(&run);
-        return rc;
-    }
-    for (i = 0, line = run.out; rc == 0 && i < n; i++) {
-        const char *nl = strchr(line, '\n');
-        struct judge_case *c = &cases[i];
-        json_t *play_res = NULL;
-        char why[200], what[240];
-
-        json_decref(c->given);
-        json_decref(c->play);
-        c->play = NULL;
-        if (parse_answer(line, (size_t)(nl - line), &c->given, &play_res, why, sizeof(why)) != 0) {
-            snprintf(what, sizeof(what), "answer %zu: %.200s", i + 1, why);
-            rc = fault(j, &run, CAIRN_JUDGE_GARBAGE, n, during, what);
-            break;
-        }
-        if (play_res != NULL) {
-            json_t *played = NULL;
-
-            rc = solve(j, &c->in, play_res, &played);
-            json_decref(play_res);
-            /* Legal: the grading; illegal: the error naming the move. */
-            c->play = played == NULL  ? NULL
-                      : is_ok(played) ? json_incref(json_object_get(played, "play"))
-                                      : json_incref(json_object_get(played, "error"));
-            json_decref(played);
-        }
-        c->wrong = !json_equal(c->given, json_object_get(c->exact, "answer")) ||
-                   (c->play != NULL && !json_is_true(json_object_get(c->play, "optimal")));
-        line = nl + 1;
-    }
-    cairn_judge_run_free(&run);
-    return rc;
-}
-
-static void case_free(struct judge_case *c)
-{
-    cairn_judge_input_free(&c->in);
-    free(c->id);
-    json_decref(c->exact);
-    json_decref(c->given);
-    json_decref(c->play);
-    memset(c, 0, sizeof(*c));
-}
-
-/* The shrinker's tries: cairn says which are legal and their answers,
- * the candidate answers the legal ones in one run. */
-static int try_batch(void *ctx, const struct cairn_judge_input *tries, size_t n, int *verdict)
-{
-    struct judge *j = ctx;
-    struct judge_case *cases = calloc(n > 0 ? n : 1, sizeof(*cases));
-    size_t i, m = 0, *at = calloc(n > 0 ? n : 1, sizeof(*at));
-    int rc = cases == NULL || at == NULL ? -ENOMEM : 0;
-
-    for (i = 0; rc == 0 && i < n; i++) {
-        json_t *res = NULL;
-
-        if ((rc = solve(j, &tries[i], NULL, &res)) != 0)
-            break;
-        verdict[i] = -1;
-        if (!is_ok(res)) {
-            json_decref(res);
-            continue;
-        }
-        cases[m].in = tries[i]; /* borrowed: not freed below */
-        cases[m].exact = res;
-        at[m++] = i;
-    }
-    if (rc == 0 && m > 0)
-        rc = answer(j, cases, m, "shrinking");
-    for (i = 0; i < m; i++) {
-        if (rc == 0)
-            verdict[at[i]] = cases[i].wrong;
-        cases[i].in = (struct cairn_judge_input){ 0 };
-        case_free(&cases[i]);
-    }
-    free(cases);
-    free(at);
-    return rc;
-}
-
 /* ---- the command --------------------------------------------------------- */
-
-/* An executable file of that name in PATH (or the path given), made
- * absolute: malloc'd, or NULL. */
-static char *find_exe(const char *name)
-{
-    const char *path = getenv("PATH"), *p, *colon;
-    char buf[PATH_MAX];
-
-    if (strchr(name, '/') != NULL)
-        return access(name, X_OK) == 0 ? realpath(name, NULL) : NULL;
-    for (p = path != NULL ? path : "/usr/bin:/bin"; *p != '\0'; p = *colon ? colon + 1 : colon) {
-        colon = strchrnul(p, ':');
-        snprintf(buf, sizeof(buf), "%.*s/%s", (int)(colon - p), p, name);
-        if (colon > p && access(buf, X_OK) == 0)
-            return realpath(buf, NULL);
-    }
-    return NULL;
-}
-
-struct argv_buf {
-    char **v;
-    size_t n, cap;
-};
-
-static int push(struct argv_buf *a, const char *s)
-{
-    char *copy = s != NULL ? strdup(s) : NULL;
-
-    if (s != NULL && copy == NULL)
-        return -ENOMEM;
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 32;
-        char **v = realloc(a->v, cap * sizeof(*v));
-
-        if (v == NULL) {
-            free(copy);
-            return -ENOMEM;
-        }
-        a->v = v;
-        a->cap = cap;
-    }
-    a->v[a->n++] = copy;
-    return 0;
-}
-
-static void argv_free(char **v)
-{
-    size_t i;
-
-    for (i = 0; v != NULL && v[i] != NULL; i++)
-        free(v[i]);
-    free(v);
-}
-
-/*
- * The command as run.  In bubblewrap: no network (every namespace of its
- * own), a read-only view of the system (/usr, /bin, /lib*, /etc), a
- * private /tmp, the candidate's own files read-only at their real paths
- * (its arguments naming files are rewritten to those), and bwrap ends
- * with cairn.
- */
-static int build_argv(struct judge *j, const char *exe, const char *bwrap)
-{
-    static const char *const system_dirs[] = { "/bin",   "/sbin",   "/lib", "/lib32",
-                                               "/lib64", "/libx32", "/etc" };
-    struct argv_buf a = { 0 };
-    size_t i;
-    int rc = 0;
-
-    if (bwrap != NULL) {
-        const char *pre[] = { bwrap,           "--unshare-all", "--die-with-parent",
-                              "--new-session", "--ro-bind",     "/usr",
-                              "/usr" };
-
-        for (i = 0; rc == 0 && i < sizeof(pre) / sizeof(pre[0]); i++)
-            rc = push(&a, pre[i]);
-        for (i = 0; rc == 0 && i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
-            if ((rc = push(&a, "--ro-bind-try")) == 0 && (rc = push(&a, system_dirs[i])) == 0)
-                rc = push(&a, system_dirs[i]);
-        const char *post[] = { "--proc", "/proc",     "--dev", "/dev", "--tmpfs",
-                               "/tmp",   "--ro-bind", exe,     exe };
-        for (i = 0; rc == 0 && i < sizeof(post) / sizeof(post[0]); i++)
-            rc = push(&a, post[i]);
-        for (i = 1; rc == 0 && i < j->o->n_cmd; i++) {
-            struct stat st;
-            char *real;
-
-            if (stat(j->o->cmd[i], &st) != 0 || !S_ISREG(st.st_mode) ||
-                (real = realpath(j->o->cmd[i], NULL)) == NULL)
-                continue;
-            if ((rc = push(&a, "--ro-bind")) == 0 && (rc = push(&a, real)) == 0)
-                rc = push(&a, real);
-            free(real);
-        }
-        if (rc == 0 && (rc = push(&a, "--chdir")) == 0 && (rc = push(&a, "/")) == 0)
-            rc = push(&a, "--");
-    }
-    if (rc == 0)
-        rc = push(&a, exe);
-    for (i = 1; rc == 0 && i < j->o->n_cmd; i++) {
-        struct stat st;
-        char *real = bwrap != NULL && stat(j->o->cmd[i], &st) == 0 && S_ISREG(st.st_mode)
-                         ? realpath(j->o->cmd[i], NULL)
-                         : NULL;
-
-        rc = push(&a, real != NULL ? real : j->o->cmd[i]);
-        free(real);
-    }
-    if (rc == 0)
-        rc = push(&a, NULL);
-    if (rc != 0) {
-        a.v[a.n > 0 ? a.n - 1 : 0] = NULL;
-        argv_free(a.v);
-        return rc;
-    }
-    j->runner.argv = a.v;
-    return 0;
-}
-
-/* The runner: the command found, and bwrap unless --no-sandbox or not
- * installed; an installed bwrap that cannot run here is an error that
- * names --no-sandbox, never a silent run without it. */
-static int settle_runner(struct judge *j)
-{
-    char *exe = find_exe(j->o->cmd[0]), *bwrap = NULL;
-    struct cairn_judge_run probe;
-    int rc;
-
-    if (exe == NULL)
-        return cairn_client_fail(j->cl, -ENOENT, "judge: %s: no such executable file%s",
-                                 j->o->cmd[0], strchr(j->o->cmd[0], '/') ? "" : " in PATH");
-    j->sandbox = "none (--no-sandbox)";
-    if (!j->o->no_sandbox) {
-        bwrap = find_exe("bwrap");
-        j->sandbox = bwrap != NULL ? "bwrap (no network, read-only system, private /tmp)"
-                                   : "none (bwrap is not installed; Debian's bubblewrap)";
-    }
-    if (bwrap != NULL) {
-        /* /usr/bin/true inside the same sandbox: it must exit 0. */
-        char *const probe_cmd[] = { "/usr/bin/true" };
-        struct cairn_judge_opts po = *j->o;
-        const struct cairn_judge_opts *keep = j->o;
-
-        po.cmd = probe_cmd;
-        po.n_cmd = 1;
-        j->o = &po;
-        rc = build_argv(j, "/usr/bin/true", bwrap);
-        j->o = keep;
-        if (rc == 0)
-            rc = cairn_judge_run(j->cl, &j->runner, "", 0, 1, &probe);
-        argv_free(j->runner.argv);
-        j->runner.argv = NULL;
-        if (rc == 0 && probe.fault != CAIRN_JUDGE_TOO_FEW) {
-            char *err = cairn_text_printable(probe.err_tail);
-
-            rc = cairn_client_fail(j->cl, -ENOTSUP,
-                                   "judge: bwrap is installed (%s) but cannot run a sandbox "
-                                   "here: %s; --no-sandbox runs the candidate without one",
-                                   bwrap, err != NULL ? err : "(out of memory)");
-            free(err);
-        }
-        if (rc == 0)
-            cairn_judge_run_free(&probe);
-        else if (probe.out != NULL)
-            cairn_judge_run_free(&probe);
-        if (rc != 0) {
-            free(exe);
-            free(bwrap);
-            return rc;
-        }
-    }
-    rc = build_argv(j, exe, bwrap);
-    j->runner.sandboxed = bwrap != NULL;
-    free(exe);
-    free(bwrap);
-    return rc;
-}
 
 static int check_args(struct judge *j, uint64_t *count, uint64_t *seed)
 {
@@ -582,7 +106,7 @@ static int make_cases(struct judge *j, const struct cairn_gen_game *g,
         }
         for (a = 0; a < x->k; a++)
             memcpy(x->v + a * x->n, in.v[a], x->n * sizeof(int64_t));
-        if ((rc = solve(j, x, NULL, &c->exact)) == 0 && !is_ok(c->exact))
+        if ((rc = cairn_judge_solve(j, x, NULL, &c->exact)) == 0 && !cairn_judge_is_ok(c->exact))
             rc = cairn_client_fail(j->cl, -EPROTO,
                                    "judge: cairn refuses a position cairn gen made (a bug): %.*s",
                                    (int)(j->rec.len < 300 ? j->rec.len : 300), j->rec.data);
@@ -617,7 +141,7 @@ static json_t *input_json(struct judge *j, const struct cairn_judge_input *in)
     json_t *v;
 
     j->lines.len = 0;
-    if (render_input(&j->lines, j->p, in) != 0)
+    if (cairn_judge_render_input(&j->lines, j->p, in) != 0)
         return NULL;
     v = json_loadb(j->lines.data, j->lines.len, 0, NULL);
     return v;
@@ -635,21 +159,21 @@ static int shrink_kind(struct judge *j, const char *kind, size_t n_kind,
 
     if ((rc = cairn_judge_input_copy(&c.in, &from->in)) != 0)
         return rc;
-    rc = cairn_judge_shrink(&c.in, try_batch, j, &runs);
+    rc = cairn_judge_shrink(&c.in, cairn_judge_try_batch, j, &runs);
     minimal = rc == 0;
     if (rc == -ECANCELED)
         rc = 0; /* the candidate failed while shrinking: j->fault says how */
     if (rc == 0)
-        rc = solve(j, &c.in, NULL, &c.exact);
+        rc = cairn_judge_solve(j, &c.in, NULL, &c.exact);
     /* Its answer to the input reached, alone (the shrinker's were many). */
-    if (rc == 0 && (rc = answer(j, &c, 1, "shrinking")) == -ECANCELED)
+    if (rc == 0 && (rc = cairn_judge_answer(j, &c, 1, "shrinking")) == -ECANCELED)
         rc = 0;
     if (rc != 0) {
-        case_free(&c);
+        cairn_judge_case_free(&c);
         return rc;
     }
     if ((own = c.given != NULL && c.wrong ? kind_of(j, &c) : strdup(kind)) == NULL) {
-        case_free(&c);
+        cairn_judge_case_free(&c);
         return -ENOMEM;
     }
     /* Two kinds that shrank to one input: once. */
@@ -663,7 +187,7 @@ static int shrink_kind(struct judge *j, const char *kind, size_t n_kind,
 
             json_array_append_new(
                 also, json_pack("{s:s, s:I}", "kind", kind, "count", (json_int_t)n_kind));
-            case_free(&c);
+            cairn_judge_case_free(&c);
             free(own);
             return 0;
         }
@@ -675,7 +199,7 @@ static int shrink_kind(struct judge *j, const char *kind, size_t n_kind,
                   json_object_get(c.exact, "answer"), "moves", json_object_get(c.exact, "moves"),
                   "play", c.play, "from", "id", from->id, "input", input_json(j, &from->in),
                   "rounds", (json_int_t)runs, "minimal", minimal, "also");
-    case_free(&c);
+    cairn_judge_case_free(&c);
     free(own);
     if (f == NULL)
         return -ENOMEM;
@@ -791,12 +315,12 @@ static int judge(struct judge *j, int *failed)
         (rc = cairn_gen_solver_open(j->cl, dir, &j->s)) != 0 ||
         (rc = cairn_gen_find_game(j->cl, "judge", j->s, j->o->variant, dir, &j->p, &g)) != 0 ||
         (rc = cairn_gen_settle_space(j->cl, "judge", j->p, g, j->o->size, j->extended, &sp)) != 0 ||
-        (rc = settle_runner(j)) != 0)
+        (rc = cairn_judge_settle_runner(j)) != 0)
         return rc;
     if ((cases = calloc(count, sizeof(*cases))) == NULL)
         return -ENOMEM;
     rc = make_cases(j, g, &sp, seed, count, cases);
-    if (rc == 0 && (rc = answer(j, cases, count, "the first run")) == -ECANCELED)
+    if (rc == 0 && (rc = cairn_judge_answer(j, cases, count, "the first run")) == -ECANCELED)
         rc = 0;
     for (i = 0; rc == 0 && j->fault == NULL && i < count; i++)
         wrong += cases[i].wrong != 0;
@@ -832,7 +356,7 @@ static int judge(struct judge *j, int *failed)
         rc = cairn_judge_write_html(j->cl, report, j->o->html);
     *failed = wrong > 0 || j->fault != NULL;
     for (i = 0; i < count; i++)
-        case_free(&cases[i]);
+        cairn_judge_case_free(&cases[i]);
     free(cases);
     json_decref(failures);
     json_decref(report);
@@ -859,7 +383,7 @@ int cairn_cmd_judge(struct cairn_client *cl, const struct cairn_judge_opts *o, i
     sigaction(SIGPIPE, &old, NULL);
     if (rc == -ENOMEM && cl->msg == NULL)
         cairn_client_fail(cl, rc, "judge: out of memory");
-    argv_free(j.runner.argv);
+    cairn_judge_argv_free(j.runner.argv);
     cairn_buf_free(&j.rec);
     cairn_buf_free(&j.lines);
     json_decref(j.fault);
