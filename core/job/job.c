@@ -79,8 +79,8 @@ static void after_hand_back(uv_work_t *req, int status)
                   job->claim.base, step, why, job->claim.back_name);
     else
         cairn_log(job->env.log, CAIRN_LOG_ERROR,
-                  "job %s: cannot %s: %s; cannot hand it back to the spool (%s): left in "
-                  ".cairn/active/ for another try from there",
+                  "job %s: cannot %s: %s; left in .cairn/active/ for another try from there "
+                  "(it cannot go back to the spool: %s)",
                   job->claim.base, step, why, uv_strerror(job->back_rc));
     if (job->back_rc == 0)
         job->back_as = job->claim.back_name;

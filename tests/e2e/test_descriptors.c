@@ -186,9 +186,9 @@ START_TEST(emfile_with_its_name_taken_in_the_spool_runs_from_active)
                   "the job left in active/ or the new one never ran (rescan_interval_s 0); "
                   ".cairn/active/ holds: %s; the spool: %s",
                   th_list_dir(e.active, " "), th_list_dir(e.in, " "));
-    TH_REQUIRE(th_log_has(p, "job a: cannot open the job file: too many open files; cannot hand "
-                             "it back to the spool (file already exists): left in "
-                             ".cairn/active/ for another try from there"),
+    TH_REQUIRE(th_log_has(p, "job a: cannot open the job file: too many open files; left in "
+                             ".cairn/active/ for another try from there (it cannot go back to "
+                             "the spool: file already exists)"),
                "the log does not say the job stayed in .cairn/active/");
     /* The input leaves active/ just after its summary is published. */
     TH_EVENTUALLY(jobs_in(e.active) == 0, 30000, ".cairn/active/ still holds: %s",
