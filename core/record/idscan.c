@@ -104,7 +104,7 @@ static void step(struct cairn_idscan *sc, char c)
     switch (sc->state) {
     case ST_START:
         if (c == '{')
-            sc->state = ST_FIRST;
+            sc->state = ST_FIRST, sc->opened = 1;
         else if (!is_ws(c))
             sc->state = ST_STOPPED;
         return;

@@ -43,7 +43,8 @@ struct cairn_idscan {
     char key[8];    /* the key so far, while it may still be id or variant */
     size_t key_len;
     int key_odd;  /* the key is neither, or has an escape */
-    int complete; /* the top-level object's closing brace was seen */
+    int opened;   /* the top-level object's opening brace was seen */
+    int complete; /* and its closing brace */
     struct cairn_idscan_member id, variant;
     char id_buf[CAIRN_IDSCAN_ID_MAX];
     char variant_buf[CAIRN_IDSCAN_VARIANT_MAX];

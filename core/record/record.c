@@ -616,3 +616,28 @@ int cairn_record_error(uint64_t line_no, enum cairn_code code, const char *messa
         return -ENOMEM;
     return 0;
 }
+
+int cairn_record_error_noted(const struct cairn_record_ctx *ctx, uint64_t line_no,
+                             enum cairn_code code, const char *message, const char *note, size_t n,
+                             struct cairn_buf *out, struct cairn_tally *tally)
+{
+    struct rec r = { .line_no = line_no, .plugin_index = ctx->reg->n_plugins };
+    struct cairn_idscan sc;
+    size_t mark = out->len;
+    int rc = 0;
+
+    cairn_idscan_init(&sc);
+    cairn_idscan_feed(&sc, note, n);
+    /* The note's object is complete only when the line's was. */
+    take_scanned(&r, ctx, &sc, 1);
+    tally->records++;
+    tally->errors[code]++;
+    tally->variant_err[r.plugin_index]++;
+    if (cairn_render_head(out, line_no, &r.id, r.plugin) != 0 ||
+        cairn_render_error_tail(out, code, message) != 0) {
+        out->len = mark;
+        rc = -ENOMEM;
+    }
+    json_decref(r.scanned_id);
+    return rc;
+}
