@@ -509,8 +509,7 @@ static void take_scanned(struct rec *r, const struct cairn_record_ctx *ctx,
 
         if (json_is_string(v))
             r->plugin = cairn_registry_find(ctx->reg, json_string_value(v));
-        if (!cairn_arena_installed())
-            json_decref(v);
+        json_decref(v); /* malloc's, outside a record's arena */
     } else if (use_default && sc->complete && sc->variant.state == 0 &&
                ctx->default_variant != NULL) {
         r->plugin = cairn_registry_find(ctx->reg, ctx->default_variant);
@@ -597,10 +596,9 @@ int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratc
 done:
     /* With the arena, dropping the whole tree is one reset, not a walk
      * over 50 000 nodes. */
-    if (!cairn_arena_installed()) {
+    if (!cairn_arena_installed())
         json_decref(r.root);
-        json_decref(r.scanned_id);
-    }
+    json_decref(r.scanned_id); /* at most a small scalar */
     cairn_arena_end(&s->arena);
     return rc;
 }
