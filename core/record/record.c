@@ -626,7 +626,9 @@ int cairn_record_error_noted(const struct cairn_record_ctx *ctx, uint64_t line_n
 
     cairn_idscan_init(&sc);
     cairn_idscan_feed(&sc, note, n);
-    /* The note's object is complete only when the line's was. */
+    /* A note cut short may end in a number, which a blank ends.  Its
+     * object is complete only when the line's was. */
+    cairn_idscan_feed(&sc, " ", 1);
     take_scanned(&r, ctx, &sc, 1);
     tally->records++;
     tally->errors[code]++;

@@ -253,6 +253,48 @@ START_TEST(errors_before_a_tree_keep_id_and_variant)
 }
 END_TEST
 
+/* A line the cutter did not keep: its error line carries what the note
+ * says of its id and variant (linecut.h), and is counted under that
+ * variant; the default one only for a note of a whole object. */
+START_TEST(a_line_not_kept_keeps_the_noted_id_and_variant)
+{
+    static const struct {
+        const char *note, *def, *id, *variant;
+    } cases[] = {
+        { "{\"id\":\"x\",\"variant\":\"877\"}", NULL, "\"x\"", "stone-game" },
+        { "{\"id\":2}", "1406", "2", "stone-game-iii" },
+        { "{\"id\":2", "1406", "2", NULL },
+        { "{\"variant\":\"nope\"}", "1406", NULL, NULL },
+        { "", "1406", NULL, NULL },
+    };
+
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        struct cairn_record_ctx ctx = { .reg = &g_reg, .default_variant = cases[k].def };
+        const struct cairn_plugin_handle *h =
+            cases[k].variant ? cairn_registry_find(&g_reg, cases[k].variant) : NULL;
+        struct cairn_buf out = { 0 };
+        struct cairn_tally t;
+        json_t *j;
+
+        ck_assert_int_eq(cairn_tally_init(&t, g_reg.n_plugins), 0);
+        ck_assert_int_eq(cairn_record_error_noted(&ctx, 3, CAIRN_CODE_TOO_LARGE, "too long",
+                                                  cases[k].note, strlen(cases[k].note), &out, &t),
+                         0);
+        snprintf(g_out, sizeof(g_out), "%.*s", (int)out.len, out.data);
+        j = json_loadb(out.data, out.len, JSON_REJECT_DUPLICATES, NULL);
+        ck_assert_msg(j != NULL, "not JSON: %s", g_out);
+        ck_assert_msg(strcmp(code_of(j), "too_large") == 0, "%s", g_out);
+        expect_id_variant(j, cases[k].id, cases[k].variant);
+        ck_assert_uint_eq(t.records, 1);
+        ck_assert_uint_eq(t.errors[CAIRN_CODE_TOO_LARGE], 1);
+        ck_assert_uint_eq(t.variant_err[h ? (size_t)(h - g_reg.plugins) : g_reg.n_plugins], 1);
+        json_decref(j);
+        cairn_tally_free(&t);
+        cairn_buf_free(&out);
+    }
+}
+END_TEST
+
 static Suite *big_suite(void)
 {
     Suite *s = suite_create("record_big");
@@ -268,6 +310,7 @@ static Suite *big_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, too_large_keeps_id_and_variant);
     tcase_add_test(tc, errors_before_a_tree_keep_id_and_variant);
+    tcase_add_test(tc, a_line_not_kept_keeps_the_noted_id_and_variant);
     suite_add_tcase(s, tc);
     return s;
 }
