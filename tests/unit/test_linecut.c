@@ -110,7 +110,10 @@ START_TEST(a_long_id_is_not_kept)
 {
     size_t n = 5000;
     char *in = malloc(n + 64), got[256];
-    int k = sprintf(in, "{\"variant\":\"877\",\"id\":\"");
+    int k;
+
+    ck_assert_ptr_nonnull(in);
+    k = sprintf(in, "{\"variant\":\"877\",\"id\":\"");
 
     memset(in + k, 'x', n);
     strcpy(in + k + n, "\"}\n");
