@@ -133,7 +133,7 @@ static void accuracy_chart(const struct cairn_report *r, FILE *out)
         if (v->checked == 0) {
             fprintf(out,
                     "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"18\" fill=\"#eef1f4\"/>"
-                    "<text x=\"%d\" y=\"%d\">no expected answers</text></g>\n",
+                    "<text x=\"%d\" y=\"%d\">no given answers</text></g>\n",
                     LABEL_W, y + 2, BAR_W, LABEL_W + 8, y + 16);
             continue;
         }
