@@ -42,6 +42,9 @@
 
 #define CAIRN_REPORT_MISMATCHES 10 /* shown per variant, unless --mismatches says */
 #define CAIRN_REPORT_BLUNDERS   10 /* kept per variant: costs are in each game's units */
+/* Traps kept by name per variant; the others pooled as "(other)": ids
+ * that are not cairn gen's ("user:1234") may name one per record. */
+#define CAIRN_REPORT_TRAPS 64
 /* First non-optimal plies: 0, 1, 2, 3, 4-7, 8-15, 16-31, 32 and more. */
 #define CAIRN_REPORT_PLY_BUCKETS 8
 /* A position shown in a table is cut to this many bytes (and "..."). */

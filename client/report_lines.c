@@ -456,6 +456,12 @@ static int add_trap(struct cairn_rep_variant *v, const json_t *o, int match)
     for (i = 0; i < v->n_traps; i++)
         if (strcmp(v->traps[i].name, name) == 0)
             break;
+    if (i == v->n_traps && i >= CAIRN_REPORT_TRAPS) {
+        snprintf(name, sizeof(name), "(other)");
+        for (i = CAIRN_REPORT_TRAPS; i < v->n_traps; i++)
+            if (strcmp(v->traps[i].name, name) == 0)
+                break;
+    }
     if (i == v->n_traps) {
         if (cairn_grow((void **)&v->traps, &v->cap_traps, v->n_traps + 1, sizeof(*v->traps)) != 0)
             return -ENOMEM;

@@ -14,7 +14,9 @@
 #   3. --json gives job names and ids byte for byte when they are UTF-8
 #      (not the printable escaping of the text), and a job name that is
 #      not UTF-8 escaped with "job_escaped": true;
-#   4. a plugin refused while solving the smallest inputs again is logged
+#   4. (with 1) ids that are not cairn gen's give at most 64 traps a
+#      variant, the rest pooled as "(other)";
+#   5. a plugin refused while solving the smallest inputs again is logged
 #      as the report's ("report: plugin refused"), not gen's.
 # The baseline is measured, not assumed (as test_client_memory.c does):
 # the least limit, to 1 MiB, under which the report of one mismatch runs.
@@ -112,6 +114,22 @@ page = open(os.path.join(tmp, "all.html")).read()
 assert page.count('<div class="rec"') == 60000, page.count('<div class="rec"')
 PY
 
+# Traps are names from the ids: ids that are not cairn gen's may give one
+# per record; past 64 a variant's others are pooled, not kept one by one.
+awk 'BEGIN { for (i = 1; i <= 200; i++)
+    printf "{\"line\":%d,\"id\":\"rec:%d\",\"variant\":\"stone-game-iii\",\"status\":\"ok\",\"answer\":\"Alice\",\"match\":%s,\"expected\":\"Alice\"}\n", i, i, i % 4 ? "true" : "false"
+}' >"$tmp/traps.results.jsonl"
+"$cairn" -c "$tmp/c.json" report "$tmp/traps.results.jsonl" --json >"$tmp/traps.json" \
+    2>"$tmp/traps.err" || fail "report of 200 traps: $(cat "$tmp/traps.err")"
+python3 - "$tmp/traps.json" <<'PY' || exit 1
+import json, sys
+t = json.load(open(sys.argv[1]))["by_trap"]
+assert len(t) == 65, len(t)
+assert [x["trap"] for x in t[:64]] == [str(i) for i in range(1, 65)], t[:3]
+assert t[64]["trap"] == "(other)" and t[64]["checked"] == 136, t[64]
+assert sum(x["matches"] for x in t) == 150, t
+PY
+
 # ---- 2. lines that cannot be read are named, never taken for the end
 cp "$tmp/one.results.jsonl" "$tmp/damaged.results.jsonl"
 printf '{"line":2,"id":"x"\n' >>"$tmp/damaged.results.jsonl"
@@ -168,7 +186,7 @@ assert mm[1]["job_escaped"] is True and mm[1]["job"].startswith("k") and mm[1]["
 assert all(ord(c) < 128 for c in mm[1]["job"]), mm[1]
 PY
 
-# ---- 4. the report's own name on plugins refused
+# ---- 5. the report's own name on plugins refused
 mkdir "$tmp/plugins"
 cp "$plugins"/*.so "$tmp/plugins/"
 printf 'not a plugin\n' >"$tmp/plugins/zz-junk.so"
