@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jsonscan.h"
 #include "jsontext.h"
 #include "registry.h"
 
@@ -528,8 +529,14 @@ static int add_line(struct cairn_report *r, const char *line, size_t len, const 
     int rc = 0;
 
     if (o == NULL) {
+        enum cairn_json_kind kind;
+        struct cairn_json_fault fault;
+
         json_decref(record);
-        if (json_error_code(&e) == json_error_out_of_memory)
+        /* jansson says "invalid token" when a string's copy fails, too:
+         * the scanner, which builds nothing, tells memory from damage. */
+        if (json_error_code(&e) == json_error_out_of_memory ||
+            cairn_json_scan(line, len, &kind, &fault) != -EINVAL)
             return cairn_client_fail(r->cl, -ENOMEM,
                                      "%s:%llu: the line (%zu bytes) does not fit in memory",
                                      at->file, at->no, len);
@@ -537,9 +544,9 @@ static int add_line(struct cairn_report *r, const char *line, size_t len, const 
          * out, and the report goes on with the other lines. */
         r->damaged++;
         fprintf(stderr,
-                "cairn: warning: %s:%llu: not a JSON result line (column %d: %s); left out of "
+                "cairn: warning: %s:%llu: not a JSON result line (column %zu: %s); left out of "
                 "the report\n",
-                at->file, at->no, e.column, e.text);
+                at->file, at->no, fault.column, fault.what);
         return 0;
     }
     v = cairn_report_variant(r, vname ? vname : CAIRN_VARIANT_UNRESOLVED);
