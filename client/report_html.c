@@ -326,6 +326,7 @@ int cairn_report_html(const struct cairn_report *r, FILE *out)
     char when[32];
     time_t now = time(NULL);
     struct tm tm;
+    int rc;
 
     gmtime_r(&now, &tm);
     strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -359,12 +360,14 @@ int cairn_report_html(const struct cairn_report *r, FILE *out)
     fputs("<h2>Accuracy by trap</h2>\n", out);
     cairn_report_html_traps(r, out);
     fputs("<h2>Mismatches per variant</h2>\n", out);
-    cairn_report_html_mismatches(r, out);
+    if ((rc = cairn_report_html_mismatches(r, out)) != 0)
+        return rc;
     fputs("<h2>Graded play</h2>\n", out);
     cairn_report_html_play(r, out);
     fputs("<h2>Jobs</h2>\n", out);
     jobs_table(r, out);
-    cairn_report_html_records(r, out);
+    if ((rc = cairn_report_html_records(r, out)) != 0)
+        return rc;
     fputs("</body></html>\n", out);
     return ferror(out) ? -EIO : 0;
 }

@@ -207,13 +207,15 @@ static int mismatch_record(const struct cairn_rep_mismatch *m, void *data)
 /* The whole records behind the tables' line links, each folded: the shown
  * mismatches' (read from the spill with --mismatches all), then the
  * blunders' and smallest inputs' that are not among them. */
-void cairn_report_html_records(const struct cairn_report *r, FILE *out)
+int cairn_report_html_records(const struct cairn_report *r, FILE *out)
 {
     struct records rs = { .out = out };
     const struct cairn_rep_where **more;
     size_t n = 0, i, k, cap = 0;
+    int rc = cairn_report_each_mismatch(r, NULL, mismatch_record, &rs);
 
-    cairn_report_each_mismatch(r, NULL, mismatch_record, &rs);
+    if (rc != 0)
+        return rc;
     for (i = 0; i < r->n_variants; i++)
         cap += r->variants[i].n_bl + 1;
     if (cap > 0 && (more = calloc(cap, sizeof(*more))) != NULL) {
@@ -238,6 +240,7 @@ void cairn_report_html_records(const struct cairn_report *r, FILE *out)
     }
     if (rs.any)
         fputs("</div>\n", out);
+    return 0;
 }
 
 /* A name or an id: one line, cut with an ellipsis, whole in its tooltip. */
@@ -388,16 +391,16 @@ static int mismatch_row(const struct cairn_rep_mismatch *m, void *data)
     return 0;
 }
 
-void cairn_report_html_mismatches(const struct cairn_report *r, FILE *out)
+int cairn_report_html_mismatches(const struct cairn_report *r, FILE *out)
 {
     size_t k;
-    int any = 0;
+    int any = 0, rc;
 
     for (k = 0; k < r->n_variants; k++)
         any |= r->variants[k].mismatches > 0;
     if (!any) {
         fputs("<p id=\"mismatches-none\">No given answer differs from cairn's.</p>\n", out);
-        return;
+        return 0;
     }
     fputs("<div id=\"mismatch-list\">\n", out);
     for (k = 0; k < r->n_variants; k++) {
@@ -419,7 +422,8 @@ void cairn_report_html_mismatches(const struct cairn_report *r, FILE *out)
                 "\" data-mismatches=\"%llu\"><tr><th>job</th><th class=\"n\">line</th>"
                 "<th>id</th><th>given</th><th>exact</th><th>position</th></tr>\n",
                 (unsigned long long)v->mismatches);
-        cairn_report_each_mismatch(r, v->name, mismatch_row, out);
+        if ((rc = cairn_report_each_mismatch(r, v->name, mismatch_row, out)) != 0)
+            return rc;
         fputs("</table>\n", out);
     }
     fputs("</div>\n<p class=\"note\">Given: the candidate's answer, the record's "
@@ -436,4 +440,5 @@ void cairn_report_html_mismatches(const struct cairn_report *r, FILE *out)
         fputs(".", out);
     }
     fputs("</p>\n", out);
+    return 0;
 }
