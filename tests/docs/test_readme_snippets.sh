@@ -42,7 +42,7 @@ echo "ok: the analysis bound names stone-game-vi, -viii and -ix"
 
 # The pages, each with the least number of snippets it must run (so a
 # marker or fence gone wrong cannot quietly turn a page's snippets off).
-pages="README.md:1 docs/contract.md:1 docs/evaluation.md:8 docs/scale-out.md:2 bench/README.md:1 examples/plugin/README.md:4"
+pages="README.md:1 docs/contract.md:1 docs/evaluation.md:8 docs/games.md:1 docs/scale-out.md:2 bench/README.md:1 examples/plugin/README.md:4"
 for f in "$src"/docs/*.md; do
     p=docs/${f##*/}
     case " $pages " in *" $p:"*) ;; *) pages="$pages $p:0" ;; esac
