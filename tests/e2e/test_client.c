@@ -1113,9 +1113,12 @@ START_TEST(report_text)
     TH_REQUIRE(strstr(r.out, "errors by code: bad_json 1, bad_record 2, unknown_variant 1, "
                              "invalid_input 1, constraint 2, too_large 1, internal 0\n"),
                "codes:\n%s", r.out);
-    TH_REQUIRE(strstr(r.out, "\nerrors of stone-game: invalid_input 1, constraint 1\n") &&
-                   strstr(r.out, "\nerrors of none: bad_json 1, bad_record 2, unknown_variant 1\n"),
-               "errors by code per variant:\n%s", r.out);
+    /* The line that is not JSON names its variant before the mistake: it
+     * counts under it. */
+    TH_REQUIRE(
+        strstr(r.out, "\nerrors of stone-game: bad_json 1, invalid_input 1, constraint 1\n") &&
+            strstr(r.out, "\nerrors of none: bad_record 2, unknown_variant 1\n"),
+        "errors by code per variant:\n%s", r.out);
     TH_REQUIRE(strstr(r.out, "accuracy of the given answers: 11 checked: 10 match, 1 differ "
                              "(90.9%)\n"),
                "accuracy:\n%s", r.out);
