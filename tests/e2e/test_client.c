@@ -198,7 +198,7 @@ START_TEST(submit_wait_without_expected_answers)
     th_write_text(path, "{\"variant\":\"stone-game-iv\",\"input\":{\"n\":7}}\n");
     r = cairn(&e, "submit", "--wait", "--name", "plain", path);
     TH_REQUIRE(r.status == 0, "submit --wait exited %d: %s%s", r.status, r.out, r.err);
-    TH_REQUIRE(strstr(r.out, "plain: ok, 1 record: 1 ok, 0 errors; no expected answers (") != NULL,
+    TH_REQUIRE(strstr(r.out, "plain: ok, 1 record: 1 ok, 0 errors; no given answers (") != NULL,
                "outcome line: %s", r.out);
     th_run_free(&r);
     th_cleanup();
@@ -220,8 +220,8 @@ START_TEST(submit_wait_ok)
     TH_REQUIRE(generated_name(name, "official"), "job name \"%s\" is not official-TIME-HEX", name);
     second = strchr(r.out, '\n') + 1;
     TH_REQUIRE(strncmp(second, name, strlen(name)) == 0 &&
-                   strstr(second, ": ok, 8 records: 8 ok, 0 errors; expected answers: 8 match, "
-                                  "0 differ") != NULL,
+                   strstr(second, ": ok, 8 records: 8 ok, 0 errors; given vs exact answers: 8 "
+                                  "match, 0 differ") != NULL,
                "outcome line: %s", second);
     /* Off a terminal: no progress line, nothing on stderr. */
     TH_REQUIRE(r.err[0] == '\0' && strchr(r.out, '\r') == NULL, "not quiet: %s", r.err);
