@@ -185,7 +185,7 @@ static int64_t line_of(const json_t *j)
     return (int64_t)json_integer_value(json_object_get(j, "line"));
 }
 
-/* Physical numbers of the non-blank lines of in (SPEC section 2). */
+/* Physical numbers of the non-blank lines of in (cairnd(8), RECORDS). */
 static size_t nonblank_lines(const char *in, size_t len, uint64_t *nos, size_t cap)
 {
     size_t pos = 0, n = 0;
@@ -275,7 +275,7 @@ static char *mixed_records(size_t n, uint64_t seed, size_t *len)
     return b.data;
 }
 
-/* The official examples of SPEC section 1, each with its answer. */
+/* The official examples of the first three games (docs/games.md), each with its answer. */
 static const struct {
     const char *record;
     const char *answer;
@@ -1240,7 +1240,7 @@ END_TEST
  * beside it the output must equal it; otherwise every record must be ok
  * (and match, when it says what it expects), except in files whose name
  * says they hold errors (error, bad, invalid), where error lines with a
- * SPEC code are expected too. */
+ * contract error code are expected too. */
 static void check_example_file(const char *dir, const char *name)
 {
     static const char *const codes[] = {

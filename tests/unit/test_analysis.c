@@ -794,7 +794,7 @@ static void expect_fake_text(const struct cairn_plugin *d, int analysis, const c
     free(text);
 }
 
-/* What analyze() reports becomes the result code SPEC section 3 gives
+/* What analyze() reports becomes the result code contract.md, Errors, gives
  * it, its message kept, or said for it when it left none. */
 START_TEST(plugin_statuses_become_result_codes)
 {
