@@ -1,6 +1,6 @@
 /*
  * peers_a.c - ported published solutions (see peers.h) of stone-game-iv,
- * -v, -vi and -vii: for each, the fastest one VARIANTS.md names, ported
+ * -v, -vi and -vii: for each, the fastest of those docs/games.md lists, ported
  * line by line from kamyu104/LeetCode-Solutions (Python ints become
  * int64_t, lists become malloc'd arrays, allocated inside the timed call as
  * the original allocates inside its method).

@@ -13,7 +13,7 @@ static int open_plugins(void *data, struct cairn_client *cl)
 {
     struct cairn_gen_solver **s = data;
 
-    return cairn_gen_solver_open(cl, cl->cfg.plugin_dir, s);
+    return cairn_gen_solver_open_as(cl, cl->cfg.plugin_dir, "report", s);
 }
 
 static int solve_line(void *data, const char *line, size_t len, const char **result,

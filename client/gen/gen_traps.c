@@ -1,7 +1,7 @@
 /*
  * gen_traps.c - cairn gen --traps for the games played on a row
  * (stone-game, -ii, -iii, -v, -vii, -viii, predict-the-winner): inputs
- * built around each game's traps (VARIANTS.md), where a uniformly drawn
+ * built around each game's traps (docs/games.md), where a uniformly drawn
  * row almost never goes: ties and equal values, tiny value ranges, even
  * and odd lengths, an end that looks better than it is, big values behind
  * small ones.  The others are in gen_traps_count.c.

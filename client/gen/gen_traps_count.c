@@ -111,7 +111,7 @@ int cairn_gen_traps_iv(struct cairn_gen_rng *r, const struct cairn_gen_space *sp
 /* ---- stone-game-vi: draws, near draws, stones worth more to the other -- */
 
 /* A draw: every stone has a + b = s and sum(b) = s * ceil(n / 2), so
- * whatever the order of play the margin is 0 (VARIANTS.md).  Needs n >= 2;
+ * whatever the order of play the margin is 0 (docs/games.md).  Needs n >= 2;
  * an odd n needs s >= 2n / (n - 1) and s <= 2 hi n / (n + 1) (values
  * 1..hi). */
 static void draw(struct cairn_gen_rng *r, int64_t hi, struct cairn_gen_input *in)
@@ -256,7 +256,7 @@ int cairn_gen_traps_ix(struct cairn_gen_rng *r, const struct cairn_gen_space *sp
 int cairn_gen_traps_srg(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
                         struct cairn_gen_input *in)
 {
-    /* The stones removed after each move: 10, 10 + 9, ... (VARIANTS.md);
+    /* The stones removed after each move: 10, 10 + 9, ... (docs/games.md);
      * the winner changes between c - 1 and c. */
     static const int64_t edge[] = { 10, 19, 27, 34, 40, 45, 49, 52, 54 };
     int64_t near[2 * sizeof(edge) / sizeof(edge[0])], n;

@@ -312,7 +312,7 @@ static int judge(struct judge *j, int *failed)
     int rc;
 
     if ((rc = check_args(j, &count, &seed)) != 0 ||
-        (rc = cairn_gen_solver_open(j->cl, dir, &j->s)) != 0 ||
+        (rc = cairn_gen_solver_open_as(j->cl, dir, "judge", &j->s)) != 0 ||
         (rc = cairn_gen_find_game(j->cl, "judge", j->s, j->o->variant, dir, &j->p, &g)) != 0 ||
         (rc = cairn_gen_settle_space(j->cl, "judge", j->p, g, j->o->size, j->extended, &sp)) != 0 ||
         (rc = cairn_judge_settle_runner(j)) != 0)

@@ -19,6 +19,7 @@
 
 #include "daemon_dispatch.h"
 #include "daemon_report.h"
+#include "fdbudget.h"
 #include "layout.h"
 #include "notify.h"
 #include "progress.h"
@@ -607,6 +608,48 @@ static void start_notify(struct cairn_daemon *d)
     }
 }
 
+/* Descriptors the daemon may open beside its jobs, on top of a second
+ * plugin set while a reload's jobs finish with the first (one per plugin):
+ * a scan's listing (1), a metrics and a status write at once (a temporary
+ * and a directory handle each, 4), the output directory reopened (1), a
+ * reload's listing of the plugin directory and a plugin being copied (2). */
+#define FD_RESERVE 8
+
+/* Caps the jobs run at once by the descriptor limit, counted once all
+ * that the run keeps open is open, and says so when it binds: a burst
+ * then waits in the spool instead of meeting EMFILE job after job. */
+static void limit_jobs(struct cairn_daemon *d)
+{
+    size_t wanted = cairn_dispatch_max_active(d->dispatch);
+    struct cairn_fd_budget b;
+    int rc = cairn_fd_budget(wanted, d->plugins->reg.n_plugins + FD_RESERVE, &b);
+
+    if (rc != 0) {
+        cairn_log(&d->log, CAIRN_LOG_WARNING,
+                  "cannot count the open descriptors against the limit (RLIMIT_NOFILE): %s; "
+                  "running up to %zu jobs at once regardless",
+                  uv_strerror(rc), wanted);
+        return;
+    }
+    if (b.jobs >= wanted)
+        return;
+    cairn_dispatch_limit_active(d->dispatch, b.jobs);
+    if (b.jobs > 0)
+        cairn_log(&d->log, CAIRN_LOG_WARNING,
+                  "the descriptor limit (RLIMIT_NOFILE %llu: %zu open, %zu kept for scans, "
+                  "reports and a reload, %zu per job) leaves room for %zu job(s) at once, not "
+                  "the %zu the %u worker thread(s) would take: running at most %zu; raise the "
+                  "limit (LimitNOFILE=, ulimit -n) to run more",
+                  b.limit, b.open, b.reserve, b.per_job, b.jobs, wanted, d->threads, b.jobs);
+    else
+        cairn_log(&d->log, CAIRN_LOG_WARNING,
+                  "the descriptor limit (RLIMIT_NOFILE %llu: %zu open, %zu kept for scans, "
+                  "reports and a reload, %zu per job) leaves room for no job at all: running one "
+                  "at a time, each handed back and tried again when it runs out of descriptors; "
+                  "raise the limit (LimitNOFILE=, ulimit -n)",
+                  b.limit, b.open, b.reserve, b.per_job);
+}
+
 int cairn_daemon_run(struct cairn_daemon *d)
 {
     const char *what;
@@ -655,6 +698,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
         goto out;
     }
     log_plugins(d);
+    limit_jobs(d);
     /* Before "watching", which tests and operators wait for. */
     (void)cairn_daemon_survey_status_files(d);
     cairn_log(&d->log, CAIRN_LOG_INFO, "%s %s: %u worker thread(s), output %s",

@@ -79,6 +79,7 @@ struct cairn_dispatch {
     uv_timer_t retry_timer; /* after an output failure, backing off */
     uint64_t young_wait_ms; /* shortest wait a scan found, or 0 */
     uint64_t retry_ms;      /* the next output-failure back-off, or 0 */
+    int retry_active;       /* a job to retry was left in active/ */
     int scanned;            /* the first full listing has been sorted */
     int left_behind;        /* --once: a job stays in the spool */
     int stopping;
@@ -138,7 +139,10 @@ static void on_retry_timer(uv_timer_t *t)
     struct cairn_dispatch *s = t->data;
 
     cairn_namemap_update(&s->names, end_back_off, NULL);
-    cairn_dispatch_scan(s, CAIRN_SCAN_FULL);
+    /* active/ too when a job's hand-back could not rename it out: it is
+     * run from there, even without a periodic rescan. */
+    cairn_dispatch_scan(s, CAIRN_SCAN_FULL | (s->retry_active ? CAIRN_SCAN_ACTIVE : 0));
+    s->retry_active = 0;
 }
 
 /* The next try after a failure, backing off; never sooner than the timer
@@ -248,6 +252,7 @@ static void on_job_end(void *data, struct cairn_job *job, enum cairn_job_outcome
         break;
     case CAIRN_JOB_RETRY:
         cairn_dispatch_scan(s, 0); /* done/ or failed/ may be what failed */
+        s->retry_active |= info.in_active;
         retry_later(s, info.back_as != NULL ? info.back_as : r->name);
         break;
     case CAIRN_JOB_GONE:
@@ -337,10 +342,15 @@ static void schedule(struct cairn_dispatch *s)
 
         cairn_namemap_set(&s->names, p->name, again ? NAME_RUNNING_AGAIN : NAME_RUNNING);
         if ((rc = start_job(s, p->name, p->recovered)) != 0) {
-            /* Nothing was claimed (out of memory): it waits in the spool. */
+            /* Nothing was claimed (out of memory, or no descriptor for the
+             * job's handle on the output directory): it waits where it
+             * was, in the spool or, recovered, in active/. */
             cairn_namemap_remove(&s->names, p->name);
-            cairn_log(&s->d->log, CAIRN_LOG_ERROR, "cannot start job %s: %s", p->name,
-                      uv_strerror(rc));
+            cairn_log(&s->d->log, CAIRN_LOG_ERROR, "cannot start job %s: %s; it stays in %s",
+                      p->name, uv_strerror(rc),
+                      p->recovered ? ".cairn/active/ for another try from there"
+                                   : "the spool for another try");
+            s->retry_active |= p->recovered;
             retry_later(s, p->name);
         }
         free(p);
@@ -551,6 +561,19 @@ int cairn_dispatch_new(struct cairn_daemon *d, void (*on_idle)(struct cairn_daem
     cairn_scanner_init(&s->scanner, &d->loop, &d->spool, scanned, s);
     *out = s;
     return 0;
+}
+
+size_t cairn_dispatch_max_active(const struct cairn_dispatch *s)
+{
+    return s->max_active;
+}
+
+void cairn_dispatch_limit_active(struct cairn_dispatch *s, size_t n)
+{
+    if (n < 1)
+        n = 1;
+    if (n < s->max_active)
+        s->max_active = n;
 }
 
 int cairn_dispatch_idle(const struct cairn_dispatch *s)

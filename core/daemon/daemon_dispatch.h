@@ -47,6 +47,11 @@ struct cairn_dispatch_counts {
 int cairn_dispatch_new(struct cairn_daemon *d, void (*on_idle)(struct cairn_daemon *d),
                        struct cairn_dispatch **out);
 
+/* The most jobs run at once: four per worker thread, unless lowered. */
+size_t cairn_dispatch_max_active(const struct cairn_dispatch *s);
+/* Lowers it (to at least one), for the descriptor limit (fdbudget.h). */
+void cairn_dispatch_limit_active(struct cairn_dispatch *s, size_t n);
+
 /* Queues the jobs a crash left in active/, listed now: at start, before
  * inotify can report a new file of the same name, so they run first. */
 void cairn_dispatch_recover(struct cairn_dispatch *s);

@@ -79,8 +79,9 @@ static void after_hand_back(uv_work_t *req, int status)
                   job->claim.base, step, why, job->claim.back_name);
     else
         cairn_log(job->env.log, CAIRN_LOG_ERROR,
-                  "job %s: cannot %s: %s; left in .cairn/active/ for the next start",
-                  job->claim.base, step, why);
+                  "job %s: cannot %s: %s; left in .cairn/active/ for another try from there "
+                  "(it cannot go back to the spool: %s)",
+                  job->claim.base, step, why, uv_strerror(job->back_rc));
     if (job->back_rc == 0)
         job->back_as = job->claim.back_name;
     report(job, CAIRN_JOB_RETRY);
@@ -280,9 +281,11 @@ static void after_start(uv_work_t *req, int status)
         rc = -ENOMEM;
     }
 
-    /* Ours unless the claim itself failed, or another daemon holds it. */
-    job->claimed = !unnamed && (rc == 0 || (job->in_fd >= 0 && rc != -EAGAIN && rc != -ENOENT) ||
-                                (job->recovered && rc != -EAGAIN && rc != -ENOENT));
+    /* Ours unless the claim itself failed, or another daemon holds it:
+     * taken by this start's rename, or recovered from active/, even when
+     * it could not be opened after. */
+    job->claimed = !unnamed && (rc == 0 || ((job->took || job->recovered || job->in_fd >= 0) &&
+                                            rc != -EAGAIN && rc != -ENOENT));
     if (rc == -ENOENT || rc == -EAGAIN) {
         end(job, CAIRN_JOB_GONE);
         return;
@@ -367,6 +370,7 @@ void cairn_job_info(const struct cairn_job *job, struct cairn_job_info *info)
                                      .wall_seconds = job->wall_seconds,
                                      .reason = job->fail_reason,
                                      .back_as = job->back_as,
+                                     .in_active = job->claimed && job->back_rc != 0,
                                      .started = job->started };
 }
 

@@ -42,6 +42,15 @@
 
 struct cairn_job;
 
+/* The most descriptors one job holds at once, counted from job_files.c:
+ * its own handle on the output directory, the job file (its lock rides
+ * on it), the results temporary and, at the finish, the summary
+ * temporary.  What it opens for a moment (a crash count or claim mark in
+ * active/, a failed job's reason) comes while one of the temporaries is
+ * not yet or no longer open.  The daemon caps the jobs it runs at once by
+ * this and the process's descriptor limit. */
+#define CAIRN_JOB_DESCRIPTORS 4
+
 /*
  * NAME     cairn_job_start - run INPUT/name (or, recovered, active/name)
  * ARGUMENTS *job_out: the job, for cairn_job_info and cairn_job_abandon
@@ -65,6 +74,9 @@ struct cairn_job_info {
     const char *back_as;     /* handed back to the input directory as this
                                 (the name it was dropped as, or else the
                                 one it ran as), or NULL */
+    int in_active;           /* ended to be tried again, but still in
+                                active/: its hand-back could not rename it
+                                out */
 };
 void cairn_job_info(const struct cairn_job *job, struct cairn_job_info *info);
 

@@ -122,6 +122,11 @@ void cairn_job_start_files(struct cairn_job *job)
         job->start_rc = rc;
         return;
     }
+    /* From here the file is in active/ by our doing: whatever stops the
+     * start (descriptors used up, EMFILE, before it is even opened) hands
+     * it back, never leaves it there unlocked while the log says it
+     * stayed in the spool. */
+    job->took = !job->recovered;
     file = cairn_claim_file(&job->claim);
     job->finish_step = "open the job file";
     rc = open_input(job, file);

@@ -35,6 +35,7 @@ struct cairn_job {
     const char *back_as;      /* the claim's back_name, on the loop once handed back */
     int back_rc;              /* that hand-back's outcome: 0 when it is back */
     int recovered;            /* already in active/ (left by a crash): no claim */
+    int took;                 /* this start's claim renamed it into active/ */
     int claimed;              /* in active/ and ours: a hand-back renames it out */
     int in_fd;
     int out_fd;                             /* the output directory, as it was when we began;

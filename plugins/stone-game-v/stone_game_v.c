@@ -24,7 +24,7 @@
  * (an empty range counts as 0; every candidate is >= 1).  The tie case has
  * to use both sides: taking only one, or reading a left-anchored maximum
  * where a right-anchored one is meant, is the bug of an old published
- * revision (VARIANTS.md, discrepancy 10).  p* only moves right as j grows,
+ * revision (docs/games.md, stone-game-v).  p* only moves right as j grows,
  * which makes the whole table O(n^2); that needs every value >= 1, which
  * both the official and the extended bounds keep.
  *

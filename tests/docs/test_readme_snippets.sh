@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_readme_snippets.sh SRCDIR BUILDDIR - every shell snippet of the
-# documentation runs as written (issue 12: a new user's recipe failed):
+# documentation runs as written (a new user's recipe once failed):
 # the README, docs/*.md, bench/README.md and examples/plugin/README.md.
 #
 # A snippet is a fenced block opened by a line "```sh".  The line right
@@ -28,13 +28,13 @@ trap 'exit 1' HUP INT TERM
 out=""
 fail() { echo "FAIL: $*"; [ -n "$out" ] && [ -f "$out" ] && sed 's/^/    /' "$out"; exit 1; }
 
-# Point 7 of the issue: the variant table states stone-game's official
+# The variant table states stone-game's official
 # odd-sum rule (with even length, it is what rules out a tie).
 grep -E '^\| `stone-game` \(877\) \|' "$src/README.md" | grep -q 'len even.*sum odd' ||
     fail "the README's stone-game row does not state the official rules (len even, sum odd)"
 echo "ok: the stone-game row states len even and sum odd"
 
-# Issue 21 point 16: the analysis bound names every variant whose official
+# The analysis bound names every variant whose official
 # inputs pass it (test_analysis checks stone-game-viii's).
 tr '\n' ' ' <"$src/docs/contract.md" | grep -q 'only `stone-game-vi`, `-viii` and `-ix`' ||
     fail "docs/contract.md's analysis bound does not name stone-game-vi, -viii and -ix"
@@ -42,7 +42,7 @@ echo "ok: the analysis bound names stone-game-vi, -viii and -ix"
 
 # The pages, each with the least number of snippets it must run (so a
 # marker or fence gone wrong cannot quietly turn a page's snippets off).
-pages="README.md:1 docs/contract.md:1 docs/evaluation.md:8 docs/scale-out.md:2 bench/README.md:1 examples/plugin/README.md:4"
+pages="README.md:1 docs/contract.md:1 docs/evaluation.md:8 docs/games.md:1 docs/scale-out.md:2 bench/README.md:1 examples/plugin/README.md:4"
 for f in "$src"/docs/*.md; do
     p=docs/${f##*/}
     case " $pages " in *" $p:"*) ;; *) pages="$pages $p:0" ;; esac

@@ -269,7 +269,7 @@ static double rfc3339_utc(const char *s)
     return (double)timegm(&tm) + frac;
 }
 
-/* Every field SPEC section 3 requires, consistent with each other. */
+/* Every field contract.md, Summaries, requires, consistent with each other. */
 static void check_summary(json_t *s, const char *job, const char *status, long long records)
 {
     json_t *errors = json_object_get(s, "errors"), *by_variant = json_object_get(s, "by_variant");

@@ -1,6 +1,6 @@
 /*
  * test_directories.c - the daemon stays responsive, and loses nothing,
- * whatever happens to its directories while it runs (hardening, issue 10):
+ * whatever happens to its directories while it runs (hardening):
  *   - the output directory removed: no busy loop, signals still served,
  *     and output resumes when the directory is back;
  *   - the output directory renamed away and recreated: outputs and metrics

@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_filter_summary.sh CAIRND PLUGIN_DIR - the counts a --filter run ends
-# with on stderr (issue 12): with --summary, and by default on a terminal;
+# with on stderr: with --summary, and by default on a terminal;
 # nothing off a terminal without it; stdout holds only result lines.  Also
 # that a mismatch carries "expected" beside "answer" and that a record with
 # "expected" that ends in an error counts as "unchecked".

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_gen.sh SRCDIR BUILDDIR - cairn gen (issue 24, point 11):
+# test_gen.sh SRCDIR BUILDDIR - cairn gen:
 #  1. the same arguments give the same bytes (and the bytes pinned below:
 #     the promise holds across machines), another seed other bytes, a
 #     shorter --count a prefix, an alias the name's bytes;
@@ -126,7 +126,7 @@ echo "ok: bad arguments are usage errors (exit 2) that name the argument"
 # to 100 random values already defeats greedy on most records (the
 # integer answers of -ii, -v, -vii, -viii), nor where greedy play is a
 # coin flip (stone-game-iv's largest square) or can only err on a won
-# position while the traps, as VARIANTS.md asks, put half the records on
+# position while the traps, as docs/games.md asks, put half the records on
 # lost ones (stone-game-iv, -ix): there they catch an "always true" bias.
 aimed="stone-game stone-game-iii stone-game-vi predict-the-winner stone-removal-game"
 for limits in official extended; do

@@ -1,5 +1,5 @@
 /*
- * test_hostile.c - the hostile input corpus (issue 5, point 5), end to end
+ * test_hostile.c - the hostile input corpus, end to end
  * through the real cairnd.
  *
  * One daemon per TCase, started by an unchecked fixture over its own
@@ -215,7 +215,7 @@ static void setup_records(void)
                  "\"metrics_interval_s\":0,\"threads\":2}\n");
 }
 
-/* max_line_bytes 65536, as the issue asks for the long-line case. */
+/* max_line_bytes 65536, for the long-line case. */
 static void setup_small_lines(void)
 {
     start_daemon("{\"min_age_ms\":0,\"rescan_interval_s\":1,\"max_line_bytes\":65536,"
@@ -407,7 +407,7 @@ static void still_serving(void)
 
 static uint64_t g_rng;
 
-/* The 1-based numbers of the lines cairn must answer, by SPEC section 2:
+/* The 1-based numbers of the lines cairn must answer, by cairnd(8), RECORDS:
  * split at '\n' (a last line without one counts), a BOM dropped from the
  * first line, one '\r' dropped from each end, blank = only ' ' and '\t'. */
 static size_t answered_lines(const char *p, size_t len, unsigned *nos, size_t cap)

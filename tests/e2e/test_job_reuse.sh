@@ -1,6 +1,6 @@
 #!/bin/sh
-# test_job_reuse.sh CAIRND CAIRN PLUGIN_DIR [OOM_SHIM] - a job name used again (issue
-# 12).  The second and third a.jsonl run as a~2 and a~3: the first run's
+# test_job_reuse.sh CAIRND CAIRN PLUGIN_DIR [OOM_SHIM] - a job name used again
+# (NAME~N).  The second and third a.jsonl run as a~2 and a~3: the first run's
 # results, summary and done/ copy stay byte for byte, and each later
 # summary says submitted_as "a.jsonl".  A crash re-run from active/ still
 # replaces its own outputs under its own name.  Two concurrent

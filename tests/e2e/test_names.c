@@ -1,6 +1,6 @@
 /*
  * test_names.c - job names a hostile producer can choose (hardening,
- * issue 10): control characters never reach the log raw; names that are
+ * names are untrusted): control characters never reach the log raw; names that are
  * not UTF-8 are escaped into summaries, distinctly; names near NAME_MAX
  * get outputs and attempt counts like any other.
  */
@@ -61,7 +61,7 @@ static char *once_log(const struct th_env *e)
 
 /* A name holding "\n<0>" once forged an emergency-priority journal entry:
  * every control byte is escaped, and each job is still logged on one line. */
-/* The name a reused job name runs as (issue 12): NAME~N.jsonl, cut to fit
+/* The name a reused job name runs as: NAME~N.jsonl, cut to fit
  * NAME_MAX without splitting a UTF-8 character. */
 START_TEST(reused_name_fits_and_keeps_utf8_whole)
 {

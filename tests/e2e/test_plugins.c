@@ -1,6 +1,6 @@
 /*
- * test_plugins.c - what happens to plugins while cairnd runs (issue 10,
- * "Plugins"), against the real binary:
+ * test_plugins.c - what happens to plugins while cairnd runs
+ * (hardening of the loader), against the real binary:
  *   - an upgrade installed by rename and followed by SIGHUP runs the new
  *     code, and the log and cairn_plugin_info say the new version;
  *   - a loaded plugin overwritten or truncated in place goes on running

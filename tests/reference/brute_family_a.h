@@ -1,6 +1,6 @@
 /*
  * brute_family_a.h - reference solvers for stone-game-iv, -v, -vi and -vii,
- * for the tests.  Written from the rules in VARIANTS.md, not from the
+ * for the tests.  Written from the rules in docs/games.md, not from the
  * plugins.
  *
  * Deliberately simple and obviously correct, never fast:

@@ -3,7 +3,7 @@
  * stone-game-ix (2029), predict-the-winner (486) and stone-removal-game
  * (3360), for tests/unit/test_family_b.c.
  *
- * Written from the rules in VARIANTS.md, not from the plugins, and kept
+ * Written from the rules in docs/games.md, not from the plugins, and kept
  * obviously correct rather than fast:
  *   - *_minimax: plain exhaustive game-tree search over the actual row,
  *     one recursive call per legal move, no memo: small inputs only;

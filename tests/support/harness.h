@@ -293,7 +293,7 @@ json_t *th_load_results(const char *path);
 /* o[key], TH_REQUIREd to be an integer / a string. */
 long long th_int_field(json_t *o, const char *key);
 const char *th_str_field(json_t *o, const char *key);
-/* The error codes of SPEC section 3. */
+/* The error codes of contract.md, Errors. */
 extern const char *const th_codes[];
 #define TH_N_CODES 7
 /* data as JSON lines, each required (ck_assert) to be an object; what

@@ -345,7 +345,7 @@ static const struct {
     { "{\"umask\": \"7777777777777777777777777\"}", "umask" },
 };
 
-/* plugin_dir takes a list (issue 12): a colon-separated string or an
+/* plugin_dir takes a list: a colon-separated string or an
  * array, kept as one colon-separated string for the loader. */
 START_TEST(plugin_dir_takes_a_list)
 {
@@ -1140,7 +1140,7 @@ START_TEST(cairnd_every_override_counts)
 }
 END_TEST
 
-/* --check approves only directories the daemon can use (issue 12): a
+/* --check approves only directories the daemon can use: a
  * missing input directory, a file where a directory belongs, an output
  * directory that cannot be created are configuration errors, exit 2, the
  * message naming the key and the path.  --check once approved a missing

@@ -320,7 +320,7 @@ static int is_blank(const char *p, size_t n)
     return 1;
 }
 
-/* SPEC section 2 on lines: '\n' ends a line, a '\r' before it is not
+/* The line rules (cairnd(8), RECORDS): '\n' ends a line, a '\r' before it is not
  * data, a missing final newline is fine, blank lines give no output; a
  * UTF-8 BOM at the very start is not data; a line over max_line_bytes
  * (counted without BOM and '\r') gets a too_large line. */

@@ -569,7 +569,7 @@ static void gen_sg5(int64_t *a, size_t n, int64_t maxv)
 }
 
 /* stone-game-vi rows within [lo, hi] (official: 1..100).  Style 2 is the
- * draw profile of VARIANTS.md: every a + b = s and sum b = s * ceil(n/2),
+ * draw profile of docs/games.md: every a + b = s and sum b = s * ceil(n/2),
  * so the optimal margin is exactly 0. */
 static void gen_sg6(int64_t *a, int64_t *b, size_t n, int64_t lo, int64_t hi)
 {
@@ -759,7 +759,7 @@ START_TEST(test_examples_stone_game_v)
         { { 6, 2, 3, 4, 5, 5 }, 6, 18 },
         { { 7, 7, 7, 7, 7, 7, 7 }, 7, 28 },
         { { 4 }, 1, 0 },
-        /* the exact-tie trap (VARIANTS.md, discrepancy 10): 13 is wrong */
+        /* the exact-tie trap (docs/games.md, stone-game-v): 13 is wrong */
         { { 1, 8, 1, 2, 2, 4 }, 6, 14 },
         { { 1, 4, 4, 1, 2, 2, 4 }, 7, 14 },
     };
@@ -831,7 +831,7 @@ START_TEST(test_references_agree)
 {
     for (int64_t m = 0; m <= SG4_MINIMAX_MAX; m++)
         CHECK_MSG(brute_sg4_minimax(m) == g_sg4_win[m], "stone-game-iv refs differ at %" PRId64, m);
-    /* The sieve count of VARIANTS.md: 2 781 losing positions in 0..10^5 and
+    /* The sieve counts of docs/games.md: 2 781 losing positions in 0..10^5 and
      * 11 356 the only one below 10^5 that ends in 6. */
     size_t losing = 0, ends6 = 0;
     for (int64_t m = 0; m <= 100000; m++) {
@@ -1117,7 +1117,7 @@ END_TEST
 START_TEST(test_max_stone_game_v)
 {
     static int64_t a[2000];
-    /* all 500 stones at 10^6: 494 000 000 (VARIANTS.md) */
+    /* all 500 stones at 10^6: 494 000 000 (docs/games.md) */
     for (size_t i = 0; i < 500; i++)
         a[i] = 1000000;
     ck_assert_int_eq(brute_sg5_dp(a, 500, NULL), 494000000);
@@ -1232,7 +1232,7 @@ START_TEST(test_max_stone_game_vii)
     size_t n = e->max_len;
     int64_t *a = malloc(n * sizeof *a);
     ck_assert_ptr_nonnull(a);
-    /* all 1000 stones at 1000: 500 000 (VARIANTS.md) */
+    /* all 1000 stones at 1000: 500 000 (docs/games.md) */
     for (size_t i = 0; i < 1000; i++)
         a[i] = 1000;
     verify_sg7(a, 1000, CAIRN_LIMITS_OFFICIAL, 500000, 1);

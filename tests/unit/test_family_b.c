@@ -1089,7 +1089,7 @@ START_TEST(test_srg_every_n)
         int w = brute_srg_play(n, 0, mv, &k);
         wins += w;
         misread += brute_srg_play(n, 1, mv, &k) != w;
-        /* Alice wins for 10..18, 27..33, 40..44, 49..50 (VARIANTS.md). */
+        /* Alice wins for 10..18, 27..33, 40..44, 49..50 (docs/games.md). */
         int listed =
             (n >= 10 && n <= 18) || (n >= 27 && n <= 33) || (n >= 40 && n <= 44) || n >= 49;
         ck_assert_int_eq(w, listed);

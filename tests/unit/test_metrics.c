@@ -1,6 +1,6 @@
 /*
  * test_metrics.c - the daemon-wide metrics and their Prometheus text
- * exposition (SPEC section 5).
+ * exposition (contract.md, Metrics).
  *
  * The real plugins are loaded from $CAIRN_TEST_PLUGIN_DIR; a hand-built
  * registry stands in for a plugin with an awkward version string and for a

@@ -1,6 +1,6 @@
 /*
  * test_record.c - cairn_record_process(): one job line in, one result line
- * out (SPEC sections 1-3).
+ * out (docs/games.md; contract.md, Records and Results).
  *
  * The real plugins are loaded from $CAIRN_TEST_PLUGIN_DIR.  Every result
  * line is parsed back with jansson and its fields are compared exactly, so
@@ -347,7 +347,7 @@ END_TEST
 
 START_TEST(test_spec_result_line_example)
 {
-    /* SPEC section 3's own example line, field for field. */
+    /* cairnd(8)'s own example line (RESULTS), field for field. */
     struct cairn_record_ctx c = ctx_make(CAIRN_LIMITS_OFFICIAL, NULL);
     const char *in =
         "{\"id\":\"r3\",\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]}}";
@@ -1561,7 +1561,7 @@ static struct cairn_plugin scripted(enum cairn_answer_kind answer)
     return d;
 }
 
-/* check() and solve() statuses become SPEC's codes; the plugin's message
+/* check() and solve() statuses become the contract's error codes; the plugin's message
  * is kept, and said for it when it left none; a failure that is the
  * plugin's own names it. */
 START_TEST(test_plugin_statuses_become_codes)

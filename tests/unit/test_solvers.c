@@ -113,7 +113,7 @@ static int64_t ref_game(enum game g, const int64_t *a, size_t n)
 }
 
 /* The row must be one the host would pass for these limits (a test bug or a
- * plugin that declares less than the SPEC promises otherwise). */
+ * plugin that declares less than docs/games.md's official limits otherwise). */
 static void assert_in_bounds(const struct cairn_plugin *p, enum cairn_limits lim, const int64_t *a,
                              size_t n)
 {
@@ -454,7 +454,7 @@ START_TEST(test_descriptors_declare_the_spec)
         ck_assert_msg(
             o->min_len == official[g].min_len && o->max_len == official[g].max_len &&
                 o->min_value == official[g].min_value && o->max_value == official[g].max_value,
-            "%s: official bounds len %zu..%zu values %" PRId64 "..%" PRId64 " differ from the SPEC",
+            "%s: official bounds len %zu..%zu values %" PRId64 "..%" PRId64 " differ from games.md",
             p->name, o->min_len, o->max_len, o->min_value, o->max_value);
         /* Extended: any length >= 1, negatives allowed, at least official. */
         ck_assert_uint_eq(e->min_len, 1);

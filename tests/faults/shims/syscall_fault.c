@@ -12,10 +12,12 @@
  *   CAIRN_FAULT_ERRNO  EIO, ENOSPC, EINTR or EMFILE; or SHORT (read only): the call
  *                      succeeds but returns half of what it read, the rest
  *                      left unread, as a FUSE or network file system may
- *   CAIRN_FAULT_UNDER  only calls on paths under this directory count (a
- *                      descriptor's path is read from /proc/self/fd), so
+ *   CAIRN_FAULT_UNDER  only calls on paths under this directory count, so
  *                      start-up's reads of plugins and configuration do not
- *                      move the sweep's points
+ *                      move the sweep's points (a descriptor's path is read
+ *                      from /proc/self/fd; a name relative to a directory
+ *                      descriptor counts by its whole path, so UNDER may
+ *                      also name one file)
  *   CAIRN_FAULT_LOG    when the fault fires, one line is appended here:
  *                      "fired CALL N PATH ERRNO"
  * Only calls made through the dynamic symbol table are seen: cairnd's and
@@ -191,15 +193,19 @@ int open64(const char *path, int flags, ...)
     return real_open64(path, flags, mode);
 }
 
-/* A path relative to dirfd, made absolute for the UNDER test. */
+/* A path relative to dirfd, made absolute for the UNDER test (which it
+ * then meets as a whole: UNDER may name one file in that directory). */
 static const char *at_path(int dirfd, const char *path, char *buf, size_t len)
 {
-    char dir[4096];
+    char dir[4096], link[64];
+    ssize_t n;
 
     if (path == NULL || path[0] == '/' || dirfd == AT_FDCWD || under_len == 0)
         return path;
-    if (!counted_fd(dirfd, dir, sizeof(dir)))
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+    if ((n = readlink(link, dir, sizeof(dir) - 1)) < 0)
         return NULL;
+    dir[n] = '\0';
     snprintf(buf, len, "%s/%s", dir, path);
     return buf;
 }
