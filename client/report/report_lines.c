@@ -1,6 +1,6 @@
 /*
  * report_lines.c - a results file's lines and a kept input's, read into a
- * report (see report_lines.h).
+ * report (see report_lines.h); the graded lines of play in report_play.c.
  */
 #include "report_lines.h"
 
@@ -80,7 +80,7 @@ static char *shown(const char *text, size_t n)
 }
 
 /* A member's JSON text as written, printable; NULL if absent. */
-static char *member(const char *line, size_t len, const char *key)
+char *cairn_report_member(const char *line, size_t len, const char *key)
 {
     const char *v;
     size_t n;
@@ -99,39 +99,26 @@ static void shorten(char *s, size_t max)
     memcpy(s + max, "...", 4); /* max + 4 <= n: room for it */
 }
 
-/* The record a result line is about, when its input is read beside it. */
-struct rec {
-    const char *line; /* NULL: not known */
-    size_t len;
-};
-
-/* Where a results line is, for what a report says about it. */
-struct line_at {
-    const char *file; /* as shown */
-    unsigned long long no;
-    const struct rec *rec;
-};
-
 /* A record's position and line into w, when the record is known. */
-static void fill_where(struct cairn_rep_where *w, const struct rec *rec)
+void cairn_report_fill_where(struct cairn_rep_where *w, const struct cairn_rep_rec *rec)
 {
     if (rec->line == NULL || w->record != NULL)
         return;
     w->record = shown(rec->line, rec->len < RECORD_SHOWN_MAX ? rec->len : RECORD_SHOWN_MAX);
     if (w->record != NULL && rec->len > RECORD_SHOWN_MAX)
         shorten(w->record, strlen(w->record) - 4); /* say it was cut */
-    w->position = member(rec->line, rec->len, "input");
+    w->position = cairn_report_member(rec->line, rec->len, "input");
     if (w->position != NULL)
         shorten(w->position, CAIRN_REPORT_POSITION_MAX);
 }
 
-static int where_of(struct cairn_rep_where *w, const char *job, size_t job_index, const json_t *o,
-                    const char *line, size_t len, const char *vname)
+int cairn_report_where_of(struct cairn_rep_where *w, const char *job, size_t job_index,
+                          const json_t *o, const char *line, size_t len, const char *vname)
 {
     *w = (struct cairn_rep_where){ .job = strdup(job),
                                    .job_index = job_index,
                                    .line = cairn_report_count(o, "line"),
-                                   .id = member(line, len, "id"),
+                                   .id = cairn_report_member(line, len, "id"),
                                    .variant = cairn_report_dup(vname) };
     const char *v;
     size_t n;
@@ -150,130 +137,6 @@ void cairn_report_where_free(struct cairn_rep_where *w)
     free(w->variant);
     free(w->position);
     free(w->record);
-}
-
-void cairn_report_blunder_free(struct cairn_rep_blunder *b)
-{
-    cairn_report_where_free(&b->at);
-    free(b->by);
-    free(b->move);
-    free(b->best);
-}
-
-static size_t ply_bucket(uint64_t ply)
-{
-    size_t b = 0;
-
-    if (ply < 4)
-        return (size_t)ply;
-    for (b = 4, ply >>= 3; ply > 0 && b < CAIRN_REPORT_PLY_BUCKETS - 1; ply >>= 1)
-        b++;
-    return b;
-}
-
-/* v added to n: exact while both are integers and the sum fits. */
-static void num_add(struct cairn_rep_num *n, const json_t *v)
-{
-    int64_t sum;
-
-    if (!n->real && json_is_integer(v) &&
-        !__builtin_add_overflow(n->i, (int64_t)json_integer_value(v), &sum)) {
-        n->i = sum;
-        return;
-    }
-    if (!n->real) {
-        n->d = (double)n->i;
-        n->real = 1;
-    }
-    n->d += json_number_value(v);
-}
-
-/* Keeps the costliest blunders, costliest first (the earlier of equal
- * ones first).  play_text: the line's "play" as written; it has every key
- * read here (play_lacks). */
-static int keep_blunder(struct cairn_rep_variant *r, const json_t *play, const char *play_text,
-                        size_t play_len, const char *job, size_t job_index, const json_t *o,
-                        const char *line, size_t len, const char *vname, const struct rec *rec)
-{
-    struct cairn_rep_blunder b = { .ply = cairn_report_count(play, "ply"),
-                                   .mismatch = json_is_false(json_object_get(o, "match")) };
-    size_t at = r->n_bl;
-
-    num_add(&b.cost, json_object_get(play, "cost"));
-    while (at > 0 && cairn_report_num_cmp(&r->bl[at - 1].cost, &b.cost) < 0)
-        at--;
-    if (at >= CAIRN_REPORT_BLUNDERS)
-        return 0;
-    b.by = cairn_report_dup(json_string_value(json_object_get(play, "by")));
-    b.move = member(play_text, play_len, "move");
-    b.best = member(play_text, play_len, "best");
-    if (where_of(&b.at, job, job_index, o, line, len, vname) != 0 || b.by == NULL ||
-        b.move == NULL || b.best == NULL) {
-        cairn_report_blunder_free(&b);
-        return -ENOMEM;
-    }
-    fill_where(&b.at, rec);
-    if (r->n_bl == CAIRN_REPORT_BLUNDERS)
-        cairn_report_blunder_free(&r->bl[--r->n_bl]);
-    memmove(&r->bl[at + 1], &r->bl[at], (r->n_bl - at) * sizeof(r->bl[0]));
-    r->bl[at] = b;
-    r->n_bl++;
-    return 0;
-}
-
-/* The key a non-optimal "play" lacks (or has in another type), or NULL
- * when it has all a blunder needs: a results file edited or cut by hand is
- * not what cairnd writes. */
-static const char *play_lacks(const json_t *play, const char *text, size_t n)
-{
-    static const char *const raw[] = { "move", "best" };
-    const char *v;
-    size_t i, vn;
-
-    if (!json_is_integer(json_object_get(play, "ply")))
-        return "ply";
-    if (!json_is_string(json_object_get(play, "by")))
-        return "by";
-    for (i = 0; i < 2; i++)
-        if (!cairn_json_member_text(text, n, raw[i], &v, &vn))
-            return raw[i];
-    if (!json_is_number(json_object_get(play, "cost")))
-        return "cost";
-    return NULL;
-}
-
-/* A graded line of play (options.play) into its variant and r. */
-static int add_play(struct cairn_report *r, struct cairn_rep_variant *v, const json_t *o,
-                    const char *line, size_t len, const char *job, size_t job_index,
-                    const char *vname, const struct line_at *at)
-{
-    const char *lacks;
-    const json_t *play = json_object_get(o, "play");
-    const char *text;
-    size_t n;
-
-    if (!json_is_object(play) || !cairn_json_member_text(line, len, "play", &text, &n))
-        return 0;
-    v->graded++;
-    r->graded++;
-    if (json_is_true(json_object_get(play, "optimal"))) {
-        v->optimal++;
-        r->optimal++;
-        return 0;
-    }
-    if ((lacks = play_lacks(play, text, n)) != NULL) {
-        /* Graded and not optimal, but where, by whom and at what cost is
-         * not known: counted, said, and left out of the rest. */
-        fprintf(stderr,
-                "cairn: warning: %s:%llu: \"play\" has no \"%s\" (or not of its type): the "
-                "line counts as graded and not optimal, but is left out of the costs and "
-                "blunders\n",
-                at->file, at->no, lacks);
-        return 0;
-    }
-    v->first_ply[ply_bucket(cairn_report_count(play, "ply"))]++;
-    num_add(&v->cost, json_object_get(play, "cost"));
-    return keep_blunder(v, play, text, n, job, job_index, o, line, len, vname, at->rec);
 }
 
 /* The numbers of a JSON value, counted and their |v| summed. */
@@ -344,8 +207,8 @@ static int copy_mismatch(struct cairn_rep_mismatch *to, const struct cairn_rep_m
  * is smaller than the one kept (struct cairn_rep_smallest says what
  * smaller is; of equal ones, the first stays). */
 static int consider_smallest(struct cairn_rep_variant *v, const struct cairn_rep_mismatch *m,
-                             const json_t *record, const struct rec *rec, const char *line,
-                             size_t len)
+                             const json_t *record, const struct cairn_rep_rec *rec,
+                             const char *line, size_t len)
 {
     struct cairn_rep_mismatch copy;
 
@@ -361,7 +224,7 @@ static int consider_smallest(struct cairn_rep_variant *v, const struct cairn_rep
     if (s->input != NULL &&
         (values > s->values || (values == s->values && magnitude >= s->magnitude)))
         return 0;
-    in = member(rec->line, rec->len, "input");
+    in = cairn_report_member(rec->line, rec->len, "input");
     whole = strndup(rec->line, rec->len);
     if (in == NULL || whole == NULL || copy_mismatch(&copy, m) != 0) {
         free(in);
@@ -377,7 +240,7 @@ static int consider_smallest(struct cairn_rep_variant *v, const struct cairn_rep
                                       .magnitude = magnitude,
                                       .input = in,
                                       .record = whole,
-                                      .moves = member(line, len, "moves") };
+                                      .moves = cairn_report_member(line, len, "moves") };
     return 0;
 }
 
@@ -404,7 +267,7 @@ static void error_size(struct cairn_rep_variant *v, const json_t *given, const j
  * stays: memory does not grow with the number of mismatches. */
 static int add_mismatch(struct cairn_report *r, struct cairn_rep_variant *v, const json_t *o,
                         const char *line, size_t len, const char *job, size_t job_index,
-                        const char *vname, const struct rec *rec, const json_t *record)
+                        const char *vname, const struct cairn_rep_rec *rec, const json_t *record)
 {
     struct cairn_rep_mismatch m = { 0 };
     const json_t *given = json_object_get(o, "expected");
@@ -412,19 +275,19 @@ static int add_mismatch(struct cairn_report *r, struct cairn_rep_variant *v, con
     int rc;
 
     v->mismatches++;
-    m.given = member(line, len, "expected");
+    m.given = cairn_report_member(line, len, "expected");
     if (m.given == NULL && rec->line != NULL) {
-        m.given = member(rec->line, rec->len, "expected");
+        m.given = cairn_report_member(rec->line, rec->len, "expected");
         given = json_object_get(record, "expected");
     }
-    m.exact = member(line, len, "answer");
+    m.exact = cairn_report_member(line, len, "answer");
     error_size(v, given, json_object_get(o, "answer"));
-    if ((rc = where_of(&m.at, job, job_index, o, line, len, vname)) != 0)
+    if ((rc = cairn_report_where_of(&m.at, job, job_index, o, line, len, vname)) != 0)
         goto out;
     if (all || show) {
         v->shown++;
         m.shown = 1;
-        fill_where(&m.at, rec);
+        cairn_report_fill_where(&m.at, rec);
     }
     if (r->spill != NULL && (rc = cairn_report_spill_add(r, &m, json_object_get(o, "id"), given,
                                                          json_object_get(o, "answer"))) != 0)
@@ -511,7 +374,8 @@ static void add_whole(struct cairn_report *r, struct cairn_rep_job *whole,
 }
 
 static int add_line(struct cairn_report *r, const char *line, size_t len, const char *job,
-                    size_t job_index, struct cairn_rep_job *whole, const struct line_at *at)
+                    size_t job_index, struct cairn_rep_job *whole,
+                    const struct cairn_rep_line_at *at)
 {
     json_error_t e;
     json_t *o = json_loadb(line, len, 0, &e), *match = json_object_get(o, "match");
@@ -573,7 +437,7 @@ static int add_line(struct cairn_report *r, const char *line, size_t len, const 
                               json_is_object(record) ? record : NULL);
     }
     if (rc == 0)
-        rc = add_play(r, v, o, line, len, job, job_index, vname, at);
+        rc = cairn_report_add_play(r, v, o, line, len, job, job_index, vname, at);
 out:
     json_decref(o);
     json_decref(record);
@@ -583,7 +447,7 @@ out:
 /* The record of line no from inputs (read up to it), into rec; none when
  * the inputs end first or the lines do not run forward. */
 static int record_at(FILE *inputs, uint64_t no, uint64_t *read, char **buf, size_t *cap,
-                     struct rec *rec)
+                     struct cairn_rep_rec *rec)
 {
     ssize_t n = 0;
 
@@ -604,8 +468,8 @@ int cairn_report_read_results(struct cairn_report *r, int dir_fd, const char *re
                               struct cairn_rep_job *whole, FILE *inputs)
 {
     int fd = openat(dir_fd, res_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), rc = 0;
-    struct rec rec = { 0 };
-    struct line_at at = { .file = shown_as, .rec = &rec };
+    struct cairn_rep_rec rec = { 0 };
+    struct cairn_rep_line_at at = { .file = shown_as, .rec = &rec };
     char *line = NULL, *in_line = NULL;
     size_t cap = 0, in_cap = 0;
     uint64_t in_read = 0;

@@ -50,6 +50,35 @@ int cairn_report_read_results(struct cairn_report *r, int dir_fd, const char *re
  * (bytes long), not a later job's of the same name; else NULL. */
 FILE *cairn_report_kept_input(int in_fd, const char *input_esc, uint64_t bytes);
 
+/* The record a result line is about, when its input is read beside it. */
+struct cairn_rep_rec {
+    const char *line; /* NULL: not known */
+    size_t len;
+};
+
+/* Where a results line is, for what a report says about it. */
+struct cairn_rep_line_at {
+    const char *file; /* as shown */
+    unsigned long long no;
+    const struct cairn_rep_rec *rec;
+};
+
+/* A member's JSON text as written in line, printable; NULL if absent
+ * (or out of memory). */
+char *cairn_report_member(const char *line, size_t len, const char *key);
+
+/* w for the result line o (line/len as written) of job: 0 or -ENOMEM. */
+int cairn_report_where_of(struct cairn_rep_where *w, const char *job, size_t job_index,
+                          const json_t *o, const char *line, size_t len, const char *vname);
+/* The record's position and line into w, when the record is known. */
+void cairn_report_fill_where(struct cairn_rep_where *w, const struct cairn_rep_rec *rec);
+
+/* A graded line of play (options.play) of result line o into its variant
+ * v and r (report_play.c): 0 or -ENOMEM. */
+int cairn_report_add_play(struct cairn_report *r, struct cairn_rep_variant *v, const json_t *o,
+                          const char *line, size_t len, const char *job, size_t job_index,
+                          const char *vname, const struct cairn_rep_line_at *at);
+
 void cairn_report_where_free(struct cairn_rep_where *w);
 void cairn_report_blunder_free(struct cairn_rep_blunder *b);
 void cairn_report_mismatch_free(struct cairn_rep_mismatch *m);
