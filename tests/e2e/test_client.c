@@ -583,7 +583,7 @@ static void drop_slow_job(struct th_env *e, const char *name, int records)
     free(job);
 }
 
-/* A daemon's status file (client/statusfile.h), as host and pid, last
+/* A daemon's status file (client/base/statusfile.h), as host and pid, last
  * updated age_s ago. */
 static void write_status_file_as(const struct th_env *e, const char *name, const char *host,
                                  long pid, double age_s, const char *active_json)
@@ -943,7 +943,7 @@ START_TEST(join_without_kept_inputs)
 END_TEST
 
 /* A name of 245 bytes: cairnd names its outputs CUT~HASH, and every
- * command must find them under that name (client/spooldir.c mirrors
+ * command must find them under that name (client/base/spooldir.c mirrors
  * core/job/job.c). */
 START_TEST(long_job_names)
 {
