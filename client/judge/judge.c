@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-#include "judge_ctx.h"
+#include "judge_state.h"
 
 #define JUDGE_DEFAULT_COUNT   100
 #define JUDGE_MAX_COUNT       1000000

@@ -3,7 +3,7 @@
  * program on positions `cairn gen` draws, grades each answer against
  * cairn's own (client/solve/gen_solve.h), shrinks each distinct failure
  * to a 1-minimal counterexample and reports it.  The command (judge.c),
- * the grading (judge_answer.c, sharing judge_ctx.h), the candidate's
+ * the grading (judge_answer.c, sharing judge_state.h), the candidate's
  * command and sandbox (judge_sandbox.c) and runs (judge_run.c), the
  * shrinking (judge_shrink.c), the output as text, JSON and HTML
  * (judge_out.c).

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "judge_ctx.h"
+#include "judge_state.h"
 
 #define JUDGE_STDERR_LINES 10
 

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "judge_ctx.h"
+#include "judge_state.h"
 
 /* An executable file of that name in PATH (or the path given), made
  * absolute: malloc'd, or NULL. */

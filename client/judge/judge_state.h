@@ -1,12 +1,12 @@
 /*
- * judge_ctx.h - what the files of `cairn judge` share inside judge/: one
+ * judge_state.h - what the files of `cairn judge` share inside judge/: one
  * judging's state and cases, the records cairn solves for them
  * (judge_answer.c), the candidate's answers graded (judge_answer.c) and
  * the command it runs, in its sandbox (judge_sandbox.c).  Not for outside
  * judge/: judge.h is the command's interface.
  */
-#ifndef CAIRN_CLIENT_JUDGE_CTX_H
-#define CAIRN_CLIENT_JUDGE_CTX_H
+#ifndef CAIRN_CLIENT_JUDGE_STATE_H
+#define CAIRN_CLIENT_JUDGE_STATE_H
 
 #include <jansson.h>
 
@@ -64,4 +64,4 @@ int cairn_judge_settle_runner(struct judge *j);
 /* A NULL-ended argv built by it (NULL: nothing). */
 void cairn_judge_argv_free(char **v);
 
-#endif /* CAIRN_CLIENT_JUDGE_CTX_H */
+#endif /* CAIRN_CLIENT_JUDGE_STATE_H */
