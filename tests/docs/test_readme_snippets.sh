@@ -95,6 +95,8 @@ for entry in $pages; do
     rm -f "$top/examples/plugin"/*.so
     cp -R "$src/config" "$top/config" || fail "cannot copy config/"
     cp -R "$src/bench" "$top/bench" || fail "cannot copy bench/"
+    : >"$out"
+    (cd "$top" && find . -mindepth 1 | LC_ALL=C sort) >"$top.before"
     (
         cd "$top" || exit 1
         umask 022
@@ -111,6 +113,10 @@ for entry in $pages; do
     pgid=""
     [ "$rc" -eq 0 ] || fail "the snippets of $page stopped with exit $rc after: $(grep '^### ' "$out" | tail -n 1)"
     grep -q '^### all snippets ran$' "$out" || fail "the snippets of $page did not all run"
+    # What they left at the top of the tree: a reader's clone must show
+    # none of it in `git status`.
+    left=$(sh "$src/tests/docs/unignored.sh" "$src" "$top" "$top.before" | paste -sd ' ' -)
+    [ -z "$left" ] || fail "the snippets of $page leave what .gitignore does not ignore: $left"
 done
 out=""
 
