@@ -74,6 +74,25 @@ extract() { # PAGE: its runnable snippets as one script, on stdout
     ' "$src/$1"
 }
 
+# Every block runs as written by root, and the pages say once how to
+# run them with sudo: no command in a block starts with sudo (as root,
+# where sudo is often not installed, "sudo: command not found").  And a
+# daemon is signalled by its pid, never by name: pidof, pkill or killall
+# reach every cairnd on a shared host.
+block_lines() { # PAGE ERE: the lines of its fenced blocks that match ERE
+    awk -v page="$1" -v re="$2" '
+    /^```/ { inblock = !inblock; next }
+    inblock && $0 ~ re { printf "%s:%d: %s\n", page, NR, $0 }
+    ' "$src/$1"
+}
+for entry in $pages; do
+    found=$(block_lines "${entry%:*}" '(^|[;&|(])[[:space:]]*sudo[[:space:]]')
+    [ -z "$found" ] || fail "a block runs a command with sudo (say once that blocks run as root instead): $found"
+    found=$(block_lines "${entry%:*}" '(^|[^a-z])(pidof|pkill|killall)[[:space:]]')
+    [ -z "$found" ] || fail "a block signals processes by name, not by pid: $found"
+done
+echo "ok: no block runs a command with sudo or signals by name"
+
 total=0
 summary=""
 for entry in $pages; do
