@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report_html.h"
+#include "layout.h"
 
 void cairn_report_html_sizes(const struct cairn_report *r, FILE *out)
 {
@@ -207,7 +208,7 @@ void cairn_report_html_records(const struct cairn_report *r, FILE *out)
         cairn_report_html_esc(
             out, all[i]->record ? all[i]->record
                                 : "(the record is not available: its input is not kept in the "
-                                  "spool's .cairn/done/, the spool is not known, or no "
+                                  "spool's " CAIRN_DONE_PATH "/, the spool is not known, or no "
                                   "--inputs was given)");
         fputs("</pre></details></div>\n", out);
     }

@@ -22,6 +22,7 @@
 #include "daemon_ctx.h"
 #include "daemon_report.h"
 #include "job.h"
+#include "layout.h"
 #include "namemap.h"
 #include "queue.h"
 #include "scanner.h"
@@ -476,7 +477,7 @@ static void recover(struct cairn_dispatch *s, const struct cairn_scan_list *l)
     size_t i;
 
     if (l->rc != 0)
-        cairn_log(&s->d->log, CAIRN_LOG_ERROR, "cannot scan %s/.cairn/active: %s",
+        cairn_log(&s->d->log, CAIRN_LOG_ERROR, "cannot scan %s/" CAIRN_ACTIVE_PATH ": %s",
                   s->d->cfg.input_dir, uv_strerror(l->rc));
     for (i = 0; i < l->n; i++)
         if (!running_as(s, l->v[i].name))
