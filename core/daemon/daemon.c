@@ -182,7 +182,7 @@ static void on_stop_timeout(uv_timer_t *t)
     cairn_dispatch_counts(d->dispatch, &c);
     cairn_log(&d->log, CAIRN_LOG_WARNING,
               "shutdown_timeout_s (%g s) has passed with %zu job(s) still running: they stay in "
-              "%s/.cairn/active/ for the next start",
+              "%s/" CAIRN_ACTIVE_PATH "/ for the next start",
               d->cfg.shutdown_timeout_s, c.active, d->cfg.input_dir);
     abort_run(d, NULL, 0);
 }
@@ -718,7 +718,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
                   d->cfg.output_dir, uv_strerror(rc));
     if ((rc = cairn_tmpfile_sweep(d->spool.failed_fd)) < 0)
         cairn_log(&d->log, CAIRN_LOG_WARNING,
-                  "cannot look for temporary files left by a crash in %s/.cairn/failed: %s "
+                  "cannot look for temporary files left by a crash in %s/" CAIRN_FAILED_PATH ": %s "
                   "(they stay, hidden; the next start looks again)",
                   d->cfg.input_dir, uv_strerror(rc));
     cairn_dispatch_scan(d->dispatch, CAIRN_SCAN_FULL);

@@ -18,6 +18,7 @@
 #include "daemon_ctx.h"
 #include "daemon_dispatch.h"
 #include "job.h"
+#include "layout.h"
 #include "notify.h"
 #include "publish.h"
 #include "status.h"
@@ -114,7 +115,7 @@ static int survey_one(void *data, const char *name)
     fd = openat(d->spool.status_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         if (errno != ENOENT) /* gone meanwhile: an exit, nothing to say */
-            cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot read .cairn/status/%s: %s", name,
+            cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot read " CAIRN_STATUS_PATH "/%s: %s", name,
                       strerror(errno));
         return 0;
     }
@@ -123,7 +124,7 @@ static int survey_one(void *data, const char *name)
         return 0;
     }
     if ((n = read(fd, text, sizeof(text) - 1)) < 0)
-        cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot read .cairn/status/%s: %s", name,
+        cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot read " CAIRN_STATUS_PATH "/%s: %s", name,
                   strerror(errno));
     close(fd);
     if (n <= 0)
@@ -137,15 +138,15 @@ static int survey_one(void *data, const char *name)
     if (sv->now - st.st_mtime > GONE_AFTER_S && pid > 0 && cairn_status_is_gone(root, d->host)) {
         if (unlinkat(d->spool.status_fd, name, 0) == 0)
             cairn_log(&d->log, CAIRN_LOG_INFO,
-                      "removed .cairn/status/%s: the daemon that wrote it (pid %lld on this "
-                      "host) is gone",
+                      "removed " CAIRN_STATUS_PATH "/%s: the daemon that wrote it (pid %lld "
+                      "on this host) is gone",
                       name, pid);
     } else if (sv->mine != NULL && sv->now - st.st_mtime <= (time_t)CAIRN_STATUS_STALE_S &&
                theirs != NULL && strcmp(theirs, sv->mine) == 0) {
         cairn_log(&d->log, CAIRN_LOG_WARNING,
-                  "another daemon (%s pid %lld, .cairn/status/%s) writes the same metrics file "
-                  "%s: their counters overwrite each other, and Prometheus reads resets; give "
-                  "each daemon its own metrics_file",
+                  "another daemon (%s pid %lld, " CAIRN_STATUS_PATH "/%s) writes the same "
+                  "metrics file %s: their counters overwrite each other, and Prometheus reads "
+                  "resets; give each daemon its own metrics_file",
                   host != NULL ? host : "?", pid, name, sv->mine);
         sv->shared = 1;
     }
@@ -160,8 +161,9 @@ int cairn_daemon_survey_status_files(struct cairn_daemon *d)
 
     if (rc < 0)
         cairn_log(&d->log, CAIRN_LOG_WARNING,
-                  "cannot read .cairn/status/ to look at the other daemons: %s (a metrics file "
-                  "shared with one goes unwarned, and a killed daemon's status file stays)",
+                  "cannot read " CAIRN_STATUS_PATH "/ to look at the other daemons: %s (a "
+                  "metrics file shared with one goes unwarned, and a killed daemon's status "
+                  "file stays)",
                   uv_strerror(rc));
     return sv.shared;
 }
@@ -214,8 +216,8 @@ int cairn_daemon_log_repair(struct cairn_daemon *d, int repaired)
     for (i = 0; i < CAIRN_SPOOL_N_STATE; i++)
         if (repaired & (1 << i)) {
             cairn_log(&d->log, CAIRN_LOG_WARNING,
-                      "%s/.cairn/%s was removed or moved away: recreated", d->cfg.input_dir,
-                      sub[i]);
+                      "%s/" CAIRN_STATE_DIR "/%s was removed or moved away: recreated",
+                      d->cfg.input_dir, sub[i]);
             n++;
         }
     return n;
@@ -334,7 +336,7 @@ static void status_written(int rc, void *data)
     /* Best effort, the next tick tries again; said once a streak. */
     if (rc != 0 && !r->status_failing)
         cairn_log(&d->log, CAIRN_LOG_WARNING,
-                  "cannot write the status file %s/.cairn/status/%s: %s (cairn status and "
+                  "cannot write the status file %s/" CAIRN_STATUS_PATH "/%s: %s (cairn status and "
                   "progress see this daemon stale until it can; jobs go on)",
                   d->cfg.input_dir, r->status_name, uv_strerror(rc));
     else if (rc == 0 && r->status_failing)
@@ -355,8 +357,8 @@ static void remove_status(struct cairn_daemon *d)
         return;
     if (unlinkat(d->spool.status_fd, name, 0) != 0 && errno != ENOENT)
         cairn_log(&d->log, CAIRN_LOG_WARNING,
-                  "cannot remove the status file %s/.cairn/status/%s: %s (cairn status will "
-                  "call this stopped daemon dead; remove the file by hand)",
+                  "cannot remove the status file %s/" CAIRN_STATUS_PATH "/%s: %s (cairn status "
+                  "will call this stopped daemon dead; remove the file by hand)",
                   d->cfg.input_dir, name, strerror(errno));
 }
 
