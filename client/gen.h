@@ -174,6 +174,11 @@ struct cairn_gen_solver;
  * versions); refusals go to stderr.  0 with *out; -EINVAL when none
  * loaded, or -ENOMEM, with a message in cl. */
 int cairn_gen_solver_open(struct cairn_client *cl, const char *dir, struct cairn_gen_solver **out);
+/* The same for another command: who ("report", "judge") names it in the
+ * refusals logged and the messages ("report: plugin refused ...");
+ * cairn_gen_solver_open() is who "gen". */
+int cairn_gen_solver_open_as(struct cairn_client *cl, const char *dir, const char *who,
+                             struct cairn_gen_solver **out);
 /* The plugin answering to name (or alias), or NULL. */
 const struct cairn_plugin *cairn_gen_solver_find(const struct cairn_gen_solver *s,
                                                  const char *name);

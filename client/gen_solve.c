@@ -26,26 +26,38 @@ struct cairn_gen_solver {
 
 int cairn_gen_solver_open(struct cairn_client *cl, const char *dir, struct cairn_gen_solver **out)
 {
+    return cairn_gen_solver_open_as(cl, dir, "gen", out);
+}
+
+int cairn_gen_solver_open_as(struct cairn_client *cl, const char *dir, const char *who,
+                             struct cairn_gen_solver **out)
+{
     struct cairn_gen_solver *s = calloc(1, sizeof(*s));
     struct cairn_log log;
+    char *prefix = cairn_asprintf("%s: ", who);
     int rc;
 
     *out = NULL;
-    if (s == NULL)
-        return cairn_client_fail(cl, -ENOMEM, "gen: out of memory");
+    if (s == NULL || prefix == NULL) {
+        free(s);
+        free(prefix);
+        return cairn_client_fail(cl, -ENOMEM, "%s: out of memory", who);
+    }
     /* Refusals are logged as cairnd logs them; a refused plugin other
      * than the game asked for does not stop the corpus (gen.c checks
      * that one loaded). */
     cairn_log_init(&log, CAIRN_LOG_WARNING);
     cairn_log_set_program(&log, "cairn");
-    rc = cairn_plugin_set_load_registry(&s->reg, dir, NULL, &log, "gen: ");
+    rc = cairn_plugin_set_load_registry(&s->reg, dir, NULL, &log, prefix);
+    free(prefix);
     if (rc != -ENOMEM && s->reg.n_plugins == 0)
         rc = cairn_client_fail(cl, -EINVAL,
-                               "gen: no solver plugins loaded from %s (plugin_dir; --plugins "
+                               "%s: no solver plugins loaded from %s (plugin_dir; --plugins "
                                "DIR names another)",
-                               dir);
+                               who, dir);
     else if (rc == -ENOMEM || cairn_tally_init(&s->tally, s->reg.n_plugins) != 0)
-        rc = cairn_client_fail(cl, -ENOMEM, "gen: out of memory loading the plugins of %s", dir);
+        rc =
+            cairn_client_fail(cl, -ENOMEM, "%s: out of memory loading the plugins of %s", who, dir);
     else
         rc = 0;
     if (rc != 0) {

@@ -33,6 +33,7 @@
 #ifndef CAIRN_CLIENT_REPORT_H
 #define CAIRN_CLIENT_REPORT_H
 
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -41,6 +42,9 @@
 
 #define CAIRN_REPORT_MISMATCHES 10 /* shown per variant, unless --mismatches says */
 #define CAIRN_REPORT_BLUNDERS   10 /* kept per variant: costs are in each game's units */
+/* Traps kept by name per variant; the others pooled as "(other)": ids
+ * that are not cairn gen's ("user:1234") may name one per record. */
+#define CAIRN_REPORT_TRAPS 64
 /* First non-optimal plies: 0, 1, 2, 3, 4-7, 8-15, 16-31, 32 and more. */
 #define CAIRN_REPORT_PLY_BUCKETS 8
 /* A position shown in a table is cut to this many bytes (and "..."). */
@@ -68,7 +72,8 @@ void cairn_report_num_mean(const struct cairn_rep_num *n, uint64_t count, char o
 int cairn_report_num_cmp(const struct cairn_rep_num *a, const struct cairn_rep_num *b);
 
 struct cairn_rep_job {
-    char *name; /* the summary's "job" (escaped, printable) */
+    char *name;  /* the summary's "job" (escaped, printable) */
+    char *exact; /* the same, byte for byte (a file's name may not be UTF-8) */
     char *status;
     char *reason; /* failed jobs */
     uint64_t records, ok, matches, mismatches, bytes;
@@ -86,7 +91,8 @@ struct cairn_rep_where {
     char *job;
     size_t job_index; /* into jobs */
     uint64_t line;
-    char *id; /* JSON text as written, or NULL */
+    char *id;      /* JSON text as written, made printable, or NULL */
+    char *id_json; /* JSON text byte for byte (for --json), or NULL */
     char *variant;
     char *position; /* the record's "input", shortened, or NULL: unavailable */
     char *record;   /* the whole record line (cut past 4 KiB), or NULL */
@@ -98,12 +104,13 @@ struct cairn_rep_blunder {
     uint64_t ply;
     char *by, *move, *best; /* "Alice"/"Bob", and the moves as JSON text */
     struct cairn_rep_num cost;
+    int mismatch; /* its line's given answer differs too */
 };
 
 /* A checked record whose given answer (the candidate's, its "expected")
  * differs from cairn's exact one. */
 struct cairn_rep_mismatch {
-    struct cairn_rep_where at; /* position and record: for the shown ones only */
+    struct cairn_rep_where at; /* with position and record */
     char *given;               /* JSON text, or NULL: unavailable */
     char *exact;               /* JSON text */
     int shown;                 /* among the first --mismatches of its variant */
@@ -121,13 +128,13 @@ struct cairn_rep_trap {
  * in full; a game of one number: 1), then the smallest sum of |v|, then
  * the first in the run. */
 struct cairn_rep_smallest {
-    size_t mm;        /* into r->mm; SIZE_MAX: none found */
-    uint64_t values;  /* numbers in the input */
-    double magnitude; /* sum of |v| */
-    char *input;      /* the record's "input", whole */
-    char *record;     /* the record line, whole: solved again for the line */
-    char *moves;      /* an optimal line of play (JSON text), or NULL */
-    char *moves_why;  /* why there is none, or NULL */
+    struct cairn_rep_mismatch m; /* its own copy: r->mm keeps only the shown */
+    uint64_t values;             /* numbers in the input */
+    double magnitude;            /* sum of |v| */
+    char *input;                 /* the record's "input", whole */
+    char *record;                /* the record line, whole: solved again for the line */
+    char *moves;                 /* an optimal line of play (JSON text), or NULL */
+    char *moves_why;             /* why there is none, or NULL */
 };
 
 struct cairn_rep_variant {
@@ -168,8 +175,15 @@ struct cairn_report {
     size_t n_variants, cap_variants;
     struct cairn_rep_count *codes; /* every error code, in the summaries' order */
     size_t n_codes, cap_codes;
-    struct cairn_rep_mismatch *mm; /* every mismatch, in job and line order */
+    /* The mismatches shown (the first --mismatches of each variant), in job
+     * and line order: memory bounded whatever the run's size.  Every
+     * mismatch, when --json or --mismatches all needs them, goes to spill
+     * instead (report_spill.c), never to memory. */
+    struct cairn_rep_mismatch *mm;
     size_t n_mm, cap_mm;
+    FILE *spill;              /* or NULL */
+    struct cairn_client *cl;  /* for messages */
+    uint64_t damaged;         /* results lines that are not JSON, each named on stderr */
     size_t mm_limit;          /* shown per variant (--mismatches) */
     uint64_t graded, optimal; /* lines of play, all variants */
     uint64_t records, ok, errors, matches, mismatches, checked, bytes;
@@ -251,6 +265,26 @@ int cairn_report_text(const struct cairn_report *r, FILE *out);
 int cairn_report_html(const struct cairn_report *r, FILE *out);
 /* The report as one JSON object (report_json.c; docs/cairn.1, JSON). */
 int cairn_report_json(const struct cairn_report *r, FILE *out);
+/* o's "job": job_index's exact name, a JSON string when it is UTF-8; else
+ * its printable form and "job_escaped": true (docs/cairn.1, JSON REPORT).
+ * 0 or -ENOMEM. */
+int cairn_report_json_job(json_t *o, const struct cairn_report *r, size_t job_index);
+
+/* The spill of every mismatch (report_spill.c): opened (0, or -errno with
+ * a message), one added (ids and answers as the results line has them),
+ * each shown one given to fn (the spill's with --mismatches all, else
+ * r->mm's; variant NULL: all) and every one written as the elements of
+ * the JSON report's "mismatches". */
+int cairn_report_spill_open(struct cairn_report *r);
+int cairn_report_spill_add(struct cairn_report *r, const struct cairn_rep_mismatch *m,
+                           const json_t *id, const json_t *given, const json_t *exact);
+int cairn_report_each_mismatch(const struct cairn_report *r, const char *variant,
+                               int (*fn)(const struct cairn_rep_mismatch *m, void *data),
+                               void *data);
+int cairn_report_spill_json(const struct cairn_report *r, FILE *out);
+/* Whether at's line is among the mismatches shown; mismatch: it is one. */
+int cairn_report_shown(const struct cairn_report *r, const struct cairn_rep_where *at,
+                       int mismatch);
 
 /* The command: collect, print the text, and write the page (atomically,
  * when html is set).  input_given: --input named the spool. */

@@ -174,8 +174,9 @@ static int add_summary(struct ctx *c, const char *sum_name)
     j->finished = cairn_client_parse_time(json_string_value(json_object_get(s, "finished")));
     if (j->name == NULL) /* no "job": name it after its file */
         j->name = strndup(sum_name, base_len);
-    if (j->name == NULL || j->status == NULL || printable(&j->name) != 0 ||
-        printable(&j->status) != 0 || (j->reason != NULL && printable(&j->reason) != 0))
+    if (j->name == NULL || (j->exact = strdup(j->name)) == NULL || j->status == NULL ||
+        printable(&j->name) != 0 || printable(&j->status) != 0 ||
+        (j->reason != NULL && printable(&j->reason) != 0))
         goto oom;
     add_job_totals(r, j);
     if (json_is_integer(json_object_get(s, "unchecked"))) {
@@ -229,8 +230,10 @@ static int add_summary(struct ctx *c, const char *sum_name)
             fclose(inputs);
         else
             c->unjoined++;
-        if (rc != 0)
-            goto oom;
+        if (rc != 0) {
+            json_decref(s);
+            return rc;
+        }
     }
     json_decref(s);
     return 0;
@@ -373,10 +376,11 @@ static int add_results_file(struct ctx *c, const char *path, const char *inputs_
              strcmp(base + n - CAIRN_JOB_SUFFIX_LEN, CAIRN_JOB_SUFFIX) == 0)
         n -= CAIRN_JOB_SUFFIX_LEN;
     j->name = strndup(base, n);
+    j->exact = strndup(base, n);
     j->status = strdup("ok");
     j->wall_seconds = -1;
     j->started = -1;
-    if (j->name == NULL || j->status == NULL || printable(&j->name) != 0) {
+    if (j->name == NULL || j->exact == NULL || j->status == NULL || printable(&j->name) != 0) {
         close(fd);
         return -ENOMEM;
     }
@@ -430,8 +434,7 @@ static int collect_files(struct ctx *c, const char *first, char *const *more, si
 
 static int by_variant(const void *a, const void *b);
 
-/* The variants in their order; a variant's smallest failing input keeps
- * its index into r->mm, which does not move. */
+/* The variants in their order. */
 static void finish(struct cairn_report *r)
 {
     if (r->n_variants > 0)
@@ -476,8 +479,12 @@ int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const 
 
     memset(r, 0, sizeof(*r));
     r->mm_limit = o->mismatches;
+    r->cl = cl;
     if ((r->out_dir = cairn_text_printable(out_dir)) == NULL)
         return -ENOMEM;
+    if ((o->json || o->mismatches == CAIRN_REPORT_MISMATCHES_ALL) &&
+        (rc = cairn_report_spill_open(r)) != 0)
+        return rc;
     if (stat(out_dir, &st) == 0 && S_ISREG(st.st_mode)) {
         c.out_fd = -1;
         if ((rc = name_files(r, jobs, n)) != 0)
@@ -541,6 +548,7 @@ void cairn_report_free(struct cairn_report *r)
 
     for (i = 0; i < r->n_jobs; i++) {
         free(r->jobs[i].name);
+        free(r->jobs[i].exact);
         free(r->jobs[i].status);
         free(r->jobs[i].reason);
     }
@@ -556,6 +564,7 @@ void cairn_report_free(struct cairn_report *r)
             cairn_report_blunder_free(&v->bl[k]);
         free(v->codes);
         free(v->traps);
+        cairn_report_mismatch_free(&v->small.m);
         free(v->small.input);
         free(v->small.record);
         free(v->small.moves);
@@ -564,12 +573,11 @@ void cairn_report_free(struct cairn_report *r)
     }
     for (i = 0; i < r->n_codes; i++)
         free(r->codes[i].name);
-    for (i = 0; i < r->n_mm; i++) {
-        cairn_report_where_free(&r->mm[i].at);
-        free(r->mm[i].given);
-        free(r->mm[i].exact);
-    }
+    for (i = 0; i < r->n_mm; i++)
+        cairn_report_mismatch_free(&r->mm[i]);
     free(r->mm);
+    if (r->spill != NULL)
+        fclose(r->spill);
     free(r->jobs);
     free(r->variants);
     free(r->codes);

@@ -133,7 +133,7 @@ static void accuracy_chart(const struct cairn_report *r, FILE *out)
         if (v->checked == 0) {
             fprintf(out,
                     "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"18\" fill=\"#eef1f4\"/>"
-                    "<text x=\"%d\" y=\"%d\">no expected answers</text></g>\n",
+                    "<text x=\"%d\" y=\"%d\">no given answers</text></g>\n",
                     LABEL_W, y + 2, BAR_W, LABEL_W + 8, y + 16);
             continue;
         }
@@ -326,6 +326,7 @@ int cairn_report_html(const struct cairn_report *r, FILE *out)
     char when[32];
     time_t now = time(NULL);
     struct tm tm;
+    int rc;
 
     gmtime_r(&now, &tm);
     strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -359,12 +360,14 @@ int cairn_report_html(const struct cairn_report *r, FILE *out)
     fputs("<h2>Accuracy by trap</h2>\n", out);
     cairn_report_html_traps(r, out);
     fputs("<h2>Mismatches per variant</h2>\n", out);
-    cairn_report_html_mismatches(r, out);
+    if ((rc = cairn_report_html_mismatches(r, out)) != 0)
+        return rc;
     fputs("<h2>Graded play</h2>\n", out);
     cairn_report_html_play(r, out);
     fputs("<h2>Jobs</h2>\n", out);
     jobs_table(r, out);
-    cairn_report_html_records(r, out);
+    if ((rc = cairn_report_html_records(r, out)) != 0)
+        return rc;
     fputs("</body></html>\n", out);
     return ferror(out) ? -EIO : 0;
 }

@@ -172,48 +172,75 @@ void cairn_report_html_play(const struct cairn_report *r, FILE *out)
             blunders(&r->variants[i], out);
 }
 
-/* The whole records behind the tables' line links, each folded. */
-void cairn_report_html_records(const struct cairn_report *r, FILE *out)
+static void record_div(FILE *out, const struct cairn_rep_where *at)
 {
-    const struct cairn_rep_where **all;
-    size_t n = 0, i, k, cap = r->n_mm;
+    fputs("<div class=\"rec\" id=\"", out);
+    anchor(out, at);
+    fputs("\"><details><summary>", out);
+    cairn_report_html_esc(out, at->job);
+    fprintf(out, ", line %llu</summary><pre>", (unsigned long long)at->line);
+    cairn_report_html_esc(out, at->record ? at->record
+                                          : "(the record is not available: its input is not kept "
+                                            "in the spool's .cairn/done/, the spool is not known, "
+                                            "or no --inputs was given)");
+    fputs("</pre></details></div>\n", out);
+}
 
+struct records {
+    FILE *out;
+    int any;
+};
+
+static void records_head(struct records *rs)
+{
+    if (!rs->any++)
+        fputs("<h2>Records</h2>\n<div id=\"record-lines\">\n", rs->out);
+}
+
+static int mismatch_record(const struct cairn_rep_mismatch *m, void *data)
+{
+    records_head(data);
+    record_div(((struct records *)data)->out, &m->at);
+    return 0;
+}
+
+/* The whole records behind the tables' line links, each folded: the shown
+ * mismatches' (read from the spill with --mismatches all), then the
+ * blunders' and smallest inputs' that are not among them. */
+int cairn_report_html_records(const struct cairn_report *r, FILE *out)
+{
+    struct records rs = { .out = out };
+    const struct cairn_rep_where **more;
+    size_t n = 0, i, k, cap = 0;
+    int rc = cairn_report_each_mismatch(r, NULL, mismatch_record, &rs);
+
+    if (rc != 0)
+        return rc;
     for (i = 0; i < r->n_variants; i++)
-        cap += r->variants[i].n_bl;
-    if (cap == 0 || (all = calloc(cap, sizeof(*all))) == NULL)
-        return;
-    for (i = 0; i < r->n_mm; i++)
-        if (r->mm[i].shown)
-            all[n++] = &r->mm[i].at;
-    for (i = 0; i < r->n_variants; i++)
-        for (k = 0; k < r->variants[i].n_bl; k++)
-            all[n++] = &r->variants[i].bl[k].at;
-    for (i = 0; i < r->n_variants; i++)
-        if (r->variants[i].small.input != NULL && !r->mm[r->variants[i].small.mm].shown)
-            all[n++] = &r->mm[r->variants[i].small.mm].at;
-    if (n > 0)
-        fputs("<h2>Records</h2>\n<div id=\"record-lines\">\n", out);
-    for (i = 0; i < n; i++) {
-        for (k = 0; k < i; k++)
-            if (all[k]->job_index == all[i]->job_index && all[k]->line == all[i]->line)
-                break;
-        if (k < i)
-            continue; /* a mismatch that is a blunder too: one anchor */
-        fputs("<div class=\"rec\" id=\"", out);
-        anchor(out, all[i]);
-        fputs("\"><details><summary>", out);
-        cairn_report_html_esc(out, all[i]->job);
-        fprintf(out, ", line %llu</summary><pre>", (unsigned long long)all[i]->line);
-        cairn_report_html_esc(
-            out, all[i]->record ? all[i]->record
-                                : "(the record is not available: its input is not kept in the "
-                                  "spool's .cairn/done/, the spool is not known, or no "
-                                  "--inputs was given)");
-        fputs("</pre></details></div>\n", out);
+        cap += r->variants[i].n_bl + 1;
+    if (cap > 0 && (more = calloc(cap, sizeof(*more))) != NULL) {
+        for (i = 0; i < r->n_variants; i++)
+            for (k = 0; k < r->variants[i].n_bl; k++)
+                if (!cairn_report_shown(r, &r->variants[i].bl[k].at, r->variants[i].bl[k].mismatch))
+                    more[n++] = &r->variants[i].bl[k].at;
+        for (i = 0; i < r->n_variants; i++)
+            if (r->variants[i].small.input != NULL &&
+                !cairn_report_shown(r, &r->variants[i].small.m.at, 1))
+                more[n++] = &r->variants[i].small.m.at;
+        for (i = 0; i < n; i++) {
+            for (k = 0; k < i; k++)
+                if (more[k]->job_index == more[i]->job_index && more[k]->line == more[i]->line)
+                    break;
+            if (k < i)
+                continue; /* a blunder that is the smallest input too: one anchor */
+            records_head(&rs);
+            record_div(out, more[i]);
+        }
+        free(more);
     }
-    if (n > 0)
+    if (rs.any)
         fputs("</div>\n", out);
-    free(all);
+    return 0;
 }
 
 /* A name or an id: one line, cut with an ellipsis, whole in its tooltip. */
@@ -280,7 +307,7 @@ void cairn_report_html_smallest(const struct cairn_report *r, FILE *out)
             fputs("</td></tr>\n", out);
             continue;
         }
-        m = &r->mm[v->small.mm];
+        m = &v->small.m;
         fputs("<td>", out);
         folded(out, v->small.input);
         fputs("</td><td><code>", out);
@@ -346,13 +373,34 @@ void cairn_report_html_traps(const struct cairn_report *r, FILE *out)
     fputs("</table>\n", out);
 }
 
-void cairn_report_html_mismatches(const struct cairn_report *r, FILE *out)
+static int mismatch_row(const struct cairn_rep_mismatch *m, void *data)
 {
-    size_t i, k;
+    FILE *out = data;
 
-    if (r->n_mm == 0) {
+    fputs("<tr>", out);
+    cairn_report_html_name_cell(out, m->at.job);
+    line_cell(out, &m->at);
+    cairn_report_html_name_cell(out, m->at.id ? m->at.id : "-");
+    fputs("<td><code>", out);
+    cairn_report_html_esc(out, m->given ? m->given : "unavailable");
+    fputs("</code></td><td><code>", out);
+    cairn_report_html_esc(out, m->exact ? m->exact : "-");
+    fputs("</code></td>", out);
+    position_cell(out, &m->at);
+    fputs("</tr>\n", out);
+    return 0;
+}
+
+int cairn_report_html_mismatches(const struct cairn_report *r, FILE *out)
+{
+    size_t k;
+    int any = 0, rc;
+
+    for (k = 0; k < r->n_variants; k++)
+        any |= r->variants[k].mismatches > 0;
+    if (!any) {
         fputs("<p id=\"mismatches-none\">No given answer differs from cairn's.</p>\n", out);
-        return;
+        return 0;
     }
     fputs("<div id=\"mismatch-list\">\n", out);
     for (k = 0; k < r->n_variants; k++) {
@@ -374,23 +422,8 @@ void cairn_report_html_mismatches(const struct cairn_report *r, FILE *out)
                 "\" data-mismatches=\"%llu\"><tr><th>job</th><th class=\"n\">line</th>"
                 "<th>id</th><th>given</th><th>exact</th><th>position</th></tr>\n",
                 (unsigned long long)v->mismatches);
-        for (i = 0; i < r->n_mm; i++) {
-            const struct cairn_rep_mismatch *m = &r->mm[i];
-
-            if (!m->shown || m->at.variant == NULL || strcmp(m->at.variant, v->name) != 0)
-                continue;
-            fputs("<tr>", out);
-            cairn_report_html_name_cell(out, m->at.job);
-            line_cell(out, &m->at);
-            cairn_report_html_name_cell(out, m->at.id ? m->at.id : "-");
-            fputs("<td><code>", out);
-            cairn_report_html_esc(out, m->given ? m->given : "unavailable");
-            fputs("</code></td><td><code>", out);
-            cairn_report_html_esc(out, m->exact ? m->exact : "-");
-            fputs("</code></td>", out);
-            position_cell(out, &m->at);
-            fputs("</tr>\n", out);
-        }
+        if ((rc = cairn_report_each_mismatch(r, v->name, mismatch_row, out)) != 0)
+            return rc;
         fputs("</table>\n", out);
     }
     fputs("</div>\n<p class=\"note\">Given: the candidate's answer, the record's "
@@ -407,4 +440,5 @@ void cairn_report_html_mismatches(const struct cairn_report *r, FILE *out)
         fputs(".", out);
     }
     fputs("</p>\n", out);
+    return 0;
 }

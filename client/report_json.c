@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "report.h"
 
@@ -39,10 +41,30 @@ static json_t *num(const struct cairn_rep_num *n)
     return n->real ? json_real(n->d) : json_integer(n->i);
 }
 
-static json_t *where(const struct cairn_rep_where *w, const char *job)
+int cairn_report_json_job(json_t *o, const struct cairn_report *r, size_t job_index)
 {
-    return json_pack("{s:s?,s:s,s:I,s:o}", "variant", w->variant, "job", job, "line",
-                     (json_int_t)w->line, "id", value(w->id));
+    const struct cairn_rep_job *j = &r->jobs[job_index];
+    json_t *exact = json_string(j->exact); /* NULL when not UTF-8 */
+
+    if (exact != NULL)
+        return json_object_set_new(o, "job", exact) != 0 ? -ENOMEM : 0;
+    if (json_object_set_new(o, "job", json_string(j->name)) != 0 ||
+        json_object_set_new(o, "job_escaped", json_true()) != 0)
+        return -ENOMEM;
+    return 0;
+}
+
+/* Where a record is: its id as the results line has it, byte for byte. */
+static json_t *where(const struct cairn_report *r, const struct cairn_rep_where *w)
+{
+    json_t *o = json_pack("{s:s?,s:n,s:I,s:o}", "variant", w->variant, "job", "line",
+                          (json_int_t)w->line, "id", value(w->id_json ? w->id_json : w->id));
+
+    if (o != NULL && cairn_report_json_job(o, r, w->job_index) != 0) {
+        json_decref(o);
+        o = NULL;
+    }
+    return o;
 }
 
 static json_t *error_size(const struct cairn_rep_variant *v)
@@ -55,13 +77,12 @@ static json_t *error_size(const struct cairn_rep_variant *v)
 
 static json_t *smallest(const struct cairn_report *r, const struct cairn_rep_variant *v)
 {
-    const struct cairn_rep_mismatch *m;
+    const struct cairn_rep_mismatch *m = &v->small.m;
     json_t *o;
 
     if (v->small.input == NULL)
         return json_null();
-    m = &r->mm[v->small.mm];
-    o = where(&m->at, r->jobs[m->at.job_index].name);
+    o = where(r, &m->at);
     json_object_set_new(o, "input", value(v->small.input));
     json_object_set_new(o, "values", json_integer((json_int_t)v->small.values));
     json_object_set_new(o, "magnitude", json_real(v->small.magnitude));
@@ -85,7 +106,7 @@ static json_t *variant(const struct cairn_rep_variant *v)
 static int build(const struct cairn_report *r, json_t *root)
 {
     json_t *vars = json_array(), *sizes = json_array(), *traps = json_array(),
-           *small = json_array(), *mm = json_array(), *bl = json_array(), *codes = json_object();
+           *small = json_array(), *bl = json_array(), *codes = json_object();
     size_t i, k;
     int rc = 0;
 
@@ -131,7 +152,7 @@ static int build(const struct cairn_report *r, json_t *root)
         if (v->small.input != NULL)
             json_array_append_new(small, smallest(r, v));
         for (k = 0; k < v->n_bl; k++) {
-            json_t *b = where(&v->bl[k].at, v->bl[k].at.job);
+            json_t *b = where(r, &v->bl[k].at);
 
             json_object_set_new(b, "ply", json_integer((json_int_t)v->bl[k].ply));
             json_object_set_new(b, "by", json_string(v->bl[k].by));
@@ -141,35 +162,38 @@ static int build(const struct cairn_report *r, json_t *root)
             json_array_append_new(bl, b);
         }
     }
-    for (i = 0; i < r->n_mm; i++) {
-        json_t *m = where(&r->mm[i].at, r->mm[i].at.job);
-
-        json_object_set_new(m, "given", value(r->mm[i].given));
-        json_object_set_new(m, "exact", value(r->mm[i].exact));
-        if (json_array_append_new(mm, m) != 0)
-            rc = -ENOMEM;
-    }
     json_object_set_new(root, "variants", vars);
     json_object_set_new(root, "by_size", sizes);
     json_object_set_new(root, "by_trap", traps);
     json_object_set_new(root, "smallest", small);
-    json_object_set_new(root, "mismatches", mm);
     json_object_set_new(root, "blunders", bl);
     json_object_set_new(
         root, "not_shown",
         json_pack("{s:o,s:o}", "by_size", why(r->sizes_why), "inputs", why(r->inputs_why)));
+    json_object_set_new(root, "damaged", json_integer((json_int_t)r->damaged));
     return rc;
 }
 
+/* The object is written whole but for "mismatches", last, whose elements
+ * stream from the spill one at a time: every mismatch, never all in
+ * memory. */
 int cairn_report_json(const struct cairn_report *r, FILE *out)
 {
     json_t *root = json_object();
     int rc = root != NULL ? build(r, root) : -ENOMEM;
+    char *head = rc == 0 ? json_dumps(root, JSON_COMPACT) : NULL;
+    size_t n = head != NULL ? strlen(head) : 0;
 
-    if (rc == 0 && json_dumpf(root, out, JSON_COMPACT) != 0)
+    if (rc == 0 && (head == NULL || n < 2))
+        rc = -ENOMEM;
+    /* head is "{...}": its last byte is the closing brace. */
+    if (rc == 0 && (fwrite(head, 1, n - 1, out) != n - 1 || fputs(",\"mismatches\":[", out) < 0))
         rc = -EIO;
-    if (rc == 0 && fputc('\n', out) == EOF)
+    if (rc == 0)
+        rc = cairn_report_spill_json(r, out);
+    if (rc == 0 && fputs("]}\n", out) < 0)
         rc = -EIO;
+    free(head);
     json_decref(root);
     return rc;
 }

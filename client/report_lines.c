@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jsonscan.h"
 #include "jsontext.h"
 #include "registry.h"
 
@@ -132,6 +133,12 @@ static int where_of(struct cairn_rep_where *w, const char *job, size_t job_index
                                    .line = cairn_report_count(o, "line"),
                                    .id = member(line, len, "id"),
                                    .variant = cairn_report_dup(vname) };
+    const char *v;
+    size_t n;
+
+    /* The results line parsed: its JSON text is valid UTF-8, exact. */
+    if (cairn_json_member_text(line, len, "id", &v, &n) && (w->id_json = strndup(v, n)) == NULL)
+        return -ENOMEM;
     return w->job != NULL && (vname == NULL || w->variant != NULL) ? 0 : -ENOMEM;
 }
 
@@ -139,6 +146,7 @@ void cairn_report_where_free(struct cairn_rep_where *w)
 {
     free(w->job);
     free(w->id);
+    free(w->id_json);
     free(w->variant);
     free(w->position);
     free(w->record);
@@ -187,7 +195,8 @@ static int keep_blunder(struct cairn_rep_variant *r, const json_t *play, const c
                         size_t play_len, const char *job, size_t job_index, const json_t *o,
                         const char *line, size_t len, const char *vname, const struct rec *rec)
 {
-    struct cairn_rep_blunder b = { .ply = cairn_report_count(play, "ply") };
+    struct cairn_rep_blunder b = { .ply = cairn_report_count(play, "ply"),
+                                   .mismatch = json_is_false(json_object_get(o, "match")) };
     size_t at = r->n_bl;
 
     num_add(&b.cost, json_object_get(play, "cost"));
@@ -302,12 +311,44 @@ static int64_t size_of(const json_t *input)
     return size >= 0 ? size : num;
 }
 
-/* The mismatch mm_index as its variant's smallest failing input, if its
- * record is smaller than the one kept (struct cairn_rep_smallest says
- * what smaller is; of equal ones, the first stays). */
-static int consider_smallest(struct cairn_rep_variant *v, size_t mm_index, const json_t *record,
-                             const struct rec *rec, const char *line, size_t len)
+void cairn_report_mismatch_free(struct cairn_rep_mismatch *m)
 {
+    cairn_report_where_free(&m->at);
+    free(m->given);
+    free(m->exact);
+}
+
+static int dup_text(char **to, const char *from)
+{
+    return from == NULL || (*to = strdup(from)) != NULL ? 0 : -ENOMEM;
+}
+
+/* A copy of m, to keep apart from the mismatches shown. */
+static int copy_mismatch(struct cairn_rep_mismatch *to, const struct cairn_rep_mismatch *m)
+{
+    *to = (struct cairn_rep_mismatch){ .at = { .job_index = m->at.job_index, .line = m->at.line },
+                                       .shown = m->shown };
+    if (dup_text(&to->at.job, m->at.job) != 0 || dup_text(&to->at.id, m->at.id) != 0 ||
+        dup_text(&to->at.id_json, m->at.id_json) != 0 ||
+        dup_text(&to->at.variant, m->at.variant) != 0 ||
+        dup_text(&to->at.position, m->at.position) != 0 ||
+        dup_text(&to->at.record, m->at.record) != 0 || dup_text(&to->given, m->given) != 0 ||
+        dup_text(&to->exact, m->exact) != 0) {
+        cairn_report_mismatch_free(to);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+/* The mismatch m as its variant's smallest failing input, if its record
+ * is smaller than the one kept (struct cairn_rep_smallest says what
+ * smaller is; of equal ones, the first stays). */
+static int consider_smallest(struct cairn_rep_variant *v, const struct cairn_rep_mismatch *m,
+                             const json_t *record, const struct rec *rec, const char *line,
+                             size_t len)
+{
+    struct cairn_rep_mismatch copy;
+
     struct cairn_rep_smallest *s = &v->small;
     const json_t *input = json_object_get(record, "input");
     uint64_t values = 0;
@@ -322,7 +363,7 @@ static int consider_smallest(struct cairn_rep_variant *v, size_t mm_index, const
         return 0;
     in = member(rec->line, rec->len, "input");
     whole = strndup(rec->line, rec->len);
-    if (in == NULL || whole == NULL) {
+    if (in == NULL || whole == NULL || copy_mismatch(&copy, m) != 0) {
         free(in);
         free(whole);
         return -ENOMEM;
@@ -330,7 +371,8 @@ static int consider_smallest(struct cairn_rep_variant *v, size_t mm_index, const
     free(s->input);
     free(s->record);
     free(s->moves);
-    *s = (struct cairn_rep_smallest){ .mm = mm_index,
+    cairn_report_mismatch_free(&s->m);
+    *s = (struct cairn_rep_smallest){ .m = copy,
                                       .values = values,
                                       .magnitude = magnitude,
                                       .input = in,
@@ -356,37 +398,50 @@ static void error_size(struct cairn_rep_variant *v, const json_t *given, const j
         v->error_max = d;
 }
 
-/* A mismatch: every one is kept; the first --mismatches of its variant
- * with their position and record. */
+/* A mismatch: counted; kept when among the first --mismatches of its
+ * variant (with its position and record), or as its variant's smallest
+ * failing input; written to the spill when there is one.  Nothing else
+ * stays: memory does not grow with the number of mismatches. */
 static int add_mismatch(struct cairn_report *r, struct cairn_rep_variant *v, const json_t *o,
                         const char *line, size_t len, const char *job, size_t job_index,
                         const char *vname, const struct rec *rec, const json_t *record)
 {
-    struct cairn_rep_mismatch *m;
+    struct cairn_rep_mismatch m = { 0 };
     const json_t *given = json_object_get(o, "expected");
-    size_t i = r->n_mm;
+    int all = r->mm_limit == CAIRN_REPORT_MISMATCHES_ALL, show = !all && v->shown < r->mm_limit;
     int rc;
 
-    if (cairn_grow((void **)&r->mm, &r->cap_mm, r->n_mm + 1, sizeof(*r->mm)) != 0)
-        return -ENOMEM;
-    m = &r->mm[r->n_mm++];
-    memset(m, 0, sizeof(*m));
     v->mismatches++;
-    m->given = member(line, len, "expected");
-    if (m->given == NULL && rec->line != NULL) {
-        m->given = member(rec->line, rec->len, "expected");
+    m.given = member(line, len, "expected");
+    if (m.given == NULL && rec->line != NULL) {
+        m.given = member(rec->line, rec->len, "expected");
         given = json_object_get(record, "expected");
     }
-    m->exact = member(line, len, "answer");
+    m.exact = member(line, len, "answer");
     error_size(v, given, json_object_get(o, "answer"));
-    if ((rc = where_of(&m->at, job, job_index, o, line, len, vname)) != 0)
-        return rc;
-    if (v->shown < r->mm_limit) {
+    if ((rc = where_of(&m.at, job, job_index, o, line, len, vname)) != 0)
+        goto out;
+    if (all || show) {
         v->shown++;
-        m->shown = 1;
-        fill_where(&m->at, rec);
+        m.shown = 1;
+        fill_where(&m.at, rec);
     }
-    return record != NULL ? consider_smallest(v, i, record, rec, line, len) : 0;
+    if (r->spill != NULL && (rc = cairn_report_spill_add(r, &m, json_object_get(o, "id"), given,
+                                                         json_object_get(o, "answer"))) != 0)
+        goto out;
+    if (record != NULL && (rc = consider_smallest(v, &m, record, rec, line, len)) != 0)
+        goto out;
+    if (show) {
+        if (cairn_grow((void **)&r->mm, &r->cap_mm, r->n_mm + 1, sizeof(*r->mm)) != 0) {
+            rc = -ENOMEM;
+            goto out;
+        }
+        r->mm[r->n_mm++] = m;
+        return 0;
+    }
+out:
+    cairn_report_mismatch_free(&m);
+    return rc;
 }
 
 /* The trap of a record, from its id ("stone-game-iii-7-3:tie"; "-" for
@@ -402,6 +457,12 @@ static int add_trap(struct cairn_rep_variant *v, const json_t *o, int match)
     for (i = 0; i < v->n_traps; i++)
         if (strcmp(v->traps[i].name, name) == 0)
             break;
+    if (i == v->n_traps && i >= CAIRN_REPORT_TRAPS) {
+        snprintf(name, sizeof(name), "(other)");
+        for (i = CAIRN_REPORT_TRAPS; i < v->n_traps; i++)
+            if (strcmp(v->traps[i].name, name) == 0)
+                break;
+    }
     if (i == v->n_traps) {
         if (cairn_grow((void **)&v->traps, &v->cap_traps, v->n_traps + 1, sizeof(*v->traps)) != 0)
             return -ENOMEM;
@@ -454,20 +515,38 @@ static int add_line(struct cairn_report *r, const char *line, size_t len, const 
 {
     json_error_t e;
     json_t *o = json_loadb(line, len, 0, &e), *match = json_object_get(o, "match");
+    json_error_t re;
     const json_t *play = json_object_get(o, "play");
     /* The record is parsed only when something is taken from it: a big
      * run's matched records are read past, not parsed. */
     int need = whole != NULL || json_is_false(match) ||
                (json_is_object(play) && !json_is_true(json_object_get(play, "optimal")));
     json_t *record =
-        need && at->rec->line != NULL ? json_loadb(at->rec->line, at->rec->len, 0, &e) : NULL;
+        need && at->rec->line != NULL ? json_loadb(at->rec->line, at->rec->len, 0, &re) : NULL;
     const char *vname = json_string_value(json_object_get(o, "variant"));
     const char *ecode = json_string_value(json_object_get(json_object_get(o, "error"), "code"));
     struct cairn_rep_variant *v;
     int rc = 0;
 
     if (o == NULL) {
+        enum cairn_json_kind kind;
+        struct cairn_json_fault fault;
+
         json_decref(record);
+        /* jansson says "invalid token" when a string's copy fails, too:
+         * the scanner, which builds nothing, tells memory from damage. */
+        if (json_error_code(&e) == json_error_out_of_memory ||
+            cairn_json_scan(line, len, &kind, &fault) != -EINVAL)
+            return cairn_client_fail(r->cl, -ENOMEM,
+                                     "%s:%llu: the line (%zu bytes) does not fit in memory",
+                                     at->file, at->no, len);
+        /* Not what cairnd writes (cut, edited, another file): named, left
+         * out, and the report goes on with the other lines. */
+        r->damaged++;
+        fprintf(stderr,
+                "cairn: warning: %s:%llu: not a JSON result line (column %zu: %s); left out of "
+                "the report\n",
+                at->file, at->no, fault.column, fault.what);
         return 0;
     }
     v = cairn_report_variant(r, vname ? vname : CAIRN_VARIANT_UNRESOLVED);
@@ -503,20 +582,21 @@ out:
 
 /* The record of line no from inputs (read up to it), into rec; none when
  * the inputs end first or the lines do not run forward. */
-static void record_at(FILE *inputs, uint64_t no, uint64_t *read, char **buf, size_t *cap,
-                      struct rec *rec)
+static int record_at(FILE *inputs, uint64_t no, uint64_t *read, char **buf, size_t *cap,
+                     struct rec *rec)
 {
     ssize_t n = 0;
 
     rec->line = NULL;
     if (no <= *read)
-        return;
+        return 0;
     while (*read < no && (n = cairn_client_getline(inputs, buf, cap)) > 0)
         (*read)++;
     if (*read == no && n > 0) {
         rec->line = *buf;
         rec->len = (size_t)n - ((*buf)[n - 1] == '\n');
     }
+    return n < 0 ? (int)n : 0;
 }
 
 int cairn_report_read_results(struct cairn_report *r, int dir_fd, const char *res_name,
@@ -530,7 +610,7 @@ int cairn_report_read_results(struct cairn_report *r, int dir_fd, const char *re
     size_t cap = 0, in_cap = 0;
     uint64_t in_read = 0;
     unsigned backwards = 0;
-    ssize_t n;
+    ssize_t n = 0;
     FILE *f;
 
     if (fd < 0 || (f = fdopen(fd, "r")) == NULL) {
@@ -557,10 +637,24 @@ int cairn_report_read_results(struct cairn_report *r, int dir_fd, const char *re
                         "the results are not in the order of their inputs; their records "
                         "are not joined from here on\n",
                         shown_as, at.no, want, (unsigned long long)in_read);
-            record_at(inputs, want, &in_read, &in_line, &in_cap, &rec);
+            if ((rc = record_at(inputs, want, &in_read, &in_line, &in_cap, &rec)) != 0) {
+                rc = cairn_client_fail(r->cl, rc,
+                                       "%s:%llu: its record, line %llu of the job's records, "
+                                       "cannot be read: %s",
+                                       shown_as, at.no, (unsigned long long)in_read + 1,
+                                       rc == -ENOMEM ? "the line does not fit in memory"
+                                                     : strerror(-rc));
+                break;
+            }
         }
         rc = add_line(r, line, len, job, job_index, whole, &at);
     }
+    /* Neither a line too long for memory nor a read error is the end of
+     * the file: the report would be short of lines, and say nothing. */
+    if (rc == 0 && n < 0)
+        rc = cairn_client_fail(r->cl, (int)n, "%s:%llu: cannot read the line: %s", shown_as,
+                               at.no + 1,
+                               n == -ENOMEM ? "it does not fit in memory" : strerror((int)-n));
     free(line);
     free(in_line);
     fclose(f);

@@ -35,8 +35,11 @@ uint64_t cairn_report_count(const json_t *o, const char *key);
  *          line's "line" is its record's), or NULL when not known
  * RETURNS  0 (a file that cannot be opened leaves accuracy without it; a
  *          graded line of play that lacks a key is counted, said on
- *          stderr with its file, line and key, and left out of the costs);
- *          -ENOMEM
+ *          stderr with its file, line and key, and left out of the costs;
+ *          a line that is not JSON is said on stderr with its file and
+ *          line, counted in r->damaged and left out); a negative errno
+ *          with a message in r->cl naming the file and line that cannot
+ *          be read (-ENOMEM for one too long for memory, -EIO ...)
  */
 int cairn_report_read_results(struct cairn_report *r, int dir_fd, const char *res_name,
                               const char *shown_as, const char *job, size_t job_index,
@@ -49,5 +52,6 @@ FILE *cairn_report_kept_input(int in_fd, const char *input_esc, uint64_t bytes);
 
 void cairn_report_where_free(struct cairn_rep_where *w);
 void cairn_report_blunder_free(struct cairn_rep_blunder *b);
+void cairn_report_mismatch_free(struct cairn_rep_mismatch *m);
 
 #endif /* CAIRN_CLIENT_REPORT_LINES_H */

@@ -78,7 +78,8 @@ void cairn_report_lines_of_play(struct cairn_client *cl, struct cairn_report *r)
 
         if (sm->input == NULL || sm->moves != NULL)
             continue;
-        if (s == NULL && why == NULL && cairn_gen_solver_open(cl, cl->cfg.plugin_dir, &s) != 0) {
+        if (s == NULL && why == NULL &&
+            cairn_gen_solver_open_as(cl, cl->cfg.plugin_dir, "report", &s) != 0) {
             /* Said in the report, not a failure of the report. */
             why = cairn_asprintf("not computed: no solver plugin loads from %s (plugin_dir)",
                                  cl->cfg.plugin_dir ? cl->cfg.plugin_dir : "(none)");

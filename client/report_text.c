@@ -130,47 +130,61 @@ static void error_size_text(const struct cairn_rep_variant *v, char out[96])
                  (unsigned long long)v->error_max);
 }
 
-/* One variant's shown mismatches, grouped by job (they are in job order). */
-static void variant_mismatches(const struct cairn_report *r, const struct cairn_rep_variant *v,
-                               FILE *out)
+struct widths {
+    int wj, wi, we, wa;
+    FILE *out;
+};
+
+static int measure_row(const struct cairn_rep_mismatch *m, void *data)
 {
-    int wj = 3, wi = 2, we = 5, wa = 5;
-    size_t i;
+    struct widths *w = data;
+
+    w->wj = col_width(w->wj, m->at.job);
+    w->wi = col_width(w->wi, m->at.id);
+    w->we = col_width(w->we, or_unavailable(m->given));
+    w->wa = col_width(w->wa, m->exact);
+    return 0;
+}
+
+static int print_row(const struct cairn_rep_mismatch *m, void *data)
+{
+    const struct widths *w = data;
+
+    fprintf(w->out, "  %-*s %6llu  %-*s  %-*s  %-*s  %s\n", w->wj, m->at.job,
+            (unsigned long long)m->at.line, w->wi, m->at.id ? m->at.id : "-", w->we,
+            or_unavailable(m->given), w->wa, m->exact ? m->exact : "-",
+            or_unavailable(m->at.position));
+    return 0;
+}
+
+/* One variant's shown mismatches, grouped by job (they are in job order);
+ * with --mismatches all, read twice from the spill, never all in memory. */
+static int variant_mismatches(const struct cairn_report *r, const struct cairn_rep_variant *v,
+                              FILE *out)
+{
+    struct widths w = { .wj = 3, .wi = 2, .we = 5, .wa = 5, .out = out };
     char esz[96];
+    int rc;
 
-    for (i = 0; i < r->n_mm; i++) {
-        const struct cairn_rep_mismatch *m = &r->mm[i];
-
-        if (!m->shown || m->at.variant == NULL || strcmp(m->at.variant, v->name) != 0)
-            continue;
-        wj = col_width(wj, m->at.job);
-        wi = col_width(wi, m->at.id);
-        we = col_width(we, or_unavailable(m->given));
-        wa = col_width(wa, m->exact);
-    }
+    if ((rc = cairn_report_each_mismatch(r, v->name, measure_row, &w)) != 0)
+        return rc;
     error_size_text(v, esz);
     fprintf(out, "mismatches of %s: %llu, %llu shown%s\n", v->name,
             (unsigned long long)v->mismatches, (unsigned long long)v->shown, esz);
-    fprintf(out, "  %-*s %6s  %-*s  %-*s  %-*s  %s\n", wj, "job", "line", wi, "id", we, "given", wa,
-            "exact", "position");
-    for (i = 0; i < r->n_mm; i++) {
-        const struct cairn_rep_mismatch *m = &r->mm[i];
-
-        if (!m->shown || m->at.variant == NULL || strcmp(m->at.variant, v->name) != 0)
-            continue;
-        fprintf(out, "  %-*s %6llu  %-*s  %-*s  %-*s  %s\n", wj, m->at.job,
-                (unsigned long long)m->at.line, wi, m->at.id ? m->at.id : "-", we,
-                or_unavailable(m->given), wa, m->exact ? m->exact : "-",
-                or_unavailable(m->at.position));
-    }
+    fprintf(out, "  %-*s %6s  %-*s  %-*s  %-*s  %s\n", w.wj, "job", "line", w.wi, "id", w.we,
+            "given", w.wa, "exact", "position");
+    return cairn_report_each_mismatch(r, v->name, print_row, &w);
 }
 
-static void mismatches(const struct cairn_report *r, FILE *out)
+static int mismatches(const struct cairn_report *r, FILE *out)
 {
     size_t i;
+    int any = 0, rc = 0;
 
-    if (r->n_mm == 0)
-        return;
+    for (i = 0; i < r->n_variants; i++)
+        any |= r->variants[i].mismatches > 0;
+    if (!any)
+        return 0;
     fprintf(out,
             "\nmismatches per variant (given: the record's expected answer, %s; exact: "
             "cairn's; ",
@@ -180,11 +194,12 @@ static void mismatches(const struct cairn_report *r, FILE *out)
     else
         fprintf(out, "the first %zu of each variant shown, --mismatches N|all for more):\n",
                 r->mm_limit);
-    for (i = 0; i < r->n_variants; i++)
+    for (i = 0; rc == 0 && i < r->n_variants; i++)
         if (r->variants[i].mismatches > 0)
-            variant_mismatches(r, &r->variants[i], out);
+            rc = variant_mismatches(r, &r->variants[i], out);
     if (r->inputs_why != NULL)
         fprintf(out, "  (positions unavailable: %s)\n", r->inputs_why);
+    return rc;
 }
 
 /* Each variant's smallest failing input, first: the one to read. */
@@ -210,7 +225,7 @@ static void smallest(const struct cairn_report *r, FILE *out)
                     r->inputs_why ? r->inputs_why : "no failing record could be read");
             continue;
         }
-        m = &r->mm[v->small.mm];
+        m = &v->small.m;
         fprintf(out, "  %s: %s (job %s, line %llu, id %s)\n", v->name, v->small.input, m->at.job,
                 (unsigned long long)m->at.line, m->at.id ? m->at.id : "-");
         fprintf(out, "    given %s, exact %s; optimal line of play: %s\n", or_unavailable(m->given),
@@ -421,6 +436,7 @@ int cairn_report_text(const struct cairn_report *r, FILE *out)
 {
     char acc[16];
     size_t i;
+    int rc;
 
     fprintf(out, "cairn report: %s\n", r->out_dir);
     fprintf(out, "jobs: %zu (%llu ok, %llu failed); records: %llu, ok %llu, errors %llu\n",
@@ -440,8 +456,12 @@ int cairn_report_text(const struct cairn_report *r, FILE *out)
     if (r->has_unchecked)
         fprintf(out, "unchecked: %llu (a given answer, but the record ended in an error)\n",
                 (unsigned long long)r->unchecked);
+    if (r->damaged > 0)
+        fprintf(out, "damaged: %llu results line%s not JSON, left out (each named on stderr)\n",
+                (unsigned long long)r->damaged, r->damaged == 1 ? "" : "s");
     smallest(r, out);
-    mismatches(r, out);
+    if ((rc = mismatches(r, out)) != 0)
+        return rc;
     sizes(r, out);
     traps(r, out);
     play(r, out);

@@ -106,10 +106,12 @@ static void print_outcome(struct waiter *w, size_t i, json_t *s, int dir)
 
         json_int_t matches = json_integer_value(json_object_get(s, "matches"));
         json_int_t mismatches = json_integer_value(json_object_get(s, "mismatches"));
-        char graded[96] = "no expected answers";
+        /* The evaluator's words, as the report's: the records' "expected"
+         * are the given answers, cairn's the exact ones. */
+        char graded[96] = "no given answers";
 
         if (matches + mismatches > 0)
-            snprintf(graded, sizeof(graded), "expected answers: %lld match, %lld differ",
+            snprintf(graded, sizeof(graded), "given vs exact answers: %lld match, %lld differ",
                      (long long)matches, (long long)mismatches);
         printf("%s: ok, %lld record%s: %lld ok, %lld error%s; %s (%.3f s)\n", base,
                (long long)records, records == 1 ? "" : "s", (long long)ok,

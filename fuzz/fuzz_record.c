@@ -30,7 +30,9 @@
  *     "message" is a string;
  *   - a scalar "id" in a record that is a JSON object (with no raw NUL
  *     byte) is echoed back
- *     (a real number may come back as null when it does not fit);
+ *     (a real number may come back as null when it does not fit), and a
+ *     line that is JSON echoes no other; a line that is not JSON may echo
+ *     a scalar id only when it has an "id" key (found without a tree);
  *   - the tally grew by exactly one record, counted once as ok or once
  *     under the error code the line reports, and once per-variant.
  */
@@ -117,7 +119,7 @@ static int code_index(const char *code)
 }
 
 /* The id the record carries, if it is a JSON object with a scalar id. */
-static json_t *record_id(const uint8_t *data, size_t size)
+static json_t *record_id(const uint8_t *data, size_t size, int *read)
 {
     json_t *root =
         json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
@@ -125,7 +127,8 @@ static json_t *record_id(const uint8_t *data, size_t size)
 
     /* A raw NUL anywhere makes the line bad_json for cairn, though jansson
      * stops reading at one after a number or literal and may accept it. */
-    if (memchr(data, '\0', size) != NULL) {
+    *read = root != NULL && memchr(data, '\0', size) == NULL;
+    if (!*read) {
         json_decref(root);
         return NULL;
     }
@@ -156,7 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_error_t jerr;
     json_t *res, *line, *status, *want_id, *got_id;
     const char *st;
-    int rc;
+    int rc, read;
 
     memcpy(errors0, tally.errors, sizeof(errors0));
 
@@ -236,14 +239,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
               "an error line not counted once per variant");
     }
 
-    want_id = record_id(data, size);
+    want_id = record_id(data, size, &read);
     got_id = json_object_get(res, "id");
     if (want_id != NULL)
         CHECK(got_id != NULL &&
                   (json_equal(want_id, got_id) || (json_is_real(want_id) && json_is_null(got_id))),
               "the record's id was not echoed back");
-    else
+    else if (read)
         CHECK(got_id == NULL, "an id was echoed that the record does not have as a scalar");
+    else
+        CHECK(got_id == NULL || (!json_is_object(got_id) && !json_is_array(got_id) &&
+                                 memmem(data, size, "\"id\"", 4) != NULL),
+              "an id was echoed from a line that is not JSON and has no \"id\" key");
     json_decref(want_id);
     json_decref(res);
     return 0;

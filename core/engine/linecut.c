@@ -31,6 +31,55 @@ static int push_line(struct cairn_lines *out, uint64_t no, size_t off, size_t le
     return 0;
 }
 
+static int note_put(struct cairn_lines *out, const char *p, size_t n)
+{
+    if (out->notes_cap - out->notes_len < n) {
+        size_t cap = out->notes_cap ? out->notes_cap : 256;
+        char *notes;
+
+        while (cap - out->notes_len < n)
+            cap *= 2;
+        if ((notes = realloc(out->notes, cap)) == NULL)
+            return -ENOMEM;
+        out->notes = notes;
+        out->notes_cap = cap;
+    }
+    memcpy(out->notes + out->notes_len, p, n);
+    out->notes_len += n;
+    return 0;
+}
+
+/* The note of a line too long to keep (linecut.h), from its scan. */
+static int push_note(struct cairn_lines *out, const struct cairn_idscan *sc)
+{
+    const char *id, *variant;
+    size_t id_n = 0, variant_n = 0;
+    int rc = 0;
+
+    id = cairn_idscan_text(sc, 0, &id_n);
+    variant = cairn_idscan_text(sc, 1, &variant_n);
+    if (sc->opened) {
+        rc |= note_put(out, "{", 1);
+        if (id != NULL)
+            rc |= note_put(out, "\"id\":", 5) | note_put(out, id, id_n);
+        if (id != NULL && variant != NULL)
+            rc |= note_put(out, ",", 1);
+        if (variant != NULL)
+            rc |= note_put(out, "\"variant\":", 10) | note_put(out, variant, variant_n);
+        if (sc->complete && (variant != NULL || sc->variant.state == 0))
+            rc |= note_put(out, "}", 1);
+    }
+    return rc | note_put(out, "\n", 1) ? -ENOMEM : 0;
+}
+
+static int push_too_long(struct cairn_linecut *c, struct cairn_lines *out, uint64_t no,
+                         size_t bytes)
+{
+    int rc = push_note(out, &c->scan);
+
+    return rc != 0 ? rc : push_line(out, no, bytes, CAIRN_LINE_TOO_LONG);
+}
+
 /* Records the complete line buf[off, off+len) (terminator excluded). */
 static int take_line(struct cairn_linecut *c, const char *buf, size_t off, size_t len,
                      struct cairn_lines *out)
@@ -51,8 +100,11 @@ static int take_line(struct cairn_linecut *c, const char *buf, size_t off, size_
         len--;
     /* Length first: a line too long to hold is an error whatever it holds,
      * so the answer cannot depend on whether it arrived in one read. */
-    if (len > c->max_line_bytes)
-        return push_line(out, c->line_no, len, CAIRN_LINE_TOO_LONG);
+    if (len > c->max_line_bytes) {
+        cairn_idscan_init(&c->scan);
+        cairn_idscan_feed(&c->scan, p, len);
+        return push_too_long(c, out, c->line_no, len);
+    }
     if (is_blank(p, len))
         return 0;
     return push_line(out, c->line_no, off, len);
@@ -66,6 +118,7 @@ static void skip_bytes(struct cairn_linecut *c, const char *p, size_t n)
         return;
     c->skipped += n;
     c->skip_cr = p[n - 1] == '\r';
+    cairn_idscan_feed(&c->scan, p, n);
 }
 
 /* The line over max_line_bytes has ended: out as one CAIRN_LINE_TOO_LONG
@@ -77,7 +130,7 @@ static int end_skipped(struct cairn_linecut *c, struct cairn_lines *out)
     c->line_no++;
     c->seen_first = 1;
     c->skipping = 0;
-    return push_line(out, c->line_no, c->skipped, CAIRN_LINE_TOO_LONG);
+    return push_too_long(c, out, c->line_no, c->skipped);
 }
 
 int cairn_linecut_cut(struct cairn_linecut *c, const char *buf, size_t *len, size_t from,
@@ -122,6 +175,7 @@ int cairn_linecut_cut(struct cairn_linecut *c, const char *buf, size_t *len, siz
         c->seen_first = 1;
         c->skipping = 1;
         c->skipped = 0;
+        cairn_idscan_init(&c->scan);
         skip_bytes(c, start, n);
         *len = c->line_start;
     }
@@ -140,8 +194,24 @@ int cairn_linecut_end(struct cairn_linecut *c, const char *buf, size_t len, stru
     return rc;
 }
 
+const char *cairn_lines_note(const struct cairn_lines *l, size_t *at, size_t *n)
+{
+    const char *p, *nl;
+
+    if (l->notes == NULL || *at >= l->notes_len) {
+        *n = 0;
+        return "";
+    }
+    p = l->notes + *at;
+    nl = memchr(p, '\n', l->notes_len - *at);
+    *n = (size_t)(nl - p);
+    *at += *n + 1;
+    return p;
+}
+
 void cairn_lines_free(struct cairn_lines *l)
 {
     free(l->v);
+    free(l->notes);
     memset(l, 0, sizeof(*l));
 }

@@ -5,8 +5,9 @@
  * A line ends at '\n'; a '\r' before it is no data, nor is a UTF-8 byte
  * order mark opening the first line; a line of blanks (spaces, tabs) is
  * skipped but counted.  A line over max_line_bytes is not held: its bytes
- * are counted and it comes out as a CAIRN_LINE_TOO_LONG line, whatever
- * the reads it arrived in.
+ * are counted, its top-level id and variant looked for as they pass
+ * (idscan.h), and it comes out as a CAIRN_LINE_TOO_LONG line with a note
+ * of what was found, whatever the reads it arrived in.
  *
  * Plain C: no loop, no threads (the engine's streams use it on the loop
  * thread).
@@ -18,6 +19,7 @@
 #include <stdint.h>
 
 #include "batchsize.h"
+#include "idscan.h"
 
 /* One line of a buffer; len == CAIRN_LINE_TOO_LONG marks a line that was
  * skipped for being over max_line_bytes (its byte count is in off). */
@@ -28,22 +30,30 @@ struct cairn_line {
     size_t len;
 };
 
-/* Zero-initialise; grown by the cutter. */
+/* Zero-initialise; grown by the cutter.  notes holds, for each
+ * CAIRN_LINE_TOO_LONG line in order, a '\n'-ended note: empty, or the
+ * small JSON text {"id":ID,"variant":V} of what its bytes showed of those
+ * two (either may be missing), its closing brace only when the line's
+ * object ended with no unreadable variant.  Emptied with n = 0. */
 struct cairn_lines {
     struct cairn_line *v;
     size_t n;
     size_t cap;
+    char *notes;
+    size_t notes_len;
+    size_t notes_cap;
 };
 
 /* Zero-initialise, then set max_line_bytes. */
 struct cairn_linecut {
     size_t max_line_bytes;
-    size_t line_start; /* where the unfinished line begins in the buffer */
-    uint64_t line_no;  /* lines fully seen so far */
-    int skipping;      /* inside a line over max_line_bytes */
-    size_t skipped;    /* its bytes so far */
-    int skip_cr;       /* the last of them was '\r' */
-    int seen_first;    /* the byte order mark check is done */
+    size_t line_start;        /* where the unfinished line begins in the buffer */
+    uint64_t line_no;         /* lines fully seen so far */
+    int skipping;             /* inside a line over max_line_bytes */
+    size_t skipped;           /* its bytes so far */
+    int skip_cr;              /* the last of them was '\r' */
+    int seen_first;           /* the byte order mark check is done */
+    struct cairn_idscan scan; /* the id and variant of the line skipped */
 };
 
 /* cairn_linecut_cut() stopped after a line: the buffer holds as much
@@ -66,6 +76,10 @@ int cairn_linecut_cut(struct cairn_linecut *c, const char *buf, size_t *len, siz
  * any, counts though it lacks its newline.  0 or -ENOMEM. */
 int cairn_linecut_end(struct cairn_linecut *c, const char *buf, size_t len,
                       struct cairn_lines *out);
+
+/* The note of the next CAIRN_LINE_TOO_LONG line, *at (0 for the first)
+ * moved past it: its text, n bytes, no '\n'. */
+const char *cairn_lines_note(const struct cairn_lines *l, size_t *at, size_t *n);
 
 void cairn_lines_free(struct cairn_lines *l);
 

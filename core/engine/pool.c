@@ -91,6 +91,7 @@ static int batch_ready(struct cairn_batch *b, struct cairn_stream *s)
     b->stream = s;
     b->in_len = 0;
     b->lines.n = 0;
+    b->lines.notes_len = 0;
     b->out.len = 0;
     b->failed = 0;
     b->next = NULL;
@@ -224,7 +225,7 @@ static void work_cb(uv_work_t *req)
     const struct cairn_stream *s = b->stream;
     struct cairn_scratch *sc = scratch_take(b->pool);
     uint64_t t0 = uv_hrtime();
-    size_t i;
+    size_t i, note_at = 0;
 
     if (sc == NULL) {
         b->failed = -ENOMEM;
@@ -236,9 +237,13 @@ static void work_cb(uv_work_t *req)
 
         if (l->len == CAIRN_LINE_TOO_LONG) {
             char msg[128];
+            size_t nn;
+            const char *note = cairn_lines_note(&b->lines, &note_at, &nn);
+
             snprintf(msg, sizeof(msg), "line is %zu bytes, over max_line_bytes (%zu)", l->off,
                      s->max_line_bytes);
-            rc = cairn_record_error(l->no, CAIRN_CODE_TOO_LARGE, msg, &b->out, &b->tally);
+            rc = cairn_record_error_noted(s->ctx, l->no, CAIRN_CODE_TOO_LARGE, msg, note, nn,
+                                          &b->out, &b->tally);
         } else {
             rc =
                 cairn_record_process(s->ctx, sc, l->no, b->in + l->off, l->len, &b->out, &b->tally);

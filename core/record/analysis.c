@@ -12,12 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fastparse.h"
 #include "jsontext.h"
 #include "render.h"
 
 int cairn_analysis_wanted(const struct cairn_analysis_req *req)
 {
-    return req->want_analysis || req->play != NULL;
+    return req->want_analysis || req->play != NULL || req->play_text != NULL;
 }
 
 int cairn_analysis_offered(const struct cairn_plugin *d, const struct cairn_analysis_req *req,
@@ -32,35 +33,89 @@ int cairn_analysis_offered(const struct cairn_plugin *d, const struct cairn_anal
                           (unsigned)d->abi_minor);
 }
 
-/* "L"/"R" of a JSON string, or -1. */
-static int side_of(const json_t *v)
-{
-    const char *s = json_string_value(v);
+/* One entry of options.play, whichever reader read it: an integer, a
+ * string (s/n), a {"split":K,"keep":S} (i, s/n), or anything else, named
+ * by its type. */
+struct move_in {
+    enum {
+        MOVE_INT,
+        MOVE_STRING,
+        MOVE_SPLIT,
+        MOVE_OTHER
+    } kind;
+    int64_t i;
+    const char *s;
+    size_t n;
+    const char *type;
+};
 
-    if (s == NULL || json_string_length(v) != 1 || (s[0] != 'L' && s[0] != 'R'))
+/* From jansson's tree (never NULL: an element of the array). */
+static void move_of_json(const json_t *v, struct move_in *m)
+{
+    const json_t *at = json_object_get(v, "split"), *keep = json_object_get(v, "keep");
+
+    memset(m, 0, sizeof(*m));
+    m->kind = MOVE_OTHER;
+    m->type = cairn_json_type_name(v);
+    if (json_is_integer(v)) {
+        m->kind = MOVE_INT;
+        m->i = (int64_t)json_integer_value(v);
+    } else if (json_is_string(v)) {
+        m->kind = MOVE_STRING;
+        m->s = json_string_value(v);
+        m->n = json_string_length(v);
+    } else if (json_is_object(v) && json_object_size(v) == 2 && json_is_integer(at) &&
+               json_is_string(keep)) {
+        m->kind = MOVE_SPLIT;
+        m->i = (int64_t)json_integer_value(at);
+        m->s = json_string_value(keep);
+        m->n = json_string_length(keep);
+    }
+}
+
+/* From the plain reader's text. */
+static void move_of_fast(const struct cairn_fast_move *f, struct move_in *m)
+{
+    static const char *const types[] = { [CAIRN_FAST_MOVE_INT] = "an integer",
+                                         [CAIRN_FAST_MOVE_STRING] = "a string",
+                                         [CAIRN_FAST_MOVE_SPLIT] = "an object" };
+
+    *m = (struct move_in){ .kind = f->kind == CAIRN_FAST_MOVE_INT      ? MOVE_INT
+                                   : f->kind == CAIRN_FAST_MOVE_STRING ? MOVE_STRING
+                                                                       : MOVE_SPLIT,
+                           .i = f->i,
+                           .s = f->s,
+                           .n = f->n,
+                           .type = types[f->kind] };
+}
+
+/* "L"/"R", or -1. */
+static int side_of(const char *s, size_t n)
+{
+    if (s == NULL || n != 1 || (s[0] != 'L' && s[0] != 'R'))
         return -1;
     return s[0] == 'R';
 }
 
-/* One entry of options.play (never NULL: an element of the array),
- * encoded as moves[] encodes the game's moves. */
-static int encode_move(const struct cairn_plugin *d, const json_t *v, size_t i, int32_t *m,
+/* One entry of options.play, encoded as moves[] encodes the game's moves. */
+static int encode_move(const struct cairn_plugin *d, const struct move_in *v, size_t i, int32_t *m,
                        struct cairn_rec_error *e)
 {
-    json_int_t k;
+    int64_t k;
     int side;
 
     switch (d->moves_kind) {
     case CAIRN_MOVES_SIDE:
-        if ((side = side_of(v)) < 0) {
+        if ((side = v->kind == MOVE_STRING ? side_of(v->s, v->n) : -1) < 0) {
             /* The string itself, control bytes and bytes that are not
              * UTF-8 shown as \xNN (util.h), at most 40 bytes of it. */
-            char *text =
-                json_typeof(v) == JSON_STRING ? cairn_text_printable(json_string_value(v)) : NULL;
+            char *raw = v->kind == MOVE_STRING ? strndup(v->s, v->n) : NULL;
+            char *text = raw != NULL ? cairn_text_printable(raw) : NULL;
             size_t n = text != NULL ? strlen(text) : 0, shown = n;
             int rc;
 
-            if (json_typeof(v) == JSON_STRING && text == NULL)
+            free(raw);
+            if (v->kind == MOVE_STRING && text == NULL)
                 return cairn_rec_oom(e, "out of memory quoting options.play[%zu]", i);
             if (shown > 40) /* cut between characters, not inside one */
                 shown = cairn_utf8_cut(text, 40);
@@ -68,7 +123,7 @@ static int encode_move(const struct cairn_plugin *d, const json_t *v, size_t i, 
                 e, CAIRN_CODE_INVALID_INPUT,
                 "options.play[%zu]: expected \"L\" or \"R\" (%s moves), got %s%.*s%s", i, d->name,
                 text != NULL ? "the string \"" : "", text != NULL ? (int)shown : 64,
-                text != NULL ? text : cairn_json_type_name(v),
+                text != NULL ? text : v->type,
                 text == NULL ? ""
                 : shown < n  ? "...\""
                              : "\"");
@@ -79,38 +134,33 @@ static int encode_move(const struct cairn_plugin *d, const json_t *v, size_t i, 
         return 0;
     case CAIRN_MOVES_COUNT:
     case CAIRN_MOVES_INDEX:
-        if (json_typeof(v) != JSON_INTEGER)
+        if (v->kind != MOVE_INT)
             return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
                                   "options.play[%zu]: expected an integer (%s moves), got %s", i,
-                                  d->name, cairn_json_type_name(v));
-        k = json_integer_value(v);
+                                  d->name, v->type);
+        k = v->i;
         if (k < 0 || k > INT32_MAX)
-            return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
-                                  "options.play[%zu]: %" PRId64 " is not a legal move: a %s is "
-                                  "never negative nor over %" PRId32,
-                                  i, (int64_t)k,
-                                  d->moves_kind == CAIRN_MOVES_COUNT ? "count" : "stone index",
-                                  INT32_MAX);
+            return cairn_rec_fail(
+                e, CAIRN_CODE_INVALID_INPUT,
+                "options.play[%zu]: %" PRId64 " is not a legal move: a %s is "
+                "never negative nor over %" PRId32,
+                i, k, d->moves_kind == CAIRN_MOVES_COUNT ? "count" : "stone index", INT32_MAX);
         *m = (int32_t)k;
         return 0;
-    case CAIRN_MOVES_SPLIT: {
-        const json_t *at = json_object_get(v, "split"), *keep = json_object_get(v, "keep");
-
-        if (json_typeof(v) != JSON_OBJECT || json_object_size(v) != 2 || !json_is_integer(at) ||
-            (side = side_of(keep)) < 0)
+    case CAIRN_MOVES_SPLIT:
+        if (v->kind != MOVE_SPLIT || (side = side_of(v->s, v->n)) < 0)
             return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
                                   "options.play[%zu]: expected {\"split\":K,\"keep\":\"L\"|\"R\"} "
                                   "(%s moves)",
                                   i, d->name);
-        k = json_integer_value(at);
+        k = v->i;
         if (k < 0 || k > INT32_MAX / 2)
             return cairn_rec_fail(e, CAIRN_CODE_INVALID_INPUT,
                                   "options.play[%zu]: split %" PRId64 " is not a legal move: no "
                                   "row has a stone there",
-                                  i, (int64_t)k);
+                                  i, k);
         *m = CAIRN_MOVE_SPLIT(k, side);
         return 0;
-    }
     }
     return cairn_rec_fail(e, CAIRN_CODE_INTERNAL, "plugin %s has an unknown moves kind", d->name);
 }
@@ -261,16 +311,28 @@ int cairn_analysis_render(const struct cairn_plugin *d, const struct cairn_probl
 {
     struct cairn_problem p = *prob;
     struct cairn_analysis a;
-    size_t n_play = req->play != NULL ? json_array_size(req->play) : 0;
+    int graded = req->play != NULL || req->play_text != NULL;
+    size_t n_play = req->play != NULL ? json_array_size(req->play) : req->n_play;
+    const char *at = req->play_text;
     int64_t cost = 0;
 
     p.want_moves = 0;
-    if (req->play != NULL) {
+    if (graded) {
         if (cairn_grow((void **)&s->line, &s->line_cap, n_play ? n_play : 1, sizeof(int32_t)) != 0)
             return cairn_rec_oom(e, "out of memory for %zu moves", n_play);
-        for (size_t i = 0; i < n_play; i++)
-            if (encode_move(d, json_array_get(req->play, i), i, &s->line[i], e) != 0)
+        for (size_t i = 0; i < n_play; i++) {
+            struct cairn_fast_move f;
+            struct move_in m;
+
+            if (req->play != NULL) {
+                move_of_json(json_array_get(req->play, i), &m);
+            } else {
+                cairn_fast_play_next(&at, req->play_end, &f);
+                move_of_fast(&f, &m);
+            }
+            if (encode_move(d, &m, i, &s->line[i], e) != 0)
                 return -1;
+        }
     }
     if (req->want_analysis) {
         if (run(d, &p, 0, 1, s, &a, e) != 0)
@@ -283,7 +345,7 @@ int cairn_analysis_render(const struct cairn_plugin *d, const struct cairn_probl
         if (render_list(d, &a, out) != 0)
             return cairn_rec_oom(e, "out of memory rendering the result");
     }
-    if (req->play != NULL) {
+    if (graded) {
         if (run(d, &p, n_play, 0, s, &a, e) != 0)
             return -1;
         if (a.ply < a.n_line && cost_of(d, &a, &cost) != 0)

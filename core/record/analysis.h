@@ -19,10 +19,15 @@
  * Over it the record gets too_large (play grading has no such bound). */
 #define CAIRN_ANALYSIS_MAX_LISTED 10000
 
-/* What a record asked for; play is options.play (an array) or NULL. */
+/* What a record asked for: options.play as jansson read it (an array),
+ * or as the plain reader did (its text, n_play moves, fastparse.h), or
+ * neither. */
 struct cairn_analysis_req {
     int want_analysis;
     const json_t *play;
+    const char *play_text;
+    const char *play_end;
+    size_t n_play;
 };
 
 /* 1 when the record asks for analysis or play. */

@@ -272,6 +272,90 @@ static int read_input(struct cursor *c, struct cairn_fast_rec *r, struct cairn_s
     return eat(c, '}');
 }
 
+/* One move of a play line: an integer, a plain string, or exactly
+ * {"split":K,"keep":S} in either order.  0 declines. */
+static int read_move(struct cursor *c, struct cairn_fast_move *m)
+{
+    const char *key, *keep = NULL;
+    size_t klen, keep_n = 0;
+    int64_t at = 0;
+    int has_at = 0;
+
+    skip_ws(c);
+    if (c->p == c->end)
+        return 0;
+    if (*c->p == '"') {
+        m->kind = CAIRN_FAST_MOVE_STRING;
+        return read_string(c, &m->s, &m->n);
+    }
+    if (*c->p != '{') {
+        m->kind = CAIRN_FAST_MOVE_INT;
+        return read_int(c, &m->i);
+    }
+    c->p++;
+    do {
+        if (!read_string(c, &key, &klen) || !eat(c, ':'))
+            return 0;
+        if (same(key, klen, "split") && !has_at) {
+            if (!read_int(c, &at))
+                return 0;
+            has_at = 1;
+        } else if (same(key, klen, "keep") && keep == NULL) {
+            if (!read_string(c, &keep, &keep_n))
+                return 0;
+        } else {
+            return 0;
+        }
+    } while (eat(c, ','));
+    if (!eat(c, '}') || !has_at || keep == NULL)
+        return 0;
+    *m = (struct cairn_fast_move){ .kind = CAIRN_FAST_MOVE_SPLIT, .i = at, .s = keep, .n = keep_n };
+    return 1;
+}
+
+static int read_play(struct cursor *c, struct cairn_fast_rec *r)
+{
+    struct cairn_fast_move m;
+
+    skip_ws(c);
+    r->play = c->p;
+    if (!eat(c, '['))
+        return 0;
+    if (!eat(c, ']')) {
+        do {
+            if (!read_move(c, &m))
+                return 0;
+            r->n_play++;
+        } while (eat(c, ','));
+        if (!eat(c, ']'))
+            return 0;
+    }
+    r->play_end = c->p;
+    return 1;
+}
+
+void cairn_fast_play_next(const char **p, const char *end, struct cairn_fast_move *m)
+{
+    struct cursor c = { .p = *p, .end = end };
+
+    /* The text was read once already: '[' or ',' first, then the move. */
+    c.p++;
+    read_move(&c, m);
+    skip_ws(&c);
+    *p = c.p;
+}
+
+static int read_bool(struct cursor *c, int *v)
+{
+    if (read_word(c, "true", 4))
+        *v = 1;
+    else if (read_word(c, "false", 5))
+        *v = 0;
+    else
+        return 0;
+    return 1;
+}
+
 static int read_options(struct cursor *c, struct cairn_fast_rec *r)
 {
     const char *key, *val;
@@ -294,11 +378,13 @@ static int read_options(struct cursor *c, struct cairn_fast_rec *r)
             else
                 return 0;
         } else if (same(key, klen, "moves") && r->moves < 0) {
-            if (read_word(c, "true", 4))
-                r->moves = 1;
-            else if (read_word(c, "false", 5))
-                r->moves = 0;
-            else
+            if (!read_bool(c, &r->moves))
+                return 0;
+        } else if (same(key, klen, "analysis") && r->analysis < 0) {
+            if (!read_bool(c, &r->analysis))
+                return 0;
+        } else if (same(key, klen, "play") && r->play == NULL) {
+            if (!read_play(c, r))
                 return 0;
         } else {
             return 0;
@@ -307,15 +393,54 @@ static int read_options(struct cursor *c, struct cairn_fast_rec *r)
     return eat(c, '}');
 }
 
+static int is_known(const char *key, size_t n)
+{
+    return same(key, n, "variant") || same(key, n, "input") || same(key, n, "id") ||
+           same(key, n, "expected") || same(key, n, "options");
+}
+
+/* A value of a key the record does not use: scalars, and arrays of them
+ * nested at most IGNORED_DEPTH deep.  Objects (whose duplicate keys
+ * jansson refuses) and reals (which it may refuse) decline. */
+#define IGNORED_DEPTH 32
+static int skip_ignored(struct cursor *c, int depth)
+{
+    struct cairn_scalar v;
+
+    skip_ws(c);
+    if (c->p < c->end && *c->p == '[') {
+        if (depth == IGNORED_DEPTH)
+            return 0;
+        c->p++;
+        if (eat(c, ']'))
+            return 1;
+        do {
+            if (!skip_ignored(c, depth + 1))
+                return 0;
+        } while (eat(c, ','));
+        return eat(c, ']');
+    }
+    if (c->p < c->end && (*c->p == '-' || (*c->p >= '0' && *c->p <= '9')))
+        return read_int(c, &v.i); /* -0 too: its text matters only in an id */
+    return read_scalar(c, &v);
+}
+
+/* The keys a record need not have: at most this many, so that a duplicate
+ * among them (jansson's to refuse) is found by comparing each pair. */
+#define MAX_IGNORED 16
+
 int cairn_fast_parse(const char *line, size_t len, struct cairn_fast_rec *r,
                      struct cairn_scratch *s)
 {
     struct cursor c = { .p = line, .end = line + len };
     int seen_options = 0, rc;
+    const char *ignored[MAX_IGNORED];
+    size_t ignored_len[MAX_IGNORED], n_ignored = 0;
 
     memset(r, 0, sizeof(*r));
     r->limits = -1;
     r->moves = -1;
+    r->analysis = -1;
     if (!eat(&c, '{') || eat(&c, '}'))
         return 0;
     do {
@@ -340,8 +465,16 @@ int cairn_fast_parse(const char *line, size_t len, struct cairn_fast_rec *r,
             seen_options = 1;
             if (!read_options(&c, r))
                 return 0;
+        } else if (!is_known(key, klen) && n_ignored < MAX_IGNORED) {
+            for (size_t i = 0; i < n_ignored; i++)
+                if (ignored_len[i] == klen && memcmp(ignored[i], key, klen) == 0)
+                    return 0; /* a duplicate: jansson's to refuse */
+            ignored[n_ignored] = key;
+            ignored_len[n_ignored++] = klen;
+            if (!skip_ignored(&c, 0))
+                return 0;
         } else {
-            return 0; /* another key, or a duplicate: jansson decides */
+            return 0; /* a duplicate, or too many keys: jansson decides */
         }
     } while (eat(&c, ','));
     if (!eat(&c, '}'))

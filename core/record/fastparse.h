@@ -5,11 +5,17 @@
  * jansson builds one json_t per array element and copies every digit
  * through a string buffer before strtoll: for a max-size record that is
  * nine tenths of the work.  This reader takes a record only when it is
- * exactly the common shape -- a top-level object whose keys are among
- * variant, input, id, expected and options, with plain ASCII strings (no
- * escapes), 64-bit integers, booleans, null, and input members that are
- * integers or arrays of integers -- and declines everything else, which
- * then goes to jansson as before.  It never reports an error: anything
+ * exactly the common shape -- a top-level object of variant, input, id,
+ * expected and options (limits, moves, analysis and play), with plain
+ * ASCII strings (no escapes), 64-bit integers, booleans, null, input
+ * members that are integers or arrays of integers, play moves that are
+ * integers, strings or {"split":K,"keep":S}, and any other top-level key
+ * holding scalars or arrays of them (no object, no real) -- and declines
+ * everything else, which then goes to jansson as before.  So the records
+ * whose many small values would make a jansson tree larger than the
+ * record's memory budget (record.h) -- long input arrays, long lines of
+ * play, long integer arrays kept beside the record -- are read without
+ * one.  It never reports an error: anything
  * odd, malformed or merely unusual is declined, so every error message
  * about the JSON still comes from the one jansson path (inputs.c words
  * the input errors for both), and an accepted record means exactly what
@@ -44,8 +50,28 @@ struct cairn_fast_rec {
     int has_input;
     struct cairn_fast_input inputs[CAIRN_FAST_MAX_INPUTS];
     size_t n_inputs;
-    int limits; /* -1 unset, else enum cairn_limits */
-    int moves;  /* -1 unset, else 0/1 */
+    int limits;   /* -1 unset, else enum cairn_limits */
+    int moves;    /* -1 unset, else 0/1 */
+    int analysis; /* -1 unset, else 0/1 */
+    /* options.play: its text in the line, from '[' to past ']', of n_play
+     * moves of the shapes cairn_fast_play_next() reads; NULL unset. */
+    const char *play;
+    const char *play_end;
+    size_t n_play;
+};
+
+/* One move of options.play as the plain reader checked it: an integer
+ * (i), a string (s/n, printable ASCII), or a split (i at, s/n keep). */
+enum cairn_fast_move_kind {
+    CAIRN_FAST_MOVE_INT,
+    CAIRN_FAST_MOVE_STRING,
+    CAIRN_FAST_MOVE_SPLIT
+};
+struct cairn_fast_move {
+    enum cairn_fast_move_kind kind;
+    int64_t i;
+    const char *s;
+    size_t n;
 };
 
 /*
@@ -55,5 +81,12 @@ struct cairn_fast_rec {
  */
 int cairn_fast_parse(const char *line, size_t len, struct cairn_fast_rec *out,
                      struct cairn_scratch *s);
+
+/*
+ * NAME     cairn_fast_play_next - the next move of an accepted record's play
+ * ARGUMENTS *p starts at out->play, then where the last call left it;
+ *          called out->n_play times
+ */
+void cairn_fast_play_next(const char **p, const char *end, struct cairn_fast_move *m);
 
 #endif /* CAIRN_FASTPARSE_H */

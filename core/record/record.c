@@ -15,6 +15,7 @@
 #include "analysis.h"
 #include "fastparse.h"
 #include "hang.h"
+#include "idscan.h"
 #include "inputs.h"
 #include "jsontext.h"
 #include "render.h"
@@ -25,6 +26,7 @@
 struct rec {
     uint64_t line_no;
     json_t *root;                      /* jansson's tree, or NULL */
+    json_t *scanned_id;                /* the id an error line found by idscan */
     const struct cairn_fast_rec *fast; /* or the plain reader's record */
     struct cairn_scalar id;
     struct cairn_scalar expected;
@@ -277,6 +279,10 @@ static int take_fast(struct rec *r, const struct cairn_record_ctx *ctx,
     r->expected = f->expected;
     r->limits = f->limits >= 0 ? (enum cairn_limits)f->limits : ctx->default_limits;
     r->want_moves = f->moves > 0;
+    r->analysis.want_analysis = f->analysis > 0;
+    r->analysis.play_text = f->play;
+    r->analysis.play_end = f->play_end;
+    r->analysis.n_play = f->n_play;
     if (f->variant.kind == CAIRN_SCALAR_STRING) {
         /* Longer than any plugin name: still an unknown variant, named
          * (shortened) the way the jansson path names it. */
@@ -474,6 +480,44 @@ static int watched_solve(const struct cairn_record_ctx *ctx, const struct rec *r
     return rc;
 }
 
+/* The record could not be read, but its id and variant may be: an
+ * idscan's small scalars, each decoded alone by jansson (so each means
+ * what it would have in the whole record), for the error line.  The
+ * configured default variant stands in only for a record seen whole
+ * without one (use_default: its JSON may well be sound, as a record too
+ * large to read is). */
+static void take_scanned(struct rec *r, const struct cairn_record_ctx *ctx,
+                         const struct cairn_idscan *sc, int use_default)
+{
+    json_error_t jerr;
+    const char *text;
+    size_t n;
+
+    if ((text = cairn_idscan_text(sc, 0, &n)) != NULL &&
+        (r->scanned_id = json_loadb(text, n, JSON_DECODE_ANY, &jerr)) != NULL) {
+        scalar_from_json(&r->id, r->scanned_id);
+        /* A real and a zero are echoed as written (parse_record). */
+        if (json_typeof(r->scanned_id) == JSON_REAL ||
+            (json_typeof(r->scanned_id) == JSON_INTEGER &&
+             json_integer_value(r->scanned_id) == 0)) {
+            r->id.s = text;
+            r->id.n = n;
+        }
+    }
+    if ((text = cairn_idscan_text(sc, 1, &n)) != NULL) {
+        json_t *v = json_loadb(text, n, JSON_DECODE_ANY, &jerr);
+
+        if (json_is_string(v))
+            r->plugin = cairn_registry_find(ctx->reg, json_string_value(v));
+        json_decref(v); /* malloc's, outside a record's arena */
+    } else if (use_default && sc->complete && sc->variant.state == 0 &&
+               ctx->default_variant != NULL) {
+        r->plugin = cairn_registry_find(ctx->reg, ctx->default_variant);
+    }
+    if (r->plugin != NULL)
+        r->plugin_index = (size_t)(r->plugin - ctx->reg->plugins);
+}
+
 static size_t memory_budget(size_t len)
 {
     return len > CAIRN_RECORD_MEMORY_FLOOR / CAIRN_RECORD_MEMORY_PER_BYTE
@@ -487,6 +531,7 @@ int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratc
 {
     struct rec r = { .line_no = line_no, .plugin_index = ctx->reg->n_plugins };
     struct cairn_fast_rec fast;
+    struct cairn_idscan sc; /* holds the id an error line echoes */
     struct cairn_rec_error e;
     size_t mark = out->len;
     const char *nul;
@@ -524,6 +569,15 @@ int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratc
                        "its line, at least %zu MiB): too many small JSON values",
                        memory_budget(len), CAIRN_RECORD_MEMORY_PER_BYTE,
                        CAIRN_RECORD_MEMORY_FLOOR >> 20);
+    if (r.root == NULL && r.fast == NULL) {
+        /* Never read: its id and variant are looked for without a tree,
+         * in a fresh arena (the record's may be spent). */
+        cairn_arena_end(&s->arena);
+        cairn_arena_begin(&s->arena, CAIRN_RECORD_MEMORY_FLOOR);
+        cairn_idscan_init(&sc);
+        cairn_idscan_feed(&sc, line, len);
+        take_scanned(&r, ctx, &sc, e.code == CAIRN_CODE_TOO_LARGE);
+    }
 
     /* Drop anything half-rendered before writing the error line. */
     rc = 0;
@@ -544,6 +598,7 @@ done:
      * over 50 000 nodes. */
     if (!cairn_arena_installed())
         json_decref(r.root);
+    json_decref(r.scanned_id); /* at most a small scalar */
     cairn_arena_end(&s->arena);
     return rc;
 }
@@ -558,4 +613,31 @@ int cairn_record_error(uint64_t line_no, enum cairn_code code, const char *messa
         cairn_render_error_tail(out, code, message) != 0)
         return -ENOMEM;
     return 0;
+}
+
+int cairn_record_error_noted(const struct cairn_record_ctx *ctx, uint64_t line_no,
+                             enum cairn_code code, const char *message, const char *note, size_t n,
+                             struct cairn_buf *out, struct cairn_tally *tally)
+{
+    struct rec r = { .line_no = line_no, .plugin_index = ctx->reg->n_plugins };
+    struct cairn_idscan sc;
+    size_t mark = out->len;
+    int rc = 0;
+
+    cairn_idscan_init(&sc);
+    cairn_idscan_feed(&sc, note, n);
+    /* A note cut short may end in a number, which a blank ends.  Its
+     * object is complete only when the line's was. */
+    cairn_idscan_feed(&sc, " ", 1);
+    take_scanned(&r, ctx, &sc, 1);
+    tally->records++;
+    tally->errors[code]++;
+    tally->variant_err[r.plugin_index]++;
+    if (cairn_render_head(out, line_no, &r.id, r.plugin) != 0 ||
+        cairn_render_error_tail(out, code, message) != 0) {
+        out->len = mark;
+        rc = -ENOMEM;
+    }
+    json_decref(r.scanned_id);
+    return rc;
 }

@@ -57,4 +57,11 @@ int cairn_record_process(const struct cairn_record_ctx *ctx, struct cairn_scratc
 int cairn_record_error(uint64_t line_no, enum cairn_code code, const char *message,
                        struct cairn_buf *out, struct cairn_tally *tally);
 
+/* The same for a line not kept, with what was seen of its id and variant:
+ * note/n is the text a line cutter's idscan left (linecut.h), whose id
+ * and variant the error line carries, as a record's own. */
+int cairn_record_error_noted(const struct cairn_record_ctx *ctx, uint64_t line_no,
+                             enum cairn_code code, const char *message, const char *note, size_t n,
+                             struct cairn_buf *out, struct cairn_tally *tally);
+
 #endif /* CAIRN_RECORD_H */

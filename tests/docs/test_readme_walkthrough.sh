@@ -59,8 +59,8 @@ graded() { grep -c '"expected"' "$src/examples/$1"; }
 off=$(records official.jsonl)
 off_graded=$(graded official.jsonl)
 ext=$(records extended.jsonl)
-expect "^official-[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}: ok, $off records: $off ok, 0 errors; expected answers: $off_graded match, 0 differ "
-expect "^extended: ok, $ext records: $ext ok, 0 errors; expected answers: $(graded extended.jsonl) match, 0 differ "
+expect "^official-[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}: ok, $off records: $off ok, 0 errors; given vs exact answers: $off_graded match, 0 differ "
+expect "^extended: ok, $ext records: $ext ok, 0 errors; given vs exact answers: $(graded extended.jsonl) match, 0 differ "
 expect '^cairn: examples/errors.jsonl:[0-9]+: not a JSON lines job file: '
 expect '^refused: exit 2$'
 expect "^errors: ok, $(records errors.jsonl) records: [0-9]+ ok, [1-9][0-9]* errors"

@@ -234,6 +234,75 @@ START_TEST(edge_cases_agree)
         "{\"variant\":\"split-keep\",\"input\":{\"row\":[6,2,3,4,5,5]},\"options\":{\"moves\":true}"
         "}",
         "{\"variant\":\"take12\",\"input\":{\"stones\":[3,-1,-1,5]},\"options\":{\"moves\":true}}",
+        /* options.analysis and options.play (moves of every shape) */
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":[\"L\","
+        "\"R\"],\"analysis\":true}}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":[ ],"
+        "\"analysis\":false}}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":[\"X\","
+        "\"LL\",1,{\"split\":1,\"keep\":\"L\"}]}}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":[1]}}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":[{\"split\":"
+        "1,\"keep\":\"L\"}]}}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":[\"a-very-"
+        "long-move-that-is-no-side-at-all-0123456789\"]}}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":[\"L\"],"
+        "\"play\":[\"R\"]}}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"analysis\":1}}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"analysis\":true,"
+        "\"analysis\":true}}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":\"L\"}}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":[\"L\",]}}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":[null]}}",
+        "{\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]},\"options\":{\"play\":[3,1,"
+        "1]}}",
+        "{\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]},\"options\":{\"play\":[1,4]}"
+        "}",
+        "{\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]},\"options\":{\"play\":[-1]}}",
+        "{\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]},\"options\":{\"play\":[-0,"
+        "2147483648,9223372036854775807]}}",
+        "{\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]},\"options\":{\"play\":[1.0]}}",
+        "{\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]},\"options\":{\"play\":[\"1\"]"
+        "}}",
+        "{\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]},\"options\":{\"play\":[true]}"
+        "}",
+        "{\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]},\"options\":{\"play\":[{"
+        "\"split\":1,\"keep\":\"L\"}]}}",
+        "{\"variant\":\"split-keep\",\"input\":{\"row\":[6,2,3,4,5,5]},\"options\":{\"play\":[{"
+        "\"split\":3,\"keep\":\"L\"},{ \"keep\" : \"R\" , \"split\" : 1 }]}}",
+        "{\"variant\":\"split-keep\",\"input\":{\"row\":[6,2,3,4,5,5]},\"options\":{\"play\":[{"
+        "\"split\":3,\"keep\":\"L\",\"x\":1}]}}",
+        "{\"variant\":\"split-keep\",\"input\":{\"row\":[6,2,3,4,5,5]},\"options\":{\"play\":[{"
+        "\"split\":3,\"split\":2,\"keep\":\"L\"}]}}",
+        "{\"variant\":\"split-keep\",\"input\":{\"row\":[6,2,3,4,5,5]},\"options\":{\"play\":[{"
+        "\"split\":3}]}}",
+        "{\"variant\":\"split-keep\",\"input\":{\"row\":[6,2,3,4,5,5]},\"options\":{\"play\":[{"
+        "\"split\":-1,\"keep\":\"L\"}]}}",
+        "{\"variant\":\"split-keep\",\"input\":{\"row\":[6,2,3,4,5,5]},\"options\":{\"play\":[{"
+        "\"split\":3,\"keep\":\"M\"}]}}",
+        "{\"variant\":\"split-keep\",\"input\":{\"row\":[6,2,3,4,5,5]},\"options\":{\"play\":[{"
+        "}]}}",
+        "{\"variant\":\"split-keep\",\"input\":{\"row\":[6,2,3,4,5,5]},\"options\":{\"play\":[3]"
+        "}}",
+        /* keys the record does not use: scalars and arrays of them */
+        "{\"variant\":\"877\",\"moves\":[1,-2,[3,[4,[]]],\"a\",true,false,null,-0],\"input\":{"
+        "\"piles\":[5,3,4,5]},\"n\":7,\"s\":\"x\"}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"a\":1,\"a\":2}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"a\":{}}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"a\":[1.5]}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"a\":[1e400]}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"a\":[99999999999999999999]}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"a\":[1,]}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"a\":[tru]}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"a\":[\"\\n\"]}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"a\":\"\xff\"}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"a\":[[[[[[[[[[[[[[[[[[[[[[[[[["
+        "[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"a\":[[[[[[[[[[[[[[[[[[[[[[[[[["
+        "[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"k1\":1,\"k2\":1,\"k3\":1,\"k4\":"
+        "1,\"k5\":1,\"k6\":1,\"k7\":1,\"k8\":1,\"k9\":1,\"k10\":1,\"k11\":1,\"k12\":1,\"k13\":1,"
+        "\"k14\":1,\"k15\":1,\"k16\":1,\"k17\":1,\"k1\":2}",
     };
     size_t i;
 
@@ -388,6 +457,12 @@ START_TEST(random_mutations_agree)
         "{\"variant\":\"count-down\",\"input\":{\"n\":17,\"k\":3},\"options\":{\"moves\":true}}",
         "{\"variant\":\"pick-any\",\"input\":{\"aliceValues\":[2,4,3],\"bobValues\":[1,6,7]},"
         "\"expected\":-1}",
+        "{\"variant\":\"1406\",\"input\":{\"stoneValue\":[1,2,3,7]},\"options\":{\"play\":[3,1],"
+        "\"analysis\":true},\"seen\":[1,[2],\"x\",null]}",
+        "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"options\":{\"play\":[\"L\","
+        "\"R\"]}}",
+        "{\"variant\":\"split-keep\",\"input\":{\"row\":[6,2,3,4,5,5]},\"options\":{\"play\":[{"
+        "\"split\":3,\"keep\":\"L\"}]}}",
     };
     static const char alphabet[] = "{}[]\",:-0123456789eE.tfnul \\a";
     char buf[512];

@@ -663,6 +663,10 @@ START_TEST(test_config_max_line_and_default_variant)
     for (i = 0; i < 50000; i++)
         ck_assert_int_eq(cairn_buf_puts(&in, i ? ",1" : "1"), 0);
     ck_assert_int_eq(cairn_buf_puts(&in, "]}}\n"), 0);
+    ck_assert_int_eq(cairn_buf_puts(&in, "{\"input\":{\"stoneValue\":["), 0);
+    for (i = 0; i < 50000; i++)
+        ck_assert_int_eq(cairn_buf_puts(&in, i ? ",1" : "1"), 0);
+    ck_assert_int_eq(cairn_buf_puts(&in, "]},\"variant\":\"877\",\"id\":7}\n"), 0);
     ck_assert_int_eq(cairn_buf_puts(&in, "{\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]}}"),
                      0);
     for (m = IN_FILE; m <= IN_PIPE; m++) {
@@ -675,14 +679,23 @@ START_TEST(test_config_max_line_and_default_variant)
         ck_assert_msg(r.exit_code == 0, "%s: exit %d, stderr: %s", mode_name(m), r.exit_code,
                       r.err.data);
         v = th_parse_lines(r.out.data, r.out.len, &n, mode_name(m));
-        ck_assert_uint_eq(n, 3);
+        ck_assert_uint_eq(n, 4);
         ck_assert_str_eq(status_of(v[0]), "ok");
         ck_assert_str_eq(json_string_value(json_object_get(v[0], "variant")), "stone-game-iii");
+        /* A line over max_line_bytes is not kept, but its id and variant
+         * (the default, for a record that names none) are, wherever they
+         * are in it. */
         ck_assert_int_eq(line_of(v[1]), 2);
         ck_assert_str_eq(code_of(v[1]), "too_large");
+        ck_assert_str_eq(json_string_value(json_object_get(v[1], "id")), "long");
+        ck_assert_str_eq(json_string_value(json_object_get(v[1], "variant")), "stone-game-iii");
         ck_assert_int_eq(line_of(v[2]), 3);
-        ck_assert_str_eq(status_of(v[2]), "ok");
+        ck_assert_str_eq(code_of(v[2]), "too_large");
+        ck_assert_int_eq(json_integer_value(json_object_get(v[2], "id")), 7);
         ck_assert_str_eq(json_string_value(json_object_get(v[2], "variant")), "stone-game");
+        ck_assert_int_eq(line_of(v[3]), 4);
+        ck_assert_str_eq(status_of(v[3]), "ok");
+        ck_assert_str_eq(json_string_value(json_object_get(v[3], "variant")), "stone-game");
         th_free_lines(v, n);
         run_free(&r);
     }
@@ -1132,12 +1145,13 @@ END_TEST
 /* One record's memory is bounded by its line, whatever the shape of its
  * JSON: a 15 MB line whose ignored key holds 5 million empty objects took
  * 1.2 GB to parse (jansson's tree: a few hundred bytes per "{},"); now it
- * is too_large within 8 times the line.  A 4-million-move play array is
- * refused the same way. */
+ * is too_large within 8 times the line, and its error line keeps its id
+ * and variant. */
 START_TEST(test_memory_bounded_for_one_record_of_many_small_values)
 {
     const size_t n = 5u * 1000 * 1000;
-    const char head[] = "{\"variant\":\"stone-game\",\"input\":{\"piles\":[5,3,4,5]},\"pad\":[";
+    const char head[] =
+        "{\"id\":\"pad\",\"variant\":\"877\",\"input\":{\"piles\":[5,3,4,5]},\"pad\":[";
     size_t len = sizeof(head) - 1 + 3 * n + 2;
     char *line = malloc(len + 1), *p = line;
     long peak;
@@ -1161,12 +1175,62 @@ START_TEST(test_memory_bounded_for_one_record_of_many_small_values)
         struct run r;
 
         run_filter(NULL, line, len, IN_FILE, &r);
-        ck_assert_msg(strstr(r.out.data, "\"code\":\"too_large\"") &&
-                          strstr(r.out.data, "too many small JSON values"),
-                      "got: %.300s", r.out.data);
+        ck_assert_msg(
+            strstr(r.out.data, "\"code\":\"too_large\"") &&
+                strstr(r.out.data, "too many small JSON values") &&
+                strstr(r.out.data, "{\"line\":1,\"id\":\"pad\",\"variant\":\"stone-game\",") ==
+                    r.out.data,
+            "got: %.300s", r.out.data);
         run_free(&r);
     }
     free(line);
+}
+END_TEST
+
+/* Every record the limits allow is answered within its budget: a
+ * stone-game-iii record of 200,000 values under extended limits, graded
+ * against its own optimal line of some 66,000 moves (refused as too_large
+ * when the play array went through a jansson tree). */
+START_TEST(test_big_record_graded_against_its_own_line)
+{
+    struct cairn_buf rec = { 0 };
+    struct run r;
+    json_t **v, *play;
+    char *moves;
+    size_t n, head;
+
+    ck_assert_int_eq(cairn_buf_puts(&rec, "{\"id\":\"big\",\"variant\":\"stone-game-iii\","
+                                          "\"input\":{\"stoneValue\":["),
+                     0);
+    for (size_t i = 0; i < 200000; i++)
+        ck_assert_int_eq(cairn_buf_printf(&rec, i ? ",%d" : "%d", (int)((i * 7919) % 2001) - 1000),
+                         0);
+    ck_assert_int_eq(cairn_buf_puts(&rec, "]},\"options\":{\"limits\":\"extended\","), 0);
+    head = rec.len;
+    ck_assert_int_eq(cairn_buf_puts(&rec, "\"moves\":true}}\n"), 0);
+    run_filter(NULL, rec.data, rec.len, IN_FILE, &r);
+    v = th_parse_lines(r.out.data, r.out.len, &n, "moves");
+    ck_assert_uint_eq(n, 1);
+    ck_assert_msg(strcmp(status_of(v[0]), "ok") == 0, "moves: %.300s", r.out.data);
+    moves = json_dumps(json_object_get(v[0], "moves"), JSON_COMPACT);
+    ck_assert_ptr_nonnull(moves);
+    th_free_lines(v, n);
+    run_free(&r);
+
+    rec.len = head;
+    ck_assert_int_eq(cairn_buf_printf(&rec, "\"play\":%s}}\n", moves), 0);
+    run_filter(NULL, rec.data, rec.len, IN_FILE, &r);
+    v = th_parse_lines(r.out.data, r.out.len, &n, "play");
+    ck_assert_uint_eq(n, 1);
+    ck_assert_msg(strcmp(status_of(v[0]), "ok") == 0, "play: %.300s", r.out.data);
+    play = json_object_get(v[0], "play");
+    ck_assert_msg(json_is_true(json_object_get(play, "optimal")) &&
+                      json_integer_value(json_object_get(play, "plies")) > 60000,
+                  "play: %.300s", r.out.data);
+    th_free_lines(v, n);
+    run_free(&r);
+    free(moves);
+    cairn_buf_free(&rec);
 }
 END_TEST
 
@@ -1322,6 +1386,7 @@ static Suite *filter_suite(void)
     tcase_add_test(tc, test_copied_cairnd_uses_the_installed_plugins);
     tcase_add_test(tc, test_memory_flat_for_tiny_lines);
     tcase_add_test(tc, test_memory_bounded_for_one_record_of_many_small_values);
+    tcase_add_test(tc, test_big_record_graded_against_its_own_line);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 

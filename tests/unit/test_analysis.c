@@ -927,8 +927,9 @@ START_TEST(a_plugin_without_analysis_says_so)
 {
     struct cairn_plugin d = fake_plugin(CAIRN_MOVES_COUNT, CAIRN_VALUE_NONE);
     json_t *play = json_array();
-    struct cairn_analysis_req none = { 0 }, analysis = { 1, NULL }, both = { 1, play },
-                              only_play = { 0, play };
+    struct cairn_analysis_req none = { 0 }, analysis = { .want_analysis = 1 },
+                              both = { .want_analysis = 1, .play = play },
+                              only_play = { .play = play };
     struct cairn_rec_error e;
 
     d.analyze = NULL;

@@ -12,14 +12,15 @@
 
 /* Feeds in[0, n) in reads of chunk bytes to a cutter with the given
  * max_line_bytes and describes what came out, one "NO:TEXT|" per line
- * ("NO:!BYTES|" for one over the limit). */
+ * ("NO:!BYTES|" for one over the limit, "NO:!BYTES NOTE|" when its note
+ * is not empty). */
 static void cut_all(const char *in, size_t n, size_t chunk, size_t max, char *desc, size_t cap)
 {
     struct cairn_linecut c = { .max_line_bytes = max };
     struct cairn_lines lines = { 0 };
     struct cairn_batchsize never_full = { .max_lines = SIZE_MAX, .max_bytes = SIZE_MAX };
     char *buf = malloc(n + 1);
-    size_t len = 0, done = 0, i, used = 0;
+    size_t len = 0, done = 0, i, used = 0, note_at = 0;
 
     ck_assert_ptr_nonnull(buf);
     while (done < n) {
@@ -35,10 +36,14 @@ static void cut_all(const char *in, size_t n, size_t chunk, size_t max, char *de
     for (i = 0; i < lines.n; i++) {
         const struct cairn_line *l = &lines.v[i];
 
-        if (l->len == CAIRN_LINE_TOO_LONG)
-            used += (size_t)snprintf(desc + used, cap - used, "%llu:!%zu|",
-                                     (unsigned long long)l->no, l->off);
-        else
+        if (l->len == CAIRN_LINE_TOO_LONG) {
+            size_t nn;
+            const char *note = cairn_lines_note(&lines, &note_at, &nn);
+
+            used +=
+                (size_t)snprintf(desc + used, cap - used, "%llu:!%zu%s%.*s|",
+                                 (unsigned long long)l->no, l->off, nn ? " " : "", (int)nn, note);
+        } else
             used += (size_t)snprintf(desc + used, cap - used, "%llu:%.*s|",
                                      (unsigned long long)l->no, (int)l->len, buf + l->off);
         ck_assert_uint_lt(used, cap);
@@ -68,6 +73,53 @@ START_TEST(lines_are_the_same_whatever_the_reads)
         cut_all(in, sizeof(in) - 1, chunk, 5, got, sizeof(got));
         ck_assert_msg(strcmp(got, want) == 0, "reads of %zu bytes: %s", chunk, got);
     }
+}
+END_TEST
+
+/* A line over the limit keeps its top-level id and variant, found as its
+ * bytes stream past (idscan.h), whatever the reads: small scalars only,
+ * nothing nested, nothing said twice; the closing brace only when the
+ * object ended (so a default variant may stand in). */
+START_TEST(a_long_line_keeps_its_id_and_variant)
+{
+    static const char in[] =
+        "{\"id\":\"r7\",\"pad\":[\"}\\\"{\",[{\"id\":1}],\"xxxxxxxx\"],\"variant\" : \"1406\","
+        "\"input\":{}}\r\n"
+        "{\"pad\":\"xxxxxxxxxxxxxxxxxxxx\",\"id\":-0.5}\n"
+        "{\"id\":1,\"pad\":\"xxxxxxxxxxxxxxxxxxxx\",\"id\":2,\"variant\":{\"a\":1}}\n"
+        "{\"variant\":\"stone-game\",\"pad\":\"xxxxxxxxxxxxxxxxxxxxxxxx\n"
+        "[\"id\",\"variant\",\"xxxxxxxxxxxxxxxxxxxxxxxx\"]\n"
+        "ok\n";
+    static const char want[] = "1:!78 {\"id\":\"r7\",\"variant\":\"1406\"}|"
+                               "2:!40 {\"id\":-0.5}|"
+                               "3:!62 {|"
+                               "4:!55 {\"variant\":\"stone-game\"|"
+                               "5:!43|6:ok|";
+    char got[512];
+    size_t chunk;
+
+    for (chunk = 1; chunk <= sizeof(in); chunk++) {
+        cut_all(in, sizeof(in) - 1, chunk, 20, got, sizeof(got));
+        ck_assert_msg(strcmp(got, want) == 0, "reads of %zu bytes: %s", chunk, got);
+    }
+}
+END_TEST
+
+/* A value too long to keep is not kept (nor is the line). */
+START_TEST(a_long_id_is_not_kept)
+{
+    size_t n = 5000;
+    char *in = malloc(n + 64), got[256];
+    int k;
+
+    ck_assert_ptr_nonnull(in);
+    k = sprintf(in, "{\"variant\":\"877\",\"id\":\"");
+
+    memset(in + k, 'x', n);
+    strcpy(in + k + n, "\"}\n");
+    cut_all(in, strlen(in), 4096, 100, got, sizeof(got));
+    ck_assert_msg(strstr(got, "{\"variant\":\"877\"}|") != NULL, "%s", got);
+    free(in);
 }
 END_TEST
 
@@ -136,6 +188,8 @@ int main(void)
 
     tcase_add_test(tc, lines_are_the_same_whatever_the_reads);
     tcase_add_test(tc, a_long_line_is_counted_not_held);
+    tcase_add_test(tc, a_long_line_keeps_its_id_and_variant);
+    tcase_add_test(tc, a_long_id_is_not_kept);
     tcase_add_test(tc, a_full_batch_stops_after_its_line);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
