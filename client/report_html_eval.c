@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report_html.h"
+#include "report_html_esc.h"
 
 void cairn_report_html_sizes(const struct cairn_report *r, FILE *out)
 {
