@@ -10,6 +10,7 @@
 
 #include "report_html.h"
 #include "layout.h"
+#include "report_html_esc.h"
 
 void cairn_report_html_sizes(const struct cairn_report *r, FILE *out)
 {

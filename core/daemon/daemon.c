@@ -124,6 +124,22 @@ static void on_live_timer(uv_timer_t *t)
     cairn_daemon_write_status(d);
 }
 
+/* What the report side reads of the dispatcher, handed it here: the
+ * dispatcher calls the report, and the report reads only through these. */
+static void report_counts(struct cairn_daemon *d, struct cairn_dispatch_counts *out)
+{
+    cairn_dispatch_counts(d->dispatch, out);
+}
+
+static void report_each_job(struct cairn_daemon *d,
+                            void (*fn)(const struct cairn_job *job, void *data), void *data)
+{
+    cairn_dispatch_each_job(d->dispatch, fn, data);
+}
+
+static const struct cairn_daemon_report_reads report_reads = { .counts = report_counts,
+                                                               .each_job = report_each_job };
+
 /* Ends the run once nothing is left to wait for. */
 static void check_done(struct cairn_daemon *d)
 {
@@ -685,7 +701,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
     if (rc == 0)
         rc = watch_hangs(d);
     if (rc == 0)
-        rc = cairn_daemon_report_new(d, &d->report);
+        rc = cairn_daemon_report_new(d, &report_reads, &d->report);
     if (rc == 0)
         rc = cairn_dispatch_new(d, check_done, &d->dispatch);
     if (rc == 0)

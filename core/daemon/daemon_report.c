@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "daemon_ctx.h"
-#include "daemon_dispatch.h"
 #include "job.h"
 #include "layout.h"
 #include "notify.h"
@@ -25,28 +24,31 @@
 #include "version.h"
 
 struct cairn_daemon_report {
-    uint64_t status_records; /* records answered at the last STATUS= */
-    uint64_t status_ns;      /* ... and when */
-    int output_gone;         /* output_dir unusable: said once */
-    int metrics_busy;        /* a metrics write is on the pool */
-    int status_busy;         /* a status write is on the pool */
-    int status_dirty;        /* the set of active jobs changed */
-    int status_failing;      /* the last status write failed (said once) */
-    char *status_name;       /* this daemon's file in .cairn/status/, or NULL */
-    uint64_t live_ns;        /* when it was last written */
-    char *metrics_path;      /* the metrics file's real path, for the status file */
-    char *metrics_for;       /* ... made for this metrics_file (a reload may change it) */
-    char *metrics_old;       /* a metrics_file a reload replaced, to remove once the
+    struct cairn_daemon_report_reads reads; /* the dispatcher's counts and jobs */
+    uint64_t status_records;                /* records answered at the last STATUS= */
+    uint64_t status_ns;                     /* ... and when */
+    int output_gone;                        /* output_dir unusable: said once */
+    int metrics_busy;                       /* a metrics write is on the pool */
+    int status_busy;                        /* a status write is on the pool */
+    int status_dirty;                       /* the set of active jobs changed */
+    int status_failing;                     /* the last status write failed (said once) */
+    char *status_name;                      /* this daemon's file in .cairn/status/, or NULL */
+    uint64_t live_ns;                       /* when it was last written */
+    char *metrics_path;                     /* the metrics file's real path, for the status file */
+    char *metrics_for; /* ... made for this metrics_file (a reload may change it) */
+    char *metrics_old; /* a metrics_file a reload replaced, to remove once the
                               * write on its way (to that name) has landed */
 };
 
-int cairn_daemon_report_new(struct cairn_daemon *d, struct cairn_daemon_report **out)
+int cairn_daemon_report_new(struct cairn_daemon *d, const struct cairn_daemon_report_reads *reads,
+                            struct cairn_daemon_report **out)
 {
     struct cairn_daemon_report *r = calloc(1, sizeof(*r));
 
     (void)d;
     if (r == NULL)
         return -ENOMEM;
+    r->reads = *reads;
     /* NULL (out of memory) leaves the status file out, and only it. */
     r->status_name = cairn_status_file_name();
     *out = r;
@@ -177,7 +179,7 @@ void cairn_daemon_notify_status(struct cairn_daemon *d, const char *extra)
     double rate;
     char msg[256];
 
-    cairn_dispatch_counts(d->dispatch, &c);
+    d->report->reads.counts(d, &c);
     rate = r->status_ns && dt > 0 ? (double)(c.records - r->status_records) / dt : 0;
     r->status_ns = now;
     r->status_records = c.records;
@@ -228,7 +230,7 @@ static void set_gauges(struct cairn_daemon *d)
 {
     struct cairn_dispatch_counts c;
 
-    cairn_dispatch_counts(d->dispatch, &c);
+    d->report->reads.counts(d, &c);
     cairn_metrics_set_gauges(&d->metrics, c.active, c.queued);
 }
 
@@ -402,7 +404,7 @@ void cairn_daemon_write_status(struct cairn_daemon *d)
     struct cairn_buf text = { 0 };
     int rc;
 
-    cairn_dispatch_counts(d->dispatch, &c);
+    d->report->reads.counts(d, &c);
     /* Idle, it is still rewritten every few seconds: a file not updated
      * for CAIRN_STATUS_STALE_S is then a dead (or stuck) daemon's, on
      * whichever host it runs, not perhaps an idle one's. */
@@ -413,7 +415,7 @@ void cairn_daemon_write_status(struct cairn_daemon *d)
     if (c.active > 0 && (jobs.v = calloc(c.active, sizeof(*jobs.v))) == NULL)
         return;
     jobs.cap = c.active;
-    cairn_dispatch_each_job(d->dispatch, list_job, &jobs);
+    r->reads.each_job(d, list_job, &jobs);
     st = (struct cairn_status_report){ .host = d->host,
                                        .pid = (long)getpid(),
                                        .version = CAIRN_VERSION,
