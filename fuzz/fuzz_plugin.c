@@ -3,7 +3,7 @@
  * loader, which must refuse them with a reason or load them, never crash.
  *
  * The input is a recipe applied to a real plugin ($CAIRN_FUZZ_PLUGIN_BASE,
- * default build-fuzz/plugin-base/stone-game-ii.so, read once; built
+ * default build-fuzz/fuzz/stone-game-ii.so, read once; built
  * without coverage instrumentation, which libFuzzer cannot follow through
  * a dlclose):
  *   bytes 0-1   where to cut the file, little endian: 0xffff keeps it
@@ -69,7 +69,7 @@ static void setup(void)
     int fd;
 
     if (src == NULL)
-        src = "build-fuzz/plugin-base/stone-game-ii.so";
+        src = "build-fuzz/fuzz/stone-game-ii.so";
     fd = open(src, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) {
         fprintf(stderr, "fuzz_plugin: cannot read %s (set CAIRN_FUZZ_PLUGIN_BASE)\n", src);

@@ -74,7 +74,7 @@ static int active_one(void *data, const char *name)
     {
         char *ob = cairn_output_base(name), *ran_as;
 
-        ran_as = ob != NULL ? cairn_asprintf("%s%s", ob, CAIRN_SUMMARY_SUFFIX) : NULL;
+        ran_as = ob != NULL ? cairn_output_name(ob, CAIRN_SUMMARY_SUFFIX) : NULL;
         free(ob);
         if (ran_as == NULL) {
             a->rc = -ENOMEM;

@@ -74,7 +74,8 @@ int cairn_client_state_dir(struct cairn_client *cl, const char *sub)
 
     if (cl->in_fd < 0)
         return -EBADF;
-    snprintf(path, sizeof(path), CAIRN_STATE_DIR "/%s", sub);
+    if (cairn_state_path(path, sizeof(path), sub) != 0)
+        return -ENAMETOOLONG;
     /* O_NOFOLLOW: the daemon never follows a link planted there either. */
     fd = openat(cl->in_fd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     return fd < 0 ? -errno : fd;
@@ -85,7 +86,8 @@ static int open_in_state(int in_fd, const char *sub, const char *file)
     char path[32];
     int dir, fd;
 
-    snprintf(path, sizeof(path), CAIRN_STATE_DIR "/%s", sub);
+    if (cairn_state_path(path, sizeof(path), sub) != 0)
+        return -ENAMETOOLONG;
     dir = openat(in_fd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dir < 0)
         return -errno;
@@ -113,14 +115,14 @@ int cairn_client_job_names(struct cairn_client *cl, const char *arg, char **file
         n > CAIRN_JOB_SUFFIX_LEN && strcmp(arg + n - CAIRN_JOB_SUFFIX_LEN, CAIRN_JOB_SUFFIX) == 0;
 
     *file = *base = NULL;
-    if (n == 0 || arg[0] == '.' || strchr(arg, '/') != NULL || (!is_file && n + 6 > NAME_MAX) ||
-        n > NAME_MAX)
+    if (n == 0 || arg[0] == '.' || strchr(arg, '/') != NULL ||
+        (!is_file && n + CAIRN_JOB_SUFFIX_LEN > NAME_MAX) || n > NAME_MAX)
         return cairn_client_fail(cl, -EINVAL,
                                  "\"%s\" is not a job name: a job is NAME.jsonl in the spool, "
                                  "with no '/', not starting with '.'",
                                  arg);
-    *file = is_file ? strdup(arg) : cairn_asprintf("%s.jsonl", arg);
-    *base = is_file ? strndup(arg, n - 6) : strdup(arg);
+    *file = is_file ? strdup(arg) : cairn_job_file_name(arg);
+    *base = is_file ? strndup(arg, n - CAIRN_JOB_SUFFIX_LEN) : strdup(arg);
     if (*file == NULL || *base == NULL) {
         free(*file);
         free(*base);
@@ -153,7 +155,7 @@ int cairn_client_locate(struct cairn_client *cl, const char *file, struct cairn_
     }
     if (cl->out_fd >= 0) {
         char *ob = cairn_output_base(file);
-        char *sum = ob != NULL ? cairn_asprintf("%s.summary.json", ob) : NULL;
+        char *sum = ob != NULL ? cairn_output_name(ob, CAIRN_SUMMARY_SUFFIX) : NULL;
 
         free(ob);
         if (sum == NULL)

@@ -22,6 +22,7 @@
 #include "commands.h"
 #include "jsonscan.h"
 #include "jsontext.h"
+#include "layout.h"
 #include "names.h"
 
 /* The bytes of a non-JSON input line escaped at a time. */
@@ -155,15 +156,14 @@ static int join(struct cairn_client *cl, FILE *results, const char *res, const c
         close(fd);
     if (input == NULL) {
         if (!cl->cfg.keep_inputs)
-            return cairn_client_fail(cl, -ENOENT,
-                                     "--join needs the input of %s, and it is gone: keep_inputs "
-                                     "is false%s%s, so cairnd deletes each input once its job "
-                                     "is done (set keep_inputs to true to keep them in "
-                                     ".cairn/done/)",
-                                     base, cl->config_file ? " in " : "",
-                                     cl->config_file ? cl->config_file : "");
+            return cairn_client_fail(
+                cl, -ENOENT,
+                "--join needs the input of %s, and it is gone: keep_inputs "
+                "is false%s%s, so cairnd deletes each input once its job "
+                "is done (set keep_inputs to true to keep them in " CAIRN_DONE_PATH "/)",
+                base, cl->config_file ? " in " : "", cl->config_file ? cl->config_file : "");
         return cairn_client_fail(cl, -ENOENT,
-                                 "--join needs the input of %s, and %s/.cairn/done/%s is "
+                                 "--join needs the input of %s, and %s/" CAIRN_DONE_PATH "/%s is "
                                  "not there (removed since the job finished?)",
                                  base, cl->cfg.input_dir, file);
     }
@@ -270,8 +270,8 @@ int cairn_cmd_results(struct cairn_client *cl, const char *name, int want_join)
         goto out;
     }
     ob = cairn_output_base(file);
-    sum = ob ? cairn_asprintf("%s.summary.json", ob) : NULL;
-    res = ob ? cairn_asprintf("%s.results.jsonl", ob) : NULL;
+    sum = ob ? cairn_output_name(ob, CAIRN_SUMMARY_SUFFIX) : NULL;
+    res = ob ? cairn_output_name(ob, CAIRN_RESULTS_SUFFIX) : NULL;
     if (sum == NULL || res == NULL) {
         rc = -ENOMEM;
         goto out;

@@ -133,8 +133,8 @@ static int requeue(struct cairn_client *cl, int failed_fd, int active_fd, const 
                    const char *base)
 {
     char *ob = cairn_output_base(file);
-    char *summary = ob ? cairn_asprintf("%s.summary.json", ob) : NULL;
-    char *reason = ob ? cairn_asprintf("%s.reason.json", ob) : NULL;
+    char *summary = ob ? cairn_output_name(ob, CAIRN_SUMMARY_SUFFIX) : NULL;
+    char *reason = ob ? cairn_output_name(ob, CAIRN_REASON_SUFFIX) : NULL;
     char *attempts = cairn_attempts_file(file);
     char *submitted = NULL;
     struct aside aside = { .name = "" };
@@ -209,7 +209,7 @@ static int check_all(struct cairn_client *cl, struct names *jobs, char *const *n
                                    w.waiting   ? "it is waiting in the spool"
                                    : w.active  ? "it is being processed"
                                    : w.summary ? "it finished (cairn results shows it)"
-                                               : "no such job in .cairn/failed/");
+                                               : "no such job in " CAIRN_FAILED_PATH "/");
         else if (rc == 0 && w.waiting)
             rc = cairn_client_fail(cl, -EEXIST,
                                    "cannot requeue %s: a job of that name is waiting in the "
@@ -241,7 +241,7 @@ int cairn_cmd_retry(struct cairn_client *cl, char *const *names, size_t n, int a
     if (failed_fd < 0) {
         if (!all || failed_fd != -ENOENT)
             return cairn_client_fail(cl, n > 0 && failed_fd == -ENOENT ? -ENOENT : failed_fd,
-                                     "%s is not a failed job: %s/.cairn/failed/ %s",
+                                     "%s is not a failed job: %s/" CAIRN_FAILED_PATH "/ %s",
                                      n > 0 ? names[0] : "?", cl->cfg.input_dir,
                                      failed_fd == -ENOENT ? "does not exist" : "cannot be read");
         printf("no failed jobs\n");

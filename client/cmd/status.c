@@ -229,7 +229,7 @@ static void print_text(struct cairn_client *cl, struct list *waiting, struct lis
     printf("spool:   %s\noutput:  %s\n", cairn_shown(&sh, cl->cfg.input_dir),
            cl->cfg.output_dir ? cairn_shown(&sh, cl->cfg.output_dir) : "(not set)");
     if (nd == 0)
-        printf("daemons: none reporting (no status file in .cairn/status/)\n");
+        printf("daemons: none reporting (no status file in " CAIRN_STATUS_PATH "/)\n");
     for (i = 0; i < nd; i++) {
         const char *v = json_string_value(json_object_get(ds[i].root, "version"));
         cairn_status_label(&ds[i], who, sizeof(who));
@@ -320,8 +320,8 @@ int cairn_cmd_status(struct cairn_client *cl, int as_json)
             goto out;
     }
     if ((rc = cairn_status_files_read(cl, &ds, &nd)) != 0) {
-        rc = cairn_client_fail(cl, rc, "cannot read %s/.cairn/status: %s", cl->cfg.input_dir,
-                               strerror(-rc));
+        rc = cairn_client_fail(cl, rc, "cannot read %s/" CAIRN_STATUS_PATH ": %s",
+                               cl->cfg.input_dir, strerror(-rc));
         goto out;
     }
     if (waiting.n > 0) /* qsort(NULL, 0) is undefined */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "runs.h"
+#include "names.h"
 #include "submit.h"
 #include "layout.h"
 #include "tmpfile.h"
@@ -88,10 +89,10 @@ static int taken(struct cairn_client *cl, const char *file, const char **where)
     if (cairn_client_locate(cl, file, &w) != 0)
         return -ENOMEM;
     *where = w.waiting   ? "it is waiting in the spool"
-             : w.active  ? "it is being processed (.cairn/active/)"
+             : w.active  ? "it is being processed (" CAIRN_ACTIVE_PATH "/)"
              : w.summary ? "it has a summary in the output directory (a finished job)"
-             : w.failed  ? "it is in .cairn/failed/"
-             : w.done    ? "its input is in .cairn/done/"
+             : w.failed  ? "it is in " CAIRN_FAILED_PATH "/"
+             : w.done    ? "its input is in " CAIRN_DONE_PATH "/"
                          : NULL;
     return *where != NULL;
 }
@@ -118,7 +119,7 @@ static int choose_name(struct cairn_client *cl, const struct cairn_submit_opts *
     }
     for (tries = 0; tries < NAME_TRIES; tries++) {
         s->base = generate_base(s->src);
-        s->file = s->base != NULL ? cairn_asprintf("%s.jsonl", s->base) : NULL;
+        s->file = s->base != NULL ? cairn_job_file_name(s->base) : NULL;
         if (s->file == NULL)
             return -ENOMEM;
         if ((rc = taken(cl, s->file, &where)) <= 0)

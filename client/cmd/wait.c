@@ -94,7 +94,7 @@ static void print_outcome(struct waiter *w, size_t i, json_t *s, int dir)
 
     if (job == NULL && esc != NULL)
         job = strdup(esc); /* not cairnd's escaping: the text as it is */
-    w->ran[i] = cairn_asprintf("%s.jsonl", job != NULL ? job : w->jobs[i].base);
+    w->ran[i] = cairn_job_file_name(job != NULL ? job : w->jobs[i].base);
     clear_line(w);
     /* A used name ran as NAME~N: say where its outputs are. */
     if (job != NULL && strcmp(job, w->jobs[i].base) != 0)
@@ -505,7 +505,7 @@ int cairn_client_wait(struct cairn_client *cl, const struct cairn_submitted *job
     }
     for (i = 0; i < n; i++) {
         char *ob = cairn_output_base(jobs[i].file);
-        w.sum[i] = ob != NULL ? cairn_asprintf("%s.summary.json", ob) : NULL;
+        w.sum[i] = ob != NULL ? cairn_output_name(ob, CAIRN_SUMMARY_SUFFIX) : NULL;
         w.as[i] = cairn_name_escape(jobs[i].file);
         free(ob);
         if (w.sum[i] == NULL || w.as[i] == NULL) {

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "client.h"
+#include "gen_input.h"
 #include "gen_solve.h" /* the expected answers */
 
 /* What the command line gave; the strings are checked by cairn_cmd_gen. */
@@ -61,10 +62,6 @@ int cairn_gen_settle_space(struct cairn_client *cl, const char *cmd, const struc
 
 /* ---- random numbers (gen_rng.c) ----------------------------------------- */
 
-struct cairn_gen_rng {
-    uint64_t s[4];
-};
-
 /* The stream of one record: the same five values, the same numbers. */
 void cairn_gen_rng_seed(struct cairn_gen_rng *r, uint64_t seed, const char *variant, uint64_t mode,
                         uint64_t index);
@@ -76,47 +73,11 @@ int cairn_gen_chance(struct cairn_gen_rng *r, uint64_t num, uint64_t den);
 /* A uniformly random order of v[0..n). */
 void cairn_gen_shuffle(struct cairn_gen_rng *r, int64_t *v, size_t n);
 
-/* ---- one record's input -------------------------------------------------- */
-
-/* What a record may hold: sizes and values inside the limits asked for. */
-struct cairn_gen_space {
-    int64_t size_lo, size_hi; /* --size, checked against the limits */
-    int64_t vlo, vhi;         /* each value of an array (scalar games: unused) */
-    int even;                 /* lengths must be even (stone-game, official) */
-    int extended;             /* --limits extended */
-};
-
-/* The input being built: up to two arrays of n values (stone-game-vi has
- * two of the same length), or a scalar in v[0][0] (n == 1). */
-#define CAIRN_GEN_MAX_ARRAYS 2
-struct cairn_gen_input {
-    int64_t *v[CAIRN_GEN_MAX_ARRAYS];
-    size_t n;
-    size_t cap;
-    const char *profile; /* --traps: which trap this record is, for its id */
-    void *memo;          /* a trap's tables, made once per corpus (free()d) */
-};
+/* ---- one record's input (the types: gen_input.h) ------------------------ */
 
 /* Makes room for n values in every array; 0 or -ENOMEM. */
 int cairn_gen_input_size(struct cairn_gen_input *in, size_t n);
 void cairn_gen_input_free(struct cairn_gen_input *in);
-
-/*
- * NAME     cairn_gen_pick_size - a size for one record (gen_games.c)
- * ARGUMENTS lo, hi: the sizes a trap wants, narrowed to the space's (the
- *          space's whole range when they do not meet it); parity: 0 even,
- *          1 odd, -1 either, overruled by sp->even
- * RETURNS  a size in the space; of the parity asked for when the range
- *          holds one
- */
-int64_t cairn_gen_pick_size(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, int64_t lo,
-                            int64_t hi, int parity);
-
-/* Any size of the space. */
-static inline size_t cairn_gen_size(struct cairn_gen_rng *r, const struct cairn_gen_space *sp)
-{
-    return (size_t)cairn_gen_pick_size(r, sp, sp->size_lo, sp->size_hi, -1);
-}
 
 /* Fills in: 0 or -ENOMEM. */
 typedef int (*cairn_gen_fn)(struct cairn_gen_rng *r, const struct cairn_gen_space *sp,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gen.h"
+#include "gen_input.h"
 
 int cairn_gen_input_size(struct cairn_gen_input *in, size_t n)
 {

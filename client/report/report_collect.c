@@ -322,7 +322,7 @@ static int named_summaries(struct ctx *c, char *const *jobs, size_t n)
         if ((rc = cairn_client_job_names(c->cl, jobs[i], &file, &base)) != 0)
             return rc;
         ob = cairn_output_base(file);
-        sum = ob ? cairn_asprintf("%s.summary.json", ob) : NULL;
+        sum = ob ? cairn_output_name(ob, CAIRN_SUMMARY_SUFFIX) : NULL;
         free(ob);
         free(file);
         if (sum == NULL) {
@@ -524,15 +524,15 @@ int cairn_report_collect(struct cairn_client *cl, struct cairn_report *r, const 
     rc = rc == 0 ? busy_time(r) : rc;
     if (c.unjoined > 0)
         r->inputs_why = r->spool != NULL
-                            ? "a job's input is no longer kept in the spool's .cairn/done/ "
+                            ? "a job's input is no longer kept in the spool's " CAIRN_DONE_PATH "/ "
                               "(keep_inputs, or a later job of the same name)"
                             : "the spool of this output directory is unknown: give --input DIR "
                               "or -c FILE to read the records";
-    r->expected_note = r->spool != NULL
-                           ? "from the result line, else from the record in the spool's "
-                             ".cairn/done/"
-                           : "from the result line only (the spool of this output directory is "
-                             "unknown: give --input DIR or -c FILE to read the records)";
+    r->expected_note =
+        r->spool != NULL
+            ? "from the result line, else from the record in the spool's " CAIRN_DONE_PATH "/"
+            : "from the result line only (the spool of this output directory is "
+              "unknown: give --input DIR or -c FILE to read the records)";
     for (i = 0; i < c.n_names; i++)
         free(c.names[i]);
     free(c.names);

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "report_html.h"
+#include "report_html_esc.h"
 
 #define BAR_W   420 /* the longest bar, in SVG units */
 #define LABEL_W 150 /* room for a name left of the bars */
@@ -47,20 +48,6 @@ static const char style[] =
     "background:#f5f7f9;padding:.4em .6em;margin-top:0}.rec:target pre{background:#fff4c2}"
     "svg text{font:13px system-ui,sans-serif;fill:#1d232a}"
     ".failed{color:#b3261e}";
-
-void cairn_report_html_esc(FILE *out, const char *s)
-{
-    for (; s != NULL && *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&#39;", out); break;
-        default: fputc(*s, out);
-        }
-    }
-}
 
 static void card(FILE *out, const char *id, const char *value, const char *what)
 {

@@ -10,9 +10,6 @@
 
 #include "report.h"
 
-/* s with &, <, >, " and ' escaped, for text and attribute values. */
-void cairn_report_html_esc(FILE *out, const char *s);
-
 /* A table cell holding a name or an id: one line, an ellipsis where it
  * is cut, the whole text in its title (a tooltip). */
 void cairn_report_html_name_cell(FILE *out, const char *text);

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "report_html.h"
+#include "layout.h"
+#include "report_html_esc.h"
 
 void cairn_report_html_sizes(const struct cairn_report *r, FILE *out)
 {
@@ -179,10 +181,11 @@ static void record_div(FILE *out, const struct cairn_rep_where *at)
     fputs("\"><details><summary>", out);
     cairn_report_html_esc(out, at->job);
     fprintf(out, ", line %llu</summary><pre>", (unsigned long long)at->line);
-    cairn_report_html_esc(out, at->record ? at->record
-                                          : "(the record is not available: its input is not kept "
-                                            "in the spool's .cairn/done/, the spool is not known, "
-                                            "or no --inputs was given)");
+    cairn_report_html_esc(out, at->record
+                                   ? at->record
+                                   : "(the record is not available: its input is not kept in the "
+                                     "spool's " CAIRN_DONE_PATH "/, the spool is not known, or no "
+                                     "--inputs was given)");
     fputs("</pre></details></div>\n", out);
 }
 

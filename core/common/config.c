@@ -721,7 +721,7 @@ static int check_parent(const char *key, const char *p, char **err)
 static int check_one_dir(const char *key, const char *path, int may_create, int under_too,
                          char **err)
 {
-    static const char *const below[] = { "", "/.cairn", "/.cairn/active" };
+    static const char *const below[] = { "", "/" CAIRN_STATE_DIR, "/" CAIRN_ACTIVE_PATH };
     struct stat st;
     size_t i;
 
@@ -748,11 +748,11 @@ static int check_one_dir(const char *key, const char *path, int may_create, int 
             rc = refuse(err, cairn_asprintf("%s: %s is not a directory", key, p));
         } else if (access(p, W_OK | X_OK) != 0) {
             rc = refuse(err,
-                        cairn_asprintf("%s: %s is not writable by this user (%s): %s", key, p,
-                                       strerror(errno),
-                                       under_too ? "claiming a job renames it into .cairn/active/"
-                                                 : "results, summaries and metrics are written "
-                                                   "there"));
+                        cairn_asprintf(
+                            "%s: %s is not writable by this user (%s): %s", key, p, strerror(errno),
+                            under_too ? "claiming a job renames it into " CAIRN_ACTIVE_PATH "/"
+                                      : "results, summaries and metrics are written "
+                                        "there"));
         }
         free(p);
         if (rc != 0)

@@ -37,6 +37,13 @@
 #define CAIRN_STATUS_DIR     "status"
 #define CAIRN_ATTEMPTS_XATTR "user.cairn.attempts"
 
+/* The state folders as paths from the input directory, for messages
+ * (names.h's cairn_state_path() builds one at run time). */
+#define CAIRN_ACTIVE_PATH CAIRN_STATE_DIR "/" CAIRN_ACTIVE_DIR
+#define CAIRN_DONE_PATH   CAIRN_STATE_DIR "/" CAIRN_DONE_DIR
+#define CAIRN_FAILED_PATH CAIRN_STATE_DIR "/" CAIRN_FAILED_DIR
+#define CAIRN_STATUS_PATH CAIRN_STATE_DIR "/" CAIRN_STATUS_DIR
+
 /* Records beside a claimed job in active/, .cairn-KIND.HASH (names.h):
  * its crash count where the file system keeps no user attributes
  * (attempts.h), what it was submitted as and handed back as (marks.h). */

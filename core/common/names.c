@@ -3,6 +3,7 @@
  */
 #include "names.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +25,23 @@ char *cairn_output_base(const char *file)
     cut = cairn_utf8_cut(file, OUTPUT_CUT);
     return cairn_asprintf("%.*s~%016llx", (int)cut, file,
                           (unsigned long long)cairn_hash64(file, len));
+}
+
+char *cairn_output_name(const char *base, const char *suffix)
+{
+    return cairn_asprintf("%s%s", base, suffix);
+}
+
+char *cairn_job_file_name(const char *base)
+{
+    return cairn_output_name(base, CAIRN_JOB_SUFFIX);
+}
+
+int cairn_state_path(char *buf, size_t size, const char *sub)
+{
+    int n = snprintf(buf, size, CAIRN_STATE_DIR "/%s", sub);
+
+    return n >= 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
 }
 
 char *cairn_attempts_file(const char *file)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "layout.h"
+#include "names.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
@@ -142,8 +143,8 @@ int cairn_spool_repair(struct cairn_spool *sp)
         char path[32];
         int fd;
 
-        snprintf(path, sizeof(path), ".cairn/%s", sub[i]);
-        if (still_there(sp->in_fd, path, *fds[i]))
+        if (cairn_state_path(path, sizeof(path), sub[i]) == 0 &&
+            still_there(sp->in_fd, path, *fds[i]))
             continue;
         if (state < 0 && (state = open_dir_at(sp->in_fd, CAIRN_STATE_DIR, 0755)) < 0)
             return state;

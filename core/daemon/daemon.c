@@ -124,6 +124,22 @@ static void on_live_timer(uv_timer_t *t)
     cairn_daemon_write_status(d);
 }
 
+/* What the report side reads of the dispatcher, handed it here: the
+ * dispatcher calls the report, and the report reads only through these. */
+static void report_counts(struct cairn_daemon *d, struct cairn_dispatch_counts *out)
+{
+    cairn_dispatch_counts(d->dispatch, out);
+}
+
+static void report_each_job(struct cairn_daemon *d,
+                            void (*fn)(const struct cairn_job *job, void *data), void *data)
+{
+    cairn_dispatch_each_job(d->dispatch, fn, data);
+}
+
+static const struct cairn_daemon_report_reads report_reads = { .counts = report_counts,
+                                                               .each_job = report_each_job };
+
 /* Ends the run once nothing is left to wait for. */
 static void check_done(struct cairn_daemon *d)
 {
@@ -182,7 +198,7 @@ static void on_stop_timeout(uv_timer_t *t)
     cairn_dispatch_counts(d->dispatch, &c);
     cairn_log(&d->log, CAIRN_LOG_WARNING,
               "shutdown_timeout_s (%g s) has passed with %zu job(s) still running: they stay in "
-              "%s/.cairn/active/ for the next start",
+              "%s/" CAIRN_ACTIVE_PATH "/ for the next start",
               d->cfg.shutdown_timeout_s, c.active, d->cfg.input_dir);
     abort_run(d, NULL, 0);
 }
@@ -685,7 +701,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
     if (rc == 0)
         rc = watch_hangs(d);
     if (rc == 0)
-        rc = cairn_daemon_report_new(d, &d->report);
+        rc = cairn_daemon_report_new(d, &report_reads, &d->report);
     if (rc == 0)
         rc = cairn_dispatch_new(d, check_done, &d->dispatch);
     if (rc == 0)
@@ -718,7 +734,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
                   d->cfg.output_dir, uv_strerror(rc));
     if ((rc = cairn_tmpfile_sweep(d->spool.failed_fd)) < 0)
         cairn_log(&d->log, CAIRN_LOG_WARNING,
-                  "cannot look for temporary files left by a crash in %s/.cairn/failed: %s "
+                  "cannot look for temporary files left by a crash in %s/" CAIRN_FAILED_PATH ": %s "
                   "(they stay, hidden; the next start looks again)",
                   d->cfg.input_dir, uv_strerror(rc));
     cairn_dispatch_scan(d->dispatch, CAIRN_SCAN_FULL);

@@ -30,7 +30,7 @@
 #include <uv.h>
 
 #include "config.h"
-#include "daemon_dispatch.h"
+#include "daemon_counts.h"
 #include "engine.h"
 #include "hang.h"
 #include "inflight.h"

@@ -22,6 +22,7 @@
 #include "daemon_ctx.h"
 #include "daemon_report.h"
 #include "job.h"
+#include "layout.h"
 #include "namemap.h"
 #include "queue.h"
 #include "scanner.h"
@@ -348,7 +349,7 @@ static void schedule(struct cairn_dispatch *s)
             cairn_namemap_remove(&s->names, p->name);
             cairn_log(&s->d->log, CAIRN_LOG_ERROR, "cannot start job %s: %s; it stays in %s",
                       p->name, uv_strerror(rc),
-                      p->recovered ? ".cairn/active/ for another try from there"
+                      p->recovered ? CAIRN_ACTIVE_PATH "/ for another try from there"
                                    : "the spool for another try");
             s->retry_active |= p->recovered;
             retry_later(s, p->name);
@@ -486,7 +487,7 @@ static void recover(struct cairn_dispatch *s, const struct cairn_scan_list *l)
     size_t i;
 
     if (l->rc != 0)
-        cairn_log(&s->d->log, CAIRN_LOG_ERROR, "cannot scan %s/.cairn/active: %s",
+        cairn_log(&s->d->log, CAIRN_LOG_ERROR, "cannot scan %s/" CAIRN_ACTIVE_PATH ": %s",
                   s->d->cfg.input_dir, uv_strerror(l->rc));
     for (i = 0; i < l->n; i++)
         if (!running_as(s, l->v[i].name))

@@ -18,24 +18,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "daemon_counts.h"
 #include "hang.h"
 
 struct cairn_daemon;
 struct cairn_dispatch;
 struct cairn_job;
-
-/* What the dispatcher has done so far, for the daemon's reports. */
-struct cairn_dispatch_counts {
-    size_t queued;        /* waiting to be claimed */
-    size_t active;        /* running */
-    uint64_t jobs_seen;   /* queued since start */
-    uint64_t bytes_seen;  /* their sizes when found */
-    uint64_t bytes_done;  /* the sizes of jobs that ended, and what the
-                             running ones have read */
-    uint64_t jobs_ok;     /* ended done */
-    uint64_t jobs_failed; /* ended failed */
-    uint64_t records;     /* answered */
-};
 
 /*
  * NAME     cairn_dispatch_new - the dispatcher of a daemon whose loop and

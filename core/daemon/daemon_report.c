@@ -16,36 +16,39 @@
 #include <unistd.h>
 
 #include "daemon_ctx.h"
-#include "daemon_dispatch.h"
 #include "job.h"
+#include "layout.h"
 #include "notify.h"
 #include "publish.h"
 #include "status.h"
 #include "version.h"
 
 struct cairn_daemon_report {
-    uint64_t status_records; /* records answered at the last STATUS= */
-    uint64_t status_ns;      /* ... and when */
-    int output_gone;         /* output_dir unusable: said once */
-    int metrics_busy;        /* a metrics write is on the pool */
-    int status_busy;         /* a status write is on the pool */
-    int status_dirty;        /* the set of active jobs changed */
-    int status_failing;      /* the last status write failed (said once) */
-    char *status_name;       /* this daemon's file in .cairn/status/, or NULL */
-    uint64_t live_ns;        /* when it was last written */
-    char *metrics_path;      /* the metrics file's real path, for the status file */
-    char *metrics_for;       /* ... made for this metrics_file (a reload may change it) */
-    char *metrics_old;       /* a metrics_file a reload replaced, to remove once the
+    struct cairn_daemon_report_reads reads; /* the dispatcher's counts and jobs */
+    uint64_t status_records;                /* records answered at the last STATUS= */
+    uint64_t status_ns;                     /* ... and when */
+    int output_gone;                        /* output_dir unusable: said once */
+    int metrics_busy;                       /* a metrics write is on the pool */
+    int status_busy;                        /* a status write is on the pool */
+    int status_dirty;                       /* the set of active jobs changed */
+    int status_failing;                     /* the last status write failed (said once) */
+    char *status_name;                      /* this daemon's file in .cairn/status/, or NULL */
+    uint64_t live_ns;                       /* when it was last written */
+    char *metrics_path;                     /* the metrics file's real path, for the status file */
+    char *metrics_for; /* ... made for this metrics_file (a reload may change it) */
+    char *metrics_old; /* a metrics_file a reload replaced, to remove once the
                               * write on its way (to that name) has landed */
 };
 
-int cairn_daemon_report_new(struct cairn_daemon *d, struct cairn_daemon_report **out)
+int cairn_daemon_report_new(struct cairn_daemon *d, const struct cairn_daemon_report_reads *reads,
+                            struct cairn_daemon_report **out)
 {
     struct cairn_daemon_report *r = calloc(1, sizeof(*r));
 
     (void)d;
     if (r == NULL)
         return -ENOMEM;
+    r->reads = *reads;
     /* NULL (out of memory) leaves the status file out, and only it. */
     r->status_name = cairn_status_file_name();
     *out = r;
@@ -114,7 +117,7 @@ static int survey_one(void *data, const char *name)
     fd = openat(d->spool.status_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         if (errno != ENOENT) /* gone meanwhile: an exit, nothing to say */
-            cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot read .cairn/status/%s: %s", name,
+            cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot read " CAIRN_STATUS_PATH "/%s: %s", name,
                       strerror(errno));
         return 0;
     }
@@ -123,7 +126,7 @@ static int survey_one(void *data, const char *name)
         return 0;
     }
     if ((n = read(fd, text, sizeof(text) - 1)) < 0)
-        cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot read .cairn/status/%s: %s", name,
+        cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot read " CAIRN_STATUS_PATH "/%s: %s", name,
                   strerror(errno));
     close(fd);
     if (n <= 0)
@@ -137,15 +140,15 @@ static int survey_one(void *data, const char *name)
     if (sv->now - st.st_mtime > GONE_AFTER_S && pid > 0 && cairn_status_is_gone(root, d->host)) {
         if (unlinkat(d->spool.status_fd, name, 0) == 0)
             cairn_log(&d->log, CAIRN_LOG_INFO,
-                      "removed .cairn/status/%s: the daemon that wrote it (pid %lld on this "
-                      "host) is gone",
+                      "removed " CAIRN_STATUS_PATH "/%s: the daemon that wrote it (pid %lld "
+                      "on this host) is gone",
                       name, pid);
     } else if (sv->mine != NULL && sv->now - st.st_mtime <= (time_t)CAIRN_STATUS_STALE_S &&
                theirs != NULL && strcmp(theirs, sv->mine) == 0) {
         cairn_log(&d->log, CAIRN_LOG_WARNING,
-                  "another daemon (%s pid %lld, .cairn/status/%s) writes the same metrics file "
-                  "%s: their counters overwrite each other, and Prometheus reads resets; give "
-                  "each daemon its own metrics_file",
+                  "another daemon (%s pid %lld, " CAIRN_STATUS_PATH "/%s) writes the same "
+                  "metrics file %s: their counters overwrite each other, and Prometheus reads "
+                  "resets; give each daemon its own metrics_file",
                   host != NULL ? host : "?", pid, name, sv->mine);
         sv->shared = 1;
     }
@@ -160,8 +163,9 @@ int cairn_daemon_survey_status_files(struct cairn_daemon *d)
 
     if (rc < 0)
         cairn_log(&d->log, CAIRN_LOG_WARNING,
-                  "cannot read .cairn/status/ to look at the other daemons: %s (a metrics file "
-                  "shared with one goes unwarned, and a killed daemon's status file stays)",
+                  "cannot read " CAIRN_STATUS_PATH "/ to look at the other daemons: %s (a "
+                  "metrics file shared with one goes unwarned, and a killed daemon's status "
+                  "file stays)",
                   uv_strerror(rc));
     return sv.shared;
 }
@@ -175,7 +179,7 @@ void cairn_daemon_notify_status(struct cairn_daemon *d, const char *extra)
     double rate;
     char msg[256];
 
-    cairn_dispatch_counts(d->dispatch, &c);
+    d->report->reads.counts(d, &c);
     rate = r->status_ns && dt > 0 ? (double)(c.records - r->status_records) / dt : 0;
     r->status_ns = now;
     r->status_records = c.records;
@@ -214,8 +218,8 @@ int cairn_daemon_log_repair(struct cairn_daemon *d, int repaired)
     for (i = 0; i < CAIRN_SPOOL_N_STATE; i++)
         if (repaired & (1 << i)) {
             cairn_log(&d->log, CAIRN_LOG_WARNING,
-                      "%s/.cairn/%s was removed or moved away: recreated", d->cfg.input_dir,
-                      sub[i]);
+                      "%s/" CAIRN_STATE_DIR "/%s was removed or moved away: recreated",
+                      d->cfg.input_dir, sub[i]);
             n++;
         }
     return n;
@@ -226,7 +230,7 @@ static void set_gauges(struct cairn_daemon *d)
 {
     struct cairn_dispatch_counts c;
 
-    cairn_dispatch_counts(d->dispatch, &c);
+    d->report->reads.counts(d, &c);
     cairn_metrics_set_gauges(&d->metrics, c.active, c.queued);
 }
 
@@ -334,7 +338,7 @@ static void status_written(int rc, void *data)
     /* Best effort, the next tick tries again; said once a streak. */
     if (rc != 0 && !r->status_failing)
         cairn_log(&d->log, CAIRN_LOG_WARNING,
-                  "cannot write the status file %s/.cairn/status/%s: %s (cairn status and "
+                  "cannot write the status file %s/" CAIRN_STATUS_PATH "/%s: %s (cairn status and "
                   "progress see this daemon stale until it can; jobs go on)",
                   d->cfg.input_dir, r->status_name, uv_strerror(rc));
     else if (rc == 0 && r->status_failing)
@@ -355,8 +359,8 @@ static void remove_status(struct cairn_daemon *d)
         return;
     if (unlinkat(d->spool.status_fd, name, 0) != 0 && errno != ENOENT)
         cairn_log(&d->log, CAIRN_LOG_WARNING,
-                  "cannot remove the status file %s/.cairn/status/%s: %s (cairn status will "
-                  "call this stopped daemon dead; remove the file by hand)",
+                  "cannot remove the status file %s/" CAIRN_STATUS_PATH "/%s: %s (cairn status "
+                  "will call this stopped daemon dead; remove the file by hand)",
                   d->cfg.input_dir, name, strerror(errno));
 }
 
@@ -400,7 +404,7 @@ void cairn_daemon_write_status(struct cairn_daemon *d)
     struct cairn_buf text = { 0 };
     int rc;
 
-    cairn_dispatch_counts(d->dispatch, &c);
+    d->report->reads.counts(d, &c);
     /* Idle, it is still rewritten every few seconds: a file not updated
      * for CAIRN_STATUS_STALE_S is then a dead (or stuck) daemon's, on
      * whichever host it runs, not perhaps an idle one's. */
@@ -411,7 +415,7 @@ void cairn_daemon_write_status(struct cairn_daemon *d)
     if (c.active > 0 && (jobs.v = calloc(c.active, sizeof(*jobs.v))) == NULL)
         return;
     jobs.cap = c.active;
-    cairn_dispatch_each_job(d->dispatch, list_job, &jobs);
+    r->reads.each_job(d, list_job, &jobs);
     st = (struct cairn_status_report){ .host = d->host,
                                        .pid = (long)getpid(),
                                        .version = CAIRN_VERSION,

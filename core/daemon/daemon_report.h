@@ -4,7 +4,8 @@
  * `cairn status` reads, and the log lines for directories that went away.
  *
  * Loop thread only.  Nothing here decides anything: it reads the
- * dispatcher's counts (daemon_dispatch.h) and writes them out, the
+ * dispatcher's counts (daemon_counts.h), through the functions daemon.c
+ * hands it, and writes them out, the
  * periodic files on the pool.  Its own state (what was last written and
  * when, writes on their way, the output directory's last known state) is
  * private to daemon_report.c.
@@ -14,9 +15,24 @@
 
 struct cairn_daemon;
 struct cairn_daemon_report;
+struct cairn_dispatch_counts;
+struct cairn_job;
 
-/* The report side of a daemon about to run: 0 or -ENOMEM. */
-int cairn_daemon_report_new(struct cairn_daemon *d, struct cairn_daemon_report **out);
+/* How the report reads the dispatcher: functions the daemon (daemon.c)
+ * hands it, so that the dispatcher calls the report and the report never
+ * calls it back. */
+struct cairn_daemon_report_reads {
+    /* The counts as they are now. */
+    void (*counts)(struct cairn_daemon *d, struct cairn_dispatch_counts *out);
+    /* fn for each running job, newest first. */
+    void (*each_job)(struct cairn_daemon *d, void (*fn)(const struct cairn_job *job, void *data),
+                     void *data);
+};
+
+/* The report side of a daemon about to run, reading the dispatcher
+ * through reads (copied): 0 or -ENOMEM. */
+int cairn_daemon_report_new(struct cairn_daemon *d, const struct cairn_daemon_report_reads *reads,
+                            struct cairn_daemon_report **out);
 /* Frees it (NULL is fine); the loop has ended. */
 void cairn_daemon_report_free(struct cairn_daemon_report *r);
 

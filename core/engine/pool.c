@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream.h"
-
 /* A batch that once held a huge line gives the memory back on reuse. */
 #define SHRINK_FACTOR 4
 
@@ -67,10 +65,10 @@ void cairn_pool_set_max_running(struct cairn_pool *p, size_t n)
 /* ---- batches ------------------------------------------------------------ */
 
 /* Makes b ready for a stream: empty, tally sized for its registry. */
-static int batch_ready(struct cairn_batch *b, struct cairn_stream *s)
+static int batch_ready(struct cairn_batch *b, struct cairn_pool_user *u)
 {
-    size_t want = s->pool->batch_bytes;
-    size_t n_plugins = s->ctx->reg->n_plugins;
+    size_t want = b->pool->batch_bytes;
+    size_t n_plugins = u->ctx->reg->n_plugins;
 
     if (b->in_cap > want * SHRINK_FACTOR || b->in == NULL) {
         char *in = realloc(b->in, want);
@@ -88,7 +86,7 @@ static int batch_ready(struct cairn_batch *b, struct cairn_stream *s)
     } else {
         cairn_tally_reset(&b->tally);
     }
-    b->stream = s;
+    b->user = u;
     b->in_len = 0;
     b->lines.n = 0;
     b->lines.notes_len = 0;
@@ -98,7 +96,7 @@ static int batch_ready(struct cairn_batch *b, struct cairn_stream *s)
     return 0;
 }
 
-struct cairn_batch *cairn_pool_take(struct cairn_pool *p, struct cairn_stream *s, int *err)
+struct cairn_batch *cairn_pool_take(struct cairn_pool *p, struct cairn_pool_user *u, int *err)
 {
     struct cairn_batch *b = p->free;
 
@@ -116,7 +114,7 @@ struct cairn_batch *cairn_pool_take(struct cairn_pool *p, struct cairn_stream *s
     } else {
         return NULL;
     }
-    if (batch_ready(b, s) != 0) {
+    if (batch_ready(b, u) != 0) {
         b->next = p->free;
         p->free = b;
         *err = -ENOMEM;
@@ -125,17 +123,17 @@ struct cairn_batch *cairn_pool_take(struct cairn_pool *p, struct cairn_stream *s
     return b;
 }
 
-void cairn_pool_post(struct cairn_pool *p, struct cairn_stream *s)
+void cairn_pool_post(struct cairn_pool *p, struct cairn_pool_user *u)
 {
-    if (s->posted)
+    if (u->posted)
         return;
-    s->posted = 1;
-    s->post_next = NULL;
+    u->posted = 1;
+    u->post_next = NULL;
     if (p->posted_tail != NULL)
-        p->posted_tail->post_next = s;
+        p->posted_tail->post_next = u;
     else
-        p->posted_head = s;
-    p->posted_tail = s;
+        p->posted_head = u;
+    p->posted_tail = u;
     uv_idle_start(&p->post, on_post);
 }
 
@@ -145,22 +143,22 @@ void cairn_pool_post(struct cairn_pool *p, struct cairn_stream *s)
 static void on_post(uv_idle_t *h)
 {
     struct cairn_pool *p = h->data;
-    struct cairn_stream *s = p->posted_head;
+    struct cairn_pool_user *u = p->posted_head;
 
     p->posted_head = p->posted_tail = NULL;
     uv_idle_stop(&p->post);
-    while (s != NULL) {
-        struct cairn_stream *next = s->post_next;
+    while (u != NULL) {
+        struct cairn_pool_user *next = u->post_next;
 
-        s->posted = 0;
-        cairn_stream_posted(s);
-        s = next;
+        u->posted = 0;
+        u->on_posted(u);
+        u = next;
     }
 }
 
 void cairn_pool_put(struct cairn_pool *p, struct cairn_batch *b)
 {
-    struct cairn_stream *w = p->waiters_head;
+    struct cairn_pool_user *w = p->waiters_head;
 
     if (w != NULL) {
         p->waiters_head = w->wait_next;
@@ -172,24 +170,23 @@ void cairn_pool_put(struct cairn_pool *p, struct cairn_batch *b)
             cairn_pool_post(p, w);
             return;
         }
-        w->status = w->status ? w->status : -ENOMEM;
-        w->eof = 1;
+        w->on_refused(w, -ENOMEM);
         cairn_pool_post(p, w); /* its end may be due now */
     }
-    b->stream = NULL;
+    b->user = NULL;
     b->next = p->free;
     p->free = b;
 }
 
-void cairn_pool_wait(struct cairn_pool *p, struct cairn_stream *s)
+void cairn_pool_wait(struct cairn_pool *p, struct cairn_pool_user *u)
 {
-    s->waiting = 1;
-    s->wait_next = NULL;
+    u->waiting = 1;
+    u->wait_next = NULL;
     if (p->waiters_tail != NULL)
-        p->waiters_tail->wait_next = s;
+        p->waiters_tail->wait_next = u;
     else
-        p->waiters_head = s;
-    p->waiters_tail = s;
+        p->waiters_head = u;
+    p->waiters_tail = u;
 }
 
 /* ---- workers ------------------------------------------------------------ */
@@ -222,7 +219,7 @@ static void scratch_give(struct cairn_pool *p, struct cairn_scratch *sc)
 static void work_cb(uv_work_t *req)
 {
     struct cairn_batch *b = req->data;
-    const struct cairn_stream *s = b->stream;
+    const struct cairn_pool_user *u = b->user;
     struct cairn_scratch *sc = scratch_take(b->pool);
     uint64_t t0 = uv_hrtime();
     size_t i, note_at = 0;
@@ -241,12 +238,12 @@ static void work_cb(uv_work_t *req)
             const char *note = cairn_lines_note(&b->lines, &note_at, &nn);
 
             snprintf(msg, sizeof(msg), "line is %zu bytes, over max_line_bytes (%zu)", l->off,
-                     s->max_line_bytes);
-            rc = cairn_record_error_noted(s->ctx, l->no, CAIRN_CODE_TOO_LARGE, msg, note, nn,
+                     u->max_line_bytes);
+            rc = cairn_record_error_noted(u->ctx, l->no, CAIRN_CODE_TOO_LARGE, msg, note, nn,
                                           &b->out, &b->tally);
         } else {
             rc =
-                cairn_record_process(s->ctx, sc, l->no, b->in + l->off, l->len, &b->out, &b->tally);
+                cairn_record_process(u->ctx, sc, l->no, b->in + l->off, l->len, &b->out, &b->tally);
         }
         if (rc != 0) {
             b->failed = rc;
@@ -297,9 +294,9 @@ static void after_work_cb(uv_work_t *req, int status)
         if ((err = cairn_pool_run(p, next)) == 0)
             break;
         next->failed = err;
-        cairn_stream_batch_done(next->stream, next);
+        next->user->on_batch_done(next->user, next);
     }
     if (status != 0 && b->failed == 0)
         b->failed = status;
-    cairn_stream_batch_done(b->stream, b);
+    b->user->on_batch_done(b->user, b);
 }

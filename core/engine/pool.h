@@ -13,6 +13,11 @@
  * no call into the engine runs another stream's work, or a sink's end(),
  * before it returns.
  *
+ * The pool knows a stream (stream.h) only by the cairn_pool_user it
+ * embeds: what the pool reads of it, its places in the pool's queues and
+ * the functions the pool calls back.  The stream calls the pool; the pool
+ * never calls the stream's code by name.
+ *
  * All functions run on the loop thread, but work_cb, on a worker.
  */
 #ifndef CAIRN_POOL_H
@@ -26,10 +31,30 @@
 #include "record.h"
 #include "util.h"
 
-struct cairn_stream;
+struct cairn_batch;
+
+/* A user of the pool: a stream embeds one and fills it in before its
+ * first call (cairn_stream_start). */
+struct cairn_pool_user {
+    const struct cairn_record_ctx *ctx; /* its records' context */
+    size_t max_line_bytes;              /* named in a too-long line's error */
+    /* A worker is done with b (b->failed says how it went). */
+    void (*on_batch_done)(struct cairn_pool_user *u, struct cairn_batch *b);
+    /* The pool's idle handle: u was posted (cairn_pool_post).  Nothing may
+     * touch u after this: its stream's end may have freed it. */
+    void (*on_posted)(struct cairn_pool_user *u);
+    /* A batch given back for u, which waited, could not be made ready
+     * (err): u gets none, and is posted. */
+    void (*on_refused)(struct cairn_pool_user *u, int err);
+    struct cairn_pool_user *wait_next;
+    int waiting;
+    struct cairn_batch *given; /* the pool gave it a batch: fill it next turn */
+    struct cairn_pool_user *post_next;
+    int posted;
+};
 
 struct cairn_batch {
-    struct cairn_stream *stream;
+    struct cairn_pool_user *user;
     struct cairn_pool *pool;
     uint64_t seq;
     char *in; /* raw bytes; lines point into it */
@@ -55,12 +80,12 @@ struct cairn_pool {
     struct cairn_batch *ready_head; /* dispatched, waiting for a worker */
     struct cairn_batch *ready_tail;
     struct cairn_batch *free;
-    struct cairn_stream *waiters_head; /* streams waiting for a batch */
-    struct cairn_stream *waiters_tail;
+    struct cairn_pool_user *waiters_head; /* streams waiting for a batch */
+    struct cairn_pool_user *waiters_tail;
     /* Streams with work for the next loop turn: a batch given, an end. */
     uv_idle_t post;
-    struct cairn_stream *posted_head;
-    struct cairn_stream *posted_tail;
+    struct cairn_pool_user *posted_head;
+    struct cairn_pool_user *posted_tail;
     /* Workers' memory, lent to a batch while it runs: as many as run at
      * once, not one per batch, so a big plugin scratch is first touched
      * (page faults) once per worker, and held once per worker. */
@@ -81,19 +106,19 @@ void cairn_pool_close(struct cairn_pool *p);
 
 /* ---- for stream.c --------------------------------------------------- */
 
-/* A batch made ready for s (its tally sized for s's registry), or NULL: the pool
+/* A batch made ready for u (its tally sized for u's registry), or NULL: the pool
  * is spent (*err 0) or memory is (*err -ENOMEM). */
-struct cairn_batch *cairn_pool_take(struct cairn_pool *p, struct cairn_stream *s, int *err);
+struct cairn_batch *cairn_pool_take(struct cairn_pool *p, struct cairn_pool_user *u, int *err);
 
 /* Gives b back: to the first waiting stream (posted), or to the pool. */
 void cairn_pool_put(struct cairn_pool *p, struct cairn_batch *b);
 
-/* s waits for a batch: it is given one (posted) when one comes back. */
-void cairn_pool_wait(struct cairn_pool *p, struct cairn_stream *s);
+/* u waits for a batch: it is given one (posted) when one comes back. */
+void cairn_pool_wait(struct cairn_pool *p, struct cairn_pool_user *u);
 
-/* s has work for the next loop turn (cairn_stream_posted()); posting a
- * posted stream again changes nothing. */
-void cairn_pool_post(struct cairn_pool *p, struct cairn_stream *s);
+/* u has work for the next loop turn (its on_posted); posting a posted
+ * user again changes nothing. */
+void cairn_pool_post(struct cairn_pool *p, struct cairn_pool_user *u);
 
 /* Hands b to a worker, or queues it until one of ours is free: 0, or a
  * libuv error (b was not queued). */

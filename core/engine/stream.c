@@ -5,6 +5,7 @@
 #include "stream.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,27 +18,36 @@
 
 static void begin_fill(struct cairn_stream *s, struct cairn_batch *b);
 
+/* The stream that embeds u. */
+static struct cairn_stream *of_user(struct cairn_pool_user *u)
+{
+    return (struct cairn_stream *)(void *)((char *)u - offsetof(struct cairn_stream, user));
+}
+
 /* Every entry point ends here: once nothing is left to read, answer or
  * release, the end is posted, so that the sink's end(), which may free
  * the stream, runs when no engine call is on the stack. */
 static void check_end(struct cairn_stream *s)
 {
-    if (s->eof && s->filling == NULL && !s->reading && s->in_flight == 0 && !s->waiting &&
-        s->given == NULL && !s->ended)
-        cairn_pool_post(s->pool, s);
+    if (s->eof && s->filling == NULL && !s->reading && s->in_flight == 0 && !s->user.waiting &&
+        s->user.given == NULL && !s->ended)
+        cairn_pool_post(s->pool, &s->user);
 }
 
-void cairn_stream_posted(struct cairn_stream *s)
+/* The pool's idle handle: s was posted.  Nothing may touch s after this:
+ * its end() may have freed it. */
+static void on_posted(struct cairn_pool_user *u)
 {
-    struct cairn_batch *b = s->given;
+    struct cairn_stream *s = of_user(u);
+    struct cairn_batch *b = s->user.given;
 
     if (b != NULL) {
-        s->given = NULL;
+        s->user.given = NULL;
         begin_fill(s, b);
         check_end(s);
         return;
     }
-    if (s->eof && s->filling == NULL && !s->reading && s->in_flight == 0 && !s->waiting &&
+    if (s->eof && s->filling == NULL && !s->reading && s->in_flight == 0 && !s->user.waiting &&
         !s->ended) {
         s->ended = 1;
         s->sink.end(s, s->status);
@@ -74,8 +84,11 @@ static void batch_finished(struct cairn_stream *s, struct cairn_batch *b)
     emit_ready(s);
 }
 
-void cairn_stream_batch_done(struct cairn_stream *s, struct cairn_batch *b)
+/* A worker is done with b (b->failed says how it went). */
+static void on_batch_done(struct cairn_pool_user *u, struct cairn_batch *b)
 {
+    struct cairn_stream *s = of_user(u);
+
     if (b->failed == 0)
         cairn_batchsize_observe(&s->size, b->work_bytes, b->ns);
     batch_finished(s, b);
@@ -84,7 +97,7 @@ void cairn_stream_batch_done(struct cairn_stream *s, struct cairn_batch *b)
 
 void cairn_batch_release(struct cairn_batch *b)
 {
-    struct cairn_stream *s = b->stream;
+    struct cairn_stream *s = of_user(b->user);
 
     cairn_tally_add(&s->tally, &b->tally);
     s->in_flight--;
@@ -119,13 +132,13 @@ static void dispatch(struct cairn_stream *s)
     }
     if (s->eof)
         return;
-    b = cairn_pool_take(s->pool, s, &err);
+    b = cairn_pool_take(s->pool, &s->user, &err);
     if (b != NULL)
         begin_fill(s, b);
     else if (err != 0)
         s->status = err, s->eof = 1;
     else
-        cairn_pool_wait(s->pool, s);
+        cairn_pool_wait(s->pool, &s->user);
 }
 
 /* Cuts the filling batch's bytes from `from` on into lines, and hands the
@@ -268,20 +281,34 @@ void cairn_stream_read_done(struct cairn_stream *s, ssize_t nread)
     check_end(s);
 }
 
+/* A batch given back for s could not be made ready: s reads no more. */
+static void on_refused(struct cairn_pool_user *u, int err)
+{
+    struct cairn_stream *s = of_user(u);
+
+    s->status = s->status ? s->status : err;
+    s->eof = 1;
+}
+
 int cairn_stream_start(struct cairn_stream *s)
 {
     struct cairn_batch *b;
     int err;
 
+    s->user = (struct cairn_pool_user){ .ctx = s->ctx,
+                                        .max_line_bytes = s->max_line_bytes,
+                                        .on_batch_done = on_batch_done,
+                                        .on_posted = on_posted,
+                                        .on_refused = on_refused };
     if (cairn_tally_init(&s->tally, s->ctx->reg->n_plugins) != 0)
         return -ENOMEM;
     cairn_batchsize_init(&s->size);
     s->cut.max_line_bytes = s->max_line_bytes;
-    b = cairn_pool_take(s->pool, s, &err);
+    b = cairn_pool_take(s->pool, &s->user, &err);
     if (err != 0)
         return err;
     if (b == NULL)
-        cairn_pool_wait(s->pool, s);
+        cairn_pool_wait(s->pool, &s->user);
     else
         begin_fill(s, b);
     check_end(s);

@@ -24,6 +24,8 @@
 #include "record.h"
 #include "util.h"
 
+struct cairn_stream;
+
 /* A byte source a stream pulls from. */
 #define CAIRN_SOURCE_PENDING 1
 struct cairn_source {
@@ -74,11 +76,7 @@ struct cairn_stream {
     uint64_t bytes;              /* bytes read */
     struct cairn_batchsize size; /* when a batch is full */
     struct cairn_tally tally;    /* sum over released batches */
-    struct cairn_stream *wait_next;
-    int waiting;
-    struct cairn_batch *given; /* the pool gave it a batch: fill it next turn */
-    struct cairn_stream *post_next;
-    int posted;
+    struct cairn_pool_user user; /* what the pool knows of it (pool.h) */
     int ended;
 };
 
@@ -94,14 +92,5 @@ void cairn_stream_free(struct cairn_stream *s);
  * is read and dispatched, and b was the last dispatched).  Earlier ones
  * may still be out: end() waits for them all the same. */
 int cairn_stream_is_last(const struct cairn_stream *s, const struct cairn_batch *b);
-
-/* ---- for pool.c ----------------------------------------------------- */
-
-/* A worker is done with b (b->failed says how it went). */
-void cairn_stream_batch_done(struct cairn_stream *s, struct cairn_batch *b);
-
-/* The pool's idle handle: s was posted (cairn_pool_post).  Nothing may
- * touch s after this: its end() may have freed it. */
-void cairn_stream_posted(struct cairn_stream *s);
 
 #endif /* CAIRN_STREAM_H */

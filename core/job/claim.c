@@ -66,7 +66,7 @@ const char *cairn_claim_file(const struct cairn_claim *c)
 
 char *cairn_claim_output(const struct cairn_claim *c, const char *suffix)
 {
-    return cairn_asprintf("%s%s", c->out_base, suffix);
+    return cairn_output_name(c->out_base, suffix);
 }
 
 /* ---- taking a name -------------------------------------------------- */
@@ -84,7 +84,7 @@ static int present(int dfd, const char *name)
 static int summary_present(int out_fd, const char *name)
 {
     char *base = cairn_output_base(name);
-    char *summary = base != NULL ? cairn_asprintf("%s%s", base, CAIRN_SUMMARY_SUFFIX) : NULL;
+    char *summary = base != NULL ? cairn_output_name(base, CAIRN_SUMMARY_SUFFIX) : NULL;
     struct stat st;
     int rc = summary == NULL
                  ? -ENOMEM
@@ -237,7 +237,8 @@ static void put_back(struct cairn_claim *c, const struct cairn_spool *sp, int *i
                   c->base, c->claimed_as);
     } else {
         cairn_log(log, CAIRN_LOG_ERROR,
-                  "job %s: out of memory naming it %s; left in .cairn/active/ as that for the "
+                  "job %s: out of memory naming it %s; left in " CAIRN_ACTIVE_PATH
+                  "/ as that for the "
                   "next start",
                   c->base, c->claimed_as);
     }

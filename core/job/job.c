@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "attempts.h"
+#include "layout.h"
 #include "summary.h"
 #include "tmpfile.h"
 
@@ -79,8 +80,8 @@ static void after_hand_back(uv_work_t *req, int status)
                   job->claim.base, step, why, job->claim.back_name);
     else
         cairn_log(job->env.log, CAIRN_LOG_ERROR,
-                  "job %s: cannot %s: %s; left in .cairn/active/ for another try from there "
-                  "(it cannot go back to the spool: %s)",
+                  "job %s: cannot %s: %s; left in " CAIRN_ACTIVE_PATH "/ for another try from "
+                  "there (it cannot go back to the spool: %s)",
                   job->claim.base, step, why, uv_strerror(job->back_rc));
     if (job->back_rc == 0)
         job->back_as = job->claim.back_name;
@@ -106,14 +107,15 @@ static void report(struct cairn_job *job, enum cairn_job_outcome outcome)
     for (i = 0; i < CAIRN_SPOOL_N_STATE; i++)
         if (job->recreated & (1 << i))
             cairn_log(job->env.log, CAIRN_LOG_WARNING,
-                      "job %s: .cairn/%s was removed or moved away as it was finishing: "
-                      "recreated",
+                      "job %s: " CAIRN_STATE_DIR "/%s was removed or moved away as it was "
+                      "finishing: recreated",
                       job->claim.base, cairn_spool_state_folders[i]);
 
     switch (outcome) {
     case CAIRN_JOB_FAILED:
-        cairn_log(job->env.log, CAIRN_LOG_ERROR, "job %s failed: %s (moved to .cairn/failed/)",
-                  job->claim.base, job->fail_reason);
+        cairn_log(job->env.log, CAIRN_LOG_ERROR,
+                  "job %s failed: %s (moved to " CAIRN_FAILED_PATH "/)", job->claim.base,
+                  job->fail_reason);
         break;
     case CAIRN_JOB_DONE:
         cairn_log(job->env.log, CAIRN_LOG_INFO,
@@ -389,8 +391,8 @@ void cairn_job_abandon(struct cairn_job *job, const char *why)
     cairn_attempts_forget(job->env.spool->active_fd, job->claim.name,
                           job->in_fd); /* not the job's fault */
     cairn_log(job->env.log, CAIRN_LOG_WARNING,
-              "job %s not finished: left in .cairn/active/ for the next start (this run is not "
-              "counted against it)",
+              "job %s not finished: left in " CAIRN_ACTIVE_PATH "/ for the next start (this "
+              "run is not counted against it)",
               job->claim.base);
 }
 

@@ -16,6 +16,9 @@
 
 #include <errno.h>
 
+#include "layout.h"
+#include "names.h"
+
 /* json_object_set_new() that remembers a failure (a value that could not
  * be made, or no memory to add the key; the value is released either
  * way): a summary missing a key must never be published. */
@@ -162,7 +165,7 @@ int cairn_summary_render(const struct cairn_job_facts *job, struct cairn_buf *ou
     json_t *root = json_object(), *errors = json_object(), *by_variant = by_variant_object(t, reg);
     struct timespec finished;
     char started_s[32], finished_s[32];
-    char *results_file = cairn_asprintf("%s.results.jsonl", job->out_base);
+    char *results_file = cairn_output_name(job->out_base, CAIRN_RESULTS_SUFFIX);
     /* Names go into JSON escaped (util.h): one that is not valid UTF-8
      * would otherwise be refused by jansson and silently left out. */
     char *job_s = cairn_name_escape(job->base), *input = cairn_name_escape(job->name);

@@ -74,6 +74,25 @@ extract() { # PAGE: its runnable snippets as one script, on stdout
     ' "$src/$1"
 }
 
+# Every block runs as written by root, and the pages say once how to
+# run them with sudo: no command in a block starts with sudo (as root,
+# where sudo is often not installed, "sudo: command not found").  And a
+# daemon is signalled by its pid, never by name: pidof, pkill or killall
+# reach every cairnd on a shared host.
+block_lines() { # PAGE ERE: the lines of its fenced blocks that match ERE
+    awk -v page="$1" -v re="$2" '
+    /^```/ { inblock = !inblock; next }
+    inblock && $0 ~ re { printf "%s:%d: %s\n", page, NR, $0 }
+    ' "$src/$1"
+}
+for entry in $pages; do
+    found=$(block_lines "${entry%:*}" '(^|[;&|(])[[:space:]]*sudo[[:space:]]')
+    [ -z "$found" ] || fail "a block runs a command with sudo (say once that blocks run as root instead): $found"
+    found=$(block_lines "${entry%:*}" '(^|[^a-z])(pidof|pkill|killall)[[:space:]]')
+    [ -z "$found" ] || fail "a block signals processes by name, not by pid: $found"
+done
+echo "ok: no block runs a command with sudo or signals by name"
+
 total=0
 summary=""
 for entry in $pages; do
@@ -95,6 +114,8 @@ for entry in $pages; do
     rm -f "$top/examples/plugin"/*.so
     cp -R "$src/config" "$top/config" || fail "cannot copy config/"
     cp -R "$src/bench" "$top/bench" || fail "cannot copy bench/"
+    : >"$out"
+    (cd "$top" && find . -mindepth 1 | LC_ALL=C sort) >"$top.before"
     (
         cd "$top" || exit 1
         umask 022
@@ -111,6 +132,10 @@ for entry in $pages; do
     pgid=""
     [ "$rc" -eq 0 ] || fail "the snippets of $page stopped with exit $rc after: $(grep '^### ' "$out" | tail -n 1)"
     grep -q '^### all snippets ran$' "$out" || fail "the snippets of $page did not all run"
+    # What they left at the top of the tree: a reader's clone must show
+    # none of it in `git status`.
+    left=$(sh "$src/tests/docs/unignored.sh" "$src" "$top" "$top.before" | paste -sd ' ' -)
+    [ -z "$left" ] || fail "the snippets of $page leave what .gitignore does not ignore: $left"
 done
 out=""
 

@@ -17,7 +17,7 @@ tmp=$(mktemp -d /tmp/cairn-test-walkthrough-XXXXXX)
 pgid=""
 cleanup() {
     [ -n "$pgid" ] && kill -TERM -- "-$pgid" 2>/dev/null
-    rm -rf "$tmp"
+    rm -rf "$tmp" "$tmp.before"
 }
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
@@ -33,6 +33,8 @@ grep -q 'cairn -c walk/cairn.json report' "$tmp/walk.sh" || fail "the block lost
 
 ln -s "$builddir" "$tmp/build"
 ln -s "$src/examples" "$tmp/examples"
+: >"$tmp/out.txt"
+(cd "$tmp" && find . -mindepth 1 | LC_ALL=C sort) >"$tmp.before"
 (
     cd "$tmp" || exit 1
     exec setsid sh -e walk.sh >out.txt 2>&1 </dev/null
@@ -45,6 +47,10 @@ kill -0 "$pgid" 2>/dev/null && fail "the walk-through did not finish in 60 s"
 wait "$pgid"
 rc=$?
 [ "$rc" -eq 0 ] || fail "the walk-through exited $rc"
+# What it left at the top of the tree: a reader's clone must show none of
+# it in `git status`.
+left=$(sh "$src/tests/docs/unignored.sh" "$src" "$tmp" "$tmp.before" | paste -sd ' ' -)
+[ -z "$left" ] || fail "the walk-through leaves what .gitignore does not ignore: $left"
 
 # What the page says each step prints.  The counts come from the
 # example files and the summaries, so the examples may grow.

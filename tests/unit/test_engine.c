@@ -163,7 +163,7 @@ static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
 
     ck_assert_msg(!c->ended, "write() after end()");
     ck_assert_msg(!c->defer || c->q_len < 64, "more batches out than a pool holds");
-    ck_assert_msg(b->stream == s, "a batch of another stream reached this sink");
+    ck_assert_msg(b->user == &s->user, "a batch of another stream reached this sink");
     ck_assert_msg(b->seq == c->next_seq, "batch %" PRIu64 " arrived, %" PRIu64 " expected", b->seq,
                   c->next_seq);
     c->next_seq++;
@@ -1149,7 +1149,7 @@ static void quiet_write(struct cairn_stream *s, struct cairn_batch *b)
 {
     struct collect *c = s->sink.data;
 
-    if (c->ended || b->stream != s || b->seq != c->next_seq)
+    if (c->ended || b->user != &s->user || b->seq != c->next_seq)
         c->misordered++;
     c->next_seq++;
     if (cairn_buf_append(&c->out, b->out.data, b->out.len) != 0)
