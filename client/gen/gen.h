@@ -1,8 +1,9 @@
 /*
  * gen.h - `cairn gen`: a reproducible evaluation corpus on stdout.  The
- * command (gen.c), its seeded random numbers (gen_rng.c), the inputs of
- * each game, plain (gen_games.c) and biased to the game's traps
- * (gen_traps.c), and the expected answers, which the shipped plugins
+ * command (gen.c, declared here), its seeded random numbers (gen_rng.h),
+ * the input being built (gen_input.h), each game's plain inputs
+ * (gen_games.h) and inputs biased to its traps (gen_traps.h), each with a
+ * header of its own, and the expected answers, which the shipped plugins
  * compute through cairnd's own record path (client/solve/gen_solve.h).
  *
  * Byte stability: the corpus depends on the arguments and on the plugins'
@@ -18,6 +19,7 @@
 #include <stdint.h>
 
 #include "client.h"
+#include "gen_games.h"
 #include "gen_input.h"
 #include "gen_solve.h" /* the expected answers */
 
@@ -45,8 +47,6 @@ int cairn_cmd_gen(struct cairn_client *cl, const struct cairn_gen_opts *o);
 /* A whole number of digits only: 0 or -EINVAL. */
 int cairn_gen_parse_u64(const char *s, uint64_t *out);
 
-struct cairn_gen_game;
-struct cairn_gen_space;
 struct cairn_gen_solver;
 
 /* The variant's plugin and its generator; cmd ("gen", "judge") opens
@@ -59,73 +59,5 @@ int cairn_gen_find_game(struct cairn_client *cl, const char *cmd, struct cairn_g
 int cairn_gen_settle_space(struct cairn_client *cl, const char *cmd, const struct cairn_plugin *p,
                            const struct cairn_gen_game *g, const char *size, int extended,
                            struct cairn_gen_space *sp);
-
-/* ---- random numbers (gen_rng.c) ----------------------------------------- */
-
-/* The stream of one record: the same five values, the same numbers. */
-void cairn_gen_rng_seed(struct cairn_gen_rng *r, uint64_t seed, const char *variant, uint64_t mode,
-                        uint64_t index);
-uint64_t cairn_gen_next(struct cairn_gen_rng *r);
-/* Uniform in [lo, hi] (lo <= hi), without modulo bias. */
-int64_t cairn_gen_range(struct cairn_gen_rng *r, int64_t lo, int64_t hi);
-/* 1 with probability num/den. */
-int cairn_gen_chance(struct cairn_gen_rng *r, uint64_t num, uint64_t den);
-/* A uniformly random order of v[0..n). */
-void cairn_gen_shuffle(struct cairn_gen_rng *r, int64_t *v, size_t n);
-
-/* ---- one record's input (the types: gen_input.h) ------------------------ */
-
-/* Makes room for n values in every array; 0 or -ENOMEM. */
-int cairn_gen_input_size(struct cairn_gen_input *in, size_t n);
-void cairn_gen_input_free(struct cairn_gen_input *in);
-
-/* Fills in: 0 or -ENOMEM. */
-typedef int (*cairn_gen_fn)(struct cairn_gen_rng *r, const struct cairn_gen_space *sp,
-                            struct cairn_gen_input *in);
-
-/* One game as the generator sees it (gen_games.c). */
-struct cairn_gen_game {
-    const char *name;      /* the plugin's name */
-    int64_t default_max;   /* the default --size ends here (or at the limit) */
-    int64_t default_max_x; /* ... with --limits extended */
-    int even_official;     /* official limits want an even length (stone-game) */
-    cairn_gen_fn plain;    /* sizes and values uniform in the space */
-    /* --traps (gen_traps.c): index picks the trap, so a corpus cycles
-     * through them all. */
-    int (*traps)(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
-                 struct cairn_gen_input *in);
-};
-
-/* The game named (a plugin's name, not an alias), or NULL. */
-const struct cairn_gen_game *cairn_gen_game(const char *name);
-
-/* Every game's --traps generator (gen_traps.c). */
-int cairn_gen_traps_stone_game(struct cairn_gen_rng *r, const struct cairn_gen_space *sp,
-                               uint64_t index, struct cairn_gen_input *in);
-int cairn_gen_traps_ii(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
-                       struct cairn_gen_input *in);
-int cairn_gen_traps_iii(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
-                        struct cairn_gen_input *in);
-int cairn_gen_traps_iv(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
-                       struct cairn_gen_input *in);
-int cairn_gen_traps_v(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
-                      struct cairn_gen_input *in);
-int cairn_gen_traps_vi(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
-                       struct cairn_gen_input *in);
-int cairn_gen_traps_vii(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
-                        struct cairn_gen_input *in);
-int cairn_gen_traps_viii(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
-                         struct cairn_gen_input *in);
-int cairn_gen_traps_ix(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
-                       struct cairn_gen_input *in);
-int cairn_gen_traps_ptw(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
-                        struct cairn_gen_input *in);
-int cairn_gen_traps_srg(struct cairn_gen_rng *r, const struct cairn_gen_space *sp, uint64_t index,
-                        struct cairn_gen_input *in);
-
-/* stone-game under official limits: the sum made odd by nudging one pile
- * by 1 (both generators use it; the length is even already). */
-void cairn_gen_odd_sum(struct cairn_gen_rng *r, const struct cairn_gen_space *sp,
-                       struct cairn_gen_input *in);
 
 #endif /* CAIRN_CLIENT_GEN_H */

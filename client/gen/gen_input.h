@@ -1,9 +1,9 @@
 /*
- * gen_input.h - what every part of `cairn gen` builds a record with: the
- * random numbers' state, the space of sizes and values, the input being
- * built, and a size drawn from the space.  No file of its own: the types
- * are every generator's (gen.c, gen_games.c, gen_traps*.c), so that none
- * of them takes them from another (gen.h holds the functions).
+ * gen_input.h - what every part of `cairn gen` builds a record with
+ * (gen_input.c): the space of sizes and values, the input being built, a
+ * size drawn from the space, and stone-game's odd sum.  Every generator
+ * (gen.c, gen_games.c, gen_traps*.c) takes them from here, and this file
+ * takes nothing from them.
  */
 #ifndef CAIRN_CLIENT_GEN_INPUT_H
 #define CAIRN_CLIENT_GEN_INPUT_H
@@ -11,10 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The state of one record's random numbers (gen_rng.c draws them). */
-struct cairn_gen_rng {
-    uint64_t s[4];
-};
+#include "gen_rng.h"
 
 /* What a record may hold: sizes and values inside the limits asked for. */
 struct cairn_gen_space {
@@ -35,8 +32,12 @@ struct cairn_gen_input {
     void *memo;          /* a trap's tables, made once per corpus (free()d) */
 };
 
+/* Makes room for n values in every array; 0 or -ENOMEM. */
+int cairn_gen_input_size(struct cairn_gen_input *in, size_t n);
+void cairn_gen_input_free(struct cairn_gen_input *in);
+
 /*
- * NAME     cairn_gen_pick_size - a size for one record (gen_games.c)
+ * NAME     cairn_gen_pick_size - a size for one record
  * ARGUMENTS lo, hi: the sizes a trap wants, narrowed to the space's (the
  *          space's whole range when they do not meet it); parity: 0 even,
  *          1 odd, -1 either, overruled by sp->even
@@ -51,5 +52,10 @@ static inline size_t cairn_gen_size(struct cairn_gen_rng *r, const struct cairn_
 {
     return (size_t)cairn_gen_pick_size(r, sp, sp->size_lo, sp->size_hi, -1);
 }
+
+/* stone-game under official limits: the sum made odd by nudging one pile
+ * by 1 (both generators use it; the length is even already). */
+void cairn_gen_odd_sum(struct cairn_gen_rng *r, const struct cairn_gen_space *sp,
+                       struct cairn_gen_input *in);
 
 #endif /* CAIRN_CLIENT_GEN_INPUT_H */

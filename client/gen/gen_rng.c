@@ -4,7 +4,7 @@
  * to the bit by C's unsigned types, so every machine draws the same
  * numbers; rand() and random() differ between libcs and are never used.
  */
-#include "gen.h"
+#include "gen_rng.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {

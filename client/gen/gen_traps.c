@@ -11,7 +11,7 @@
  * them.  Extended limits add profiles the official ones forbid.  Every
  * value is clamped into the space, so --size and the limits always hold.
  */
-#include "gen.h"
+#include "gen_traps.h"
 
 /* v clamped into the space's values. */
 static int64_t clampv(const struct cairn_gen_space *sp, int64_t v)

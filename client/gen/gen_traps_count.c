@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "gen.h"
+#include "gen_traps.h"
 
 /* ---- stone-game-iv: half the records on losing pile sizes -------------- */
 
