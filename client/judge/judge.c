@@ -22,6 +22,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "judge.h"
+#include "judge_out.h"
 #include "judge_state.h"
 
 #define JUDGE_DEFAULT_COUNT   100

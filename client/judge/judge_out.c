@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "judge.h"
+#include "judge_out.h"
 
 /* A value as compact JSON text, printable; "(none)" for NULL. */
 static char *text_of(const json_t *v)

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "judge.h"
+#include "judge_run.h"
 
 /* More stdout than this is not answers (the longest answer line of any
  * game is far shorter, even in the form with a line of play). */

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "judge.h"
+#include "judge_shrink.h"
 
 int cairn_judge_input_copy(struct cairn_judge_input *dst, const struct cairn_judge_input *src)
 {

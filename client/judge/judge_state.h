@@ -11,7 +11,9 @@
 #include <jansson.h>
 
 #include "gen.h"
-#include "judge.h"
+#include "judge_opts.h"
+#include "judge_run.h"
+#include "judge_shrink.h"
 
 struct judge_case {
     struct cairn_judge_input in;
