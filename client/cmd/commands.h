@@ -24,7 +24,7 @@ int cairn_cmd_retry(struct cairn_client *cl, char *const *names, size_t n, int a
  * join needs an input cairnd did not keep. */
 int cairn_cmd_results(struct cairn_client *cl, const char *name, int join);
 
-/* report_solver.c: rs, the report's solver (report.h), filled from
+/* report_solver.c: rs, the report's solver (report_types.h), filled from
  * client/solve/: the plugins of plugin_dir, loaded into *slot at the
  * report's first need and closed after its last. */
 struct cairn_report_solver;

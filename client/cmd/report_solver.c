@@ -1,6 +1,6 @@
 /*
  * report_solver.c - the solver `cairn report` gets (struct
- * cairn_report_solver, report.h), filled from client/solve/: the plugins
+ * cairn_report_solver, report_types.h), filled from client/solve/: the plugins
  * of plugin_dir, loaded the way cairnd loads them on the report's first
  * need.  The report sees only the function pointers, so client/report/
  * never links the plugin host.

@@ -14,6 +14,11 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "report_collect.h"
+#include "report_html.h"
+#include "report_json.h"
+#include "report_moves.h"
+#include "report_text.h"
 #include "tmpfile.h"
 
 /* The spool whose .cairn/done/ holds this output directory's inputs:

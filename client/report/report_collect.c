@@ -1,6 +1,6 @@
 /*
  * report_collect.c - a run's summaries and results files read into one
- * struct cairn_report (report.h says what each figure is).  Summaries give
+ * struct cairn_report (report_types.h says what each figure is).  Summaries give
  * the counts; results files are read once, line by line, for what only
  * they hold: per-variant accuracy and the first mismatches.
  */
@@ -16,7 +16,11 @@
 #include "names.h"
 #include "layout.h"
 #include "variant.h"
+#include "report_collect.h"
 #include "report_lines.h"
+#include "report_play.h"
+#include "report_spill.h"
+#include "report_where.h"
 
 struct ctx {
     struct cairn_client *cl;

@@ -1,6 +1,6 @@
 /*
  * report_format.c - a report's figures for people: durations, rates,
- * shares, and the labels of the histograms' buckets (report.h).
+ * shares, and the labels of the histograms' buckets (report_types.h).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_format.h"
 
 int cairn_report_percentile_bucket(const uint64_t hist[CAIRN_SOLVE_BUCKETS], double p)
 {

@@ -13,7 +13,9 @@
 #include <time.h>
 
 #include "report_html.h"
+#include "report_format.h"
 #include "report_html_esc.h"
+#include "report_html_eval.h"
 
 #define BAR_W   420 /* the longest bar, in SVG units */
 #define LABEL_W 150 /* room for a name left of the bars */

@@ -1,5 +1,5 @@
 /*
- * report_html_eval.c - the page's sections for evaluators (report.h says
+ * report_html_eval.c - the page's sections for evaluators (report_types.h says
  * what each figure is): accuracy by input size, the first mismatches,
  * graded play and its worst blunders, and the records their lines link
  * to.  report_html.c writes the rest of the page around them.
@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_html.h"
+#include "report_html_eval.h"
 #include "layout.h"
+#include "report_format.h"
 #include "report_html_esc.h"
+#include "report_spill.h"
 
 void cairn_report_html_sizes(const struct cairn_report *r, FILE *out)
 {

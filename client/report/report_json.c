@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_format.h"
+#include "report_json.h"
+#include "report_spill.h"
 
 /* JSON text as written in a file (an id, an answer, an input) as a value;
  * a text that does not parse (cut, or made printable) as a string; null
@@ -39,19 +41,6 @@ static json_t *why(const char *s)
 static json_t *num(const struct cairn_rep_num *n)
 {
     return n->real ? json_real(n->d) : json_integer(n->i);
-}
-
-int cairn_report_json_job(json_t *o, const struct cairn_report *r, size_t job_index)
-{
-    const struct cairn_rep_job *j = &r->jobs[job_index];
-    json_t *exact = json_string(j->exact); /* NULL when not UTF-8 */
-
-    if (exact != NULL)
-        return json_object_set_new(o, "job", exact) != 0 ? -ENOMEM : 0;
-    if (json_object_set_new(o, "job", json_string(j->name)) != 0 ||
-        json_object_set_new(o, "job_escaped", json_true()) != 0)
-        return -ENOMEM;
-    return 0;
 }
 
 /* Where a record is: its id as the results line has it, byte for byte. */

@@ -1,5 +1,5 @@
 /*
- * report_lines.h - what a report reads line by line (report.h says what
+ * report_lines.h - what a report reads line by line (report_types.h says what
  * each figure is): a results file's lines, for accuracy, mismatches and
  * graded play, and a kept input's lines, for the records behind them.
  * report_collect.c reads the summaries and calls these.
@@ -10,7 +10,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "report_types.h"
 
 /* Variant name's entry in r, added at zero if new; NULL: out of memory. */
 struct cairn_rep_variant *cairn_report_variant(struct cairn_report *r, const char *name);
@@ -18,12 +18,6 @@ struct cairn_rep_variant *cairn_report_variant(struct cairn_report *r, const cha
 /* The counter called name in the list (*v, *n), added at 0 if new. */
 struct cairn_rep_count *cairn_report_counter(struct cairn_rep_count **v, size_t *n, size_t *cap,
                                              const char *name);
-
-/* A copy of s, or NULL for NULL (and when out of memory). */
-char *cairn_report_dup(const char *s);
-
-/* A non-negative integer member of o, else 0. */
-uint64_t cairn_report_count(const json_t *o, const char *key);
 
 /*
  * NAME     cairn_report_read_results - one results file's lines into r
@@ -50,37 +44,6 @@ int cairn_report_read_results(struct cairn_report *r, int dir_fd, const char *re
  * (bytes long), not a later job's of the same name; else NULL. */
 FILE *cairn_report_kept_input(int in_fd, const char *input_esc, uint64_t bytes);
 
-/* The record a result line is about, when its input is read beside it. */
-struct cairn_rep_rec {
-    const char *line; /* NULL: not known */
-    size_t len;
-};
-
-/* Where a results line is, for what a report says about it. */
-struct cairn_rep_line_at {
-    const char *file; /* as shown */
-    unsigned long long no;
-    const struct cairn_rep_rec *rec;
-};
-
-/* A member's JSON text as written in line, printable; NULL if absent
- * (or out of memory). */
-char *cairn_report_member(const char *line, size_t len, const char *key);
-
-/* w for the result line o (line/len as written) of job: 0 or -ENOMEM. */
-int cairn_report_where_of(struct cairn_rep_where *w, const char *job, size_t job_index,
-                          const json_t *o, const char *line, size_t len, const char *vname);
-/* The record's position and line into w, when the record is known. */
-void cairn_report_fill_where(struct cairn_rep_where *w, const struct cairn_rep_rec *rec);
-
-/* A graded line of play (options.play) of result line o into its variant
- * v and r (report_play.c): 0 or -ENOMEM. */
-int cairn_report_add_play(struct cairn_report *r, struct cairn_rep_variant *v, const json_t *o,
-                          const char *line, size_t len, const char *job, size_t job_index,
-                          const char *vname, const struct cairn_rep_line_at *at);
-
-void cairn_report_where_free(struct cairn_rep_where *w);
-void cairn_report_blunder_free(struct cairn_rep_blunder *b);
 void cairn_report_mismatch_free(struct cairn_rep_mismatch *m);
 
 #endif /* CAIRN_CLIENT_REPORT_LINES_H */

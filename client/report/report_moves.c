@@ -3,7 +3,7 @@
  * failing input.  A result line carries "moves" only when its record
  * asked (options.moves); otherwise the record is solved again here,
  * asking for them, through the solver the command hands the report
- * (struct cairn_report_solver, report.h: cairnd's own record path, filled
+ * (struct cairn_report_solver, report_types.h: cairnd's own record path, filled
  * from client/solve/ by the command layer), so the line is the one cairnd
  * would have written.  The report itself never links the plugin host.
  */
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_moves.h"
 
 /* The record asking for its moves and nothing else: without "expected",
  * "play" and "analysis" (limits and the rest kept).  NULL: not an object

@@ -4,7 +4,7 @@
  * non-optimal ply bucketed, costs summed exactly, and the costliest
  * blunders kept with where they are.
  */
-#include "report_lines.h"
+#include "report_play.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "jsontext.h"
+#include "report_format.h"
 
 void cairn_report_blunder_free(struct cairn_rep_blunder *b)
 {

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report_lines.h"
+#include "report_spill.h"
 
 int cairn_report_spill_open(struct cairn_report *r)
 {
@@ -201,5 +201,18 @@ int cairn_report_shown(const struct cairn_report *r, const struct cairn_rep_wher
     for (i = 0; i < r->n_mm; i++)
         if (r->mm[i].at.job_index == at->job_index && r->mm[i].at.line == at->line)
             return 1;
+    return 0;
+}
+
+int cairn_report_json_job(json_t *o, const struct cairn_report *r, size_t job_index)
+{
+    const struct cairn_rep_job *j = &r->jobs[job_index];
+    json_t *exact = json_string(j->exact); /* NULL when not UTF-8 */
+
+    if (exact != NULL)
+        return json_object_set_new(o, "job", exact) != 0 ? -ENOMEM : 0;
+    if (json_object_set_new(o, "job", json_string(j->name)) != 0 ||
+        json_object_set_new(o, "job_escaped", json_true()) != 0)
+        return -ENOMEM;
     return 0;
 }

@@ -1,13 +1,15 @@
 /*
  * report_text.c - the report as text, for a terminal or a log.  Every
- * figure says what it is computed from (report.h), since a reader cannot
+ * figure says what it is computed from (report_types.h), since a reader cannot
  * ask.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_format.h"
+#include "report_spill.h"
+#include "report_text.h"
 
 #define JOBS_SHOWN 50
 
