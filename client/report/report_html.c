@@ -43,6 +43,9 @@ static const char style[] =
     /* An input or a line of play breaks anywhere rather than push the
      * table past the page. */
     "#smallest td code,table.mm td code,table.blunders td code{word-break:break-all}"
+    /* An answer is short: "Alice" stays whole. */
+    "#smallest td:nth-child(3) code,#smallest td:nth-child(4) code{word-break:normal;"
+    "white-space:nowrap}"
     "#smallest td:nth-child(2){min-width:20em}#smallest td:nth-child(5){max-width:20em;"
     "overflow:hidden}#smallest summary code{white-space:normal}"
     "code{font-size:.92em}.note{color:#5b6670;font-size:.9em}"
