@@ -95,6 +95,11 @@ echo "ok: no block runs a command with sudo or signals by name"
 
 total=0
 summary=""
+# A page's last resort against a hang, in tenths of a second: 120 s,
+# scaled like every deadline of the suite (the sanitizer build sets 4).
+mult=${CK_TIMEOUT_MULTIPLIER:-1}
+case $mult in '' | *[!0-9]*) mult=1 ;; esac
+deadline=$((1200 * mult))
 for entry in $pages; do
     page=${entry%:*} least=${entry##*:}
     [ -f "$src/$page" ] || fail "$page is missing"
@@ -124,8 +129,8 @@ for entry in $pages; do
     ) &
     pgid=$!
     i=0
-    while kill -0 "$pgid" 2>/dev/null && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
-    kill -0 "$pgid" 2>/dev/null && fail "the snippets of $page did not finish in 120 s"
+    while kill -0 "$pgid" 2>/dev/null && [ $i -lt "$deadline" ]; do sleep 0.1; i=$((i + 1)); done
+    kill -0 "$pgid" 2>/dev/null && fail "the snippets of $page did not finish in $((deadline / 10)) s"
     wait "$pgid"
     rc=$?
     kill -TERM -- "-$pgid" 2>/dev/null
