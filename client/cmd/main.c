@@ -514,15 +514,16 @@ int main(int argc, char **argv)
     int rc, wait_exit = EXIT_OK;
     struct cli cli;
 
-    if (parse_cli(argc, argv, &cli) != 0)
-        return EXIT_USAGE;
-    if (cli.help) {
-        fputs(usage_text, stdout);
-        return EXIT_OK;
-    }
-    if (cli.version) {
-        printf("cairn %s\n", CAIRN_VERSION);
-        return EXIT_OK;
+    /* parse_cli() allocates cli.inputs even when it fails: freed on every
+     * way out (the leak checker's exit status would hide a usage error's). */
+    rc = parse_cli(argc, argv, &cli);
+    if (rc != 0 || cli.help || cli.version) {
+        if (rc == 0 && cli.help)
+            fputs(usage_text, stdout);
+        else if (rc == 0)
+            printf("cairn %s\n", CAIRN_VERSION);
+        free(cli.inputs);
+        return rc != 0 ? EXIT_USAGE : EXIT_OK;
     }
     rc = settle_config(&cl, &cli, &in_origin, &out_origin);
     if (rc == 0)
