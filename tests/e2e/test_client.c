@@ -1950,7 +1950,10 @@ static int watches(pid_t pid, const char *dir)
         char file[PATH_MAX], *text, *at;
 
         snprintf(file, sizeof(file), "/proc/%ld/fdinfo/%s", (long)pid, p);
-        text = th_read_file(file, NULL);
+        /* The wait opens and closes files as it looks: a descriptor
+         * listed a moment ago may be gone. */
+        if ((text = th_slurp(file, NULL)) == NULL)
+            continue;
         for (at = text; at != NULL && (at = strstr(at, "inotify wd:")) != NULL && !found; at++) {
             unsigned long long ino;
             const char *i = strstr(at, " ino:");
