@@ -82,16 +82,10 @@ int cairn_gen_solve(struct cairn_gen_solver *s, struct cairn_client *cl, const c
                     size_t len, const char **answer)
 {
     json_t *res, *status;
-    json_error_t jerr;
-    int rc;
+    int rc = cairn_gen_solve_result(s, line, len, &res);
 
-    s->out.len = 0;
-    rc = cairn_record_process(&s->ctx, &s->scratch, 1, line, len, &s->out, &s->tally);
     if (rc != 0)
         return rc;
-    res = json_loadb(s->out.data, s->out.len, 0, &jerr);
-    if (res == NULL)
-        return -ENOMEM; /* cairn's own result lines are JSON: only memory fails */
     status = json_object_get(res, "status");
     free(s->answer);
     s->answer = NULL;
@@ -116,14 +110,14 @@ int cairn_gen_solve(struct cairn_gen_solver *s, struct cairn_client *cl, const c
 int cairn_gen_solve_result(struct cairn_gen_solver *s, const char *line, size_t len, json_t **res)
 {
     json_error_t jerr;
-    int rc;
+    const char *text;
+    size_t text_len;
+    int rc = cairn_gen_solve_line(s, line, len, &text, &text_len);
 
-    s->out.len = 0;
     *res = NULL;
-    rc = cairn_record_process(&s->ctx, &s->scratch, 1, line, len, &s->out, &s->tally);
     if (rc != 0)
         return rc;
-    *res = json_loadb(s->out.data, s->out.len, 0, &jerr);
+    *res = json_loadb(text, text_len, 0, &jerr);
     return *res != NULL ? 0 : -ENOMEM; /* cairn's own result lines are JSON */
 }
 
