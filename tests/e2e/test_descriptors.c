@@ -114,6 +114,23 @@ static int jobs_in(const char *dir)
     return th_count_visible(dir);
 }
 
+/* cairnd with the syscall shim failing its first open of `under` with
+ * EMFILE, and writing `fired` when it has. */
+static int start_with_emfile_at(const struct th_env *e, const char *under, const char *fired)
+{
+    int p;
+
+    setenv("LD_PRELOAD", g_shim, 1);
+    setenv("CAIRN_FAULT_CALL", "open", 1);
+    setenv("CAIRN_FAULT_N", "1", 1);
+    setenv("CAIRN_FAULT_ERRNO", "EMFILE", 1);
+    setenv("CAIRN_FAULT_UNDER", under, 1);
+    setenv("CAIRN_FAULT_LOG", fired, 1);
+    p = start_limited(e, 0);
+    unsetenv("LD_PRELOAD");
+    return p;
+}
+
 /* The daemon's descriptors run out just as it opens a job it has
  * claimed into .cairn/active/ (the shim fails that one open with EMFILE).
  * Once, the job stayed there, unlocked, while the log said "left in the
@@ -127,14 +144,7 @@ START_TEST(emfile_opening_a_claimed_job_hands_it_back)
     env_init(&e);
     TH_IN(under, &e, ".cairn/active/a.jsonl");
     th_pathf(fired, "%s/fired.log", e.root);
-    setenv("LD_PRELOAD", g_shim, 1);
-    setenv("CAIRN_FAULT_CALL", "open", 1);
-    setenv("CAIRN_FAULT_N", "1", 1);
-    setenv("CAIRN_FAULT_ERRNO", "EMFILE", 1);
-    setenv("CAIRN_FAULT_UNDER", under, 1);
-    setenv("CAIRN_FAULT_LOG", fired, 1);
-    p = start_limited(&e, 0);
-    unsetenv("LD_PRELOAD");
+    p = start_with_emfile_at(&e, under, fired);
     th_drop_job(e.in, "a.jsonl", JOB, strlen(JOB));
     TH_EVENTUALLY(th_exists(fired), 30000, "the shim never failed the open of %s", under);
     TH_EVENTUALLY(summary_of(&e, "a"), 60000,
@@ -173,14 +183,7 @@ START_TEST(emfile_with_its_name_taken_in_the_spool_runs_from_active)
     th_write_text(under, JOB);
     th_drop_job(e.in, "a.jsonl", JOB, strlen(JOB));
     th_pathf(fired, "%s/fired.log", e.root);
-    setenv("LD_PRELOAD", g_shim, 1);
-    setenv("CAIRN_FAULT_CALL", "open", 1);
-    setenv("CAIRN_FAULT_N", "1", 1);
-    setenv("CAIRN_FAULT_ERRNO", "EMFILE", 1);
-    setenv("CAIRN_FAULT_UNDER", under, 1);
-    setenv("CAIRN_FAULT_LOG", fired, 1);
-    p = start_limited(&e, 0);
-    unsetenv("LD_PRELOAD");
+    p = start_with_emfile_at(&e, under, fired);
     TH_EVENTUALLY(th_exists(fired), 30000, "the shim never failed the open of %s", under);
     TH_EVENTUALLY(summary_of(&e, "a") && summary_of(&e, "a~2"), 60000,
                   "the job left in active/ or the new one never ran (rescan_interval_s 0); "
