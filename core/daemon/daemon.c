@@ -47,6 +47,9 @@ struct cairn_reload_work {
     struct cairn_config old;
     struct cairn_config nc;
     struct cairn_plugin_set *ps;
+    /* The set in force when the reload began, held (on the loop) until it
+     * is done: the pool thread only reads its verdicts. */
+    struct cairn_plugin_set *known;
     unsigned signals;
     int rc;
 };
@@ -354,9 +357,9 @@ static void log_gone_plugins(struct cairn_daemon *d, const struct cairn_registry
  * SIGHUP: a new configuration and plugin set, prepared on the pool and
  * swapped in on the loop, or the old ones kept.
  *
- * Preparing loads every plugin afresh with a probe process each: a
- * tenth of a second or more, and a plugin whose constructor hangs holds
- * it for the probe's whole allowance.  On the loop that time stalled
+ * Preparing loads every plugin afresh, through a probe process for the
+ * files that changed: a plugin whose constructor hangs holds it for the
+ * probe's whole allowance.  On the loop that time stalled
  * every job, and a storm of SIGHUPs (a configuration tool sending one per
  * file it touched) stalled them for good.  So one reload runs at a time,
  * off the loop, and the signals that come during it are counted into one
@@ -373,7 +376,8 @@ static void reload_prepare_work(uv_work_t *req)
                                         .apply_overrides = d->apply_overrides,
                                         .overrides_data = d->overrides_data,
                                         .log = &d->log,
-                                        .signals = w->signals };
+                                        .signals = w->signals,
+                                        .known = w->known };
 
     w->rc = cairn_reload_prepare(&in, &w->nc, &w->ps);
 }
@@ -423,6 +427,7 @@ static void reload_done(uv_work_t *req, int status)
     unsigned waiting;
 
     d->reloading = NULL;
+    cairn_plugin_set_unref(w->known);
     if (status == 0 && w->rc == 0 && !ending) {
         reload_apply(d, &w->nc, w->ps);
     } else if (status == 0 && w->rc == 0) {
@@ -453,10 +458,13 @@ static void reload_start(struct cairn_daemon *d, unsigned signals)
     if (rc == 0) {
         w->d = d;
         w->signals = signals;
+        w->known = d->plugins != NULL ? cairn_plugin_set_ref(d->plugins) : NULL;
         w->req.data = w;
         rc = uv_queue_work(&d->loop, &w->req, reload_prepare_work, reload_done);
-        if (rc != 0)
+        if (rc != 0) {
+            cairn_plugin_set_unref(w->known);
             cairn_config_free(&w->old);
+        }
     }
     if (rc != 0) {
         cairn_log(&d->log, CAIRN_LOG_ERROR,

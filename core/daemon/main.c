@@ -566,8 +566,8 @@ int main(int argc, char **argv)
     /* A vanished reader must surface as EPIPE, not kill us mid-write. */
     signal(SIGPIPE, SIG_IGN);
 
-    if ((status = cairn_plugin_set_load_registry(&reg, cfg.plugin_dir, cfg.default_variant, &log,
-                                                 "")) != 0) {
+    if ((status = cairn_plugin_set_load_registry(&reg, cfg.plugin_dir, cfg.default_variant, NULL,
+                                                 &log, "")) != 0) {
         status = status == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
         goto out;
     }

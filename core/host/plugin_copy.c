@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "plugin_elf.h"
-#include "plugin_probe.h"
 #include "util.h"
 
 #ifndef MFD_NOEXEC_SEAL
@@ -75,8 +74,9 @@ static int copy_bytes(int fd, int copy, off_t *total)
 }
 
 /* The sealed copy's ELF structures, read before the dynamic linker maps
- * them (plugin_elf.h).  Sealed, the copy cannot shrink under the mapping. */
-static int vet_image(int copy, off_t total, char *why, size_t why_len)
+ * them (plugin_elf.h), and the hash of its bytes (a reload compares it).
+ * Sealed, the copy cannot shrink under the mapping. */
+static int vet_image(int copy, off_t total, uint64_t *hash, char *why, size_t why_len)
 {
     void *map;
     int rc;
@@ -89,6 +89,8 @@ static int vet_image(int copy, off_t total, char *why, size_t why_len)
                                : cairn_refuse(why, why_len, "cannot read the private copy: %s",
                                               strerror(errno));
     rc = cairn_plugin_elf_check(map, (size_t)total, why, why_len);
+    if (rc == 0)
+        *hash = cairn_hash64(map, (size_t)total);
     munmap(map, (size_t)total);
     return rc;
 }
@@ -135,14 +137,12 @@ static int fresh_name(int *copy_fd, char *name, size_t name_len)
     }
 }
 
-int cairn_plugin_copy_open(int fd, const struct stat *st, const char *path,
-                           cairn_plugin_exercise_fn exercise, void **dl, int *copy_fd, char *why,
-                           size_t why_len)
+int cairn_plugin_copy_make(int fd, const struct stat *st, const char *path, int *copy_fd,
+                           uint64_t *hash, char *name, size_t name_len, char *why, size_t why_len)
 {
     struct stat after;
-    char name[64], text[768];
+    char text[768];
     off_t total = 0;
-    void *h;
     int copy, rc;
 
     if (st->st_size > CAIRN_PLUGIN_MAX_BYTES)
@@ -182,19 +182,24 @@ int cairn_plugin_copy_open(int fd, const struct stat *st, const char *path,
         close(copy);
         return cairn_refuse(why, why_len, "cannot seal the private copy: %s", strerror(err));
     }
-    if ((rc = vet_image(copy, total, text, sizeof(text))) != 0) {
+    if ((rc = vet_image(copy, total, hash, text, sizeof(text))) != 0) {
         close(copy);
         return rc == -ENOMEM ? rc : cairn_refuse(why, why_len, "%s", text);
     }
-    if ((rc = fresh_name(&copy, name, sizeof(name))) != 0) {
+    if ((rc = fresh_name(&copy, name, name_len)) != 0) {
         close(copy);
         return cairn_refuse(why, why_len, "cannot find a free name for the private copy: %s",
                             strerror(-rc));
     }
-    if (cairn_plugin_probe(name, exercise, text, sizeof(text)) != 0) {
-        close(copy);
-        return cairn_refuse(why, why_len, "%s", text);
-    }
+    *copy_fd = copy;
+    return 0;
+}
+
+int cairn_plugin_copy_load(const char *name, const char *path, void **dl, char *why, size_t why_len)
+{
+    char text[768];
+    void *h;
+
     dlerror();
     /* RTLD_NOW: a missing symbol fails here, not mid-job.  RTLD_LOCAL:
      * plugins cannot see (or clash with) each other's symbols. */
@@ -202,12 +207,10 @@ int cairn_plugin_copy_open(int fd, const struct stat *st, const char *path,
     if (h == NULL) {
         const char *e = dlerror();
 
-        close(copy);
         explain(text, sizeof(text), e != NULL ? e : "unknown dlopen error", name, path);
         return cairn_refuse(why, why_len, "cannot load: %s (try `ldd %s`)", text, path);
     }
     *dl = h;
-    *copy_fd = copy;
     return 0;
 }
 

@@ -20,35 +20,40 @@
 #define CAIRN_PLUGIN_COPY_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
-
-#include "plugin_probe.h"
 
 /* A plugin file larger than this is refused rather than copied into
  * memory: the shipped plugins are tens of KiB. */
 #define CAIRN_PLUGIN_MAX_BYTES ((off_t)256 << 20)
 
 /*
- * NAME     cairn_plugin_copy_open - dlopen a sealed private copy of a file
+ * NAME     cairn_plugin_copy_make - a sealed private copy of a plugin file
  * ARGUMENTS fd is the open plugin file, already vetted through st (its
- *          fstat); path names it in messages; exercise is what a probe
- *          process does with the object first (plugin_probe.h); *dl and
- *          *copy_fd receive the
- *          handle and the copy's descriptor; why (why_len bytes) receives
- *          the reason on failure
- * RETURNS  0; -EINVAL with why filled (the file is too big or cannot be
- *          read, no private copy can be made, its ELF structures are
- *          unsound (plugin_elf.h), loading it killed the probe process,
- *          or dlopen refused it:
- *          "cannot load: " and its text, with the copy's name replaced by
- *          path); -ENOMEM
- * NOTES    RTLD_NOW | RTLD_LOCAL.  The copy must stay open while the handle
- *          is: its /proc/self/fd name is how the dynamic linker knows the
- *          object, and a number reused too early could be mistaken for it.
- *          Close both with cairn_plugin_copy_close().
+ *          fstat); path names it in messages; *copy_fd receives the copy,
+ *          *hash a hash of its bytes (cairn_hash64), name (name_len bytes)
+ *          the /proc/self/fd/N name dlopen() is to get, one no object the
+ *          dynamic linker still holds answers to; why (why_len bytes)
+ *          receives the reason on failure
+ * RETURNS  0; -EINVAL with why filled (the file is too big, cannot be
+ *          read or changed while it was, no private copy can be made, or
+ *          its ELF structures are unsound (plugin_elf.h)); -ENOMEM
+ * NOTES    nothing of the file runs: a probe (plugin_probe.h) loads the
+ *          copy first, then cairn_plugin_copy_load().  The copy must stay
+ *          open while the object is loaded: its /proc/self/fd name is how
+ *          the dynamic linker knows it, and a number reused too early
+ *          could be mistaken for it.
  */
-int cairn_plugin_copy_open(int fd, const struct stat *st, const char *path,
-                           cairn_plugin_exercise_fn exercise, void **dl, int *copy_fd, char *why,
+int cairn_plugin_copy_make(int fd, const struct stat *st, const char *path, int *copy_fd,
+                           uint64_t *hash, char *name, size_t name_len, char *why, size_t why_len);
+
+/*
+ * NAME     cairn_plugin_copy_load - dlopen() a copy by the name _make gave
+ * RETURNS  0 and *dl; -EINVAL with why filled ("cannot load: " and
+ *          dlerror()'s text, the copy's name replaced by path)
+ * NOTES    RTLD_NOW | RTLD_LOCAL.  Close both with cairn_plugin_copy_close().
+ */
+int cairn_plugin_copy_load(const char *name, const char *path, void **dl, char *why,
                            size_t why_len);
 
 /* dlclose(dl), then close(copy_fd). */

@@ -12,33 +12,33 @@
 #include <fcntl.h>
 #include <link.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "plugin_copy.h"
+#include "plugin_probe.h"
 #include "util.h"
 
 /* Anyone who can change a plugin file, or the directory it is listed in,
  * can make the daemon run their code: like sshd's StrictModes, only root
  * and the daemon's own user may own them, and only the owner may write.
  * what is "plugin directory" or "plugin file". */
-static int vet(struct cairn_registry *reg, const char *path, const char *what,
-               const struct stat *st)
+static int vet(const char *what, const struct stat *st, char *why, size_t why_len)
 {
     uid_t me = geteuid();
 
     if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
-        return cairn_registry_refuse(
-            reg, "%s: %s is writable by group or others (mode %04o); fix with chmod go-w", path,
-            what, (unsigned)(st->st_mode & 07777));
+        return cairn_refuse(why, why_len,
+                            "%s is writable by group or others (mode %04o); fix with chmod go-w",
+                            what, (unsigned)(st->st_mode & 07777));
     if (st->st_uid != 0 && st->st_uid != me)
-        return cairn_registry_refuse(
-            reg,
-            "%s: %s is owned by uid %u; only root (uid 0) or cairnd's own user "
-            "(uid %u) may own it; fix with chown",
-            path, what, (unsigned)st->st_uid, (unsigned)me);
+        return cairn_refuse(why, why_len,
+                            "%s is owned by uid %u; only root (uid 0) or cairnd's own user "
+                            "(uid %u) may own it; fix with chown",
+                            what, (unsigned)st->st_uid, (unsigned)me);
     return 0;
 }
 
@@ -129,9 +129,26 @@ static int exercise(void *dl)
     return d != NULL ? cairn_plugin_adopt(d, &copy, why, sizeof(why)) : -EINVAL;
 }
 
-/* Loads one file from fd, already vetted through st (a regular "*.so").
- * Returns 0, or -EINVAL with the reason added to reg->errors, or -ENOMEM. */
-static int load_one(struct cairn_registry *reg, const char *path, int fd, const struct stat *st)
+/* One "*.so" of a plugin directory on its way into the registry: vetted
+ * and copied, then probed with the rest of the set, then loaded. */
+struct candidate {
+    char *path;  /* dir/name, for messages and the registry */
+    int refused; /* why says why; nothing below is set */
+    char why[1024];
+    struct stat st; /* of the file that was vetted and copied */
+    int copy_fd;    /* its sealed copy, or -1 */
+    uint64_t hash;  /* of the copy's bytes */
+    char name[64];  /* the copy's /proc/self/fd name */
+};
+
+struct candidates {
+    struct candidate *c;
+    size_t n, cap;
+};
+
+/* Loads c's copy into reg.  0, or -EINVAL with the reason added to
+ * reg->errors, or -ENOMEM.  The copy is the registry's, or closed. */
+static int load_one(struct cairn_registry *reg, struct candidate *c)
 {
     void *dl;
     void *sym;
@@ -139,16 +156,18 @@ static int load_one(struct cairn_registry *reg, const char *path, int fd, const 
     struct cairn_plugin *copy;
     struct cairn_plugin_handle h;
     char why[1024];
-    int copy_fd, rc, wild;
+    int copy_fd = c->copy_fd, rc, wild;
 
-    rc = cairn_plugin_copy_open(fd, st, path, exercise, &dl, &copy_fd, why, sizeof(why));
-    if (rc != 0)
-        return rc == -ENOMEM ? rc : cairn_registry_refuse(reg, "%s: %s", path, why);
+    c->copy_fd = -1;
+    if (cairn_plugin_copy_load(c->name, c->path, &dl, why, sizeof(why)) != 0) {
+        close(copy_fd);
+        return cairn_registry_refuse(reg, "%s: %s", c->path, why);
+    }
     dlerror();
     sym = dlsym(dl, CAIRN_PLUGIN_ENTRY_SYMBOL);
     if (sym == NULL) {
         cairn_plugin_copy_close(dl, copy_fd);
-        return cairn_registry_refuse(reg, "%s: no symbol %s: not a cairn plugin", path,
+        return cairn_registry_refuse(reg, "%s: no symbol %s: not a cairn plugin", c->path,
                                      CAIRN_PLUGIN_ENTRY_SYMBOL);
     }
     /* POSIX guarantees this object-to-function pointer conversion works. */
@@ -160,8 +179,8 @@ static int load_one(struct cairn_registry *reg, const char *path, int fd, const 
         return wild ? cairn_registry_refuse(reg,
                                             "%s: %s returned a pointer outside the plugin's "
                                             "own memory: the file is damaged",
-                                            path, CAIRN_PLUGIN_ENTRY_SYMBOL)
-                    : cairn_registry_refuse(reg, "%s: %s returned NULL", path,
+                                            c->path, CAIRN_PLUGIN_ENTRY_SYMBOL)
+                    : cairn_registry_refuse(reg, "%s: %s returned NULL", c->path,
                                             CAIRN_PLUGIN_ENTRY_SYMBOL);
     }
     copy = malloc(sizeof(*copy));
@@ -170,16 +189,16 @@ static int load_one(struct cairn_registry *reg, const char *path, int fd, const 
         return -ENOMEM;
     }
     if (cairn_plugin_adopt(d, copy, why, sizeof(why)) != 0) {
-        rc = cairn_registry_refuse(reg, "%s: %s", path, why);
+        rc = cairn_registry_refuse(reg, "%s: %s", c->path, why);
         free(copy);
         cairn_plugin_copy_close(dl, copy_fd);
         return rc;
     }
     /* path is only read: the registry keeps a copy of its own. */
     h = (struct cairn_plugin_handle){ .desc = copy,
-                                      .path = (char *)path,
-                                      .dev = st->st_dev,
-                                      .ino = st->st_ino,
+                                      .path = c->path,
+                                      .dev = c->st.st_dev,
+                                      .ino = c->st.st_ino,
                                       .dl = dl,
                                       .copy_fd = copy_fd };
     rc = cairn_registry_add(reg, &h);
@@ -201,14 +220,14 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-struct candidates {
+struct names {
     char **names;
     size_t n;
 };
 
-static int add_candidate(void *data, const char *name)
+static int add_name(void *data, const char *name)
 {
-    struct candidates *c = data;
+    struct names *c = data;
     char **grown;
 
     if (name[0] == '.' || !ends_with(name, ".so"))
@@ -225,10 +244,10 @@ static int add_candidate(void *data, const char *name)
 
 /* The "*.so" names in dfd, sorted so duplicate reports are deterministic.
  * 0, or a negative errno with nothing to free. */
-static int list_candidates(int dfd, char ***names_out, size_t *n_out)
+static int list_names(int dfd, char ***names_out, size_t *n_out)
 {
-    struct candidates c = { 0 };
-    int rc = cairn_dir_each(dfd, add_candidate, &c);
+    struct names c = { 0 };
+    int rc = cairn_dir_each(dfd, add_name, &c);
 
     if (rc != 0) {
         while (c.n > 0)
@@ -245,37 +264,34 @@ static int list_candidates(int dfd, char ***names_out, size_t *n_out)
 
 /* Opens dir/name without following a link or blocking on a FIFO, and
  * vets what was opened: everything after this reads through *fd, so the
- * file loaded is the file vetted.  0, -EINVAL (refused), or -ENOMEM. */
-static int open_vetted(struct cairn_registry *reg, int dfd, const char *name, const char *path,
-                       int *fd, struct stat *st)
+ * file loaded is the file vetted.  0, or -EINVAL with why filled. */
+static int open_vetted(int dfd, const char *name, int *fd, struct stat *st, char *why,
+                       size_t why_len)
 {
+    static const char not_regular[] = "not a regular file (symbolic links are not followed)";
     int rc;
 
     *fd = -1;
     /* lstat first: a device or socket is refused unopened. */
     if (fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) != 0)
-        return cairn_registry_refuse(reg, "%s: cannot stat: %s", path, strerror(errno));
+        return cairn_refuse(why, why_len, "cannot stat: %s", strerror(errno));
     if (!S_ISREG(st->st_mode))
-        return cairn_registry_refuse(
-            reg, "%s: not a regular file (symbolic links are not followed)", path);
+        return cairn_refuse(why, why_len, "%s", not_regular);
     *fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (*fd < 0) {
         int err = errno;
         if (err == ELOOP)
-            return cairn_registry_refuse(
-                reg, "%s: not a regular file (symbolic links are not followed)", path);
-        return cairn_registry_refuse(reg, "%s: cannot open: %s", path, strerror(err));
+            return cairn_refuse(why, why_len, "%s", not_regular);
+        return cairn_refuse(why, why_len, "cannot open: %s", strerror(err));
     }
     if (fstat(*fd, st) != 0) {
         int err = errno;
         close(*fd);
         *fd = -1;
-        return cairn_registry_refuse(reg, "%s: cannot stat: %s", path, strerror(err));
+        return cairn_refuse(why, why_len, "cannot stat: %s", strerror(err));
     }
-    rc = S_ISREG(st->st_mode)
-             ? vet(reg, path, "plugin file", st)
-             : cairn_registry_refuse(
-                   reg, "%s: not a regular file (symbolic links are not followed)", path);
+    rc = S_ISREG(st->st_mode) ? vet("plugin file", st, why, why_len)
+                              : cairn_refuse(why, why_len, "%s", not_regular);
     if (rc != 0) {
         close(*fd);
         *fd = -1;
@@ -283,13 +299,48 @@ static int open_vetted(struct cairn_registry *reg, int dfd, const char *name, co
     return rc;
 }
 
-int cairn_registry_load(struct cairn_registry *reg, const char *dir)
+/* dir/name as a new candidate, vetted and copied, or refused with why.
+ * 0 or -ENOMEM. */
+static int gather_one(struct candidates *cs, int dfd, const char *dir, const char *name)
+{
+    struct candidate *c;
+    int fd, rc;
+
+    if (cs->n == cs->cap) {
+        size_t cap = cs->cap != 0 ? 2 * cs->cap : 16;
+        struct candidate *grown = realloc(cs->c, cap * sizeof(*grown));
+
+        if (grown == NULL)
+            return -ENOMEM;
+        cs->c = grown;
+        cs->cap = cap;
+    }
+    c = &cs->c[cs->n];
+    memset(c, 0, sizeof(*c));
+    c->copy_fd = -1;
+    if ((c->path = cairn_asprintf("%s/%s", dir, name)) == NULL)
+        return -ENOMEM;
+    cs->n++;
+    rc = open_vetted(dfd, name, &fd, &c->st, c->why, sizeof(c->why));
+    if (rc == 0) {
+        rc = cairn_plugin_copy_make(fd, &c->st, c->path, &c->copy_fd, &c->hash, c->name,
+                                    sizeof(c->name), c->why, sizeof(c->why));
+        close(fd);
+    }
+    if (rc == -ENOMEM)
+        return rc;
+    c->refused = rc != 0;
+    return 0;
+}
+
+/* Every "*.so" of dir, vetted and copied, into cs.  The directory's own
+ * refusal goes straight to reg: 0, -EINVAL, -ENOMEM. */
+static int gather_dir(struct cairn_registry *reg, struct candidates *cs, const char *dir)
 {
     struct stat st;
-    char **names = NULL;
+    char **names = NULL, why[512];
     size_t n = 0, i;
-    int dfd;
-    int rc = 0;
+    int dfd, rc;
 
     dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) {
@@ -309,31 +360,127 @@ int cairn_registry_load(struct cairn_registry *reg, const char *dir)
     }
     /* Whoever can add or rename files here chooses the code we run: the
      * directory is vetted before anything in it is trusted. */
-    if ((rc = vet(reg, dir, "plugin directory", &st)) != 0) {
+    if (vet("plugin directory", &st, why, sizeof(why)) != 0) {
         close(dfd);
-        return rc;
+        return cairn_registry_refuse(reg, "%s: %s", dir, why);
     }
-    rc = list_candidates(dfd, &names, &n);
+    rc = list_names(dfd, &names, &n);
     if (rc != 0) {
         close(dfd);
         return rc == -ENOMEM ? rc
                              : cairn_registry_refuse(reg, "%s: cannot read plugin directory: %s",
                                                      dir, strerror(-rc));
     }
-    for (i = 0; i < n; i++) {
-        char *path = cairn_asprintf("%s/%s", dir, names[i]);
-        int one, fd;
+    for (i = 0; i < n && rc == 0; i++)
+        rc = gather_one(cs, dfd, dir, names[i]);
+    for (i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    close(dfd);
+    return rc;
+}
 
-        if (path == NULL) {
-            rc = -ENOMEM;
-            break;
+/* The verdict known of c's file: same device, inode, size, modification
+ * time and bytes.  NULL when there is none. */
+static const struct cairn_plugin_verdict *known_verdict(const struct cairn_registry *known,
+                                                        const struct candidate *c)
+{
+    size_t i;
+
+    for (i = 0; known != NULL && i < known->n_verdicts; i++) {
+        const struct cairn_plugin_verdict *v = &known->verdicts[i];
+
+        if (v->dev == c->st.st_dev && v->ino == c->st.st_ino && v->size == c->st.st_size &&
+            v->mtime.tv_sec == c->st.st_mtim.tv_sec && v->mtime.tv_nsec == c->st.st_mtim.tv_nsec &&
+            v->hash == c->hash)
+            return v;
+    }
+    return NULL;
+}
+
+/* Keeps the verdict on c (why: NULL, or the refusal) in reg.  0 or -ENOMEM. */
+static int keep_verdict(struct cairn_registry *reg, const struct candidate *c, const char *why)
+{
+    struct cairn_plugin_verdict *v = &reg->verdicts[reg->n_verdicts];
+
+    *v = (struct cairn_plugin_verdict){ .dev = c->st.st_dev,
+                                        .ino = c->st.st_ino,
+                                        .size = c->st.st_size,
+                                        .mtime = c->st.st_mtim,
+                                        .hash = c->hash };
+    if (why != NULL && (v->why = strdup(why)) == NULL)
+        return -ENOMEM;
+    reg->n_verdicts++;
+    return 0;
+}
+
+/* The probe's verdict on every candidate still standing: known ones from
+ * known, the rest from one probe process for them all (plugin_probe.h).
+ * A refusal is the candidate's.  0 or -ENOMEM. */
+static int probe_all(struct cairn_registry *reg, struct candidates *cs,
+                     const struct cairn_registry *known)
+{
+    struct cairn_probe_item *items = calloc(cs->n != 0 ? cs->n : 1, sizeof(*items));
+    size_t *of = calloc(cs->n != 0 ? cs->n : 1, sizeof(*of));
+    size_t i, n = 0;
+    int rc = 0, children;
+
+    reg->verdicts = calloc(cs->n != 0 ? cs->n : 1, sizeof(*reg->verdicts));
+    if (items == NULL || of == NULL || reg->verdicts == NULL) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    for (i = 0; i < cs->n && rc == 0; i++) {
+        struct candidate *c = &cs->c[i];
+        const struct cairn_plugin_verdict *v;
+
+        if (c->refused)
+            continue;
+        if ((v = known_verdict(known, c)) == NULL) {
+            items[n].name = c->name;
+            of[n++] = i;
+            continue;
         }
-        one = open_vetted(reg, dfd, names[i], path, &fd, &st);
-        if (one == 0) {
-            one = load_one(reg, path, fd, &st);
-            close(fd);
+        if (v->why != NULL) {
+            c->refused = 1;
+            snprintf(c->why, sizeof(c->why), "%s", v->why);
         }
-        free(path);
+        rc = keep_verdict(reg, c, v->why);
+    }
+    if (rc != 0)
+        goto out;
+    if ((children = cairn_plugin_probe_set(items, n, exercise)) < 0) {
+        rc = children;
+        goto out;
+    }
+    reg->probes = (unsigned)children;
+    for (i = 0; i < n && rc == 0; i++) {
+        struct candidate *c = &cs->c[of[i]];
+
+        if (items[i].unknown)
+            continue;
+        if (items[i].refused) {
+            c->refused = 1;
+            snprintf(c->why, sizeof(c->why), "%s", items[i].why);
+        }
+        rc = keep_verdict(reg, c, items[i].refused ? items[i].why : NULL);
+    }
+out:
+    free(items);
+    free(of);
+    return rc;
+}
+
+int cairn_registry_load_dirs(struct cairn_registry *reg, const char *const *dirs, size_t n_dirs,
+                             const struct cairn_registry *known)
+{
+    struct candidates cs = { 0 };
+    size_t i;
+    int rc = 0;
+
+    for (i = 0; i < n_dirs; i++) {
+        int one = gather_dir(reg, &cs, dirs[i]);
+
         if (one == -ENOMEM) {
             rc = one;
             break;
@@ -341,9 +488,36 @@ int cairn_registry_load(struct cairn_registry *reg, const char *dir)
         if (one != 0)
             rc = one;
     }
-    for (i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-    close(dfd);
+    if (rc != -ENOMEM) {
+        int probed = probe_all(reg, &cs, known);
+
+        if (probed != 0)
+            rc = probed;
+    }
+    /* In the order the files were listed, so the first of two with one
+     * name is the one that loads, and the refusals read in that order. */
+    for (i = 0; i < cs.n; i++) {
+        struct candidate *c = &cs.c[i];
+        int one;
+
+        if (rc == -ENOMEM || c->refused) {
+            if (c->copy_fd >= 0)
+                close(c->copy_fd);
+            one = rc == -ENOMEM ? rc : cairn_registry_refuse(reg, "%s: %s", c->path, c->why);
+        } else {
+            one = load_one(reg, c);
+        }
+        if (one == -ENOMEM)
+            rc = one;
+        else if (one != 0 && rc == 0)
+            rc = one;
+        free(c->path);
+    }
+    free(cs.c);
     return rc;
+}
+
+int cairn_registry_load(struct cairn_registry *reg, const char *dir)
+{
+    return cairn_registry_load_dirs(reg, &dir, 1, NULL);
 }

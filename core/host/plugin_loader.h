@@ -9,6 +9,8 @@
 #include "plugin_abi.h"
 #include "registry.h"
 
+#include <stddef.h>
+
 /*
  * NAME     cairn_registry_load - load every "*.so" in dir
  * RETURNS  0 when every file loaded; -EINVAL when the directory or some
@@ -26,5 +28,21 @@
  *          freed before.
  */
 int cairn_registry_load(struct cairn_registry *reg, const char *dir);
+
+/*
+ * NAME     cairn_registry_load_dirs - load every "*.so" of every directory
+ * ARGUMENTS dirs[0, n_dirs), in order, into one registry; known: the
+ *          registry of the last load (a reload), or NULL
+ * RETURNS  as cairn_registry_load()
+ * NOTES    every file is vetted and copied first, then the copies go
+ *          through one probe process (plugin_probe.h), then they are
+ *          loaded here.  A file known's verdicts hold (same device,
+ *          inode, size, modification time and bytes) is not probed again:
+ *          it is loaded, or refused for the reason it was.  reg->verdicts
+ *          keeps this load's verdicts for the next; reg->probes says how
+ *          many probe processes it took.
+ */
+int cairn_registry_load_dirs(struct cairn_registry *reg, const char *const *dirs, size_t n_dirs,
+                             const struct cairn_registry *known);
 
 #endif /* CAIRN_PLUGIN_LOADER_H */

@@ -1,6 +1,6 @@
 /*
- * plugin_probe.c - a plugin's first load, in a child that may die of it.
- * Why: see plugin_probe.h.
+ * plugin_probe.c - a set of plugins' first load, in a child that may die
+ * of it.  Why: see plugin_probe.h.
  */
 #include "plugin_probe.h"
 
@@ -9,40 +9,48 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "util.h"
 
-/* The child's verdict, one byte on a pipe, written only by cairn's own
- * code after dlopen returned: loaded (and exercised, and unloaded), or
- * refused by dlopen (the real load reports why).  An exit status would
- * not do: a plugin's constructor can exit(0) as well as we can. */
-#define PROBE_LOADED        'L'
-#define PROBE_DLOPEN_FAILED 'D'
+/* The child's account, one byte per step on a pipe, written only by
+ * cairn's own code after the step returned: loaded (and exercised),
+ * refused by dlopen (the real load reports why), unloaded.  An exit
+ * status would not do: a plugin's constructor can exit(0) as well as we
+ * can. */
+#define STEP_LOADED        'L'
+#define STEP_DLOPEN_FAILED 'D'
+#define STEP_UNLOADED      'U'
 
-static void __attribute__((noreturn)) verdict(int fd, char what)
+/* Files per child: its two bytes a file then fit in the smallest pipe a
+ * kernel hands out (one page, once a user is over pipe-user-pages-soft),
+ * so the child never waits to write. */
+#define MAX_PER_CHILD 1024
+
+static void say(int fd, char what)
 {
     ssize_t n;
 
     do
         n = write(fd, &what, 1);
     while (n < 0 && errno == EINTR);
-    cairn_exit_now(0);
 }
 
-/* The child: nothing it prints reaches the daemon's log (the real load
- * reports), and _exit() (cairn_exit_now) skips the parent's atexit handlers and buffers. */
+/* The child: loads every name, then unloads them in the same order,
+ * saying so after each.  Nothing it prints reaches the daemon's log (the
+ * real load reports), and _exit() (cairn_exit_now) skips the parent's
+ * atexit handlers and buffers. */
 static void __attribute__((noreturn))
-child(const char *name, cairn_plugin_exercise_fn exercise, int fd)
+child(const char *const *names, void **dls, size_t n, cairn_plugin_exercise_fn exercise, int fd)
 {
     /* A fault ends the child by its signal, even where a sanitizer's
      * handler would turn it into an exit. */
     static const int deadly[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS };
     int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     size_t i;
-    void *dl;
 
     if (null >= 0) {
         dup2(null, STDOUT_FILENO);
@@ -52,76 +60,179 @@ child(const char *name, cairn_plugin_exercise_fn exercise, int fd)
         signal(deadly[i], SIG_DFL);
     /* A hang ends as SIGALRM, which the parent reads as "too slow". */
     signal(SIGALRM, SIG_DFL);
-    alarm(CAIRN_PLUGIN_PROBE_SECONDS);
-    dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (dl == NULL)
-        verdict(fd, PROBE_DLOPEN_FAILED);
-    if (exercise != NULL)
-        exercise(dl);
+    for (i = 0; i < n; i++) {
+        alarm(CAIRN_PLUGIN_PROBE_SECONDS);
+        dls[i] = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (dls[i] != NULL && exercise != NULL)
+            exercise(dls[i]);
+        say(fd, dls[i] != NULL ? STEP_LOADED : STEP_DLOPEN_FAILED);
+    }
     /* The destructors run at reload and exit: they are load-time code too. */
-    dlclose(dl);
-    verdict(fd, PROBE_LOADED);
+    for (i = 0; i < n; i++)
+        if (dls[i] != NULL) {
+            alarm(CAIRN_PLUGIN_PROBE_SECONDS);
+            dlclose(dls[i]);
+            say(fd, STEP_UNLOADED);
+        }
+    cairn_exit_now(0);
 }
 
-/* The verdict, read once the child is gone: non-blocking, because a
- * process the plugin forked may still hold the pipe's other end. */
-static int read_verdict(int fd)
+/* What the child said, read once it is gone: non-blocking, because a
+ * process a plugin forked may still hold the pipe's other end. */
+static size_t read_steps(int fd, char *steps, size_t cap)
 {
-    char what;
-    ssize_t n;
+    size_t got = 0;
 
-    do
-        n = read(fd, &what, 1);
-    while (n < 0 && errno == EINTR);
-    return n == 1 && (what == PROBE_LOADED || what == PROBE_DLOPEN_FAILED);
+    while (got < cap) {
+        ssize_t n = read(fd, steps + got, cap - got);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    return got;
 }
 
-int cairn_plugin_probe(const char *name, cairn_plugin_exercise_fn exercise, char *why,
-                       size_t why_len)
+/* Why the child that died on this step did. */
+static void explain(struct cairn_probe_item *item, int unloading, int status)
 {
+    const char *doing = unloading ? "unloading" : "loading";
+    int sig;
+
+    item->refused = 1;
+    if (WIFEXITED(status)) {
+        snprintf(item->why, sizeof(item->why),
+                 "%s it ended a probe process with exit status %d: a constructor, the entry "
+                 "function or a destructor exits the process (or faults)",
+                 doing, WEXITSTATUS(status));
+        return;
+    }
+    sig = WTERMSIG(status);
+    if (sig == SIGALRM)
+        snprintf(item->why, sizeof(item->why), "still %s after %d s in a probe process (%s)", doing,
+                 CAIRN_PLUGIN_PROBE_SECONDS,
+                 unloading ? "a destructor does not return"
+                           : "a constructor or the entry function does not return");
+    else
+        snprintf(item->why, sizeof(item->why),
+                 "%s it killed a probe process with signal %d (%s): the file is damaged or "
+                 "its code faults at %s time",
+                 doing, sig, strsignal(sig), unloading ? "unload" : "load");
+}
+
+/* One child over batch[0, n) (indices into items).  Returns the index in
+ * batch of the file it died on (refused, with why), n when all went
+ * through, or -1 when no child could be made or waited for. */
+static long probe_batch(struct cairn_probe_item *items, const size_t *batch, size_t n,
+                        const char **names, void **dls, char *steps,
+                        cairn_plugin_exercise_fn exercise)
+{
+    size_t i, said, loads = 0, unloads = 0, opened = 0;
     pid_t pid, got;
-    int status, sig, fds[2], said;
+    int status, fds[2];
 
+    for (i = 0; i < n; i++)
+        names[i] = items[batch[i]].name;
     if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0)
-        return 0;
+        return -1;
     fflush(NULL); /* nothing buffered is written twice */
     pid = fork();
     if (pid < 0) {
         close(fds[0]);
         close(fds[1]);
-        return 0;
+        return -1;
     }
     if (pid == 0) {
         close(fds[0]);
-        child(name, exercise, fds[1]);
+        child(names, dls, n, exercise, fds[1]);
     }
     close(fds[1]);
     do
         got = waitpid(pid, &status, 0);
     while (got < 0 && errno == EINTR);
-    said = read_verdict(fds[0]);
+    said = read_steps(fds[0], steps, 2 * n);
     close(fds[0]);
     if (got != pid)
-        return 0;
-    if (said)
-        return 0;
-    if (WIFEXITED(status)) {
-        snprintf(why, why_len,
-                 "loading it ended a probe process with exit status %d: a constructor, the "
-                 "entry function or a destructor exits the process (or faults)",
-                 WEXITSTATUS(status));
-        return -EINVAL;
+        return -1;
+    for (i = 0; i < said; i++) {
+        if (steps[i] == STEP_UNLOADED)
+            unloads++;
+        else if (loads < n) {
+            loads++;
+            opened += steps[i] == STEP_LOADED;
+        }
     }
-    sig = WTERMSIG(status);
-    if (sig == SIGALRM)
-        snprintf(why, why_len,
-                 "still loading after %d s in a probe process (a constructor or "
-                 "the entry function does not return)",
-                 CAIRN_PLUGIN_PROBE_SECONDS);
-    else
-        snprintf(why, why_len,
-                 "loading it killed a probe process with signal %d (%s): the file "
-                 "is damaged or its code faults at load time",
-                 sig, strsignal(sig));
-    return -EINVAL;
+    if (loads < n) {
+        explain(&items[batch[loads]], 0, status);
+        return (long)loads;
+    }
+    if (unloads >= opened)
+        return (long)n;
+    /* Died unloading: the (unloads + 1)th file that loaded. */
+    for (i = 0; i < n; i++)
+        if (steps[i] == STEP_LOADED && unloads-- == 0)
+            break;
+    if (i == n)
+        return (long)n;
+    explain(&items[batch[i]], 1, status);
+    return (long)i;
+}
+
+int cairn_plugin_probe_set(struct cairn_probe_item *items, size_t n,
+                           cairn_plugin_exercise_fn exercise)
+{
+    size_t cap = n < MAX_PER_CHILD ? n : MAX_PER_CHILD;
+    size_t *live, n_live = n, i;
+    const char **names;
+    void **dls;
+    char *steps;
+    int children = 0;
+
+    if (n == 0)
+        return 0;
+    live = malloc(n * sizeof(*live));
+    names = malloc(cap * sizeof(*names));
+    dls = calloc(cap, sizeof(*dls));
+    steps = malloc(2 * cap);
+    if (live == NULL || names == NULL || dls == NULL || steps == NULL) {
+        free(live);
+        free(names);
+        free(dls);
+        free(steps);
+        return -ENOMEM;
+    }
+    for (i = 0; i < n; i++) {
+        items[i].refused = 0;
+        items[i].unknown = 0;
+        items[i].why[0] = '\0';
+        live[i] = i;
+    }
+    /* live[0, n_live): not yet through a child that got to its end.  A
+     * child that dies takes its file out; the rest of its batch goes
+     * again (their destructors have not run). */
+    while (n_live > 0) {
+        size_t m = n_live < cap ? n_live : cap;
+        long stop = probe_batch(items, live, m, names, dls, steps, exercise);
+
+        if (stop < 0) {
+            for (i = 0; i < n_live; i++)
+                items[live[i]].unknown = 1;
+            break;
+        }
+        children++;
+        if ((size_t)stop == m) {
+            memmove(live, live + m, (n_live - m) * sizeof(*live));
+            n_live -= m;
+        } else {
+            memmove(live + stop, live + stop + 1, (n_live - (size_t)stop - 1) * sizeof(*live));
+            n_live--;
+        }
+    }
+    free(live);
+    free(names);
+    free(dls);
+    free(steps);
+    return children;
 }

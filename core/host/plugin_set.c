@@ -39,35 +39,39 @@ void cairn_plugin_set_unref(struct cairn_plugin_set *ps)
  * registry: a name or alias met twice is refused naming both files,
  * whichever directories they are in, so no directory silently shadows
  * another.  0, -EINVAL (something refused), -ENOMEM. */
-static int load_dirs(struct cairn_registry *reg, const char *dirs)
+static int load_dirs(struct cairn_registry *reg, const char *list,
+                     const struct cairn_registry *known)
 {
-    const char *p = dirs;
-    int rc = 0;
+    char *copy = strdup(list), *p, **dirs;
+    size_t n = 1, i;
+    int rc;
 
-    for (;;) {
-        size_t n = strcspn(p, ":");
-        char *dir = strndup(p, n);
-        int one;
-
-        if (dir == NULL)
-            return -ENOMEM;
-        one = cairn_registry_load(reg, dir);
-        free(dir);
-        if (one == -ENOMEM)
-            return one;
-        if (one != 0)
-            rc = one;
-        if (p[n] == '\0')
-            return rc;
-        p += n + 1;
+    if (copy == NULL)
+        return -ENOMEM;
+    for (p = copy; *p != '\0'; p++)
+        n += *p == ':';
+    if ((dirs = malloc(n * sizeof(*dirs))) == NULL) {
+        free(copy);
+        return -ENOMEM;
     }
+    dirs[0] = copy;
+    for (i = 1, p = copy; *p != '\0'; p++)
+        if (*p == ':') {
+            *p = '\0';
+            dirs[i++] = p + 1;
+        }
+    rc = cairn_registry_load_dirs(reg, (const char *const *)dirs, n, known);
+    free(dirs);
+    free(copy);
+    return rc;
 }
 
 int cairn_plugin_set_load_registry(struct cairn_registry *reg, const char *dir,
-                                   const char *default_variant, const struct cairn_log *log,
-                                   const char *prefix)
+                                   const char *default_variant,
+                                   const struct cairn_plugin_set *known,
+                                   const struct cairn_log *log, const char *prefix)
 {
-    int rc = load_dirs(reg, dir);
+    int rc = load_dirs(reg, dir, known != NULL ? &known->reg : NULL);
     size_t i;
 
     for (i = 0; i < reg->n_errors; i++)
@@ -87,13 +91,14 @@ int cairn_plugin_set_load_registry(struct cairn_registry *reg, const char *dir,
 }
 
 struct cairn_plugin_set *cairn_plugin_set_load(const char *dir, const char *default_variant,
+                                               const struct cairn_plugin_set *known,
                                                const struct cairn_log *log, const char *prefix,
                                                int *rc)
 {
     struct cairn_registry reg = { 0 };
     struct cairn_plugin_set *ps;
 
-    *rc = cairn_plugin_set_load_registry(&reg, dir, default_variant, log, prefix);
+    *rc = cairn_plugin_set_load_registry(&reg, dir, default_variant, known, log, prefix);
     if (*rc == 0 && (ps = cairn_plugin_set_new(&reg)) != NULL)
         return ps;
     if (*rc == 0)

@@ -20,8 +20,10 @@ struct cairn_plugin_set {
 /*
  * NAME     cairn_plugin_set_load_registry - load and vet dir into reg
  * ARGUMENTS dir: one directory or a colon-separated list (plugin_dir),
- *          loaded in order into one registry; default_variant: must name a loaded plugin or alias (NULL:
- *          none); prefix starts every log line ("" or "reload: ")
+ *          loaded in order into one registry; default_variant: must name a
+ *          loaded plugin or alias (NULL: none); known: the set a reload
+ *          replaces (its files found unchanged are not probed again), or
+ *          NULL; prefix starts every log line ("" or "reload: ")
  * RETURNS  0; -EINVAL (a refused plugin or an unknown default_variant),
  *          -ENOENT (no plugins), -ENOMEM; every reason is logged.  reg
  *          holds whatever loaded either way (free it).
@@ -30,11 +32,13 @@ struct cairn_plugin_set {
  *          vetting, the private copies and the ABI versions.
  */
 int cairn_plugin_set_load_registry(struct cairn_registry *reg, const char *dir,
-                                   const char *default_variant, const struct cairn_log *log,
-                                   const char *prefix);
+                                   const char *default_variant,
+                                   const struct cairn_plugin_set *known,
+                                   const struct cairn_log *log, const char *prefix);
 
 /* The same as a new set (one reference), or NULL (*rc says why). */
 struct cairn_plugin_set *cairn_plugin_set_load(const char *dir, const char *default_variant,
+                                               const struct cairn_plugin_set *known,
                                                const struct cairn_log *log, const char *prefix,
                                                int *rc);
 

@@ -167,6 +167,9 @@ void cairn_registry_free(struct cairn_registry *reg)
     }
     for (i = 0; i < reg->n_errors; i++)
         free(reg->errors[i]);
+    for (i = 0; i < reg->n_verdicts; i++)
+        free(reg->verdicts[i].why);
+    free(reg->verdicts);
     free(reg->plugins);
     free(reg->errors);
     free(reg->index);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "cairn/plugin.h"
 
@@ -22,6 +23,19 @@ struct cairn_plugin_handle {
     ino_t ino;   /* that was vetted and copied (a new install: a new inode) */
     void *dl;    /* dlopen handle of a private copy (plugin_copy.h), */
     int copy_fd; /* and the copy; both closed by cairn_registry_free() */
+};
+
+/* What the load probe (plugin_probe.h) made of one file, kept with the
+ * registry so that a reload finding the very same bytes needs no probe:
+ * the file is known by its device, inode, size and modification time and
+ * by a hash of the sealed copy that was probed. */
+struct cairn_plugin_verdict {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    uint64_t hash;
+    char *why; /* NULL: it went through the probe; else why it was refused */
 };
 
 /* One name or alias in the registry's index. */
@@ -45,6 +59,12 @@ struct cairn_registry {
     struct cairn_name_slot *index;
     size_t index_cap;
     size_t index_used;
+    /* The probe's verdict on every file it ran or that was found
+     * unchanged (see cairn_registry_load_dirs()), and how many probe
+     * processes this load took. */
+    struct cairn_plugin_verdict *verdicts;
+    size_t n_verdicts;
+    unsigned probes;
 };
 
 /*

@@ -21,6 +21,9 @@ struct cairn_reload_in {
     /* The SIGHUPs this reload answers, for its first log line: more than
      * one when those that came during the last reload were coalesced. */
     unsigned signals;
+    /* The plugin set in force: its files found unchanged are not probed
+     * again (plugin_loader.h).  Only read; NULL: probe every file. */
+    const struct cairn_plugin_set *known;
 };
 
 /*
@@ -29,8 +32,8 @@ struct cairn_reload_in {
  *          a negative errno, and nothing to free, when either is bad (the
  *          log says why; the caller keeps the old ones)
  * NOTES    Touches nothing but *in (read) and the log, so it may run off
- *          the daemon's loop, on a pool thread: loading every plugin with
- *          a probe process each takes long enough to stall jobs.
+ *          the daemon's loop, on a pool thread: loading the plugins, with
+ *          their probe process, takes long enough to stall jobs.
  */
 int cairn_reload_prepare(const struct cairn_reload_in *in, struct cairn_config *nc,
                          struct cairn_plugin_set **ps);

@@ -1,0 +1,349 @@
+/*
+ * test_probe.c - the load probe (core/host/plugin_probe.c) as the loader
+ * uses it: one probe process for a whole set of plugins, one more for
+ * each file that kills it, and no probe at all for a file a reload finds
+ * unchanged.
+ *
+ * The witness plugins (tests/plugins/bad_plugins/witness.c) append the
+ * pid of each process that loads them to $CAIRN_TEST_WITNESS: the probe
+ * processes are the pids there other than this one.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "plugin_loader.h"
+
+static char root_dir[] = "/tmp/cairn-test-probe-XXXXXX";
+
+static const char *env_or_die(const char *name)
+{
+    const char *v = getenv(name);
+
+    ck_assert_msg(v != NULL && *v != '\0', "%s is not set (run through meson test)", name);
+    return v;
+}
+
+/* A file of tests/plugins/bad_plugins/ (or of the real plugins when real)
+ * copied into dir under its own name. */
+static void add(const char *dir, const char *name, int real)
+{
+    char *src = th_xasprintf(
+        "%s/%s", env_or_die(real ? "CAIRN_TEST_PLUGIN_DIR" : "CAIRN_TEST_BAD_PLUGIN_DIR"), name);
+    char *dst = th_xasprintf("%s/%s", dir, name);
+
+    th_copy_file(src, dst, 0755);
+    free(src);
+    free(dst);
+}
+
+/* Every real plugin of the build, copied into dir; how many. */
+static size_t add_every_real(const char *dir)
+{
+    DIR *d = opendir(env_or_die("CAIRN_TEST_PLUGIN_DIR"));
+    struct dirent *e;
+    size_t n = 0;
+
+    ck_assert_ptr_nonnull(d);
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.' && th_ends_with(e->d_name, ".so")) {
+            add(dir, e->d_name, 1);
+            n++;
+        }
+    closedir(d);
+    ck_assert_uint_ge(n, 3);
+    return n;
+}
+
+/* The witness file of this case, empty; set for the plugins to find. */
+static char *fresh_witness(const char *dir)
+{
+    char *w = th_xasprintf("%s.witness", dir);
+
+    th_write_text(w, "");
+    ck_assert_int_eq(setenv("CAIRN_TEST_WITNESS", w, 1), 0);
+    return w;
+}
+
+/* What the witness file holds: how many lines in all, how many of them
+ * this process wrote, and how many distinct other pids (probes) wrote. */
+struct witnessed {
+    unsigned lines, mine, probes;
+};
+
+static struct witnessed read_witness(const char *w)
+{
+    struct witnessed s = { 0 };
+    long seen[64];
+    unsigned n_seen = 0, i;
+    char *text = th_read_file(w, NULL), *line, *save = NULL;
+
+    for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+        long pid = strtol(line, NULL, 10);
+
+        s.lines++;
+        if (pid == (long)getpid()) {
+            s.mine++;
+            continue;
+        }
+        for (i = 0; i < n_seen && seen[i] != pid; i++)
+            ;
+        if (i == n_seen && n_seen < 64)
+            seen[n_seen++] = pid;
+    }
+    s.probes = n_seen;
+    free(text);
+    return s;
+}
+
+static const char *error_naming(const struct cairn_registry *reg, const char *file,
+                                const char *needle)
+{
+    size_t i;
+
+    for (i = 0; i < reg->n_errors; i++)
+        if (strstr(reg->errors[i], file) != NULL && strstr(reg->errors[i], needle) != NULL)
+            return reg->errors[i];
+    return NULL;
+}
+
+static void assert_error(const struct cairn_registry *reg, const char *dir, const char *name,
+                         const char *needle)
+{
+    char *path = th_xasprintf("%s/%s", dir, name);
+    size_t i;
+
+    if (error_naming(reg, path, needle) == NULL) {
+        for (i = 0; i < reg->n_errors; i++)
+            fprintf(stderr, "  error: %s\n", reg->errors[i]);
+        ck_abort_msg("no error names %s with \"%s\"", path, needle);
+    }
+    free(path);
+}
+
+/* Eleven plugins and two witnesses: one probe process loads, exercises
+ * and unloads them all (before: one process per file, 13 of them, which
+ * every start, --filter and reload paid one after the other). */
+START_TEST(a_sound_set_takes_one_probe_process)
+{
+    struct cairn_registry reg = { 0 };
+    char *dir = th_make_dir_in(root_dir);
+    char *w = fresh_witness(dir);
+    size_t n = add_every_real(dir);
+    struct witnessed s;
+
+    add(dir, "witness_a.so", 0);
+    add(dir, "witness_b.so", 0);
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), 0);
+    ck_assert_uint_eq(reg.n_plugins, n + 2);
+    ck_assert_uint_eq(reg.probes, 1);
+    s = read_witness(w);
+    ck_assert_msg(s.probes == 1 && s.lines == 4 && s.mine == 2,
+                  "the witnesses were loaded by %u probe process(es) (%u lines, %u here)", s.probes,
+                  s.lines, s.mine);
+    cairn_registry_free(&reg);
+    th_rm_tree(dir);
+    unlink(w);
+    free(w);
+    free(dir);
+}
+END_TEST
+
+/* Each file that kills, ends or outlives a probe is named with why (its
+ * constructor, or its destructor), and costs one more probe process for
+ * the files after it: the good ones still load. */
+START_TEST(each_bad_file_is_named_and_costs_one_more_probe)
+{
+    struct cairn_registry reg = { 0 };
+    char *dir = th_make_dir_in(root_dir);
+    char *w = fresh_witness(dir);
+
+    add(dir, "crash_in_constructor.so", 0);
+    add(dir, "crash_in_destructor.so", 0);
+    add(dir, "exit_in_constructor.so", 0);
+    add(dir, "stone-game.so", 1);
+    add(dir, "witness_a.so", 0);
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 3);
+    assert_error(&reg, dir, "crash_in_constructor.so",
+                 "loading it killed a probe process with signal 11");
+    assert_error(&reg, dir, "exit_in_constructor.so",
+                 "loading it ended a probe process with exit status 7");
+    assert_error(&reg, dir, "crash_in_destructor.so",
+                 "unloading it killed a probe process with signal 11");
+    ck_assert_uint_eq(reg.n_plugins, 2);
+    ck_assert_ptr_nonnull(cairn_registry_find(&reg, "stone-game"));
+    ck_assert_ptr_nonnull(cairn_registry_find(&reg, "witness-a"));
+    ck_assert_uint_eq(reg.probes, 4);
+    cairn_registry_free(&reg);
+    th_rm_tree(dir);
+    unlink(w);
+    free(w);
+    free(dir);
+}
+END_TEST
+
+/* A reload of the same files asks no probe: a file that loaded cleanly
+ * loads again, one that was refused is refused again for the same
+ * reason.  A file installed anew (a new inode) is probed, alone. */
+START_TEST(an_unchanged_file_is_not_probed_again)
+{
+    struct cairn_registry first = { 0 }, second = { 0 }, third = { 0 };
+    char *dir = th_make_dir_in(root_dir);
+    char *w = fresh_witness(dir);
+    char *b = th_xasprintf("%s/witness_b.so", dir), *b_new = th_xasprintf("%s.new", b);
+    char *src_b = th_xasprintf("%s/witness_b.so", env_or_die("CAIRN_TEST_BAD_PLUGIN_DIR"));
+    struct witnessed s;
+
+    add(dir, "crash_in_constructor.so", 0);
+    add(dir, "witness_a.so", 0);
+    add(dir, "witness_b.so", 0);
+    ck_assert_int_eq(cairn_registry_load(&first, dir), -EINVAL);
+    ck_assert_uint_eq(first.probes, 2);
+    ck_assert_uint_eq(first.n_plugins, 2);
+
+    ck_assert_int_eq(cairn_registry_load_dirs(&second, (const char *[]){ dir }, 1, &first),
+                     -EINVAL);
+    ck_assert_uint_eq(second.probes, 0);
+    ck_assert_uint_eq(second.n_plugins, 2);
+    ck_assert_uint_eq(second.n_errors, 1);
+    assert_error(&second, dir, "crash_in_constructor.so",
+                 "loading it killed a probe process with signal 11");
+    s = read_witness(w);
+    ck_assert_msg(s.probes == 1 && s.mine == 4,
+                  "after an unchanged reload: %u probe process(es), %u loads here", s.probes,
+                  s.mine);
+
+    /* Installed as a package manager does: a new file renamed over it. */
+    th_copy_file(src_b, b_new, 0755);
+    ck_assert_int_eq(rename(b_new, b), 0);
+    ck_assert_int_eq(cairn_registry_load_dirs(&third, (const char *[]){ dir }, 1, &second),
+                     -EINVAL);
+    ck_assert_uint_eq(third.probes, 1);
+    ck_assert_uint_eq(third.n_plugins, 2);
+    s = read_witness(w);
+    ck_assert_msg(s.probes == 2 && s.lines == 2 + 4 + 1 + 2,
+                  "after witness_b was replaced: %u probe process(es), %u lines", s.probes,
+                  s.lines);
+    cairn_registry_free(&first);
+    cairn_registry_free(&second);
+    cairn_registry_free(&third);
+    th_rm_tree(dir);
+    unlink(w);
+    free(w);
+    free(b);
+    free(b_new);
+    free(src_b);
+    free(dir);
+}
+END_TEST
+
+/* Writes src's bytes to path (created or overwritten in place: the same
+ * inode), padded with zeros to size bytes. */
+static void write_padded(const char *src, const char *path, size_t size)
+{
+    size_t len;
+    char *bytes = th_read_file(src, &len);
+    char *padded = calloc(1, size);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+
+    ck_assert_uint_le(len, size);
+    ck_assert_ptr_nonnull(padded);
+    memcpy(padded, bytes, len);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, padded, size), (ssize_t)size);
+    ck_assert_int_eq(close(fd), 0);
+    free(bytes);
+    free(padded);
+}
+
+/* Same device, inode, size and modification time, other bytes (written
+ * in place, the time set back): the content hash tells, and the file is
+ * probed again (without it, this test process would run the faulting
+ * constructor and die). */
+START_TEST(new_bytes_under_the_same_inode_size_and_time_are_probed)
+{
+    struct cairn_registry first = { 0 }, second = { 0 };
+    char *dir = th_make_dir_in(root_dir);
+    const char *bad_dir = env_or_die("CAIRN_TEST_BAD_PLUGIN_DIR");
+    char *good = th_xasprintf("%s/good_extra.so", bad_dir);
+    char *bad = th_xasprintf("%s/crash_in_constructor.so", bad_dir);
+    char *path = th_xasprintf("%s/x.so", dir);
+    struct stat a, b, before;
+    struct timespec times[2];
+    size_t size;
+
+    ck_assert_int_eq(stat(good, &a), 0);
+    ck_assert_int_eq(stat(bad, &b), 0);
+    size = (size_t)(a.st_size > b.st_size ? a.st_size : b.st_size) + 4096;
+    write_padded(good, path, size);
+    ck_assert_int_eq(stat(path, &before), 0);
+    ck_assert_int_eq(cairn_registry_load(&first, dir), 0);
+    ck_assert_uint_eq(first.n_plugins, 1);
+
+    write_padded(bad, path, size);
+    times[0] = before.st_atim;
+    times[1] = before.st_mtim;
+    ck_assert_int_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+    ck_assert_int_eq(stat(path, &a), 0);
+    ck_assert(a.st_ino == before.st_ino && a.st_size == before.st_size &&
+              a.st_mtim.tv_sec == before.st_mtim.tv_sec &&
+              a.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
+    ck_assert_int_eq(cairn_registry_load_dirs(&second, (const char *[]){ dir }, 1, &first),
+                     -EINVAL);
+    ck_assert_uint_eq(second.probes, 1);
+    assert_error(&second, dir, "x.so", "loading it killed a probe process with signal 11");
+    ck_assert_uint_eq(second.n_plugins, 0);
+    cairn_registry_free(&first);
+    cairn_registry_free(&second);
+    th_rm_tree(dir);
+    free(good);
+    free(bad);
+    free(path);
+    free(dir);
+}
+END_TEST
+
+static Suite *probe_suite(void)
+{
+    Suite *s = suite_create("probe");
+    TCase *tc;
+
+#define CASE(name, fn)       \
+    tc = tcase_create(name); \
+    tcase_add_test(tc, fn);  \
+    suite_add_tcase(s, tc)
+
+    CASE("a sound set takes one probe process", a_sound_set_takes_one_probe_process);
+    CASE("each bad file is named and costs one more probe",
+         each_bad_file_is_named_and_costs_one_more_probe);
+    CASE("an unchanged file is not probed again", an_unchanged_file_is_not_probed_again);
+    CASE("new bytes under the same inode, size and time are probed",
+         new_bytes_under_the_same_inode_size_and_time_are_probed);
+#undef CASE
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr;
+    int failed;
+
+    if (mkdtemp(root_dir) == NULL) {
+        perror("mkdtemp");
+        return 1;
+    }
+    sr = srunner_create(probe_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    th_rm_tree(root_dir);
+    return failed == 0 ? 0 : 1;
+}
