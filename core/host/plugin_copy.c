@@ -73,6 +73,27 @@ static int copy_bytes(int fd, int copy, off_t *total)
     return 0;
 }
 
+/* A 64-bit hash of a plugin image, eight bytes a step: a reload hashes
+ * every file, and byte-wise FNV-1a (cairn_hash64) took a fifth of a
+ * millisecond for the eleven shipped plugins.  Not for adversaries: the
+ * file's owner, whom the loader trusts, is the only one who could aim at
+ * a collision, and the inode, size and mtime must match as well. */
+static uint64_t image_hash(const unsigned char *p, size_t n)
+{
+    uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ n, w;
+
+    for (; n >= 8; p += 8, n -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
+        h ^= h >> 29;
+    }
+    w = 0;
+    memcpy(&w, p, n);
+    h = (h ^ w) * UINT64_C(0xbf58476d1ce4e5b9);
+    h = (h ^ (h >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return h ^ (h >> 31);
+}
+
 /* The sealed copy's ELF structures, read before the dynamic linker maps
  * them (plugin_elf.h), and the hash of its bytes (a reload compares it).
  * Sealed, the copy cannot shrink under the mapping. */
@@ -90,7 +111,7 @@ static int vet_image(int copy, off_t total, uint64_t *hash, char *why, size_t wh
                                               strerror(errno));
     rc = cairn_plugin_elf_check(map, (size_t)total, why, why_len);
     if (rc == 0)
-        *hash = cairn_hash64(map, (size_t)total);
+        *hash = image_hash(map, (size_t)total);
     munmap(map, (size_t)total);
     return rc;
 }

@@ -31,7 +31,7 @@
  * NAME     cairn_plugin_copy_make - a sealed private copy of a plugin file
  * ARGUMENTS fd is the open plugin file, already vetted through st (its
  *          fstat); path names it in messages; *copy_fd receives the copy,
- *          *hash a hash of its bytes (cairn_hash64), name (name_len bytes)
+ *          *hash a hash of its bytes, name (name_len bytes)
  *          the /proc/self/fd/N name dlopen() is to get, one no object the
  *          dynamic linker still holds answers to; why (why_len bytes)
  *          receives the reason on failure

@@ -416,14 +416,17 @@ static int keep_verdict(struct cairn_registry *reg, const struct candidate *c, c
 
 /* The probe's verdict on every candidate still standing: known ones from
  * known, the rest from one probe process for them all (plugin_probe.h).
- * A refusal is the candidate's.  0 or -ENOMEM. */
+ * A refusal is the candidate's; *running: as cairn_plugin_probe_set()'s.
+ * 0 or -ENOMEM. */
 static int probe_all(struct cairn_registry *reg, struct candidates *cs,
-                     const struct cairn_registry *known)
+                     const struct cairn_registry *known, pid_t *running)
 {
     struct cairn_probe_item *items = calloc(cs->n != 0 ? cs->n : 1, sizeof(*items));
     size_t *of = calloc(cs->n != 0 ? cs->n : 1, sizeof(*of));
     size_t i, n = 0;
     int rc = 0, children;
+
+    *running = 0;
 
     reg->verdicts = calloc(cs->n != 0 ? cs->n : 1, sizeof(*reg->verdicts));
     if (items == NULL || of == NULL || reg->verdicts == NULL) {
@@ -449,7 +452,7 @@ static int probe_all(struct cairn_registry *reg, struct candidates *cs,
     }
     if (rc != 0)
         goto out;
-    if ((children = cairn_plugin_probe_set(items, n, exercise)) < 0) {
+    if ((children = cairn_plugin_probe_set(items, n, exercise, running)) < 0) {
         rc = children;
         goto out;
     }
@@ -475,6 +478,7 @@ int cairn_registry_load_dirs(struct cairn_registry *reg, const char *const *dirs
                              const struct cairn_registry *known)
 {
     struct candidates cs = { 0 };
+    pid_t probe = 0;
     size_t i;
     int rc = 0;
 
@@ -489,7 +493,7 @@ int cairn_registry_load_dirs(struct cairn_registry *reg, const char *const *dirs
             rc = one;
     }
     if (rc != -ENOMEM) {
-        int probed = probe_all(reg, &cs, known);
+        int probed = probe_all(reg, &cs, known, &probe);
 
         if (probed != 0)
             rc = probed;
@@ -513,6 +517,7 @@ int cairn_registry_load_dirs(struct cairn_registry *reg, const char *const *dirs
             rc = one;
         free(c->path);
     }
+    cairn_plugin_probe_reap(probe);
     free(cs.c);
     return rc;
 }

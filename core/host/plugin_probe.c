@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -122,17 +124,81 @@ static void explain(struct cairn_probe_item *item, int unloading, int status)
                  doing, sig, strsignal(sig), unloading ? "unload" : "load");
 }
 
+/* What steps[0, said) tell of a child over n files. */
+struct tally {
+    size_t loads, opened, unloads;
+};
+
+static struct tally count_steps(const char *steps, size_t said, size_t n)
+{
+    struct tally t = { 0 };
+    size_t i;
+
+    for (i = 0; i < said; i++) {
+        if (steps[i] == STEP_UNLOADED)
+            t.unloads++;
+        else if (t.loads < n) {
+            t.loads++;
+            t.opened += steps[i] == STEP_LOADED;
+        }
+    }
+    return t;
+}
+
+static int all_said(const struct tally *t, size_t n)
+{
+    return t->loads == n && t->unloads >= t->opened;
+}
+
+/* Reads the child's steps as they come, until it has said every one or
+ * is gone: once all are said its exit is of no interest, and it need not
+ * be waited for now (the real load runs while it tears down).  Polls a
+ * pidfd beside the pipe because a process a plugin forked may hold the
+ * pipe open after the child died.  Returns how many steps were read;
+ * *gone is 0 when the child may still be running (every step said). */
+static size_t follow(pid_t pid, int fd, char *steps, size_t n, int *gone)
+{
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = pidfd, .events = POLLIN } };
+    size_t said = 0;
+
+    *gone = pidfd < 0; /* an old kernel: wait for the exit, as before */
+    while (!*gone) {
+        struct tally t;
+
+        said += read_steps(fd, steps + said, 2 * n - said);
+        t = count_steps(steps, said, n);
+        if (all_said(&t, n)) {
+            close(pidfd);
+            return said;
+        }
+        if (poll(p, 2, -1) < 0 && errno != EINTR)
+            break;
+        if (p[1].revents != 0)
+            break;
+        if ((p[0].revents & POLLHUP) != 0 && (p[0].revents & POLLIN) == 0)
+            p[0].fd = -1; /* nothing more can come: wait for the exit */
+    }
+    if (pidfd >= 0)
+        close(pidfd);
+    *gone = 1;
+    return said;
+}
+
 /* One child over batch[0, n) (indices into items).  Returns the index in
  * batch of the file it died on (refused, with why), n when all went
- * through, or -1 when no child could be made or waited for. */
+ * through, or -1 when no child could be made or waited for.  *running is
+ * the child when it said every step and may not have exited yet, else 0. */
 static long probe_batch(struct cairn_probe_item *items, const size_t *batch, size_t n,
                         const char **names, void **dls, char *steps,
-                        cairn_plugin_exercise_fn exercise)
+                        cairn_plugin_exercise_fn exercise, pid_t *running)
 {
-    size_t i, said, loads = 0, unloads = 0, opened = 0;
+    struct tally t;
+    size_t i, said;
     pid_t pid, got;
-    int status, fds[2];
+    int status, fds[2], gone;
 
+    *running = 0;
     for (i = 0; i < n; i++)
         names[i] = items[batch[i]].name;
     if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0)
@@ -149,30 +215,29 @@ static long probe_batch(struct cairn_probe_item *items, const size_t *batch, siz
         child(names, dls, n, exercise, fds[1]);
     }
     close(fds[1]);
+    said = follow(pid, fds[0], steps, n, &gone);
+    if (!gone) {
+        close(fds[0]);
+        *running = pid;
+        return (long)n;
+    }
     do
         got = waitpid(pid, &status, 0);
     while (got < 0 && errno == EINTR);
-    said = read_steps(fds[0], steps, 2 * n);
+    said += read_steps(fds[0], steps + said, 2 * n - said);
     close(fds[0]);
     if (got != pid)
         return -1;
-    for (i = 0; i < said; i++) {
-        if (steps[i] == STEP_UNLOADED)
-            unloads++;
-        else if (loads < n) {
-            loads++;
-            opened += steps[i] == STEP_LOADED;
-        }
+    t = count_steps(steps, said, n);
+    if (t.loads < n) {
+        explain(&items[batch[t.loads]], 0, status);
+        return (long)t.loads;
     }
-    if (loads < n) {
-        explain(&items[batch[loads]], 0, status);
-        return (long)loads;
-    }
-    if (unloads >= opened)
+    if (all_said(&t, n))
         return (long)n;
     /* Died unloading: the (unloads + 1)th file that loaded. */
     for (i = 0; i < n; i++)
-        if (steps[i] == STEP_LOADED && unloads-- == 0)
+        if (steps[i] == STEP_LOADED && t.unloads-- == 0)
             break;
     if (i == n)
         return (long)n;
@@ -180,8 +245,15 @@ static long probe_batch(struct cairn_probe_item *items, const size_t *batch, siz
     return (long)i;
 }
 
+void cairn_plugin_probe_reap(pid_t pid)
+{
+    if (pid > 0)
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+}
+
 int cairn_plugin_probe_set(struct cairn_probe_item *items, size_t n,
-                           cairn_plugin_exercise_fn exercise)
+                           cairn_plugin_exercise_fn exercise, pid_t *running)
 {
     size_t cap = n < MAX_PER_CHILD ? n : MAX_PER_CHILD;
     size_t *live, n_live = n, i;
@@ -190,6 +262,7 @@ int cairn_plugin_probe_set(struct cairn_probe_item *items, size_t n,
     char *steps;
     int children = 0;
 
+    *running = 0;
     if (n == 0)
         return 0;
     live = malloc(n * sizeof(*live));
@@ -214,7 +287,11 @@ int cairn_plugin_probe_set(struct cairn_probe_item *items, size_t n,
      * again (their destructors have not run). */
     while (n_live > 0) {
         size_t m = n_live < cap ? n_live : cap;
-        long stop = probe_batch(items, live, m, names, dls, steps, exercise);
+        long stop;
+
+        /* (Only past MAX_PER_CHILD files is a child done before the last.) */
+        cairn_plugin_probe_reap(*running);
+        stop = probe_batch(items, live, m, names, dls, steps, exercise, running);
 
         if (stop < 0) {
             for (i = 0; i < n_live; i++)

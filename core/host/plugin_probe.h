@@ -29,6 +29,7 @@
 #define CAIRN_PLUGIN_PROBE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Per step (one file's load, or its unload). */
 #define CAIRN_PLUGIN_PROBE_SECONDS 10
@@ -53,13 +54,19 @@ struct cairn_probe_item {
  * NAME     cairn_plugin_probe_set - dlopen, exercise and dlclose every item
  *          in probe processes, as few as the set allows
  * ARGUMENTS items[0, n) in the order the real load takes them; exercise
- *          may be NULL
+ *          may be NULL; *running receives a probe process that has said
+ *          all it had to and may still be exiting (or 0): the caller reaps
+ *          it with cairn_plugin_probe_reap() after its own load, which
+ *          then runs while the child tears down
  * RETURNS  how many probe processes ran: 1 for a sound set, one more per
  *          refused file; 0 when n is 0.  When no pipe or child can be
  *          made, the items not yet probed pass (the probe is a second line
  *          of defence, not a gate); -ENOMEM.
  */
 int cairn_plugin_probe_set(struct cairn_probe_item *items, size_t n,
-                           cairn_plugin_exercise_fn exercise);
+                           cairn_plugin_exercise_fn exercise, pid_t *running);
+
+/* Waits for the probe process pid to end (0: none). */
+void cairn_plugin_probe_reap(pid_t pid);
 
 #endif /* CAIRN_PLUGIN_PROBE_H */
