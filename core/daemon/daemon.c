@@ -410,8 +410,11 @@ static void reload_apply(struct cairn_daemon *d, struct cairn_config *nc,
     start_timers(d);
     cairn_hang_set_timeout(&d->hang, d->cfg.solve_timeout_s);
     log_plugins(d);
-    cairn_log(&d->log, CAIRN_LOG_INFO, "reloaded: %zu plugin(s) from %s", ps->reg.n_plugins,
-              d->cfg.plugin_dir);
+    cairn_log(&d->log, CAIRN_LOG_INFO,
+              "reloaded: %zu plugin(s) from %s (%zu file(s) probed, %zu unchanged since the "
+              "last load)",
+              ps->reg.n_plugins, d->cfg.plugin_dir, ps->reg.n_verdicts - ps->reg.reused,
+              ps->reg.reused);
     if (old_metrics != NULL && strcmp(old_metrics, d->cfg.metrics_file) != 0)
         cairn_daemon_metrics_moved(d, old_metrics);
     free(old_metrics);

@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <link.h>
 #include <stddef.h>
@@ -139,6 +140,7 @@ struct candidate {
     int copy_fd;    /* its sealed copy, or -1 */
     uint64_t hash;  /* of the copy's bytes */
     char name[64];  /* the copy's /proc/self/fd name */
+    int probe;      /* its index in the probe, or -1: no probe (known, refused) */
 };
 
 struct candidates {
@@ -299,85 +301,46 @@ static int open_vetted(int dfd, const char *name, int *fd, struct stat *st, char
     return rc;
 }
 
-/* dir/name as a new candidate, vetted and copied, or refused with why.
- * 0 or -ENOMEM. */
-static int gather_one(struct candidates *cs, int dfd, const char *dir, const char *name)
-{
-    struct candidate *c;
-    int fd, rc;
+/* One load in progress: the files are gathered (vetted, copied) in the
+ * order they are listed, handed to the probe as they come, and loaded
+ * (or refused) in that same order as soon as the probe is through with
+ * each, so the first of two with one name is the one that loads and the
+ * refusals read in that order. */
+struct load {
+    struct cairn_registry *reg;
+    const struct cairn_registry *known;
+    struct candidates cs;
+    struct cairn_probe *probe;
+    size_t done; /* cs.c[0, done) are loaded or refused */
+    int rc;      /* 0, or the first refusal's -EINVAL, or -ENOMEM */
+};
 
+/* A new candidate named path (taken), zeroed: NULL when out of memory
+ * (path is freed). */
+static struct candidate *new_candidate(struct load *l, char *path)
+{
+    struct candidates *cs = &l->cs;
+    struct candidate *c;
+
+    if (path == NULL)
+        return NULL;
     if (cs->n == cs->cap) {
         size_t cap = cs->cap != 0 ? 2 * cs->cap : 16;
         struct candidate *grown = realloc(cs->c, cap * sizeof(*grown));
 
-        if (grown == NULL)
-            return -ENOMEM;
+        if (grown == NULL) {
+            free(path);
+            return NULL;
+        }
         cs->c = grown;
         cs->cap = cap;
     }
-    c = &cs->c[cs->n];
+    c = &cs->c[cs->n++];
     memset(c, 0, sizeof(*c));
+    c->path = path;
     c->copy_fd = -1;
-    if ((c->path = cairn_asprintf("%s/%s", dir, name)) == NULL)
-        return -ENOMEM;
-    cs->n++;
-    rc = open_vetted(dfd, name, &fd, &c->st, c->why, sizeof(c->why));
-    if (rc == 0) {
-        rc = cairn_plugin_copy_make(fd, &c->st, c->path, &c->copy_fd, &c->hash, c->name,
-                                    sizeof(c->name), c->why, sizeof(c->why));
-        close(fd);
-    }
-    if (rc == -ENOMEM)
-        return rc;
-    c->refused = rc != 0;
-    return 0;
-}
-
-/* Every "*.so" of dir, vetted and copied, into cs.  The directory's own
- * refusal goes straight to reg: 0, -EINVAL, -ENOMEM. */
-static int gather_dir(struct cairn_registry *reg, struct candidates *cs, const char *dir)
-{
-    struct stat st;
-    char **names = NULL, why[512];
-    size_t n = 0, i;
-    int dfd, rc;
-
-    dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) {
-        int err = errno;
-        if (err == ENOTDIR)
-            return cairn_registry_refuse(reg, "%s: not a directory", dir);
-        return cairn_registry_refuse(reg, "%s: cannot open plugin directory: %s", dir,
-                                     strerror(err));
-    }
-    /* O_DIRECTORY opened a directory: only its owner and mode are left to
-     * check. */
-    if (fstat(dfd, &st) != 0) {
-        int err = errno;
-        close(dfd);
-        return cairn_registry_refuse(reg, "%s: cannot stat plugin directory: %s", dir,
-                                     strerror(err));
-    }
-    /* Whoever can add or rename files here chooses the code we run: the
-     * directory is vetted before anything in it is trusted. */
-    if (vet("plugin directory", &st, why, sizeof(why)) != 0) {
-        close(dfd);
-        return cairn_registry_refuse(reg, "%s: %s", dir, why);
-    }
-    rc = list_names(dfd, &names, &n);
-    if (rc != 0) {
-        close(dfd);
-        return rc == -ENOMEM ? rc
-                             : cairn_registry_refuse(reg, "%s: cannot read plugin directory: %s",
-                                                     dir, strerror(-rc));
-    }
-    for (i = 0; i < n && rc == 0; i++)
-        rc = gather_one(cs, dfd, dir, names[i]);
-    for (i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-    close(dfd);
-    return rc;
+    c->probe = -1;
+    return c;
 }
 
 /* The verdict known of c's file: same device, inode, size, modification
@@ -401,8 +364,12 @@ static const struct cairn_plugin_verdict *known_verdict(const struct cairn_regis
 /* Keeps the verdict on c (why: NULL, or the refusal) in reg.  0 or -ENOMEM. */
 static int keep_verdict(struct cairn_registry *reg, const struct candidate *c, const char *why)
 {
-    struct cairn_plugin_verdict *v = &reg->verdicts[reg->n_verdicts];
+    struct cairn_plugin_verdict *v = realloc(reg->verdicts, (reg->n_verdicts + 1) * sizeof(*v));
 
+    if (v == NULL)
+        return -ENOMEM;
+    reg->verdicts = v;
+    v += reg->n_verdicts;
     *v = (struct cairn_plugin_verdict){ .dev = c->st.st_dev,
                                         .ino = c->st.st_ino,
                                         .size = c->st.st_size,
@@ -414,112 +381,172 @@ static int keep_verdict(struct cairn_registry *reg, const struct candidate *c, c
     return 0;
 }
 
-/* The probe's verdict on every candidate still standing: known ones from
- * known, the rest from one probe process for them all (plugin_probe.h).
- * A refusal is the candidate's; *running: as cairn_plugin_probe_set()'s.
- * 0 or -ENOMEM. */
-static int probe_all(struct cairn_registry *reg, struct candidates *cs,
-                     const struct cairn_registry *known, pid_t *running)
+/* Loads or refuses, in order, every candidate the probe is through with
+ * (wait: waits for them all).  0 or -ENOMEM; l->rc keeps the first
+ * refusal. */
+static int settle(struct load *l, int wait)
 {
-    struct cairn_probe_item *items = calloc(cs->n != 0 ? cs->n : 1, sizeof(*items));
-    size_t *of = calloc(cs->n != 0 ? cs->n : 1, sizeof(*of));
-    size_t i, n = 0;
-    int rc = 0, children;
+    for (; l->done < l->cs.n; l->done++) {
+        struct candidate *c = &l->cs.c[l->done];
+        int one;
 
-    *running = 0;
+        if (c->probe >= 0) {
+            char why[sizeof(c->why)];
+            enum cairn_probe_state st =
+                cairn_probe_state(l->probe, (size_t)c->probe, wait, why, sizeof(why));
 
-    reg->verdicts = calloc(cs->n != 0 ? cs->n : 1, sizeof(*reg->verdicts));
-    if (items == NULL || of == NULL || reg->verdicts == NULL) {
-        rc = -ENOMEM;
-        goto out;
-    }
-    for (i = 0; i < cs->n && rc == 0; i++) {
-        struct candidate *c = &cs->c[i];
-        const struct cairn_plugin_verdict *v;
-
-        if (c->refused)
-            continue;
-        if ((v = known_verdict(known, c)) == NULL) {
-            items[n].name = c->name;
-            of[n++] = i;
-            continue;
+            if (st == CAIRN_PROBE_PENDING)
+                return 0;
+            if (st == CAIRN_PROBE_REFUSED) {
+                c->refused = 1;
+                snprintf(c->why, sizeof(c->why), "%s", why);
+            }
+            /* Unknown (no probe could run): nothing to keep. */
+            if (st != CAIRN_PROBE_UNKNOWN &&
+                keep_verdict(l->reg, c, c->refused ? c->why : NULL) != 0)
+                return -ENOMEM;
+            c->probe = -1;
         }
+        if (c->refused) {
+            if (c->copy_fd >= 0)
+                close(c->copy_fd);
+            c->copy_fd = -1;
+            one = cairn_registry_refuse(l->reg, "%s: %s", c->path, c->why);
+        } else {
+            one = load_one(l->reg, c);
+        }
+        free(c->path);
+        c->path = NULL;
+        if (one == -ENOMEM) {
+            l->done++;
+            return one;
+        }
+        if (one != 0 && l->rc == 0)
+            l->rc = one;
+    }
+    return 0;
+}
+
+/* dir/name as a new candidate, vetted and copied, or refused with why;
+ * then known's verdict on it, or the probe's to come.  0 or -ENOMEM. */
+static int gather_one(struct load *l, int dfd, const char *dir, const char *name)
+{
+    struct candidate *c = new_candidate(l, cairn_asprintf("%s/%s", dir, name));
+    const struct cairn_plugin_verdict *v;
+    int fd, rc;
+
+    if (c == NULL)
+        return -ENOMEM;
+    rc = open_vetted(dfd, name, &fd, &c->st, c->why, sizeof(c->why));
+    if (rc == 0) {
+        rc = cairn_plugin_copy_make(fd, &c->st, c->path, &c->copy_fd, &c->hash, c->name,
+                                    sizeof(c->name), c->why, sizeof(c->why));
+        close(fd);
+    }
+    if (rc != 0) {
+        c->refused = 1;
+        return rc == -ENOMEM ? rc : 0;
+    }
+    if ((v = known_verdict(l->known, c)) != NULL) {
         if (v->why != NULL) {
             c->refused = 1;
             snprintf(c->why, sizeof(c->why), "%s", v->why);
         }
-        rc = keep_verdict(reg, c, v->why);
+        l->reg->reused++;
+        return keep_verdict(l->reg, c, v->why);
     }
-    if (rc != 0)
-        goto out;
-    if ((children = cairn_plugin_probe_set(items, n, exercise, running)) < 0) {
-        rc = children;
-        goto out;
-    }
-    reg->probes = (unsigned)children;
-    for (i = 0; i < n && rc == 0; i++) {
-        struct candidate *c = &cs->c[of[i]];
+    c->probe = cairn_probe_add(l->probe, c->copy_fd);
+    return c->probe < 0 ? c->probe : 0;
+}
 
-        if (items[i].unknown)
-            continue;
-        if (items[i].refused) {
-            c->refused = 1;
-            snprintf(c->why, sizeof(c->why), "%s", items[i].why);
-        }
-        rc = keep_verdict(reg, c, items[i].refused ? items[i].why : NULL);
+/* A refusal of the directory itself, in its place among the files. */
+static int refuse_dir(struct load *l, const char *dir, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int refuse_dir(struct load *l, const char *dir, const char *fmt, ...)
+{
+    struct candidate *c = new_candidate(l, strdup(dir));
+    va_list ap;
+
+    if (c == NULL)
+        return -ENOMEM;
+    c->refused = 1;
+    va_start(ap, fmt);
+    vsnprintf(c->why, sizeof(c->why), fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+/* Every "*.so" of dir, gathered.  0 or -ENOMEM. */
+static int gather_dir(struct load *l, const char *dir)
+{
+    struct stat st;
+    char **names = NULL, why[512];
+    size_t n = 0, i;
+    int dfd, rc;
+
+    dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+        int err = errno;
+        if (err == ENOTDIR)
+            return refuse_dir(l, dir, "not a directory");
+        return refuse_dir(l, dir, "cannot open plugin directory: %s", strerror(err));
     }
-out:
-    free(items);
-    free(of);
+    /* O_DIRECTORY opened a directory: only its owner and mode are left to
+     * check. */
+    if (fstat(dfd, &st) != 0) {
+        int err = errno;
+        close(dfd);
+        return refuse_dir(l, dir, "cannot stat plugin directory: %s", strerror(err));
+    }
+    /* Whoever can add or rename files here chooses the code we run: the
+     * directory is vetted before anything in it is trusted. */
+    if (vet("plugin directory", &st, why, sizeof(why)) != 0) {
+        close(dfd);
+        return refuse_dir(l, dir, "%s", why);
+    }
+    rc = list_names(dfd, &names, &n);
+    if (rc != 0) {
+        close(dfd);
+        return rc == -ENOMEM
+                   ? rc
+                   : refuse_dir(l, dir, "cannot read plugin directory: %s", strerror(-rc));
+    }
+    for (i = 0; i < n && rc == 0; i++) {
+        rc = gather_one(l, dfd, dir, names[i]);
+        if (rc == 0)
+            rc = settle(l, 0);
+    }
+    for (i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    close(dfd);
     return rc;
 }
 
 int cairn_registry_load_dirs(struct cairn_registry *reg, const char *const *dirs, size_t n_dirs,
                              const struct cairn_registry *known)
 {
-    struct candidates cs = { 0 };
-    pid_t probe = 0;
+    struct load l = { .reg = reg, .known = known };
     size_t i;
     int rc = 0;
 
-    for (i = 0; i < n_dirs; i++) {
-        int one = gather_dir(reg, &cs, dirs[i]);
-
-        if (one == -ENOMEM) {
-            rc = one;
-            break;
-        }
-        if (one != 0)
-            rc = one;
+    if ((l.probe = cairn_probe_new(exercise)) == NULL)
+        return -ENOMEM;
+    for (i = 0; i < n_dirs && rc == 0; i++)
+        rc = gather_dir(&l, dirs[i]);
+    if (rc == 0)
+        rc = settle(&l, 1);
+    reg->probes = cairn_probe_children(l.probe);
+    for (i = l.done; i < l.cs.n; i++) { /* out of memory half-way */
+        if (l.cs.c[i].copy_fd >= 0)
+            close(l.cs.c[i].copy_fd);
+        free(l.cs.c[i].path);
     }
-    if (rc != -ENOMEM) {
-        int probed = probe_all(reg, &cs, known, &probe);
-
-        if (probed != 0)
-            rc = probed;
-    }
-    /* In the order the files were listed, so the first of two with one
-     * name is the one that loads, and the refusals read in that order. */
-    for (i = 0; i < cs.n; i++) {
-        struct candidate *c = &cs.c[i];
-        int one;
-
-        if (rc == -ENOMEM || c->refused) {
-            if (c->copy_fd >= 0)
-                close(c->copy_fd);
-            one = rc == -ENOMEM ? rc : cairn_registry_refuse(reg, "%s: %s", c->path, c->why);
-        } else {
-            one = load_one(reg, c);
-        }
-        if (one == -ENOMEM)
-            rc = one;
-        else if (one != 0 && rc == 0)
-            rc = one;
-        free(c->path);
-    }
-    cairn_plugin_probe_reap(probe);
-    free(cs.c);
-    return rc;
+    /* After the loads: the probe process's exit ran beside them. */
+    cairn_probe_free(l.probe);
+    free(l.cs.c);
+    return rc != 0 ? rc : l.rc;
 }
 
 int cairn_registry_load(struct cairn_registry *reg, const char *dir)

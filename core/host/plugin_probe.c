@@ -1,24 +1,25 @@
 /*
- * plugin_probe.c - a set of plugins' first load, in a child that may die
- * of it.  Why: see plugin_probe.h.
+ * plugin_probe.c - each plugin's first load, in a child that may die of
+ * it.  Why: see plugin_probe.h.
  */
 #include "plugin_probe.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "util.h"
 
-/* The child's account, one byte per step on a pipe, written only by
+/* The child's account, one byte per step on the socket, written only by
  * cairn's own code after the step returned: loaded (and exercised),
  * refused by dlopen (the real load reports why), unloaded.  An exit
  * status would not do: a plugin's constructor can exit(0) as well as we
@@ -27,10 +28,31 @@
 #define STEP_DLOPEN_FAILED 'D'
 #define STEP_UNLOADED      'U'
 
-/* Files per child: its two bytes a file then fit in the smallest pipe a
- * kernel hands out (one page, once a user is over pipe-user-pages-soft),
- * so the child never waits to write. */
-#define MAX_PER_CHILD 1024
+/* A loaded object the dynamic linker could not unload keeps answering to
+ * its /proc/self/fd name: a file received under such a number moves up
+ * until its name is free, this many times (as plugin_copy.c does). */
+#define MAX_RENUMBER 64
+
+struct verdict {
+    unsigned char state;  /* enum cairn_probe_state */
+    unsigned char loaded; /* the child said it loaded it: it died unloading */
+    char why[320];
+};
+
+struct cairn_probe {
+    cairn_plugin_exercise_fn exercise;
+    int *fds; /* every file handed over, by index */
+    struct verdict *v;
+    size_t n, cap;
+    size_t next; /* the first file without a verdict: they come in order */
+    size_t sent; /* files [next, sent) are with the child */
+    pid_t pid;   /* the child, 0: none */
+    int sock;    /* our end of its socket, -1: none */
+    int pidfd;   /* the child's, -1: none (an old kernel: waitpid) */
+    int sealed;  /* no more files: the child ends after the last */
+    int broken;  /* no child can be made: every file left is unknown */
+    unsigned children;
+};
 
 static void say(int fd, char what)
 {
@@ -41,17 +63,57 @@ static void say(int fd, char what)
     while (n < 0 && errno == EINTR);
 }
 
-/* The child: loads every name, then unloads them in the same order,
- * saying so after each.  Nothing it prints reaches the daemon's log (the
+/* The next file from the loader, or -1 at the end. */
+static int receive(int sock)
+{
+    char byte, space[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+    struct msghdr msg = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = space, .msg_controllen = sizeof(space)
+    };
+    struct cmsghdr *c;
+    ssize_t n;
+    int fd;
+
+    do
+        n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+    while (n < 0 && errno == EINTR);
+    c = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+    if (c == NULL || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+        return -1;
+    memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+    return fd;
+}
+
+/* fd's /proc/self/fd name, one no object still loaded answers to. */
+static int fresh_name(int fd, char *name, size_t name_len)
+{
+    int tries;
+
+    for (tries = 0;; tries++) {
+        void *old;
+
+        snprintf(name, name_len, "/proc/self/fd/%d", fd);
+        old = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+        if (old == NULL || tries == MAX_RENUMBER)
+            return fd;
+        dlclose(old);
+        fd = fcntl(fd, F_DUPFD_CLOEXEC, fd + 1);
+        if (fd < 0)
+            return fd;
+    }
+}
+
+/* The child: loads, exercises and unloads each file it is given, saying
+ * so after each step.  Nothing it prints reaches the daemon's log (the
  * real load reports), and _exit() (cairn_exit_now) skips the parent's
  * atexit handlers and buffers. */
-static void __attribute__((noreturn))
-child(const char *const *names, void **dls, size_t n, cairn_plugin_exercise_fn exercise, int fd)
+static void __attribute__((noreturn)) child(int sock, cairn_plugin_exercise_fn exercise)
 {
     /* A fault ends the child by its signal, even where a sanitizer's
      * handler would turn it into an exit. */
     static const int deadly[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS };
-    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC), fd;
     size_t i;
 
     if (null >= 0) {
@@ -62,50 +124,111 @@ child(const char *const *names, void **dls, size_t n, cairn_plugin_exercise_fn e
         signal(deadly[i], SIG_DFL);
     /* A hang ends as SIGALRM, which the parent reads as "too slow". */
     signal(SIGALRM, SIG_DFL);
-    for (i = 0; i < n; i++) {
+    while ((fd = receive(sock)) >= 0) {
+        char name[64];
+        void *dl;
+
+        if (fresh_name(fd, name, sizeof(name)) < 0)
+            break;
         alarm(CAIRN_PLUGIN_PROBE_SECONDS);
-        dls[i] = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (dls[i] != NULL && exercise != NULL)
-            exercise(dls[i]);
-        say(fd, dls[i] != NULL ? STEP_LOADED : STEP_DLOPEN_FAILED);
-    }
-    /* The destructors run at reload and exit: they are load-time code too. */
-    for (i = 0; i < n; i++)
-        if (dls[i] != NULL) {
+        dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+        if (dl != NULL && exercise != NULL)
+            exercise(dl);
+        say(sock, dl != NULL ? STEP_LOADED : STEP_DLOPEN_FAILED);
+        /* The destructors run at reload and exit: they are load-time code
+         * too. */
+        if (dl != NULL) {
             alarm(CAIRN_PLUGIN_PROBE_SECONDS);
-            dlclose(dls[i]);
-            say(fd, STEP_UNLOADED);
+            dlclose(dl);
+            say(sock, STEP_UNLOADED);
         }
+        alarm(0);
+    }
     cairn_exit_now(0);
 }
 
-/* What the child said, read once it is gone: non-blocking, because a
- * process a plugin forked may still hold the pipe's other end. */
-static size_t read_steps(int fd, char *steps, size_t cap)
+static int read_steps(struct cairn_probe *p);
+
+/* Hands fd to the child: one byte carrying it.  While the socket is full
+ * the child's steps are taken in (it may be waiting to write them); a
+ * child that died is noticed when its steps are read. */
+static void send_fd(struct cairn_probe *p, int fd)
 {
-    size_t got = 0;
+    char byte = 'F', space[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+    struct msghdr msg = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = space, .msg_controllen = sizeof(space)
+    };
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
 
-    while (got < cap) {
-        ssize_t n = read(fd, steps + got, cap - got);
+    memset(space, 0, sizeof(space));
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+    for (;;) {
+        ssize_t n = sendmsg(p->sock, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+        struct pollfd pf[2] = { { .fd = p->sock, .events = POLLOUT | POLLIN },
+                                { .fd = p->pidfd, .events = POLLIN } };
 
+        if (n == 1)
+            return;
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
+        if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+            return;
+        if (poll(pf, 2, -1) < 0 && errno != EINTR)
+            return;
+        if ((pf[0].revents & POLLIN) != 0 && read_steps(p) == 0)
+            return;
+        if (pf[1].revents != 0)
+            return;
     }
-    return got;
 }
 
-/* Why the child that died on this step did. */
-static void explain(struct cairn_probe_item *item, int unloading, int status)
+/* A new child, given every file still without a verdict. */
+static void spawn(struct cairn_probe *p)
 {
-    const char *doing = unloading ? "unloading" : "loading";
+    int sv[2];
+    pid_t pid;
+
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        p->broken = 1;
+        return;
+    }
+    fflush(NULL); /* nothing buffered is written twice */
+    pid = fork();
+    if (pid < 0) {
+        close(sv[0]);
+        close(sv[1]);
+        p->broken = 1;
+        return;
+    }
+    if (pid == 0) {
+        close(sv[0]);
+        child(sv[1], p->exercise);
+    }
+    close(sv[1]);
+    fcntl(sv[0], F_SETFL, O_NONBLOCK);
+    p->pid = pid;
+    p->sock = sv[0];
+    p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    p->children++;
+    for (p->sent = p->next; p->sent < p->n; p->sent++)
+        send_fd(p, p->fds[p->sent]);
+    if (p->sealed)
+        shutdown(p->sock, SHUT_WR);
+}
+
+/* Why the child that died on file v did. */
+static void explain(struct verdict *v, int status)
+{
+    const char *doing = v->loaded ? "unloading" : "loading";
     int sig;
 
-    item->refused = 1;
+    v->state = CAIRN_PROBE_REFUSED;
     if (WIFEXITED(status)) {
-        snprintf(item->why, sizeof(item->why),
+        snprintf(v->why, sizeof(v->why),
                  "%s it ended a probe process with exit status %d: a constructor, the entry "
                  "function or a destructor exits the process (or faults)",
                  doing, WEXITSTATUS(status));
@@ -113,203 +236,178 @@ static void explain(struct cairn_probe_item *item, int unloading, int status)
     }
     sig = WTERMSIG(status);
     if (sig == SIGALRM)
-        snprintf(item->why, sizeof(item->why), "still %s after %d s in a probe process (%s)", doing,
+        snprintf(v->why, sizeof(v->why), "still %s after %d s in a probe process (%s)", doing,
                  CAIRN_PLUGIN_PROBE_SECONDS,
-                 unloading ? "a destructor does not return"
+                 v->loaded ? "a destructor does not return"
                            : "a constructor or the entry function does not return");
     else
-        snprintf(item->why, sizeof(item->why),
+        snprintf(v->why, sizeof(v->why),
                  "%s it killed a probe process with signal %d (%s): the file is damaged or "
                  "its code faults at %s time",
-                 doing, sig, strsignal(sig), unloading ? "unload" : "load");
+                 doing, sig, strsignal(sig), v->loaded ? "unload" : "load");
 }
 
-/* What steps[0, said) tell of a child over n files. */
-struct tally {
-    size_t loads, opened, unloads;
-};
-
-static struct tally count_steps(const char *steps, size_t said, size_t n)
+/* Takes in what the child said.  Returns 0 at its end (EOF), 1 while it
+ * may say more. */
+static int read_steps(struct cairn_probe *p)
 {
-    struct tally t = { 0 };
-    size_t i;
+    char steps[256];
+    ssize_t n, i;
 
-    for (i = 0; i < said; i++) {
-        if (steps[i] == STEP_UNLOADED)
-            t.unloads++;
-        else if (t.loads < n) {
-            t.loads++;
-            t.opened += steps[i] == STEP_LOADED;
+    for (;;) {
+        n = read(p->sock, steps, sizeof(steps));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n == 0 ? 0 : 1;
+        for (i = 0; i < n && p->next < p->sent; i++) {
+            if (steps[i] == STEP_LOADED) {
+                p->v[p->next].loaded = 1;
+                continue;
+            }
+            p->v[p->next].state = CAIRN_PROBE_PASSED;
+            p->next++;
         }
     }
-    return t;
 }
 
-static int all_said(const struct tally *t, size_t n)
+/* The child is gone (or, with no pidfd, about to be: our side is shut
+ * down): reaps it, reads what it said last, and refuses the file it died
+ * on.  The files handed to it after that one go to the next child. */
+static void child_ended(struct cairn_probe *p)
 {
-    return t->loads == n && t->unloads >= t->opened;
-}
+    int status = 0;
+    pid_t got;
 
-/* Reads the child's steps as they come, until it has said every one or
- * is gone: once all are said its exit is of no interest, and it need not
- * be waited for now (the real load runs while it tears down).  Polls a
- * pidfd beside the pipe because a process a plugin forked may hold the
- * pipe open after the child died.  Returns how many steps were read;
- * *gone is 0 when the child may still be running (every step said). */
-static size_t follow(pid_t pid, int fd, char *steps, size_t n, int *gone)
-{
-    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-    struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = pidfd, .events = POLLIN } };
-    size_t said = 0;
-
-    *gone = pidfd < 0; /* an old kernel: wait for the exit, as before */
-    while (!*gone) {
-        struct tally t;
-
-        said += read_steps(fd, steps + said, 2 * n - said);
-        t = count_steps(steps, said, n);
-        if (all_said(&t, n)) {
-            close(pidfd);
-            return said;
-        }
-        if (poll(p, 2, -1) < 0 && errno != EINTR)
-            break;
-        if (p[1].revents != 0)
-            break;
-        if ((p[0].revents & POLLHUP) != 0 && (p[0].revents & POLLIN) == 0)
-            p[0].fd = -1; /* nothing more can come: wait for the exit */
-    }
-    if (pidfd >= 0)
-        close(pidfd);
-    *gone = 1;
-    return said;
-}
-
-/* One child over batch[0, n) (indices into items).  Returns the index in
- * batch of the file it died on (refused, with why), n when all went
- * through, or -1 when no child could be made or waited for.  *running is
- * the child when it said every step and may not have exited yet, else 0. */
-static long probe_batch(struct cairn_probe_item *items, const size_t *batch, size_t n,
-                        const char **names, void **dls, char *steps,
-                        cairn_plugin_exercise_fn exercise, pid_t *running)
-{
-    struct tally t;
-    size_t i, said;
-    pid_t pid, got;
-    int status, fds[2], gone;
-
-    *running = 0;
-    for (i = 0; i < n; i++)
-        names[i] = items[batch[i]].name;
-    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0)
-        return -1;
-    fflush(NULL); /* nothing buffered is written twice */
-    pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        child(names, dls, n, exercise, fds[1]);
-    }
-    close(fds[1]);
-    said = follow(pid, fds[0], steps, n, &gone);
-    if (!gone) {
-        close(fds[0]);
-        *running = pid;
-        return (long)n;
-    }
     do
-        got = waitpid(pid, &status, 0);
+        got = waitpid(p->pid, &status, 0);
     while (got < 0 && errno == EINTR);
-    said += read_steps(fds[0], steps + said, 2 * n - said);
-    close(fds[0]);
-    if (got != pid)
-        return -1;
-    t = count_steps(steps, said, n);
-    if (t.loads < n) {
-        explain(&items[batch[t.loads]], 0, status);
-        return (long)t.loads;
+    read_steps(p);
+    if (got != p->pid)
+        p->broken = 1; /* nothing can be told of it */
+    else if (p->next < p->sent) {
+        explain(&p->v[p->next], status);
+        p->next++;
     }
-    if (all_said(&t, n))
-        return (long)n;
-    /* Died unloading: the (unloads + 1)th file that loaded. */
-    for (i = 0; i < n; i++)
-        if (steps[i] == STEP_LOADED && t.unloads-- == 0)
-            break;
-    if (i == n)
-        return (long)n;
-    explain(&items[batch[i]], 1, status);
-    return (long)i;
+    close(p->sock);
+    if (p->pidfd >= 0)
+        close(p->pidfd);
+    p->pid = 0;
+    p->sock = p->pidfd = -1;
+    p->sent = p->next;
 }
 
-void cairn_plugin_probe_reap(pid_t pid)
+struct cairn_probe *cairn_probe_new(cairn_plugin_exercise_fn exercise)
 {
-    if (pid > 0)
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+    struct cairn_probe *p = calloc(1, sizeof(*p));
+
+    if (p != NULL) {
+        p->exercise = exercise;
+        p->sock = p->pidfd = -1;
+    }
+    return p;
+}
+
+int cairn_probe_add(struct cairn_probe *p, int fd)
+{
+    if (p->n == p->cap) {
+        size_t cap = p->cap != 0 ? 2 * p->cap : 16;
+        int *fds = realloc(p->fds, cap * sizeof(*fds));
+        struct verdict *v;
+
+        if (fds == NULL)
+            return -ENOMEM;
+        p->fds = fds;
+        if ((v = realloc(p->v, cap * sizeof(*v))) == NULL)
+            return -ENOMEM;
+        p->v = v;
+        p->cap = cap;
+    }
+    p->fds[p->n] = fd;
+    memset(&p->v[p->n], 0, sizeof(p->v[p->n]));
+    p->n++;
+    if (p->pid == 0 && !p->broken)
+        spawn(p);
+    else if (p->pid != 0)
+        send_fd(p, p->fds[p->sent++]);
+    return (int)(p->n - 1);
+}
+
+/* Takes in what has come, without waiting; notices a child that died. */
+static void look(struct cairn_probe *p)
+{
+    struct pollfd pf = { .fd = p->pidfd, .events = POLLIN };
+
+    if (p->pid == 0)
+        return;
+    if (read_steps(p) == 0 || (p->pidfd >= 0 && poll(&pf, 1, 0) == 1))
+        child_ended(p);
+}
+
+/* Waits for the child to say something or end. */
+static void wait_for_child(struct cairn_probe *p)
+{
+    struct pollfd pf[2] = { { .fd = p->sock, .events = POLLIN },
+                            { .fd = p->pidfd, .events = POLLIN } };
+
+    if (p->pidfd < 0) {
+        /* No pidfd: our side is shut down, so the child ends after its
+         * last file; waitpid rather than the socket's end, which a
+         * process a plugin forked may hold open. */
+        child_ended(p);
+        return;
+    }
+    if (poll(pf, 2, -1) < 0 && errno != EINTR) {
+        child_ended(p);
+        return;
+    }
+    if (read_steps(p) == 0 || pf[1].revents != 0)
+        child_ended(p);
+}
+
+enum cairn_probe_state cairn_probe_state(struct cairn_probe *p, size_t i, int wait, char *why,
+                                         size_t why_len)
+{
+    if (wait && !p->sealed) {
+        /* No more files: the child ends once through them, beside the
+         * caller's own loads. */
+        p->sealed = 1;
+        if (p->pid != 0)
+            shutdown(p->sock, SHUT_WR);
+    }
+    if (i >= p->next)
+        look(p);
+    while (wait && i >= p->next && !p->broken) {
+        if (p->pid == 0)
+            spawn(p);
+        else
+            wait_for_child(p);
+    }
+    if (i >= p->next)
+        return p->broken ? CAIRN_PROBE_UNKNOWN : CAIRN_PROBE_PENDING;
+    if (p->v[i].state == CAIRN_PROBE_REFUSED)
+        snprintf(why, why_len, "%s", p->v[i].why);
+    return p->v[i].state;
+}
+
+unsigned cairn_probe_children(const struct cairn_probe *p)
+{
+    return p->children;
+}
+
+void cairn_probe_free(struct cairn_probe *p)
+{
+    if (p == NULL)
+        return;
+    if (p->pid != 0) {
+        shutdown(p->sock, SHUT_WR);
+        while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
             ;
-}
-
-int cairn_plugin_probe_set(struct cairn_probe_item *items, size_t n,
-                           cairn_plugin_exercise_fn exercise, pid_t *running)
-{
-    size_t cap = n < MAX_PER_CHILD ? n : MAX_PER_CHILD;
-    size_t *live, n_live = n, i;
-    const char **names;
-    void **dls;
-    char *steps;
-    int children = 0;
-
-    *running = 0;
-    if (n == 0)
-        return 0;
-    live = malloc(n * sizeof(*live));
-    names = malloc(cap * sizeof(*names));
-    dls = calloc(cap, sizeof(*dls));
-    steps = malloc(2 * cap);
-    if (live == NULL || names == NULL || dls == NULL || steps == NULL) {
-        free(live);
-        free(names);
-        free(dls);
-        free(steps);
-        return -ENOMEM;
+        close(p->sock);
+        if (p->pidfd >= 0)
+            close(p->pidfd);
     }
-    for (i = 0; i < n; i++) {
-        items[i].refused = 0;
-        items[i].unknown = 0;
-        items[i].why[0] = '\0';
-        live[i] = i;
-    }
-    /* live[0, n_live): not yet through a child that got to its end.  A
-     * child that dies takes its file out; the rest of its batch goes
-     * again (their destructors have not run). */
-    while (n_live > 0) {
-        size_t m = n_live < cap ? n_live : cap;
-        long stop;
-
-        /* (Only past MAX_PER_CHILD files is a child done before the last.) */
-        cairn_plugin_probe_reap(*running);
-        stop = probe_batch(items, live, m, names, dls, steps, exercise, running);
-
-        if (stop < 0) {
-            for (i = 0; i < n_live; i++)
-                items[live[i]].unknown = 1;
-            break;
-        }
-        children++;
-        if ((size_t)stop == m) {
-            memmove(live, live + m, (n_live - m) * sizeof(*live));
-            n_live -= m;
-        } else {
-            memmove(live + stop, live + stop + 1, (n_live - (size_t)stop - 1) * sizeof(*live));
-            n_live--;
-        }
-    }
-    free(live);
-    free(names);
-    free(dls);
-    free(steps);
-    return children;
+    free(p->fds);
+    free(p->v);
+    free(p);
 }

@@ -1,6 +1,5 @@
 /*
- * plugin_probe.h - load a set of plugins in a throw-away child process
- * first.
+ * plugin_probe.h - load each plugin in a throw-away child process first.
  *
  * plugin_elf.h refuses a file whose structures would make the dynamic
  * linker fault, but it cannot tell damaged code from code: a constructor
@@ -14,11 +13,14 @@
  * errors, a missing symbol, a bad descriptor) is ignored: the real load
  * that follows finds the same thing and says it in full.
  *
- * One child loads the whole set, in the order the daemon will, and
- * unloads it, saying on a pipe after each step that the step returned: a
- * child that dies names the file it died on, which is refused, and a new
- * child takes the rest.  A sound set costs one fork, not one per file
- * (each fork and wait was most of a start-up's time).
+ * One child takes the files one after the other, as the loader hands
+ * them over (their sealed copies' descriptors, passed on a socket), and
+ * loads, exercises and unloads each, saying after each step that it
+ * returned.  So the loader copies the next file, and loads for real the
+ * ones already through, while the child probes: a sound set costs one
+ * fork, and most of the probe's time is spent beside the loader's own.
+ * A child that dies names the file it died on; a new child takes the
+ * files after it.
  *
  * The fork is safe in a process with threads: the child calls dlopen and
  * malloc only, whose locks glibc resets in the child, and only one thread
@@ -29,7 +31,6 @@
 #define CAIRN_PLUGIN_PROBE_H
 
 #include <stddef.h>
-#include <sys/types.h>
 
 /* Per step (one file's load, or its unload). */
 #define CAIRN_PLUGIN_PROBE_SECONDS 10
@@ -38,35 +39,46 @@
  * load will do.  Its return value is ignored. */
 typedef int (*cairn_plugin_exercise_fn)(void *dl);
 
-/* One file of the set. */
-struct cairn_probe_item {
-    const char *name; /* what dlopen() gets: a /proc/self/fd/N path (the
-                       * child inherits the descriptor) */
-    int refused;      /* out: 1 when loading or unloading it killed, ended
-                       * or outlasted a probe process */
-    int unknown;      /* out: 1 when no probe process could be made for it
-                       * (it passes, and nothing is known of it) */
-    char why[320];    /* out, when refused: "loading it killed a probe
-                       * process with signal 7 (Bus error): ..." */
+/* What the probe made of a file. */
+enum cairn_probe_state {
+    CAIRN_PROBE_PENDING, /* not through a child yet */
+    CAIRN_PROBE_PASSED,  /* loaded (or refused by dlopen), exercised and unloaded */
+    CAIRN_PROBE_REFUSED, /* killed, ended or outlasted a child: see why */
+    CAIRN_PROBE_UNKNOWN, /* no child could be made: it passes, nothing is known */
 };
 
-/*
- * NAME     cairn_plugin_probe_set - dlopen, exercise and dlclose every item
- *          in probe processes, as few as the set allows
- * ARGUMENTS items[0, n) in the order the real load takes them; exercise
- *          may be NULL; *running receives a probe process that has said
- *          all it had to and may still be exiting (or 0): the caller reaps
- *          it with cairn_plugin_probe_reap() after its own load, which
- *          then runs while the child tears down
- * RETURNS  how many probe processes ran: 1 for a sound set, one more per
- *          refused file; 0 when n is 0.  When no pipe or child can be
- *          made, the items not yet probed pass (the probe is a second line
- *          of defence, not a gate); -ENOMEM.
- */
-int cairn_plugin_probe_set(struct cairn_probe_item *items, size_t n,
-                           cairn_plugin_exercise_fn exercise, pid_t *running);
+struct cairn_probe;
 
-/* Waits for the probe process pid to end (0: none). */
-void cairn_plugin_probe_reap(pid_t pid);
+/* A probe with no file yet, or NULL (out of memory). */
+struct cairn_probe *cairn_probe_new(cairn_plugin_exercise_fn exercise);
+
+/*
+ * NAME     cairn_probe_add - hand one file over
+ * ARGUMENTS fd: the sealed copy (plugin_copy.h), which must stay open
+ *          until cairn_probe_free()
+ * RETURNS  the file's index (0, 1, ... in the order handed over), or
+ *          -ENOMEM.  The first file starts the child.
+ */
+int cairn_probe_add(struct cairn_probe *p, int fd);
+
+/*
+ * NAME     cairn_probe_state - the verdict on file i
+ * ARGUMENTS wait: 0 reads only what the child has said so far; 1 waits
+ *          until file i has its verdict (cairn_probe_add() cannot be
+ *          called after a wait)
+ * RETURNS  its state; why receives the reason when CAIRN_PROBE_REFUSED
+ *          ("loading it killed a probe process with signal 7 (Bus error):
+ *          ..."), in why_len bytes
+ */
+enum cairn_probe_state cairn_probe_state(struct cairn_probe *p, size_t i, int wait, char *why,
+                                         size_t why_len);
+
+/* How many probe processes have run: 1 for a sound set, one more for
+ * each file refused, 0 when nothing needed one. */
+unsigned cairn_probe_children(const struct cairn_probe *p);
+
+/* Ends the probe: waits for its child (which by then only has to exit)
+ * and frees p.  NULL is fine. */
+void cairn_probe_free(struct cairn_probe *p);
 
 #endif /* CAIRN_PLUGIN_PROBE_H */

@@ -64,6 +64,7 @@ struct cairn_registry {
      * processes this load took. */
     struct cairn_plugin_verdict *verdicts;
     size_t n_verdicts;
+    size_t reused; /* of them, taken from the last load's */
     unsigned probes;
 };
 

@@ -190,6 +190,8 @@ START_TEST(upgrade_by_rename_runs_the_new_code_after_sighup)
     install_by_rename(&e, "versioned-2.so", "versioned.so");
     reload(p, 1);
     TH_REQUIRE(log_count(p, "reloaded: ") == 1, "the reload was refused");
+    /* Only the file installed anew went through a probe process. */
+    TH_REQUIRE(th_log_has(p, "(1 file(s) probed, "), "the reload probed other than the new file");
     TH_REQUIRE(th_log_has(p, "plugin versioned 2.0 loaded"),
                "the log does not say versioned 2.0 was loaded");
     run_job(&e, p, "after", VERSIONED_RECORD);
@@ -200,9 +202,12 @@ START_TEST(upgrade_by_rename_runs_the_new_code_after_sighup)
                       !metrics_have(&e, "version=\"1.0\""),
                   DEADLINE_MS, "cairn_plugin_info does not show 2.0 alone: %s", metrics(&e));
 
-    /* And back: the name 1.0 had is free again, its code is not reused. */
+    /* And back: the name 1.0 had is free again, its code is not reused
+     * (nor its verdict: a new file, a new inode). */
     install_by_rename(&e, "versioned-1.so", "versioned.so");
     reload(p, 2);
+    TH_REQUIRE(log_count(p, "(1 file(s) probed, ") == 2, "the second reload probed other than "
+                                                         "the new file");
     run_job(&e, p, "back", VERSIONED_RECORD);
     TH_REQUIRE(answer_of(&e, "back") == V1_ANSWER, "after going back to 1.0: %lld",
                answer_of(&e, "back"));
