@@ -1,5 +1,7 @@
 /*
- * plugin_loader.c - find, vet and load solver plugins from one directory.
+ * plugin_loader.c - load the solver plugins of a list of directories:
+ * each file vetted and copied (plugin_dir.h, plugin_copy.h), probed
+ * (plugin_probe.h), then loaded and its descriptor adopted.
  *
  * Every refusal names the file and the reason, so an operator reading
  * `cairnd --check` knows what to fix without reading the code.
@@ -7,11 +9,9 @@
 #include "plugin_loader.h"
 
 #include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
-#include <link.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,115 +20,10 @@
 #include <unistd.h>
 
 #include "plugin_copy.h"
+#include "plugin_dir.h"
+#include "plugin_entry.h"
 #include "plugin_probe.h"
 #include "util.h"
-
-/* Anyone who can change a plugin file, or the directory it is listed in,
- * can make the daemon run their code: like sshd's StrictModes, only root
- * and the daemon's own user may own them, and only the owner may write.
- * what is "plugin directory" or "plugin file". */
-static int vet(const char *what, const struct stat *st, char *why, size_t why_len)
-{
-    uid_t me = geteuid();
-
-    if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
-        return cairn_refuse(why, why_len,
-                            "%s is writable by group or others (mode %04o); fix with chmod go-w",
-                            what, (unsigned)(st->st_mode & 07777));
-    if (st->st_uid != 0 && st->st_uid != me)
-        return cairn_refuse(why, why_len,
-                            "%s is owned by uid %u; only root (uid 0) or cairnd's own user "
-                            "(uid %u) may own it; fix with chown",
-                            what, (unsigned)st->st_uid, (unsigned)me);
-    return 0;
-}
-
-struct span {
-    const void *base; /* the object's dli_fbase */
-    uintptr_t from, to;
-    int inside;
-};
-
-static int span_in_object(struct dl_phdr_info *info, size_t size, void *data)
-{
-    struct span *sp = data;
-    ElfW(Half) i;
-
-    (void)size;
-    for (i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t lo = (uintptr_t)info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-
-        /* The segment holding the start must hold the end too. */
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_R) && sp->from >= lo && sp->from < hi) {
-            Dl_info own;
-
-            sp->inside =
-                sp->to <= hi && dladdr((const void *)lo, &own) != 0 && own.dli_fbase == sp->base;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* 1 when the len bytes at p lie in one readable segment of the object sym
- * belongs to.  The entry's descriptor is a static of the plugin, so this
- * holds for every sound one; a damaged entry may return any value (even
- * another one in the probe process than here: a register it never set),
- * and it is checked before a byte of it is read. */
-static int in_object(const void *sym, const void *p, size_t len)
-{
-    struct span sp = { .from = (uintptr_t)p, .to = (uintptr_t)p + len };
-    Dl_info a;
-
-    if (p == NULL || sp.to < sp.from || dladdr(sym, &a) == 0)
-        return 0;
-    sp.base = a.dli_fbase;
-    dl_iterate_phdr(span_in_object, &sp);
-    return sp.inside;
-}
-
-/* The entry's descriptor, once its header and what adopt() copies of it
- * are in the object; NULL when the entry returned NULL or wild memory
- * (*wild set). */
-static const struct cairn_plugin *descriptor(cairn_plugin_entry_fn entry, const void *sym,
-                                             int *wild)
-{
-    const struct cairn_plugin *d = entry();
-    size_t n;
-
-    *wild = 0;
-    if (d == NULL)
-        return NULL;
-    if (!in_object(sym, d, offsetof(struct cairn_plugin, name))) {
-        *wild = 1;
-        return NULL;
-    }
-    n = d->struct_size < sizeof(*d) ? d->struct_size : sizeof(*d);
-    if (!in_object(sym, d, n)) {
-        *wild = 1;
-        return NULL;
-    }
-    return d;
-}
-
-/* What the probe process does with a plugin before it is loaded for
- * real: the reads load_one() makes of it, any of which may fault. */
-static int exercise(void *dl)
-{
-    struct cairn_plugin copy;
-    cairn_plugin_entry_fn entry;
-    const struct cairn_plugin *d;
-    char why[256];
-    void *sym = dlsym(dl, CAIRN_PLUGIN_ENTRY_SYMBOL);
-    int wild;
-
-    if (sym == NULL)
-        return -EINVAL;
-    memcpy(&entry, &sym, sizeof(entry));
-    d = descriptor(entry, sym, &wild);
-    return d != NULL ? cairn_plugin_adopt(d, &copy, why, sizeof(why)) : -EINVAL;
-}
 
 /* One "*.so" of a plugin directory on its way into the registry: vetted
  * and copied, then probed with the rest of the set, then loaded. */
@@ -175,7 +70,7 @@ static int load_one(struct cairn_registry *reg, struct candidate *c)
     /* POSIX guarantees this object-to-function pointer conversion works. */
     cairn_plugin_entry_fn entry;
     memcpy(&entry, &sym, sizeof(entry));
-    d = descriptor(entry, sym, &wild);
+    d = cairn_plugin_descriptor(entry, sym, &wild);
     if (d == NULL) {
         cairn_plugin_copy_close(dl, copy_fd);
         return wild ? cairn_registry_refuse(reg,
@@ -207,96 +102,6 @@ static int load_one(struct cairn_registry *reg, struct candidate *c)
     if (rc != 0) {
         free(copy);
         cairn_plugin_copy_close(dl, copy_fd);
-    }
-    return rc;
-}
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-struct names {
-    char **names;
-    size_t n;
-};
-
-static int add_name(void *data, const char *name)
-{
-    struct names *c = data;
-    char **grown;
-
-    if (name[0] == '.' || !ends_with(name, ".so"))
-        return 0;
-    grown = realloc(c->names, (c->n + 1) * sizeof(*c->names));
-    if (grown == NULL)
-        return -ENOMEM;
-    c->names = grown;
-    if ((c->names[c->n] = strdup(name)) == NULL)
-        return -ENOMEM;
-    c->n++;
-    return 0;
-}
-
-/* The "*.so" names in dfd, sorted so duplicate reports are deterministic.
- * 0, or a negative errno with nothing to free. */
-static int list_names(int dfd, char ***names_out, size_t *n_out)
-{
-    struct names c = { 0 };
-    int rc = cairn_dir_each(dfd, add_name, &c);
-
-    if (rc != 0) {
-        while (c.n > 0)
-            free(c.names[--c.n]);
-        free(c.names);
-        return rc;
-    }
-    if (c.n > 1)
-        qsort(c.names, c.n, sizeof(*c.names), cmp_names);
-    *names_out = c.names;
-    *n_out = c.n;
-    return 0;
-}
-
-/* Opens dir/name without following a link or blocking on a FIFO, and
- * vets what was opened: everything after this reads through *fd, so the
- * file loaded is the file vetted.  0, or -EINVAL with why filled. */
-static int open_vetted(int dfd, const char *name, int *fd, struct stat *st, char *why,
-                       size_t why_len)
-{
-    static const char not_regular[] = "not a regular file (symbolic links are not followed)";
-    int rc;
-
-    *fd = -1;
-    /* lstat first: a device or socket is refused unopened. */
-    if (fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) != 0)
-        return cairn_refuse(why, why_len, "cannot stat: %s", strerror(errno));
-    if (!S_ISREG(st->st_mode))
-        return cairn_refuse(why, why_len, "%s", not_regular);
-    *fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (*fd < 0) {
-        int err = errno;
-        if (err == ELOOP)
-            return cairn_refuse(why, why_len, "%s", not_regular);
-        return cairn_refuse(why, why_len, "cannot open: %s", strerror(err));
-    }
-    if (fstat(*fd, st) != 0) {
-        int err = errno;
-        close(*fd);
-        *fd = -1;
-        return cairn_refuse(why, why_len, "cannot stat: %s", strerror(err));
-    }
-    rc = S_ISREG(st->st_mode) ? vet("plugin file", st, why, why_len)
-                              : cairn_refuse(why, why_len, "%s", not_regular);
-    if (rc != 0) {
-        close(*fd);
-        *fd = -1;
     }
     return rc;
 }
@@ -437,7 +242,7 @@ static int gather_one(struct load *l, int dfd, const char *dir, const char *name
 
     if (c == NULL)
         return -ENOMEM;
-    rc = open_vetted(dfd, name, &fd, &c->st, c->why, sizeof(c->why));
+    rc = cairn_plugin_dir_open(dfd, name, &fd, &c->st, c->why, sizeof(c->why));
     if (rc == 0) {
         rc = cairn_plugin_copy_make(fd, &c->st, c->path, &c->copy_fd, &c->hash, c->name,
                                     sizeof(c->name), c->why, sizeof(c->why));
@@ -501,11 +306,11 @@ static int gather_dir(struct load *l, const char *dir)
     }
     /* Whoever can add or rename files here chooses the code we run: the
      * directory is vetted before anything in it is trusted. */
-    if (vet("plugin directory", &st, why, sizeof(why)) != 0) {
+    if (cairn_plugin_vet("plugin directory", &st, why, sizeof(why)) != 0) {
         close(dfd);
         return refuse_dir(l, dir, "%s", why);
     }
-    rc = list_names(dfd, &names, &n);
+    rc = cairn_plugin_dir_list(dfd, &names, &n);
     if (rc != 0) {
         close(dfd);
         return rc == -ENOMEM
@@ -531,7 +336,7 @@ int cairn_registry_load_dirs(struct cairn_registry *reg, const char *const *dirs
     size_t i;
     int rc = 0;
 
-    if ((l.probe = cairn_probe_new(exercise)) == NULL)
+    if ((l.probe = cairn_probe_new(cairn_plugin_exercise)) == NULL)
         return -ENOMEM;
     for (i = 0; i < n_dirs && rc == 0; i++)
         rc = gather_dir(&l, dirs[i]);
