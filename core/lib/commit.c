@@ -35,12 +35,28 @@ struct request {
     struct request *next;
 };
 
+/* A file system's syncfs_is_barrier(), known by its device number. */
+struct known_fs {
+    dev_t dev;
+    unsigned char barrier;
+};
+
+/* Devices remembered: a daemon writes to one or two file systems. */
+#define MAX_KNOWN_FS 8
+
 struct cairn_commit {
     uv_mutex_t lock;
     uv_cond_t cond;          /* a round ended */
     struct request *waiting; /* registered, for the next round */
     int leading;             /* a round is in progress */
     struct cairn_commit_stats stats;
+    /* What each device's file system is, asked once rather than by an
+     * fstatfs(2) for every descriptor of every request (three a job).
+     * The leader's alone: one at a time, handed on under the lock.  A
+     * device number stays with its file system while a descriptor on it
+     * is open, and the callers hold theirs. */
+    struct known_fs fs[MAX_KNOWN_FS];
+    size_t n_fs;
 };
 
 int cairn_commit_new(struct cairn_commit **out)
@@ -90,6 +106,27 @@ static int syncfs_is_barrier(int fd)
     case BTRFS_SUPER_MAGIC: return 1;
     default: return 0;
     }
+}
+
+/* Fills in barrier_fs for every descriptor of the round, from what the
+ * leader knows of each device or, the first time, from fstatfs(2). */
+static void mark_barriers(struct cairn_commit *c, struct request *round)
+{
+    struct request *r;
+    size_t i, k;
+
+    for (r = round; r != NULL; r = r->next)
+        for (i = 0; i < r->n; i++) {
+            for (k = 0; k < c->n_fs && c->fs[k].dev != r->dev[i]; k++)
+                ;
+            if (k < c->n_fs) {
+                r->barrier_fs[i] = c->fs[k].barrier;
+                continue;
+            }
+            r->barrier_fs[i] = (unsigned char)syncfs_is_barrier(r->fds[i]);
+            if (c->n_fs < MAX_KNOWN_FS)
+                c->fs[c->n_fs++] = (struct known_fs){ r->dev[i], r->barrier_fs[i] };
+        }
 }
 
 /* The result of a sync already issued this round that covers
@@ -204,7 +241,6 @@ static int prepare(struct request *req)
             return -errno;
         req->dev[i] = st.st_dev;
         req->ino[i] = st.st_ino;
-        req->barrier_fs[i] = (unsigned char)syncfs_is_barrier(req->fds[i]);
         if (S_ISREG(st.st_mode) &&
             sync_file_range(req->fds[i], 0, 0,
                             SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
@@ -244,6 +280,7 @@ int cairn_commit_sync(struct cairn_commit *c, const int *fds, size_t n)
         c->waiting = NULL;
         c->leading = 1;
         uv_mutex_unlock(&c->lock);
+        mark_barriers(c, round);
         syncs = sync_round(round);
         uv_mutex_lock(&c->lock);
         for (r = round; r != NULL; r = next) {
