@@ -590,7 +590,7 @@ int main(int argc, char **argv)
         break;
     }
 out:
-    cairn_registry_free(&reg);
+    cairn_registry_leave(&reg); /* exit unloads them */
     cairn_config_free(&cfg);
     return status;
 }

@@ -336,7 +336,8 @@ int cairn_registry_load_dirs(struct cairn_registry *reg, const char *const *dirs
     size_t i;
     int rc = 0;
 
-    if ((l.probe = cairn_probe_new(cairn_plugin_exercise)) == NULL)
+    /* With nothing known, every file goes to the probe: start it now. */
+    if ((l.probe = cairn_probe_new(cairn_plugin_exercise, known == NULL)) == NULL)
         return -ENOMEM;
     for (i = 0; i < n_dirs && rc == 0; i++)
         rc = gather_dir(&l, dirs[i]);

@@ -44,14 +44,15 @@ struct cairn_probe {
     int *fds; /* every file handed over, by index */
     struct verdict *v;
     size_t n, cap;
-    size_t next; /* the first file without a verdict: they come in order */
-    size_t sent; /* files [next, sent) are with the child */
-    pid_t pid;   /* the child, 0: none */
-    int sock;    /* our end of its socket, -1: none */
-    int pidfd;   /* the child's, -1: none (an old kernel: waitpid) */
-    int sealed;  /* no more files: the child ends after the last */
-    int broken;  /* no child can be made: every file left is unknown */
-    unsigned children;
+    size_t next;       /* the first file without a verdict: they come in order */
+    size_t sent;       /* files [next, sent) are with the child */
+    pid_t pid;         /* the child, 0: none */
+    int sock;          /* our end of its socket, -1: none */
+    int pidfd;         /* the child's, -1: none (an old kernel: waitpid) */
+    int sealed;        /* no more files: the child ends after the last */
+    int broken;        /* no child can be made: every file left is unknown */
+    int given;         /* the child has been handed a file */
+    unsigned children; /* those that were */
 };
 
 static void say(int fd, char what)
@@ -186,6 +187,16 @@ static void send_fd(struct cairn_probe *p, int fd)
     }
 }
 
+/* The child is handed file i. */
+static void hand_over(struct cairn_probe *p, size_t i)
+{
+    if (!p->given) {
+        p->given = 1;
+        p->children++;
+    }
+    send_fd(p, p->fds[i]);
+}
+
 /* A new child, given every file still without a verdict. */
 static void spawn(struct cairn_probe *p)
 {
@@ -213,9 +224,9 @@ static void spawn(struct cairn_probe *p)
     p->pid = pid;
     p->sock = sv[0];
     p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-    p->children++;
+    p->given = 0;
     for (p->sent = p->next; p->sent < p->n; p->sent++)
-        send_fd(p, p->fds[p->sent]);
+        hand_over(p, p->sent);
     if (p->sealed)
         shutdown(p->sock, SHUT_WR);
 }
@@ -297,13 +308,15 @@ static void child_ended(struct cairn_probe *p)
     p->sent = p->next;
 }
 
-struct cairn_probe *cairn_probe_new(cairn_plugin_exercise_fn exercise)
+struct cairn_probe *cairn_probe_new(cairn_plugin_exercise_fn exercise, int early)
 {
     struct cairn_probe *p = calloc(1, sizeof(*p));
 
     if (p != NULL) {
         p->exercise = exercise;
         p->sock = p->pidfd = -1;
+        if (early)
+            spawn(p);
     }
     return p;
 }
@@ -329,7 +342,7 @@ int cairn_probe_add(struct cairn_probe *p, int fd)
     if (p->pid == 0 && !p->broken)
         spawn(p);
     else if (p->pid != 0)
-        send_fd(p, p->fds[p->sent++]);
+        hand_over(p, p->sent++);
     return (int)(p->n - 1);
 }
 

@@ -49,8 +49,11 @@ enum cairn_probe_state {
 
 struct cairn_probe;
 
-/* A probe with no file yet, or NULL (out of memory). */
-struct cairn_probe *cairn_probe_new(cairn_plugin_exercise_fn exercise);
+/* A probe with no file yet, or NULL (out of memory).  early: start the
+ * child now, before the first file, when every file will need it: a new
+ * process takes milliseconds to get going on some machines (2-4 ms on a
+ * 2-vCPU VM), and the first files are copied meanwhile. */
+struct cairn_probe *cairn_probe_new(cairn_plugin_exercise_fn exercise, int early);
 
 /*
  * NAME     cairn_probe_add - hand one file over
@@ -73,8 +76,8 @@ int cairn_probe_add(struct cairn_probe *p, int fd);
 enum cairn_probe_state cairn_probe_state(struct cairn_probe *p, size_t i, int wait, char *why,
                                          size_t why_len);
 
-/* How many probe processes have run: 1 for a sound set, one more for
- * each file refused, 0 when nothing needed one. */
+/* How many probe processes were handed files: 1 for a sound set, one
+ * more for each file refused, 0 when nothing needed one. */
 unsigned cairn_probe_children(const struct cairn_probe *p);
 
 /* Ends the probe: waits for its child (which by then only has to exit)

@@ -156,13 +156,14 @@ const struct cairn_plugin_handle *cairn_registry_find(const struct cairn_registr
     return NULL;
 }
 
-void cairn_registry_free(struct cairn_registry *reg)
+static void release(struct cairn_registry *reg, int unload)
 {
     size_t i;
 
     for (i = 0; i < reg->n_plugins; i++) {
         free((void *)reg->plugins[i].desc);
-        cairn_plugin_copy_close(reg->plugins[i].dl, reg->plugins[i].copy_fd);
+        if (unload)
+            cairn_plugin_copy_close(reg->plugins[i].dl, reg->plugins[i].copy_fd);
         free(reg->plugins[i].path);
     }
     for (i = 0; i < reg->n_errors; i++)
@@ -174,4 +175,14 @@ void cairn_registry_free(struct cairn_registry *reg)
     free(reg->errors);
     free(reg->index);
     memset(reg, 0, sizeof(*reg));
+}
+
+void cairn_registry_free(struct cairn_registry *reg)
+{
+    release(reg, 1);
+}
+
+void cairn_registry_leave(struct cairn_registry *reg)
+{
+    release(reg, 0);
 }

@@ -92,4 +92,10 @@ const struct cairn_plugin_handle *cairn_registry_find(const struct cairn_registr
 /* Unloads everything; reg is zeroed and may be loaded again. */
 void cairn_registry_free(struct cairn_registry *reg);
 
+/* For a process about to exit: frees what reg holds but leaves the
+ * plugins loaded.  Unloading eleven of them took half a millisecond of a
+ * 9 ms --filter run (each munmap a TLB shootdown across the threads); the
+ * exit unmaps them anyway, and runs their destructors as dlclose would. */
+void cairn_registry_leave(struct cairn_registry *reg);
+
 #endif /* CAIRN_REGISTRY_H */
