@@ -12,10 +12,16 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -311,6 +317,101 @@ START_TEST(new_bytes_under_the_same_inode_size_and_time_are_probed)
 }
 END_TEST
 
+/* The pids the witness file holds, other than this process's: each is
+ * ended (a process a probed plugin forked, left behind on purpose). */
+static void end_witnessed(const char *w)
+{
+    char *text = th_read_file(w, NULL), *line, *save = NULL;
+
+    for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+        long pid = strtol(line, NULL, 10);
+
+        if (pid > 1 && pid != (long)getpid())
+            kill((pid_t)pid, SIGKILL);
+    }
+    free(text);
+}
+
+/* A constructor that forks a process holding the probe's socket, then
+ * faults: the loader notices the probe process's death (its pidfd), not
+ * the socket's end, which the forked process keeps open for a minute. */
+START_TEST(a_probe_whose_plugin_forked_is_not_waited_for)
+{
+    struct cairn_registry reg = { 0 };
+    char *dir = th_make_dir_in(root_dir);
+    char *w = fresh_witness(dir);
+
+    add(dir, "fork_then_crash.so", 0);
+    add(dir, "stone-game.so", 1);
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    /* Its pid is written right after the fork, before the fault. */
+    TH_EVENTUALLY(read_witness(w).lines == 1, TH_DEADLINE_MS,
+                  "the process the plugin forked never wrote its pid");
+    end_witnessed(w);
+    ck_assert_uint_eq(reg.n_errors, 1);
+    assert_error(&reg, dir, "fork_then_crash.so",
+                 "loading it killed a probe process with signal 11");
+    ck_assert_uint_eq(reg.n_plugins, 1);
+    ck_assert_uint_eq(reg.probes, 2);
+    cairn_registry_free(&reg);
+    th_rm_tree(dir);
+    unlink(w);
+    free(w);
+    free(dir);
+}
+END_TEST
+
+/* pidfd_open(2) refused with ENOSYS from here on, as in an old kernel or
+ * a container whose seccomp profile predates it (this test process and
+ * its children only: Check forks each case). */
+static void refuse_pidfd_open(void)
+{
+    struct sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pidfd_open, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
+
+    ck_assert_int_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+    ck_assert_int_eq(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog), 0);
+    ck_assert_int_eq((int)syscall(SYS_pidfd_open, getpid(), 0), -1);
+    ck_assert_int_eq(errno, ENOSYS);
+}
+
+/* Without pidfds the probe waits for each child's exit instead: the same
+ * verdicts, the same files named. */
+START_TEST(without_pidfds_the_probe_gives_the_same_verdicts)
+{
+    struct cairn_registry reg = { 0 };
+    char *dir = th_make_dir_in(root_dir);
+    char *w = fresh_witness(dir);
+
+    refuse_pidfd_open();
+    add(dir, "crash_in_constructor.so", 0);
+    add(dir, "crash_in_destructor.so", 0);
+    add(dir, "exit_in_constructor.so", 0);
+    add(dir, "stone-game.so", 1);
+    add(dir, "witness_a.so", 0);
+    ck_assert_int_eq(cairn_registry_load(&reg, dir), -EINVAL);
+    ck_assert_uint_eq(reg.n_errors, 3);
+    assert_error(&reg, dir, "crash_in_constructor.so",
+                 "loading it killed a probe process with signal 11");
+    assert_error(&reg, dir, "exit_in_constructor.so",
+                 "loading it ended a probe process with exit status 7");
+    assert_error(&reg, dir, "crash_in_destructor.so",
+                 "unloading it killed a probe process with signal 11");
+    ck_assert_uint_eq(reg.n_plugins, 2);
+    ck_assert_uint_eq(reg.probes, 4);
+    cairn_registry_free(&reg);
+    th_rm_tree(dir);
+    unlink(w);
+    free(w);
+    free(dir);
+}
+END_TEST
+
 static Suite *probe_suite(void)
 {
     Suite *s = suite_create("probe");
@@ -327,6 +428,10 @@ static Suite *probe_suite(void)
     CASE("an unchanged file is not probed again", an_unchanged_file_is_not_probed_again);
     CASE("new bytes under the same inode, size and time are probed",
          new_bytes_under_the_same_inode_size_and_time_are_probed);
+    CASE("a probe whose plugin forked is not waited for",
+         a_probe_whose_plugin_forked_is_not_waited_for);
+    CASE("without pidfds the probe gives the same verdicts",
+         without_pidfds_the_probe_gives_the_same_verdicts);
 #undef CASE
     return s;
 }
