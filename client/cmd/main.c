@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -525,6 +526,10 @@ int main(int argc, char **argv)
         free(cli.inputs);
         return rc != 0 ? EXIT_USAGE : EXIT_OK;
     }
+    /* An ignored SIGCHLD survives exec and has the kernel reap our
+     * children: neither the plugin probe's verdicts nor a judged
+     * candidate's exit could be read. */
+    signal(SIGCHLD, SIG_DFL);
     rc = settle_config(&cl, &cli, &in_origin, &out_origin);
     if (rc == 0)
         rc = run(&cl, &cli, &wait_exit);

@@ -565,6 +565,10 @@ int main(int argc, char **argv)
     cairn_log_init(&log, cfg.log_level);
     /* A vanished reader must surface as EPIPE, not kill us mid-write. */
     signal(SIGPIPE, SIG_IGN);
+    /* An ignored SIGCHLD survives exec (a supervisor may leave it so) and
+     * has the kernel reap our children: the plugin probe's verdicts could
+     * not be read, and every file would pass unprobed. */
+    signal(SIGCHLD, SIG_DFL);
 
     if ((status = cairn_plugin_set_load_registry(&reg, cfg.plugin_dir, cfg.default_variant, NULL,
                                                  &log, "")) != 0) {

@@ -22,6 +22,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -412,6 +413,60 @@ START_TEST(without_pidfds_the_probe_gives_the_same_verdicts)
 }
 END_TEST
 
+/* cairnd started with SIGCHLD ignored, as a supervisor may leave it (an
+ * ignored signal survives exec): the kernel would then reap the probe
+ * processes itself, their verdicts could not be read, and every file
+ * would pass unprobed, the faulting one too.  Returns cairnd's wait
+ * status; its stderr goes to err_path. */
+static int run_check_with_sigchld_ignored(const char *plugins, const char *cfg,
+                                          const char *err_path)
+{
+    const char *cairnd = env_or_die("CAIRN_TEST_CAIRND");
+    int status;
+    pid_t pid = fork();
+
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+        if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+            _exit(126);
+        signal(SIGCHLD, SIG_IGN);
+        execl(cairnd, cairnd, "-c", cfg, "--plugins", plugins, "--check", (char *)NULL);
+        _exit(127);
+    }
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    return status;
+}
+
+START_TEST(an_inherited_ignored_sigchld_does_not_skip_the_probe)
+{
+    char *dir = th_make_dir_in(root_dir);
+    char *plugins = th_xasprintf("%s/plugins", dir), *cfg = th_xasprintf("%s/cairn.json", dir);
+    char *err_path = th_xasprintf("%s/stderr", dir), *err;
+    int status;
+
+    ck_assert_int_eq(mkdir(plugins, 0755), 0);
+    add(plugins, "crash_in_constructor.so", 0);
+    add(plugins, "stone-game.so", 1);
+    th_write_text(cfg, "{}\n");
+    status = run_check_with_sigchld_ignored(plugins, cfg, err_path);
+    err = th_read_file(err_path, NULL);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2,
+                  "cairnd --check: %s %d; stderr: %s", WIFEXITED(status) ? "exit" : "signal",
+                  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), err);
+    ck_assert_msg(strstr(err, "crash_in_constructor.so") != NULL &&
+                      strstr(err, "loading it killed a probe process with signal 11") != NULL,
+                  "stderr does not name the faulting file: %s", err);
+    free(err);
+    th_rm_tree(dir);
+    free(dir);
+    free(plugins);
+    free(cfg);
+    free(err_path);
+}
+END_TEST
+
 static Suite *probe_suite(void)
 {
     Suite *s = suite_create("probe");
@@ -432,6 +487,8 @@ static Suite *probe_suite(void)
          a_probe_whose_plugin_forked_is_not_waited_for);
     CASE("without pidfds the probe gives the same verdicts",
          without_pidfds_the_probe_gives_the_same_verdicts);
+    CASE("an inherited ignored SIGCHLD does not skip the probe",
+         an_inherited_ignored_sigchld_does_not_skip_the_probe);
 #undef CASE
     return s;
 }
