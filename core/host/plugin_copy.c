@@ -133,9 +133,7 @@ static void explain(char *why, size_t why_len, const char *text, const char *cop
         snprintf(why + used, why_len - used, "%s", text);
 }
 
-/* A name for the copy that no loaded object has (see MAX_RENUMBER);
- * *copy_fd may change.  0 or a negative errno. */
-static int fresh_name(int *copy_fd, char *name, size_t name_len)
+int cairn_plugin_copy_fresh_name(int *copy_fd, char *name, size_t name_len)
 {
     int tries;
 
@@ -207,7 +205,7 @@ int cairn_plugin_copy_make(int fd, const struct stat *st, const char *path, int 
         close(copy);
         return rc == -ENOMEM ? rc : cairn_refuse(why, why_len, "%s", text);
     }
-    if ((rc = fresh_name(&copy, name, name_len)) != 0) {
+    if ((rc = cairn_plugin_copy_fresh_name(&copy, name, name_len)) != 0) {
         close(copy);
         return cairn_refuse(why, why_len, "cannot find a free name for the private copy: %s",
                             strerror(-rc));

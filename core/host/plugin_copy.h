@@ -56,6 +56,18 @@ int cairn_plugin_copy_make(int fd, const struct stat *st, const char *path, int 
 int cairn_plugin_copy_load(const char *name, const char *path, void **dl, char *why,
                            size_t why_len);
 
+/*
+ * NAME     cairn_plugin_copy_fresh_name - the /proc/self/fd name of
+ *          *copy_fd, one no loaded object answers to
+ * NOTES    an object the dynamic linker could not unload keeps answering
+ *          to its name after its copy is closed; *copy_fd then moves up
+ *          (the old descriptor closed) until its name is free, 64 times
+ *          at most.  The probe process names the copies it receives so
+ *          too.
+ * RETURNS  0 with name filled; -EBUSY (no free name), or a negative errno
+ */
+int cairn_plugin_copy_fresh_name(int *copy_fd, char *name, size_t name_len);
+
 /* dlclose(dl), then close(copy_fd). */
 void cairn_plugin_copy_close(void *dl, int copy_fd);
 

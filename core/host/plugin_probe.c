@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "plugin_copy.h"
 #include "util.h"
 
 /* The child's account, one byte per step on the socket, written only by
@@ -27,11 +28,6 @@
 #define STEP_LOADED        'L'
 #define STEP_DLOPEN_FAILED 'D'
 #define STEP_UNLOADED      'U'
-
-/* A loaded object the dynamic linker could not unload keeps answering to
- * its /proc/self/fd name: a file received under such a number moves up
- * until its name is free, this many times (as plugin_copy.c does). */
-#define MAX_RENUMBER 64
 
 struct verdict {
     unsigned char state;  /* enum cairn_probe_state */
@@ -86,25 +82,6 @@ static int receive(int sock)
     return fd;
 }
 
-/* fd's /proc/self/fd name, one no object still loaded answers to. */
-static int fresh_name(int fd, char *name, size_t name_len)
-{
-    int tries;
-
-    for (tries = 0;; tries++) {
-        void *old;
-
-        snprintf(name, name_len, "/proc/self/fd/%d", fd);
-        old = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-        if (old == NULL || tries == MAX_RENUMBER)
-            return fd;
-        dlclose(old);
-        fd = fcntl(fd, F_DUPFD_CLOEXEC, fd + 1);
-        if (fd < 0)
-            return fd;
-    }
-}
-
 /* The child: loads, exercises and unloads each file it is given, saying
  * so after each step.  Nothing it prints reaches the daemon's log (the
  * real load reports), and _exit() (cairn_exit_now) skips the parent's
@@ -129,7 +106,7 @@ static void __attribute__((noreturn)) child(int sock, cairn_plugin_exercise_fn e
         char name[64];
         void *dl;
 
-        if (fresh_name(fd, name, sizeof(name)) < 0)
+        if (cairn_plugin_copy_fresh_name(&fd, name, sizeof(name)) != 0)
             break;
         alarm(CAIRN_PLUGIN_PROBE_SECONDS);
         dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);
