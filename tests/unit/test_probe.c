@@ -79,6 +79,18 @@ static char *fresh_witness(const char *dir)
     return w;
 }
 
+/* A case's end: its registry (NULL: none), its directory and its
+ * witness file removed and freed. */
+static void end_case(struct cairn_registry *reg, char *dir, char *w)
+{
+    if (reg != NULL)
+        cairn_registry_free(reg);
+    th_rm_tree(dir);
+    unlink(w);
+    free(w);
+    free(dir);
+}
+
 /* What the witness file holds: how many lines in all, how many of them
  * this process wrote, and how many distinct other pids (probes) wrote. */
 struct witnessed {
@@ -155,11 +167,7 @@ START_TEST(a_sound_set_takes_one_probe_process)
     ck_assert_msg(s.probes == 1 && s.lines == 4 && s.mine == 2,
                   "the witnesses were loaded by %u probe process(es) (%u lines, %u here)", s.probes,
                   s.lines, s.mine);
-    cairn_registry_free(&reg);
-    th_rm_tree(dir);
-    unlink(w);
-    free(w);
-    free(dir);
+    end_case(&reg, dir, w);
 }
 END_TEST
 
@@ -212,11 +220,7 @@ START_TEST(each_bad_file_is_named_and_costs_one_more_probe)
     ck_assert_ptr_nonnull(cairn_registry_find(&reg, "stone-game"));
     ck_assert_ptr_nonnull(cairn_registry_find(&reg, "witness-a"));
     ck_assert_uint_eq(reg.probes, 4);
-    cairn_registry_free(&reg);
-    th_rm_tree(dir);
-    unlink(w);
-    free(w);
-    free(dir);
+    end_case(&reg, dir, w);
 }
 END_TEST
 
@@ -265,13 +269,10 @@ START_TEST(an_unchanged_file_is_not_probed_again)
     cairn_registry_free(&first);
     cairn_registry_free(&second);
     cairn_registry_free(&third);
-    th_rm_tree(dir);
-    unlink(w);
-    free(w);
+    end_case(NULL, dir, w);
     free(b);
     free(b_new);
     free(src_b);
-    free(dir);
 }
 END_TEST
 
@@ -377,11 +378,7 @@ START_TEST(a_probe_whose_plugin_forked_is_not_waited_for)
                  "loading it killed a probe process with signal 11");
     ck_assert_uint_eq(reg.n_plugins, 1);
     ck_assert_uint_eq(reg.probes, 2);
-    cairn_registry_free(&reg);
-    th_rm_tree(dir);
-    unlink(w);
-    free(w);
-    free(dir);
+    end_case(&reg, dir, w);
 }
 END_TEST
 
