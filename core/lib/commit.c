@@ -27,6 +27,7 @@ struct request {
     /* The file system of fds[i] has a syncfs(2) that is a full barrier
      * (syncfs_is_barrier). */
     unsigned char barrier_fs[MAX_FDS];
+    unsigned char regular[MAX_FDS]; /* fds[i] is a regular file */
     /* How fds[i] was made durable this round: by its own or an earlier
      * entry's fsync, or by a syncfs of its whole file system. */
     unsigned char by_syncfs[MAX_FDS];
@@ -228,12 +229,30 @@ static uint64_t sync_round(struct request *round)
  * The caller's share, on its own thread and in parallel with the others:
  * the key of each inode and, for a regular file, its data written out and
  * waited for.  sync_file_range(2) also reports this descriptor's writeback
- * errors, which a syncfs through another descriptor might not.
+ * errors, which a syncfs through another descriptor might not.  With
+ * start_only, the writeback is only started, to be waited for by a
+ * second call: a caller with many files starts them all before waiting
+ * for any, so their writes go to the disk together.
  */
-static int prepare(struct request *req)
+static int write_out(int fd, int start_only)
+{
+    unsigned flags = start_only ? SYNC_FILE_RANGE_WRITE
+                                : SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+                                      SYNC_FILE_RANGE_WAIT_AFTER;
+
+    if (sync_file_range(fd, 0, 0, flags) != 0 && errno != ENOSYS && errno != EINVAL &&
+        errno != ESPIPE)
+        return -errno;
+    return 0;
+}
+
+/* The keys of req's descriptors, and which of them are files. */
+static int key(struct request *req)
 {
     size_t i;
 
+    if (req->n > MAX_FDS)
+        return -EINVAL;
     for (i = 0; i < req->n; i++) {
         struct stat st;
 
@@ -241,32 +260,32 @@ static int prepare(struct request *req)
             return -errno;
         req->dev[i] = st.st_dev;
         req->ino[i] = st.st_ino;
-        if (S_ISREG(st.st_mode) &&
-            sync_file_range(req->fds[i], 0, 0,
-                            SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-                                SYNC_FILE_RANGE_WAIT_AFTER) != 0 &&
-            errno != ENOSYS && errno != EINVAL && errno != ESPIPE)
-            return -errno;
+        req->regular[i] = S_ISREG(st.st_mode);
     }
     return 0;
 }
 
-int cairn_commit_sync(struct cairn_commit *c, const int *fds, size_t n)
+/* write_out() of each of req's files. */
+static int write_files(const struct request *req, int start_only)
 {
-    struct request req = { .fds = fds, .n = n };
-    int rc;
+    size_t i;
+    int rc = 0;
 
-    if (n > MAX_FDS)
-        return -EINVAL;
-    if (n == 0)
-        return 0;
-    if ((rc = prepare(&req)) != 0)
-        return rc;
+    for (i = 0; rc == 0 && i < req->n; i++)
+        if (req->regular[i])
+            rc = write_out(req->fds[i], start_only);
+    return rc;
+}
+
+/* Registers the k requests chained from first (all at once, so one round
+ * takes them all) and returns once that round has served them. */
+static void run(struct cairn_commit *c, struct request *first, struct request *last, size_t k)
+{
     uv_mutex_lock(&c->lock);
-    req.next = c->waiting;
-    c->waiting = &req;
-    c->stats.requests++;
-    while (!req.done) {
+    last->next = c->waiting;
+    c->waiting = first;
+    c->stats.requests += k;
+    while (!first->done) {
         struct request *round, *r, *next;
         uint64_t syncs;
 
@@ -293,7 +312,59 @@ int cairn_commit_sync(struct cairn_commit *c, const int *fds, size_t n)
         uv_cond_broadcast(&c->cond);
     }
     uv_mutex_unlock(&c->lock);
+}
+
+int cairn_commit_sync(struct cairn_commit *c, const int *fds, size_t n)
+{
+    struct request req = { .fds = fds, .n = n };
+    int rc;
+
+    if (n == 0)
+        return 0;
+    if ((rc = key(&req)) != 0 || (rc = write_files(&req, 0)) != 0)
+        return rc;
+    run(c, &req, &req, 1);
     return req.rc;
+}
+
+void cairn_commit_sync_each(struct cairn_commit *c, struct cairn_commit_set *sets, size_t n)
+{
+    struct request *reqs = calloc(n > 0 ? n : 1, sizeof(*reqs));
+    struct request *first = NULL, *last = NULL;
+    size_t i, k = 0;
+
+    if (reqs == NULL) {
+        /* The same guarantees, one round per set. */
+        for (i = 0; i < n; i++)
+            sets[i].rc = cairn_commit_sync(c, sets[i].fds, sets[i].n);
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        reqs[i] = (struct request){ .fds = sets[i].fds, .n = sets[i].n };
+        sets[i].rc = 0;
+        if (sets[i].n > 0 && (sets[i].rc = key(&reqs[i])) == 0)
+            sets[i].rc = write_files(&reqs[i], 1);
+    }
+    /* Every file's writeback is under way: now each is waited for (and
+     * its errors seen through its own descriptor), then one round. */
+    for (i = 0; i < n; i++) {
+        if (sets[i].n == 0 || sets[i].rc != 0)
+            continue;
+        if ((sets[i].rc = write_files(&reqs[i], 0)) != 0)
+            continue;
+        if (first == NULL)
+            first = &reqs[i];
+        else
+            last->next = &reqs[i];
+        last = &reqs[i];
+        k++;
+    }
+    if (k > 0)
+        run(c, first, last, k);
+    for (i = 0; i < n; i++)
+        if (sets[i].n > 0 && sets[i].rc == 0)
+            sets[i].rc = reqs[i].rc;
+    free(reqs);
 }
 
 void cairn_commit_stats(struct cairn_commit *c, struct cairn_commit_stats *out)

@@ -53,6 +53,25 @@ void cairn_commit_free(struct cairn_commit *c);
  */
 int cairn_commit_sync(struct cairn_commit *c, const int *fds, size_t n);
 
+/* One job's request in a cairn_commit_sync_each call. */
+struct cairn_commit_set {
+    const int *fds; /* as for cairn_commit_sync: at most four */
+    size_t n;
+    int rc; /* out: what cairn_commit_sync would have returned for them */
+};
+
+/*
+ * NAME     cairn_commit_sync_each - many jobs' requests made durable at once
+ * ARGUMENTS sets[0..n): each one job's descriptors, with its own result
+ * NOTES    the same guarantees as one cairn_commit_sync call per set, run
+ *          by one thread: all sets are registered together, so they share
+ *          one round (one syncfs for the lot where the file system allows
+ *          it) instead of one round each, and their data is written out
+ *          side by side before any is waited for.  Blocks, like
+ *          cairn_commit_sync.
+ */
+void cairn_commit_sync_each(struct cairn_commit *c, struct cairn_commit_set *sets, size_t n);
+
 /* A copy of the counters, taken under the lock. */
 void cairn_commit_stats(struct cairn_commit *c, struct cairn_commit_stats *out);
 

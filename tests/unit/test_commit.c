@@ -159,6 +159,48 @@ START_TEST(error_goes_to_the_requests_it_concerns)
 }
 END_TEST
 
+#define SETS 12
+
+/* One caller with many jobs' requests: they all go in one round, each
+ * gets its own result (a pipe's EINVAL reaches only the set naming it),
+ * and a bad descriptor fails its own set before any round. */
+START_TEST(sets_of_one_caller_share_one_round)
+{
+    struct cairn_commit *c;
+    struct cairn_commit_stats st;
+    struct cairn_commit_set sets[SETS];
+    int fds[SETS][2], p[2], i;
+
+    ck_assert_int_eq(cairn_commit_new(&c), 0);
+    ck_assert_int_eq(pipe(p), 0);
+    for (i = 0; i < SETS; i++) {
+        fds[i][0] = new_file(i);
+        fds[i][1] = g_fd;
+        sets[i] = (struct cairn_commit_set){ .fds = fds[i], .n = 2, .rc = 1 };
+    }
+    fds[3][1] = p[1]; /* fsync of a pipe: EINVAL */
+    close(fds[5][0]);
+    fds[5][0] = -1; /* no descriptor: EBADF, before the round */
+    sets[7].n = 0;  /* nothing to sync */
+    cairn_commit_sync_each(c, sets, SETS);
+    for (i = 0; i < SETS; i++)
+        ck_assert_int_eq(sets[i].rc, i == 3 ? -EINVAL : i == 5 ? -EBADF : 0);
+    cairn_commit_stats(c, &st);
+    ck_assert_uint_eq(st.requests, SETS - 2);
+    ck_assert_uint_eq(st.rounds, 1);
+    if (dir_has_barrier_syncfs())
+        ck_assert_uint_eq(st.syncs, 2); /* one syncfs, and the pipe's fsync */
+    else
+        ck_assert_uint_le(st.syncs, SETS);
+    for (i = 0; i < SETS; i++)
+        if (i != 5)
+            close(fds[i][0]);
+    close(p[0]);
+    close(p[1]);
+    cairn_commit_free(c);
+}
+END_TEST
+
 #define CALLERS 24
 
 struct caller {
@@ -231,6 +273,7 @@ int main(void)
     tcase_add_test(tc, one_inode_is_synced_once_per_round);
     tcase_add_test(tc, error_goes_to_the_requests_it_concerns);
     tcase_add_test(tc, callers_together_share_rounds);
+    tcase_add_test(tc, sets_of_one_caller_share_one_round);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
