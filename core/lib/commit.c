@@ -246,8 +246,9 @@ static int write_out(int fd, int start_only)
     return 0;
 }
 
-/* The keys of req's descriptors, and which of them are files. */
-static int key(struct request *req)
+/* The keys of req's descriptors, and which of them are files: the
+ * caller's (known), or each one's fstat. */
+static int key(struct request *req, const struct cairn_commit_key *known)
 {
     size_t i;
 
@@ -256,6 +257,12 @@ static int key(struct request *req)
     for (i = 0; i < req->n; i++) {
         struct stat st;
 
+        if (known != NULL) {
+            req->dev[i] = known[i].dev;
+            req->ino[i] = known[i].ino;
+            req->regular[i] = (unsigned char)(known[i].regular != 0);
+            continue;
+        }
         if (fstat(req->fds[i], &st) != 0)
             return -errno;
         req->dev[i] = st.st_dev;
@@ -321,7 +328,7 @@ int cairn_commit_sync(struct cairn_commit *c, const int *fds, size_t n)
 
     if (n == 0)
         return 0;
-    if ((rc = key(&req)) != 0 || (rc = write_files(&req, 0)) != 0)
+    if ((rc = key(&req, NULL)) != 0 || (rc = write_files(&req, 0)) != 0)
         return rc;
     run(c, &req, &req, 1);
     return req.rc;
@@ -342,7 +349,7 @@ void cairn_commit_sync_each(struct cairn_commit *c, struct cairn_commit_set *set
     for (i = 0; i < n; i++) {
         reqs[i] = (struct request){ .fds = sets[i].fds, .n = sets[i].n };
         sets[i].rc = 0;
-        if (sets[i].n > 0 && (sets[i].rc = key(&reqs[i])) == 0)
+        if (sets[i].n > 0 && (sets[i].rc = key(&reqs[i], sets[i].keys)) == 0)
             sets[i].rc = write_files(&reqs[i], 1);
     }
     /* Every file's writeback is under way: now each is waited for (and

@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct cairn_commit;
 
@@ -53,10 +54,19 @@ void cairn_commit_free(struct cairn_commit *c);
  */
 int cairn_commit_sync(struct cairn_commit *c, const int *fds, size_t n);
 
+/* What a caller that has just created or fstat'd a descriptor knows of
+ * it, sparing the commit its own fstat(2). */
+struct cairn_commit_key {
+    dev_t dev;
+    ino_t ino;
+    int regular; /* a regular file (its data is written out first) */
+};
+
 /* One job's request in a cairn_commit_sync_each call. */
 struct cairn_commit_set {
     const int *fds; /* as for cairn_commit_sync: at most four */
     size_t n;
+    const struct cairn_commit_key *keys; /* of fds[i], or NULL: looked up */
     int rc; /* out: what cairn_commit_sync would have returned for them */
 };
 

@@ -45,17 +45,18 @@ static int random_name(char out[CAIRN_TMPFILE_NAME_MAX], char kind)
     return 0;
 }
 
-/* 1 when dir_fd/name is the file open as fd. */
-static int names_fd(int dir_fd, const char *name, int fd)
+/* 1 when dir_fd/name is the file open as fd; *b is fd's stat. */
+static int names_fd(int dir_fd, const char *name, int fd, struct stat *b)
 {
-    struct stat a, b;
+    struct stat a;
 
-    return fstatat(dir_fd, name, &a, AT_SYMLINK_NOFOLLOW) == 0 && fstat(fd, &b) == 0 &&
-           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+    return fstatat(dir_fd, name, &a, AT_SYMLINK_NOFOLLOW) == 0 && fstat(fd, b) == 0 &&
+           a.st_dev == b->st_dev && a.st_ino == b->st_ino;
 }
 
 int cairn_tmpfile_create(struct cairn_tmpfile *t, int dir_fd, const char *name, mode_t mode)
 {
+    struct stat st;
     int rc;
 
     t->dir_fd = dir_fd;
@@ -73,11 +74,13 @@ int cairn_tmpfile_create(struct cairn_tmpfile *t, int dir_fd, const char *name, 
         t->fd = -1;
         return rc;
     }
-    if (!names_fd(dir_fd, t->name, t->fd)) {
+    if (!names_fd(dir_fd, t->name, t->fd, &st)) {
         close(t->fd);
         t->fd = -1;
         return -EEXIST;
     }
+    t->dev = st.st_dev;
+    t->ino = st.st_ino;
     return 0;
 }
 
@@ -163,7 +166,7 @@ static int remove_if_stale(int dir_fd, const char *name)
     if (fd < 0)
         return 0;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-        names_fd(dir_fd, name, fd))
+        names_fd(dir_fd, name, fd, &st))
         removed = unlinkat(dir_fd, name, 0) == 0;
     close(fd);
     return removed;
