@@ -39,7 +39,9 @@ struct cairn_readahead {
     uint64_t left;              /* ... of which this much is still unread */
     int err;                    /* a read failed: told once the data before it is taken */
     size_t pos, len;            /* the unread bytes are buf[pos, len) */
-    char buf[POOL_READ];
+    size_t cap;                 /* buf's size: POOL_READ, or less for a
+                                   small file's first piece */
+    char buf[];
 };
 
 static void ahead_cb(uv_fs_t *req);
@@ -59,23 +61,29 @@ static void ahead_got(struct cairn_readahead *ra, ssize_t n)
      * one thread hop less for every job smaller than a piece (most of
      * them).  Short before that (a FUSE or network file system may be) is
      * no end: read on until a read returns 0. */
-    if (n > 0 && (size_t)n < POOL_READ && ra->sized && ra->left == 0)
+    if (n > 0 && (size_t)n < ra->cap && ra->sized && ra->left == 0)
         ra->end = 1;
 }
 
-/* An empty read-ahead, its buffer left unwritten; NULL without memory. */
-static struct cairn_readahead *ahead_new(void)
+/* An empty read-ahead of cap bytes, its buffer left unwritten; NULL
+ * without memory. */
+static struct cairn_readahead *ahead_new(size_t cap)
 {
-    struct cairn_readahead *ra = malloc(sizeof(*ra));
+    struct cairn_readahead *ra = malloc(offsetof(struct cairn_readahead, buf) + cap);
 
-    if (ra != NULL)
+    if (ra != NULL) {
         memset(ra, 0, offsetof(struct cairn_readahead, buf));
+        ra->cap = cap;
+    }
     return ra;
 }
 
 int cairn_readahead_first(struct cairn_readahead **out, int fd, uint64_t size)
 {
-    struct cairn_readahead *ra = ahead_new();
+    /* A file smaller than a piece gets a buffer its size (and a byte, to
+     * see it end): most jobs are, and a piece's 256 KiB each, malloc'd
+     * and freed, cost them an mmap and munmap apiece. */
+    struct cairn_readahead *ra = ahead_new(size < POOL_READ ? (size_t)size + 1 : POOL_READ);
     ssize_t n;
 
     *out = ra;
@@ -84,7 +92,7 @@ int cairn_readahead_first(struct cairn_readahead **out, int fd, uint64_t size)
     ra->sized = 1;
     ra->left = size;
     do
-        n = read(fd, ra->buf, POOL_READ);
+        n = read(fd, ra->buf, ra->cap);
     while (n < 0 && errno == EINTR);
     ahead_got(ra, n < 0 ? -errno : n);
     return 0;
@@ -97,7 +105,7 @@ void cairn_readahead_free(struct cairn_readahead *ra)
 
 static int ahead_start(struct cairn_readahead *ra, uv_loop_t *loop, uv_file fd)
 {
-    uv_buf_t b = uv_buf_init(ra->buf, POOL_READ);
+    uv_buf_t b = uv_buf_init(ra->buf, (unsigned)ra->cap);
     int rc;
 
     ra->req.data = ra;
@@ -105,6 +113,24 @@ static int ahead_start(struct cairn_readahead *ra, uv_loop_t *loop, uv_file fd)
     rc = uv_fs_read(loop, &ra->req, fd, &b, 1, -1, ahead_cb);
     ra->busy = rc == 0;
     return rc;
+}
+
+/* A small first piece taken, and more to read (the file grew since it
+ * was opened): full pieces from here on.  Out of memory, the small one
+ * stays with the error, told after the bytes already taken. */
+static struct cairn_readahead *grow(struct cairn_fd_source *fs)
+{
+    struct cairn_readahead *ra = fs->ahead, *big = ahead_new(POOL_READ);
+
+    if (big == NULL) {
+        ra->err = -ENOMEM;
+        return ra;
+    }
+    memcpy(big, ra, offsetof(struct cairn_readahead, buf));
+    big->cap = POOL_READ;
+    free(ra);
+    fs->ahead = big;
+    return big;
 }
 
 /* Hands the engine what is read, and reads on once it is all taken.
@@ -127,7 +153,9 @@ static int ahead_take(struct cairn_fd_source *fs, char *buf, size_t len, ssize_t
     ra->pos += n;
     if (ra->pos == ra->len && !ra->end && ra->err == 0) {
         ra->pos = ra->len = 0;
-        if ((rc = ahead_start(ra, fs->loop, fs->fd)) != 0)
+        if (ra->cap < POOL_READ)
+            ra = grow(fs);
+        if (ra->err == 0 && (rc = ahead_start(ra, fs->loop, fs->fd)) != 0)
             ra->err = rc; /* told after these bytes */
     }
     *nread = (ssize_t)n;
@@ -168,7 +196,7 @@ static int read_pool(struct cairn_source *src, struct cairn_stream *s, char *buf
         fs->first = NULL;
         ra->fs = fs;
     } else if (ra == NULL) {
-        ra = fs->ahead = ahead_new();
+        ra = fs->ahead = ahead_new(POOL_READ);
         if (ra == NULL)
             return -ENOMEM;
         ra->fs = fs;

@@ -235,6 +235,10 @@ static void *finish_thread(void *arg)
     return NULL;
 }
 
+/* A first piece read where the job began (cairn_readahead_first), for
+ * the next run_stream to adopt. */
+static struct cairn_readahead *g_first;
+
 /* Streams in_fd through a four-batch pool; with out_fd >= 0 the results
  * go there through the file sink (a small last batch kept for a finishing
  * thread when keep), else into r->mem. */
@@ -257,6 +261,10 @@ static void run_stream(struct run *r, int in_fd, int flags, int out_fd, int keep
     r->s.max_line_bytes = 1u << 20;
     r->s.sink = (struct cairn_sink){ .write = sink_write, .end = sink_end, .data = r };
     ck_assert_int_eq(cairn_fd_source_init(&r->fs, &loop, in_fd, flags, &r->s.source), 0);
+    if (g_first != NULL) {
+        cairn_fd_source_adopt(&r->fs, g_first);
+        g_first = NULL;
+    }
     ck_assert_int_eq(cairn_stream_start(&r->s), 0);
     uv_run(&loop, UV_RUN_DEFAULT);
     ck_assert_msg(r->ended == 1, "end() ran %d times", r->ended);
@@ -518,6 +526,37 @@ START_TEST(test_file_of_whole_reads_ends)
 }
 END_TEST
 
+/* A job file smaller than a piece when opened gets a first piece of its
+ * size and a byte (source.c); if the file grew between the open and that
+ * read (a producer still writing after the rename), the byte over shows
+ * it, and the rest is read all the same, in full pieces, not in pieces
+ * of the first one's size. */
+START_TEST(test_file_grown_after_a_small_first_piece_is_read_whole)
+{
+    size_t len, small, want_len;
+    char *data = records(6000, &len);
+    char *want = reference(data, len, &want_len);
+    int in_fd = temp_file("input"), out_fd = temp_file("results");
+    struct run r;
+
+    small = (size_t)(strchr(data + 100, '\n') - data) + 1;
+    write_file(in_fd, data, len);
+    ck_assert_int_eq(cairn_readahead_first(&g_first, in_fd, small), 0);
+    reset_counts(in_fd, out_fd);
+    run_stream(&r, in_fd, CAIRN_SOURCE_POOL | CAIRN_SOURCE_REGULAR, out_fd, 1);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_uint_eq(r.s.bytes, len);
+    ck_assert_msg(atomic_load(&g_reads_pool) <= len / 262144 + 3,
+                  "%lu reads on the pool for %zu bytes after a first piece of %zu",
+                  atomic_load(&g_reads_pool), len - small, small);
+    check_results(out_fd, want, want_len, "a file grown after its first piece");
+    free(want);
+    free(data);
+    close(in_fd);
+    close(out_fd);
+}
+END_TEST
+
 /* A signal interrupting a results write (EINTR), in the finish or on the
  * pool, is no error: the write is made again and the file is whole. */
 START_TEST(test_interrupted_writes_are_retried)
@@ -564,6 +603,7 @@ static Suite *fileio_suite(void)
     tcase_add_test(tc, test_small_last_batch_is_written_by_the_finish);
     tcase_add_test(tc, test_read_error_half_way_ends_the_stream);
     tcase_add_test(tc, test_file_of_whole_reads_ends);
+    tcase_add_test(tc, test_file_grown_after_a_small_first_piece_is_read_whole);
     tcase_add_test(tc, test_interrupted_writes_are_retried);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
