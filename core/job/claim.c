@@ -95,6 +95,15 @@ static int summary_present(int out_fd, const char *name)
     return rc;
 }
 
+/* The later half of used(): a summary, done/ or failed/.  1, 0 or
+ * -ENOMEM. */
+static int finished_before(const struct cairn_spool *sp, int out_fd, const char *name)
+{
+    int rc = summary_present(out_fd, name);
+
+    return rc != 0 ? rc : present(sp->done_fd, name) || present(sp->failed_fd, name);
+}
+
 /* 1 when a job of this file name is waiting (only when waiting is set),
  * active, or finished here before: any trace counts, a summary without a
  * done/ copy included (done/ may have been pruned; a job's own handed-back
@@ -106,12 +115,9 @@ static int summary_present(int out_fd, const char *name)
  * -ENOMEM. */
 static int used(const struct cairn_spool *sp, int out_fd, const char *name, int waiting)
 {
-    int rc;
-
     if ((waiting && present(sp->in_fd, name)) || present(sp->active_fd, name))
         return 1;
-    rc = summary_present(out_fd, name);
-    return rc != 0 ? rc : present(sp->done_fd, name) || present(sp->failed_fd, name);
+    return finished_before(sp, out_fd, name);
 }
 
 /* A file handed back is claimed as the name it ran as, so its re-run
@@ -166,7 +172,7 @@ int cairn_claim_take(struct cairn_claim *c, const struct cairn_spool *sp, int ou
     if (rc != 1)
         return rc;
     /* Active: wait for it (the claim's RENAME_NOREPLACE says -EEXIST). */
-    rc = present(sp->active_fd, c->name) ? 0 : used(sp, out_fd, c->name, 0);
+    rc = present(sp->active_fd, c->name) ? 0 : finished_before(sp, out_fd, c->name);
     if (rc < 0)
         return rc;
     if (rc == 0)
