@@ -8,11 +8,13 @@
 #include "job_state.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "attempts.h"
+#include "finisher.h"
 #include "layout.h"
 #include "summary.h"
 #include "tmpfile.h"
@@ -25,14 +27,6 @@ static void queue_files(struct cairn_job *job, uv_work_cb work, uv_after_work_cb
     job->work.data = job;
     cairn_inflight_enter(job->env.file_work);
     (void)uv_queue_work(job->env.loop, &job->work, work, after);
-}
-
-static void finish_work(uv_work_t *req)
-{
-    struct cairn_job *job = req->data;
-
-    cairn_job_finish_files(job);
-    cairn_inflight_leave(job->env.file_work);
 }
 
 static void job_free(struct cairn_job *job)
@@ -132,12 +126,34 @@ static void report(struct cairn_job *job, enum cairn_job_outcome outcome)
     job_free(job);
 }
 
-static void after_finish(uv_work_t *req, int status)
-{
-    struct cairn_job *job = req->data;
+/* ---- the finish, many jobs' at once (finisher.h) ------------------------ */
 
-    (void)status; /* 0: see queue_files */
+static struct cairn_job *job_of(struct cairn_finisher_link *item)
+{
+    return (struct cairn_job *)((char *)item - offsetof(struct cairn_job, finishing));
+}
+
+static void publish_jobs(struct cairn_finisher_link **items, size_t n)
+{
+    struct cairn_job *jobs[CAIRN_FINISH_BATCH];
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        jobs[i] = job_of(items[i]);
+    cairn_job_finish_files_each(jobs, n);
+}
+
+static void published(struct cairn_finisher_link *item)
+{
+    struct cairn_job *job = job_of(item);
+
     end(job, cairn_job_outcome(job->finish_rc, job->fail_reason != NULL));
+}
+
+void cairn_job_finisher_init(struct cairn_finisher *f, uv_loop_t *loop,
+                             struct cairn_inflight *file_work)
+{
+    cairn_finisher_init(f, loop, file_work, publish_jobs, published);
 }
 
 /* Ends the job now as "try again later" (its outputs cannot be made, or
@@ -151,7 +167,7 @@ static void end_early(struct cairn_job *job, const char *step, int rc)
 }
 
 /* Renders the summary (and the reason) on the loop, then publishes on a
- * pool thread. */
+ * pool thread, with the jobs ending alongside (finisher.h). */
 static void finish(struct cairn_job *job)
 {
     struct cairn_job_facts facts;
@@ -174,7 +190,7 @@ static void finish(struct cairn_job *job)
     if (rc == 0)
         rc = cairn_summary_render(&facts, &job->summary);
     if (rc == 0)
-        queue_files(job, finish_work, after_finish);
+        cairn_finisher_add(job->env.finisher, &job->finishing);
     else
         end_early(job, "prepare the summary", rc);
 }

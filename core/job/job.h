@@ -13,12 +13,13 @@
  *     file is read, the records answered and the results written to the
  *     temporary on pool threads (filesink.h); on_batch on the loop as
  *     each batch's results are handed to be written, in input order
- *   on a pool thread: write a small last batch kept for this moment
- *     (filesink.h), stage the summary, make both durable, rename the
- *     results to NAME.results.jsonl and then the summary to
- *     NAME.summary.json, make the directory durable, move the input to
- *     done/ (or delete it); the syncs go through the spool's group commit
- *     (commit.h), shared with the jobs finishing alongside
+ *   on a pool thread, with the jobs finishing alongside (finisher.h):
+ *     write a small last batch kept for this moment (filesink.h), stage
+ *     the summary, make both durable, rename the results to
+ *     NAME.results.jsonl and then the summary to NAME.summary.json, make
+ *     the directory durable, move the input to done/ (or delete it); each
+ *     step is done for all those jobs before the next, and their syncs
+ *     share one round of the spool's group commit (commit.h)
  *   on the loop: on_end, once, with the outcome (outcome.h)
  *
  * A job that cannot be read at all, is not a regular file, or reached
@@ -37,6 +38,8 @@
 #include <time.h>
 #include <uv.h>
 
+#include "finisher.h"
+#include "inflight.h"
 #include "job_env.h"
 #include "outcome.h"
 
@@ -50,6 +53,11 @@ struct cairn_job;
  * not yet or no longer open.  The daemon caps the jobs it runs at once by
  * this and the process's descriptor limit. */
 #define CAIRN_JOB_DESCRIPTORS 4
+
+/* The finisher every job of a daemon shares (job_env.h's finisher): the
+ * jobs that end together are published together. */
+void cairn_job_finisher_init(struct cairn_finisher *f, uv_loop_t *loop,
+                             struct cairn_inflight *file_work);
 
 /*
  * NAME     cairn_job_start - run INPUT/name (or, recovered, active/name)

@@ -20,12 +20,16 @@
 
 struct cairn_job;
 struct cairn_hang;
+struct cairn_finisher;
 
 struct cairn_job_env {
     uv_loop_t *loop;
     struct cairn_pool *pool;
     /* Counts the job's file work on the pool (inflight.h); may be NULL. */
     struct cairn_inflight *file_work;
+    /* Publishes the job at its end, with the others ending alongside
+     * (finisher.h); shared by every job of the daemon. */
+    struct cairn_finisher *finisher;
     /* Borrowed for the job's life.  Its state-folder descriptors are only
      * ever swapped in place (dup2), never closed, while jobs run; out_fd
      * may be replaced (the output path followed), so a job dups it at

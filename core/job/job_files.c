@@ -17,6 +17,7 @@
 
 #include "attempts.h"
 #include "claim.h"
+#include "commit.h"
 #include "layout.h"
 #include "publish.h"
 
@@ -172,7 +173,9 @@ void cairn_job_start_files(struct cairn_job *job)
  * summary is in place.
  */
 /* How long a publish waits for the output directory's lock: a cairnd
- * holds it for two renames, so a lock held longer is something else's. */
+ * holds it for the renames of one finisher work item (at most
+ * CAIRN_FINISH_BATCH pairs, milliseconds), so a lock held longer is
+ * something else's. */
 #define OUTPUT_LOCK_WAIT_MS 1000
 
 /* The output directory's lock, taken without ever blocking on it: anyone
@@ -224,46 +227,140 @@ static int lock_output(struct cairn_job *job)
     return 0;
 }
 
-static void finish_ok(struct cairn_job *job)
-{
-    const struct cairn_spool *sp = job->env.spool;
-    char *res = cairn_claim_output(&job->claim, CAIRN_RESULTS_SUFFIX);
-    char *sum = cairn_claim_output(&job->claim, CAIRN_SUMMARY_SUFFIX);
-    struct cairn_tmpfile sum_tmp = { .fd = -1 };
-    int fds[2];
-    int rc = -ENOMEM, locked;
+/* One job's publish between the steps it shares with the others of its
+ * work item. */
+struct finishing {
+    struct cairn_job *job;
+    char *res, *sum; /* its outputs' names */
+    struct cairn_tmpfile sum_tmp;
+    int fds[2];                      /* results and summary temporaries */
+    struct cairn_commit_key keys[2]; /* theirs, known since their creation */
+    struct cairn_commit_key out_key; /* the output directory's */
+    int out_known;                   /* out_key is known (lock_for) */
+    int live;                        /* every step so far went well */
+};
 
+/* The step named in finish_step failed with rc: the job ends there, its
+ * temporaries removed. */
+static void drop(struct finishing *f, int rc)
+{
+    f->live = 0;
+    f->job->finish_rc = rc;
+    cairn_tmpfile_discard(&f->sum_tmp);
+    cairn_tmpfile_discard(&f->job->res_tmp);
+}
+
+/* Everything that needs disk space is written before anything becomes
+ * visible, so a full disk leaves nothing behind. */
+static void stage(struct finishing *f)
+{
+    struct cairn_job *job = f->job;
+    int rc = -ENOMEM;
+
+    f->sum_tmp.fd = -1;
     job->finish_step = "name outputs";
-    if (res == NULL || sum == NULL)
+    f->res = cairn_claim_output(&job->claim, CAIRN_RESULTS_SUFFIX);
+    f->sum = cairn_claim_output(&job->claim, CAIRN_SUMMARY_SUFFIX);
+    if (f->res == NULL || f->sum == NULL)
         goto fail;
-    /* Everything that needs disk space is written before anything becomes
-     * visible, so a full disk leaves nothing behind; then two renames, the
-     * summary last: its presence means the job is finished. */
     STEP("write results", cairn_filesink_write_kept(&job->results));
-    STEP("write summary", cairn_tmpfile_open(&sum_tmp, job->out_fd, 's', 0644));
-    STEP("write summary", cairn_write_all(sum_tmp.fd, job->summary.data, job->summary.len));
-    fds[0] = job->res_tmp.fd;
-    fds[1] = sum_tmp.fd;
-    STEP("fsync results and summary", cairn_commit_sync(sp->commit, fds, 2));
-    /* Daemons sharing this output directory publish one pair at a time, so
-     * two runs' pairs never interleave.  (Should the summary's rename fail
-     * after the results', the new results sit beside the earlier summary
-     * until the retry: see hand_back.) */
-    locked = lock_output(job);
-    job->finish_step = "publish results";
-    rc = cairn_tmpfile_commit(&job->res_tmp, res);
-    if (rc == 0) {
-        job->finish_step = "publish summary";
-        rc = cairn_tmpfile_commit(&sum_tmp, sum);
-    }
-    if (locked && flock(job->out_fd, LOCK_UN) != 0)
-        cairn_log(job->env.log, CAIRN_LOG_WARNING,
+    STEP("write summary", cairn_tmpfile_open(&f->sum_tmp, job->out_fd, 's', 0644));
+    STEP("write summary", cairn_write_all(f->sum_tmp.fd, job->summary.data, job->summary.len));
+    f->fds[0] = job->res_tmp.fd;
+    f->fds[1] = f->sum_tmp.fd;
+    f->keys[0] = (struct cairn_commit_key){ job->res_tmp.dev, job->res_tmp.ino, 1 };
+    f->keys[1] = (struct cairn_commit_key){ f->sum_tmp.dev, f->sum_tmp.ino, 1 };
+    f->live = 1;
+    return;
+fail:
+    drop(f, rc);
+}
+
+/* Each live job's sync of fds (n of them), all in one group-commit
+ * round; a job whose sync failed is dropped, named by step. */
+static void sync_all(struct finishing *f, size_t n, struct cairn_commit_set *sets, int dir,
+                     const char *step)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        sets[i] = (struct cairn_commit_set){ .fds = dir ? &f[i].job->out_fd : f[i].fds,
+                                             .n = !f[i].live ? 0
+                                                  : dir      ? 1
+                                                             : 2 };
+    cairn_commit_sync_each(f[0].job->env.spool->commit, sets, n);
+    for (i = 0; i < n; i++)
+        if (f[i].live && sets[i].rc != 0) {
+            f[i].job->finish_step = step;
+            drop(&f[i], sets[i].rc);
+        }
+}
+
+/* The output directory a run of renames holds locked (lock_output). */
+struct held_lock {
+    struct cairn_job *by; /* whose descriptor took it, or NULL */
+    int tried;            /* lock_output ran for dev/ino */
+    dev_t dev;
+    ino_t ino;
+};
+
+static void release(struct held_lock *h)
+{
+    if (h->by != NULL && flock(h->by->out_fd, LOCK_UN) != 0)
+        cairn_log(h->by->env.log, CAIRN_LOG_WARNING,
                   "job %s: cannot unlock the output directory: %s (other daemons publish once "
                   "this job ends)",
-                  job->claim.base, strerror(errno));
+                  h->by->claim.base, strerror(errno));
+    *h = (struct held_lock){ 0 };
+}
+
+/* Daemons sharing an output directory publish one pair at a time, so two
+ * runs' pairs never interleave: the lock is taken once for the jobs of
+ * one directory in a row, and asked for again (a second's wait at most,
+ * lock_output) only when a job publishes elsewhere, its output directory
+ * followed to a new one. */
+static void lock_for(struct held_lock *h, struct finishing *f)
+{
+    struct cairn_job *job = f->job;
+    struct stat st;
+    int known = fstat(job->out_fd, &st) == 0;
+
+    f->out_known = known;
+    if (known)
+        f->out_key = (struct cairn_commit_key){ st.st_dev, st.st_ino, 0 };
+    if (h->tried && known && st.st_dev == h->dev && st.st_ino == h->ino)
+        return;
+    release(h);
+    h->by = lock_output(job) ? job : NULL;
+    h->tried = known;
+    h->dev = known ? st.st_dev : 0;
+    h->ino = known ? st.st_ino : 0;
+}
+
+/* Two renames, the summary last: its presence means the job is finished.
+ * (Should the summary's rename fail after the results', the new results
+ * sit beside the earlier summary until the retry: see hand_back.) */
+static void rename_pair(struct finishing *f)
+{
+    struct cairn_job *job = f->job;
+    int rc;
+
+    job->finish_step = "publish results";
+    rc = cairn_tmpfile_commit(&job->res_tmp, f->res);
+    if (rc == 0) {
+        job->finish_step = "publish summary";
+        rc = cairn_tmpfile_commit(&f->sum_tmp, f->sum);
+    }
     if (rc != 0)
-        goto fail;
-    STEP("fsync output directory", cairn_commit_sync(sp->commit, &job->out_fd, 1));
+        drop(f, rc);
+}
+
+static void move_out(struct finishing *f)
+{
+    struct cairn_job *job = f->job;
+    const struct cairn_spool *sp = job->env.spool;
+    int rc;
+
     /* Before the input leaves active/: a new job of the same name may be
      * claimed the moment it does, and its count must not be ours. */
     cairn_attempts_forget(sp->active_fd, job->claim.name, job->in_fd);
@@ -272,14 +369,36 @@ static void finish_ok(struct cairn_job *job)
     else
         STEP("delete input", move_input(job, -1));
     job->finish_rc = 0;
-    goto out;
+    return;
 fail:
-    job->finish_rc = rc;
-    cairn_tmpfile_discard(&sum_tmp);
-    cairn_tmpfile_discard(&job->res_tmp);
-out:
-    free(res);
-    free(sum);
+    drop(f, rc);
+}
+
+/* The jobs of f[0..n) published together, each step for all of them
+ * before the next (see the crash consistency note above: every job's
+ * steps keep their order, and each waits for its own sync). */
+static void finish_ok(struct finishing *f, size_t n, struct cairn_commit_set *sets)
+{
+    struct held_lock held = { 0 };
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        stage(&f[i]);
+    sync_all(f, n, sets, 0, "fsync results and summary");
+    for (i = 0; i < n; i++)
+        if (f[i].live) {
+            lock_for(&held, &f[i]);
+            rename_pair(&f[i]);
+        }
+    release(&held);
+    sync_all(f, n, sets, 1, "fsync output directory");
+    for (i = 0; i < n; i++)
+        if (f[i].live)
+            move_out(&f[i]);
+    for (i = 0; i < n; i++) {
+        free(f[i].res);
+        free(f[i].sum);
+    }
 }
 
 static void finish_failed(struct cairn_job *job)
@@ -310,12 +429,35 @@ out:
     free(sum);
 }
 
-void cairn_job_finish_files(struct cairn_job *job)
+void cairn_job_finish_files_each(struct cairn_job **jobs, size_t n)
 {
-    if (job->fail_reason != NULL)
-        finish_failed(job);
-    else
-        finish_ok(job);
+    struct finishing *f = calloc(n, sizeof(*f));
+    struct cairn_commit_set *sets = calloc(n, sizeof(*sets));
+    size_t i, k = 0;
+
+    if (f == NULL || sets == NULL) {
+        /* One at a time, the same steps: two on the stack. */
+        struct finishing one;
+        struct cairn_commit_set set;
+
+        for (i = 0; i < n; i++) {
+            one = (struct finishing){ .job = jobs[i] };
+            if (jobs[i]->fail_reason != NULL)
+                finish_failed(jobs[i]);
+            else
+                finish_ok(&one, 1, &set);
+        }
+    } else {
+        for (i = 0; i < n; i++)
+            if (jobs[i]->fail_reason != NULL)
+                finish_failed(jobs[i]);
+            else
+                f[k++].job = jobs[i];
+        if (k > 0)
+            finish_ok(f, k, sets);
+    }
+    free(f);
+    free(sets);
 }
 
 /* Outputs could not be written: the job's temporaries are removed (if

@@ -21,6 +21,7 @@
 #include "claim.h"
 #include "engine.h"
 #include "filesink.h"
+#include "finisher.h"
 #include "job_env.h"
 #include "plugin_set.h"
 #include "source.h"
@@ -58,9 +59,11 @@ struct cairn_job {
     struct timespec started;
     struct cairn_filesink results; /* into res_tmp, from the pool */
     char *fail_reason;             /* set: the job itself is bad, it goes to failed/ */
-    /* Work on pool threads: the start, then the finish. */
+    /* Work on pool threads: the start, or a hand-back (the finish goes
+     * with others', finisher.h). */
     uv_work_t work;
-    int start_rc; /* 0, or the negative errno that stopped the start */
+    struct cairn_finisher_link finishing; /* in the finisher (finisher.h) */
+    int start_rc;                         /* 0, or the negative errno that stopped the start */
     struct cairn_buf summary;
     struct cairn_buf reason;
     int finish_rc;
@@ -73,10 +76,10 @@ struct cairn_job {
  * (0: ready to stream, or fail_reason set; -ENOENT/-EAGAIN: not ours;
  * -EEXIST: a job of that name is active; else hand it back). */
 void cairn_job_start_files(struct cairn_job *job);
-/* Finish: publish the outputs and move the input, or with fail_reason
- * set, the reason and a failed summary; finish_rc and finish_step say
- * how it went. */
-void cairn_job_finish_files(struct cairn_job *job);
+/* Finish, for n jobs at once (finisher.h): publish each one's outputs
+ * and move its input, or with fail_reason set, its reason and a failed
+ * summary; each one's finish_rc and finish_step say how it went. */
+void cairn_job_finish_files_each(struct cairn_job **jobs, size_t n);
 /* Hand-back: temporaries removed, the input back in the spool (back_rc
  * 0, back_name) or left in active/. */
 void cairn_job_hand_back_files(struct cairn_job *job);

@@ -1,0 +1,59 @@
+/*
+ * finisher.h - the end of many jobs published together.
+ *
+ * When jobs arrive in a burst they also finish in one: each finishing
+ * alone on its own pool thread made one group-commit round for every few
+ * jobs (as many as there were threads to wait in it), two flock(2)s of
+ * the output directory each, and a thread hand-off each.  The finisher
+ * keeps one pool work item in flight: a job that becomes ready while it
+ * runs waits, and the next item takes every job waiting (up to
+ * CAIRN_FINISH_BATCH), so the fsyncs of the whole lot share one round
+ * (cairn_commit_sync_each) and the output directory is locked once for
+ * all their renames.  A job that finishes alone is published at once,
+ * as before: no timer, no waiting for company.
+ *
+ * Loop thread only, but for the work item itself.
+ */
+#ifndef CAIRN_FINISHER_H
+#define CAIRN_FINISHER_H
+
+#include <stddef.h>
+#include <uv.h>
+
+#include "inflight.h"
+
+/* What the finisher knows of an item: its place in the queue.  The job
+ * embeds it (job.c makes the finisher's callbacks). */
+struct cairn_finisher_link {
+    struct cairn_finisher_link *next;
+};
+
+/* The most items one work item publishes.  The output directory stays
+ * locked (flock) while their renames run, and other daemons sharing it
+ * wait a second at most (job_files.c): 64 jobs' renames take a few
+ * milliseconds on a local disk. */
+#define CAIRN_FINISH_BATCH 64
+
+struct cairn_finisher {
+    uv_loop_t *loop;
+    struct cairn_inflight *file_work; /* counts the work item; may be NULL */
+    /* Pool thread: publishes items[0..n).  Loop thread: an item done. */
+    void (*publish)(struct cairn_finisher_link **items, size_t n);
+    void (*published)(struct cairn_finisher_link *item);
+    struct cairn_finisher_link *first, *last; /* waiting, oldest first */
+    struct cairn_finisher_link *batch[CAIRN_FINISH_BATCH];
+    size_t n_batch;
+    int busy; /* an item is in flight, or its items are being told */
+    uv_work_t work;
+};
+
+void cairn_finisher_init(struct cairn_finisher *f, uv_loop_t *loop,
+                         struct cairn_inflight *file_work,
+                         void (*publish)(struct cairn_finisher_link **items, size_t n),
+                         void (*published)(struct cairn_finisher_link *item));
+
+/* Publishes item with whatever else is waiting (at once when nothing is
+ * in flight); published(item) follows on the loop. */
+void cairn_finisher_add(struct cairn_finisher *f, struct cairn_finisher_link *item);
+
+#endif /* CAIRN_FINISHER_H */
