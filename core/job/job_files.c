@@ -283,11 +283,17 @@ static void sync_all(struct finishing *f, size_t n, struct cairn_commit_set *set
 {
     size_t i;
 
-    for (i = 0; i < n; i++)
-        sets[i] = (struct cairn_commit_set){ .fds = dir ? &f[i].job->out_fd : f[i].fds,
-                                             .n = !f[i].live ? 0
-                                                  : dir      ? 1
-                                                             : 2 };
+    for (i = 0; i < n; i++) {
+        sets[i] = (struct cairn_commit_set){ .n = 0 };
+        if (!f[i].live)
+            continue;
+        if (dir)
+            sets[i] = (struct cairn_commit_set){ .fds = &f[i].job->out_fd,
+                                                 .n = 1,
+                                                 .keys = f[i].out_known ? &f[i].out_key : NULL };
+        else
+            sets[i] = (struct cairn_commit_set){ .fds = f[i].fds, .n = 2, .keys = f[i].keys };
+    }
     cairn_commit_sync_each(f[0].job->env.spool->commit, sets, n);
     for (i = 0; i < n; i++)
         if (f[i].live && sets[i].rc != 0) {
