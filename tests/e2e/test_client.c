@@ -2256,7 +2256,6 @@ static Suite *client_suite(void)
 
 int main(void)
 {
-    SRunner *sr;
     int failed;
 
     g_cairn = getenv("CAIRN_TEST_CAIRN");
@@ -2287,9 +2286,6 @@ int main(void)
             }
         }
     }
-    sr = srunner_create(client_suite());
-    srunner_run_all(sr, CK_ENV);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(client_suite(), CK_ENV, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -341,7 +341,6 @@ static Suite *client_memory_suite(void)
 
 int main(void)
 {
-    SRunner *sr;
     int failed;
 
     g_cairn = getenv("CAIRN_TEST_CAIRN");
@@ -354,9 +353,6 @@ int main(void)
     if (th_make_top("client-memory") != 0)
         return EXIT_FAILURE;
     atexit(th_cleanup_top);
-    sr = srunner_create(client_memory_suite());
-    srunner_run_all(sr, CK_ENV);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(client_memory_suite(), CK_ENV, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

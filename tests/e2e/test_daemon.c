@@ -2645,7 +2645,6 @@ static Suite *daemon_suite(void)
 
 int main(void)
 {
-    SRunner *sr;
     int failed;
 
     g_cairnd = getenv("CAIRN_TEST_CAIRND");
@@ -2660,9 +2659,6 @@ int main(void)
     if (th_make_top("daemon") != 0)
         return EXIT_FAILURE;
     atexit(th_cleanup_top);
-    sr = srunner_create(daemon_suite());
-    srunner_run_all(sr, CK_ENV); /* CK_VERBOSITY=verbose lists each test */
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(daemon_suite(), CK_ENV, 1); /* CK_VERBOSITY=verbose lists each test */
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -270,7 +270,6 @@ int main(void)
 {
     Suite *s = suite_create("descriptors");
     TCase *tc = tcase_create("descriptors");
-    SRunner *sr;
     int failed;
 
     g_cairnd = getenv("CAIRN_TEST_CAIRND");
@@ -297,9 +296,6 @@ int main(void)
     tcase_add_test(tc, burst_under_a_low_descriptor_limit_all_finish);
     tcase_set_timeout(tc, 240);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_ENV, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

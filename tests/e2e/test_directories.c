@@ -745,7 +745,6 @@ int main(void)
 {
     Suite *s = suite_create("directories");
     TCase *tc = tcase_create("output_dir");
-    SRunner *sr;
     int failed;
 
     g_cairnd = getenv("CAIRN_TEST_CAIRND");
@@ -777,9 +776,6 @@ int main(void)
     tcase_add_test(tc, job_stranded_in_active_is_run_by_a_rescan);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_ENV, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -500,7 +500,6 @@ int main(void)
 {
     Suite *s = suite_create("fastpath");
     TCase *tc = tcase_create("same_answers_as_jansson");
-    SRunner *sr;
     int failed;
     const char *real = getenv("CAIRN_TEST_PLUGIN_DIR");
     const char *abi = getenv("CAIRN_TEST_ABI_PLUGIN_DIR");
@@ -526,11 +525,7 @@ int main(void)
     tcase_add_test(tc, cut_lines_and_repeated_keys_agree);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_NORMAL, 0);
     cairn_registry_free(&reg);
     th_rm_tree(root);
     return failed == 0 ? 0 : 1;

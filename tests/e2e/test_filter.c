@@ -1395,7 +1395,6 @@ static Suite *filter_suite(void)
 
 int main(void)
 {
-    SRunner *sr;
     int failed, fd;
 
     g_cairnd = getenv("CAIRN_TEST_CAIRND");
@@ -1414,10 +1413,7 @@ int main(void)
     close(fd);
     chmod(g_cfg, 0644);
 
-    sr = srunner_create(filter_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(filter_suite(), CK_NORMAL, 1);
     unlink(g_cfg);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -1329,7 +1329,6 @@ static Suite *hostile_suite(void)
 
 int main(void)
 {
-    SRunner *sr;
     int failed;
 
     g_cairnd = getenv("CAIRN_TEST_CAIRND");
@@ -1345,9 +1344,6 @@ int main(void)
     if (th_make_top("hostile") != 0)
         return EXIT_FAILURE;
     atexit(cleanup_top);
-    sr = srunner_create(hostile_suite());
-    srunner_run_all(sr, CK_ENV); /* CK_VERBOSITY=verbose lists each test */
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(hostile_suite(), CK_ENV, 1); /* CK_VERBOSITY=verbose lists each test */
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

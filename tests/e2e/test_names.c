@@ -292,7 +292,6 @@ int main(void)
 {
     Suite *s = suite_create("names");
     TCase *tc = tcase_create("names");
-    SRunner *sr;
     int failed;
 
     g_cairnd = getenv("CAIRN_TEST_CAIRND");
@@ -313,9 +312,6 @@ int main(void)
     tcase_add_test(tc, job_names_and_names_never_taken);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_ENV, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

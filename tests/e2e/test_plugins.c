@@ -535,7 +535,6 @@ static Suite *plugins_suite(void)
 
 int main(void)
 {
-    SRunner *sr;
     int failed;
 
     g_cairnd = getenv("CAIRN_TEST_CAIRND");
@@ -550,10 +549,7 @@ int main(void)
     if (th_make_top("plugins") != 0)
         return EXIT_FAILURE;
     atexit(th_cleanup_top);
-    sr = srunner_create(plugins_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(plugins_suite(), CK_NORMAL, 1);
     th_cleanup_top();
     return failed == 0 ? 0 : 1;
 }

@@ -1038,7 +1038,6 @@ static Suite *reliability_suite(void)
 
 int main(void)
 {
-    SRunner *sr;
     int failed;
 
     g_cairnd = getenv("CAIRN_TEST_CAIRND");
@@ -1059,9 +1058,7 @@ int main(void)
         return EXIT_FAILURE;
     }
     atexit(cleanup_top);
-    sr = srunner_create(reliability_suite());
-    srunner_run_all(sr, CK_ENV); /* CK_VERBOSITY=verbose lists each test */
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed =
+        th_run_suite(reliability_suite(), CK_ENV, 1); /* CK_VERBOSITY=verbose lists each test */
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

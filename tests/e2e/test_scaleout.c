@@ -929,7 +929,6 @@ static Suite *scaleout_suite(void)
 
 int main(void)
 {
-    SRunner *sr;
     int failed;
 
     g_cairnd = getenv("CAIRN_TEST_CAIRND");
@@ -939,9 +938,6 @@ int main(void)
                         "CAIRN_TEST_PLUGIN_DIR must be set (meson test sets them)\n");
         return EXIT_FAILURE;
     }
-    sr = srunner_create(scaleout_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(scaleout_suite(), CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -254,7 +254,6 @@ END_TEST
 
 int main(void)
 {
-    SRunner *sr;
     Suite *s;
     TCase *tc;
     int failed;
@@ -276,10 +275,7 @@ int main(void)
     tcase_add_test(tc, bad_job_reaches_failed_at_every_point);
     tcase_add_test(tc, deleted_input_job_finishes_at_every_point);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_NORMAL, 1);
     free(rig_reference);
     return failed == 0 ? 0 : 1;
 }

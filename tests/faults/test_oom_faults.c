@@ -267,7 +267,6 @@ END_TEST
 
 int main(void)
 {
-    SRunner *sr;
     Suite *s;
     TCase *tc;
     int failed;
@@ -289,9 +288,6 @@ int main(void)
     tcase_add_test(tc, filter_survives_out_of_memory_at_every_allocation);
     tcase_add_test(tc, daemon_job_survives_out_of_memory_at_every_allocation);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? 0 : 1;
 }

@@ -841,7 +841,6 @@ END_TEST
 
 int main(void)
 {
-    SRunner *sr;
     Suite *s;
     TCase *tc;
     int failed;
@@ -866,9 +865,6 @@ int main(void)
     tcase_add_test(tc, every_call_of_a_job_whose_input_is_deleted_is_a_crash_point);
     tcase_add_test(tc, power_lost_at_random_moments_under_a_stream_of_jobs);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? 0 : 1;
 }

@@ -478,15 +478,11 @@ static Suite *powerfs_suite(void)
 
 int main(void)
 {
-    SRunner *sr;
     int failed;
 
     if (th_make_top("powerfs") != 0)
         return EXIT_FAILURE;
     atexit(th_cleanup_top);
-    sr = srunner_create(powerfs_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(powerfs_suite(), CK_NORMAL, 1);
     return failed == 0 ? 0 : 1;
 }

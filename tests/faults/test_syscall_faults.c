@@ -508,7 +508,6 @@ END_TEST
 
 int main(void)
 {
-    SRunner *sr;
     Suite *s;
     TCase *tc;
     int failed;
@@ -535,10 +534,7 @@ int main(void)
     tcase_add_test(tc, submit_hands_over_whole_or_nothing_at_every_point);
     tcase_add_test(tc, report_writes_a_whole_page_or_none_at_every_point);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_NORMAL, 1);
     free(rig_reference);
     return failed == 0 ? 0 : 1;
 }

@@ -22,6 +22,19 @@
 #include "util.h"
 
 struct th_settings th_settings = { 10, 0, 8192 };
+
+int th_run_suite(Suite *s, enum print_output mode, int fork)
+{
+    SRunner *sr = srunner_create(s);
+    int failed;
+
+    if (!fork)
+        srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, mode);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed;
+}
 void (*th_on_failure)(void) = th_dump_logs;
 
 /* ------------------------------------------------------------------ */

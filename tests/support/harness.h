@@ -28,6 +28,7 @@
  *   JSON           th_load_json, th_load_results, th_int_field,
  *                  th_str_field, th_codes, th_parse_lines, th_free_lines
  *   Random         th_splitmix64 (rng.h, included)
+ *   main()         th_run_suite: the suite run, its failures counted
  */
 #ifndef CAIRN_TEST_HARNESS_H
 #define CAIRN_TEST_HARNESS_H
@@ -51,6 +52,11 @@ struct th_settings {
     long dump_bytes; /* th_dump_logs: the last bytes of each log (default 8192) */
 };
 extern struct th_settings th_settings;
+
+/* Runs s (freed after) with Check's output mode (CK_ENV: CK_VERBOSITY
+ * decides), each test in a process of its own unless fork is 0; returns
+ * how many tests failed.  Every test program's main() ends with it. */
+int th_run_suite(Suite *s, enum print_output mode, int fork);
 
 /* ---- files ------------------------------------------------------- */
 

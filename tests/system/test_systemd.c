@@ -18,6 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness.h"
+
 #ifndef PR_SET_MDWE
 #define PR_SET_MDWE              65
 #define PR_MDWE_REFUSE_EXEC_GAIN 1
@@ -432,7 +434,6 @@ int main(int argc, char **argv)
     TCase *unit = tcase_create("unit");
     TCase *notify = tcase_create("sd_notify");
     TCase *logs = tcase_create("journald");
-    SRunner *sr;
     int failed;
 
     if (argc > 2 && strcmp(argv[1], "--mdwe-exec") == 0)
@@ -452,9 +453,6 @@ int main(int argc, char **argv)
     suite_add_tcase(s, unit);
     suite_add_tcase(s, notify);
     suite_add_tcase(s, logs);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? 0 : 1;
 }

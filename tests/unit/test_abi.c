@@ -514,7 +514,6 @@ int main(void)
     const char *abi = getenv("CAIRN_TEST_ABI_PLUGIN_DIR");
     Suite *s = suite_create("abi");
     TCase *tc;
-    SRunner *sr;
     size_t i;
     int failed;
 
@@ -559,10 +558,7 @@ int main(void)
     CASE("analysis is refused to plugins without it", analysis_is_refused_to_plugins_without_it);
 #undef CASE
 
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_NORMAL, 1);
     cairn_registry_free(&g_reg);
     th_rm_tree(root_dir);
     return failed == 0 ? 0 : 1;

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "alloc_fail.h"
 #include "analysis.h"
 #include "brute_analysis.h"
@@ -1067,11 +1068,8 @@ static Suite *analysis_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(analysis_suite());
     int failed;
 
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(analysis_suite(), CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -18,6 +18,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "attempts.h"
 #include "marks.h"
 #include "names.h"
@@ -315,11 +316,8 @@ static Suite *attempts_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(attempts_suite());
     int failed;
 
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(attempts_suite(), CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "harness.h"
 #include "commit.h"
 
 /* In the build tree, not /tmp: the syncfs rule is about real disk file
@@ -264,7 +265,6 @@ int main(void)
 {
     Suite *s = suite_create("commit");
     TCase *tc = tcase_create("group_commit");
-    SRunner *sr;
     int failed;
 
     tcase_add_checked_fixture(tc, setup, teardown);
@@ -275,9 +275,6 @@ int main(void)
     tcase_add_test(tc, callers_together_share_rounds);
     tcase_add_test(tc, sets_of_one_caller_share_one_round);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -1907,17 +1907,13 @@ static Suite *config_suite(void)
 
 int main(void)
 {
-    SRunner *sr;
     int failed;
 
     if (mkdtemp(root_dir) == NULL) {
         perror("mkdtemp");
         return 1;
     }
-    sr = srunner_create(config_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(config_suite(), CK_NORMAL, 1);
     th_rm_tree(root_dir);
     return failed == 0 ? 0 : 1;
 }

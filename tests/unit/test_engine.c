@@ -23,6 +23,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "harness.h"
 #include "alloc_fail.h"
 #include "engine.h"
 #include "plugin_loader.h"
@@ -1524,7 +1525,6 @@ static Suite *engine_suite(void)
 int main(void)
 {
     const char *dir = getenv("CAIRN_TEST_PLUGIN_DIR");
-    SRunner *sr;
     int failed, rc;
 
     if (dir == NULL || dir[0] == '\0') {
@@ -1541,10 +1541,7 @@ int main(void)
     /* Several workers, so batches finish out of order. */
     setenv("UV_THREADPOOL_SIZE", "4", 1);
 
-    sr = srunner_create(engine_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(engine_suite(), CK_NORMAL, 1);
     cairn_registry_free(&g_reg);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

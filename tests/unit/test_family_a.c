@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "rng.h"
 #include "brute_family_a.h"
 #include "cairn/plugin.h"
@@ -1435,10 +1436,7 @@ int main(void)
         return EXIT_FAILURE;
     }
 
-    SRunner *sr = srunner_create(family_a_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = th_run_suite(family_a_suite(), CK_NORMAL, 1);
     free(g_sg4_win);
     for (int g = 0; g < N_GAMES; g++)
         if (g_dl[g] != NULL)

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "rng.h"
 #include "brute_family_b.h"
 #include "cairn/plugin.h"
@@ -1292,10 +1293,7 @@ int main(void)
             fprintf(stderr, "test_family_b: %s not loaded: %s\n", fam_name[g], g_pl[g].why);
     }
 
-    SRunner *sr = srunner_create(family_b_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = th_run_suite(family_b_suite(), CK_NORMAL, 1);
     for (int g = 0; g < N_FAM; g++)
         if (g_pl[g].dl != NULL)
             dlclose(g_pl[g].dl);

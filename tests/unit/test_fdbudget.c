@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "fdbudget.h"
 #include "job.h"
 
@@ -87,7 +88,6 @@ int main(void)
 {
     Suite *s = suite_create("fdbudget");
     TCase *tc = tcase_create("fdbudget");
-    SRunner *sr;
     int failed;
 
     tcase_add_test(tc, counts_the_open_descriptors);
@@ -95,9 +95,6 @@ int main(void)
     tcase_add_test(tc, no_room_is_zero_jobs);
     tcase_add_test(tc, a_high_limit_caps_nothing);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

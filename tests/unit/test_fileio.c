@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "harness.h"
 #include "engine.h"
 #include "filesink.h"
 #include "plugin_loader.h"
@@ -613,7 +614,6 @@ static Suite *fileio_suite(void)
 int main(void)
 {
     const char *dir = getenv("CAIRN_TEST_PLUGIN_DIR");
-    SRunner *sr;
     int failed, rc;
 
     if (dir == NULL || dir[0] == '\0') {
@@ -627,10 +627,7 @@ int main(void)
     }
     g_ctx = (struct cairn_record_ctx){ .reg = &g_reg, .default_limits = CAIRN_LIMITS_OFFICIAL };
     setenv("UV_THREADPOOL_SIZE", "4", 1);
-    sr = srunner_create(fileio_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(fileio_suite(), CK_NORMAL, 1);
     cairn_registry_free(&g_reg);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <uv.h>
 
+#include "harness.h"
 #include "finisher.h"
 
 #define ITEMS 140
@@ -109,14 +110,10 @@ int main(void)
 {
     Suite *s = suite_create("finisher");
     TCase *tc = tcase_create("batches");
-    SRunner *sr;
     int failed;
 
     tcase_add_test(tc, alone_goes_at_once_and_the_waiting_go_together);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "harness.h"
 #include "hang.h"
 
 struct seen {
@@ -276,7 +277,6 @@ int main(void)
 {
     Suite *s = suite_create("hang");
     TCase *tc = tcase_create("monitor");
-    SRunner *sr;
     int failed;
 
     tcase_add_test(tc, a_record_past_the_timeout_is_reported);
@@ -285,9 +285,6 @@ int main(void)
     tcase_add_test(tc, a_thread_beyond_the_slots_is_not_watched);
     tcase_add_test(tc, stopped_process_time_is_not_counted);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? 0 : 1;
 }

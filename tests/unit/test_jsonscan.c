@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "alloc_fail.h"
 #include "jsonscan.h"
 #include "rng.h"
@@ -393,11 +394,8 @@ static Suite *jsonscan_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(jsonscan_suite());
     int failed;
 
-    srunner_run_all(sr, CK_ENV);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(jsonscan_suite(), CK_ENV, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

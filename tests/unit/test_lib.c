@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "alloc_fail.h"
 #include "arena.h"
 #include "inflight.h"
@@ -895,11 +896,8 @@ static Suite *lib_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(lib_suite());
     int failed;
 
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(lib_suite(), CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "linecut.h"
 
 /* Feeds in[0, n) in reads of chunk bytes to a cutter with the given
@@ -183,7 +184,6 @@ int main(void)
 {
     Suite *s = suite_create("linecut");
     TCase *tc = tcase_create("linecut");
-    SRunner *sr;
     int failed;
 
     tcase_add_test(tc, lines_are_the_same_whatever_the_reads);
@@ -192,9 +192,6 @@ int main(void)
     tcase_add_test(tc, a_long_id_is_not_kept);
     tcase_add_test(tc, a_full_batch_stops_after_its_line);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? 0 : 1;
 }

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "alloc_fail.h"
 #include "metrics.h"
 #include "plugin_loader.h"
@@ -1050,7 +1051,6 @@ static Suite *metrics_suite(void)
 int main(void)
 {
     const char *dir = getenv("CAIRN_TEST_PLUGIN_DIR");
-    SRunner *sr;
     int failed, rc;
 
     if (dir == NULL || dir[0] == '\0') {
@@ -1068,10 +1068,7 @@ int main(void)
         return EXIT_FAILURE;
     }
 
-    sr = srunner_create(metrics_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(metrics_suite(), CK_NORMAL, 1);
     cairn_registry_free(&g_reg);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

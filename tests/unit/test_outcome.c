@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "harness.h"
 #include "outcome.h"
 
 START_TEST(clean_end_is_done)
@@ -57,7 +58,6 @@ int main(void)
 {
     Suite *s = suite_create("outcome");
     TCase *tc = tcase_create("outcome");
-    SRunner *sr;
     int failed;
 
     tcase_add_test(tc, clean_end_is_done);
@@ -65,9 +65,6 @@ int main(void)
     tcase_add_test(tc, machine_trouble_is_retried);
     tcase_add_test(tc, open_errors_sorted_by_whose_they_are);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

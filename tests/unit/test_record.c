@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "alloc_fail.h"
 #include "jsontext.h"
 #include "plugin_loader.h"
@@ -2145,7 +2146,6 @@ static Suite *record_suite(void)
 
 int main(void)
 {
-    SRunner *sr;
     int failed, rc;
 
     g_plugin_dir = getenv("CAIRN_TEST_PLUGIN_DIR");
@@ -2164,10 +2164,7 @@ int main(void)
         return EXIT_FAILURE;
     }
 
-    sr = srunner_create(record_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(record_suite(), CK_NORMAL, 1);
     cairn_registry_free(&g_reg);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

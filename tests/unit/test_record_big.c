@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "arena.h"
 #include "idscan.h"
 #include "plugin_loader.h"
@@ -318,7 +319,6 @@ static Suite *big_suite(void)
 int main(void)
 {
     const char *dir = getenv("CAIRN_TEST_PLUGIN_DIR");
-    SRunner *sr;
     int failed;
 
     if (dir == NULL || dir[0] == '\0') {
@@ -330,10 +330,7 @@ int main(void)
         fprintf(stderr, "test_record_big: cannot load the plugins of %s\n", dir);
         return EXIT_FAILURE;
     }
-    sr = srunner_create(big_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(big_suite(), CK_NORMAL, 1);
     cairn_registry_free(&g_reg);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

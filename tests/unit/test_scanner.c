@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "harness.h"
 #include "namemap.h"
 #include "queue.h"
 #include "scanner.h"
@@ -359,7 +360,6 @@ int main(void)
 {
     Suite *s = suite_create("scanner");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
     int failed;
 
     tcase_add_test(tc, queue_keeps_order);
@@ -371,9 +371,6 @@ int main(void)
     tcase_add_test(tc, stopped_scanner_calls_nothing);
     tcase_add_test(tc, future_mtimes_age_by_our_clock);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

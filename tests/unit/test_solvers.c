@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "brute.h"
 #include "cairn/plugin.h"
 #include "plugin_loader.h"
@@ -1032,10 +1033,7 @@ int main(void)
             fprintf(stderr, "  %s\n", g_reg.errors[i]);
     }
 
-    SRunner *sr = srunner_create(solvers_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = th_run_suite(solvers_suite(), CK_NORMAL, 1);
     cairn_registry_free(&g_reg);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

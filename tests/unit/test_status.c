@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "alloc_fail.h"
 #include "status.h"
 
@@ -130,16 +131,12 @@ int main(void)
 {
     Suite *s = suite_create("status");
     TCase *tc = tcase_create("status");
-    SRunner *sr;
     int failed;
 
     tcase_add_test(tc, every_active_job_is_listed);
     tcase_add_test(tc, file_names_differ_and_stay_in_the_folder);
     tcase_add_test(tc, out_of_memory_is_said_not_cut_short);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

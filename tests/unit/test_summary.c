@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "summary.h"
 
 /* jansson's allocations: the fail_at-th fails (0: none); seen counts. */
@@ -160,7 +161,6 @@ int main(void)
 {
     Suite *s = suite_create("summary");
     TCase *tc = tcase_create("out_of_memory");
-    SRunner *sr;
     int failed;
 
     tcase_add_test(tc, ok_summary_whole_or_enomem);
@@ -168,9 +168,6 @@ int main(void)
     tcase_add_test(tc, reason_whole_or_enomem);
     tcase_add_test(tc, filter_summary_whole_or_enomem);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "tmpfile.h"
 
 static char g_dir[64];
@@ -191,7 +192,6 @@ int main(void)
 {
     Suite *s = suite_create("tmpfile");
     TCase *tc = tcase_create("tmpfile");
-    SRunner *sr;
     int failed;
 
     tcase_add_checked_fixture(tc, setup, teardown);
@@ -200,9 +200,6 @@ int main(void)
     tcase_add_test(tc, sweep_decides_by_lock);
     tcase_add_test(tc, failed_commit_leaves_nothing);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
