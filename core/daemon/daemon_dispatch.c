@@ -580,22 +580,22 @@ int cairn_dispatch_new(struct cairn_daemon *d, void (*on_idle)(struct cairn_daem
      * for the disk, not for a solver, and the jobs finishing together
      * share their syncs (finisher.h), so a burst of small jobs goes as
      * fast as the jobs in flight let those rounds grow (at four per
-     * thread, 2,000 one-record jobs ran 25% slower on ext4).  What a job
-     * holds while it waits is small: its descriptors (fdbudget.h caps
-     * the count by them) and a first piece of the file's size. */
+     * thread, a round held a few jobs).  What a job holds while it
+     * waits is small: its descriptors (fdbudget.h caps the count by
+     * them) and a first piece of the file's size. */
     s->max_active = 32 * (size_t)d->threads;
     cairn_job_finisher_init(&s->finisher, &d->loop, &d->file_work);
     /* libuv's uv_timer_init() cannot fail: it only links the handle. */
     uv_timer_init(&d->loop, &s->young_timer);
     uv_timer_init(&d->loop, &s->retry_timer);
     s->young_timer.data = s;
+    s->retry_timer.data = s;
     /* A prepare handle runs before every poll; unreferenced, it never
      * keeps the loop alive by itself. */
     uv_prepare_init(&d->loop, &s->turn);
     s->turn.data = s;
     uv_prepare_start(&s->turn, on_turn);
     uv_unref((uv_handle_t *)&s->turn);
-    s->retry_timer.data = s;
     cairn_scanner_init(&s->scanner, &d->loop, &d->spool, scanned, s);
     *out = s;
     return 0;
