@@ -45,13 +45,13 @@ static int random_name(char out[CAIRN_TMPFILE_NAME_MAX], char kind)
     return 0;
 }
 
-/* 1 when dir_fd/name is the file open as fd; *b is fd's stat. */
-static int names_fd(int dir_fd, const char *name, int fd, struct stat *b)
+/* 1 when dir_fd/name is still the file whose fstat(2) is held. */
+static int names_held(int dir_fd, const char *name, const struct stat *held)
 {
-    struct stat a;
+    struct stat now;
 
-    return fstatat(dir_fd, name, &a, AT_SYMLINK_NOFOLLOW) == 0 && fstat(fd, b) == 0 &&
-           a.st_dev == b->st_dev && a.st_ino == b->st_ino;
+    return fstatat(dir_fd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 && now.st_dev == held->st_dev &&
+           now.st_ino == held->st_ino;
 }
 
 int cairn_tmpfile_create(struct cairn_tmpfile *t, int dir_fd, const char *name, mode_t mode)
@@ -74,7 +74,7 @@ int cairn_tmpfile_create(struct cairn_tmpfile *t, int dir_fd, const char *name, 
         t->fd = -1;
         return rc;
     }
-    if (!names_fd(dir_fd, t->name, t->fd, &st)) {
+    if (fstat(t->fd, &st) != 0 || !names_held(dir_fd, t->name, &st)) {
         close(t->fd);
         t->fd = -1;
         return -EEXIST;
@@ -166,7 +166,7 @@ static int remove_if_stale(int dir_fd, const char *name)
     if (fd < 0)
         return 0;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-        names_fd(dir_fd, name, fd, &st))
+        names_held(dir_fd, name, &st))
         removed = unlinkat(dir_fd, name, 0) == 0;
     close(fd);
     return removed;
