@@ -8,7 +8,6 @@
 #include "job_state.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -128,24 +127,9 @@ static void report(struct cairn_job *job, enum cairn_job_outcome outcome)
 
 /* ---- the finish, many jobs' at once (finisher.h) ------------------------ */
 
-static struct cairn_job *job_of(struct cairn_finisher_link *item)
-{
-    return (struct cairn_job *)((char *)item - offsetof(struct cairn_job, finishing));
-}
-
-static void publish_jobs(struct cairn_finisher_link **items, size_t n)
-{
-    struct cairn_job *jobs[CAIRN_FINISH_BATCH];
-    size_t i;
-
-    for (i = 0; i < n; i++)
-        jobs[i] = job_of(items[i]);
-    cairn_job_finish_files_each(jobs, n);
-}
-
 static void published(struct cairn_finisher_link *item)
 {
-    struct cairn_job *job = job_of(item);
+    struct cairn_job *job = cairn_job_of_finishing(item);
 
     end(job, cairn_job_outcome(job->finish_rc, job->fail_reason != NULL));
 }
@@ -153,7 +137,7 @@ static void published(struct cairn_finisher_link *item)
 void cairn_job_finisher_init(struct cairn_finisher *f, uv_loop_t *loop,
                              struct cairn_inflight *file_work)
 {
-    cairn_finisher_init(f, loop, file_work, publish_jobs, published);
+    cairn_finisher_init(f, loop, file_work, cairn_job_finish_files_each, published);
 }
 
 /* Ends the job now as "try again later" (its outputs cannot be made, or

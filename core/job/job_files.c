@@ -435,35 +435,26 @@ out:
     free(sum);
 }
 
-void cairn_job_finish_files_each(struct cairn_job **jobs, size_t n)
+void cairn_job_finish_files_each(struct cairn_finisher_link **items, size_t n)
 {
-    struct finishing *f = calloc(n, sizeof(*f));
-    struct cairn_commit_set *sets = calloc(n, sizeof(*sets));
-    size_t i, k = 0;
+    /* The finisher hands at most CAIRN_FINISH_BATCH jobs at once: their
+     * state fits on the pool thread's stack.  More would go in turns. */
+    struct finishing f[CAIRN_FINISH_BATCH];
+    struct cairn_commit_set sets[CAIRN_FINISH_BATCH];
+    size_t base, i, k;
 
-    if (f == NULL || sets == NULL) {
-        /* One at a time, the same steps: two on the stack. */
-        struct finishing one;
-        struct cairn_commit_set set;
+    for (base = 0; base < n; base += CAIRN_FINISH_BATCH) {
+        for (i = base, k = 0; i < n && i < base + CAIRN_FINISH_BATCH; i++) {
+            struct cairn_job *job = cairn_job_of_finishing(items[i]);
 
-        for (i = 0; i < n; i++) {
-            one = (struct finishing){ .job = jobs[i] };
-            if (jobs[i]->fail_reason != NULL)
-                finish_failed(jobs[i]);
+            if (job->fail_reason != NULL)
+                finish_failed(job);
             else
-                finish_ok(&one, 1, &set);
+                f[k++] = (struct finishing){ .job = job };
         }
-    } else {
-        for (i = 0; i < n; i++)
-            if (jobs[i]->fail_reason != NULL)
-                finish_failed(jobs[i]);
-            else
-                f[k++].job = jobs[i];
         if (k > 0)
             finish_ok(f, k, sets);
     }
-    free(f);
-    free(sets);
 }
 
 /* Outputs could not be written: the job's temporaries are removed (if

@@ -12,6 +12,7 @@
 #ifndef CAIRN_JOB_STATE_H
 #define CAIRN_JOB_STATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -76,10 +77,17 @@ struct cairn_job {
  * (0: ready to stream, or fail_reason set; -ENOENT/-EAGAIN: not ours;
  * -EEXIST: a job of that name is active; else hand it back). */
 void cairn_job_start_files(struct cairn_job *job);
-/* Finish, for n jobs at once (finisher.h): publish each one's outputs
+/* Finish, for the n jobs of a finisher item (finisher.h; n is at most
+ * CAIRN_FINISH_BATCH): publish each one's outputs
  * and move its input, or with fail_reason set, its reason and a failed
  * summary; each one's finish_rc and finish_step say how it went. */
-void cairn_job_finish_files_each(struct cairn_job **jobs, size_t n);
+void cairn_job_finish_files_each(struct cairn_finisher_link **items, size_t n);
+
+/* The job a finisher item is (its finishing link). */
+static inline struct cairn_job *cairn_job_of_finishing(struct cairn_finisher_link *item)
+{
+    return (struct cairn_job *)((char *)item - offsetof(struct cairn_job, finishing));
+}
 /* Hand-back: temporaries removed, the input back in the spool (back_rc
  * 0, back_name) or left in active/. */
 void cairn_job_hand_back_files(struct cairn_job *job);
