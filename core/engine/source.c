@@ -212,6 +212,14 @@ static int read_pool(struct cairn_source *src, struct cairn_stream *s, char *buf
     return ahead_take(fs, buf, len, nread);
 }
 
+/* The read-ahead holds nothing more and knows the file ended. */
+static int at_end_pool(struct cairn_source *src)
+{
+    const struct cairn_readahead *ra = ((struct cairn_fd_source *)src->data)->ahead;
+
+    return ra != NULL && !ra->busy && ra->end && ra->err == 0 && ra->pos == ra->len;
+}
+
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     struct cairn_fd_source *fs = h->data;
@@ -267,6 +275,7 @@ int cairn_fd_source_init(struct cairn_fd_source *fs, uv_loop_t *loop, uv_file fd
     default:
         if (flags & CAIRN_SOURCE_POOL) {
             src->read = read_pool;
+            src->at_end = at_end_pool;
             src->max_read = POOL_READ;
         } else {
             src->read = read_plain;

@@ -151,6 +151,12 @@ static void take_lines(struct cairn_stream *s, size_t from)
     if (rc < 0) {
         s->status = -ENOMEM;
         s->src_end = 1;
+    } else if (rc == CAIRN_LINECUT_FULL && s->status == 0 && s->cut.line_start == b->in_len &&
+               s->source.at_end != NULL && s->source.at_end(&s->source)) {
+        /* Full, and nothing after it: the input's last batch.  Handing it
+         * on as the end spares an empty batch behind it, and with it the
+         * sink's knowing this one is the last (cairn_stream_is_last). */
+        s->src_end = 1;
     } else if (rc == CAIRN_LINECUT_FULL && s->status == 0) {
         /* The rest, whole lines included, is carried to the next batch,
          * which cuts it before it reads (begin_fill). */

@@ -34,6 +34,10 @@ struct cairn_source {
      * call cairn_stream_read_done() later on the loop thread. */
     int (*read)(struct cairn_source *src, struct cairn_stream *s, char *buf, size_t len,
                 ssize_t *nread);
+    /* Optional: 1 when the next read is known to return the end (0)
+     * without waiting, so a batch filled to its last byte is the last
+     * batch, not one followed by an empty one.  NULL: not known. */
+    int (*at_end)(struct cairn_source *src);
     int prompt;      /* hand lines to workers after every read (pipes, ttys) */
     size_t max_read; /* largest read to ask for; 0: the engine's default */
     void *data;

@@ -195,6 +195,7 @@ struct run {
     int keep;    /* a small last batch kept for the "finish", as job.c does */
     int kept;    /* ... and one was */
     int kept_rc; /* what writing it on the finishing thread gave */
+    int batches; /* handed to the sink */
     int ended;
     int status;
 };
@@ -203,6 +204,7 @@ static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
 {
     struct run *r = s->sink.data;
 
+    r->batches++;
     if (r->to_file && r->keep && cairn_stream_is_last(s, b)) {
         r->kept = 1;
         cairn_filesink_keep(&r->fk, b);
@@ -467,6 +469,37 @@ START_TEST(test_small_last_batch_is_written_by_the_finish)
 }
 END_TEST
 
+/* A one-record job, its first piece read where it began (as the daemon
+ * reads it): the source knows its end from that read, so the record's
+ * batch is the last one, kept for the finish.  Without that, the young
+ * stream's one-line batch went out first and an empty one came after it
+ * at the end: the results were written from the pool, one trip more a
+ * job, and the sink saw two batches. */
+START_TEST(test_one_record_job_is_one_kept_batch)
+{
+    size_t len, want_len;
+    char *data = records(1, &len);
+    char *want = reference(data, len, &want_len);
+    int in_fd = temp_file("input"), out_fd = temp_file("results");
+    struct run r;
+
+    write_file(in_fd, data, len);
+    ck_assert_int_eq(cairn_readahead_first(&g_first, in_fd, len), 0);
+    reset_counts(in_fd, out_fd);
+    run_stream(&r, in_fd, CAIRN_SOURCE_POOL | CAIRN_SOURCE_REGULAR, out_fd, 1);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_msg(r.batches == 1 && r.kept, "%d batches, last kept %d: want one, kept",
+                  r.batches, r.kept);
+    ck_assert_msg(atomic_load(&g_reads_pool) == 0, "%lu reads on the pool after the first piece",
+                  atomic_load(&g_reads_pool));
+    check_results(out_fd, want, want_len, "one record");
+    free(want);
+    free(data);
+    close(in_fd);
+    close(out_fd);
+}
+END_TEST
+
 /* A disk that fails reading the job half-way (EIO on the pool): the
  * stream ends with that error, and the results written before it are the
  * reference's first lines, whole and in order (the job is then handed
@@ -602,6 +635,7 @@ static Suite *fileio_suite(void)
     tcase_add_test(tc, test_short_writes_are_finished);
     tcase_add_test(tc, test_full_disk_is_reported);
     tcase_add_test(tc, test_small_last_batch_is_written_by_the_finish);
+    tcase_add_test(tc, test_one_record_job_is_one_kept_batch);
     tcase_add_test(tc, test_read_error_half_way_ends_the_stream);
     tcase_add_test(tc, test_file_of_whole_reads_ends);
     tcase_add_test(tc, test_file_grown_after_a_small_first_piece_is_read_whole);
