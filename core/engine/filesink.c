@@ -100,6 +100,15 @@ void cairn_filesink_keep(struct cairn_filesink *fk, struct cairn_batch *b)
     cairn_batch_release(b); /* may end the stream: last */
 }
 
+void cairn_filesink_keep_all(struct cairn_filesink *fk, struct cairn_buf *out)
+{
+    cairn_buf_free(&fk->kept);
+    fk->kept = *out;
+    fk->kept_off = 0;
+    fk->off = out->len;
+    *out = (struct cairn_buf){ 0 };
+}
+
 int cairn_filesink_write_kept(struct cairn_filesink *fk)
 {
     size_t done = 0;

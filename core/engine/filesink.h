@@ -51,6 +51,11 @@ void cairn_filesink_write(struct cairn_filesink *fk, struct cairn_batch *b);
  */
 void cairn_filesink_keep(struct cairn_filesink *fk, struct cairn_batch *b);
 
+/* Instead of any batch (nothing written yet): the whole results,
+ * answered where the job was read (cairn_pool_solve_here), kept as the
+ * last batch is; fk takes out's bytes and leaves out empty. */
+void cairn_filesink_keep_all(struct cairn_filesink *fk, struct cairn_buf *out);
+
 /* Any thread, once the stream has ended: writes what was kept, finishing
  * short writes.  0, or the first failure (fk->error's, or this write's). */
 int cairn_filesink_write_kept(struct cairn_filesink *fk);

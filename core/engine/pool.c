@@ -4,6 +4,7 @@
 #include "pool.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,53 +217,127 @@ static void scratch_give(struct cairn_pool *p, struct cairn_scratch *sc)
     uv_mutex_unlock(&p->scratch_lock);
 }
 
-static void work_cb(uv_work_t *req)
+/* On a worker: answers each line of in into out, as batch or as
+ * cairn_pool_solve_here.  0, or the negative errno that stopped it. */
+static int answer(const struct cairn_pool_user *u, struct cairn_scratch *sc, const char *in,
+                  const struct cairn_lines *lines, struct cairn_buf *out, struct cairn_tally *tally)
 {
-    struct cairn_batch *b = req->data;
-    const struct cairn_pool_user *u = b->user;
-    struct cairn_scratch *sc = scratch_take(b->pool);
-    uint64_t t0 = uv_hrtime();
     size_t i, note_at = 0;
 
-    if (sc == NULL) {
-        b->failed = -ENOMEM;
-        return;
-    }
-    for (i = 0; i < b->lines.n; i++) {
-        const struct cairn_line *l = &b->lines.v[i];
+    for (i = 0; i < lines->n; i++) {
+        const struct cairn_line *l = &lines->v[i];
         int rc;
 
         if (l->len == CAIRN_LINE_TOO_LONG) {
             char msg[128];
             size_t nn;
-            const char *note = cairn_lines_note(&b->lines, &note_at, &nn);
+            const char *note = cairn_lines_note(lines, &note_at, &nn);
 
             snprintf(msg, sizeof(msg), "line is %zu bytes, over max_line_bytes (%zu)", l->off,
                      u->max_line_bytes);
-            rc = cairn_record_error_noted(u->ctx, l->no, CAIRN_CODE_TOO_LARGE, msg, note, nn,
-                                          &b->out, &b->tally);
+            rc = cairn_record_error_noted(u->ctx, l->no, CAIRN_CODE_TOO_LARGE, msg, note, nn, out,
+                                          tally);
         } else {
-            rc =
-                cairn_record_process(u->ctx, sc, l->no, b->in + l->off, l->len, &b->out, &b->tally);
+            rc = cairn_record_process(u->ctx, sc, l->no, in + l->off, l->len, out, tally);
         }
-        if (rc != 0) {
-            b->failed = rc;
-            break;
-        }
+        if (rc != 0)
+            return rc;
     }
+    return 0;
+}
+
+static void work_cb(uv_work_t *req)
+{
+    struct cairn_batch *b = req->data;
+    struct cairn_scratch *sc = scratch_take(b->pool);
+    uint64_t t0 = uv_hrtime();
+
+    if (sc == NULL) {
+        b->failed = -ENOMEM;
+        return;
+    }
+    b->failed = answer(b->user, sc, b->in, &b->lines, &b->out, &b->tally);
     /* Two clock reads a batch, not a record: the estimate batchsize.c
      * cuts batches by. */
     b->ns = uv_hrtime() - t0;
     scratch_give(b->pool, sc);
 }
 
+/* A solving slot, if one is free (max_running counts every batch on a
+ * worker and every cairn_pool_solve_here). */
+static int slot_take(struct cairn_pool *p)
+{
+    size_t n = atomic_load(&p->running);
+
+    do
+        if (p->max_running != 0 && n >= p->max_running)
+            return 0;
+    while (!atomic_compare_exchange_weak(&p->running, &n, n + 1));
+    return 1;
+}
+
+static void slot_give(struct cairn_pool *p);
+
+int cairn_pool_solve_here(struct cairn_pool *p, const struct cairn_pool_user *u, const char *in,
+                          size_t len, struct cairn_buf *out, struct cairn_tally *tally)
+{
+    struct cairn_linecut cut = { .max_line_bytes = u->max_line_bytes };
+    struct cairn_batchsize young;
+    struct cairn_lines lines = { 0 };
+    struct cairn_scratch *sc;
+    size_t cut_len = len;
+    int rc;
+
+    /* What a young stream's first batch would hold (batchsize.h): one
+     * line, and no line too long to be held whole. */
+    if (len > u->max_line_bytes)
+        return 0;
+    cairn_batchsize_init(&young);
+    rc = cairn_linecut_cut(&cut, in, &cut_len, 0, &young, &lines);
+    if (rc == CAIRN_LINECUT_FULL && cut.line_start < cut_len)
+        rc = 1; /* more than one batch: the stream's */
+    else if (rc >= 0)
+        rc = cairn_linecut_end(&cut, in, cut_len, &lines);
+    if (rc == 0 && cut_len != len)
+        rc = 1;
+    if (rc == 0 && !slot_take(p))
+        rc = 1;
+    if (rc != 0) {
+        /* Out of memory cutting: the stream meets it too, and says so. */
+        cairn_lines_free(&lines);
+        return 0;
+    }
+    sc = scratch_take(p);
+    rc = sc == NULL ? -ENOMEM : answer(u, sc, in, &lines, out, tally);
+    if (sc != NULL)
+        scratch_give(p, sc);
+    cairn_lines_free(&lines);
+    return rc == 0 ? 1 : rc;
+}
+
+void cairn_pool_solved_here(struct cairn_pool *p)
+{
+    slot_give(p);
+}
+
 static void after_work_cb(uv_work_t *req, int status);
 
-int cairn_pool_run(struct cairn_pool *p, struct cairn_batch *b)
+/* b to a worker, on a slot already taken: 0, or the libuv error (the
+ * slot given back, b not queued). */
+static int start(struct cairn_pool *p, struct cairn_batch *b)
 {
     int err;
 
-    if (p->max_running != 0 && p->running >= p->max_running) {
+    b->work.data = b;
+    err = uv_queue_work(p->loop, &b->work, work_cb, after_work_cb);
+    if (err != 0)
+        atomic_fetch_sub(&p->running, 1);
+    return err;
+}
+
+int cairn_pool_run(struct cairn_pool *p, struct cairn_batch *b)
+{
+    if (!slot_take(p)) {
         b->next = NULL;
         if (p->ready_tail != NULL)
             p->ready_tail->next = b;
@@ -271,31 +346,32 @@ int cairn_pool_run(struct cairn_pool *p, struct cairn_batch *b)
         p->ready_tail = b;
         return 0;
     }
-    b->work.data = b;
-    err = uv_queue_work(p->loop, &b->work, work_cb, after_work_cb);
-    if (err == 0)
-        p->running++;
-    return err;
+    return start(p, b);
 }
 
-static void after_work_cb(uv_work_t *req, int status)
+/* On the loop: a slot is free again, for the first batch waiting. */
+static void slot_give(struct cairn_pool *p)
 {
-    struct cairn_batch *b = req->data;
-    struct cairn_pool *p = b->pool;
-
-    p->running--;
-    while (p->ready_head != NULL) {
+    atomic_fetch_sub(&p->running, 1);
+    while (p->ready_head != NULL && slot_take(p)) {
         struct cairn_batch *next = p->ready_head;
         int err;
 
         p->ready_head = next->next;
         if (p->ready_head == NULL)
             p->ready_tail = NULL;
-        if ((err = cairn_pool_run(p, next)) == 0)
+        if ((err = start(p, next)) == 0)
             break;
         next->failed = err;
         next->user->on_batch_done(next->user, next);
     }
+}
+
+static void after_work_cb(uv_work_t *req, int status)
+{
+    struct cairn_batch *b = req->data;
+
+    slot_give(b->pool);
     if (status != 0 && b->failed == 0)
         b->failed = status;
     b->user->on_batch_done(b->user, b);

@@ -18,11 +18,13 @@
  * the functions the pool calls back.  The stream calls the pool; the pool
  * never calls the stream's code by name.
  *
- * All functions run on the loop thread, but work_cb, on a worker.
+ * All functions run on the loop thread, but work_cb, on a worker, and
+ * cairn_pool_solve_here, on any thread.
  */
 #ifndef CAIRN_POOL_H
 #define CAIRN_POOL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
@@ -75,8 +77,9 @@ struct cairn_pool {
     size_t max_batches;
     size_t n_batches;   /* allocated so far */
     size_t batch_bytes; /* target input bytes per batch */
-    size_t max_running; /* batches on workers at once; 0 = no limit */
-    size_t running;
+    size_t max_running; /* batches solving at once; 0 = no limit */
+    atomic_size_t running; /* slots taken: batches on workers, and solves
+                              here (cairn_pool_solve_here) not yet told */
     struct cairn_batch *ready_head; /* dispatched, waiting for a worker */
     struct cairn_batch *ready_tail;
     struct cairn_batch *free;
@@ -103,6 +106,21 @@ void cairn_pool_set_max_running(struct cairn_pool *p, size_t n);
 /* Frees the idle batches and scratches; every stream must have ended, and
  * the loop is run once (UV_RUN_NOWAIT) for the idle handle's close. */
 void cairn_pool_close(struct cairn_pool *p);
+
+/* On any thread (a pool thread that has just read a small job, say): the
+ * lines of in[0, len) answered here, into out and tally, as a worker
+ * would answer them, when they are what a stream's first batch would hold
+ * (one line, none over u->max_line_bytes) and one of the max_running
+ * solving slots is free; the slot stays taken until
+ * cairn_pool_solved_here.  u needs ctx and max_line_bytes only.  1 when
+ * answered; 0 when not (nothing was done or taken: stream it); a
+ * negative errno when answering failed (the slot is taken all the same). */
+int cairn_pool_solve_here(struct cairn_pool *p, const struct cairn_pool_user *u, const char *in,
+                          size_t len, struct cairn_buf *out, struct cairn_tally *tally);
+
+/* Loop thread: the slot of a solve that cairn_pool_solve_here made (its
+ * 1 or negative answer) is free again, for the batches waiting. */
+void cairn_pool_solved_here(struct cairn_pool *p);
 
 /* ---- for stream.c --------------------------------------------------- */
 

@@ -103,6 +103,15 @@ void cairn_readahead_free(struct cairn_readahead *ra)
     free(ra);
 }
 
+int cairn_readahead_whole(const struct cairn_readahead *ra, const char **data, size_t *len)
+{
+    if (ra == NULL || !ra->end || ra->err != 0 || ra->pos != 0)
+        return 0;
+    *data = ra->buf;
+    *len = ra->len;
+    return 1;
+}
+
 static int ahead_start(struct cairn_readahead *ra, uv_loop_t *loop, uv_file fd)
 {
     uv_buf_t b = uv_buf_init(ra->buf, (unsigned)ra->cap);

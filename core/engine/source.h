@@ -60,6 +60,9 @@ int cairn_fd_source_init(struct cairn_fd_source *fs, uv_loop_t *loop, uv_file fd
  */
 int cairn_readahead_first(struct cairn_readahead **out, int fd, uint64_t size);
 void cairn_readahead_free(struct cairn_readahead *ra);
+/* 1 when ra holds the whole file, none of it taken yet (*data, *len: its
+ * bytes); 0 when more is to read, or the read failed. */
+int cairn_readahead_whole(const struct cairn_readahead *ra, const char **data, size_t *len);
 
 /* The source starts from ra (cairn_readahead_first on its fd), and owns it. */
 static inline void cairn_fd_source_adopt(struct cairn_fd_source *fs, struct cairn_readahead *ra)

@@ -39,6 +39,8 @@ static void job_free(struct cairn_job *job)
     cairn_stream_free(&job->stream);
     cairn_filesink_free(&job->results);
     cairn_readahead_free(job->first);
+    cairn_buf_free(&job->here_out);
+    cairn_tally_free(&job->here_tally);
     cairn_buf_free(&job->summary);
     cairn_buf_free(&job->reason);
     free(job->default_variant);
@@ -202,11 +204,10 @@ static void sink_write(struct cairn_stream *s, struct cairn_batch *b)
         cairn_filesink_write(&job->results, b);
 }
 
-static void sink_end(struct cairn_stream *s, int status)
+/* Every record answered (or status, the negative errno that stopped
+ * it): on to the finish, or to another try. */
+static void answered(struct cairn_job *job, int status)
 {
-    struct cairn_job *job = s->sink.data;
-
-    cairn_fd_source_close(&job->src);
     if (job->results.error != 0) {
         end_early(job, "write results", job->results.error);
         return;
@@ -232,15 +233,35 @@ static void sink_end(struct cairn_stream *s, int status)
     finish(job);
 }
 
+static void sink_end(struct cairn_stream *s, int status)
+{
+    struct cairn_job *job = s->sink.data;
+
+    cairn_fd_source_close(&job->src);
+    answered(job, status);
+}
+
+/* Its record answered by the start (solve_here): the same counts and
+ * results a stream of one batch would have left, its last batch kept. */
+static void end_solved_here(struct cairn_job *job)
+{
+    const char *data;
+    size_t len = 0;
+
+    (void)cairn_readahead_whole(job->first, &data, &len);
+    job->stream.bytes = len;
+    job->stream.tally = job->here_tally;
+    job->here_tally = (struct cairn_tally){ 0 };
+    job->env.on_batch(job->env.data, &job->plugins->reg, &job->stream.tally);
+    cairn_filesink_init(&job->results, job->env.loop, job->res_tmp.fd);
+    cairn_filesink_keep_all(&job->results, &job->here_out);
+    answered(job, job->solved_here < 0 ? job->solved_here : 0);
+}
+
 static void start_streaming(struct cairn_job *job)
 {
     int rc;
 
-    /* A job keeps the settings it began with, whatever a reload brings. */
-    job->ctx = (struct cairn_record_ctx){ .reg = &job->plugins->reg,
-                                          .default_limits = job->ctx.default_limits,
-                                          .default_variant = job->default_variant,
-                                          .hang = job->env.hang };
     job->stream.pool = job->env.pool;
     job->stream.ctx = &job->ctx;
     job->stream.sink = (struct cairn_sink){ .write = sink_write, .end = sink_end, .data = job };
@@ -261,12 +282,33 @@ static void start_streaming(struct cairn_job *job)
 
 /* ---- starting: claim, open, count, create, on a pool thread -------------- */
 
+/* A job of one record, read whole by its start, is answered here and now
+ * when a solving slot is free: the trip through the pool and back that
+ * its one batch would take costs more than the record does (most spool
+ * jobs).  After the start's count of file work (inflight.h): a plugin
+ * call may never return. */
+static void solve_here(struct cairn_job *job)
+{
+    const struct cairn_pool_user u = { .ctx = &job->ctx,
+                                       .max_line_bytes = job->stream.max_line_bytes };
+    const char *data;
+    size_t len;
+
+    if (job->start_rc != 0 || job->fail_reason != NULL || job->res_tmp.fd < 0 ||
+        !cairn_readahead_whole(job->first, &data, &len) ||
+        cairn_tally_init(&job->here_tally, job->plugins->reg.n_plugins) != 0)
+        return;
+    job->solved_here =
+        cairn_pool_solve_here(job->env.pool, &u, data, len, &job->here_out, &job->here_tally);
+}
+
 static void start_work(uv_work_t *req)
 {
     struct cairn_job *job = req->data;
 
     cairn_job_start_files(job);
     cairn_inflight_leave(job->env.file_work);
+    solve_here(job);
 }
 
 static void after_start(uv_work_t *req, int status)
@@ -275,6 +317,8 @@ static void after_start(uv_work_t *req, int status)
     int rc = job->start_rc, unnamed = 0;
 
     (void)status; /* 0: see queue_files */
+    if (job->solved_here != 0)
+        cairn_pool_solved_here(job->env.pool); /* its slot, for the next */
 
     /* The claim gave the job a name of its own: from here on it is that
      * job, its outputs and done/ copy named after it. */
@@ -320,6 +364,8 @@ static void after_start(uv_work_t *req, int status)
             end_early(job, "describe the quarantine", -ENOMEM);
         else
             finish(job);
+    } else if (job->solved_here != 0) {
+        end_solved_here(job);
     } else {
         start_streaming(job);
     }
@@ -339,10 +385,14 @@ int cairn_job_start(const struct cairn_job_env *env, const char *name, int recov
     job->plugins = cairn_plugin_set_ref(env->plugins);
     job->keep_inputs = env->cfg->keep_inputs;
     job->max_attempts = env->cfg->max_attempts;
-    job->ctx.default_limits = env->cfg->limits;
     job->stream.max_line_bytes = env->cfg->max_line_bytes;
     if (env->cfg->default_variant != NULL)
         job->default_variant = strdup(env->cfg->default_variant);
+    /* A job keeps the settings it began with, whatever a reload brings. */
+    job->ctx = (struct cairn_record_ctx){ .reg = &job->plugins->reg,
+                                          .default_limits = env->cfg->limits,
+                                          .default_variant = job->default_variant,
+                                          .hang = env->hang };
     job->t0_ns = uv_hrtime();
     clock_gettime(CLOCK_REALTIME, &job->started);
     /* The job's own handle on the output directory (see out_fd). */

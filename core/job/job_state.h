@@ -56,6 +56,12 @@ struct cairn_job {
     struct cairn_stream stream;
     struct cairn_fd_source src;
     struct cairn_readahead *first; /* its first piece, read by the start */
+    /* A one-record job answered by its start, on the same pool thread
+     * (cairn_pool_solve_here): 1, or the negative errno that stopped it;
+     * 0 when it streams.  Its results and counts wait here for the loop. */
+    int solved_here;
+    struct cairn_buf here_out;
+    struct cairn_tally here_tally;
     uint64_t t0_ns;
     struct timespec started;
     struct cairn_filesink results; /* into res_tmp, from the pool */

@@ -500,6 +500,77 @@ START_TEST(test_one_record_job_is_one_kept_batch)
 }
 END_TEST
 
+/* What a job read whole at its start is answered with there and then
+ * (cairn_pool_solve_here): the same bytes its stream would write, for one
+ * record in the forms a job file may hold it; nothing done for more than
+ * one line, a line over max_line_bytes, or when every solving slot is
+ * taken, until one is given back. */
+START_TEST(test_one_line_is_answered_where_it_was_read)
+{
+#define REC "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]}}"
+    static const char *const one[] = { REC "\n", REC, "\xef\xbb\xbf" REC "\r\n", "\n\n" REC "\n",
+                                       "{\"variant\":\"stone-game-iii\",\"input\":{}}\n",
+                                       "not json\n", "" };
+    static const char *const not_here[] = { REC "\n" REC "\n", REC "\n\n" };
+    uv_loop_t loop;
+    struct cairn_pool pool;
+    struct cairn_pool_user u = { .ctx = &g_ctx, .max_line_bytes = 1u << 20 };
+    size_t i;
+
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    ck_assert_int_eq(cairn_pool_init(&pool, &loop, 4, 4096), 0);
+    cairn_pool_set_max_running(&pool, 1);
+    for (i = 0; i < sizeof(one) / sizeof(one[0]); i++) {
+        size_t len = strlen(one[i]), want_len;
+        char *want = reference(one[i], len, &want_len);
+        struct cairn_buf out = { 0 };
+        struct cairn_tally tally;
+
+        ck_assert_int_eq(cairn_tally_init(&tally, g_reg.n_plugins), 0);
+        ck_assert_int_eq(cairn_pool_solve_here(&pool, &u, one[i], len, &out, &tally), 1);
+        ck_assert_msg(out.len == want_len && (want_len == 0 || memcmp(out.data, want, want_len) == 0),
+                      "input %zu: answered here as \"%.*s\", streamed as \"%.*s\"", i,
+                      (int)out.len, out.data ? out.data : "", (int)want_len, want ? want : "");
+        ck_assert_uint_eq(tally.records, len > 0);
+        /* The one slot is taken until the loop gives it back. */
+        ck_assert_int_eq(cairn_pool_solve_here(&pool, &u, one[i], len, &out, &tally), 0);
+        ck_assert_uint_eq(out.len, want_len);
+        cairn_pool_solved_here(&pool);
+        cairn_buf_free(&out);
+        cairn_tally_free(&tally);
+        free(want);
+    }
+    for (i = 0; i < sizeof(not_here) / sizeof(not_here[0]); i++) {
+        struct cairn_buf out = { 0 };
+        struct cairn_tally tally;
+
+        ck_assert_int_eq(cairn_tally_init(&tally, g_reg.n_plugins), 0);
+        ck_assert_int_eq(
+            cairn_pool_solve_here(&pool, &u, not_here[i], strlen(not_here[i]), &out, &tally), 0);
+        ck_assert_uint_eq(out.len, 0);
+        ck_assert_uint_eq(tally.records, 0);
+        cairn_tally_free(&tally);
+    }
+    u.max_line_bytes = 10;
+    {
+        struct cairn_buf out = { 0 };
+        struct cairn_tally tally;
+
+        ck_assert_int_eq(cairn_tally_init(&tally, g_reg.n_plugins), 0);
+        ck_assert_int_eq(cairn_pool_solve_here(&pool, &u, one[0], strlen(one[0]), &out, &tally), 0);
+        /* None of these took the slot. */
+        u.max_line_bytes = 1u << 20;
+        ck_assert_int_eq(cairn_pool_solve_here(&pool, &u, one[0], strlen(one[0]), &out, &tally), 1);
+        cairn_pool_solved_here(&pool);
+        cairn_buf_free(&out);
+        cairn_tally_free(&tally);
+    }
+    cairn_pool_close(&pool);
+    ck_assert_int_eq(uv_loop_close(&loop), 0);
+#undef REC
+}
+END_TEST
+
 /* A disk that fails reading the job half-way (EIO on the pool): the
  * stream ends with that error, and the results written before it are the
  * reference's first lines, whole and in order (the job is then handed
@@ -636,6 +707,7 @@ static Suite *fileio_suite(void)
     tcase_add_test(tc, test_full_disk_is_reported);
     tcase_add_test(tc, test_small_last_batch_is_written_by_the_finish);
     tcase_add_test(tc, test_one_record_job_is_one_kept_batch);
+    tcase_add_test(tc, test_one_line_is_answered_where_it_was_read);
     tcase_add_test(tc, test_read_error_half_way_ends_the_stream);
     tcase_add_test(tc, test_file_of_whole_reads_ends);
     tcase_add_test(tc, test_file_grown_after_a_small_first_piece_is_read_whole);
