@@ -584,7 +584,10 @@ int cairn_dispatch_new(struct cairn_daemon *d, void (*on_idle)(struct cairn_daem
      * waits is small: its descriptors (fdbudget.h caps the count by
      * them) and a first piece of the file's size. */
     s->max_active = 32 * (size_t)d->threads;
-    cairn_job_finisher_init(&s->finisher, &d->loop, &d->file_work);
+    if (cairn_job_finisher_init(&s->finisher, &d->loop, &d->file_work) != 0) {
+        free(s);
+        return -ENOMEM;
+    }
     /* libuv's uv_timer_init() cannot fail: it only links the handle. */
     uv_timer_init(&d->loop, &s->young_timer);
     uv_timer_init(&d->loop, &s->retry_timer);
@@ -712,6 +715,7 @@ void cairn_dispatch_close(struct cairn_dispatch *s)
     close_handle((uv_handle_t *)&s->young_timer);
     close_handle((uv_handle_t *)&s->retry_timer);
     close_handle((uv_handle_t *)&s->turn);
+    cairn_finisher_close(&s->finisher);
 }
 
 void cairn_dispatch_free(struct cairn_dispatch *s)
@@ -722,5 +726,6 @@ void cairn_dispatch_free(struct cairn_dispatch *s)
     cairn_namemap_free(&s->names);
     cairn_scanner_free(&s->scanner);
     cairn_settle_free(&s->settle);
+    cairn_finisher_free(&s->finisher);
     free(s);
 }

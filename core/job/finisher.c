@@ -1,69 +1,146 @@
 /*
- * finisher.c - items published together, one pool work item at a time
+ * finisher.c - items published together, in turns of one pool work item
  * (see finisher.h).
  */
 #include "finisher.h"
 
-static void kick(struct cairn_finisher *f);
+static void append(struct cairn_finisher_queue *q, struct cairn_finisher_link *item)
+{
+    item->next = NULL;
+    if (q->last != NULL)
+        q->last->next = item;
+    else
+        q->first = item;
+    q->last = item;
+}
 
+/* Takes up to CAIRN_FINISH_BATCH from the front of q into items. */
+static size_t take(struct cairn_finisher_queue *q, struct cairn_finisher_link **items)
+{
+    size_t n = 0;
+
+    while (q->first != NULL && n < CAIRN_FINISH_BATCH) {
+        items[n++] = q->first;
+        q->first = q->first->next;
+    }
+    if (q->first == NULL)
+        q->last = NULL;
+    return n;
+}
+
+/* Turns until nobody waits; each turn's items go to done, and the loop is
+ * woken to tell them while the next turn runs. */
 static void publish_work(uv_work_t *req)
 {
     struct cairn_finisher *f = req->data;
+    struct cairn_finisher_link *items[CAIRN_FINISH_BATCH];
+    size_t i, n;
 
-    f->publish(f->batch, f->n_batch);
+    uv_mutex_lock(&f->lock);
+    while ((n = take(&f->ready, items)) > 0) {
+        uv_mutex_unlock(&f->lock);
+        f->publish(items, n);
+        uv_mutex_lock(&f->lock);
+        for (i = 0; i < n; i++)
+            append(&f->done, items[i]);
+        uv_async_send(&f->told);
+    }
+    uv_mutex_unlock(&f->lock);
     cairn_inflight_leave(f->file_work);
 }
 
-/* Each item is told in the order it became ready; a job told may end, be
- * freed, and start others that add themselves here: they wait for the
- * next work item, kicked once every item of this one was told. */
-static void after_publish(uv_work_t *req, int status)
+/* Each item is told in the order it was published; a job told may end,
+ * be freed, and start others that add themselves here. */
+static void tell(struct cairn_finisher *f)
 {
-    struct cairn_finisher *f = req->data;
-    size_t i, n = f->n_batch;
+    struct cairn_finisher_link *item, *next;
 
-    (void)status; /* nothing cancels it */
-    f->n_batch = 0;
-    for (i = 0; i < n; i++)
-        f->published(f->batch[i]);
-    f->busy = 0;
-    kick(f);
+    uv_mutex_lock(&f->lock);
+    item = f->done.first;
+    f->done.first = f->done.last = NULL;
+    uv_mutex_unlock(&f->lock);
+    for (; item != NULL; item = next) {
+        next = item->next;
+        f->published(item);
+    }
 }
 
-static void kick(struct cairn_finisher *f)
+static void after_publish(uv_work_t *req, int status);
+
+static void on_told(uv_async_t *h)
 {
-    if (f->busy || f->first == NULL)
-        return;
-    while (f->first != NULL && f->n_batch < CAIRN_FINISH_BATCH) {
-        f->batch[f->n_batch++] = f->first;
-        f->first = f->first->next;
-    }
-    if (f->first == NULL)
-        f->last = NULL;
-    f->busy = 1;
-    f->work.data = f;
+    tell(h->data);
+}
+
+static void start(struct cairn_finisher *f)
+{
     cairn_inflight_enter(f->file_work);
     /* Fails only for a NULL work callback. */
     (void)uv_queue_work(f->loop, &f->work, publish_work, after_publish);
 }
 
-void cairn_finisher_init(struct cairn_finisher *f, uv_loop_t *loop,
-                         struct cairn_inflight *file_work,
-                         void (*publish)(struct cairn_finisher_link **items, size_t n),
-                         void (*published)(struct cairn_finisher_link *item))
+/* The item's last turn may have been sent after the loop last looked:
+ * told here at the latest.  The item stays "running" until here, where
+ * its request is free for the next: items added after its last look at
+ * the queue start that next one. */
+static void after_publish(uv_work_t *req, int status)
 {
+    struct cairn_finisher *f = req->data;
+    int again;
+
+    (void)status; /* nothing cancels it */
+    tell(f);
+    uv_mutex_lock(&f->lock);
+    again = f->ready.first != NULL;
+    f->running = again;
+    uv_mutex_unlock(&f->lock);
+    if (again)
+        start(f);
+}
+
+int cairn_finisher_init(struct cairn_finisher *f, uv_loop_t *loop,
+                        struct cairn_inflight *file_work,
+                        void (*publish)(struct cairn_finisher_link **items, size_t n),
+                        void (*published)(struct cairn_finisher_link *item))
+{
+    int rc;
+
     *f = (struct cairn_finisher){
         .loop = loop, .file_work = file_work, .publish = publish, .published = published
     };
+    if ((rc = uv_mutex_init(&f->lock)) != 0)
+        return rc;
+    if ((rc = uv_async_init(loop, &f->told, on_told)) != 0) {
+        uv_mutex_destroy(&f->lock);
+        return rc;
+    }
+    f->told.data = f;
+    /* Only a work item in flight keeps the loop alive. */
+    uv_unref((uv_handle_t *)&f->told);
+    f->work.data = f;
+    return 0;
 }
 
 void cairn_finisher_add(struct cairn_finisher *f, struct cairn_finisher_link *item)
 {
-    item->next = NULL;
-    if (f->last != NULL)
-        f->last->next = item;
-    else
-        f->first = item;
-    f->last = item;
-    kick(f);
+    int first;
+
+    uv_mutex_lock(&f->lock);
+    append(&f->ready, item);
+    first = !f->running;
+    f->running = 1;
+    uv_mutex_unlock(&f->lock);
+    if (first)
+        start(f);
+}
+
+void cairn_finisher_close(struct cairn_finisher *f)
+{
+    if (!uv_is_closing((uv_handle_t *)&f->told))
+        uv_close((uv_handle_t *)&f->told, NULL);
+}
+
+void cairn_finisher_free(struct cairn_finisher *f)
+{
+    uv_mutex_destroy(&f->lock);
 }

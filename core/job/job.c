@@ -136,10 +136,10 @@ static void published(struct cairn_finisher_link *item)
     end(job, cairn_job_outcome(job->finish_rc, job->fail_reason != NULL));
 }
 
-void cairn_job_finisher_init(struct cairn_finisher *f, uv_loop_t *loop,
-                             struct cairn_inflight *file_work)
+int cairn_job_finisher_init(struct cairn_finisher *f, uv_loop_t *loop,
+                            struct cairn_inflight *file_work)
 {
-    cairn_finisher_init(f, loop, file_work, cairn_job_finish_files_each, published);
+    return cairn_finisher_init(f, loop, file_work, cairn_job_finish_files_each, published);
 }
 
 /* Ends the job now as "try again later" (its outputs cannot be made, or

@@ -55,9 +55,10 @@ struct cairn_job;
 #define CAIRN_JOB_DESCRIPTORS 4
 
 /* The finisher every job of a daemon shares (job_env.h's finisher): the
- * jobs that end together are published together. */
-void cairn_job_finisher_init(struct cairn_finisher *f, uv_loop_t *loop,
-                             struct cairn_inflight *file_work);
+ * jobs that end together are published together.  0 or a negative
+ * errno; cairn_finisher_close and cairn_finisher_free end it. */
+int cairn_job_finisher_init(struct cairn_finisher *f, uv_loop_t *loop,
+                            struct cairn_inflight *file_work);
 
 /*
  * NAME     cairn_job_start - run INPUT/name (or, recovered, active/name)

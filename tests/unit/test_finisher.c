@@ -1,10 +1,10 @@
 /*
  * test_finisher.c - the jobs that end together are published together:
- * one work item in flight, and the next takes every item that became
+ * one work item in flight, whose next turn takes every item that became
  * ready meanwhile (at most CAIRN_FINISH_BATCH), in the order they came;
- * an item alone goes at once.  The first work item is held on a
- * semaphore the test posts, so which items wait is decided by the test,
- * never by how fast a thread runs.
+ * an item alone goes at once.  The first turn says it began and is then
+ * held on a semaphore the test posts, so which items wait is decided by
+ * the test, never by how fast a thread runs.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -23,8 +23,9 @@ struct item {
 
 static struct item g_items[ITEMS];
 static struct cairn_finisher g_f;
-static uv_sem_t g_hold;    /* the first work item waits for it */
-static int g_held;         /* the first work item began */
+static uv_sem_t g_hold;    /* the first turn waits for it */
+static uv_sem_t g_began;   /* ... and posts this first */
+static int g_held;         /* the first turn began */
 static size_t g_sizes[16]; /* each work item's count, in order */
 static size_t g_n_batches;
 static int g_order[ITEMS]; /* ids, in the order published */
@@ -37,6 +38,7 @@ static void publish(struct cairn_finisher_link **items, size_t n)
 
     if (!g_held) {
         g_held = 1;
+        uv_sem_post(&g_began);
         uv_sem_wait(&g_hold);
     }
     for (i = 0; i < n; i++)
@@ -71,7 +73,8 @@ static void setup_items(uv_loop_t *loop)
     g_n_items = g_n_told = g_n_batches = 0;
     g_add_when_told = -1;
     ck_assert_int_eq(uv_sem_init(&g_hold, 0), 0);
-    cairn_finisher_init(&g_f, loop, NULL, publish, published);
+    ck_assert_int_eq(uv_sem_init(&g_began, 0), 0);
+    ck_assert_int_eq(cairn_finisher_init(&g_f, loop, NULL, publish, published), 0);
 }
 
 START_TEST(alone_goes_at_once_and_the_waiting_go_together)
@@ -82,15 +85,18 @@ START_TEST(alone_goes_at_once_and_the_waiting_go_together)
     ck_assert_int_eq(uv_loop_init(&loop), 0);
     setup_items(&loop);
     /* The first goes at once, and is held; the next ITEMS - 2 wait. */
-    for (i = 0; i < ITEMS - 1; i++)
+    cairn_finisher_add(&g_f, &g_items[0].link);
+    uv_sem_wait(&g_began);
+    for (i = 1; i < ITEMS - 1; i++)
         cairn_finisher_add(&g_f, &g_items[i].link);
     g_add_when_told = ITEMS - 2;
     uv_sem_post(&g_hold);
     uv_run(&loop, UV_RUN_DEFAULT);
     ck_assert_uint_eq(g_n_told, ITEMS);
     ck_assert_uint_eq(g_n_items, ITEMS);
-    /* 1 alone, then the 138 waiting in items of 64, 64 and 10, then the
-     * one added while the last were told. */
+    /* 1 alone, then the 138 waiting in turns of 64, 64 and 10, then the
+     * one added while the last were told (in a work item of its own: the
+     * last was told once the item ended, and nobody waited then). */
     ck_assert_uint_eq(g_sizes[0], 1);
     ck_assert_uint_eq(g_sizes[1], CAIRN_FINISH_BATCH);
     ck_assert_uint_eq(g_sizes[2], CAIRN_FINISH_BATCH);
@@ -102,6 +108,10 @@ START_TEST(alone_goes_at_once_and_the_waiting_go_together)
         ck_assert_int_eq(g_items[i].published, 1);
     }
     uv_sem_destroy(&g_hold);
+    uv_sem_destroy(&g_began);
+    cairn_finisher_close(&g_f);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    cairn_finisher_free(&g_f);
     ck_assert_int_eq(uv_loop_close(&loop), 0);
 }
 END_TEST
