@@ -194,9 +194,9 @@ static int worth_syncfs(const struct request *round, dev_t dev)
  * its syncfs(2) is a full barrier, one syncfs replaces their fsyncs: on
  * ext4 each fsync of a fresh file costs a journal commit and a device
  * cache flush, and a syncfs costs one of each for all of them (16 small
- * files: 4 ms instead of 55 ms on the development VM).  The data of the
- * files was already written by their callers (sync_file_range), so the
- * syncfs mostly commits and flushes.  Returns how many syncs it issued.
+ * files: 4 ms instead of 55 ms on the development VM); it writes their
+ * data out too, all of them in one pass.  Returns how many syncs it
+ * issued.
  */
 static uint64_t sync_round(struct request *round)
 {
@@ -226,22 +226,23 @@ static uint64_t sync_round(struct request *round)
 }
 
 /*
- * The caller's share, on its own thread and in parallel with the others:
- * the key of each inode and, for a regular file, its data written out and
- * waited for.  sync_file_range(2) also reports this descriptor's writeback
- * errors, which a syncfs through another descriptor might not.  With
- * start_only, the writeback is only started, to be waited for by a
- * second call: a caller with many files starts them all before waiting
- * for any, so their writes go to the disk together.
+ * The caller's share, after its round: each of its files' own writeback
+ * errors, seen through its own descriptor.  The round's syncfs reports
+ * what went wrong on the file system since the descriptor it was given
+ * was opened, which may be another job's, opened later than ours; its
+ * fsync reports the inode's.  sync_file_range(2) with WAIT_AFTER alone
+ * writes nothing (the round wrote the data out and waited for it): it
+ * waits for writeback already under way, and returns what this
+ * descriptor has not seen yet of its file's errors.  The data is not
+ * written out by the callers first: syncfs writes every dirty file of
+ * the file system in one pass, on the kernel's flusher threads rather
+ * than on ours (writing them out ourselves, two calls a file, made the
+ * finisher's thread the slowest step of a burst of small jobs).
  */
-static int write_out(int fd, int start_only)
+static int check_out(int fd)
 {
-    unsigned flags = start_only ? SYNC_FILE_RANGE_WRITE
-                                : SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-                                      SYNC_FILE_RANGE_WAIT_AFTER;
-
-    if (sync_file_range(fd, 0, 0, flags) != 0 && errno != ENOSYS && errno != EINVAL &&
-        errno != ESPIPE)
+    if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_AFTER) != 0 && errno != ENOSYS &&
+        errno != EINVAL && errno != ESPIPE)
         return -errno;
     return 0;
 }
@@ -272,15 +273,15 @@ static int key(struct request *req, const struct cairn_commit_key *known)
     return 0;
 }
 
-/* write_out() of each of req's files. */
-static int write_files(const struct request *req, int start_only)
+/* req's result: its round's, then check_out() of each of its files. */
+static int result(const struct request *req)
 {
     size_t i;
-    int rc = 0;
+    int rc = req->rc;
 
     for (i = 0; rc == 0 && i < req->n; i++)
         if (req->regular[i])
-            rc = write_out(req->fds[i], start_only);
+            rc = check_out(req->fds[i]);
     return rc;
 }
 
@@ -328,10 +329,10 @@ int cairn_commit_sync(struct cairn_commit *c, const int *fds, size_t n)
 
     if (n == 0)
         return 0;
-    if ((rc = key(&req, NULL)) != 0 || (rc = write_files(&req, 0)) != 0)
+    if ((rc = key(&req, NULL)) != 0)
         return rc;
     run(c, &req, &req, 1);
-    return req.rc;
+    return result(&req);
 }
 
 void cairn_commit_sync_each(struct cairn_commit *c, struct cairn_commit_set *sets, size_t n)
@@ -349,15 +350,7 @@ void cairn_commit_sync_each(struct cairn_commit *c, struct cairn_commit_set *set
     for (i = 0; i < n; i++) {
         reqs[i] = (struct request){ .fds = sets[i].fds, .n = sets[i].n };
         sets[i].rc = 0;
-        if (sets[i].n > 0 && (sets[i].rc = key(&reqs[i], sets[i].keys)) == 0)
-            sets[i].rc = write_files(&reqs[i], 1);
-    }
-    /* Every file's writeback is under way: now each is waited for (and
-     * its errors seen through its own descriptor), then one round. */
-    for (i = 0; i < n; i++) {
-        if (sets[i].n == 0 || sets[i].rc != 0)
-            continue;
-        if ((sets[i].rc = write_files(&reqs[i], 0)) != 0)
+        if (sets[i].n == 0 || (sets[i].rc = key(&reqs[i], sets[i].keys)) != 0)
             continue;
         if (first == NULL)
             first = &reqs[i];
@@ -370,7 +363,7 @@ void cairn_commit_sync_each(struct cairn_commit *c, struct cairn_commit_set *set
         run(c, first, last, k);
     for (i = 0; i < n; i++)
         if (sets[i].n > 0 && sets[i].rc == 0)
-            sets[i].rc = reqs[i].rc;
+            sets[i].rc = result(&reqs[i]);
     free(reqs);
 }
 

@@ -59,7 +59,8 @@ int cairn_commit_sync(struct cairn_commit *c, const int *fds, size_t n);
 struct cairn_commit_key {
     dev_t dev;
     ino_t ino;
-    int regular; /* a regular file (its data is written out first) */
+    int regular; /* a regular file (its own writeback errors are looked
+                    for through its descriptor after the round) */
 };
 
 /* One job's request in a cairn_commit_sync_each call. */
@@ -76,8 +77,7 @@ struct cairn_commit_set {
  * NOTES    the same guarantees as one cairn_commit_sync call per set, run
  *          by one thread: all sets are registered together, so they share
  *          one round (one syncfs for the lot where the file system allows
- *          it) instead of one round each, and their data is written out
- *          side by side before any is waited for.  Blocks, like
+ *          it) instead of one round each.  Blocks, like
  *          cairn_commit_sync.
  */
 void cairn_commit_sync_each(struct cairn_commit *c, struct cairn_commit_set *sets, size_t n);
