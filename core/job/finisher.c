@@ -28,11 +28,17 @@ static size_t take(struct cairn_finisher_queue *q, struct cairn_finisher_link **
     return n;
 }
 
+/* The finisher whose work[] holds req. */
+static struct cairn_finisher *of_work(uv_work_t *req)
+{
+    return req->data;
+}
+
 /* Turns until nobody waits; each turn's items go to done, and the loop is
  * woken to tell them while the next turn runs. */
 static void publish_work(uv_work_t *req)
 {
-    struct cairn_finisher *f = req->data;
+    struct cairn_finisher *f = of_work(req);
     struct cairn_finisher_link *items[CAIRN_FINISH_BATCH];
     size_t i, n;
 
@@ -72,11 +78,28 @@ static void on_told(uv_async_t *h)
     tell(h->data);
 }
 
-static void start(struct cairn_finisher *f)
+/* Queues work[i], marked running by the caller under the lock. */
+static void start(struct cairn_finisher *f, unsigned i)
 {
     cairn_inflight_enter(f->file_work);
     /* Fails only for a NULL work callback. */
-    (void)uv_queue_work(f->loop, &f->work, publish_work, after_publish);
+    (void)uv_queue_work(f->loop, &f->work[i], publish_work, after_publish);
+}
+
+/* Under the lock: a work item not in flight, marked running, to start
+ * for the jobs waiting; CAIRN_FINISH_ITEMS for none (nobody waits, or
+ * every item is in flight). */
+static unsigned to_start(struct cairn_finisher *f)
+{
+    unsigned i;
+
+    if (f->ready.first == NULL)
+        return CAIRN_FINISH_ITEMS;
+    for (i = 0; i < CAIRN_FINISH_ITEMS && (f->running & (1u << i)); i++)
+        ;
+    if (i < CAIRN_FINISH_ITEMS)
+        f->running |= 1u << i;
+    return i;
 }
 
 /* The item's last turn may have been sent after the loop last looked:
@@ -85,17 +108,17 @@ static void start(struct cairn_finisher *f)
  * the queue start that next one. */
 static void after_publish(uv_work_t *req, int status)
 {
-    struct cairn_finisher *f = req->data;
-    int again;
+    struct cairn_finisher *f = of_work(req);
+    unsigned i;
 
     (void)status; /* nothing cancels it */
     tell(f);
     uv_mutex_lock(&f->lock);
-    again = f->ready.first != NULL;
-    f->running = again;
+    f->running &= ~(1u << (unsigned)(req - f->work));
+    i = to_start(f);
     uv_mutex_unlock(&f->lock);
-    if (again)
-        start(f);
+    if (i < CAIRN_FINISH_ITEMS)
+        start(f, i);
 }
 
 int cairn_finisher_init(struct cairn_finisher *f, uv_loop_t *loop,
@@ -103,6 +126,7 @@ int cairn_finisher_init(struct cairn_finisher *f, uv_loop_t *loop,
                         void (*publish)(struct cairn_finisher_link **items, size_t n),
                         void (*published)(struct cairn_finisher_link *item))
 {
+    unsigned i;
     int rc;
 
     *f = (struct cairn_finisher){
@@ -110,28 +134,46 @@ int cairn_finisher_init(struct cairn_finisher *f, uv_loop_t *loop,
     };
     if ((rc = uv_mutex_init(&f->lock)) != 0)
         return rc;
+    if ((rc = uv_mutex_init(&f->one_at_a_time)) != 0) {
+        uv_mutex_destroy(&f->lock);
+        return rc;
+    }
     if ((rc = uv_async_init(loop, &f->told, on_told)) != 0) {
+        uv_mutex_destroy(&f->one_at_a_time);
         uv_mutex_destroy(&f->lock);
         return rc;
     }
     f->told.data = f;
     /* Only a work item in flight keeps the loop alive. */
     uv_unref((uv_handle_t *)&f->told);
-    f->work.data = f;
+    for (i = 0; i < CAIRN_FINISH_ITEMS; i++)
+        f->work[i].data = f;
     return 0;
 }
 
 void cairn_finisher_add(struct cairn_finisher *f, struct cairn_finisher_link *item)
 {
-    int first;
+    unsigned i = CAIRN_FINISH_ITEMS;
 
     uv_mutex_lock(&f->lock);
     append(&f->ready, item);
-    first = !f->running;
-    f->running = 1;
+    /* A first item for a job alone; a second once jobs wait while one
+     * turns (it took those it found, and these came after). */
+    if (f->running == 0 || f->ready.first != item)
+        i = to_start(f);
     uv_mutex_unlock(&f->lock);
-    if (first)
-        start(f);
+    if (i < CAIRN_FINISH_ITEMS)
+        start(f, i);
+}
+
+void cairn_finisher_one_at_a_time(struct cairn_finisher *f)
+{
+    uv_mutex_lock(&f->one_at_a_time);
+}
+
+void cairn_finisher_one_at_a_time_end(struct cairn_finisher *f)
+{
+    uv_mutex_unlock(&f->one_at_a_time);
 }
 
 void cairn_finisher_close(struct cairn_finisher *f)
@@ -142,5 +184,6 @@ void cairn_finisher_close(struct cairn_finisher *f)
 
 void cairn_finisher_free(struct cairn_finisher *f)
 {
+    uv_mutex_destroy(&f->one_at_a_time);
     uv_mutex_destroy(&f->lock);
 }

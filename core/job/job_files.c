@@ -391,12 +391,17 @@ static void finish_ok(struct finishing *f, size_t n, struct cairn_commit_set *se
     for (i = 0; i < n; i++)
         stage(&f[i]);
     sync_all(f, n, sets, 0, "fsync results and summary");
+    /* Another turn's renames may run on another thread (finisher.h): the
+     * lock is the process's, one open file description, so they take
+     * their turns here too. */
+    cairn_finisher_one_at_a_time(f[0].job->env.finisher);
     for (i = 0; i < n; i++)
         if (f[i].live) {
             lock_for(&held, &f[i]);
             rename_pair(&f[i]);
         }
     release(&held);
+    cairn_finisher_one_at_a_time_end(f[0].job->env.finisher);
     sync_all(f, n, sets, 1, "fsync output directory");
     for (i = 0; i < n; i++)
         if (f[i].live)
