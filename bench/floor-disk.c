@@ -33,8 +33,9 @@
  * Left out, as cairnd's own choices rather than the hand-off's: the
  * flock(2)s on the input, the temporaries and the output directory, the
  * fstatat(2) lookups of the claim, the attempts count in an extended
- * attribute (core/common/attempts.c), sync_file_range(2) before the
- * syncfs (commit.c prepare), and the inotify wake-up.
+ * attribute (core/common/attempts.c), sync_file_range(2) after the
+ * syncfs (commit.c check_out: each file's own writeback errors), and the
+ * inotify wake-up.
  *
  * Modes:
  *   batch N DIR  N jobs written to a staging directory, then renamed into

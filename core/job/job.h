@@ -8,7 +8,10 @@
  *     as NAME~N when the name was used before, or as the name it ran as
  *     before a hand-back: claim.h), open it (never following a link,
  *     never blocking on a FIFO), lock it, note what it was submitted as
- *     when renamed, count the attempt, create the results temporary
+ *     when renamed, count the attempt, create the results temporary;
+ *     a job of one record, read whole there, is answered there too when
+ *     a solving slot is free (pool.h's cairn_pool_solve_here), and goes
+ *     straight to its finish
  *   through the engine: the loop cuts lines and hands batches out; the
  *     file is read, the records answered and the results written to the
  *     temporary on pool threads (filesink.h); on_batch on the loop as
