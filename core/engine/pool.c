@@ -276,7 +276,7 @@ static int slot_take(struct cairn_pool *p)
     return 1;
 }
 
-static void slot_give(struct cairn_pool *p);
+static void start_ready(struct cairn_pool *p);
 
 int cairn_pool_solve_here(struct cairn_pool *p, const struct cairn_pool_user *u, const char *in,
                           size_t len, struct cairn_buf *out, struct cairn_tally *tally)
@@ -312,12 +312,15 @@ int cairn_pool_solve_here(struct cairn_pool *p, const struct cairn_pool_user *u,
     if (sc != NULL)
         scratch_give(p, sc);
     cairn_lines_free(&lines);
+    /* Free for another solve at once, here or on a worker; the batches
+     * queued meanwhile are started by cairn_pool_solved_here. */
+    atomic_fetch_sub(&p->running, 1);
     return rc == 0 ? 1 : rc;
 }
 
 void cairn_pool_solved_here(struct cairn_pool *p)
 {
-    slot_give(p);
+    start_ready(p);
 }
 
 static void after_work_cb(uv_work_t *req, int status);
@@ -349,10 +352,9 @@ int cairn_pool_run(struct cairn_pool *p, struct cairn_batch *b)
     return start(p, b);
 }
 
-/* On the loop: a slot is free again, for the first batch waiting. */
-static void slot_give(struct cairn_pool *p)
+/* On the loop: the batches waiting, on the slots free now. */
+static void start_ready(struct cairn_pool *p)
 {
-    atomic_fetch_sub(&p->running, 1);
     while (p->ready_head != NULL && slot_take(p)) {
         struct cairn_batch *next = p->ready_head;
         int err;
@@ -365,6 +367,13 @@ static void slot_give(struct cairn_pool *p)
         next->failed = err;
         next->user->on_batch_done(next->user, next);
     }
+}
+
+/* On the loop: a batch's slot is free again, for the first waiting. */
+static void slot_give(struct cairn_pool *p)
+{
+    atomic_fetch_sub(&p->running, 1);
+    start_ready(p);
 }
 
 static void after_work_cb(uv_work_t *req, int status)

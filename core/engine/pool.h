@@ -78,8 +78,8 @@ struct cairn_pool {
     size_t n_batches;   /* allocated so far */
     size_t batch_bytes; /* target input bytes per batch */
     size_t max_running; /* batches solving at once; 0 = no limit */
-    atomic_size_t running; /* slots taken: batches on workers, and solves
-                              here (cairn_pool_solve_here) not yet told */
+    atomic_size_t running; /* slots taken: batches on workers, and
+                              solves under way in cairn_pool_solve_here */
     struct cairn_batch *ready_head; /* dispatched, waiting for a worker */
     struct cairn_batch *ready_tail;
     struct cairn_batch *free;
@@ -111,15 +111,15 @@ void cairn_pool_close(struct cairn_pool *p);
  * lines of in[0, len) answered here, into out and tally, as a worker
  * would answer them, when they are what a stream's first batch would hold
  * (one line, none over u->max_line_bytes) and one of the max_running
- * solving slots is free; the slot stays taken until
- * cairn_pool_solved_here.  u needs ctx and max_line_bytes only.  1 when
- * answered; 0 when not (nothing was done or taken: stream it); a
- * negative errno when answering failed (the slot is taken all the same). */
+ * solving slots is free, taken for the solve.  u needs ctx and
+ * max_line_bytes only.  1 when answered; 0 when not (nothing was done or
+ * taken: stream it); a negative errno when answering failed.  Follow a
+ * 1 or a negative answer with cairn_pool_solved_here on the loop. */
 int cairn_pool_solve_here(struct cairn_pool *p, const struct cairn_pool_user *u, const char *in,
                           size_t len, struct cairn_buf *out, struct cairn_tally *tally);
 
-/* Loop thread: the slot of a solve that cairn_pool_solve_here made (its
- * 1 or negative answer) is free again, for the batches waiting. */
+/* Loop thread, after a solve cairn_pool_solve_here made: the batches that
+ * waited for a slot meanwhile start on the slots free now. */
 void cairn_pool_solved_here(struct cairn_pool *p);
 
 /* ---- for stream.c --------------------------------------------------- */

@@ -318,7 +318,7 @@ static void after_start(uv_work_t *req, int status)
 
     (void)status; /* 0: see queue_files */
     if (job->solved_here != 0)
-        cairn_pool_solved_here(job->env.pool); /* its slot, for the next */
+        cairn_pool_solved_here(job->env.pool); /* batches that waited meanwhile */
 
     /* The claim gave the job a name of its own: from here on it is that
      * job, its outputs and done/ copy named after it. */

@@ -504,7 +504,7 @@ END_TEST
  * (cairn_pool_solve_here): the same bytes its stream would write, for one
  * record in the forms a job file may hold it; nothing done for more than
  * one line, a line over max_line_bytes, or when every solving slot is
- * taken, until one is given back. */
+ * taken; the slot a solve here took is free again when it returns. */
 START_TEST(test_one_line_is_answered_where_it_was_read)
 {
 #define REC "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]}}"
@@ -532,10 +532,15 @@ START_TEST(test_one_line_is_answered_where_it_was_read)
                       "input %zu: answered here as \"%.*s\", streamed as \"%.*s\"", i,
                       (int)out.len, out.data ? out.data : "", (int)want_len, want ? want : "");
         ck_assert_uint_eq(tally.records, len > 0);
-        /* The one slot is taken until the loop gives it back. */
+        /* The slot was given back as the solve ended ... */
+        ck_assert_uint_eq(atomic_load(&pool.running), 0);
+        cairn_pool_solved_here(&pool);
+        /* ... and with the one slot taken (a batch on a worker), nothing
+         * is answered here. */
+        atomic_store(&pool.running, 1);
         ck_assert_int_eq(cairn_pool_solve_here(&pool, &u, one[i], len, &out, &tally), 0);
         ck_assert_uint_eq(out.len, want_len);
-        cairn_pool_solved_here(&pool);
+        atomic_store(&pool.running, 0);
         cairn_buf_free(&out);
         cairn_tally_free(&tally);
         free(want);
@@ -559,6 +564,7 @@ START_TEST(test_one_line_is_answered_where_it_was_read)
         ck_assert_int_eq(cairn_tally_init(&tally, g_reg.n_plugins), 0);
         ck_assert_int_eq(cairn_pool_solve_here(&pool, &u, one[0], strlen(one[0]), &out, &tally), 0);
         /* None of these took the slot. */
+        ck_assert_uint_eq(atomic_load(&pool.running), 0);
         u.max_line_bytes = 1u << 20;
         ck_assert_int_eq(cairn_pool_solve_here(&pool, &u, one[0], strlen(one[0]), &out, &tally), 1);
         cairn_pool_solved_here(&pool);
