@@ -661,6 +661,11 @@ static void limit_jobs(struct cairn_daemon *d)
     if (b.jobs >= wanted)
         return;
     cairn_dispatch_limit_active(d->dispatch, b.jobs);
+    /* Room for as many as stream at once: only small jobs' extra room in
+     * a burst is lost, which no operator need act on (the default soft
+     * limit, 1024, leaves two threads about 250 jobs). */
+    if (b.jobs >= cairn_dispatch_max_streaming(d->dispatch))
+        return;
     if (b.jobs > 0)
         cairn_log(&d->log, CAIRN_LOG_WARNING,
                   "the descriptor limit (RLIMIT_NOFILE %llu: %zu open, %zu kept for scans, "

@@ -73,6 +73,7 @@ struct cairn_dispatch {
     struct cairn_queue queue;   /* the NAME_QUEUED* names, oldest first */
     struct cairn_scanner scanner;
     struct cairn_finisher finisher; /* every job's publish (finisher.h) */
+    struct cairn_gate streams;      /* the jobs streaming at once (gate.h) */
     struct cairn_settle settle;     /* files with a future mtime, watched */
     struct running *jobs;
     size_t active;
@@ -305,6 +306,7 @@ static int start_job(struct cairn_dispatch *s, const char *name, int recovered)
                                   .pool = &d->pool,
                                   .file_work = &d->file_work,
                                   .finisher = &s->finisher,
+                                  .streams = &s->streams,
                                   .spool = &d->spool,
                                   .cfg = &d->cfg,
                                   .plugins = d->plugins,
@@ -576,18 +578,27 @@ int cairn_dispatch_new(struct cairn_daemon *d, void (*on_idle)(struct cairn_daem
         return -ENOMEM;
     s->d = d;
     s->on_idle = on_idle;
-    /* Thirty-two jobs per solver thread: a job's claim and finish wait
-     * for the disk, not for a solver, and the jobs finishing together
-     * share their syncs (finisher.h), so a burst of small jobs goes as
-     * fast as the jobs in flight let those rounds grow (at four per
-     * thread, a round held a few jobs).  What a job holds while it
-     * waits is small: its descriptors (fdbudget.h caps the count by
-     * them) and a first piece of the file's size. */
-    s->max_active = 32 * (size_t)d->threads;
+    /* 128 jobs per solver thread: a job's claim and finish wait for the
+     * disk, not for a solver, and the jobs finishing together share
+     * their syncs (finisher.h), so a burst of small jobs goes as fast as
+     * the jobs in flight let those rounds grow: the sync rounds run one
+     * after another, and a round holds the jobs that became ready during
+     * the one before (at four per thread a round held a few jobs; 32 a
+     * thread gave a burst of one-record jobs about a fifth less than
+     * 128).  What a job holds while it waits is small: its descriptors
+     * (fdbudget.h caps the count by them) and a first piece of the file,
+     * 16 KiB at most (source.c); the few that stream hold more, and the
+     * gate below bounds those. */
+    s->max_active = 128 * (size_t)d->threads;
     if (cairn_job_finisher_init(&s->finisher, &d->loop, &d->file_work) != 0) {
         free(s);
         return -ENOMEM;
     }
+    /* Of those, 32 per solver thread stream at once (gate.h): a job
+     * answered where it started never streams, so a burst of small jobs
+     * is not held to it, and a burst of big ones holds what 32 a thread
+     * hold (about half a megabyte each), as when that was the cap. */
+    cairn_gate_init(&s->streams, &d->loop, 32 * (size_t)d->threads);
     /* libuv's uv_timer_init() cannot fail: it only links the handle. */
     uv_timer_init(&d->loop, &s->young_timer);
     uv_timer_init(&d->loop, &s->retry_timer);
@@ -607,6 +618,11 @@ int cairn_dispatch_new(struct cairn_daemon *d, void (*on_idle)(struct cairn_daem
 size_t cairn_dispatch_max_active(const struct cairn_dispatch *s)
 {
     return s->max_active;
+}
+
+size_t cairn_dispatch_max_streaming(const struct cairn_dispatch *s)
+{
+    return s->streams.width;
 }
 
 void cairn_dispatch_limit_active(struct cairn_dispatch *s, size_t n)
@@ -716,6 +732,7 @@ void cairn_dispatch_close(struct cairn_dispatch *s)
     close_handle((uv_handle_t *)&s->retry_timer);
     close_handle((uv_handle_t *)&s->turn);
     cairn_finisher_close(&s->finisher);
+    cairn_gate_close(&s->streams);
 }
 
 void cairn_dispatch_free(struct cairn_dispatch *s)

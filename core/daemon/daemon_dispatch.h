@@ -35,8 +35,10 @@ struct cairn_job;
 int cairn_dispatch_new(struct cairn_daemon *d, void (*on_idle)(struct cairn_daemon *d),
                        struct cairn_dispatch **out);
 
-/* The most jobs run at once: four per worker thread, unless lowered. */
+/* The most jobs run at once: 128 per worker thread, unless lowered. */
 size_t cairn_dispatch_max_active(const struct cairn_dispatch *s);
+/* The most of them streaming at once: 32 per worker thread (gate.h). */
+size_t cairn_dispatch_max_streaming(const struct cairn_dispatch *s);
 /* Lowers it (to at least one), for the descriptor limit (fdbudget.h). */
 void cairn_dispatch_limit_active(struct cairn_dispatch *s, size_t n);
 

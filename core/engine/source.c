@@ -78,12 +78,18 @@ static struct cairn_readahead *ahead_new(size_t cap)
     return ra;
 }
 
+/* A first piece, read where a job starts, holds at most this much: the
+ * daemon has many jobs started and waiting at once (daemon_dispatch.c),
+ * each holding its first piece until it streams. */
+#define FIRST_READ (16u * 1024u)
+
 int cairn_readahead_first(struct cairn_readahead **out, int fd, uint64_t size)
 {
-    /* A file smaller than a piece gets a buffer its size (and a byte, to
-     * see it end): most jobs are, and a piece's 256 KiB each, malloc'd
-     * and freed, cost them an mmap and munmap apiece. */
-    struct cairn_readahead *ra = ahead_new(size < POOL_READ ? (size_t)size + 1 : POOL_READ);
+    /* A file smaller than that gets a buffer its size (and a byte, to see
+     * it end): most jobs are, and a piece's 256 KiB each, malloc'd and
+     * freed, cost them an mmap and munmap apiece.  A bigger one reads on
+     * in full pieces after it (grow). */
+    struct cairn_readahead *ra = ahead_new(size < FIRST_READ ? (size_t)size + 1 : FIRST_READ);
     ssize_t n;
 
     *out = ra;
@@ -124,8 +130,8 @@ static int ahead_start(struct cairn_readahead *ra, uv_loop_t *loop, uv_file fd)
     return rc;
 }
 
-/* A small first piece taken, and more to read (the file grew since it
- * was opened): full pieces from here on.  Out of memory, the small one
+/* A small first piece taken, and more to read (a file over FIRST_READ,
+ * or one that grew since it was opened): full pieces from here on.  Out of memory, the small one
  * stays with the error, told after the bytes already taken. */
 static struct cairn_readahead *grow(struct cairn_fd_source *fs)
 {

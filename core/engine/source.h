@@ -51,7 +51,8 @@ int cairn_fd_source_init(struct cairn_fd_source *fs, uv_loop_t *loop, uv_file fd
 
 /*
  * NAME     cairn_readahead_first - read a regular file's first piece now
- * ARGUMENTS size: the file's size when it was opened (fstat)
+ * ARGUMENTS size: the file's size when it was opened (fstat); the piece
+ *          is that and a byte, or 16 KiB for a bigger file
  * NOTES    on any thread (a job reads it in the pool work that opened the
  *          file, one thread hop less for a small job); hand it to the
  *          source with cairn_fd_source_adopt(), or free it.  A read error

@@ -233,11 +233,21 @@ static void answered(struct cairn_job *job, int status)
     finish(job);
 }
 
+/* Its stream is over (or never began): another job may stream. */
+static void stream_over(struct cairn_job *job)
+{
+    if (job->streaming) {
+        job->streaming = 0;
+        cairn_gate_leave(job->env.streams);
+    }
+}
+
 static void sink_end(struct cairn_stream *s, int status)
 {
     struct cairn_job *job = s->sink.data;
 
     cairn_fd_source_close(&job->src);
+    stream_over(job);
     answered(job, status);
 }
 
@@ -274,10 +284,30 @@ static void start_streaming(struct cairn_job *job)
     }
     if (rc == 0)
         rc = cairn_stream_start(&job->stream);
+    if (rc != 0)
+        stream_over(job);
     if (rc == -ENOMEM)
         end_early(job, "start streaming", rc);
     else if (rc != 0)
         fail_job(job, "cannot stream the job: %s", uv_strerror(rc));
+}
+
+static void go_stream(struct cairn_gate_link *l)
+{
+    struct cairn_job *job = cairn_job_of_gated(l);
+
+    job->streaming = 1;
+    start_streaming(job);
+}
+
+/* Streams now, or once the gate lets it (gate.h). */
+static void stream_when_let(struct cairn_job *job)
+{
+    job->gated.go = go_stream;
+    if (job->env.streams == NULL)
+        start_streaming(job);
+    else if (cairn_gate_enter(job->env.streams, &job->gated))
+        go_stream(&job->gated);
 }
 
 /* ---- starting: claim, open, count, create, on a pool thread -------------- */
@@ -367,7 +397,7 @@ static void after_start(uv_work_t *req, int status)
     } else if (job->solved_here != 0) {
         end_solved_here(job);
     } else {
-        start_streaming(job);
+        stream_when_let(job);
     }
 }
 

@@ -42,6 +42,7 @@
 #include <uv.h>
 
 #include "finisher.h"
+#include "gate.h"
 #include "inflight.h"
 #include "job_env.h"
 #include "outcome.h"

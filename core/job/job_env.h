@@ -21,6 +21,7 @@
 struct cairn_job;
 struct cairn_hang;
 struct cairn_finisher;
+struct cairn_gate;
 
 struct cairn_job_env {
     uv_loop_t *loop;
@@ -30,6 +31,8 @@ struct cairn_job_env {
     /* Publishes the job at its end, with the others ending alongside
      * (finisher.h); shared by every job of the daemon. */
     struct cairn_finisher *finisher;
+    /* Lets so many jobs stream at once (gate.h); NULL: any number. */
+    struct cairn_gate *streams;
     /* Borrowed for the job's life.  Its state-folder descriptors are only
      * ever swapped in place (dup2), never closed, while jobs run; out_fd
      * may be replaced (the output path followed), so a job dups it at

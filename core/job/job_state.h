@@ -23,6 +23,7 @@
 #include "engine.h"
 #include "filesink.h"
 #include "finisher.h"
+#include "gate.h"
 #include "job_env.h"
 #include "plugin_set.h"
 #include "source.h"
@@ -70,6 +71,8 @@ struct cairn_job {
      * with others', finisher.h). */
     uv_work_t work;
     struct cairn_finisher_link finishing; /* in the finisher (finisher.h) */
+    struct cairn_gate_link gated;         /* waiting to stream (gate.h) */
+    int streaming;                        /* through the gate, not left */
     int start_rc;                         /* 0, or the negative errno that stopped the start */
     struct cairn_buf summary;
     struct cairn_buf reason;
@@ -88,6 +91,12 @@ void cairn_job_start_files(struct cairn_job *job);
  * and move its input, or with fail_reason set, its reason and a failed
  * summary; each one's finish_rc and finish_step say how it went. */
 void cairn_job_finish_files_each(struct cairn_finisher_link **items, size_t n);
+
+/* The job a gate's waiter is (its gated link). */
+static inline struct cairn_job *cairn_job_of_gated(struct cairn_gate_link *l)
+{
+    return (struct cairn_job *)((char *)l - offsetof(struct cairn_job, gated));
+}
 
 /* The job a finisher item is (its finishing link). */
 static inline struct cairn_job *cairn_job_of_finishing(struct cairn_finisher_link *item)

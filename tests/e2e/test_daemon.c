@@ -1127,6 +1127,42 @@ START_TEST(once_good_jobs_exit_0)
 }
 END_TEST
 
+/* More jobs that must stream (each bigger than the first piece a start
+ * reads, so none is answered where it started) than one solver thread
+ * lets stream at once (32, core/job/gate.h): those past the gate wait
+ * their turn, and every one of them finishes, whole. */
+START_TEST(jobs_past_the_streaming_gate_wait_their_turn)
+{
+    enum { JOBS = 40, COPIES = 40 };
+    struct th_env e;
+    size_t olen, i;
+    char *off = official(&olen), path[PATH_MAX], name[32];
+    struct cairn_buf big = { 0 };
+    int p, code;
+
+    for (i = 0; i < COPIES; i++)
+        ck_assert_int_eq(cairn_buf_append(&big, off, olen), 0);
+    ck_assert_uint_gt(big.len, 16 * 1024);
+    env_init(&e, "\"threads\": 1");
+    for (i = 0; i < JOBS; i++) {
+        snprintf(name, sizeof(name), "big%02zu", i);
+        TH_IN(path, &e, "%s.jsonl", name);
+        th_write_file(path, big.data, big.len, 0644);
+    }
+    p = start(&e, "--once");
+    code = th_wait_exit(p, LONG_DEADLINE_MS);
+    TH_REQUIRE(code == 0, "--once exited %d", code);
+    for (i = 0; i < JOBS; i++) {
+        snprintf(name, sizeof(name), "big%02zu", i);
+        json_decref(summary_of(&e, name, "ok", 8 * COPIES));
+    }
+    require_no_temp_files(&e);
+    cairn_buf_free(&big);
+    free(off);
+    th_cleanup();
+}
+END_TEST
+
 START_TEST(once_failed_job_exits_1)
 {
     struct th_env e;
@@ -2605,6 +2641,7 @@ static Suite *daemon_suite(void)
     tcase_add_test(tc, a_foreign_lock_on_the_output_stalls_nothing);
     tc = tcase(s, "once");
     tcase_add_test(tc, once_good_jobs_exit_0);
+    tcase_add_test(tc, jobs_past_the_streaming_gate_wait_their_turn);
     tcase_add_test(tc, once_failed_job_exits_1);
     tcase_add_test(tc, once_empty_dir_exits_0);
     tcase_add_test(tc, once_missing_input_dir_is_named);
