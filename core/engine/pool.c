@@ -352,20 +352,19 @@ int cairn_pool_run(struct cairn_pool *p, struct cairn_batch *b)
     return start(p, b);
 }
 
-/* On the loop: the batches waiting, on the slots free now. */
+/* On the loop: the batches waiting, on every slot free now (solves at
+ * jobs' starts give theirs back on their own threads, so more than one
+ * may be). */
 static void start_ready(struct cairn_pool *p)
 {
     while (p->ready_head != NULL && slot_take(p)) {
         struct cairn_batch *next = p->ready_head;
-        int err;
 
         p->ready_head = next->next;
         if (p->ready_head == NULL)
             p->ready_tail = NULL;
-        if ((err = start(p, next)) == 0)
-            break;
-        next->failed = err;
-        next->user->on_batch_done(next->user, next);
+        if ((next->failed = start(p, next)) != 0)
+            next->user->on_batch_done(next->user, next);
     }
 }
 
