@@ -583,8 +583,8 @@ int cairn_dispatch_new(struct cairn_daemon *d, void (*on_idle)(struct cairn_daem
      * their syncs (finisher.h), so a burst of small jobs goes as fast as
      * the jobs in flight let those rounds grow: the sync rounds run one
      * after another, and a round holds the jobs that became ready during
-     * the one before (at four per thread a round held a few jobs; 32 a
-     * thread gave a burst of one-record jobs about a fifth less than
+     * the one before (at four per thread a round held a few jobs, and
+     * 32 or 64 a thread made a burst of one-record jobs slower than
      * 128).  What a job holds while it waits is small: its descriptors
      * (fdbudget.h caps the count by them) and a first piece of the file,
      * 16 KiB at most (source.c); the few that stream hold more, and the
