@@ -28,17 +28,11 @@ static size_t take(struct cairn_finisher_queue *q, struct cairn_finisher_link **
     return n;
 }
 
-/* The finisher whose work[] holds req. */
-static struct cairn_finisher *of_work(uv_work_t *req)
-{
-    return req->data;
-}
-
 /* Turns until nobody waits; each turn's items go to done, and the loop is
  * woken to tell them while the next turn runs. */
 static void publish_work(uv_work_t *req)
 {
-    struct cairn_finisher *f = of_work(req);
+    struct cairn_finisher *f = req->data;
     struct cairn_finisher_link *items[CAIRN_FINISH_BATCH];
     size_t i, n;
 
@@ -108,7 +102,7 @@ static unsigned to_start(struct cairn_finisher *f)
  * the queue start that next one. */
 static void after_publish(uv_work_t *req, int status)
 {
-    struct cairn_finisher *f = of_work(req);
+    struct cairn_finisher *f = req->data;
     unsigned i;
 
     (void)status; /* nothing cancels it */

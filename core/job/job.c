@@ -330,6 +330,8 @@ static void solve_here(struct cairn_job *job)
         return;
     job->solved_here =
         cairn_pool_solve_here(job->env.pool, &u, data, len, &job->here_out, &job->here_tally);
+    if (job->solved_here == 0)
+        cairn_tally_free(&job->here_tally); /* it streams: its stream keeps its own */
 }
 
 static void start_work(uv_work_t *req)
