@@ -75,10 +75,10 @@ struct cairn_batch {
 struct cairn_pool {
     uv_loop_t *loop;
     size_t max_batches;
-    size_t n_batches;   /* allocated so far */
-    size_t batch_bytes; /* target input bytes per batch */
-    size_t max_running; /* batches solving at once; 0 = no limit */
-    atomic_size_t running; /* slots taken: batches on workers, and
+    size_t n_batches;               /* allocated so far */
+    size_t batch_bytes;             /* target input bytes per batch */
+    size_t max_running;             /* batches solving at once; 0 = no limit */
+    atomic_size_t running;          /* slots taken: batches on workers, and
                               solves under way in cairn_pool_solve_here */
     struct cairn_batch *ready_head; /* dispatched, waiting for a worker */
     struct cairn_batch *ready_tail;

@@ -131,8 +131,9 @@ static int ahead_start(struct cairn_readahead *ra, uv_loop_t *loop, uv_file fd)
 }
 
 /* A small first piece taken, and more to read (a file over FIRST_READ,
- * or one that grew since it was opened): full pieces from here on.  Out of memory, the small one
- * stays with the error, told after the bytes already taken. */
+ * or one that grew since it was opened): full pieces from here on.  Out
+ * of memory, the small one stays with the error, told after the bytes
+ * already taken. */
 static struct cairn_readahead *grow(struct cairn_fd_source *fs)
 {
     struct cairn_readahead *ra = fs->ahead, *big = ahead_new(POOL_READ);

@@ -115,8 +115,7 @@ static void after_publish(uv_work_t *req, int status)
         start(f, i);
 }
 
-int cairn_finisher_init(struct cairn_finisher *f, uv_loop_t *loop,
-                        struct cairn_inflight *file_work,
+int cairn_finisher_init(struct cairn_finisher *f, uv_loop_t *loop, struct cairn_inflight *file_work,
                         void (*publish)(struct cairn_finisher_link **items, size_t n),
                         void (*published)(struct cairn_finisher_link *item))
 {

@@ -68,8 +68,7 @@ struct cairn_finisher {
 };
 
 /* 0, or a negative errno (no mutex, or the async handle). */
-int cairn_finisher_init(struct cairn_finisher *f, uv_loop_t *loop,
-                        struct cairn_inflight *file_work,
+int cairn_finisher_init(struct cairn_finisher *f, uv_loop_t *loop, struct cairn_inflight *file_work,
                         void (*publish)(struct cairn_finisher_link **items, size_t n),
                         void (*published)(struct cairn_finisher_link *item));
 

@@ -29,10 +29,10 @@ struct cairn_gate_link {
 };
 
 struct cairn_gate {
-    size_t in;                          /* through, not left yet */
-    size_t width;                       /* at most this many through */
+    size_t in;                            /* through, not left yet */
+    size_t width;                         /* at most this many through */
     struct cairn_gate_link *first, *last; /* waiting, oldest first */
-    uv_idle_t turn;                     /* lets the waiters through */
+    uv_idle_t turn;                       /* lets the waiters through */
 };
 
 /* A gate width wide (at least 1). */

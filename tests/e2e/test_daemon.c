@@ -1133,7 +1133,10 @@ END_TEST
  * their turn, and every one of them finishes, whole. */
 START_TEST(jobs_past_the_streaming_gate_wait_their_turn)
 {
-    enum { JOBS = 40, COPIES = 40 };
+    enum {
+        JOBS = 40,
+        COPIES = 40
+    };
     struct th_env e;
     size_t olen, i;
     char *off = official(&olen), path[PATH_MAX], name[32];

@@ -488,8 +488,8 @@ START_TEST(test_one_record_job_is_one_kept_batch)
     reset_counts(in_fd, out_fd);
     run_stream(&r, in_fd, CAIRN_SOURCE_POOL | CAIRN_SOURCE_REGULAR, out_fd, 1);
     ck_assert_int_eq(r.status, 0);
-    ck_assert_msg(r.batches == 1 && r.kept, "%d batches, last kept %d: want one, kept",
-                  r.batches, r.kept);
+    ck_assert_msg(r.batches == 1 && r.kept, "%d batches, last kept %d: want one, kept", r.batches,
+                  r.kept);
     ck_assert_msg(atomic_load(&g_reads_pool) == 0, "%lu reads on the pool after the first piece",
                   atomic_load(&g_reads_pool));
     check_results(out_fd, want, want_len, "one record");
@@ -508,9 +508,13 @@ END_TEST
 START_TEST(test_one_line_is_answered_where_it_was_read)
 {
 #define REC "{\"variant\":\"stone-game-iii\",\"input\":{\"stoneValue\":[1,2,3,7]}}"
-    static const char *const one[] = { REC "\n", REC, "\xef\xbb\xbf" REC "\r\n", "\n\n" REC "\n",
+    static const char *const one[] = { REC "\n",
+                                       REC,
+                                       "\xef\xbb\xbf" REC "\r\n",
+                                       "\n\n" REC "\n",
                                        "{\"variant\":\"stone-game-iii\",\"input\":{}}\n",
-                                       "not json\n", "" };
+                                       "not json\n",
+                                       "" };
     static const char *const not_here[] = { REC "\n" REC "\n", REC "\n\n" };
     uv_loop_t loop;
     struct cairn_pool pool;
@@ -528,9 +532,10 @@ START_TEST(test_one_line_is_answered_where_it_was_read)
 
         ck_assert_int_eq(cairn_tally_init(&tally, g_reg.n_plugins), 0);
         ck_assert_int_eq(cairn_pool_solve_here(&pool, &u, one[i], len, &out, &tally), 1);
-        ck_assert_msg(out.len == want_len && (want_len == 0 || memcmp(out.data, want, want_len) == 0),
-                      "input %zu: answered here as \"%.*s\", streamed as \"%.*s\"", i,
-                      (int)out.len, out.data ? out.data : "", (int)want_len, want ? want : "");
+        ck_assert_msg(out.len == want_len &&
+                          (want_len == 0 || memcmp(out.data, want, want_len) == 0),
+                      "input %zu: answered here as \"%.*s\", streamed as \"%.*s\"", i, (int)out.len,
+                      out.data ? out.data : "", (int)want_len, want ? want : "");
         ck_assert_uint_eq(tally.records, len > 0);
         /* The slot was given back as the solve ended ... */
         ck_assert_uint_eq(atomic_load(&pool.running), 0);
