@@ -146,12 +146,10 @@ static const struct cairn_daemon_report_reads report_reads = { .counts = report_
 /* Ends the run once nothing is left to wait for. */
 static void check_done(struct cairn_daemon *d)
 {
-    struct cairn_dispatch_counts c;
-
     if (d->finished)
         return;
-    cairn_dispatch_counts(d->dispatch, &c);
-    if (d->stopping ? c.active == 0 : d->once && cairn_dispatch_idle(d->dispatch)) {
+    if (d->stopping ? cairn_dispatch_active(d->dispatch) == 0
+                    : d->once && cairn_dispatch_idle(d->dispatch)) {
         d->finished = 1;
         cairn_progress_stop(d);
         cairn_daemon_report_end(d);
@@ -691,6 +689,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
     threads = d->threads;
     d->start_ns = uv_hrtime();
     clock_gettime(CLOCK_REALTIME, &d->started_real);
+    d->pid = (long)getpid();
     if (gethostname(d->host, sizeof(d->host) - 1) != 0 || d->host[0] == '\0')
         snprintf(d->host, sizeof(d->host), "localhost");
     if ((rc = uv_loop_init(&d->loop)) != 0)

@@ -104,6 +104,7 @@ struct cairn_daemon {
     struct cairn_dispatch_counts final;
     int runtime_error; /* e.g. the input directory vanished */
     char host[65];
+    long pid; /* ours, asked once: every summary and status file says it */
     struct timespec started_real;
 };
 

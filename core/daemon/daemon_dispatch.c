@@ -312,6 +312,7 @@ static int start_job(struct cairn_dispatch *s, const char *name, int recovered)
                                   .plugins = d->plugins,
                                   .log = &d->log,
                                   .hang = &d->hang,
+                                  .pid = d->pid,
                                   .on_batch = on_job_batch,
                                   .on_end = on_job_end,
                                   .data = r };
@@ -637,6 +638,11 @@ int cairn_dispatch_idle(const struct cairn_dispatch *s)
 {
     return s->active == 0 && s->queue.n == 0 && s->young_wait_ms == 0 && s->scanned &&
            !cairn_scanner_busy(&s->scanner);
+}
+
+size_t cairn_dispatch_active(const struct cairn_dispatch *s)
+{
+    return s->active;
 }
 
 int cairn_dispatch_left_behind(const struct cairn_dispatch *s)

@@ -61,6 +61,10 @@ void cairn_dispatch_ignored(struct cairn_dispatch *s, const char *name);
  * scanned for: the end of a --once run. */
 int cairn_dispatch_idle(const struct cairn_dispatch *s);
 
+/* Jobs running now: what cairn_dispatch_counts says of them, without its
+ * walk over every job (the loop asks after each job's end). */
+size_t cairn_dispatch_active(const struct cairn_dispatch *s);
+
 /* 1 when a --once run left a job in the spool, its outputs unwritable. */
 int cairn_dispatch_left_behind(const struct cairn_dispatch *s);
 

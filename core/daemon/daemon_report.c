@@ -417,7 +417,7 @@ void cairn_daemon_write_status(struct cairn_daemon *d)
     jobs.cap = c.active;
     r->reads.each_job(d, list_job, &jobs);
     st = (struct cairn_status_report){ .host = d->host,
-                                       .pid = (long)getpid(),
+                                       .pid = d->pid,
                                        .version = CAIRN_VERSION,
                                        .started = d->started_real,
                                        .metrics = metrics_path(d),

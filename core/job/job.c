@@ -170,7 +170,8 @@ static void finish(struct cairn_job *job)
                                       .wall_seconds = job->wall_seconds,
                                       .bytes = job->stream.bytes,
                                       .tally = &job->stream.tally,
-                                      .reg = &job->plugins->reg };
+                                      .reg = &job->plugins->reg,
+                                      .pid = job->env.pid };
     if (job->fail_reason != NULL)
         rc = cairn_reason_render(&facts, &job->reason);
     if (rc == 0)

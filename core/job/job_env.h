@@ -46,6 +46,8 @@ struct cairn_job_env {
     const struct cairn_log *log;
     /* Watches the job's plugin calls (hang.h); NULL: none. */
     struct cairn_hang *hang;
+    /* The process's, for its summaries (a system call a job less). */
+    long pid;
     /* Loop thread, after each batch of results is written: its counts,
      * indexed by reg (the job's plugin set).  Required, like on_end. */
     void (*on_batch)(void *data, const struct cairn_registry *reg, const struct cairn_tally *batch);

@@ -211,7 +211,7 @@ int cairn_summary_render(const struct cairn_job_facts *job, struct cairn_buf *ou
     put(root, "finished", json_string(finished_s), &bad);
     put(root, "wall_seconds", json_real(job->wall_seconds), &bad);
     put(root, "solve_seconds", json_real((double)t->solve_ns / 1e9), &bad);
-    put(root, "pid", json_integer((json_int_t)getpid()), &bad);
+    put(root, "pid", json_integer((json_int_t)job->pid), &bad);
 
     if (!bad)
         rc = dump_line(root, out);
@@ -239,7 +239,7 @@ int cairn_reason_render(const struct cairn_job_facts *job, struct cairn_buf *out
 
     root = job_s == NULL ? NULL
                          : json_pack("{s:s,s:s,s:s,s:I}", "job", job_s, "reason", job->reason,
-                                     "time", when, "pid", (json_int_t)getpid());
+                                     "time", when, "pid", (json_int_t)job->pid);
     free(job_s);
     rc = root != NULL ? dump_line(root, out) : -ENOMEM;
     json_decref(root);

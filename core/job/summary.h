@@ -28,6 +28,7 @@ struct cairn_job_facts {
     uint64_t bytes;                   /* read */
     const struct cairn_tally *tally;  /* n_variants 0 for a job never read */
     const struct cairn_registry *reg; /* what the tally's variants index */
+    long pid;                         /* of the daemon that ran it */
 };
 
 /* Renders the summary (one JSON line) into out, replacing its contents.

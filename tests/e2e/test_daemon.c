@@ -435,6 +435,8 @@ START_TEST(rename_in_is_processed)
                 json_integer_value(json_object_get(json_object_get(s, "errors"), th_codes[i])) == 0,
             "errors.%s missing or not 0", th_codes[i]);
     TH_REQUIRE(th_int_field(s, "matches") == 8 && th_int_field(s, "mismatches") == 0, "matches");
+    TH_REQUIRE(th_int_field(s, "pid") == (long long)th_pid[p], "pid %lld, want the daemon's, %ld",
+               th_int_field(s, "pid"), (long)th_pid[p]);
     TH_REQUIRE(th_int_field(s, "bytes") == (long long)jlen, "bytes %lld, want %zu",
                th_int_field(s, "bytes"), jlen);
     bv = json_object_get(s, "by_variant");
@@ -897,6 +899,8 @@ START_TEST(non_regular_files_fail_without_being_followed)
         TH_REQUIRE(json_is_string(json_object_get(r, "reason")) &&
                        strstr(json_string_value(json_object_get(r, "reason")), kinds[i]) != NULL,
                    "%s does not say the job is %s", path, kinds[i]);
+        TH_REQUIRE(th_int_field(r, "pid") == (long long)th_pid[p], "%s: pid %lld, want %ld", path,
+                   th_int_field(r, "pid"), (long)th_pid[p]);
         json_decref(r);
         TH_IN(path, &e, ".cairn/failed/%s.jsonl", names[i]);
         TH_EVENTUALLY(lstat(path, &st) == 0, DEADLINE_MS, "%s is not in failed/", names[i]);
