@@ -54,7 +54,11 @@ static int names_held(int dir_fd, const char *name, const struct stat *held)
            now.st_ino == held->st_ino;
 }
 
-int cairn_tmpfile_create(struct cairn_tmpfile *t, int dir_fd, const char *name, mode_t mode)
+/* Creates and locks dir_fd/name.  unguessable: the name is one of
+ * random_name()'s, which no other writer makes, so once the file is
+ * locked whatever the name holds is the file created here. */
+static int create(struct cairn_tmpfile *t, int dir_fd, const char *name, mode_t mode,
+                  int unguessable)
 {
     struct stat st;
     int rc;
@@ -74,7 +78,13 @@ int cairn_tmpfile_create(struct cairn_tmpfile *t, int dir_fd, const char *name, 
         t->fd = -1;
         return rc;
     }
-    if (fstat(t->fd, &st) != 0 || !names_held(dir_fd, t->name, &st)) {
+    /* A name of the caller's choosing may have been made again by someone
+     * else once a sweep removed ours: the name must still hold our file.
+     * An unguessable one is ours if it is there at all, and its lookup
+     * alone gives the file's device and inode (a system call a
+     * temporary less, two a job). */
+    if (unguessable ? fstatat(dir_fd, t->name, &st, AT_SYMLINK_NOFOLLOW) != 0
+                    : fstat(t->fd, &st) != 0 || !names_held(dir_fd, t->name, &st)) {
         close(t->fd);
         t->fd = -1;
         return -EEXIST;
@@ -82,6 +92,11 @@ int cairn_tmpfile_create(struct cairn_tmpfile *t, int dir_fd, const char *name, 
     t->dev = st.st_dev;
     t->ino = st.st_ino;
     return 0;
+}
+
+int cairn_tmpfile_create(struct cairn_tmpfile *t, int dir_fd, const char *name, mode_t mode)
+{
+    return create(t, dir_fd, name, mode, 0);
 }
 
 int cairn_tmpfile_open(struct cairn_tmpfile *t, int dir_fd, char kind, mode_t mode)
@@ -95,7 +110,7 @@ int cairn_tmpfile_open(struct cairn_tmpfile *t, int dir_fd, char kind, mode_t mo
     for (tries = 0; tries < 4 && rc == -EEXIST; tries++) {
         if ((rc = random_name(name, kind)) != 0)
             return rc;
-        rc = cairn_tmpfile_create(t, dir_fd, name, mode);
+        rc = create(t, dir_fd, name, mode, 1);
     }
     return rc;
 }
