@@ -59,9 +59,22 @@ static int xattr_count(int active_fd, const char *file, int fd, ino_t ino, int r
                        unsigned *before, char *note, size_t note_len)
 {
     char buf[32 + CAIRN_ATTEMPTS_NOTE_MAX], kept[CAIRN_ATTEMPTS_NOTE_MAX] = "";
-    ssize_t n = fgetxattr(fd, CAIRN_ATTEMPTS_XATTR, buf, sizeof(buf) - 1);
+    ssize_t n;
     int old;
 
+    /* A fresh claim's file almost never has a count: one call writes the
+     * first, and only a count already there (EEXIST) is read. */
+    if (!ran_before) {
+        if (fsetxattr(fd, CAIRN_ATTEMPTS_XATTR, "1", 1, XATTR_CREATE) == 0) {
+            *before = 0;
+            if (note != NULL && note_len > 0)
+                note[0] = '\0';
+            return 0;
+        }
+        if (errno != EEXIST)
+            return -errno;
+    }
+    n = fgetxattr(fd, CAIRN_ATTEMPTS_XATTR, buf, sizeof(buf) - 1);
     if (n < 0 && errno != ENODATA)
         return -errno;
     *before = 0;

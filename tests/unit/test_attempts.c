@@ -105,6 +105,39 @@ START_TEST(counts_runs_on_the_file_itself)
 }
 END_TEST
 
+/* A fresh claim (ran_before 0) writes the first count in one call, and
+ * still reads a count the file already carries, with its note. */
+START_TEST(a_fresh_claim_reads_a_count_already_there)
+{
+    struct dir d;
+    ino_t ino;
+    char note[CAIRN_ATTEMPTS_NOTE_MAX], buf[64];
+    ssize_t n;
+    int fd;
+
+    dir_make(&d);
+    fd = job_file(&d, "j.jsonl", &ino);
+    ck_assert_uint_eq(cairn_attempts_count_noted(d.fd, "j.jsonl", fd, ino, 0, note, sizeof(note)),
+                      0);
+    ck_assert_str_eq(note, "");
+    n = fgetxattr(fd, "user.cairn.attempts", buf, sizeof(buf) - 1);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(buf[0], '1');
+    ck_assert_uint_eq(cairn_attempts_count(d.fd, "j.jsonl", fd, ino, 0), 1);
+    cairn_attempts_note(fd, "line 2, plugin hang");
+    ck_assert_uint_eq(cairn_attempts_count_noted(d.fd, "j.jsonl", fd, ino, 0, note, sizeof(note)),
+                      2);
+    ck_assert_str_eq(note, "line 2, plugin hang");
+    n = fgetxattr(fd, "user.cairn.attempts", buf, sizeof(buf) - 1);
+    ck_assert_int_gt(n, 0);
+    buf[n] = '\0';
+    ck_assert_str_eq(buf, "3 line 2, plugin hang");
+    ck_assert_msg(!count_files(&d), "a count file was created beside the job");
+    close(fd);
+    dir_remove(&d);
+}
+END_TEST
+
 /* A hung run's note stays with the count, through later counts (a kill
  * says nothing), comes back with it, and goes with it. */
 START_TEST(a_note_stays_with_the_count)
@@ -307,6 +340,7 @@ static Suite *attempts_suite(void)
     tcase_add_test(tc, counts_runs_on_the_file_itself);
     tcase_add_test(tc, file_form_counts_per_inode);
     tcase_add_test(tc, a_note_stays_with_the_count);
+    tcase_add_test(tc, a_fresh_claim_reads_a_count_already_there);
     tcase_add_test(tc, older_count_file_is_taken_over);
     tcase_add_test(tc, damaged_attribute_counts_from_zero);
     tcase_add_test(tc, name_records_round_trip_and_damaged_ones_read_as_absent);
