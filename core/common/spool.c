@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -33,12 +34,37 @@ const char *const cairn_spool_state_folders[CAIRN_SPOOL_N_STATE] = {
     CAIRN_ACTIVE_DIR, CAIRN_DONE_DIR, CAIRN_FAILED_DIR, CAIRN_STATUS_DIR
 };
 
+/* The output directory at path, opened, with the spool's reference. */
+static int outdir_open(const char *path, struct cairn_outdir **out)
+{
+    struct cairn_outdir *o = malloc(sizeof(*o));
+    struct stat st;
+    int rc;
+
+    if (o == NULL)
+        return -ENOMEM;
+    o->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (o->fd < 0 || fstat(o->fd, &st) != 0) {
+        rc = -errno;
+        if (o->fd >= 0)
+            close(o->fd);
+        free(o);
+        return rc;
+    }
+    o->dev = st.st_dev;
+    o->ino = st.st_ino;
+    o->refs = 1;
+    *out = o;
+    return 0;
+}
+
 int cairn_spool_open(struct cairn_spool *sp, const char *input_dir, const char *output_dir,
                      const char **what)
 {
     int state;
 
-    sp->in_fd = sp->active_fd = sp->done_fd = sp->failed_fd = sp->status_fd = sp->out_fd = -1;
+    sp->in_fd = sp->active_fd = sp->done_fd = sp->failed_fd = sp->status_fd = -1;
+    sp->out = NULL;
     sp->commit = NULL;
     *what = input_dir;
     if ((state = cairn_commit_new(&sp->commit)) != 0)
@@ -76,9 +102,8 @@ int cairn_spool_open(struct cairn_spool *sp, const char *input_dir, const char *
     *what = output_dir;
     if (mkdir(output_dir, 0755) != 0 && errno != EEXIST)
         goto fail_errno;
-    sp->out_fd = open(output_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (sp->out_fd < 0)
-        goto fail_errno;
+    if ((state = outdir_open(output_dir, &sp->out)) != 0)
+        goto fail_rc;
     return 0;
 fail_errno:
     state = -errno;
@@ -89,8 +114,7 @@ fail_rc:
 
 void cairn_spool_close(struct cairn_spool *sp)
 {
-    int *fds[] = { &sp->in_fd,     &sp->active_fd, &sp->done_fd,
-                   &sp->failed_fd, &sp->status_fd, &sp->out_fd };
+    int *fds[] = { &sp->in_fd, &sp->active_fd, &sp->done_fd, &sp->failed_fd, &sp->status_fd };
     size_t i;
 
     for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
@@ -98,29 +122,46 @@ void cairn_spool_close(struct cairn_spool *sp)
             close(*fds[i]);
         *fds[i] = -1;
     }
+    /* Jobs still holding it (an abandoned run) keep it open. */
+    cairn_outdir_release(sp->out);
+    sp->out = NULL;
     cairn_commit_free(sp->commit);
     sp->commit = NULL;
 }
 
 int cairn_spool_follow_output(struct cairn_spool *sp, const char *output_dir)
 {
-    struct stat now, held;
-    int fd;
+    struct cairn_outdir *o;
+    struct stat now;
+    int rc;
 
     if (stat(output_dir, &now) != 0)
         return -errno;
     if (!S_ISDIR(now.st_mode))
         return -ENOTDIR;
-    if (sp->out_fd >= 0 && fstat(sp->out_fd, &held) == 0 && held.st_dev == now.st_dev &&
-        held.st_ino == now.st_ino && held.st_nlink > 0)
+    /* The same inode: still the directory we hold (held open, a removed
+     * one keeps its inode number, so no new directory can have it). */
+    if (sp->out != NULL && sp->out->dev == now.st_dev && sp->out->ino == now.st_ino)
         return 0;
-    fd = open(output_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    if (sp->out_fd >= 0)
-        close(sp->out_fd);
-    sp->out_fd = fd;
+    if ((rc = outdir_open(output_dir, &o)) != 0)
+        return rc;
+    cairn_outdir_release(sp->out);
+    sp->out = o;
     return 0;
+}
+
+struct cairn_outdir *cairn_spool_hold_output(const struct cairn_spool *sp)
+{
+    sp->out->refs++;
+    return sp->out;
+}
+
+void cairn_outdir_release(struct cairn_outdir *o)
+{
+    if (o == NULL || --o->refs > 0)
+        return;
+    close(o->fd);
+    free(o);
 }
 
 /* 1 when fd is the directory .cairn/<name> names now. */

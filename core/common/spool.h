@@ -20,13 +20,29 @@
 
 #include "commit.h"
 
+/*
+ * The output directory as it was when a job began: shared by the spool,
+ * while the path names it, and by every job and write that began with it,
+ * each holding a reference (cairn_spool_hold_output).  A job finishes
+ * where it began, however the path is followed meanwhile, without a
+ * descriptor of its own (a dup(2) and a close(2) a job, and one
+ * descriptor fewer against the limit).  The descriptor, device and inode
+ * never change; refs is the loop thread's alone.
+ */
+struct cairn_outdir {
+    int fd;
+    dev_t dev;
+    ino_t ino;
+    unsigned refs;
+};
+
 struct cairn_spool {
     int in_fd;
     int active_fd;
     int done_fd;
     int failed_fd;
-    int status_fd; /* .cairn/status/: live status files (status.h) */
-    int out_fd;
+    int status_fd;            /* .cairn/status/: live status files (status.h) */
+    struct cairn_outdir *out; /* the one the output path names, as last followed */
     /* Shared by the jobs finishing on pool threads: their fsyncs of the
      * output directory and of their outputs are grouped (commit.h). */
     struct cairn_commit *commit;
@@ -45,10 +61,19 @@ void cairn_spool_close(struct cairn_spool *sp);
  *          the path names no usable directory (out_fd is left as it was)
  * NOTES    the daemon follows the path, not the descriptor it opened at
  *          start: outputs and metrics go where an operator looks.  Jobs in
- *          flight keep their own descriptor (job.c) and finish where they
- *          began.
+ *          flight hold the one they began with (struct cairn_outdir) and
+ *          finish where they began.
  */
 int cairn_spool_follow_output(struct cairn_spool *sp, const char *output_dir);
+
+/* Loop thread: a reference to the output directory the path names now,
+ * to give back with cairn_outdir_release.  Never NULL once the spool is
+ * open. */
+struct cairn_outdir *cairn_spool_hold_output(const struct cairn_spool *sp);
+
+/* Loop thread: gives one reference back; the last one closes it.  NULL is
+ * a no-op. */
+void cairn_outdir_release(struct cairn_outdir *o);
 
 /* The state folders under INPUT/.cairn/, in the order of
  * cairn_spool_repair's bits. */

@@ -740,7 +740,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
 
     /* Before the loop serves anything, so it is on nobody's path; another
      * daemon's temporaries are locked, and left alone (tmpfile.h). */
-    if ((rc = cairn_tmpfile_sweep(d->spool.out_fd)) > 0)
+    if ((rc = cairn_tmpfile_sweep(d->spool.out->fd)) > 0)
         cairn_log(&d->log, CAIRN_LOG_INFO, "removed %d temporary file(s) left by a crash", rc);
     else if (rc < 0)
         cairn_log(&d->log, CAIRN_LOG_WARNING,

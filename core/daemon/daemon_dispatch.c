@@ -371,9 +371,8 @@ static void schedule(struct cairn_dispatch *s)
 
         cairn_namemap_set(&s->names, p->name, again ? NAME_RUNNING_AGAIN : NAME_RUNNING);
         if ((rc = start_job(s, p->name, p->recovered)) != 0) {
-            /* Nothing was claimed (out of memory, or no descriptor for the
-             * job's handle on the output directory): it waits where it
-             * was, in the spool or, recovered, in active/. */
+            /* Nothing was claimed (out of memory): it waits where it was,
+             * in the spool or, recovered, in active/. */
             cairn_namemap_remove(&s->names, p->name);
             cairn_log(&s->d->log, CAIRN_LOG_ERROR, "cannot start job %s: %s; it stays in %s",
                       p->name, uv_strerror(rc),

@@ -29,6 +29,7 @@ struct cairn_daemon_report {
     uint64_t status_ns;                     /* ... and when */
     int output_gone;                        /* output_dir unusable: said once */
     int metrics_busy;                       /* a metrics write is on the pool */
+    struct cairn_outdir *metrics_dir;       /* where it writes, held until it lands */
     int status_busy;                        /* a status write is on the pool */
     int status_dirty;                       /* the set of active jobs changed */
     int status_failing;                     /* the last status write failed (said once) */
@@ -241,7 +242,7 @@ void cairn_daemon_write_metrics(struct cairn_daemon *d)
     set_gauges(d);
     if (!cairn_daemon_output_ready(d))
         return;
-    rc = cairn_metrics_write(&d->metrics, d->spool.out_fd, d->cfg.metrics_file);
+    rc = cairn_metrics_write(&d->metrics, d->spool.out->fd, d->cfg.metrics_file);
     if (rc != 0)
         cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot write %s/%s: %s", d->cfg.output_dir,
                   d->cfg.metrics_file, uv_strerror(rc));
@@ -253,7 +254,7 @@ void cairn_daemon_write_metrics(struct cairn_daemon *d)
  * its own file. */
 static void remove_old_metrics(struct cairn_daemon *d, const char *name)
 {
-    if (unlinkat(d->spool.out_fd, name, 0) == 0)
+    if (unlinkat(d->spool.out->fd, name, 0) == 0)
         cairn_log(&d->log, CAIRN_LOG_INFO, "reload: metrics_file is now %s: removed the old %s/%s",
                   d->cfg.metrics_file, d->cfg.output_dir, name);
     else if (errno != ENOENT)
@@ -289,6 +290,8 @@ static void metrics_written(int rc, void *data)
     struct cairn_daemon_report *r = d->report;
 
     r->metrics_busy = 0;
+    cairn_outdir_release(r->metrics_dir);
+    r->metrics_dir = NULL;
     if (rc != 0)
         cairn_log(&d->log, CAIRN_LOG_WARNING, "cannot write %s/%s: %s", d->cfg.output_dir,
                   r->metrics_old != NULL ? r->metrics_old : d->cfg.metrics_file, uv_strerror(rc));
@@ -317,9 +320,12 @@ void cairn_daemon_write_metrics_async(struct cairn_daemon *d)
         return;
     set_gauges(d);
     rc = cairn_metrics_render(&d->metrics, &text);
+    /* Held until it lands: the path may be followed to a new directory
+     * meanwhile, and this write's descriptor must stay open. */
+    d->report->metrics_dir = cairn_spool_hold_output(&d->spool);
     if (rc == 0)
-        rc = cairn_publish_start(&d->loop, &d->file_work, d->spool.out_fd, d->cfg.metrics_file,
-                                 &text, &opts, metrics_written, d);
+        rc = cairn_publish_start(&d->loop, &d->file_work, d->report->metrics_dir->fd,
+                                 d->cfg.metrics_file, &text, &opts, metrics_written, d);
     cairn_buf_free(&text);
     if (rc == 0)
         d->report->metrics_busy = 1;

@@ -31,8 +31,7 @@ static void queue_files(struct cairn_job *job, uv_work_cb work, uv_after_work_cb
 static void job_free(struct cairn_job *job)
 {
     cairn_tmpfile_discard(&job->res_tmp);
-    if (job->out_fd >= 0)
-        close(job->out_fd);
+    cairn_outdir_release(job->out);
     if (job->in_fd >= 0)
         close(job->in_fd); /* releases the lock */
     cairn_plugin_set_unref(job->plugins);
@@ -408,7 +407,6 @@ int cairn_job_start(const struct cairn_job_env *env, const char *name, int recov
                     struct cairn_job **job_out)
 {
     struct cairn_job *job = calloc(1, sizeof(*job));
-    int rc;
 
     if (job == NULL)
         return -ENOMEM;
@@ -428,18 +426,13 @@ int cairn_job_start(const struct cairn_job_env *env, const char *name, int recov
                                           .hang = env->hang };
     job->t0_ns = uv_hrtime();
     clock_gettime(CLOCK_REALTIME, &job->started);
-    /* The job's own handle on the output directory (see out_fd). */
-    job->out_fd = fcntl(env->spool->out_fd, F_DUPFD_CLOEXEC, 3);
+    /* The output directory as it is now, where the job will finish. */
+    job->out = cairn_spool_hold_output(env->spool);
+    job->out_fd = job->out->fd;
     if (cairn_claim_init(&job->claim, name) != 0 ||
         (env->cfg->default_variant != NULL && job->default_variant == NULL)) {
         job_free(job);
         return -ENOMEM;
-    }
-    if (job->out_fd < 0) {
-        /* Nothing was claimed: the job is still where it was. */
-        rc = -errno;
-        job_free(job);
-        return rc;
     }
     queue_files(job, start_work, after_start);
     *job_out = job;

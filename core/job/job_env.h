@@ -34,9 +34,9 @@ struct cairn_job_env {
     /* Lets so many jobs stream at once (gate.h); NULL: any number. */
     struct cairn_gate *streams;
     /* Borrowed for the job's life.  Its state-folder descriptors are only
-     * ever swapped in place (dup2), never closed, while jobs run; out_fd
-     * may be replaced (the output path followed), so a job dups it at
-     * start and keeps its own. */
+     * ever swapped in place (dup2), never closed, while jobs run; its
+     * output directory may be replaced (the output path followed), so a
+     * job holds a reference to the one it began with (spool.h). */
     const struct cairn_spool *spool;
     /* Read when the job starts: the job keeps what it needs, so a reload
      * never changes a job in flight. */

@@ -236,7 +236,6 @@ struct finishing {
     int fds[2];                      /* results and summary temporaries */
     struct cairn_commit_key keys[2]; /* theirs, known since their creation */
     struct cairn_commit_key out_key; /* the output directory's */
-    int out_known;                   /* out_key is known (lock_for) */
     int live;                        /* every step so far went well */
 };
 
@@ -270,6 +269,7 @@ static void stage(struct finishing *f)
     f->fds[1] = f->sum_tmp.fd;
     f->keys[0] = (struct cairn_commit_key){ job->res_tmp.dev, job->res_tmp.ino, 1 };
     f->keys[1] = (struct cairn_commit_key){ f->sum_tmp.dev, f->sum_tmp.ino, 1 };
+    f->out_key = (struct cairn_commit_key){ job->out->dev, job->out->ino, 0 };
     f->live = 1;
     return;
 fail:
@@ -290,7 +290,7 @@ static void sync_all(struct finishing *f, size_t n, struct cairn_commit_set *set
         if (dir)
             sets[i] = (struct cairn_commit_set){ .fds = &f[i].job->out_fd,
                                                  .n = 1,
-                                                 .keys = f[i].out_known ? &f[i].out_key : NULL };
+                                                 .keys = &f[i].out_key };
         else
             sets[i] = (struct cairn_commit_set){ .fds = f[i].fds, .n = 2, .keys = f[i].keys };
     }
@@ -304,10 +304,8 @@ static void sync_all(struct finishing *f, size_t n, struct cairn_commit_set *set
 
 /* The output directory a run of renames holds locked (lock_output). */
 struct held_lock {
-    struct cairn_job *by; /* whose descriptor took it, or NULL */
-    int tried;            /* lock_output ran for dev/ino */
-    dev_t dev;
-    ino_t ino;
+    struct cairn_job *by;           /* whose descriptor took it, or NULL */
+    const struct cairn_outdir *dir; /* lock_output ran for it; NULL: not yet */
 };
 
 static void release(struct held_lock *h)
@@ -324,23 +322,18 @@ static void release(struct held_lock *h)
  * runs' pairs never interleave: the lock is taken once for the jobs of
  * one directory in a row, and asked for again (a second's wait at most,
  * lock_output) only when a job publishes elsewhere, its output directory
- * followed to a new one. */
+ * followed to a new one.  (Two handles on one directory, the path moved
+ * away and back, are two open file descriptions whose locks conflict:
+ * one is let go before the other is taken.) */
 static void lock_for(struct held_lock *h, struct finishing *f)
 {
     struct cairn_job *job = f->job;
-    struct stat st;
-    int known = fstat(job->out_fd, &st) == 0;
 
-    f->out_known = known;
-    if (known)
-        f->out_key = (struct cairn_commit_key){ st.st_dev, st.st_ino, 0 };
-    if (h->tried && known && st.st_dev == h->dev && st.st_ino == h->ino)
+    if (h->dir == job->out)
         return;
     release(h);
     h->by = lock_output(job) ? job : NULL;
-    h->tried = known;
-    h->dev = known ? st.st_dev : 0;
-    h->ino = known ? st.st_ino : 0;
+    h->dir = job->out;
 }
 
 /* Two renames, the summary last: its presence means the job is finished.

@@ -41,8 +41,9 @@ struct cairn_job {
     int took;                 /* this start's claim renamed it into active/ */
     int claimed;              /* in active/ and ours: a hand-back renames it out */
     int in_fd;
-    int out_fd;                             /* the output directory, as it was when we began;
+    struct cairn_outdir *out;               /* the output directory, as it was when we began;
                             results and summary land there together */
+    int out_fd;                             /* out->fd */
     struct cairn_tmpfile res_tmp;           /* the results, until published */
     uint64_t size;                          /* of the input when opened, for progress */
     ino_t ino;                              /* of the input, to tie the attempts count to it */

@@ -312,6 +312,42 @@ static struct stat stat_of(off_t size, time_t mtime)
 /* A past mtime is its own age; a future one counts from when the file was
  * first seen as it is, per name, and starts over when the file changes
  * (still being written) or once a full scan did not see it. */
+/* A job holds the output directory it began with: following the path to
+ * a new directory leaves that one open for it, and its last reference
+ * closes it.  The same directory is not opened again. */
+START_TEST(held_output_directory_outlives_a_follow)
+{
+    struct fixture f;
+    struct cairn_outdir *held, *now;
+    char old[PATH_MAX];
+    struct stat st, dir;
+    int fd;
+
+    setup(&f);
+    held = cairn_spool_hold_output(&f.spool);
+    ck_assert_ptr_eq(held, f.spool.out);
+    ck_assert_int_eq(cairn_spool_follow_output(&f.spool, f.out), 0);
+    ck_assert_ptr_eq(f.spool.out, held); /* the same directory: kept */
+    snprintf(old, sizeof(old), "%s/out-old", f.root);
+    ck_assert_int_eq(rename(f.out, old), 0);
+    ck_assert_int_eq(mkdir(f.out, 0755), 0);
+    ck_assert_int_eq(cairn_spool_follow_output(&f.spool, f.out), 0);
+    now = f.spool.out;
+    ck_assert_ptr_ne(now, held);
+    ck_assert_int_eq(stat(old, &dir), 0);
+    ck_assert_int_eq(fstat(held->fd, &st), 0);
+    ck_assert(st.st_ino == dir.st_ino && st.st_dev == dir.st_dev && held->ino == dir.st_ino);
+    ck_assert_int_eq(stat(f.out, &dir), 0);
+    ck_assert_int_eq(fstat(now->fd, &st), 0);
+    ck_assert(st.st_ino == dir.st_ino && now->ino == dir.st_ino);
+    fd = held->fd;
+    cairn_outdir_release(held);
+    ck_assert_int_eq(fcntl(fd, F_GETFD), -1);
+    ck_assert_int_eq(errno, EBADF);
+    teardown(&f);
+}
+END_TEST
+
 START_TEST(future_mtimes_age_by_our_clock)
 {
     struct timespec now = { .tv_sec = 1000000 };
@@ -370,6 +406,7 @@ int main(void)
     tcase_add_test(tc, scan_recreates_removed_state_folders);
     tcase_add_test(tc, stopped_scanner_calls_nothing);
     tcase_add_test(tc, future_mtimes_age_by_our_clock);
+    tcase_add_test(tc, held_output_directory_outlives_a_follow);
     suite_add_tcase(s, tc);
     failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
