@@ -213,6 +213,9 @@ int cairn_claim_recall(struct cairn_claim *c, const struct cairn_spool *sp, ino_
 {
     int rc;
 
+    /* A crash re-run's mark, or the one written below.  A fresh claim
+     * under its own name has none to remove (an unlink(2) a job less). */
+    c->marked |= recovered || c->submitted_as != NULL;
     if (recovered) {
         rc = cairn_marks_submitted(sp->active_fd, cairn_claim_file(c), ino, &c->submitted_as);
         return rc < 0 ? rc : 0;
@@ -309,7 +312,8 @@ int cairn_claim_move_input(struct cairn_claim *c, const struct cairn_spool *sp, 
         c->name_taken = rc == -EEXIST;
         return rc;
     }
-    cairn_marks_forget_submitted(sp->active_fd, c->name);
+    if (c->marked)
+        cairn_marks_forget_submitted(sp->active_fd, c->name);
     return 0;
 }
 

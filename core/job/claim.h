@@ -42,6 +42,9 @@ struct cairn_claim {
                               hand-back, over that run's summary */
     int name_taken;        /* its name was taken in done/ or failed/: the
                               next claim after a hand-back chooses anew */
+    int marked;            /* a submitted mark may be in active/ for it
+                              (a crash re-run's, or recall's): move_input
+                              removes it */
     const char *back_name; /* the name hand_back put it back in the spool as */
 };
 

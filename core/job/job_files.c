@@ -128,6 +128,9 @@ void cairn_job_start_files(struct cairn_job *job)
      * it back, never leaves it there unlocked while the log says it
      * stayed in the spool. */
     job->took = !job->recovered;
+    /* A crash re-run may carry its earlier run's mark, even when it
+     * fails before recall reads it. */
+    job->claim.marked = job->recovered;
     file = cairn_claim_file(&job->claim);
     job->finish_step = "open the job file";
     rc = open_input(job, file);
