@@ -151,7 +151,9 @@ void cairn_job_start_files(struct cairn_job *job)
     if (job->attempts >= job->max_attempts)
         return; /* quarantined on the loop, where the reason is worded */
     job->finish_step = "create the results file";
-    job->start_rc = cairn_tmpfile_open(&job->res_tmp, job->out_fd, 'r', 0644);
+    job->tmp_names_drawn = cairn_tmpfile_random(job->tmp_names, sizeof(job->tmp_names)) == 0;
+    job->start_rc = cairn_tmpfile_open_as(&job->res_tmp, job->out_fd,
+                                          job->tmp_names_drawn ? job->tmp_names : NULL, 'r', 0644);
     /* Here, on this thread already, rather than one hop later. */
     if (job->start_rc == 0)
         (void)cairn_readahead_first(&job->first, job->in_fd, job->size);
@@ -266,7 +268,10 @@ static void stage(struct finishing *f)
     if (f->res == NULL || f->sum == NULL)
         goto fail;
     STEP("write results", cairn_filesink_write_kept(&job->results));
-    STEP("write summary", cairn_tmpfile_open(&f->sum_tmp, job->out_fd, 's', 0644));
+    STEP("write summary",
+         cairn_tmpfile_open_as(&f->sum_tmp, job->out_fd,
+                               job->tmp_names_drawn ? job->tmp_names + CAIRN_TMPFILE_RANDOM : NULL,
+                               's', 0644));
     STEP("write summary", cairn_write_all(f->sum_tmp.fd, job->summary.data, job->summary.len));
     f->fds[0] = job->res_tmp.fd;
     f->fds[1] = f->sum_tmp.fd;

@@ -41,10 +41,15 @@ struct cairn_job {
     int took;                 /* this start's claim renamed it into active/ */
     int claimed;              /* in active/ and ours: a hand-back renames it out */
     int in_fd;
-    struct cairn_outdir *out;               /* the output directory, as it was when we began;
+    struct cairn_outdir *out;     /* the output directory, as it was when we began;
                             results and summary land there together */
-    int out_fd;                             /* out->fd */
-    struct cairn_tmpfile res_tmp;           /* the results, until published */
+    int out_fd;                   /* out->fd */
+    struct cairn_tmpfile res_tmp; /* the results, until published */
+    /* The random bytes of its two temporaries' names, results then
+     * summary, drawn in one getrandom(2) at the start (when
+     * tmp_names_drawn), so the finish draws none. */
+    unsigned char tmp_names[2 * CAIRN_TMPFILE_RANDOM];
+    int tmp_names_drawn;
     uint64_t size;                          /* of the input when opened, for progress */
     ino_t ino;                              /* of the input, to tie the attempts count to it */
     unsigned attempts;                      /* earlier runs that never ended */

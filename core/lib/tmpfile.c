@@ -19,15 +19,12 @@
 #define PREFIX_LEN 7
 #define HEX_LEN    32
 
-static int random_name(char out[CAIRN_TMPFILE_NAME_MAX], char kind)
+int cairn_tmpfile_random(unsigned char *r, size_t len)
 {
-    static const char hex[] = "0123456789abcdef";
-    unsigned char r[HEX_LEN / 2];
     size_t got = 0;
-    char *p = out;
 
-    while (got < sizeof(r)) {
-        ssize_t n = getrandom(r + got, sizeof(r) - got, 0);
+    while (got < len) {
+        ssize_t n = getrandom(r + got, len - got, 0);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -35,14 +32,23 @@ static int random_name(char out[CAIRN_TMPFILE_NAME_MAX], char kind)
         }
         got += (size_t)n;
     }
+    return 0;
+}
+
+/* The name of the random bytes r. */
+static void name_of(char out[CAIRN_TMPFILE_NAME_MAX], const unsigned char r[CAIRN_TMPFILE_RANDOM],
+                    char kind)
+{
+    static const char hex[] = "0123456789abcdef";
+    char *p = out;
+
     memcpy(p, PREFIX, PREFIX_LEN);
     p += PREFIX_LEN;
-    for (size_t i = 0; i < sizeof(r); i++) {
+    for (size_t i = 0; i < CAIRN_TMPFILE_RANDOM; i++) {
         *p++ = hex[r[i] >> 4];
         *p++ = hex[r[i] & 15];
     }
     snprintf(p, CAIRN_TMPFILE_NAME_MAX - (size_t)(p - out), ".%c.tmp", kind);
-    return 0;
 }
 
 /* 1 when dir_fd/name is still the file whose fstat(2) is held. */
@@ -55,7 +61,7 @@ static int names_held(int dir_fd, const char *name, const struct stat *held)
 }
 
 /* Creates and locks dir_fd/name.  unguessable: the name is one of
- * random_name()'s, which no other writer makes, so once the file is
+ * name_of()'s, of bytes no other writer has, so once the file is
  * locked whatever the name holds is the file created here. */
 static int create(struct cairn_tmpfile *t, int dir_fd, const char *name, mode_t mode,
                   int unguessable)
@@ -99,8 +105,10 @@ int cairn_tmpfile_create(struct cairn_tmpfile *t, int dir_fd, const char *name, 
     return create(t, dir_fd, name, mode, 0);
 }
 
-int cairn_tmpfile_open(struct cairn_tmpfile *t, int dir_fd, char kind, mode_t mode)
+int cairn_tmpfile_open_as(struct cairn_tmpfile *t, int dir_fd,
+                          const unsigned char r[CAIRN_TMPFILE_RANDOM], char kind, mode_t mode)
 {
+    unsigned char fresh[CAIRN_TMPFILE_RANDOM];
     char name[CAIRN_TMPFILE_NAME_MAX];
     int tries, rc = -EEXIST;
 
@@ -108,11 +116,20 @@ int cairn_tmpfile_open(struct cairn_tmpfile *t, int dir_fd, char kind, mode_t mo
     /* EEXIST: someone planted the name, or a starting daemon's sweep took
      * our file in the instant before we locked it.  Another name. */
     for (tries = 0; tries < 4 && rc == -EEXIST; tries++) {
-        if ((rc = random_name(name, kind)) != 0)
-            return rc;
+        if (tries > 0 || r == NULL) {
+            if ((rc = cairn_tmpfile_random(fresh, sizeof(fresh))) != 0)
+                return rc;
+            r = fresh;
+        }
+        name_of(name, r, kind);
         rc = create(t, dir_fd, name, mode, 1);
     }
     return rc;
+}
+
+int cairn_tmpfile_open(struct cairn_tmpfile *t, int dir_fd, char kind, mode_t mode)
+{
+    return cairn_tmpfile_open_as(t, dir_fd, NULL, kind, mode);
 }
 
 int cairn_tmpfile_write_sync(struct cairn_tmpfile *t, const void *data, size_t len)

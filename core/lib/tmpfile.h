@@ -16,6 +16,7 @@
 #ifndef CAIRN_TMPFILE_H
 #define CAIRN_TMPFILE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -38,6 +39,19 @@ struct cairn_tmpfile {
  * NOTES    mode is passed to open(2), so the umask applies.
  */
 int cairn_tmpfile_open(struct cairn_tmpfile *t, int dir_fd, char kind, mode_t mode);
+
+/* The random bytes of one name. */
+#define CAIRN_TMPFILE_RANDOM 16
+
+/* len bytes from getrandom(2), for cairn_tmpfile_open_as.  0 or -errno. */
+int cairn_tmpfile_random(unsigned char *r, size_t len);
+
+/* cairn_tmpfile_open under the name of r, CAIRN_TMPFILE_RANDOM bytes of
+ * cairn_tmpfile_random's never used for another name (NULL: drawn here):
+ * a caller that makes several temporaries draws their bytes in one call.
+ * Fresh bytes are drawn if that name is taken. */
+int cairn_tmpfile_open_as(struct cairn_tmpfile *t, int dir_fd,
+                          const unsigned char r[CAIRN_TMPFILE_RANDOM], char kind, mode_t mode);
 
 /* The same with a name of the caller's choosing (at most
  * CAIRN_TMPFILE_NAME_MAX - 1 bytes): created only if nothing, not even a

@@ -100,6 +100,37 @@ START_TEST(two_writers_never_share_a_name)
 }
 END_TEST
 
+/* Bytes drawn ahead (a job draws both its names at its start) name the
+ * temporary; a link planted under that name is not followed, and a name
+ * of fresh bytes is taken instead.  Its device and inode are the file's. */
+START_TEST(bytes_drawn_ahead_name_the_temporary)
+{
+    static const unsigned char r[CAIRN_TMPFILE_RANDOM] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab,
+                                                           0xcd, 0xef, 0,    1,    2,    3,
+                                                           4,    5,    6,    0xff };
+    static const char name[] = ".cairn.0123456789abcdef00010203040506ff.s.tmp";
+    struct cairn_tmpfile t;
+    struct stat st;
+
+    ck_assert_int_eq(cairn_tmpfile_open_as(&t, g_fd, r, 's', 0644), 0);
+    ck_assert_str_eq(t.name, name);
+    ck_assert_int_eq(fstat(t.fd, &st), 0);
+    ck_assert(st.st_dev == t.dev && st.st_ino == t.ino);
+    cairn_tmpfile_discard(&t);
+    ck_assert_int_eq(entries(), 0);
+
+    put("victim", "precious\n");
+    ck_assert_int_eq(symlinkat("victim", g_fd, name), 0);
+    ck_assert_int_eq(cairn_tmpfile_open_as(&t, g_fd, r, 's', 0644), 0);
+    ck_assert_str_ne(t.name, name);
+    ck_assert_uint_eq(strlen(t.name), strlen(name));
+    ck_assert_int_eq(fstat(t.fd, &st), 0);
+    ck_assert(st.st_dev == t.dev && st.st_ino == t.ino);
+    cairn_tmpfile_discard(&t);
+    ck_assert_int_eq(entries(), 2); /* the victim and the link */
+}
+END_TEST
+
 /* Whatever was planted at the name (a link to a victim, a FIFO) is not
  * opened: the victim keeps its bytes and its mode, and nothing blocks. */
 START_TEST(a_planted_name_is_never_opened)
@@ -196,6 +227,7 @@ int main(void)
 
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, two_writers_never_share_a_name);
+    tcase_add_test(tc, bytes_drawn_ahead_name_the_temporary);
     tcase_add_test(tc, a_planted_name_is_never_opened);
     tcase_add_test(tc, sweep_decides_by_lock);
     tcase_add_test(tc, failed_commit_leaves_nothing);
