@@ -168,6 +168,7 @@ int cairn_claim_take(struct cairn_claim *c, const struct cairn_spool *sp, int ou
 
     if (fstatat(sp->in_fd, c->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         return -errno;
+    c->mode = st.st_mode;
     rc = take_handed_back(c, sp, out_fd, st.st_ino);
     if (rc != 1)
         return rc;

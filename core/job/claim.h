@@ -42,6 +42,8 @@ struct cairn_claim {
                               hand-back, over that run's summary */
     int name_taken;        /* its name was taken in done/ or failed/: the
                               next claim after a hand-back chooses anew */
+    mode_t mode;           /* what take found at the name (lstat), just before
+                              its rename; 0 when it took nothing */
     int marked;            /* a submitted mark may be in active/ for it
                               (a crash re-run's, or recall's): move_input
                               removes it */
