@@ -52,9 +52,9 @@ struct cairn_job;
 /* The most descriptors one job holds at once, counted from job_files.c:
  * the job file (its lock rides on it), the results temporary and, at the
  * finish, the summary temporary (the output directory's is shared by the
- * jobs that began with it, spool.h).  What it opens for a moment (a crash count or claim mark in
- * active/, a failed job's reason) comes while one of the temporaries is
- * not yet or no longer open.  The daemon caps the jobs it runs at once by
+ * jobs that began with it, spool.h).  What it opens for a moment (a crash
+ * count or claim mark in active/, a failed job's reason) comes while one
+ * of the temporaries is not yet or no longer open.  The daemon caps the jobs it runs at once by
  * this and the process's descriptor limit. */
 #define CAIRN_JOB_DESCRIPTORS 3
 

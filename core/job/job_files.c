@@ -246,7 +246,7 @@ struct finishing {
     char *res, *sum; /* its outputs' names */
     struct cairn_tmpfile sum_tmp;
     int fds[2];                      /* results and summary temporaries */
-    struct cairn_commit_key keys[2]; /* theirs, known since their creation */
+    struct cairn_commit_key keys[2]; /* theirs: fresh, on out's device */
     struct cairn_commit_key out_key; /* the output directory's */
     int live;                        /* every step so far went well */
 };
