@@ -246,7 +246,7 @@ struct finishing {
     char *res, *sum; /* its outputs' names */
     struct cairn_tmpfile sum_tmp;
     int fds[2];                      /* results and summary temporaries */
-    struct cairn_commit_key keys[2]; /* theirs: fresh, on out's device */
+    struct cairn_commit_key keys[2]; /* theirs, known since their creation */
     struct cairn_commit_key out_key; /* the output directory's */
     int live;                        /* every step so far went well */
 };
@@ -282,11 +282,9 @@ static void stage(struct finishing *f)
     STEP("write summary", cairn_write_all(f->sum_tmp.fd, job->summary.data, job->summary.len));
     f->fds[0] = job->res_tmp.fd;
     f->fds[1] = f->sum_tmp.fd;
-    /* Temporaries this job created in the output directory, on its
-     * device, each an inode of its own. */
-    f->keys[0] = (struct cairn_commit_key){ .dev = job->out->dev, .regular = 1, .fresh = 1 };
-    f->keys[1] = f->keys[0];
-    f->out_key = (struct cairn_commit_key){ .dev = job->out->dev, .ino = job->out->ino };
+    f->keys[0] = (struct cairn_commit_key){ job->res_tmp.dev, job->res_tmp.ino, 1 };
+    f->keys[1] = (struct cairn_commit_key){ f->sum_tmp.dev, f->sum_tmp.ino, 1 };
+    f->out_key = (struct cairn_commit_key){ job->out->dev, job->out->ino, 0 };
     f->live = 1;
     return;
 fail:

@@ -86,16 +86,11 @@ static int create(struct cairn_tmpfile *t, int dir_fd, const char *name, mode_t 
     }
     /* A name of the caller's choosing may have been made again by someone
      * else once a sweep removed ours: the name must still hold our file.
-     * An unguessable one is not looked up again (a system call a
-     * temporary, two a job): no one else makes that name, so should a
-     * sweep have removed it in that instant, cairn_tmpfile_commit's
-     * rename finds nothing (ENOENT) and the caller's step fails, to be
-     * tried again, having published nothing. */
-    t->dev = 0;
-    t->ino = 0;
-    if (unguessable)
-        return 0;
-    if (fstat(t->fd, &st) != 0 || !names_held(dir_fd, t->name, &st)) {
+     * An unguessable one is ours if it is there at all, and its lookup
+     * alone gives the file's device and inode (a system call a
+     * temporary less, two a job). */
+    if (unguessable ? fstatat(dir_fd, t->name, &st, AT_SYMLINK_NOFOLLOW) != 0
+                    : fstat(t->fd, &st) != 0 || !names_held(dir_fd, t->name, &st)) {
         close(t->fd);
         t->fd = -1;
         return -EEXIST;

@@ -27,9 +27,7 @@ struct cairn_tmpfile {
     int dir_fd; /* borrowed: the directory it lives in */
     int fd;     /* open for writing and locked; -1 when closed */
     char name[CAIRN_TMPFILE_NAME_MAX];
-    dev_t dev; /* the file's, once created by cairn_tmpfile_create (a name
-                  of the caller's choosing); 0 under a random name, which
-                  is not looked up again */
+    dev_t dev; /* the file's, once created (for cairn_commit_key) */
     ino_t ino;
 };
 

@@ -160,55 +160,6 @@ START_TEST(error_goes_to_the_requests_it_concerns)
 }
 END_TEST
 
-/* Keys marked fresh (temporaries a caller created, their inode not looked
- * up) are never taken for one another, whatever their ino: a pipe keyed
- * like a file beside it is fsync'd on its own and gets its own EINVAL.
- * Where one syncfs would cover both (ext4, XFS, Btrfs) nothing tells
- * them apart, so this runs on a file system without one (/dev/shm). */
-START_TEST(fresh_keys_are_inodes_of_their_own)
-{
-    struct cairn_commit *c;
-    struct cairn_commit_stats st;
-    struct cairn_commit_set sets[2];
-    struct cairn_commit_key keys[2];
-    struct statfs fs;
-    struct stat at;
-    char dir[] = "/dev/shm/cairn-test-commit-XXXXXX", path[64];
-    int fds[2], p[2];
-
-    if (mkdtemp(dir) == NULL || statfs(dir, &fs) != 0 || fs.f_type == EXT4_SUPER_MAGIC ||
-        fs.f_type == XFS_SUPER_MAGIC || fs.f_type == BTRFS_SUPER_MAGIC) {
-        fprintf(stderr, "test_commit: no /dev/shm without a barrier syncfs; not checking fresh "
-                        "keys\n");
-        rmdir(dir);
-        return;
-    }
-    snprintf(path, sizeof(path), "%s/f", dir);
-    fds[0] = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ck_assert_int_ge(fds[0], 0);
-    ck_assert_int_eq(fstat(fds[0], &at), 0);
-    ck_assert_int_eq(pipe(p), 0);
-    fds[1] = p[1];
-    keys[0] = (struct cairn_commit_key){ .dev = at.st_dev, .regular = 1, .fresh = 1 };
-    keys[1] = keys[0]; /* the same device and ino (0): fresh tells them apart */
-    sets[0] = (struct cairn_commit_set){ .fds = &fds[0], .n = 1, .keys = &keys[0] };
-    sets[1] = (struct cairn_commit_set){ .fds = &fds[1], .n = 1, .keys = &keys[1] };
-    ck_assert_int_eq(cairn_commit_new(&c), 0);
-    cairn_commit_sync_each(c, sets, 2);
-    ck_assert_int_eq(sets[0].rc, 0);
-    ck_assert_int_eq(sets[1].rc, -EINVAL);
-    cairn_commit_stats(c, &st);
-    ck_assert_uint_eq(st.rounds, 1);
-    ck_assert_uint_eq(st.syncs, 2);
-    cairn_commit_free(c);
-    close(p[0]);
-    close(p[1]);
-    close(fds[0]);
-    unlink(path);
-    rmdir(dir);
-}
-END_TEST
-
 #define SETS 12
 
 /* One caller with many jobs' requests: they all go in one round, each
@@ -323,7 +274,6 @@ int main(void)
     tcase_add_test(tc, error_goes_to_the_requests_it_concerns);
     tcase_add_test(tc, callers_together_share_rounds);
     tcase_add_test(tc, sets_of_one_caller_share_one_round);
-    tcase_add_test(tc, fresh_keys_are_inodes_of_their_own);
     suite_add_tcase(s, tc);
     failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
