@@ -698,14 +698,20 @@ END_TEST
 START_TEST(active_replaced_by_a_file_no_busy_loop)
 {
     struct th_env e;
-    char dir[PATH_MAX], path[PATH_MAX];
+    char dir[PATH_MAX], old[PATH_MAX], path[PATH_MAX];
     int p, errors;
 
     env_init(&e);
     p = start(&e);
     th_pathf(dir, "%s/.cairn/active", e.in);
-    th_rm_tree(dir);
-    th_write_text(dir, "not a folder\n");
+    /* Swapped in one step (RENAME_EXCHANGE): removed first, the folder
+     * could be recreated by the running daemon before the file took its
+     * place (it was, once, under the sanitizers and CPU burners). */
+    th_pathf(old, "%s/.cairn/active-old", e.in);
+    th_write_text(old, "not a folder\n");
+    ck_assert_msg(renameat2(AT_FDCWD, old, AT_FDCWD, dir, RENAME_EXCHANGE) == 0,
+                  "exchange %s and %s: %s", old, dir, strerror(errno));
+    th_rm_tree(old);
     th_drop_job(e.in, "a.jsonl", JOB, strlen(JOB));
     th_wait_listings(p, e.in, 1);
     errors = th_log_lines_with(p, "cannot recreate");
