@@ -55,10 +55,10 @@ int cairn_spool_open(struct cairn_spool *sp, const char *input_dir, const char *
 void cairn_spool_close(struct cairn_spool *sp);
 
 /*
- * NAME     cairn_spool_follow_output - keep out_fd on the directory at the path
- * RETURNS  0 when out_fd is the directory output_dir names now (reopened if
+ * NAME     cairn_spool_follow_output - keep out on the directory at the path
+ * RETURNS  0 when out is the directory output_dir names now (reopened if
  *          the path was moved away and recreated); a negative errno when
- *          the path names no usable directory (out_fd is left as it was)
+ *          the path names no usable directory (the one held is kept)
  * NOTES    the daemon follows the path, not the descriptor it opened at
  *          start: outputs and metrics go where an operator looks.  Jobs in
  *          flight hold the one they began with (struct cairn_outdir) and

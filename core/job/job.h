@@ -54,8 +54,8 @@ struct cairn_job;
  * finish, the summary temporary (the output directory's is shared by the
  * jobs that began with it, spool.h).  What it opens for a moment (a crash
  * count or claim mark in active/, a failed job's reason) comes while one
- * of the temporaries is not yet or no longer open.  The daemon caps the jobs it runs at once by
- * this and the process's descriptor limit. */
+ * of the temporaries is not yet or no longer open.  The daemon caps the
+ * jobs it runs at once by this and the process's descriptor limit. */
 #define CAIRN_JOB_DESCRIPTORS 3
 
 /* The finisher every job of a daemon shares (job_env.h's finisher): the

@@ -126,7 +126,7 @@ void cairn_job_start_files(struct cairn_job *job)
      * progress; under a name of its own when the name was used before,
      * so no earlier output is overwritten (claim.h). */
     job->finish_step = "claim the job";
-    if (!job->recovered && (rc = cairn_claim_take(&job->claim, sp, job->out_fd)) != 0) {
+    if (!job->recovered && (rc = cairn_claim_take(&job->claim, sp, job->out->fd)) != 0) {
         job->start_rc = rc;
         return;
     }
@@ -159,7 +159,7 @@ void cairn_job_start_files(struct cairn_job *job)
         return; /* quarantined on the loop, where the reason is worded */
     job->finish_step = "create the results file";
     job->tmp_names_drawn = cairn_tmpfile_random(job->tmp_names, sizeof(job->tmp_names)) == 0;
-    job->start_rc = cairn_tmpfile_open_as(&job->res_tmp, job->out_fd,
+    job->start_rc = cairn_tmpfile_open_as(&job->res_tmp, job->out->fd,
                                           job->tmp_names_drawn ? job->tmp_names : NULL, 'r', 0644);
     /* Here, on this thread already, rather than one hop later. */
     if (job->start_rc == 0)
@@ -201,7 +201,7 @@ static int lock_output(struct cairn_job *job)
     struct timespec ts;
 
     for (;;) {
-        if (flock(job->out_fd, LOCK_EX | LOCK_NB) == 0)
+        if (flock(job->out->fd, LOCK_EX | LOCK_NB) == 0)
             return 1;
         if (errno == EINTR)
             continue;
@@ -222,7 +222,7 @@ static int lock_output(struct cairn_job *job)
         waited += step;
         step = step * 2 > 100 ? 100 : step * 2;
     }
-    (void)cairn_flock_holder(job->out_fd, &pid);
+    (void)cairn_flock_holder(job->out->fd, &pid);
     if (pid > 0)
         cairn_log(job->env.log, CAIRN_LOG_WARNING,
                   "job %s: the output directory has been locked (flock) by process %ld for over "
@@ -276,7 +276,7 @@ static void stage(struct finishing *f)
         goto fail;
     STEP("write results", cairn_filesink_write_kept(&job->results));
     STEP("write summary",
-         cairn_tmpfile_open_as(&f->sum_tmp, job->out_fd,
+         cairn_tmpfile_open_as(&f->sum_tmp, job->out->fd,
                                job->tmp_names_drawn ? job->tmp_names + CAIRN_TMPFILE_RANDOM : NULL,
                                's', 0644));
     STEP("write summary", cairn_write_all(f->sum_tmp.fd, job->summary.data, job->summary.len));
@@ -303,7 +303,7 @@ static void sync_all(struct finishing *f, size_t n, struct cairn_commit_set *set
         if (!f[i].live)
             continue;
         if (dir)
-            sets[i] = (struct cairn_commit_set){ .fds = &f[i].job->out_fd,
+            sets[i] = (struct cairn_commit_set){ .fds = &f[i].job->out->fd,
                                                  .n = 1,
                                                  .keys = &f[i].out_key };
         else
@@ -325,7 +325,7 @@ struct held_lock {
 
 static void release(struct held_lock *h)
 {
-    if (h->by != NULL && flock(h->by->out_fd, LOCK_UN) != 0)
+    if (h->by != NULL && flock(h->by->out->fd, LOCK_UN) != 0)
         cairn_log(h->by->env.log, CAIRN_LOG_WARNING,
                   "job %s: cannot unlock the output directory: %s (other daemons publish once "
                   "this job ends)",
@@ -425,7 +425,7 @@ static void finish_failed(struct cairn_job *job)
     const struct cairn_spool *sp = job->env.spool;
     char *reason = cairn_claim_output(&job->claim, CAIRN_REASON_SUFFIX);
     char *sum = cairn_claim_output(&job->claim, CAIRN_SUMMARY_SUFFIX);
-    int dirs[2] = { job->out_fd, sp->failed_fd };
+    int dirs[2] = { job->out->fd, sp->failed_fd };
     int rc = -ENOMEM;
 
     cairn_tmpfile_discard(&job->res_tmp);
@@ -433,7 +433,7 @@ static void finish_failed(struct cairn_job *job)
     if (reason == NULL || sum == NULL)
         goto fail;
     STEP("write reason", publish(sp->failed_fd, 'x', reason, &job->reason));
-    STEP("publish summary", publish(job->out_fd, 's', sum, &job->summary));
+    STEP("publish summary", publish(job->out->fd, 's', sum, &job->summary));
     /* failed/ too: the reason is on disk before the input joins it. */
     STEP("fsync output directory", cairn_commit_sync(sp->commit, dirs, 2));
     cairn_attempts_forget(sp->active_fd, job->claim.name, job->in_fd);

@@ -43,7 +43,6 @@ struct cairn_job {
     int in_fd;
     struct cairn_outdir *out;     /* the output directory, as it was when we began;
                             results and summary land there together */
-    int out_fd;                   /* out->fd */
     struct cairn_tmpfile res_tmp; /* the results, until published */
     /* The random bytes of its two temporaries' names, results then
      * summary, drawn in one getrandom(2) at the start (when
