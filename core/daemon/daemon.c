@@ -174,7 +174,7 @@ static void abort_run(struct cairn_daemon *d, const struct cairn_hang_report *re
     d->finished = 1;
     /* Before the jobs are let go: a job's start may be creating its
      * results temporary right now, and cairn_job_abandon removes it. */
-    if (cairn_inflight_wait(&d->file_work, ABORT_FILE_WAIT_MS) != 0)
+    if (cairn_inflight_close(&d->file_work, ABORT_FILE_WAIT_MS) != 0)
         cairn_log(&d->log, CAIRN_LOG_WARNING,
                   "a file write on the pool has not finished after %d s: exiting without it (its "
                   "temporary file is removed at the next start)",

@@ -28,15 +28,14 @@ static size_t take(struct cairn_finisher_queue *q, struct cairn_finisher_link **
     return n;
 }
 
-/* Turns until nobody waits; each turn's items go to done, and the loop is
- * woken to tell them while the next turn runs. */
-static void publish_work(uv_work_t *req)
+/* Turns until nobody waits, the lock held on entry and on return; each
+ * turn's items go to done, and the loop is woken to tell them while the
+ * next turn runs. */
+static void turns(struct cairn_finisher *f)
 {
-    struct cairn_finisher *f = req->data;
     struct cairn_finisher_link *items[CAIRN_FINISH_BATCH];
     size_t i, n;
 
-    uv_mutex_lock(&f->lock);
     while ((n = take(&f->ready, items)) > 0) {
         uv_mutex_unlock(&f->lock);
         f->publish(items, n);
@@ -45,6 +44,14 @@ static void publish_work(uv_work_t *req)
             append(&f->done, items[i]);
         uv_async_send(&f->told);
     }
+}
+
+static void publish_work(uv_work_t *req)
+{
+    struct cairn_finisher *f = req->data;
+
+    uv_mutex_lock(&f->lock);
+    turns(f);
     uv_mutex_unlock(&f->lock);
     cairn_inflight_leave(f->file_work);
 }
@@ -157,6 +164,26 @@ void cairn_finisher_add(struct cairn_finisher *f, struct cairn_finisher_link *it
     uv_mutex_unlock(&f->lock);
     if (i < CAIRN_FINISH_ITEMS)
         start(f, i);
+}
+
+void cairn_finisher_add_here(struct cairn_finisher *f, struct cairn_finisher_link *item)
+{
+    unsigned i = CAIRN_FINISH_ITEMS;
+
+    uv_mutex_lock(&f->lock);
+    append(&f->ready, item);
+    /* The same choice as cairn_finisher_add, but the turns run on this
+     * thread, in work[i]'s place: the bit keeps the loop from starting
+     * that item meanwhile, and goes in the same hold of the lock as the
+     * turn that found nobody waiting, so an item added after it finds
+     * the bit clear (or another item in flight, whose end looks again). */
+    if (f->running == 0 || f->ready.first != item)
+        i = to_start(f);
+    if (i < CAIRN_FINISH_ITEMS) {
+        turns(f);
+        f->running &= ~(1u << i);
+    }
+    uv_mutex_unlock(&f->lock);
 }
 
 void cairn_finisher_one_at_a_time(struct cairn_finisher *f)

@@ -22,7 +22,8 @@
  * do at once (their renames under the output directory's lock) the
  * publisher does under cairn_finisher_one_at_a_time.
  *
- * Loop thread only, but for the work items themselves.
+ * Loop thread only, but for the work items themselves and
+ * cairn_finisher_add_here.
  */
 #ifndef CAIRN_FINISHER_H
 #define CAIRN_FINISHER_H
@@ -75,6 +76,13 @@ int cairn_finisher_init(struct cairn_finisher *f, uv_loop_t *loop, struct cairn_
 /* Publishes item with whatever else is waiting (at once when nothing is
  * in flight); published(item) follows on the loop. */
 void cairn_finisher_add(struct cairn_finisher *f, struct cairn_finisher_link *item);
+
+/* The same from a pool thread (a job's start that answered it whole,
+ * job.c): when no turn is under way that will take item, the turns run
+ * here, on the caller's thread, before this returns.  The caller counts
+ * its file work (inflight.h) around the call.  published(item) follows
+ * on the loop, as for cairn_finisher_add. */
+void cairn_finisher_add_here(struct cairn_finisher *f, struct cairn_finisher_link *item);
 
 /* Pool thread, in publish: the steps of two turns that must not run at
  * the same time go between these. */

@@ -132,6 +132,12 @@ static void published(struct cairn_finisher_link *item)
 {
     struct cairn_job *job = cairn_job_of_finishing(item);
 
+    /* Published by its start's thread (finish_here) before the loop saw
+     * that start end: the end waits for after_start. */
+    if (!job->start_seen) {
+        job->told_early = 1;
+        return;
+    }
     end(job, cairn_job_outcome(job->finish_rc, job->fail_reason != NULL));
 }
 
@@ -334,6 +340,48 @@ static void solve_here(struct cairn_job *job)
         cairn_tally_free(&job->here_tally); /* it streams: its stream keeps its own */
 }
 
+/* A job its start answered whole, with nothing the loop must settle
+ * first (no failure, no new name, no quarantine, no record that memory
+ * failed), goes from here to the finisher: through the loop, a job alone
+ * waited for two thread wake-ups between its answer and its publishing,
+ * and a burst queued behind the loop's other work.  The loop learns of it
+ * at after_start (finished_here). */
+static void finish_here(struct cairn_job *job)
+{
+    struct cairn_job_facts facts;
+    const char *data;
+    size_t len;
+
+    if (job->solved_here != 1 || job->fail_reason != NULL || job->claim.claimed_as != NULL ||
+        job->attempts >= job->max_attempts || job->here_tally.out_of_memory > 0 ||
+        !cairn_readahead_whole(job->first, &data, &len))
+        return;
+    /* Refused once an abort has begun: the loop never sees it again. */
+    if (!cairn_inflight_try_enter(job->env.file_work))
+        return;
+    job->here_bytes = len;
+    job->here_wall = (double)(uv_hrtime() - job->t0_ns) / 1e9;
+    facts = (struct cairn_job_facts){ .name = job->claim.name,
+                                      .base = job->claim.base,
+                                      .out_base = job->claim.out_base,
+                                      .submitted_as = job->claim.submitted_as,
+                                      .input_inode = (uint64_t)job->ino,
+                                      .started = job->started,
+                                      .wall_seconds = job->here_wall,
+                                      .bytes = len,
+                                      .tally = &job->here_tally,
+                                      .reg = &job->plugins->reg,
+                                      .pid = job->env.pid };
+    /* Out of memory: the loop's finish renders it again, or says so. */
+    if (cairn_summary_render(&facts, &job->summary) == 0) {
+        cairn_filesink_init(&job->results, job->env.loop, job->res_tmp.fd);
+        cairn_filesink_keep_all(&job->results, &job->here_out);
+        job->finishing_here = 1;
+        cairn_finisher_add_here(job->env.finisher, &job->finishing);
+    }
+    cairn_inflight_leave(job->env.file_work);
+}
+
 static void start_work(uv_work_t *req)
 {
     struct cairn_job *job = req->data;
@@ -341,6 +389,20 @@ static void start_work(uv_work_t *req)
     cairn_job_start_files(job);
     cairn_inflight_leave(job->env.file_work);
     solve_here(job);
+    finish_here(job);
+}
+
+/* The loop's half of finish_here: the counts a stream would have left,
+ * and the end, if the finisher told it already. */
+static void finished_here(struct cairn_job *job)
+{
+    job->stream.bytes = job->here_bytes;
+    job->stream.tally = job->here_tally;
+    job->here_tally = (struct cairn_tally){ 0 };
+    job->wall_seconds = job->here_wall;
+    job->env.on_batch(job->env.data, &job->plugins->reg, &job->stream.tally);
+    if (job->told_early)
+        end(job, cairn_job_outcome(job->finish_rc, 0));
 }
 
 static void after_start(uv_work_t *req, int status)
@@ -349,6 +411,7 @@ static void after_start(uv_work_t *req, int status)
     int rc = job->start_rc, unnamed = 0;
 
     (void)status; /* 0: see queue_files */
+    job->start_seen = 1;
     if (job->solved_here != 0)
         cairn_pool_solved_here(job->env.pool); /* batches that waited meanwhile */
 
@@ -396,6 +459,8 @@ static void after_start(uv_work_t *req, int status)
             end_early(job, "describe the quarantine", -ENOMEM);
         else
             finish(job);
+    } else if (job->finishing_here) {
+        finished_here(job);
     } else if (job->solved_here != 0) {
         end_solved_here(job);
     } else {

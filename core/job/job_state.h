@@ -68,6 +68,15 @@ struct cairn_job {
     int solved_here;
     struct cairn_buf here_out;
     struct cairn_tally here_tally;
+    /* Its start went on to publish it (job.c's finish_here): its bytes
+     * and wall time wait here for the loop, which may be told it is
+     * published (told_early) before it sees its start end (start_seen;
+     * both the loop's). */
+    int finishing_here;
+    size_t here_bytes;
+    double here_wall;
+    int start_seen;
+    int told_early;
     uint64_t t0_ns;
     struct timespec started;
     struct cairn_filesink results; /* into res_tmp, from the pool */

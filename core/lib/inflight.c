@@ -18,6 +18,20 @@ void cairn_inflight_leave(struct cairn_inflight *f)
         atomic_fetch_sub(&f->n, 1);
 }
 
+int cairn_inflight_try_enter(struct cairn_inflight *f)
+{
+    unsigned n;
+
+    if (f == NULL)
+        return 1;
+    n = atomic_load(&f->n);
+    do {
+        if (n & CAIRN_INFLIGHT_CLOSED)
+            return 0;
+    } while (!atomic_compare_exchange_weak(&f->n, &n, n + 1));
+    return 1;
+}
+
 int cairn_inflight_wait(struct cairn_inflight *f, unsigned ms)
 {
     /* Polled: the wait happens once, at an abort, and a condition variable
@@ -27,10 +41,17 @@ int cairn_inflight_wait(struct cairn_inflight *f, unsigned ms)
 
     if (f == NULL)
         return 0;
-    for (waited = 0; atomic_load(&f->n) != 0; waited++) {
+    for (waited = 0; (atomic_load(&f->n) & ~CAIRN_INFLIGHT_CLOSED) != 0; waited++) {
         if (waited >= ms)
             return -ETIMEDOUT;
         nanosleep(&tick, NULL);
     }
     return 0;
+}
+
+int cairn_inflight_close(struct cairn_inflight *f, unsigned ms)
+{
+    if (f != NULL)
+        atomic_fetch_or(&f->n, CAIRN_INFLIGHT_CLOSED);
+    return cairn_inflight_wait(f, ms);
 }

@@ -16,11 +16,19 @@
 #include <stdatomic.h>
 
 struct cairn_inflight {
-    atomic_uint n;
+    atomic_uint n; /* items in flight, and CAIRN_INFLIGHT_CLOSED once closed */
 };
+
+#define CAIRN_INFLIGHT_CLOSED 0x80000000u
 
 /* Loop thread, just before the item is queued. */
 void cairn_inflight_enter(struct cairn_inflight *f);
+
+/* A pool thread that is about to start file work of its own accord (a
+ * job published from its start, job.c): 1 when counted, 0 once
+ * cairn_inflight_close has run (the run is being abandoned: leave the
+ * work undone).  NULL counts nothing and says 1. */
+int cairn_inflight_try_enter(struct cairn_inflight *f);
 
 /* Any thread, once the item's files are all in their final state (the
  * item's work function, at its end; or the loop, if queueing failed). */
@@ -28,5 +36,9 @@ void cairn_inflight_leave(struct cairn_inflight *f);
 
 /* Waits until no item is in flight, at most ms.  0, or -ETIMEDOUT. */
 int cairn_inflight_wait(struct cairn_inflight *f, unsigned ms);
+
+/* Loop thread, at an abort: no pool thread enters after this
+ * (cairn_inflight_try_enter says 0), then waits as cairn_inflight_wait. */
+int cairn_inflight_close(struct cairn_inflight *f, unsigned ms);
 
 #endif /* CAIRN_INFLIGHT_H */

@@ -775,6 +775,24 @@ START_TEST(inflight_wait_sees_the_count_drop)
 }
 END_TEST
 
+/* A pool thread's own entry is counted until the abort closes the
+ * count; after that it is refused, and the close still waits for the
+ * items already in. */
+START_TEST(inflight_close_refuses_new_entries)
+{
+    struct cairn_inflight f = { 0 };
+
+    ck_assert_int_eq(cairn_inflight_try_enter(NULL), 1);
+    ck_assert_int_eq(cairn_inflight_close(NULL, 0), 0);
+    ck_assert_int_eq(cairn_inflight_try_enter(&f), 1);
+    ck_assert_int_eq(cairn_inflight_close(&f, 0), -ETIMEDOUT);
+    ck_assert_int_eq(cairn_inflight_try_enter(&f), 0);
+    cairn_inflight_leave(&f);
+    ck_assert_int_eq(cairn_inflight_wait(&f, 0), 0);
+    ck_assert_int_eq(cairn_inflight_try_enter(&f), 0);
+}
+END_TEST
+
 /* ---- temporaries -------------------------------------------------------------------- */
 
 /* A sweep takes a dead writer's temporary only when the name has exactly
@@ -878,6 +896,7 @@ static Suite *lib_suite(void)
     tcase_add_test(tc, namemap_agrees_with_a_plain_list);
     tcase_add_test(tc, namemap_out_of_memory_loses_nothing);
     tcase_add_test(tc, inflight_wait_sees_the_count_drop);
+    tcase_add_test(tc, inflight_close_refuses_new_entries);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("arena");
