@@ -128,6 +128,113 @@ START_TEST(alone_goes_at_once_and_the_waiting_go_together)
 }
 END_TEST
 
+/* ---- added from a pool thread ---------------------------------------- */
+
+static uv_thread_t g_turn_thread[TURNS];
+static int g_hold_first; /* the first turn waits for g_hold */
+
+static void publish_here(struct cairn_finisher_link **items, size_t n)
+{
+    int hold;
+
+    uv_mutex_lock(&g_lock);
+    if (g_n_turns < TURNS) {
+        g_turn_first[g_n_turns] = ((struct item *)items[0])->id;
+        g_turn_n[g_n_turns] = (int)n;
+        g_turn_thread[g_n_turns] = uv_thread_self();
+    }
+    hold = g_n_turns == 0 && g_hold_first;
+    g_n_turns++;
+    g_n_items += n;
+    uv_mutex_unlock(&g_lock);
+    if (hold) {
+        uv_sem_post(&g_began);
+        uv_sem_wait(&g_hold);
+    }
+}
+
+struct adder {
+    int id;
+    uv_thread_t self;
+};
+
+static void add_here_thread(void *arg)
+{
+    struct adder *a = arg;
+
+    a->self = uv_thread_self();
+    cairn_finisher_add_here(&g_f, &g_items[a->id].link);
+}
+
+static void nothing(uv_async_t *h)
+{
+    (void)h;
+}
+
+/* A pool thread that adds an item publishes it there and then, unless a
+ * turn under way will take it: the first adder turns on its own thread
+ * (held there by the test); the second finds that turn under way and
+ * returns at once, its item waiting; the third finds two waiting and the
+ * second slot free, and turns both on its thread.  Each is told on the
+ * loop once, and nothing is left running. */
+START_TEST(added_on_a_pool_thread_turns_there_unless_a_turn_will_take_it)
+{
+    struct adder a[3] = { { .id = 0 }, { .id = 1 }, { .id = 2 } };
+    uv_thread_t t[3];
+    uv_async_t keep; /* keeps the loop polling for the finisher's wake-up */
+    uv_loop_t loop;
+    int i;
+
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    ck_assert_int_eq(uv_async_init(&loop, &keep, nothing), 0);
+    for (i = 0; i < 3; i++)
+        g_items[i] = (struct item){ .id = i };
+    g_n_turns = g_n_items = g_n_told = 0;
+    g_add_when_told = -1;
+    g_hold_first = 1;
+    ck_assert_int_eq(uv_mutex_init(&g_lock), 0);
+    ck_assert_int_eq(uv_sem_init(&g_hold, 0), 0);
+    ck_assert_int_eq(uv_sem_init(&g_began, 0), 0);
+    ck_assert_int_eq(cairn_finisher_init(&g_f, &loop, NULL, publish_here, published), 0);
+
+    ck_assert_int_eq(uv_thread_create(&t[0], add_here_thread, &a[0]), 0);
+    uv_sem_wait(&g_began);
+    ck_assert_int_eq(uv_thread_create(&t[1], add_here_thread, &a[1]), 0);
+    ck_assert_int_eq(uv_thread_join(&t[1]), 0);
+    uv_mutex_lock(&g_lock);
+    ck_assert_uint_eq(g_n_turns, 1); /* item 1 waits */
+    uv_mutex_unlock(&g_lock);
+    ck_assert_int_eq(uv_thread_create(&t[2], add_here_thread, &a[2]), 0);
+    ck_assert_int_eq(uv_thread_join(&t[2]), 0);
+    uv_sem_post(&g_hold);
+    ck_assert_int_eq(uv_thread_join(&t[0]), 0);
+
+    ck_assert_uint_eq(g_n_turns, 2);
+    ck_assert_int_eq(g_turn_first[0], 0);
+    ck_assert_int_eq(g_turn_n[0], 1);
+    ck_assert(uv_thread_equal(&g_turn_thread[0], &a[0].self));
+    ck_assert_int_eq(g_turn_first[1], 1);
+    ck_assert_int_eq(g_turn_n[1], 2);
+    ck_assert(uv_thread_equal(&g_turn_thread[1], &a[2].self));
+    ck_assert_uint_eq(g_f.running, 0);
+    /* Every adder has returned, so every wake-up was sent: one pass of the
+     * loop tells them all. */
+    ck_assert_int_eq(uv_run(&loop, UV_RUN_NOWAIT), 1);
+    ck_assert_uint_eq(g_n_told, 3);
+    for (i = 0; i < 3; i++)
+        ck_assert_int_eq(g_items[i].published, 1);
+
+    uv_sem_destroy(&g_hold);
+    uv_sem_destroy(&g_began);
+    uv_mutex_destroy(&g_lock);
+    cairn_finisher_close(&g_f);
+    uv_close((uv_handle_t *)&keep, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    cairn_finisher_free(&g_f);
+    ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("finisher");
@@ -135,6 +242,7 @@ int main(void)
     int failed;
 
     tcase_add_test(tc, alone_goes_at_once_and_the_waiting_go_together);
+    tcase_add_test(tc, added_on_a_pool_thread_turns_there_unless_a_turn_will_take_it);
     suite_add_tcase(s, tc);
     failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
