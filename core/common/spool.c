@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <uv.h>
+
 #include "layout.h"
 #include "names.h"
 
@@ -35,7 +37,7 @@ const char *const cairn_spool_state_folders[CAIRN_SPOOL_N_STATE] = {
 };
 
 /* The output directory at path, opened, with the spool's reference. */
-static int outdir_open(const char *path, struct cairn_outdir **out)
+static int outdir_open(const char *path, const struct cairn_log *log, struct cairn_outdir **out)
 {
     struct cairn_outdir *o = malloc(sizeof(*o));
     struct stat st;
@@ -54,6 +56,9 @@ static int outdir_open(const char *path, struct cairn_outdir **out)
     o->dev = st.st_dev;
     o->ino = st.st_ino;
     o->refs = 1;
+    o->owner.fd = -1;
+    o->owner_tried = 0;
+    o->log = log;
     *out = o;
     return 0;
 }
@@ -102,7 +107,7 @@ int cairn_spool_open(struct cairn_spool *sp, const char *input_dir, const char *
     *what = output_dir;
     if (mkdir(output_dir, 0755) != 0 && errno != EEXIST)
         goto fail_errno;
-    if ((state = outdir_open(output_dir, &sp->out)) != 0)
+    if ((state = outdir_open(output_dir, sp->log, &sp->out)) != 0)
         goto fail_rc;
     return 0;
 fail_errno:
@@ -143,7 +148,7 @@ int cairn_spool_follow_output(struct cairn_spool *sp, const char *output_dir)
      * one keeps its inode number, so no new directory can have it). */
     if (sp->out != NULL && sp->out->dev == now.st_dev && sp->out->ino == now.st_ino)
         return 0;
-    if ((rc = outdir_open(output_dir, &o)) != 0)
+    if ((rc = outdir_open(output_dir, sp->log, &o)) != 0)
         return rc;
     cairn_outdir_release(sp->out);
     sp->out = o;
@@ -156,12 +161,45 @@ struct cairn_outdir *cairn_spool_hold_output(const struct cairn_spool *sp)
     return sp->out;
 }
 
+void cairn_outdir_drop_owner(struct cairn_outdir *o)
+{
+    char id[CAIRN_TMPOWNER_HEX + 1];
+    int rc;
+
+    if (o == NULL || o->owner.fd < 0)
+        return;
+    memcpy(id, o->owner.id, sizeof(id));
+    if ((rc = cairn_tmpowner_close(&o->owner, o->fd)) != 0 && o->log != NULL)
+        cairn_log(o->log, CAIRN_LOG_WARNING,
+                  "cannot remove the output directory's lock file .cairn.%s.lock: %s (the next "
+                  "start removes it)",
+                  id, uv_strerror(rc));
+}
+
 void cairn_outdir_release(struct cairn_outdir *o)
 {
     if (o == NULL || --o->refs > 0)
         return;
+    /* Every job that began with it has ended: none of its temporaries is
+     * left. */
+    cairn_outdir_drop_owner(o);
     close(o->fd);
     free(o);
+}
+
+const struct cairn_tmpowner *cairn_outdir_owner(struct cairn_outdir *o)
+{
+    int rc;
+
+    if (!o->owner_tried) {
+        o->owner_tried = 1;
+        if ((rc = cairn_tmpowner_open(&o->owner, o->fd)) != 0 && o->log != NULL)
+            cairn_log(o->log, CAIRN_LOG_WARNING,
+                      "cannot make the output directory's lock file (.cairn.*.lock): %s; each "
+                      "temporary file locks itself instead",
+                      uv_strerror(rc));
+    }
+    return o->owner.fd >= 0 ? &o->owner : NULL;
 }
 
 /* 1 when fd is the directory .cairn/<name> names now. */

@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 
 #include "commit.h"
+#include "log.h"
+#include "tmpfile.h"
 
 /*
  * The output directory as it was when a job began: shared by the spool,
@@ -34,6 +36,12 @@ struct cairn_outdir {
     dev_t dev;
     ino_t ino;
     unsigned refs;
+    /* The jobs' temporaries' owner there (tmpfile.h), made at the first
+     * job's start (after the start-up sweep); fd -1 until then, or when it
+     * could not be made: each temporary then locks itself. */
+    struct cairn_tmpowner owner;
+    int owner_tried;
+    const struct cairn_log *log; /* the spool's: the owner's failures */
 };
 
 struct cairn_spool {
@@ -46,6 +54,9 @@ struct cairn_spool {
     /* Shared by the jobs finishing on pool threads: their fsyncs of the
      * output directory and of their outputs are grouped (commit.h). */
     struct cairn_commit *commit;
+    /* Set before cairn_spool_open: where the output directories' owner
+     * lock files say what went wrong (may be NULL: nowhere). */
+    const struct cairn_log *log;
 };
 
 /* Opens (creating as needed) the spool folders and the output directory.
@@ -71,9 +82,17 @@ int cairn_spool_follow_output(struct cairn_spool *sp, const char *output_dir);
  * open. */
 struct cairn_outdir *cairn_spool_hold_output(const struct cairn_spool *sp);
 
-/* Loop thread: gives one reference back; the last one closes it.  NULL is
- * a no-op. */
+/* Loop thread: gives one reference back; the last one removes its owner
+ * and closes it.  NULL is a no-op. */
 void cairn_outdir_release(struct cairn_outdir *o);
+
+/* Loop thread: the owner of o's temporaries, made the first time it is
+ * asked for; NULL when it cannot be made (said in the log; tmpfile.h). */
+const struct cairn_tmpowner *cairn_outdir_owner(struct cairn_outdir *o);
+
+/* Loop thread, at an abort (the jobs holding o let go, their temporaries
+ * removed): its owner's lock file goes now, not at the next start. */
+void cairn_outdir_drop_owner(struct cairn_outdir *o);
 
 /* The state folders under INPUT/.cairn/, in the order of
  * cairn_spool_repair's bits. */

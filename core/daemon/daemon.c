@@ -180,6 +180,9 @@ static void abort_run(struct cairn_daemon *d, const struct cairn_hang_report *re
                   "temporary file is removed at the next start)",
                   ABORT_FILE_WAIT_MS / 1000);
     cairn_dispatch_abandon(d->dispatch, rep, n);
+    /* Their temporaries are gone (cairn_job_abandon): so is the lock that
+     * kept them from a sweep. */
+    cairn_outdir_drop_owner(d->spool.out);
     /* A stop that outlived shutdown_timeout_s is a clean exit (status 0):
      * its status file goes, as at any clean exit.  A hang's stays, for
      * `cairn status` to call the run dead, which it is. */
@@ -694,6 +697,7 @@ int cairn_daemon_run(struct cairn_daemon *d)
         snprintf(d->host, sizeof(d->host), "localhost");
     if ((rc = uv_loop_init(&d->loop)) != 0)
         return rc;
+    d->spool.log = &d->log;
     rc = cairn_spool_open(&d->spool, d->cfg.input_dir, d->cfg.output_dir, &what);
     if (rc != 0) {
         cairn_log(&d->log, CAIRN_LOG_ERROR, "cannot use %s: %s", what, uv_strerror(rc));

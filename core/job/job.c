@@ -493,6 +493,7 @@ int cairn_job_start(const struct cairn_job_env *env, const char *name, int recov
     clock_gettime(CLOCK_REALTIME, &job->started);
     /* The output directory as it is now, where the job will finish. */
     job->out = cairn_spool_hold_output(env->spool);
+    job->tmp_owner = cairn_outdir_owner(job->out);
     if (cairn_claim_init(&job->claim, name) != 0 ||
         (env->cfg->default_variant != NULL && job->default_variant == NULL)) {
         job_free(job);

@@ -57,6 +57,19 @@ static int move_input(struct cairn_job *job, int dir_fd)
     return cairn_claim_move_input(&job->claim, job->env.spool, dir_fd, &job->recreated);
 }
 
+/* The job's temporary number i (0 results, 1 summary) in its output
+ * directory, under its owner when it has one (tmpfile.h), named by the
+ * bytes its start drew.  0 or -errno. */
+static int open_temporary(struct cairn_job *job, struct cairn_tmpfile *t, int i, char kind)
+{
+    const unsigned char *r =
+        job->tmp_names_drawn ? job->tmp_names + (size_t)i * CAIRN_TMPFILE_RANDOM : NULL;
+
+    if (job->tmp_owner != NULL)
+        return cairn_tmpfile_open_owned(t, job->out->fd, job->tmp_owner, r, kind, 0644);
+    return cairn_tmpfile_open_as(t, job->out->fd, r, kind, 0644);
+}
+
 /* Opens and locks active/NAME.  0 when this daemon now owns it; 1 when the
  * job is bad and fail_reason is set; negative errno otherwise (-ENOENT:
  * gone, -EAGAIN: another daemon holds it). */
@@ -159,8 +172,7 @@ void cairn_job_start_files(struct cairn_job *job)
         return; /* quarantined on the loop, where the reason is worded */
     job->finish_step = "create the results file";
     job->tmp_names_drawn = cairn_tmpfile_random(job->tmp_names, sizeof(job->tmp_names)) == 0;
-    job->start_rc = cairn_tmpfile_open_as(&job->res_tmp, job->out->fd,
-                                          job->tmp_names_drawn ? job->tmp_names : NULL, 'r', 0644);
+    job->start_rc = open_temporary(job, &job->res_tmp, 0, 'r');
     /* Here, on this thread already, rather than one hop later. */
     if (job->start_rc == 0)
         (void)cairn_readahead_first(&job->first, job->in_fd, job->size);
@@ -275,10 +287,7 @@ static void stage(struct finishing *f)
     if (f->res == NULL || f->sum == NULL)
         goto fail;
     STEP("write results", cairn_filesink_write_kept(&job->results));
-    STEP("write summary",
-         cairn_tmpfile_open_as(&f->sum_tmp, job->out->fd,
-                               job->tmp_names_drawn ? job->tmp_names + CAIRN_TMPFILE_RANDOM : NULL,
-                               's', 0644));
+    STEP("write summary", open_temporary(job, &f->sum_tmp, 1, 's'));
     STEP("write summary", cairn_write_all(f->sum_tmp.fd, job->summary.data, job->summary.len));
     f->fds[0] = job->res_tmp.fd;
     f->fds[1] = f->sum_tmp.fd;

@@ -41,8 +41,11 @@ struct cairn_job {
     int took;                 /* this start's claim renamed it into active/ */
     int claimed;              /* in active/ and ours: a hand-back renames it out */
     int in_fd;
-    struct cairn_outdir *out;     /* the output directory, as it was when we began;
+    struct cairn_outdir *out; /* the output directory, as it was when we began;
                             results and summary land there together */
+    /* The owner of its temporaries there (tmpfile.h), or NULL: each
+     * locks itself.  Lives as long as out. */
+    const struct cairn_tmpowner *tmp_owner;
     struct cairn_tmpfile res_tmp; /* the results, until published */
     /* The random bytes of its two temporaries' names, results then
      * summary, drawn in one getrandom(2) at the start (when

@@ -130,6 +130,12 @@ static void mark_barriers(struct cairn_commit *c, struct request *round)
         }
 }
 
+/* Inode 0 is a file no other entry names (commit.h): never the same. */
+static int same_inode(ino_t a, ino_t b)
+{
+    return a == b && a != 0;
+}
+
 /* The result of a sync already issued this round that covers
  * r->fds[i]: an fsync of its inode or a syncfs of its file system.  1 when
  * none was. */
@@ -142,7 +148,7 @@ static int synced_before(const struct request *round, const struct request *r, s
         for (j = 0; j < q->n; j++) {
             if (q == r && j == i)
                 return 1;
-            if (q->dev[j] == r->dev[i] && (q->ino[j] == r->ino[i] || q->by_syncfs[j]))
+            if (q->dev[j] == r->dev[i] && (same_inode(q->ino[j], r->ino[i]) || q->by_syncfs[j]))
                 return q->fd_rc[j];
         }
     return 1;
@@ -181,7 +187,7 @@ static int worth_syncfs(const struct request *round, dev_t dev)
             /* Counted already if an earlier entry names the same inode. */
             for (p = round; p != NULL && !seen; p = p == q ? NULL : p->next)
                 for (k = 0; k < (p == q ? j : p->n) && !seen; k++)
-                    seen = p->dev[k] == dev && p->ino[k] == q->ino[j];
+                    seen = p->dev[k] == dev && same_inode(p->ino[k], q->ino[j]);
             if (!seen && ++n >= SYNCFS_MIN_INODES)
                 return 1;
         }

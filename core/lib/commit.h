@@ -58,7 +58,8 @@ int cairn_commit_sync(struct cairn_commit *c, const int *fds, size_t n);
  * it, sparing the commit its own fstat(2). */
 struct cairn_commit_key {
     dev_t dev;
-    ino_t ino;
+    ino_t ino;   /* 0: a file no other request names (a temporary just
+                  created, tmpfile.h): never taken for another's inode */
     int regular; /* a regular file (its own writeback errors are looked
                     for through its descriptor after the round) */
 };

@@ -35,20 +35,25 @@ int cairn_tmpfile_random(unsigned char *r, size_t len)
     return 0;
 }
 
+static void hex_of(char *out, const unsigned char *r, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+
+    for (size_t i = 0; i < len; i++) {
+        *out++ = hex[r[i] >> 4];
+        *out++ = hex[r[i] & 15];
+    }
+    *out = '\0';
+}
+
 /* The name of the random bytes r. */
 static void name_of(char out[CAIRN_TMPFILE_NAME_MAX], const unsigned char r[CAIRN_TMPFILE_RANDOM],
                     char kind)
 {
-    static const char hex[] = "0123456789abcdef";
-    char *p = out;
+    char hex[2 * CAIRN_TMPFILE_RANDOM + 1];
 
-    memcpy(p, PREFIX, PREFIX_LEN);
-    p += PREFIX_LEN;
-    for (size_t i = 0; i < CAIRN_TMPFILE_RANDOM; i++) {
-        *p++ = hex[r[i] >> 4];
-        *p++ = hex[r[i] & 15];
-    }
-    snprintf(p, CAIRN_TMPFILE_NAME_MAX - (size_t)(p - out), ".%c.tmp", kind);
+    hex_of(hex, r, CAIRN_TMPFILE_RANDOM);
+    snprintf(out, CAIRN_TMPFILE_NAME_MAX, PREFIX "%s.%c.tmp", hex, kind);
 }
 
 /* 1 when dir_fd/name is still the file whose fstat(2) is held. */
@@ -127,6 +132,92 @@ int cairn_tmpfile_open_as(struct cairn_tmpfile *t, int dir_fd,
     return rc;
 }
 
+/* ---- owners ------------------------------------------------------------ */
+
+#define LOCK_SUFFIX     ".lock"
+#define LOCK_SUFFIX_LEN 5
+#define OWNED_RANDOM    (CAIRN_TMPOWNER_HEX / 2) /* bytes of an owned name */
+
+/* ".cairn.<id>.lock" */
+static void lock_name(char out[CAIRN_TMPFILE_NAME_MAX], const char *id)
+{
+    snprintf(out, CAIRN_TMPFILE_NAME_MAX, PREFIX "%s" LOCK_SUFFIX, id);
+}
+
+int cairn_tmpowner_open(struct cairn_tmpowner *o, int dir_fd)
+{
+    unsigned char r[CAIRN_TMPOWNER_HEX / 2];
+    struct cairn_tmpfile lock;
+    char name[CAIRN_TMPFILE_NAME_MAX];
+    int tries, rc = -EEXIST;
+
+    o->fd = -1;
+    /* The lock file is made like a temporary: created, locked, then
+     * looked up by name, so a sweep that took it before our lock is
+     * noticed (-EEXIST) and another name drawn. */
+    for (tries = 0; tries < 4 && rc == -EEXIST; tries++) {
+        if ((rc = cairn_tmpfile_random(r, sizeof(r))) != 0)
+            return rc;
+        hex_of(o->id, r, sizeof(r));
+        lock_name(name, o->id);
+        rc = create(&lock, dir_fd, name, 0600, 1);
+    }
+    if (rc != 0)
+        return rc;
+    o->fd = lock.fd;
+    o->dev = lock.dev;
+    return 0;
+}
+
+int cairn_tmpowner_close(struct cairn_tmpowner *o, int dir_fd)
+{
+    char name[CAIRN_TMPFILE_NAME_MAX];
+    int rc = 0;
+
+    if (o->fd < 0)
+        return 0;
+    lock_name(name, o->id);
+    /* Removed while still locked: a sweep never sees it unlocked. */
+    if (unlinkat(dir_fd, name, 0) != 0 && errno != ENOENT)
+        rc = -errno;
+    close(o->fd);
+    o->fd = -1;
+    return rc;
+}
+
+int cairn_tmpfile_open_owned(struct cairn_tmpfile *t, int dir_fd, const struct cairn_tmpowner *o,
+                             const unsigned char r[CAIRN_TMPFILE_RANDOM], char kind, mode_t mode)
+{
+    unsigned char fresh[OWNED_RANDOM];
+    char hex[CAIRN_TMPOWNER_HEX + 1];
+    int tries;
+
+    t->fd = -1;
+    t->dir_fd = dir_fd;
+    /* EEXIST: someone planted the name.  No sweep can take ours: the
+     * owner's lock is held. */
+    for (tries = 0; tries < 4; tries++) {
+        if (tries > 0 || r == NULL) {
+            int rc = cairn_tmpfile_random(fresh, sizeof(fresh));
+
+            if (rc != 0)
+                return rc;
+            r = fresh;
+        }
+        hex_of(hex, r, OWNED_RANDOM);
+        snprintf(t->name, sizeof(t->name), PREFIX "%s-%s.%c.tmp", o->id, hex, kind);
+        t->fd = openat(dir_fd, t->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (t->fd >= 0) {
+            t->dev = o->dev;
+            t->ino = 0;
+            return 0;
+        }
+        if (errno != EEXIST)
+            return -errno;
+    }
+    return -EEXIST;
+}
+
 int cairn_tmpfile_open(struct cairn_tmpfile *t, int dir_fd, char kind, mode_t mode)
 {
     return cairn_tmpfile_open_as(t, dir_fd, NULL, kind, mode);
@@ -168,19 +259,43 @@ void cairn_tmpfile_discard(struct cairn_tmpfile *t)
     t->fd = -1;
 }
 
-/* ".cairn." + 32 hex digits + "." + one letter + ".tmp": ours, and nothing
- * else (a producer's own ".x.tmp" is not). */
-static int is_ours(const char *name)
+static int all_hex(const char *s, size_t len)
 {
-    size_t n = strlen(name), i;
-
-    if (n != PREFIX_LEN + HEX_LEN + 6 || strncmp(name, PREFIX, PREFIX_LEN) != 0 ||
-        strcmp(name + n - 4, ".tmp") != 0 || name[PREFIX_LEN + HEX_LEN] != '.')
-        return 0;
-    for (i = PREFIX_LEN; i < PREFIX_LEN + HEX_LEN; i++)
-        if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+    for (size_t i = 0; i < len; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
             return 0;
     return 1;
+}
+
+enum shape {
+    NOT_OURS,
+    TEMPORARY,
+    OWNED,
+    OWNER_LOCK
+};
+
+/* Ours, and nothing else (a producer's own ".x.tmp" is not):
+ *   ".cairn." + 32 hex + "." + one letter + ".tmp"            TEMPORARY
+ *   ".cairn." + 16 hex + "-" + 16 hex + "." + letter + ".tmp"  OWNED
+ *   ".cairn." + 16 hex + ".lock"                              OWNER_LOCK */
+static enum shape shape_of(const char *name)
+{
+    size_t n = strlen(name);
+    const char *h = name + PREFIX_LEN;
+
+    if (n < PREFIX_LEN || strncmp(name, PREFIX, PREFIX_LEN) != 0)
+        return NOT_OURS;
+    if (n == PREFIX_LEN + CAIRN_TMPOWNER_HEX + LOCK_SUFFIX_LEN &&
+        strcmp(name + n - LOCK_SUFFIX_LEN, LOCK_SUFFIX) == 0 && all_hex(h, CAIRN_TMPOWNER_HEX))
+        return OWNER_LOCK;
+    if (n == PREFIX_LEN + HEX_LEN + 6 && strcmp(name + n - 4, ".tmp") == 0 &&
+        name[PREFIX_LEN + HEX_LEN] == '.' && all_hex(h, HEX_LEN))
+        return TEMPORARY;
+    if (n == PREFIX_LEN + 2 * CAIRN_TMPOWNER_HEX + 7 && strcmp(name + n - 4, ".tmp") == 0 &&
+        h[2 * CAIRN_TMPOWNER_HEX + 1] == '.' && h[CAIRN_TMPOWNER_HEX] == '-' &&
+        all_hex(h, CAIRN_TMPOWNER_HEX) && all_hex(h + CAIRN_TMPOWNER_HEX + 1, CAIRN_TMPOWNER_HEX))
+        return OWNED;
+    return NOT_OURS;
 }
 
 /* Removes dir_fd/name when it is a dead writer's temporary: a regular file
@@ -204,6 +319,38 @@ static int remove_if_stale(int dir_fd, const char *name)
     return removed;
 }
 
+/* 1 when nobody holds the lock of the owner whose temporary name is (or
+ * its lock file is gone); 0 when it lives, or cannot be told (a lock
+ * file that is not a regular file: its temporaries are kept). */
+static int owner_dead(int dir_fd, const char *name)
+{
+    char id[CAIRN_TMPOWNER_HEX + 1], lock[CAIRN_TMPFILE_NAME_MAX];
+    struct stat st;
+    int fd, dead;
+
+    memcpy(id, name + PREFIX_LEN, CAIRN_TMPOWNER_HEX);
+    id[CAIRN_TMPOWNER_HEX] = '\0';
+    lock_name(lock, id);
+    fd = openat(dir_fd, lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT;
+    dead = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0;
+    close(fd);
+    return dead;
+}
+
+/* An owner's temporary, removed when its owner is dead: a regular file,
+ * never followed.  1 when removed. */
+static int remove_if_orphan(int dir_fd, const char *name)
+{
+    struct stat st;
+
+    if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        !owner_dead(dir_fd, name))
+        return 0;
+    return unlinkat(dir_fd, name, 0) == 0;
+}
+
 struct sweep {
     int dir_fd;
     int removed;
@@ -213,8 +360,13 @@ static int sweep_one(void *data, const char *name)
 {
     struct sweep *sw = data;
 
-    if (is_ours(name))
-        sw->removed += remove_if_stale(sw->dir_fd, name);
+    switch (shape_of(name)) {
+    case TEMPORARY: sw->removed += remove_if_stale(sw->dir_fd, name); break;
+    case OWNED: sw->removed += remove_if_orphan(sw->dir_fd, name); break;
+    /* Not counted: no writer's output was lost with it. */
+    case OWNER_LOCK: (void)remove_if_stale(sw->dir_fd, name); break;
+    case NOT_OURS: break;
+    }
     return 0;
 }
 

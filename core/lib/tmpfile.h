@@ -9,8 +9,9 @@
  * means a name planted in advance, a symbolic link included, is never
  * opened, only skipped.
  *
- * The writer holds an flock(2) on the file for as long as the name exists,
- * so a sweep tells a dead writer's leftover (nobody holds its lock) from a
+ * The writer holds an flock(2) on the file for as long as the name exists
+ * (or on its owner's lock file, below: a job's results and summary), so a
+ * sweep tells a dead writer's leftover (nobody holds its lock) from a
  * live one's without looking at any PID.
  */
 #ifndef CAIRN_TMPFILE_H
@@ -20,15 +21,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* ".cairn." + 32 hex + ".k.tmp" + NUL */
+/* ".cairn." + 32 hex + ".k.tmp" + NUL (an owner's: 16 hex, "-", 16 hex) */
 #define CAIRN_TMPFILE_NAME_MAX 48
 
 struct cairn_tmpfile {
     int dir_fd; /* borrowed: the directory it lives in */
     int fd;     /* open for writing and locked; -1 when closed */
     char name[CAIRN_TMPFILE_NAME_MAX];
-    dev_t dev; /* the file's, once created (for cairn_commit_key) */
-    ino_t ino;
+    dev_t dev; /* the file's, once created (for cairn_commit_key); an */
+    ino_t ino; /* owner's temporary has inode 0 here (see below) */
 };
 
 /*
@@ -70,11 +71,51 @@ void cairn_tmpfile_discard(struct cairn_tmpfile *t);
 int cairn_tmpfile_write_sync(struct cairn_tmpfile *t, const void *data, size_t len);
 
 /*
+ * An owner: one lock for all of a writer's temporaries in one directory,
+ * instead of an flock(2) and a look by name for each (two system calls a
+ * temporary, four a daemon's job).  The owner creates and locks
+ * ".cairn.<16 hex digits>.lock" once; its temporaries are named
+ * ".cairn.<the owner's 16 hex>-<16 random hex>.<kind>.tmp" and are not
+ * locked themselves.  A sweep removes such a temporary only when nobody
+ * holds its owner's lock (or the lock file is gone), and removes the lock
+ * file of an owner that is dead.  Since the owner's lock is held, and its
+ * name checked, before any temporary of its exists, a sweep can never
+ * take a live writer's temporary, not even between its create and
+ * anything else.
+ */
+#define CAIRN_TMPOWNER_HEX 16
+
+struct cairn_tmpowner {
+    int fd;    /* the lock file, locked; -1: none */
+    dev_t dev; /* the directory's (its temporaries' device) */
+    char id[CAIRN_TMPOWNER_HEX + 1];
+};
+
+/* Creates and locks an owner in dir_fd, after any sweep of dir_fd by this
+ * process (see cairn_tmpfile_sweep).  0, or a negative errno (o->fd is
+ * then -1: the caller's temporaries lock themselves). */
+int cairn_tmpowner_open(struct cairn_tmpowner *o, int dir_fd);
+
+/* Removes the owner's lock file and closes it, once none of its
+ * temporaries is left; a no-op when o->fd is -1.  0, or the negative
+ * errno of the removal (it is closed all the same: a sweep takes the
+ * file). */
+int cairn_tmpowner_close(struct cairn_tmpowner *o, int dir_fd);
+
+/* cairn_tmpfile_open_as for an owner's temporary in dir_fd (o open, in
+ * that directory): one openat(2).  Its key for a group commit is the
+ * directory's device and inode 0, "a file no other request names"
+ * (commit.h).  Fresh bytes are drawn if the name is taken. */
+int cairn_tmpfile_open_owned(struct cairn_tmpfile *t, int dir_fd, const struct cairn_tmpowner *o,
+                             const unsigned char r[CAIRN_TMPFILE_RANDOM], char kind, mode_t mode);
+
+/*
  * NAME     cairn_tmpfile_sweep - remove dead writers' temporaries in dir_fd
  * RETURNS  how many were removed, or a negative errno
  * NOTES    a temporary is a dead writer's when it is a regular file with
- *          the shape of our names and nobody holds its lock; nothing is
- *          followed.  Call it before this process stages anything in
+ *          the shape of our names and nobody holds its lock (its owner's,
+ *          for an owner's temporary); an owner's lock file nobody holds
+ *          goes too; nothing is followed.  Call it before this process stages anything in
  *          dir_fd: where flock(2) is emulated with POSIX locks (NFS), a
  *          process does not conflict with its own locks.
  */

@@ -202,6 +202,54 @@ START_TEST(sets_of_one_caller_share_one_round)
 }
 END_TEST
 
+/* Two files a caller has just created, keyed with inode 0 ("named by no
+ * other request", as a temporary under an owner is): two inodes, never
+ * one.  On a file system without a barrier syncfs that is an fsync each
+ * (taken for one inode, the second would never be synced); with one, the
+ * two make a syncfs.  A tmpfs is used where there is one, for the first
+ * case. */
+START_TEST(fresh_files_keyed_inode_0_are_two_inodes)
+{
+    char dir[64] = "/dev/shm/cairn-test-commit-XXXXXX";
+    struct cairn_commit *c;
+    struct cairn_commit_stats st;
+    struct cairn_commit_set set;
+    struct cairn_commit_key keys[2];
+    struct statfs fs;
+    struct stat d;
+    int dfd, fds[2], i, barrier;
+
+    if (statfs("/dev/shm", &fs) != 0 || fs.f_type != TMPFS_MAGIC)
+        snprintf(dir, sizeof(dir), "%s", "cairn-test-commit-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    ck_assert_int_ge(dfd, 0);
+    ck_assert_int_eq(fstat(dfd, &d), 0);
+    ck_assert_int_eq(fstatfs(dfd, &fs), 0);
+    barrier = fs.f_type == EXT4_SUPER_MAGIC || fs.f_type == XFS_SUPER_MAGIC ||
+              fs.f_type == BTRFS_SUPER_MAGIC;
+    for (i = 0; i < 2; i++) {
+        fds[i] = openat(dfd, i == 0 ? "a" : "b", O_WRONLY | O_CREAT | O_EXCL, 0644);
+        ck_assert_int_ge(fds[i], 0);
+        ck_assert_int_eq(write(fds[i], "x\n", 2), 2);
+        keys[i] = (struct cairn_commit_key){ d.st_dev, 0, 1 };
+    }
+    ck_assert_int_eq(cairn_commit_new(&c), 0);
+    set = (struct cairn_commit_set){ .fds = fds, .n = 2, .keys = keys, .rc = 1 };
+    cairn_commit_sync_each(c, &set, 1);
+    ck_assert_int_eq(set.rc, 0);
+    cairn_commit_stats(c, &st);
+    ck_assert_uint_eq(st.syncs, barrier ? 1 : 2);
+    cairn_commit_free(c);
+    for (i = 0; i < 2; i++)
+        close(fds[i]);
+    unlinkat(dfd, "a", 0);
+    unlinkat(dfd, "b", 0);
+    close(dfd);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 #define CALLERS 24
 
 struct caller {
@@ -274,6 +322,7 @@ int main(void)
     tcase_add_test(tc, error_goes_to_the_requests_it_concerns);
     tcase_add_test(tc, callers_together_share_rounds);
     tcase_add_test(tc, sets_of_one_caller_share_one_round);
+    tcase_add_test(tc, fresh_files_keyed_inode_0_are_two_inodes);
     suite_add_tcase(s, tc);
     failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

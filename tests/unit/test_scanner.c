@@ -4,6 +4,7 @@
  * own.
  */
 #include <check.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -174,6 +175,7 @@ static void setup(struct fixture *f)
     snprintf(f->out, sizeof(f->out), "%s/out", f->root);
     ck_assert_int_eq(mkdir(f->in, 0755), 0);
     ck_assert_int_eq(mkdir(f->out, 0755), 0);
+    f->spool.log = NULL;
     ck_assert_int_eq(cairn_spool_open(&f->spool, f->in, f->out, &what), 0);
     ck_assert_int_eq(uv_loop_init(&f->loop), 0);
     f->seen.loop_thread = uv_thread_self();
@@ -348,6 +350,61 @@ START_TEST(held_output_directory_outlives_a_follow)
 }
 END_TEST
 
+static int lock_files_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+
+    ck_assert_ptr_nonnull(d);
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        n += len > 12 && strncmp(e->d_name, ".cairn.", 7) == 0 &&
+             strcmp(e->d_name + len - 5, ".lock") == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+/* An output directory's owner (its jobs' temporaries' lock) is made once,
+ * at the first ask, and its lock file goes with the last reference, or at
+ * once when an abort drops it. */
+START_TEST(output_owner_is_made_once_and_goes_with_the_directory)
+{
+    struct fixture f;
+    struct cairn_outdir *held;
+    const struct cairn_tmpowner *o;
+    char old[PATH_MAX];
+
+    setup(&f);
+    held = cairn_spool_hold_output(&f.spool);
+    ck_assert_int_eq(lock_files_in(f.out), 0);
+    o = cairn_outdir_owner(held);
+    ck_assert_ptr_nonnull(o);
+    ck_assert_ptr_eq(cairn_outdir_owner(held), o);
+    ck_assert_int_eq(lock_files_in(f.out), 1);
+    /* The path moves on: the job that holds the old one keeps its lock
+     * until its end. */
+    snprintf(old, sizeof(old), "%s/out-old", f.root);
+    ck_assert_int_eq(rename(f.out, old), 0);
+    ck_assert_int_eq(mkdir(f.out, 0755), 0);
+    ck_assert_int_eq(cairn_spool_follow_output(&f.spool, f.out), 0);
+    ck_assert_int_eq(lock_files_in(old), 1);
+    cairn_outdir_release(held);
+    ck_assert_int_eq(lock_files_in(old), 0);
+    ck_assert_int_eq(rmdir(old), 0);
+    /* An abort drops it while jobs still hold it. */
+    held = cairn_spool_hold_output(&f.spool);
+    ck_assert_ptr_nonnull(cairn_outdir_owner(held));
+    ck_assert_int_eq(lock_files_in(f.out), 1);
+    cairn_outdir_drop_owner(f.spool.out);
+    ck_assert_int_eq(lock_files_in(f.out), 0);
+    ck_assert_ptr_null(cairn_outdir_owner(held)); /* not made again */
+    cairn_outdir_release(held);
+    teardown(&f);
+}
+END_TEST
+
 START_TEST(future_mtimes_age_by_our_clock)
 {
     struct timespec now = { .tv_sec = 1000000 };
@@ -407,6 +464,7 @@ int main(void)
     tcase_add_test(tc, stopped_scanner_calls_nothing);
     tcase_add_test(tc, future_mtimes_age_by_our_clock);
     tcase_add_test(tc, held_output_directory_outlives_a_follow);
+    tcase_add_test(tc, output_owner_is_made_once_and_goes_with_the_directory);
     suite_add_tcase(s, tc);
     failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -204,6 +204,90 @@ START_TEST(sweep_decides_by_lock)
 }
 END_TEST
 
+/* An owner's temporaries are named after it and hold no lock of their
+ * own.  A sweep keeps them, and the owner's lock file, while the owner
+ * lives; removes a temporary whose owner's lock file is gone; keeps those
+ * of a "lock file" that is no regular file; and once the owner dies (its
+ * lock released, its file left, as at a crash) removes its temporaries
+ * and its lock file, never what was committed. */
+START_TEST(owners_temporaries_live_and_die_with_its_lock)
+{
+    static const char orphan[] = ".cairn.0123456789abcdef-0123456789abcdef.r.tmp";
+    static const char odd_lock[] = ".cairn.fedcba9876543210.lock";
+    static const char odd_own[] = ".cairn.fedcba9876543210-00000000000000ff.s.tmp";
+    static const char near[] = ".cairn.0123456789abcdef_0123456789abcdef.r.tmp";
+    struct cairn_tmpowner o;
+    struct cairn_tmpfile a, b;
+    char lock[64], text[16];
+    int other;
+
+    ck_assert_int_eq(cairn_tmpowner_open(&o, g_fd), 0);
+    snprintf(lock, sizeof(lock), ".cairn.%s.lock", o.id);
+    ck_assert_int_eq(faccessat(g_fd, lock, F_OK, 0), 0);
+    ck_assert_int_eq(cairn_tmpfile_open_owned(&a, g_fd, &o, NULL, 'r', 0644), 0);
+    ck_assert_int_eq(cairn_tmpfile_open_owned(&b, g_fd, &o, NULL, 's', 0644), 0);
+    ck_assert_int_eq(strncmp(a.name, ".cairn.", 7), 0);
+    ck_assert_int_eq(strncmp(a.name + 7, o.id, CAIRN_TMPOWNER_HEX), 0);
+    ck_assert_int_eq(a.name[7 + CAIRN_TMPOWNER_HEX], '-');
+    ck_assert_str_ne(a.name, b.name);
+    ck_assert_uint_eq(a.ino, 0);
+    /* Not locked itself: another description can take its lock. */
+    other = openat(g_fd, a.name, O_RDONLY);
+    ck_assert_int_ge(other, 0);
+    ck_assert_int_eq(flock(other, LOCK_EX | LOCK_NB), 0);
+    close(other);
+    put(orphan, "left by a crash");
+    put(near, "not our shape");
+    ck_assert_int_eq(mkdirat(g_fd, odd_lock, 0755), 0);
+    put(odd_own, "kept");
+
+    ck_assert_int_eq(cairn_tmpfile_sweep(g_fd), 1);
+    ck_assert_int_eq(faccessat(g_fd, orphan, F_OK, 0), -1);
+    ck_assert_int_eq(faccessat(g_fd, a.name, F_OK, 0), 0);
+    ck_assert_int_eq(faccessat(g_fd, b.name, F_OK, 0), 0);
+    ck_assert_int_eq(faccessat(g_fd, lock, F_OK, 0), 0);
+    ck_assert_int_eq(faccessat(g_fd, odd_own, F_OK, 0), 0);
+    ck_assert_int_eq(faccessat(g_fd, near, F_OK, 0), 0);
+
+    ck_assert_int_eq(cairn_tmpfile_write_sync(&a, "r\n", 2), 0);
+    ck_assert_int_eq(cairn_tmpfile_commit(&a, "job.results.jsonl"), 0);
+    close(o.fd); /* the owner dies */
+    ck_assert_int_eq(cairn_tmpfile_sweep(g_fd), 1);
+    ck_assert_int_eq(faccessat(g_fd, b.name, F_OK, 0), -1);
+    ck_assert_int_eq(faccessat(g_fd, lock, F_OK, 0), -1);
+    slurp("job.results.jsonl", text, sizeof(text));
+    ck_assert_str_eq(text, "r\n");
+    cairn_tmpfile_discard(&b); /* its name is gone already */
+    ck_assert_int_eq(unlinkat(g_fd, odd_own, 0), 0);
+    ck_assert_int_eq(unlinkat(g_fd, near, 0), 0);
+    ck_assert_int_eq(unlinkat(g_fd, odd_lock, AT_REMOVEDIR), 0);
+}
+END_TEST
+
+/* A live owner's close removes its lock file; a planted owned name is
+ * skipped for fresh bytes, never opened. */
+START_TEST(owner_close_leaves_nothing_and_planted_names_are_skipped)
+{
+    struct cairn_tmpowner o;
+    struct cairn_tmpfile t;
+    unsigned char r[CAIRN_TMPFILE_RANDOM] = { 0 };
+    char planted[64];
+
+    ck_assert_int_eq(cairn_tmpowner_open(&o, g_fd), 0);
+    snprintf(planted, sizeof(planted), ".cairn.%s-0000000000000000.r.tmp", o.id);
+    ck_assert_int_eq(symlinkat("victim", g_fd, planted), 0);
+    ck_assert_int_eq(cairn_tmpfile_open_owned(&t, g_fd, &o, r, 'r', 0644), 0);
+    ck_assert_str_ne(t.name, planted);
+    ck_assert_int_eq(faccessat(g_fd, "victim", F_OK, 0), -1);
+    cairn_tmpfile_discard(&t);
+    ck_assert_int_eq(unlinkat(g_fd, planted, 0), 0);
+    cairn_tmpowner_close(&o, g_fd);
+    ck_assert_int_eq(o.fd, -1);
+    cairn_tmpowner_close(&o, g_fd); /* again: nothing */
+    ck_assert_int_eq(entries(), 0);
+}
+END_TEST
+
 /* A commit that cannot rename (a directory in the way) leaves nothing. */
 START_TEST(failed_commit_leaves_nothing)
 {
@@ -231,6 +315,8 @@ int main(void)
     tcase_add_test(tc, a_planted_name_is_never_opened);
     tcase_add_test(tc, sweep_decides_by_lock);
     tcase_add_test(tc, failed_commit_leaves_nothing);
+    tcase_add_test(tc, owners_temporaries_live_and_die_with_its_lock);
+    tcase_add_test(tc, owner_close_leaves_nothing_and_planted_names_are_skipped);
     suite_add_tcase(s, tc);
     failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
