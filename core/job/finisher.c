@@ -151,16 +151,22 @@ int cairn_finisher_init(struct cairn_finisher *f, uv_loop_t *loop, struct cairn_
     return 0;
 }
 
+/* Under the lock: item queued, and the work item to run for it, marked
+ * running (CAIRN_FINISH_ITEMS for none): a first for a job alone; a
+ * second once jobs wait while one turns (it took those it found, and
+ * these came after). */
+static unsigned queue(struct cairn_finisher *f, struct cairn_finisher_link *item)
+{
+    append(&f->ready, item);
+    return f->running == 0 || f->ready.first != item ? to_start(f) : CAIRN_FINISH_ITEMS;
+}
+
 void cairn_finisher_add(struct cairn_finisher *f, struct cairn_finisher_link *item)
 {
-    unsigned i = CAIRN_FINISH_ITEMS;
+    unsigned i;
 
     uv_mutex_lock(&f->lock);
-    append(&f->ready, item);
-    /* A first item for a job alone; a second once jobs wait while one
-     * turns (it took those it found, and these came after). */
-    if (f->running == 0 || f->ready.first != item)
-        i = to_start(f);
+    i = queue(f, item);
     uv_mutex_unlock(&f->lock);
     if (i < CAIRN_FINISH_ITEMS)
         start(f, i);
@@ -168,17 +174,15 @@ void cairn_finisher_add(struct cairn_finisher *f, struct cairn_finisher_link *it
 
 void cairn_finisher_add_here(struct cairn_finisher *f, struct cairn_finisher_link *item)
 {
-    unsigned i = CAIRN_FINISH_ITEMS;
+    unsigned i;
 
     uv_mutex_lock(&f->lock);
-    append(&f->ready, item);
-    /* The same choice as cairn_finisher_add, but the turns run on this
-     * thread, in work[i]'s place: the bit keeps the loop from starting
-     * that item meanwhile, and goes in the same hold of the lock as the
-     * turn that found nobody waiting, so an item added after it finds
-     * the bit clear (or another item in flight, whose end looks again). */
-    if (f->running == 0 || f->ready.first != item)
-        i = to_start(f);
+    /* The turns run on this thread, in work[i]'s place: the bit keeps the
+     * loop from starting that item meanwhile, and goes in the same hold
+     * of the lock as the turn that found nobody waiting, so an item added
+     * after it finds the bit clear (or another item in flight, whose end
+     * looks again). */
+    i = queue(f, item);
     if (i < CAIRN_FINISH_ITEMS) {
         turns(f);
         f->running &= ~(1u << i);
