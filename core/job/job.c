@@ -157,6 +157,24 @@ static void end_early(struct cairn_job *job, const char *step, int rc)
     end(job, cairn_job_outcome(rc, job->fail_reason != NULL));
 }
 
+/* What its summary says of the job, with its counts so far. */
+static struct cairn_job_facts facts_of(const struct cairn_job *job, uint64_t bytes,
+                                       const struct cairn_tally *tally, double wall_seconds)
+{
+    return (struct cairn_job_facts){ .name = job->claim.name,
+                                     .base = job->claim.base,
+                                     .out_base = job->claim.out_base,
+                                     .reason = job->fail_reason,
+                                     .submitted_as = job->claim.submitted_as,
+                                     .input_inode = (uint64_t)job->ino,
+                                     .started = job->started,
+                                     .wall_seconds = wall_seconds,
+                                     .bytes = bytes,
+                                     .tally = tally,
+                                     .reg = &job->plugins->reg,
+                                     .pid = job->env.pid };
+}
+
 /* Renders the summary (and the reason) on the loop, then publishes on a
  * pool thread, with the jobs ending alongside (finisher.h). */
 static void finish(struct cairn_job *job)
@@ -165,18 +183,7 @@ static void finish(struct cairn_job *job)
     int rc = 0;
 
     job->wall_seconds = (double)(uv_hrtime() - job->t0_ns) / 1e9;
-    facts = (struct cairn_job_facts){ .name = job->claim.name,
-                                      .base = job->claim.base,
-                                      .out_base = job->claim.out_base,
-                                      .reason = job->fail_reason,
-                                      .submitted_as = job->claim.submitted_as,
-                                      .input_inode = (uint64_t)job->ino,
-                                      .started = job->started,
-                                      .wall_seconds = job->wall_seconds,
-                                      .bytes = job->stream.bytes,
-                                      .tally = &job->stream.tally,
-                                      .reg = &job->plugins->reg,
-                                      .pid = job->env.pid };
+    facts = facts_of(job, job->stream.bytes, &job->stream.tally, job->wall_seconds);
     if (job->fail_reason != NULL)
         rc = cairn_reason_render(&facts, &job->reason);
     if (rc == 0)
@@ -361,17 +368,7 @@ static void finish_here(struct cairn_job *job)
         return;
     job->here_bytes = len;
     job->here_wall = (double)(uv_hrtime() - job->t0_ns) / 1e9;
-    facts = (struct cairn_job_facts){ .name = job->claim.name,
-                                      .base = job->claim.base,
-                                      .out_base = job->claim.out_base,
-                                      .submitted_as = job->claim.submitted_as,
-                                      .input_inode = (uint64_t)job->ino,
-                                      .started = job->started,
-                                      .wall_seconds = job->here_wall,
-                                      .bytes = len,
-                                      .tally = &job->here_tally,
-                                      .reg = &job->plugins->reg,
-                                      .pid = job->env.pid };
+    facts = facts_of(job, len, &job->here_tally, job->here_wall);
     /* Out of memory: the loop's finish renders it again, or says so. */
     if (cairn_summary_render(&facts, &job->summary) == 0) {
         cairn_filesink_init(&job->results, job->env.loop, job->res_tmp.fd);
