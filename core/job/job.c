@@ -347,12 +347,14 @@ static void solve_here(struct cairn_job *job)
         cairn_tally_free(&job->here_tally); /* it streams: its stream keeps its own */
 }
 
-/* A job its start answered whole, with nothing the loop must settle
- * first (no failure, no new name, no quarantine, no record that memory
- * failed), goes from here to the finisher: through the loop, a job alone
- * waited for two thread wake-ups between its answer and its publishing,
- * and a burst queued behind the loop's other work.  The loop learns of it
- * at after_start (finished_here). */
+/* A job alone (no other file work in flight) that its start answered
+ * whole, with nothing the loop must settle first (no failure, no new
+ * name, no quarantine, no record that memory failed), is published from
+ * here: through the loop it waited for two thread wake-ups between its
+ * answer and its publishing.  In a burst the loop's path stays: start
+ * threads that turned the finisher made more context switches and fewer
+ * jobs a second (bench/run --baseline).  The loop learns of it at
+ * after_start (finished_here). */
 static void finish_here(struct cairn_job *job)
 {
     struct cairn_job_facts facts;
@@ -363,8 +365,8 @@ static void finish_here(struct cairn_job *job)
         job->attempts >= job->max_attempts || job->here_tally.out_of_memory > 0 ||
         !cairn_readahead_whole(job->first, &data, &len))
         return;
-    /* Refused once an abort has begun: the loop never sees it again. */
-    if (!cairn_inflight_try_enter(job->env.file_work))
+    /* Refused too once an abort has begun: the loop never sees it again. */
+    if (!cairn_inflight_try_enter_alone(job->env.file_work))
         return;
     job->here_bytes = len;
     job->here_wall = (double)(uv_hrtime() - job->t0_ns) / 1e9;

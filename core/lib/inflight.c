@@ -18,18 +18,12 @@ void cairn_inflight_leave(struct cairn_inflight *f)
         atomic_fetch_sub(&f->n, 1);
 }
 
-int cairn_inflight_try_enter(struct cairn_inflight *f)
+int cairn_inflight_try_enter_alone(struct cairn_inflight *f)
 {
-    unsigned n;
+    unsigned none = 0;
 
-    if (f == NULL)
-        return 1;
-    n = atomic_load(&f->n);
-    do {
-        if (n & CAIRN_INFLIGHT_CLOSED)
-            return 0;
-    } while (!atomic_compare_exchange_weak(&f->n, &n, n + 1));
-    return 1;
+    /* Closed, the count has CAIRN_INFLIGHT_CLOSED set: never 0. */
+    return f == NULL || atomic_compare_exchange_strong(&f->n, &none, 1);
 }
 
 int cairn_inflight_wait(struct cairn_inflight *f, unsigned ms)

@@ -25,10 +25,11 @@ struct cairn_inflight {
 void cairn_inflight_enter(struct cairn_inflight *f);
 
 /* A pool thread that is about to start file work of its own accord (a
- * job published from its start, job.c): 1 when counted, 0 once
- * cairn_inflight_close has run (the run is being abandoned: leave the
- * work undone).  NULL counts nothing and says 1. */
-int cairn_inflight_try_enter(struct cairn_inflight *f);
+ * job published from its start, job.c), only when no other item is in
+ * flight: 1 when counted; 0 when another is, or once cairn_inflight_close
+ * has run (the run is being abandoned: leave the work undone).  NULL
+ * counts nothing and says 1. */
+int cairn_inflight_try_enter_alone(struct cairn_inflight *f);
 
 /* Any thread, once the item's files are all in their final state (the
  * item's work function, at its end; or the loop, if queueing failed). */
@@ -38,7 +39,8 @@ void cairn_inflight_leave(struct cairn_inflight *f);
 int cairn_inflight_wait(struct cairn_inflight *f, unsigned ms);
 
 /* Loop thread, at an abort: no pool thread enters after this
- * (cairn_inflight_try_enter says 0), then waits as cairn_inflight_wait. */
+ * (cairn_inflight_try_enter_alone says 0), then waits as
+ * cairn_inflight_wait. */
 int cairn_inflight_close(struct cairn_inflight *f, unsigned ms);
 
 #endif /* CAIRN_INFLIGHT_H */

@@ -775,21 +775,21 @@ START_TEST(inflight_wait_sees_the_count_drop)
 }
 END_TEST
 
-/* A pool thread's own entry is counted until the abort closes the
- * count; after that it is refused, and the close still waits for the
- * items already in. */
+/* A pool thread's own entry is counted only when nothing else is in
+ * flight, and refused once the abort closes the count; the close still
+ * waits for the items already in. */
 START_TEST(inflight_close_refuses_new_entries)
 {
     struct cairn_inflight f = { 0 };
 
-    ck_assert_int_eq(cairn_inflight_try_enter(NULL), 1);
+    ck_assert_int_eq(cairn_inflight_try_enter_alone(NULL), 1);
     ck_assert_int_eq(cairn_inflight_close(NULL, 0), 0);
-    ck_assert_int_eq(cairn_inflight_try_enter(&f), 1);
+    ck_assert_int_eq(cairn_inflight_try_enter_alone(&f), 1);
+    ck_assert_int_eq(cairn_inflight_try_enter_alone(&f), 0); /* not alone */
     ck_assert_int_eq(cairn_inflight_close(&f, 0), -ETIMEDOUT);
-    ck_assert_int_eq(cairn_inflight_try_enter(&f), 0);
     cairn_inflight_leave(&f);
     ck_assert_int_eq(cairn_inflight_wait(&f, 0), 0);
-    ck_assert_int_eq(cairn_inflight_try_enter(&f), 0);
+    ck_assert_int_eq(cairn_inflight_try_enter_alone(&f), 0); /* closed */
 }
 END_TEST
 
