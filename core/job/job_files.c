@@ -70,6 +70,17 @@ static int open_temporary(struct cairn_job *job, struct cairn_tmpfile *t, int i,
     return cairn_tmpfile_open_as(t, job->out->fd, r, kind, 0644);
 }
 
+/* A temporary's key for the group commit: an owner's was never looked
+ * up, so it is a fresh file on the output directory's device; another
+ * was, at its creation. */
+static struct cairn_commit_key temporary_key(const struct cairn_job *job,
+                                             const struct cairn_tmpfile *t)
+{
+    if (job->tmp_owner != NULL)
+        return (struct cairn_commit_key){ .dev = job->out->dev, .regular = 1, .fresh = 1 };
+    return (struct cairn_commit_key){ .dev = t->dev, .ino = t->ino, .regular = 1 };
+}
+
 /* Opens and locks active/NAME.  0 when this daemon now owns it; 1 when the
  * job is bad and fail_reason is set; negative errno otherwise (-ENOENT:
  * gone, -EAGAIN: another daemon holds it). */
@@ -291,9 +302,9 @@ static void stage(struct finishing *f)
     STEP("write summary", cairn_write_all(f->sum_tmp.fd, job->summary.data, job->summary.len));
     f->fds[0] = job->res_tmp.fd;
     f->fds[1] = f->sum_tmp.fd;
-    f->keys[0] = (struct cairn_commit_key){ job->res_tmp.dev, job->res_tmp.ino, 1 };
-    f->keys[1] = (struct cairn_commit_key){ f->sum_tmp.dev, f->sum_tmp.ino, 1 };
-    f->out_key = (struct cairn_commit_key){ job->out->dev, job->out->ino, 0 };
+    f->keys[0] = temporary_key(job, &job->res_tmp);
+    f->keys[1] = temporary_key(job, &f->sum_tmp);
+    f->out_key = (struct cairn_commit_key){ .dev = job->out->dev, .ino = job->out->ino };
     f->live = 1;
     return;
 fail:

@@ -28,6 +28,7 @@ struct request {
      * (syncfs_is_barrier). */
     unsigned char barrier_fs[MAX_FDS];
     unsigned char regular[MAX_FDS]; /* fds[i] is a regular file */
+    unsigned char fresh[MAX_FDS];   /* fds[i]'s inode is its own (cairn_commit_key) */
     /* How fds[i] was made durable this round: by its own or an earlier
      * entry's fsync, or by a syncfs of its whole file system. */
     unsigned char by_syncfs[MAX_FDS];
@@ -130,10 +131,10 @@ static void mark_barriers(struct cairn_commit *c, struct request *round)
         }
 }
 
-/* Inode 0 is a file no other entry names (commit.h): never the same. */
-static int same_inode(ino_t a, ino_t b)
+/* 1 when p->fds[k] and q->fds[j] (both of one device) name one inode. */
+static int same_inode(const struct request *p, size_t k, const struct request *q, size_t j)
 {
-    return a == b && a != 0;
+    return !p->fresh[k] && !q->fresh[j] && p->ino[k] == q->ino[j];
 }
 
 /* The result of a sync already issued this round that covers
@@ -148,7 +149,7 @@ static int synced_before(const struct request *round, const struct request *r, s
         for (j = 0; j < q->n; j++) {
             if (q == r && j == i)
                 return 1;
-            if (q->dev[j] == r->dev[i] && (same_inode(q->ino[j], r->ino[i]) || q->by_syncfs[j]))
+            if (q->dev[j] == r->dev[i] && (q->by_syncfs[j] || same_inode(q, j, r, i)))
                 return q->fd_rc[j];
         }
     return 1;
@@ -187,7 +188,7 @@ static int worth_syncfs(const struct request *round, dev_t dev)
             /* Counted already if an earlier entry names the same inode. */
             for (p = round; p != NULL && !seen; p = p == q ? NULL : p->next)
                 for (k = 0; k < (p == q ? j : p->n) && !seen; k++)
-                    seen = p->dev[k] == dev && same_inode(p->ino[k], q->ino[j]);
+                    seen = p->dev[k] == dev && same_inode(p, k, q, j);
             if (!seen && ++n >= SYNCFS_MIN_INODES)
                 return 1;
         }
@@ -268,6 +269,7 @@ static int key(struct request *req, const struct cairn_commit_key *known)
             req->dev[i] = known[i].dev;
             req->ino[i] = known[i].ino;
             req->regular[i] = (unsigned char)(known[i].regular != 0);
+            req->fresh[i] = (unsigned char)(known[i].fresh != 0);
             continue;
         }
         if (fstat(req->fds[i], &st) != 0)

@@ -58,10 +58,12 @@ int cairn_commit_sync(struct cairn_commit *c, const int *fds, size_t n);
  * it, sparing the commit its own fstat(2). */
 struct cairn_commit_key {
     dev_t dev;
-    ino_t ino;   /* 0: a file no other request names (a temporary just
-                  created, tmpfile.h): never taken for another's inode */
+    ino_t ino;   /* unused when fresh */
     int regular; /* a regular file (its own writeback errors are looked
                     for through its descriptor after the round) */
+    int fresh;   /* a file the caller created and no other descriptor of
+                    the round names: an inode of its own, whatever ino says
+                    (a temporary, created in a directory on device dev) */
 };
 
 /* One job's request in a cairn_commit_sync_each call. */

@@ -165,7 +165,6 @@ int cairn_tmpowner_open(struct cairn_tmpowner *o, int dir_fd)
     if (rc != 0)
         return rc;
     o->fd = lock.fd;
-    o->dev = lock.dev;
     return 0;
 }
 
@@ -208,7 +207,7 @@ int cairn_tmpfile_open_owned(struct cairn_tmpfile *t, int dir_fd, const struct c
         snprintf(t->name, sizeof(t->name), PREFIX "%s-%s.%c.tmp", o->id, hex, kind);
         t->fd = openat(dir_fd, t->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
         if (t->fd >= 0) {
-            t->dev = o->dev;
+            t->dev = 0;
             t->ino = 0;
             return 0;
         }

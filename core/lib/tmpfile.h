@@ -28,8 +28,8 @@ struct cairn_tmpfile {
     int dir_fd; /* borrowed: the directory it lives in */
     int fd;     /* open for writing and locked; -1 when closed */
     char name[CAIRN_TMPFILE_NAME_MAX];
-    dev_t dev; /* the file's, once created (for cairn_commit_key); an */
-    ino_t ino; /* owner's temporary has inode 0 here (see below) */
+    dev_t dev; /* the file's, once created (for cairn_commit_key); 0 for */
+    ino_t ino; /* an owner's temporary, which is never looked up */
 };
 
 /*
@@ -86,8 +86,7 @@ int cairn_tmpfile_write_sync(struct cairn_tmpfile *t, const void *data, size_t l
 #define CAIRN_TMPOWNER_HEX 16
 
 struct cairn_tmpowner {
-    int fd;    /* the lock file, locked; -1: none */
-    dev_t dev; /* the directory's (its temporaries' device) */
+    int fd; /* the lock file, locked; -1: none */
     char id[CAIRN_TMPOWNER_HEX + 1];
 };
 
@@ -103,9 +102,9 @@ int cairn_tmpowner_open(struct cairn_tmpowner *o, int dir_fd);
 int cairn_tmpowner_close(struct cairn_tmpowner *o, int dir_fd);
 
 /* cairn_tmpfile_open_as for an owner's temporary in dir_fd (o open, in
- * that directory): one openat(2).  Its key for a group commit is the
- * directory's device and inode 0, "a file no other request names"
- * (commit.h).  Fresh bytes are drawn if the name is taken. */
+ * that directory): one openat(2), no lookup (dev and ino stay 0: for a
+ * group commit it is a fresh file on the directory's device, commit.h).
+ * Fresh bytes are drawn if the name is taken. */
 int cairn_tmpfile_open_owned(struct cairn_tmpfile *t, int dir_fd, const struct cairn_tmpowner *o,
                              const unsigned char r[CAIRN_TMPFILE_RANDOM], char kind, mode_t mode);
 

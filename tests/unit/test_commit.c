@@ -202,13 +202,13 @@ START_TEST(sets_of_one_caller_share_one_round)
 }
 END_TEST
 
-/* Two files a caller has just created, keyed with inode 0 ("named by no
- * other request", as a temporary under an owner is): two inodes, never
- * one.  On a file system without a barrier syncfs that is an fsync each
+/* Two files a caller has just created, keyed fresh with the same device
+ * and inode (0, never looked up, as a temporary under an owner is): two
+ * inodes, never one.  On a file system without a barrier syncfs that is an fsync each
  * (taken for one inode, the second would never be synced); with one, the
  * two make a syncfs.  A tmpfs is used where there is one, for the first
  * case. */
-START_TEST(fresh_files_keyed_inode_0_are_two_inodes)
+START_TEST(fresh_keys_are_two_inodes)
 {
     char dir[64] = "/dev/shm/cairn-test-commit-XXXXXX";
     struct cairn_commit *c;
@@ -232,7 +232,7 @@ START_TEST(fresh_files_keyed_inode_0_are_two_inodes)
         fds[i] = openat(dfd, i == 0 ? "a" : "b", O_WRONLY | O_CREAT | O_EXCL, 0644);
         ck_assert_int_ge(fds[i], 0);
         ck_assert_int_eq(write(fds[i], "x\n", 2), 2);
-        keys[i] = (struct cairn_commit_key){ d.st_dev, 0, 1 };
+        keys[i] = (struct cairn_commit_key){ .dev = d.st_dev, .regular = 1, .fresh = 1 };
     }
     ck_assert_int_eq(cairn_commit_new(&c), 0);
     set = (struct cairn_commit_set){ .fds = fds, .n = 2, .keys = keys, .rc = 1 };
@@ -322,7 +322,7 @@ int main(void)
     tcase_add_test(tc, error_goes_to_the_requests_it_concerns);
     tcase_add_test(tc, callers_together_share_rounds);
     tcase_add_test(tc, sets_of_one_caller_share_one_round);
-    tcase_add_test(tc, fresh_files_keyed_inode_0_are_two_inodes);
+    tcase_add_test(tc, fresh_keys_are_two_inodes);
     suite_add_tcase(s, tc);
     failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
