@@ -264,6 +264,24 @@ static void sink_end(struct cairn_stream *s, int status)
     answered(job, status);
 }
 
+/* Loop thread: the counts a stream of one batch would have left, for a
+ * job its start answered (solve_here), bytes long. */
+static void count_solved_here(struct cairn_job *job, size_t bytes)
+{
+    job->stream.bytes = bytes;
+    job->stream.tally = job->here_tally;
+    job->here_tally = (struct cairn_tally){ 0 };
+    job->env.on_batch(job->env.data, &job->plugins->reg, &job->stream.tally);
+}
+
+/* Its results, kept as a stream's small last batch is, for the finish to
+ * write. */
+static void keep_solved_here(struct cairn_job *job)
+{
+    cairn_filesink_init(&job->results, job->env.loop, job->res_tmp.fd);
+    cairn_filesink_keep_all(&job->results, &job->here_out);
+}
+
 /* Its record answered by the start (solve_here): the same counts and
  * results a stream of one batch would have left, its last batch kept. */
 static void end_solved_here(struct cairn_job *job)
@@ -272,12 +290,8 @@ static void end_solved_here(struct cairn_job *job)
     size_t len = 0;
 
     (void)cairn_readahead_whole(job->first, &data, &len);
-    job->stream.bytes = len;
-    job->stream.tally = job->here_tally;
-    job->here_tally = (struct cairn_tally){ 0 };
-    job->env.on_batch(job->env.data, &job->plugins->reg, &job->stream.tally);
-    cairn_filesink_init(&job->results, job->env.loop, job->res_tmp.fd);
-    cairn_filesink_keep_all(&job->results, &job->here_out);
+    count_solved_here(job, len);
+    keep_solved_here(job);
     answered(job, job->solved_here < 0 ? job->solved_here : 0);
 }
 
@@ -373,8 +387,7 @@ static void finish_here(struct cairn_job *job)
     facts = facts_of(job, len, &job->here_tally, job->here_wall);
     /* Out of memory: the loop's finish renders it again, or says so. */
     if (cairn_summary_render(&facts, &job->summary) == 0) {
-        cairn_filesink_init(&job->results, job->env.loop, job->res_tmp.fd);
-        cairn_filesink_keep_all(&job->results, &job->here_out);
+        keep_solved_here(job);
         job->finishing_here = 1;
         cairn_finisher_add_here(job->env.finisher, &job->finishing);
     }
@@ -395,11 +408,8 @@ static void start_work(uv_work_t *req)
  * and the end, if the finisher told it already. */
 static void finished_here(struct cairn_job *job)
 {
-    job->stream.bytes = job->here_bytes;
-    job->stream.tally = job->here_tally;
-    job->here_tally = (struct cairn_tally){ 0 };
+    count_solved_here(job, job->here_bytes);
     job->wall_seconds = job->here_wall;
-    job->env.on_batch(job->env.data, &job->plugins->reg, &job->stream.tally);
     if (job->told_early)
         end(job, cairn_job_outcome(job->finish_rc, 0));
 }
