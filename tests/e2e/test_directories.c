@@ -132,7 +132,7 @@ START_TEST(output_removed_no_busy_loop_and_sigterm_served)
 
     env_init(&e);
     p = start(&e);
-    th_rm_tree(e.out);
+    th_rm_tree_live(e.out);
     th_drop_job(e.in, "a.jsonl", JOB, strlen(JOB));
     /* Two rescans' time to come straight back; a busy loop tries hundreds
      * of times in it, the back-off (1 s, 2 s, 4 s, ...) a few. */
@@ -255,7 +255,7 @@ START_TEST(output_removed_then_back_resumes)
 
     env_init(&e);
     p = start(&e);
-    th_rm_tree(e.out);
+    th_rm_tree_live(e.out);
     th_drop_job(e.in, "a.jsonl", JOB, strlen(JOB));
     TH_EVENTUALLY(th_log_has(p, "is unusable"), 10000, "the missing output directory was not said");
     ck_assert_int_eq(mkdir(e.out, 0755), 0);
@@ -326,7 +326,7 @@ START_TEST(output_path_followed_across_a_mount_and_a_file)
     th_pathf(under, "%s", e.out);
     TH_REQUIRE(!summary_in(under, "mounted"), "the job's outputs went under the mount");
 
-    th_rm_tree(e.out);
+    th_rm_tree_live(e.out);
     th_write_text(e.out, "not a directory\n");
     th_drop_job(e.in, "waits.jsonl", JOB, strlen(JOB));
     TH_EVENTUALLY(th_log_has(p, "is unusable: not a directory"), 10000,

@@ -151,6 +151,11 @@ void th_open_gate(const char *gate);
 char *th_make_dir_in(const char *root);
 /* rm -rf, not following symlinks nor crossing mount points. */
 void th_rm_tree(const char *dir);
+/* rm -rf of a directory a running daemon may write into (its metrics, its
+ * state folders it recreates): a pass can find the directory refilled
+ * behind it (ENOTEMPTY), as an operator's rm -rf would, so passes repeat
+ * until the directory is gone; the test fails if it never goes. */
+void th_rm_tree_live(const char *dir);
 int th_ends_with(const char *s, const char *suffix);
 
 /* ---- time and polling -------------------------------------------- */
