@@ -32,6 +32,10 @@ struct request {
     /* How fds[i] was made durable this round: by its own or an earlier
      * entry's fsync, or by a syncfs of its whole file system. */
     unsigned char by_syncfs[MAX_FDS];
+    /* fds[i]'s own writeback errors are still to be read (check_out): it
+     * is a file, and no fsync through this very descriptor reported
+     * them. */
+    unsigned char check[MAX_FDS];
     int rc;
     int done;
     struct request *next;
@@ -195,6 +199,12 @@ static int worth_syncfs(const struct request *round, dev_t dev)
     return 0;
 }
 
+/* What the leader's round did: counted into the stats under the lock. */
+struct round_counts {
+    uint64_t syncs;
+    uint64_t checks;
+};
+
 /*
  * The leader's round, without the lock: every request registered before
  * it began.  Where a file system holds many of the round's inodes and
@@ -202,42 +212,48 @@ static int worth_syncfs(const struct request *round, dev_t dev)
  * ext4 each fsync of a fresh file costs a journal commit and a device
  * cache flush, and a syncfs costs one of each for all of them (16 small
  * files: 4 ms instead of 55 ms on the development VM); it writes their
- * data out too, all of them in one pass.  Returns how many syncs it
- * issued.
+ * data out too, all of them in one pass.
  */
-static uint64_t sync_round(struct request *round)
+static struct round_counts sync_round(struct request *round)
 {
+    struct round_counts n = { 0, 0 };
     struct request *r;
-    uint64_t syncs = 0;
     size_t i;
 
     for (r = round; r != NULL; r = r->next) {
         r->rc = 0;
         for (i = 0; i < r->n; i++) {
-            int rc = synced_before(round, r, i);
+            int rc = synced_before(round, r, i), own = 0;
 
             if (rc == 1) {
                 r->by_syncfs[i] = (unsigned char)worth_syncfs(round, r->dev[i]);
-                if (r->by_syncfs[i])
+                if (r->by_syncfs[i]) {
                     rc = syncfs(r->fds[i]) == 0 ? 0 : -errno;
-                else
+                } else {
                     rc = fsync(r->fds[i]) == 0 ? 0 : -errno;
-                syncs++;
+                    own = 1;
+                }
+                n.syncs++;
             }
+            /* An fsync reports its own descriptor's errors, as a
+             * sync_file_range would after it: one call a file less. */
+            r->check[i] = (unsigned char)(r->regular[i] && !own);
+            n.checks += r->check[i];
             r->fd_rc[i] = rc;
             if (r->rc == 0)
                 r->rc = rc;
         }
     }
-    return syncs;
+    return n;
 }
 
 /*
  * The caller's share, after its round: each of its files' own writeback
- * errors, seen through its own descriptor.  The round's syncfs reports
- * what went wrong on the file system since the descriptor it was given
- * was opened, which may be another job's, opened later than ours; its
- * fsync reports the inode's.  sync_file_range(2) with WAIT_AFTER alone
+ * errors, seen through its own descriptor, unless that descriptor's own
+ * fsync reported them.  The round's syncfs reports what went wrong on the
+ * file system since the descriptor it was given was opened, which may be
+ * another job's, opened later than ours; an fsync through another
+ * descriptor of the inode tells that descriptor, not ours.  sync_file_range(2) with WAIT_AFTER alone
  * writes nothing (the round wrote the data out and waited for it): it
  * waits for writeback already under way, and returns what this
  * descriptor has not seen yet of its file's errors.  The data is not
@@ -281,14 +297,14 @@ static int key(struct request *req, const struct cairn_commit_key *known)
     return 0;
 }
 
-/* req's result: its round's, then check_out() of each of its files. */
+/* req's result: its round's, then check_out() of each file left to it. */
 static int result(const struct request *req)
 {
     size_t i;
     int rc = req->rc;
 
     for (i = 0; rc == 0 && i < req->n; i++)
-        if (req->regular[i])
+        if (req->check[i])
             rc = check_out(req->fds[i]);
     return rc;
 }
@@ -303,7 +319,7 @@ static void run(struct cairn_commit *c, struct request *first, struct request *l
     c->stats.requests += k;
     while (!first->done) {
         struct request *round, *r, *next;
-        uint64_t syncs;
+        struct round_counts counts;
 
         if (c->leading) {
             /* That round may have begun before our renames: wait for it
@@ -316,7 +332,7 @@ static void run(struct cairn_commit *c, struct request *first, struct request *l
         c->leading = 1;
         uv_mutex_unlock(&c->lock);
         mark_barriers(c, round);
-        syncs = sync_round(round);
+        counts = sync_round(round);
         uv_mutex_lock(&c->lock);
         for (r = round; r != NULL; r = next) {
             next = r->next; /* r may be gone once done is set and we unlock */
@@ -324,7 +340,8 @@ static void run(struct cairn_commit *c, struct request *first, struct request *l
         }
         c->leading = 0;
         c->stats.rounds++;
-        c->stats.syncs += syncs;
+        c->stats.syncs += counts.syncs;
+        c->stats.checks += counts.checks;
         uv_cond_broadcast(&c->cond);
     }
     uv_mutex_unlock(&c->lock);

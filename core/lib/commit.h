@@ -34,6 +34,9 @@ struct cairn_commit_stats {
     uint64_t requests; /* cairn_commit_sync calls */
     uint64_t rounds;   /* leader rounds */
     uint64_t syncs;    /* fsync(2) and syncfs(2) calls issued */
+    /* Files whose own writeback errors were left to sync_file_range(2)
+     * on their descriptor: those no fsync through it reported. */
+    uint64_t checks;
 };
 
 /* A new group commit, in *out.  0 or -ENOMEM. */
@@ -60,7 +63,8 @@ struct cairn_commit_key {
     dev_t dev;
     ino_t ino;   /* unused when fresh */
     int regular; /* a regular file (its own writeback errors are looked
-                    for through its descriptor after the round) */
+                    for through its descriptor after the round, unless
+                    its own fsync reported them) */
     int fresh;   /* a file the caller created and no other descriptor of
                     the round names: an inode of its own, whatever ino says
                     (a temporary, created in a directory on device dev) */

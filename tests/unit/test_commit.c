@@ -83,6 +83,9 @@ START_TEST(alone_syncs_at_once_in_one_round)
     /* Two files: one syncfs where it is a full barrier, else an fsync
      * each; the directory alone: one fsync. */
     ck_assert_uint_eq(st.syncs, dir_has_barrier_syncfs() ? 2 : 3);
+    /* After a syncfs each file's own errors are read through its own
+     * descriptor; an fsync of its own reported them already. */
+    ck_assert_uint_eq(st.checks, dir_has_barrier_syncfs() ? 2 : 0);
     close(fds[0]);
     close(fds[1]);
     cairn_commit_free(c);
@@ -133,6 +136,7 @@ START_TEST(one_inode_is_synced_once_per_round)
     ck_assert_int_eq(cairn_commit_sync(c, fds, 3), 0);
     cairn_commit_stats(c, &st);
     ck_assert_uint_eq(st.syncs, 1);
+    ck_assert_uint_eq(st.checks, 0);                         /* directories: nothing to read back */
     ck_assert_int_eq(cairn_commit_sync(c, fds, 5), -EINVAL); /* more than a job needs */
     close(fds[1]);
     close(fds[2]);
@@ -142,6 +146,29 @@ END_TEST
 
 /* fsync(2) of a pipe fails with EINVAL: the request naming it gets the
  * error, one sharing its round but not its inode does not. */
+/* One file through two descriptors: the first one's fsync makes it
+ * durable and reports that descriptor's errors; the second's are still
+ * to be read, through the second. */
+START_TEST(a_second_descriptor_of_a_file_reads_its_own_errors)
+{
+    struct cairn_commit *c;
+    struct cairn_commit_stats st;
+    int fds[2];
+
+    ck_assert_int_eq(cairn_commit_new(&c), 0);
+    fds[0] = new_file(0);
+    fds[1] = openat(g_fd, "f0", O_WRONLY);
+    ck_assert_int_ge(fds[1], 0);
+    ck_assert_int_eq(cairn_commit_sync(c, fds, 2), 0);
+    cairn_commit_stats(c, &st);
+    ck_assert_uint_eq(st.syncs, 1);
+    ck_assert_uint_eq(st.checks, 1);
+    close(fds[0]);
+    close(fds[1]);
+    cairn_commit_free(c);
+}
+END_TEST
+
 START_TEST(error_goes_to_the_requests_it_concerns)
 {
     struct cairn_commit *c;
@@ -240,6 +267,7 @@ START_TEST(fresh_keys_are_two_inodes)
     ck_assert_int_eq(set.rc, 0);
     cairn_commit_stats(c, &st);
     ck_assert_uint_eq(st.syncs, barrier ? 1 : 2);
+    ck_assert_uint_eq(st.checks, barrier ? 2 : 0);
     cairn_commit_free(c);
     for (i = 0; i < 2; i++)
         close(fds[i]);
@@ -319,6 +347,7 @@ int main(void)
     tcase_add_test(tc, alone_syncs_at_once_in_one_round);
     tcase_add_test(tc, empty_and_bad_requests_start_no_round);
     tcase_add_test(tc, one_inode_is_synced_once_per_round);
+    tcase_add_test(tc, a_second_descriptor_of_a_file_reads_its_own_errors);
     tcase_add_test(tc, error_goes_to_the_requests_it_concerns);
     tcase_add_test(tc, callers_together_share_rounds);
     tcase_add_test(tc, sets_of_one_caller_share_one_round);
