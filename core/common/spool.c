@@ -187,7 +187,7 @@ void cairn_outdir_release(struct cairn_outdir *o)
     free(o);
 }
 
-const struct cairn_tmpowner *cairn_outdir_owner(struct cairn_outdir *o)
+struct cairn_tmpowner *cairn_outdir_owner(struct cairn_outdir *o)
 {
     int rc;
 

@@ -88,7 +88,7 @@ void cairn_outdir_release(struct cairn_outdir *o);
 
 /* Loop thread: the owner of o's temporaries, made the first time it is
  * asked for; NULL when it cannot be made (said in the log; tmpfile.h). */
-const struct cairn_tmpowner *cairn_outdir_owner(struct cairn_outdir *o);
+struct cairn_tmpowner *cairn_outdir_owner(struct cairn_outdir *o);
 
 /* Loop thread, at an abort (the jobs holding o let go, their temporaries
  * removed): its owner's lock file goes now, not at the next start. */

@@ -58,15 +58,15 @@ static int move_input(struct cairn_job *job, int dir_fd)
 }
 
 /* The job's temporary number i (0 results, 1 summary) in its output
- * directory, under its owner when it has one (tmpfile.h), named by the
- * bytes its start drew.  0 or -errno. */
+ * directory: its owner's next when it has one (tmpfile.h), else named by
+ * the bytes its start drew.  0 or -errno. */
 static int open_temporary(struct cairn_job *job, struct cairn_tmpfile *t, int i, char kind)
 {
     const unsigned char *r =
         job->tmp_names_drawn ? job->tmp_names + (size_t)i * CAIRN_TMPFILE_RANDOM : NULL;
 
     if (job->tmp_owner != NULL)
-        return cairn_tmpfile_open_owned(t, job->out->fd, job->tmp_owner, r, kind, 0644);
+        return cairn_tmpfile_open_owned(t, job->out->fd, job->tmp_owner, kind, 0644);
     return cairn_tmpfile_open_as(t, job->out->fd, r, kind, 0644);
 }
 
@@ -182,7 +182,8 @@ void cairn_job_start_files(struct cairn_job *job)
     if (job->attempts >= job->max_attempts)
         return; /* quarantined on the loop, where the reason is worded */
     job->finish_step = "create the results file";
-    job->tmp_names_drawn = cairn_tmpfile_random(job->tmp_names, sizeof(job->tmp_names)) == 0;
+    job->tmp_names_drawn =
+        job->tmp_owner == NULL && cairn_tmpfile_random(job->tmp_names, sizeof(job->tmp_names)) == 0;
     job->start_rc = open_temporary(job, &job->res_tmp, 0, 'r');
     /* Here, on this thread already, rather than one hop later. */
     if (job->start_rc == 0)

@@ -45,11 +45,12 @@ struct cairn_job {
                             results and summary land there together */
     /* The owner of its temporaries there (tmpfile.h), or NULL: each
      * locks itself.  Lives as long as out. */
-    const struct cairn_tmpowner *tmp_owner;
+    struct cairn_tmpowner *tmp_owner;
     struct cairn_tmpfile res_tmp; /* the results, until published */
-    /* The random bytes of its two temporaries' names, results then
-     * summary, drawn in one getrandom(2) at the start (when
-     * tmp_names_drawn), so the finish draws none. */
+    /* Without an owner: the random bytes of its two temporaries' names,
+     * results then summary, drawn in one getrandom(2) at the start (when
+     * tmp_names_drawn), so the finish draws none.  An owner numbers
+     * them instead. */
     unsigned char tmp_names[2 * CAIRN_TMPFILE_RANDOM];
     int tmp_names_drawn;
     uint64_t size;                          /* of the input when opened, for progress */

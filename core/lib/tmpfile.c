@@ -165,6 +165,7 @@ int cairn_tmpowner_open(struct cairn_tmpowner *o, int dir_fd)
     if (rc != 0)
         return rc;
     o->fd = lock.fd;
+    atomic_init(&o->next, 0);
     return 0;
 }
 
@@ -184,10 +185,19 @@ int cairn_tmpowner_close(struct cairn_tmpowner *o, int dir_fd)
     return rc;
 }
 
-int cairn_tmpfile_open_owned(struct cairn_tmpfile *t, int dir_fd, const struct cairn_tmpowner *o,
-                             const unsigned char r[CAIRN_TMPFILE_RANDOM], char kind, mode_t mode)
+/* The 8 bytes of n, most significant first: its name reads as hex. */
+static void number_bytes(unsigned char r[OWNED_RANDOM], uint64_t n)
 {
-    unsigned char fresh[OWNED_RANDOM];
+    int i;
+
+    for (i = OWNED_RANDOM - 1; i >= 0; i--, n >>= 8)
+        r[i] = (unsigned char)(n & 0xff);
+}
+
+int cairn_tmpfile_open_owned(struct cairn_tmpfile *t, int dir_fd, struct cairn_tmpowner *o,
+                             char kind, mode_t mode)
+{
+    unsigned char r[OWNED_RANDOM];
     char hex[CAIRN_TMPOWNER_HEX + 1];
     int tries;
 
@@ -196,12 +206,13 @@ int cairn_tmpfile_open_owned(struct cairn_tmpfile *t, int dir_fd, const struct c
     /* EEXIST: someone planted the name.  No sweep can take ours: the
      * owner's lock is held. */
     for (tries = 0; tries < 4; tries++) {
-        if (tries > 0 || r == NULL) {
-            int rc = cairn_tmpfile_random(fresh, sizeof(fresh));
+        if (tries == 0) {
+            number_bytes(r, atomic_fetch_add_explicit(&o->next, 1, memory_order_relaxed));
+        } else {
+            int rc = cairn_tmpfile_random(r, sizeof(r));
 
             if (rc != 0)
                 return rc;
-            r = fresh;
         }
         hex_of(hex, r, OWNED_RANDOM);
         snprintf(t->name, sizeof(t->name), PREFIX "%s-%s.%c.tmp", o->id, hex, kind);

@@ -17,6 +17,7 @@
 #ifndef CAIRN_TMPFILE_H
 #define CAIRN_TMPFILE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -75,7 +76,7 @@ int cairn_tmpfile_write_sync(struct cairn_tmpfile *t, const void *data, size_t l
  * instead of an flock(2) and a look by name for each (two system calls a
  * temporary, four a daemon's job).  The owner creates and locks
  * ".cairn.<16 hex digits>.lock" once; its temporaries are named
- * ".cairn.<the owner's 16 hex>-<16 random hex>.<kind>.tmp" and are not
+ * ".cairn.<the owner's 16 hex>-<16 hex: a number>.<kind>.tmp" and are not
  * locked themselves.  A sweep removes such a temporary only when nobody
  * holds its owner's lock (or the lock file is gone), and removes the lock
  * file of an owner that is dead.  Since the owner's lock is held, and its
@@ -88,6 +89,9 @@ int cairn_tmpfile_write_sync(struct cairn_tmpfile *t, const void *data, size_t l
 struct cairn_tmpowner {
     int fd; /* the lock file, locked; -1: none */
     char id[CAIRN_TMPOWNER_HEX + 1];
+    /* The number the next temporary is named by: taken atomically, by
+     * whichever thread opens one. */
+    _Atomic uint64_t next;
 };
 
 /* Creates and locks an owner in dir_fd, after any sweep of dir_fd by this
@@ -101,12 +105,14 @@ int cairn_tmpowner_open(struct cairn_tmpowner *o, int dir_fd);
  * file). */
 int cairn_tmpowner_close(struct cairn_tmpowner *o, int dir_fd);
 
-/* cairn_tmpfile_open_as for an owner's temporary in dir_fd (o open, in
- * that directory): one openat(2), no lookup (dev and ino stay 0: for a
- * group commit it is a fresh file on the directory's device, commit.h).
- * Fresh bytes are drawn if the name is taken. */
-int cairn_tmpfile_open_owned(struct cairn_tmpfile *t, int dir_fd, const struct cairn_tmpowner *o,
-                             const unsigned char r[CAIRN_TMPFILE_RANDOM], char kind, mode_t mode);
+/* An owner's temporary in dir_fd (o open, in that directory), named by
+ * the owner's next number: one openat(2), no lock, no lookup, no bytes to
+ * draw (dev and ino stay 0: for a group commit it is a fresh file on the
+ * directory's device, commit.h).  Any thread.  Should the name be taken
+ * (planted: no writer but the owner makes its names), fresh bytes are
+ * drawn instead. */
+int cairn_tmpfile_open_owned(struct cairn_tmpfile *t, int dir_fd, struct cairn_tmpowner *o,
+                             char kind, mode_t mode);
 
 /*
  * NAME     cairn_tmpfile_sweep - remove dead writers' temporaries in dir_fd

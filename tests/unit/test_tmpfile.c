@@ -12,6 +12,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <uv.h>
 
 #include "harness.h"
 #include "tmpfile.h"
@@ -224,8 +225,8 @@ START_TEST(owners_temporaries_live_and_die_with_its_lock)
     ck_assert_int_eq(cairn_tmpowner_open(&o, g_fd), 0);
     snprintf(lock, sizeof(lock), ".cairn.%s.lock", o.id);
     ck_assert_int_eq(faccessat(g_fd, lock, F_OK, 0), 0);
-    ck_assert_int_eq(cairn_tmpfile_open_owned(&a, g_fd, &o, NULL, 'r', 0644), 0);
-    ck_assert_int_eq(cairn_tmpfile_open_owned(&b, g_fd, &o, NULL, 's', 0644), 0);
+    ck_assert_int_eq(cairn_tmpfile_open_owned(&a, g_fd, &o, 'r', 0644), 0);
+    ck_assert_int_eq(cairn_tmpfile_open_owned(&b, g_fd, &o, 's', 0644), 0);
     ck_assert_int_eq(strncmp(a.name, ".cairn.", 7), 0);
     ck_assert_int_eq(strncmp(a.name + 7, o.id, CAIRN_TMPOWNER_HEX), 0);
     ck_assert_int_eq(a.name[7 + CAIRN_TMPOWNER_HEX], '-');
@@ -270,13 +271,13 @@ START_TEST(owner_close_leaves_nothing_and_planted_names_are_skipped)
 {
     struct cairn_tmpowner o;
     struct cairn_tmpfile t;
-    unsigned char r[CAIRN_TMPFILE_RANDOM] = { 0 };
     char planted[64];
 
     ck_assert_int_eq(cairn_tmpowner_open(&o, g_fd), 0);
+    /* The name its next number gives. */
     snprintf(planted, sizeof(planted), ".cairn.%s-0000000000000000.r.tmp", o.id);
     ck_assert_int_eq(symlinkat("victim", g_fd, planted), 0);
-    ck_assert_int_eq(cairn_tmpfile_open_owned(&t, g_fd, &o, r, 'r', 0644), 0);
+    ck_assert_int_eq(cairn_tmpfile_open_owned(&t, g_fd, &o, 'r', 0644), 0);
     ck_assert_str_ne(t.name, planted);
     ck_assert_int_eq(faccessat(g_fd, "victim", F_OK, 0), -1);
     cairn_tmpfile_discard(&t);
@@ -284,6 +285,92 @@ START_TEST(owner_close_leaves_nothing_and_planted_names_are_skipped)
     cairn_tmpowner_close(&o, g_fd);
     ck_assert_int_eq(o.fd, -1);
     cairn_tmpowner_close(&o, g_fd); /* again: nothing */
+    ck_assert_int_eq(entries(), 0);
+}
+END_TEST
+
+/* The number in an owned temporary's name (the 16 hex after the owner's
+ * id and its '-'). */
+static unsigned long long owned_number(const struct cairn_tmpowner *o, const char *name)
+{
+    char id[CAIRN_TMPOWNER_HEX + 1];
+    unsigned long long n;
+    int used = 0;
+
+    ck_assert_int_eq(sscanf(name, ".cairn.%16[0-9a-f]-%16llx.%*c.tmp%n", id, &n, &used), 2);
+    ck_assert_int_eq(used, (int)strlen(name));
+    ck_assert_str_eq(id, o->id);
+    return n;
+}
+
+/* An owner numbers its temporaries: no random bytes to draw (a system
+ * call a job less), and the owner's lock keeps the numbers its own. */
+START_TEST(owned_temporaries_are_numbered)
+{
+    struct cairn_tmpowner o;
+    struct cairn_tmpfile a, b;
+
+    ck_assert_int_eq(cairn_tmpowner_open(&o, g_fd), 0);
+    ck_assert_int_eq(cairn_tmpfile_open_owned(&a, g_fd, &o, 'r', 0644), 0);
+    ck_assert_int_eq(cairn_tmpfile_open_owned(&b, g_fd, &o, 's', 0644), 0);
+    ck_assert_uint_eq(owned_number(&o, a.name), 0);
+    ck_assert_uint_eq(owned_number(&o, b.name), 1);
+    cairn_tmpfile_discard(&a);
+    cairn_tmpfile_discard(&b);
+    cairn_tmpowner_close(&o, g_fd);
+    ck_assert_int_eq(entries(), 0);
+}
+END_TEST
+
+enum {
+    OPENERS = 4,
+    OPENS_EACH = 64
+};
+
+struct opener {
+    uv_thread_t t;
+    struct cairn_tmpowner *o;
+    struct cairn_tmpfile files[OPENS_EACH];
+    int failed;
+};
+
+static void open_many(void *arg)
+{
+    struct opener *op = arg;
+    int i;
+
+    for (i = 0; i < OPENS_EACH; i++)
+        op->failed += cairn_tmpfile_open_owned(&op->files[i], g_fd, op->o, 'r', 0644) != 0;
+}
+
+/* Pool threads open an owner's temporaries at once: each takes a number
+ * of its own, so none has to fall back on drawn bytes. */
+START_TEST(owned_numbers_are_taken_once_across_threads)
+{
+    static struct opener op[OPENERS];
+    static unsigned char seen[OPENERS * OPENS_EACH];
+    struct cairn_tmpowner o;
+    int i, j;
+
+    ck_assert_int_eq(cairn_tmpowner_open(&o, g_fd), 0);
+    for (i = 0; i < OPENERS; i++) {
+        op[i] = (struct opener){ .o = &o };
+        ck_assert_int_eq(uv_thread_create(&op[i].t, open_many, &op[i]), 0);
+    }
+    for (i = 0; i < OPENERS; i++)
+        ck_assert_int_eq(uv_thread_join(&op[i].t), 0);
+    for (i = 0; i < OPENERS; i++) {
+        ck_assert_int_eq(op[i].failed, 0);
+        for (j = 0; j < OPENS_EACH; j++) {
+            unsigned long long n = owned_number(&o, op[i].files[j].name);
+
+            ck_assert_uint_lt(n, OPENERS * OPENS_EACH);
+            ck_assert_uint_eq(seen[n], 0);
+            seen[n] = 1;
+            cairn_tmpfile_discard(&op[i].files[j]);
+        }
+    }
+    cairn_tmpowner_close(&o, g_fd);
     ck_assert_int_eq(entries(), 0);
 }
 END_TEST
@@ -317,6 +404,8 @@ int main(void)
     tcase_add_test(tc, failed_commit_leaves_nothing);
     tcase_add_test(tc, owners_temporaries_live_and_die_with_its_lock);
     tcase_add_test(tc, owner_close_leaves_nothing_and_planted_names_are_skipped);
+    tcase_add_test(tc, owned_temporaries_are_numbered);
+    tcase_add_test(tc, owned_numbers_are_taken_once_across_threads);
     suite_add_tcase(s, tc);
     failed = th_run_suite(s, CK_NORMAL, 1);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
