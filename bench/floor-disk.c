@@ -48,11 +48,25 @@
  *   alone N DIR  one job at a time, each finished before the next is
  *                renamed in (as bench/handoff.py does).  Prints p50, p99
  *                and max of the hand-off: from the rename into the spool
- *                to the summary's rename.
- * The run's files are made in a fresh DIR/floor-XXXXXX and left there:
- * the caller removes DIR once every run is over (bench/run explains why).
+ *                to the summary's rename, timed here, in the one thread
+ *                that does both.
+ *   serve N IN OUT  the same work, but for jobs renamed into IN by another
+ *                process, as cairnd gets them: IN is watched with inotify
+ *                (one blocking read(2) a wake-up), and each job named
+ *                jK.jsonl is served as it arrives, its outputs in OUT.
+ *                bench/handoff.py --floor drives and times it exactly as
+ *                it does cairnd, so the figures of both include the same
+ *                wake-ups (the server's at the rename in, the timer's at
+ *                the summary): what a hand-off between two processes
+ *                costs, which "alone" leaves out.  Exits after N jobs.
+ *                Its watch is set before IN/.cairn/active exists, the
+ *                sign handoff.py waits for.
+ * The files of batch and alone runs are made in a fresh DIR/floor-XXXXXX
+ * and left there: the caller removes DIR once every run is over (bench/run
+ * explains why).
  *
  * usage: bench-floor-disk batch|alone N DIR
+ *        bench-floor-disk serve N IN OUT
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -61,6 +75,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -292,6 +307,77 @@ static int run_batch(const struct dirs *d, unsigned n, double *rate)
     return rc;
 }
 
+/* The spool and outputs handoff.py made: IN and OUT exist, .cairn/ is
+ * made here, after the watch (returned in *watch_fd). */
+static int setup_serve(const char *in, const char *out, struct dirs *d, int *watch_fd)
+{
+    int cairn_fd, rc;
+
+    *d = (struct dirs){ .stage = -1 };
+    d->spool = open(in, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d->spool < 0)
+        return -errno;
+    *watch_fd = inotify_init1(IN_CLOEXEC);
+    if (*watch_fd < 0 || inotify_add_watch(*watch_fd, in, IN_MOVED_TO | IN_ONLYDIR) < 0)
+        return -errno;
+    if (mkdir(out, 0755) != 0 && errno != EEXIST)
+        return -errno;
+    d->out = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d->out < 0)
+        return -errno;
+    rc = make_dir(d->spool, ".cairn", &cairn_fd);
+    if (rc == 0) {
+        rc = make_dir(cairn_fd, "done", &d->done);
+        if (rc == 0)
+            rc = make_dir(cairn_fd, "active", &d->active);
+        close(cairn_fd);
+    }
+    if (rc != 0)
+        return rc;
+    d->use_syncfs = syncfs_is_barrier(d->out);
+    memset(d->summary, ' ', sizeof(d->summary));
+    memcpy(d->summary, "{\"job\":\"floor\"}", 15);
+    d->summary[sizeof(d->summary) - 1] = '\n';
+    return 0;
+}
+
+/* Serves n jobs renamed into the spool, each as it arrives: the steps of
+ * run_alone, woken by inotify instead of doing the rename itself. */
+static int run_serve(const struct dirs *d, int watch_fd, unsigned n)
+{
+    char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+    unsigned served = 0, k;
+    int fds[2], rc = 0;
+
+    while (served < n && rc == 0) {
+        ssize_t len = read(watch_fd, buf, sizeof(buf));
+        char *p;
+
+        if (len <= 0)
+            return len < 0 ? -errno : -EIO;
+        for (p = buf; p < buf + len && rc == 0;) {
+            const struct inotify_event *ev = (const struct inotify_event *)p;
+            char name[64];
+
+            p += sizeof(*ev) + ev->len;
+            if (ev->len == 0 || sscanf(ev->name, "j%u.jsonl", &k) != 1)
+                continue;
+            snprintf(name, sizeof(name), "j%u.jsonl", k);
+            if (strcmp(name, ev->name) != 0)
+                continue;
+            rc = move(d->spool, name, d->active);
+            if (rc == 0)
+                rc = publish_wave(d, k, 1, fds);
+            if (rc == 0 && fsync(d->out) != 0)
+                rc = -errno;
+            if (rc == 0)
+                rc = move(d->active, name, d->done);
+            served++;
+        }
+    }
+    return rc;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -332,10 +418,12 @@ int main(int argc, char **argv)
     struct dirs d;
     unsigned long n;
     char *end;
-    int rc;
+    int rc, serve = argc == 5 && strcmp(argv[1], "serve") == 0, watch_fd = -1;
 
-    if (argc != 4 || (strcmp(argv[1], "batch") != 0 && strcmp(argv[1], "alone") != 0)) {
-        fprintf(stderr, "usage: bench-floor-disk batch|alone N DIR\n");
+    if (!serve &&
+        (argc != 4 || (strcmp(argv[1], "batch") != 0 && strcmp(argv[1], "alone") != 0))) {
+        fprintf(stderr, "usage: bench-floor-disk batch|alone N DIR\n"
+                        "       bench-floor-disk serve N IN OUT\n");
         return 2;
     }
     errno = 0;
@@ -344,12 +432,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench-floor-disk: N must be 1 to 1000000, not %s\n", argv[2]);
         return 2;
     }
-    if ((rc = setup(argv[3], &d)) != 0) {
+    if ((rc = serve ? setup_serve(argv[3], argv[4], &d, &watch_fd) : setup(argv[3], &d)) != 0) {
         fprintf(stderr, "bench-floor-disk: cannot make its directories in %s: %s\n", argv[3],
                 strerror(-rc));
         return 1;
     }
-    if (strcmp(argv[1], "batch") == 0) {
+    if (serve) {
+        rc = run_serve(&d, watch_fd, (unsigned)n);
+    } else if (strcmp(argv[1], "batch") == 0) {
         double rate = 0;
 
         rc = run_batch(&d, (unsigned)n, &rate);
