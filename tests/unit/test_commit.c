@@ -144,8 +144,6 @@ START_TEST(one_inode_is_synced_once_per_round)
 }
 END_TEST
 
-/* fsync(2) of a pipe fails with EINVAL: the request naming it gets the
- * error, one sharing its round but not its inode does not. */
 /* One file through two descriptors: the first one's fsync makes it
  * durable and reports that descriptor's errors; the second's are still
  * to be read, through the second. */
@@ -169,6 +167,8 @@ START_TEST(a_second_descriptor_of_a_file_reads_its_own_errors)
 }
 END_TEST
 
+/* fsync(2) of a pipe fails with EINVAL: the request naming it gets the
+ * error, one sharing its round but not its inode does not. */
 START_TEST(error_goes_to_the_requests_it_concerns)
 {
     struct cairn_commit *c;
