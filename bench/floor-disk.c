@@ -128,10 +128,34 @@ static int make_dir(int at, const char *name, int *fd)
     return *fd >= 0 ? 0 : -errno;
 }
 
+/* The spool's .cairn/done/ and .cairn/active/, the latter last: a
+ * driver takes it for the sign that jobs may come. */
+static int make_state_dirs(struct dirs *d)
+{
+    int cairn_fd, rc = make_dir(d->spool, ".cairn", &cairn_fd);
+
+    if (rc != 0)
+        return rc;
+    rc = make_dir(cairn_fd, "done", &d->done);
+    if (rc == 0)
+        rc = make_dir(cairn_fd, "active", &d->active);
+    close(cairn_fd);
+    return rc;
+}
+
+/* What every mode decides once its directories are made. */
+static void ready(struct dirs *d)
+{
+    d->use_syncfs = syncfs_is_barrier(d->out);
+    memset(d->summary, ' ', sizeof(d->summary));
+    memcpy(d->summary, "{\"job\":\"floor\"}", 15);
+    d->summary[sizeof(d->summary) - 1] = '\n';
+}
+
 static int setup(const char *parent, struct dirs *d)
 {
     char root[PATH_MAX];
-    int root_fd, cairn_fd, rc;
+    int root_fd, rc;
 
     if (snprintf(root, sizeof(root), "%s/floor-XXXXXX", parent) >= (int)sizeof(root))
         return -ENAMETOOLONG;
@@ -144,22 +168,13 @@ static int setup(const char *parent, struct dirs *d)
     if (rc == 0)
         rc = make_dir(root_fd, "in", &d->spool);
     if (rc == 0)
-        rc = make_dir(d->spool, ".cairn", &cairn_fd);
-    if (rc == 0) {
-        rc = make_dir(cairn_fd, "active", &d->active);
-        if (rc == 0)
-            rc = make_dir(cairn_fd, "done", &d->done);
-        close(cairn_fd);
-    }
+        rc = make_state_dirs(d);
     if (rc == 0)
         rc = make_dir(root_fd, "out", &d->out);
     close(root_fd);
     if (rc != 0)
         return rc;
-    d->use_syncfs = syncfs_is_barrier(d->out);
-    memset(d->summary, ' ', sizeof(d->summary));
-    memcpy(d->summary, "{\"job\":\"floor\"}", 15);
-    d->summary[sizeof(d->summary) - 1] = '\n';
+    ready(d);
     return 0;
 }
 
@@ -311,7 +326,7 @@ static int run_batch(const struct dirs *d, unsigned n, double *rate)
  * made here, after the watch (returned in *watch_fd). */
 static int setup_serve(const char *in, const char *out, struct dirs *d, int *watch_fd)
 {
-    int cairn_fd, rc;
+    int rc;
 
     *d = (struct dirs){ .stage = -1 };
     d->spool = open(in, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -325,20 +340,31 @@ static int setup_serve(const char *in, const char *out, struct dirs *d, int *wat
     d->out = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (d->out < 0)
         return -errno;
-    rc = make_dir(d->spool, ".cairn", &cairn_fd);
-    if (rc == 0) {
-        rc = make_dir(cairn_fd, "done", &d->done);
-        if (rc == 0)
-            rc = make_dir(cairn_fd, "active", &d->active);
-        close(cairn_fd);
-    }
-    if (rc != 0)
+    if ((rc = make_state_dirs(d)) != 0)
         return rc;
-    d->use_syncfs = syncfs_is_barrier(d->out);
-    memset(d->summary, ' ', sizeof(d->summary));
-    memcpy(d->summary, "{\"job\":\"floor\"}", 15);
-    d->summary[sizeof(d->summary) - 1] = '\n';
+    ready(d);
     return 0;
+}
+
+/* Job k, in the spool: claimed, its outputs published (the hand-off ends
+ * there: *lat gets the ms since t0 when lat is not NULL), the output
+ * directory synced and the input moved to done/. */
+static int one_job(const struct dirs *d, unsigned k, double t0, double *lat)
+{
+    char name[64];
+    int fds[2], rc;
+
+    snprintf(name, sizeof(name), "j%u.jsonl", k);
+    rc = move(d->spool, name, d->active);
+    if (rc == 0)
+        rc = publish_wave(d, k, 1, fds);
+    if (lat != NULL)
+        *lat = now_ms() - t0;
+    if (rc == 0 && fsync(d->out) != 0)
+        rc = -errno;
+    if (rc == 0)
+        rc = move(d->active, name, d->done);
+    return rc;
 }
 
 /* Serves n jobs renamed into the spool, each as it arrives: the steps of
@@ -347,7 +373,7 @@ static int run_serve(const struct dirs *d, int watch_fd, unsigned n)
 {
     char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
     unsigned served = 0, k;
-    int fds[2], rc = 0;
+    int rc = 0;
 
     while (served < n && rc == 0) {
         ssize_t len = read(watch_fd, buf, sizeof(buf));
@@ -365,13 +391,7 @@ static int run_serve(const struct dirs *d, int watch_fd, unsigned n)
             snprintf(name, sizeof(name), "j%u.jsonl", k);
             if (strcmp(name, ev->name) != 0)
                 continue;
-            rc = move(d->spool, name, d->active);
-            if (rc == 0)
-                rc = publish_wave(d, k, 1, fds);
-            if (rc == 0 && fsync(d->out) != 0)
-                rc = -errno;
-            if (rc == 0)
-                rc = move(d->active, name, d->done);
+            rc = one_job(d, k, 0, NULL);
             served++;
         }
     }
@@ -389,7 +409,7 @@ static int run_alone(const struct dirs *d, unsigned n, double *lat)
 {
     char tmp[64], name[64];
     unsigned i;
-    int fds[2], rc = 0;
+    int rc = 0;
 
     for (i = 0; i < n && rc == 0; i++) {
         double t0;
@@ -401,14 +421,7 @@ static int run_alone(const struct dirs *d, unsigned n, double *lat)
         if (rc == 0 && renameat(d->spool, tmp, d->spool, name) != 0)
             rc = -errno;
         if (rc == 0)
-            rc = move(d->spool, name, d->active);
-        if (rc == 0)
-            rc = publish_wave(d, i, 1, fds);
-        lat[i] = now_ms() - t0;
-        if (rc == 0 && fsync(d->out) != 0)
-            rc = -errno;
-        if (rc == 0)
-            rc = move(d->active, name, d->done);
+            rc = one_job(d, i, t0, &lat[i]);
     }
     return rc;
 }
@@ -420,8 +433,7 @@ int main(int argc, char **argv)
     char *end;
     int rc, serve = argc == 5 && strcmp(argv[1], "serve") == 0, watch_fd = -1;
 
-    if (!serve &&
-        (argc != 4 || (strcmp(argv[1], "batch") != 0 && strcmp(argv[1], "alone") != 0))) {
+    if (!serve && (argc != 4 || (strcmp(argv[1], "batch") != 0 && strcmp(argv[1], "alone") != 0))) {
         fprintf(stderr, "usage: bench-floor-disk batch|alone N DIR\n"
                         "       bench-floor-disk serve N IN OUT\n");
         return 2;
