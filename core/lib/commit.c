@@ -253,10 +253,11 @@ static struct round_counts sync_round(struct request *round)
  * fsync reported them.  The round's syncfs reports what went wrong on the
  * file system since the descriptor it was given was opened, which may be
  * another job's, opened later than ours; an fsync through another
- * descriptor of the inode tells that descriptor, not ours.  sync_file_range(2) with WAIT_AFTER alone
- * writes nothing (the round wrote the data out and waited for it): it
- * waits for writeback already under way, and returns what this
- * descriptor has not seen yet of its file's errors.  The data is not
+ * descriptor of the inode tells that descriptor, not ours.
+ * sync_file_range(2) with WAIT_AFTER alone writes nothing (the round
+ * wrote the data out and waited for it): it waits for writeback already
+ * under way, and returns what this descriptor has not seen yet of its
+ * file's errors.  The data is not
  * written out by the callers first: syncfs writes every dirty file of
  * the file system in one pass, on the kernel's flusher threads rather
  * than on ours (writing them out ourselves, two calls a file, made the
