@@ -99,5 +99,6 @@ with tempfile.TemporaryDirectory(prefix="cairn-handoff-", dir=parent) as root:
         daemon.wait()
     lat.sort()
     p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
-    print(f"{'floor, served, ' if floor else ''}hand-off latency over {jobs} one-record jobs (rename-in -> summary visible): "
-          f"median {statistics.median(lat):.2f} ms, p99 {p99:.2f} ms, max {lat[-1]:.2f} ms")
+    print(f"{'floor, served, ' if floor else ''}hand-off latency over {jobs} one-record jobs "
+          f"(rename-in -> summary visible): median {statistics.median(lat):.2f} ms, "
+          f"p99 {p99:.2f} ms, max {lat[-1]:.2f} ms")

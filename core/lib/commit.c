@@ -257,11 +257,11 @@ static struct round_counts sync_round(struct request *round)
  * sync_file_range(2) with WAIT_AFTER alone writes nothing (the round
  * wrote the data out and waited for it): it waits for writeback already
  * under way, and returns what this descriptor has not seen yet of its
- * file's errors.  The data is not
- * written out by the callers first: syncfs writes every dirty file of
- * the file system in one pass, on the kernel's flusher threads rather
- * than on ours (writing them out ourselves, two calls a file, made the
- * finisher's thread the slowest step of a burst of small jobs).
+ * file's errors.  The data is not written out by the callers first:
+ * syncfs writes every dirty file of the file system in one pass, on the
+ * kernel's flusher threads rather than on ours (writing them out
+ * ourselves, two calls a file, made the finisher's thread the slowest
+ * step of a burst of small jobs).
  */
 static int check_out(int fd)
 {
