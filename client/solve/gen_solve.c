@@ -48,7 +48,7 @@ int cairn_gen_solver_open_as(struct cairn_client *cl, const char *dir, const cha
      * that one loaded). */
     cairn_log_init(&log, CAIRN_LOG_WARNING);
     cairn_log_set_program(&log, "cairn");
-    rc = cairn_plugin_set_load_registry(&s->reg, dir, NULL, NULL, &log, prefix);
+    rc = cairn_plugin_set_load_registry(&s->reg, dir, NULL, NULL, CAIRN_VERDICTS_USE, &log, prefix);
     free(prefix);
     if (rc != -ENOMEM && s->reg.n_plugins == 0)
         rc = cairn_client_fail(cl, -EINVAL,

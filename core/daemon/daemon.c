@@ -733,6 +733,9 @@ int cairn_daemon_run(struct cairn_daemon *d)
         goto out;
     }
     log_plugins(d);
+    cairn_log(&d->log, CAIRN_LOG_INFO,
+              "plugin files: %zu probed, %zu unchanged since an earlier run's probe",
+              d->plugins->reg.n_verdicts - d->plugins->reg.reused, d->plugins->reg.reused);
     limit_jobs(d);
     /* Before "watching", which tests and operators wait for. */
     (void)cairn_daemon_survey_status_files(d);

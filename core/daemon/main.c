@@ -570,8 +570,10 @@ int main(int argc, char **argv)
      * not be read, and every file would pass unprobed. */
     signal(SIGCHLD, SIG_DFL);
 
-    if ((status = cairn_plugin_set_load_registry(&reg, cfg.plugin_dir, cfg.default_variant, NULL,
-                                                 &log, "")) != 0) {
+    /* --check probes every file afresh: it is how an operator asks. */
+    if ((status = cairn_plugin_set_load_registry(
+             &reg, cfg.plugin_dir, cfg.default_variant, NULL,
+             cli.mode == MODE_CHECK ? CAIRN_VERDICTS_RENEW : CAIRN_VERDICTS_USE, &log, "")) != 0) {
         status = status == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
         goto out;
     }

@@ -113,7 +113,8 @@ static int load_one(struct cairn_registry *reg, struct candidate *c)
  * refusals read in that order. */
 struct load {
     struct cairn_registry *reg;
-    const struct cairn_registry *known;
+    const struct cairn_plugin_verdict *known;
+    size_t n_known;
     struct candidates cs;
     struct cairn_probe *probe;
     size_t done; /* cs.c[0, done) are loaded or refused */
@@ -150,13 +151,13 @@ static struct candidate *new_candidate(struct load *l, char *path)
 
 /* The verdict known of c's file: same device, inode, size, modification
  * time and bytes.  NULL when there is none. */
-static const struct cairn_plugin_verdict *known_verdict(const struct cairn_registry *known,
+static const struct cairn_plugin_verdict *known_verdict(const struct load *l,
                                                         const struct candidate *c)
 {
     size_t i;
 
-    for (i = 0; known != NULL && i < known->n_verdicts; i++) {
-        const struct cairn_plugin_verdict *v = &known->verdicts[i];
+    for (i = 0; i < l->n_known; i++) {
+        const struct cairn_plugin_verdict *v = &l->known[i];
 
         if (v->dev == c->st.st_dev && v->ino == c->st.st_ino && v->size == c->st.st_size &&
             v->mtime.tv_sec == c->st.st_mtim.tv_sec && v->mtime.tv_nsec == c->st.st_mtim.tv_nsec &&
@@ -252,7 +253,7 @@ static int gather_one(struct load *l, int dfd, const char *dir, const char *name
         c->refused = 1;
         return rc == -ENOMEM ? rc : 0;
     }
-    if ((v = known_verdict(l->known, c)) != NULL) {
+    if ((v = known_verdict(l, c)) != NULL) {
         if (v->why != NULL) {
             c->refused = 1;
             snprintf(c->why, sizeof(c->why), "%s", v->why);
@@ -330,14 +331,14 @@ static int gather_dir(struct load *l, const char *dir)
 }
 
 int cairn_registry_load_dirs(struct cairn_registry *reg, const char *const *dirs, size_t n_dirs,
-                             const struct cairn_registry *known)
+                             const struct cairn_plugin_verdict *known, size_t n_known)
 {
-    struct load l = { .reg = reg, .known = known };
+    struct load l = { .reg = reg, .known = known, .n_known = n_known };
     size_t i;
     int rc = 0;
 
     /* With nothing known, every file goes to the probe: start it now. */
-    if ((l.probe = cairn_probe_new(cairn_plugin_exercise, known == NULL)) == NULL)
+    if ((l.probe = cairn_probe_new(cairn_plugin_exercise, n_known == 0)) == NULL)
         return -ENOMEM;
     for (i = 0; i < n_dirs && rc == 0; i++)
         rc = gather_dir(&l, dirs[i]);
@@ -357,5 +358,5 @@ int cairn_registry_load_dirs(struct cairn_registry *reg, const char *const *dirs
 
 int cairn_registry_load(struct cairn_registry *reg, const char *dir)
 {
-    return cairn_registry_load_dirs(reg, &dir, 1, NULL);
+    return cairn_registry_load_dirs(reg, &dir, 1, NULL, 0);
 }

@@ -31,18 +31,20 @@ int cairn_registry_load(struct cairn_registry *reg, const char *dir);
 
 /*
  * NAME     cairn_registry_load_dirs - load every "*.so" of every directory
- * ARGUMENTS dirs[0, n_dirs), in order, into one registry; known: the
- *          registry of the last load (a reload), or NULL
+ * ARGUMENTS dirs[0, n_dirs), in order, into one registry; known[0,
+ *          n_known): verdicts already had, the last load's (a reload) or
+ *          an earlier run's (plugin_verdicts.h), or none
  * RETURNS  as cairn_registry_load()
  * NOTES    every file is vetted and copied first, then the copies go
  *          through one probe process (plugin_probe.h), then they are
- *          loaded here.  A file known's verdicts hold (same device,
+ *          loaded here.  A file a known verdict is about (same device,
  *          inode, size, modification time and bytes) is not probed again:
  *          it is loaded, or refused for the reason it was.  reg->verdicts
- *          keeps this load's verdicts for the next; reg->probes says how
- *          many probe processes it took.
+ *          keeps this load's verdicts for the next, reg->reused how many
+ *          of them were known; reg->probes says how many probe processes
+ *          it took.
  */
 int cairn_registry_load_dirs(struct cairn_registry *reg, const char *const *dirs, size_t n_dirs,
-                             const struct cairn_registry *known);
+                             const struct cairn_plugin_verdict *known, size_t n_known);
 
 #endif /* CAIRN_PLUGIN_LOADER_H */

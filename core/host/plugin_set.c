@@ -4,6 +4,7 @@
 #include "plugin_set.h"
 
 #include "plugin_loader.h"
+#include "plugin_verdicts.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -40,7 +41,7 @@ void cairn_plugin_set_unref(struct cairn_plugin_set *ps)
  * whichever directories they are in, so no directory silently shadows
  * another.  0, -EINVAL (something refused), -ENOMEM. */
 static int load_dirs(struct cairn_registry *reg, const char *list,
-                     const struct cairn_registry *known)
+                     const struct cairn_plugin_verdict *known, size_t n_known)
 {
     char *copy = strdup(list), *p, **dirs;
     size_t n = 1, i;
@@ -60,18 +61,58 @@ static int load_dirs(struct cairn_registry *reg, const char *list,
             *p = '\0';
             dirs[i++] = p + 1;
         }
-    rc = cairn_registry_load_dirs(reg, (const char *const *)dirs, n, known);
+    rc = cairn_registry_load_dirs(reg, (const char *const *)dirs, n, known, n_known);
     free(dirs);
     free(copy);
+    return rc;
+}
+
+/* Loads list into reg with the verdicts known: the set's a reload
+ * replaces, else (kept: CAIRN_VERDICTS_USE) the passes an earlier run
+ * kept; then keeps this load's passes for the next run.  As load_dirs. */
+static int load_with_verdicts(struct cairn_registry *reg, const char *list,
+                              const struct cairn_plugin_set *known, enum cairn_verdict_use kept,
+                              const struct cairn_log *log, const char *prefix)
+{
+    struct cairn_verdict_store store = { .dir_fd = -1 };
+    const struct cairn_plugin_verdict *v = NULL;
+    size_t n = 0;
+    char why[512] = "";
+    int rc;
+
+    if (kept != CAIRN_VERDICTS_IGNORE &&
+        (rc = cairn_verdict_store_open(&store, why, sizeof(why))) != 0) {
+        if (rc == -ENOMEM)
+            return rc;
+        cairn_log(log, CAIRN_LOG_DEBUG, "%sno probe verdicts kept between runs: %s", prefix, why);
+    }
+    if (known != NULL) {
+        v = known->reg.verdicts;
+        n = known->reg.n_verdicts;
+    } else if (kept == CAIRN_VERDICTS_USE) {
+        v = store.v;
+        n = store.n;
+    }
+    rc = load_dirs(reg, list, v, n);
+    if (known == NULL && store.dir_fd >= 0)
+        cairn_log(log, CAIRN_LOG_DEBUG,
+                  "%splugin files: %zu probed, %zu passed by an earlier run's probe (%s/%s)",
+                  prefix, reg->n_verdicts - reg->reused, reg->reused, store.dir,
+                  CAIRN_VERDICTS_FILE);
+    if (rc != -ENOMEM && store.dir_fd >= 0 &&
+        cairn_verdict_store_keep(&store, reg->verdicts, reg->n_verdicts, why, sizeof(why)) < 0)
+        cairn_log(log, CAIRN_LOG_DEBUG, "%sprobe verdicts not kept: %s", prefix, why);
+    cairn_verdict_store_close(&store);
     return rc;
 }
 
 int cairn_plugin_set_load_registry(struct cairn_registry *reg, const char *dir,
                                    const char *default_variant,
                                    const struct cairn_plugin_set *known,
-                                   const struct cairn_log *log, const char *prefix)
+                                   enum cairn_verdict_use kept, const struct cairn_log *log,
+                                   const char *prefix)
 {
-    int rc = load_dirs(reg, dir, known != NULL ? &known->reg : NULL);
+    int rc = load_with_verdicts(reg, dir, known, kept, log, prefix);
     size_t i;
 
     for (i = 0; i < reg->n_errors; i++)
@@ -92,13 +133,14 @@ int cairn_plugin_set_load_registry(struct cairn_registry *reg, const char *dir,
 
 struct cairn_plugin_set *cairn_plugin_set_load(const char *dir, const char *default_variant,
                                                const struct cairn_plugin_set *known,
+                                               enum cairn_verdict_use kept,
                                                const struct cairn_log *log, const char *prefix,
                                                int *rc)
 {
     struct cairn_registry reg = { 0 };
     struct cairn_plugin_set *ps;
 
-    *rc = cairn_plugin_set_load_registry(&reg, dir, default_variant, known, log, prefix);
+    *rc = cairn_plugin_set_load_registry(&reg, dir, default_variant, known, kept, log, prefix);
     if (*rc == 0 && (ps = cairn_plugin_set_new(&reg)) != NULL)
         return ps;
     if (*rc == 0)

@@ -17,13 +17,24 @@ struct cairn_plugin_set {
     unsigned refs;
 };
 
+/* What a load does with the probe's passes kept between runs
+ * (plugin_verdicts.h). */
+enum cairn_verdict_use {
+    CAIRN_VERDICTS_IGNORE, /* neither read nor kept */
+    CAIRN_VERDICTS_USE,    /* a file an earlier run's probe passed loads
+                            * unprobed (unless known is given); new passes
+                            * are kept */
+    CAIRN_VERDICTS_RENEW,  /* every file is probed, its pass kept (--check) */
+};
+
 /*
  * NAME     cairn_plugin_set_load_registry - load and vet dir into reg
  * ARGUMENTS dir: one directory or a colon-separated list (plugin_dir),
  *          loaded in order into one registry; default_variant: must name a
  *          loaded plugin or alias (NULL: none); known: the set a reload
  *          replaces (its files found unchanged are not probed again), or
- *          NULL; prefix starts every log line ("" or "reload: ")
+ *          NULL; kept: what to do with an earlier run's verdicts; prefix
+ *          starts every log line ("" or "reload: ")
  * RETURNS  0; -EINVAL (a refused plugin or an unknown default_variant),
  *          -ENOENT (no plugins), -ENOMEM; every reason is logged.  reg
  *          holds whatever loaded either way (free it).
@@ -34,11 +45,13 @@ struct cairn_plugin_set {
 int cairn_plugin_set_load_registry(struct cairn_registry *reg, const char *dir,
                                    const char *default_variant,
                                    const struct cairn_plugin_set *known,
-                                   const struct cairn_log *log, const char *prefix);
+                                   enum cairn_verdict_use kept, const struct cairn_log *log,
+                                   const char *prefix);
 
 /* The same as a new set (one reference), or NULL (*rc says why). */
 struct cairn_plugin_set *cairn_plugin_set_load(const char *dir, const char *default_variant,
                                                const struct cairn_plugin_set *known,
+                                               enum cairn_verdict_use kept,
                                                const struct cairn_log *log, const char *prefix,
                                                int *rc);
 

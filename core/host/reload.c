@@ -77,8 +77,8 @@ int cairn_reload_prepare(const struct cairn_reload_in *in, struct cairn_config *
     if ((rc = load_config(in, nc)) != 0)
         return rc;
     keep_fixed(in, nc);
-    *ps = cairn_plugin_set_load(nc->plugin_dir, nc->default_variant, in->known, in->log,
-                                "reload: ", &rc);
+    *ps = cairn_plugin_set_load(nc->plugin_dir, nc->default_variant, in->known, CAIRN_VERDICTS_USE,
+                                in->log, "reload: ", &rc);
     if (*ps == NULL) {
         cairn_log(in->log, CAIRN_LOG_ERROR, "reload: keeping the old configuration and plugins");
         cairn_config_free(nc);

@@ -5,6 +5,7 @@
  *     code, and the log and cairn_plugin_info say the new version;
  *   - a loaded plugin overwritten or truncated in place goes on running
  *     the code that was loaded, until the next reload;
+ *   - a restart probes only the plugin files that changed;
  *   - a plugin call that never returns ends the run non-zero within
  *     solve_timeout_s, naming the job, the line and the plugin; the
  *     attempt is counted, and after max_attempts runs the job is
@@ -278,6 +279,49 @@ START_TEST(overwrite_in_place_keeps_the_loaded_code)
 }
 END_TEST
 
+/* A restart forks no probe for plugin files an earlier run's probe
+ * passed, and probes those that changed while the daemon was down (an
+ * overwrite in place: the same inode, other bytes), which then run their
+ * new code.  The passes are kept in this test's own run-time folder. */
+START_TEST(a_restart_probes_only_the_files_that_changed)
+{
+    struct th_env e;
+    char run[PATH_MAX];
+    int p;
+
+    env_init(&e, CFG_FAST);
+    th_pathf(run, "%s/run", e.root);
+    ck_assert_int_eq(mkdir(run, 0700), 0);
+    ck_assert_int_eq(setenv("XDG_RUNTIME_DIR", run, 1), 0);
+    install_by_rename(&e, "versioned-1.so", "versioned.so");
+
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    TH_REQUIRE(th_log_has(p, "plugin files: 1 probed, 0 unchanged since an earlier run's probe"),
+               "the first start did not probe the plugin");
+    th_stop(p);
+
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    TH_REQUIRE(th_log_has(p, "plugin files: 0 probed, 1 unchanged since an earlier run's probe"),
+               "a restart with nothing changed probed again");
+    run_job(&e, p, "again", VERSIONED_RECORD);
+    TH_REQUIRE(answer_of(&e, "again") == V1_ANSWER, "1.0 answered %lld", answer_of(&e, "again"));
+    th_stop(p);
+
+    overwrite_in_place(&e, "versioned-2.so", "versioned.so");
+    p = start(&e, NULL);
+    th_wait_ready(p);
+    TH_REQUIRE(th_log_has(p, "plugin files: 1 probed, 0 unchanged since an earlier run's probe"),
+               "a file overwritten while the daemon was down was not probed");
+    run_job(&e, p, "upgraded", VERSIONED_RECORD);
+    TH_REQUIRE(answer_of(&e, "upgraded") == V2_ANSWER, "after the overwrite and a restart: %lld",
+               answer_of(&e, "upgraded"));
+    th_stop(p);
+    th_cleanup();
+}
+END_TEST
+
 /* ---- 11. a plugin call that never returns ------------------------------ */
 
 #define HANG_TIMEOUT_S 1.0
@@ -522,6 +566,7 @@ static Suite *plugins_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, upgrade_by_rename_runs_the_new_code_after_sighup);
     tcase_add_test(tc, overwrite_in_place_keeps_the_loaded_code);
+    tcase_add_test(tc, a_restart_probes_only_the_files_that_changed);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("hangs");

@@ -322,6 +322,23 @@ void th_copy_file(const char *src, const char *dst, mode_t mode)
     close(in);
 }
 
+void th_write_padded(const char *src, const char *path, size_t size)
+{
+    size_t len;
+    char *bytes = th_read_file(src, &len);
+    char *padded = calloc(1, size);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+
+    ck_assert_uint_le(len, size);
+    ck_assert_ptr_nonnull(padded);
+    memcpy(padded, bytes, len);
+    ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+    ck_assert_int_eq(write(fd, padded, size), (ssize_t)size);
+    ck_assert_int_eq(close(fd), 0);
+    free(bytes);
+    free(padded);
+}
+
 void th_plugins_with_slow(const char *root, char *out)
 {
     const char *real = getenv("CAIRN_TEST_PLUGIN_DIR");

@@ -1662,24 +1662,31 @@ START_TEST(plugin_set_loads_a_list_and_checks_the_default)
     add_real(a, "stone-game.so");
     add_real(b, "stone-game-ii.so");
 
-    ck_assert_int_eq(cairn_plugin_set_load_registry(&reg, both, "877", NULL, &log, ""), 0);
+    ck_assert_int_eq(
+        cairn_plugin_set_load_registry(&reg, both, "877", NULL, CAIRN_VERDICTS_IGNORE, &log, ""),
+        0);
     ck_assert_uint_eq(reg.n_plugins, 2);
     cairn_registry_free(&reg);
 
     saved = stderr_to(logf);
-    ck_assert_int_eq(
-        cairn_plugin_set_load_registry(&reg, both, "no-such-game", NULL, &log, "reload: "),
-        -EINVAL);
+    ck_assert_int_eq(cairn_plugin_set_load_registry(&reg, both, "no-such-game", NULL,
+                                                    CAIRN_VERDICTS_IGNORE, &log, "reload: "),
+                     -EINVAL);
     cairn_registry_free(&reg);
-    ck_assert_int_eq(cairn_plugin_set_load_registry(&reg, empty, NULL, NULL, &log, ""), -ENOENT);
+    ck_assert_int_eq(
+        cairn_plugin_set_load_registry(&reg, empty, NULL, NULL, CAIRN_VERDICTS_IGNORE, &log, ""),
+        -ENOENT);
     cairn_registry_free(&reg);
     /* A refusal in an early directory stands, however the later ones load. */
-    ck_assert_int_eq(cairn_plugin_set_load_registry(&reg, missing_then_a, NULL, NULL, &log, ""),
+    ck_assert_int_eq(cairn_plugin_set_load_registry(&reg, missing_then_a, NULL, NULL,
+                                                    CAIRN_VERDICTS_IGNORE, &log, ""),
                      -EINVAL);
     ck_assert_uint_eq(reg.n_plugins, 1);
     cairn_registry_free(&reg);
     /* The same directory twice: every name met again, naming both files. */
-    ck_assert_int_eq(cairn_plugin_set_load_registry(&reg, twice, NULL, NULL, &log, ""), -EINVAL);
+    ck_assert_int_eq(
+        cairn_plugin_set_load_registry(&reg, twice, NULL, NULL, CAIRN_VERDICTS_IGNORE, &log, ""),
+        -EINVAL);
     ck_assert_uint_eq(reg.n_plugins, 1);
     cairn_registry_free(&reg);
     out = stderr_back(saved, logf);
@@ -1697,7 +1704,7 @@ START_TEST(plugin_set_loads_a_list_and_checks_the_default)
     free(out);
 
     /* A set is freed with its last reference. */
-    ps = cairn_plugin_set_load(a, NULL, NULL, &log, "", &rc);
+    ps = cairn_plugin_set_load(a, NULL, NULL, CAIRN_VERDICTS_IGNORE, &log, "", &rc);
     ck_assert_int_eq(rc, 0);
     ck_assert_ptr_nonnull(ps);
     ck_assert_ptr_eq(cairn_plugin_set_ref(ps), ps);
@@ -1707,7 +1714,8 @@ START_TEST(plugin_set_loads_a_list_and_checks_the_default)
     ck_assert_ptr_nonnull(cairn_registry_find(&ps->reg, "stone-game"));
     cairn_plugin_set_unref(ps);
     cairn_plugin_set_unref(NULL);
-    ck_assert_ptr_null(cairn_plugin_set_load(empty, NULL, NULL, &log, "", &rc));
+    ck_assert_ptr_null(
+        cairn_plugin_set_load(empty, NULL, NULL, CAIRN_VERDICTS_IGNORE, &log, "", &rc));
     ck_assert_int_eq(rc, -ENOENT);
 
     th_rm_tree(a);

@@ -243,7 +243,8 @@ START_TEST(an_unchanged_file_is_not_probed_again)
     ck_assert_uint_eq(first.probes, 2);
     ck_assert_uint_eq(first.n_plugins, 2);
 
-    ck_assert_int_eq(cairn_registry_load_dirs(&second, (const char *[]){ dir }, 1, &first),
+    ck_assert_int_eq(cairn_registry_load_dirs(&second, (const char *[]){ dir }, 1, first.verdicts,
+                                              first.n_verdicts),
                      -EINVAL);
     ck_assert_uint_eq(second.probes, 0);
     ck_assert_uint_eq(second.n_plugins, 2);
@@ -258,7 +259,8 @@ START_TEST(an_unchanged_file_is_not_probed_again)
     /* Installed as a package manager does: a new file renamed over it. */
     th_copy_file(src_b, b_new, 0755);
     ck_assert_int_eq(rename(b_new, b), 0);
-    ck_assert_int_eq(cairn_registry_load_dirs(&third, (const char *[]){ dir }, 1, &second),
+    ck_assert_int_eq(cairn_registry_load_dirs(&third, (const char *[]){ dir }, 1, second.verdicts,
+                                              second.n_verdicts),
                      -EINVAL);
     ck_assert_uint_eq(third.probes, 1);
     ck_assert_uint_eq(third.n_plugins, 2);
@@ -275,25 +277,6 @@ START_TEST(an_unchanged_file_is_not_probed_again)
     free(src_b);
 }
 END_TEST
-
-/* Writes src's bytes to path (created or overwritten in place: the same
- * inode), padded with zeros to size bytes. */
-static void write_padded(const char *src, const char *path, size_t size)
-{
-    size_t len;
-    char *bytes = th_read_file(src, &len);
-    char *padded = calloc(1, size);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-
-    ck_assert_uint_le(len, size);
-    ck_assert_ptr_nonnull(padded);
-    memcpy(padded, bytes, len);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(write(fd, padded, size), (ssize_t)size);
-    ck_assert_int_eq(close(fd), 0);
-    free(bytes);
-    free(padded);
-}
 
 /* Same device, inode, size and modification time, other bytes (written
  * in place, the time set back): the content hash tells, and the file is
@@ -314,12 +297,12 @@ START_TEST(new_bytes_under_the_same_inode_size_and_time_are_probed)
     ck_assert_int_eq(stat(good, &a), 0);
     ck_assert_int_eq(stat(bad, &b), 0);
     size = (size_t)(a.st_size > b.st_size ? a.st_size : b.st_size) + 4096;
-    write_padded(good, path, size);
+    th_write_padded(good, path, size);
     ck_assert_int_eq(stat(path, &before), 0);
     ck_assert_int_eq(cairn_registry_load(&first, dir), 0);
     ck_assert_uint_eq(first.n_plugins, 1);
 
-    write_padded(bad, path, size);
+    th_write_padded(bad, path, size);
     times[0] = before.st_atim;
     times[1] = before.st_mtim;
     ck_assert_int_eq(utimensat(AT_FDCWD, path, times, 0), 0);
@@ -327,7 +310,8 @@ START_TEST(new_bytes_under_the_same_inode_size_and_time_are_probed)
     ck_assert(a.st_ino == before.st_ino && a.st_size == before.st_size &&
               a.st_mtim.tv_sec == before.st_mtim.tv_sec &&
               a.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
-    ck_assert_int_eq(cairn_registry_load_dirs(&second, (const char *[]){ dir }, 1, &first),
+    ck_assert_int_eq(cairn_registry_load_dirs(&second, (const char *[]){ dir }, 1, first.verdicts,
+                                              first.n_verdicts),
                      -EINVAL);
     ck_assert_uint_eq(second.probes, 1);
     assert_error(&second, dir, "x.so", "loading it killed a probe process with signal 11");
