@@ -22,8 +22,6 @@
 #include "plugin_set.h"
 #include "plugin_verdicts.h"
 
-static char root_dir[] = "/tmp/cairn-test-verdicts-XXXXXX";
-
 /* One case: a plugin directory, a run-time folder, the store's file. */
 struct scene {
     char *plugins;
@@ -52,8 +50,8 @@ static void add(const char *dir, const char *name)
 
 static void scene_init(struct scene *s)
 {
-    s->plugins = th_make_dir_in(root_dir);
-    s->runtime = th_make_dir_in(root_dir);
+    s->plugins = th_make_dir_in(th_top);
+    s->runtime = th_make_dir_in(th_top);
     ck_assert_int_eq(chmod(s->runtime, 0700), 0);
     s->store = th_xasprintf("%s/cairn/%s", s->runtime, CAIRN_VERDICTS_FILE);
     ck_assert_int_eq(setenv("XDG_RUNTIME_DIR", s->runtime, 1), 0);
@@ -200,7 +198,7 @@ START_TEST(a_refused_file_is_probed_again_at_the_next_start)
         ck_assert_int_eq(run(&s, &reg, CAIRN_VERDICTS_USE), -EINVAL);
         /* The first run: the set's probe, then one for the files after
          * the crash; the second: only the refused file's. */
-        ck_assert_uint_eq(reg.probes, i == 0 ? 2 : 1);
+        ck_assert_uint_eq(reg.probes, (i == 0 ? 2u : 1u));
         ck_assert_uint_eq(reg.n_plugins, 2);
         ck_assert_msg(strstr(reg.errors[0], "loading it killed a probe process with signal 11") !=
                           NULL,
@@ -351,13 +349,8 @@ static Suite *verdicts_suite(void)
 
 int main(void)
 {
-    int failed;
-
-    if (mkdtemp(root_dir) == NULL) {
-        perror("mkdtemp");
+    if (th_make_top("verdicts") != 0)
         return 1;
-    }
-    failed = th_run_suite(verdicts_suite(), CK_NORMAL, 1);
-    th_rm_tree(root_dir);
-    return failed == 0 ? 0 : 1;
+    atexit(th_cleanup_top);
+    return th_run_suite(verdicts_suite(), CK_NORMAL, 1) == 0 ? 0 : 1;
 }
