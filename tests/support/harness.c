@@ -339,6 +339,31 @@ void th_write_padded(const char *src, const char *path, size_t size)
     free(padded);
 }
 
+size_t th_padded_size(const char *a, const char *b)
+{
+    struct stat sa, sb;
+
+    ck_assert_msg(stat(a, &sa) == 0, "stat %s: %s", a, strerror(errno));
+    ck_assert_msg(stat(b, &sb) == 0, "stat %s: %s", b, strerror(errno));
+    return (size_t)(sa.st_size > sb.st_size ? sa.st_size : sb.st_size) + 4096;
+}
+
+void th_rewrite_keeping_time(const char *src, const char *path, size_t size)
+{
+    struct stat before, after;
+    struct timespec times[2];
+
+    ck_assert_msg(stat(path, &before) == 0, "stat %s: %s", path, strerror(errno));
+    th_write_padded(src, path, size);
+    times[0] = before.st_atim;
+    times[1] = before.st_mtim;
+    ck_assert_int_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+    ck_assert_int_eq(stat(path, &after), 0);
+    ck_assert(after.st_dev == before.st_dev && after.st_ino == before.st_ino &&
+              after.st_size == before.st_size && after.st_mtim.tv_sec == before.st_mtim.tv_sec &&
+              after.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
+}
+
 void th_plugins_with_slow(const char *root, char *out)
 {
     const char *real = getenv("CAIRN_TEST_PLUGIN_DIR");

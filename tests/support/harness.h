@@ -9,7 +9,8 @@
  *                  th_write_text, th_slurp, th_slurp_nofollow, th_read_file,
  *                  th_exists, th_file_contains, th_count_entries,
  *                  th_count_visible, th_count_left_temps,
- *                  th_list_dir, th_copy_file, th_write_padded, th_copy_plugins,
+ *                  th_list_dir, th_copy_file, th_write_padded, th_padded_size,
+ *                  th_rewrite_keeping_time, th_copy_plugins,
  *                  th_make_dir_in, th_rm_tree, th_ends_with
  *   Time           th_now_s, th_sleep_ms, th_scaled_ms, TH_POLL, TH_EVENTUALLY
  *   Failures       TH_REQUIRE: on failure runs th_on_failure (by default
@@ -129,6 +130,13 @@ void th_copy_file(const char *src, const char *dst, mode_t mode);
  * inode), padded with zeros to size bytes: two plugins of one size, for
  * a test that swaps one for the other under the same inode and time. */
 void th_write_padded(const char *src, const char *path, size_t size);
+/* The size th_write_padded needs for either of files a and b. */
+size_t th_padded_size(const char *a, const char *b);
+/* th_write_padded(src, path, size) over the file path already is, its
+ * access and modification times then set back: the same device, inode,
+ * size and time, other bytes (asserted), which only a hash of the bytes
+ * tells apart. */
+void th_rewrite_keeping_time(const char *src, const char *path, size_t size);
 /* Copies every "*.so" in src into dir, mode 0755: a plugin directory
  * made of several build folders.  0 or -1; usable in main(),
  * before the suite runs. */
