@@ -82,8 +82,10 @@ static int load_with_verdicts(struct cairn_registry *reg, const char *list,
 
     if (kept != CAIRN_VERDICTS_IGNORE &&
         (rc = cairn_verdict_store_open(&store, why, sizeof(why))) != 0) {
-        if (rc == -ENOMEM)
+        if (rc == -ENOMEM) {
+            cairn_verdict_store_close(&store);
             return rc;
+        }
         cairn_log(log, CAIRN_LOG_DEBUG, "%sno probe verdicts kept between runs: %s", prefix, why);
     }
     if (known != NULL) {
