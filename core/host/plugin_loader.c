@@ -149,21 +149,27 @@ static struct candidate *new_candidate(struct load *l, char *path)
     return c;
 }
 
+/* What a verdict on c's file is known by (why NULL). */
+static struct cairn_plugin_verdict verdict_key(const struct candidate *c)
+{
+    return (struct cairn_plugin_verdict){ .dev = c->st.st_dev,
+                                          .ino = c->st.st_ino,
+                                          .size = c->st.st_size,
+                                          .mtime = c->st.st_mtim,
+                                          .hash = c->hash };
+}
+
 /* The verdict known of c's file: same device, inode, size, modification
  * time and bytes.  NULL when there is none. */
 static const struct cairn_plugin_verdict *known_verdict(const struct load *l,
                                                         const struct candidate *c)
 {
+    struct cairn_plugin_verdict key = verdict_key(c);
     size_t i;
 
-    for (i = 0; i < l->n_known; i++) {
-        const struct cairn_plugin_verdict *v = &l->known[i];
-
-        if (v->dev == c->st.st_dev && v->ino == c->st.st_ino && v->size == c->st.st_size &&
-            v->mtime.tv_sec == c->st.st_mtim.tv_sec && v->mtime.tv_nsec == c->st.st_mtim.tv_nsec &&
-            v->hash == c->hash)
-            return v;
-    }
+    for (i = 0; i < l->n_known; i++)
+        if (cairn_plugin_verdict_same(&l->known[i], &key))
+            return &l->known[i];
     return NULL;
 }
 
@@ -176,11 +182,7 @@ static int keep_verdict(struct cairn_registry *reg, const struct candidate *c, c
         return -ENOMEM;
     reg->verdicts = v;
     v += reg->n_verdicts;
-    *v = (struct cairn_plugin_verdict){ .dev = c->st.st_dev,
-                                        .ino = c->st.st_ino,
-                                        .size = c->st.st_size,
-                                        .mtime = c->st.st_mtim,
-                                        .hash = c->hash };
+    *v = verdict_key(c);
     if (why != NULL && (v->why = strdup(why)) == NULL)
         return -ENOMEM;
     reg->n_verdicts++;

@@ -121,15 +121,15 @@ static int parse_line(const char *p, struct cairn_plugin_verdict *v)
     return 0;
 }
 
-/* The passes of text[0, len), after the header head: 0 (s->v, s->n set;
- * s->stale cleared), -EINVAL (not this cairnd's, or out of shape) or
- * -ENOMEM. */
-static int parse(struct cairn_verdict_store *s, const char *head, const char *text, size_t len)
+/* The passes of text[0, len), after the header s->head: 0 (s->v, s->n
+ * set; s->stale cleared), -EINVAL (not this cairnd's, or out of shape)
+ * or -ENOMEM. */
+static int parse(struct cairn_verdict_store *s, const char *text, size_t len)
 {
-    size_t hl = strlen(head), lines = 0, i;
+    size_t hl = strlen(s->head), lines = 0, i;
     const char *p, *end = text + len;
 
-    if (len < hl || memcmp(text, head, hl) != 0 || text[len - 1] != '\n')
+    if (len < hl || memcmp(text, s->head, hl) != 0 || text[len - 1] != '\n')
         return -EINVAL;
     for (p = text + hl; p < end; p++)
         lines += *p == '\n';
@@ -150,7 +150,7 @@ static int parse(struct cairn_verdict_store *s, const char *head, const char *te
 
 /* The file's passes, when it is there, trusted and this cairnd's: 0
  * either way, or -ENOMEM. */
-static int read_passes(struct cairn_verdict_store *s, const char *head)
+static int read_passes(struct cairn_verdict_store *s)
 {
     struct stat st;
     char why[256], *text;
@@ -172,7 +172,7 @@ static int read_passes(struct cairn_verdict_store *s, const char *head)
     while (got < st.st_size && (n = read(fd, text + got, (size_t)(st.st_size - got))) > 0)
         got += n;
     close(fd);
-    rc = got == st.st_size ? parse(s, head, text, (size_t)got) : -EINVAL;
+    rc = got == st.st_size ? parse(s, text, (size_t)got) : -EINVAL;
     free(text);
     return rc == -ENOMEM ? rc : 0;
 }
@@ -191,7 +191,6 @@ static int no_store(struct cairn_verdict_store *s, char *why, size_t why_len, co
 int cairn_verdict_store_open(struct cairn_verdict_store *s, char *why, size_t why_len)
 {
     struct stat st;
-    char *head;
     int make, rc;
 
     memset(s, 0, sizeof(*s));
@@ -215,18 +214,9 @@ int cairn_verdict_store_open(struct cairn_verdict_store *s, char *why, size_t wh
         s->dir_fd = -1;
         return -ENOENT;
     }
-    if ((head = header()) == NULL)
+    if ((s->head = header()) == NULL)
         return -ENOMEM;
-    rc = read_passes(s, head);
-    free(head);
-    return rc;
-}
-
-static int same_file(const struct cairn_plugin_verdict *a, const struct cairn_plugin_verdict *b)
-{
-    return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-           a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
-           a->hash == b->hash;
+    return read_passes(s);
 }
 
 static int among(const struct cairn_plugin_verdict *v, size_t n,
@@ -235,7 +225,7 @@ static int among(const struct cairn_plugin_verdict *v, size_t n,
     size_t i;
 
     for (i = 0; i < n; i++)
-        if (v[i].why == NULL && same_file(&v[i], one))
+        if (v[i].why == NULL && cairn_plugin_verdict_same(&v[i], one))
             return 1;
     return 0;
 }
@@ -252,21 +242,17 @@ int cairn_verdict_store_keep(struct cairn_verdict_store *s, const struct cairn_p
 {
     struct cairn_buf b = { 0 };
     struct cairn_tmpfile t;
-    char *head;
     size_t i, kept = 0;
     int fresh = 0, rc = 0;
 
-    if (s->dir_fd < 0)
+    if (s->dir_fd < 0 || s->head == NULL)
         return 0;
     for (i = 0; i < n; i++)
         fresh |= v[i].why == NULL && !among(s->v, s->n, &v[i]);
     if (!fresh && !s->stale)
         return 0;
-    if ((head = header()) == NULL || cairn_buf_puts(&b, head) != 0) {
-        free(head);
+    if (cairn_buf_puts(&b, s->head) != 0)
         return -ENOMEM;
-    }
-    free(head);
     /* This load's first (a file listed twice is one line), then the
      * earlier ones it did not meet, while there is room. */
     for (i = 0; i < n && rc == 0 && kept < CAIRN_VERDICTS_MAX; i++)
@@ -304,6 +290,8 @@ void cairn_verdict_store_close(struct cairn_verdict_store *s)
     s->dir_fd = -1;
     free(s->dir);
     s->dir = NULL;
+    free(s->head);
+    s->head = NULL;
     free(s->v);
     s->v = NULL;
     s->n = 0;

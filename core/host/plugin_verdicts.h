@@ -40,6 +40,7 @@
 struct cairn_verdict_store {
     int dir_fd;                     /* the folder, or -1: no store */
     char *dir;                      /* its path, for messages; NULL with dir_fd */
+    char *head;                     /* the header of this cairnd's file in this boot, once opened */
     struct cairn_plugin_verdict *v; /* the passes read (every why NULL) */
     size_t n;
     int stale; /* no file, or one not read: written anew at the next keep */

@@ -177,6 +177,14 @@ static void release(struct cairn_registry *reg, int unload)
     memset(reg, 0, sizeof(*reg));
 }
 
+int cairn_plugin_verdict_same(const struct cairn_plugin_verdict *a,
+                              const struct cairn_plugin_verdict *b)
+{
+    return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+           a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
+           a->hash == b->hash;
+}
+
 void cairn_registry_free(struct cairn_registry *reg)
 {
     release(reg, 1);

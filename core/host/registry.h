@@ -38,6 +38,12 @@ struct cairn_plugin_verdict {
     char *why; /* NULL: it went through the probe; else why it was refused */
 };
 
+/* Whether a and b are about the very same file: device, inode, size,
+ * modification time and hash (not why).  A reload's and a start's
+ * (plugin_verdicts.h) one test. */
+int cairn_plugin_verdict_same(const struct cairn_plugin_verdict *a,
+                              const struct cairn_plugin_verdict *b);
+
 /* One name or alias in the registry's index. */
 struct cairn_name_slot {
     const char *name; /* NULL: an empty slot */
